@@ -1,0 +1,101 @@
+"""The `checkout-desktop` command: the terminal window by default, and its subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Protocol, cast
+
+from checkout_desktop import __version__
+
+
+class Subcommand(Protocol):
+    """A subcommand module: it declares its arguments and runs with them, returning an exit code."""
+
+    def configure(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+# name → (module implementing `configure` and `run`, one-line help). Modules are imported only
+# when the command line is parsed, and the ones that need Qt import it only inside `run`.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("checkout_desktop.app", "open the terminal window (the default)"),
+}
+
+
+def _load(module_name: str) -> Subcommand:
+    return cast(Subcommand, importlib.import_module(module_name))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="checkout-desktop",
+        description="A card-payment terminal for a small shop (Checkout Transparente).",
+    )
+    parser.add_argument("--version", action="version", version=f"checkout-desktop {__version__}")
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="keep settings, store and logs under DIR (default: $CHECKOUT_DESKTOP_HOME or the "
+        "platform's folders)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        _load(module_name).configure(command_parser)
+        command_parser.set_defaults(_module=module_name)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    # Flags of the default command (e.g. `--self-test`) work without naming `run`.
+    if not any(a in SUBCOMMANDS for a in arguments) and not {"-h", "--help", "--version"} & set(
+        arguments
+    ):
+        arguments = [*_leading_globals(arguments), "run", *_trailing(arguments)]
+    args = parser.parse_args(arguments)
+    module_name = getattr(args, "_module", None)
+    if module_name is None:
+        parser.print_help()
+        return 2
+    return _load(module_name).run(args)
+
+
+_GLOBALS_WITH_VALUE = {"--data-dir"}
+_GLOBAL_FLAGS = {"-v", "--verbose"}
+
+
+def _split_globals(arguments: list[str]) -> tuple[list[str], list[str]]:
+    leading: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(arguments):
+        item = arguments[i]
+        if item in _GLOBALS_WITH_VALUE and i + 1 < len(arguments):
+            leading += [item, arguments[i + 1]]
+            i += 2
+            continue
+        if item in _GLOBAL_FLAGS or any(item.startswith(g + "=") for g in _GLOBALS_WITH_VALUE):
+            leading.append(item)
+        else:
+            rest.append(item)
+        i += 1
+    return leading, rest
+
+
+def _leading_globals(arguments: list[str]) -> list[str]:
+    return _split_globals(arguments)[0]
+
+
+def _trailing(arguments: list[str]) -> list[str]:
+    return _split_globals(arguments)[1]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,127 @@
+"""Brazilian documents: CPF and CNPJ with check digits, CEP and UF."""
+
+from __future__ import annotations
+
+import re
+
+UFS = frozenset(
+    {
+        *("AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA"),
+        *("PB", "PR", "PE", "PI", "RJ", "RN", "RS", "RO", "RR", "SC", "SP", "SE", "TO"),
+    }
+)
+
+_NON_DIGIT = re.compile(r"\D")
+
+
+class DocumentError(ValueError):
+    """A document number that is not valid, with the reason in the message."""
+
+
+def digits_only(text: str) -> str:
+    return _NON_DIGIT.sub("", text)
+
+
+def _cpf_check_digit(body: str) -> int:
+    weight = len(body) + 1
+    total = sum(int(d) * (weight - i) for i, d in enumerate(body))
+    rest = total % 11
+    return 0 if rest < 2 else 11 - rest
+
+
+def cpf_check_digits(first_nine: str) -> str:
+    d1 = _cpf_check_digit(first_nine)
+    d2 = _cpf_check_digit(first_nine + str(d1))
+    return f"{d1}{d2}"
+
+
+def validate_cpf(text: str) -> str:
+    """Return the 11 digits of a valid CPF, or raise DocumentError saying why it is not."""
+    number = digits_only(text)
+    if len(number) != 11:
+        raise DocumentError(f"a CPF has 11 digits; {text!r} has {len(number)}")
+    if number == number[0] * 11:
+        raise DocumentError(f"{text!r} is not a valid CPF (all digits equal)")
+    if cpf_check_digits(number[:9]) != number[9:]:
+        raise DocumentError(f"{text!r} is not a valid CPF (check digits do not match)")
+    return number
+
+
+_CNPJ_W1 = (5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2)
+_CNPJ_W2 = (6, *_CNPJ_W1)
+
+
+def _cnpj_digit(body: str, weights: tuple[int, ...]) -> int:
+    rest = sum(int(d) * w for d, w in zip(body, weights, strict=True)) % 11
+    return 0 if rest < 2 else 11 - rest
+
+
+def cnpj_check_digits(first_twelve: str) -> str:
+    d1 = _cnpj_digit(first_twelve, _CNPJ_W1)
+    d2 = _cnpj_digit(first_twelve + str(d1), _CNPJ_W2)
+    return f"{d1}{d2}"
+
+
+def validate_cnpj(text: str) -> str:
+    """Return the 14 digits of a valid CNPJ, or raise DocumentError saying why it is not."""
+    number = digits_only(text)
+    if len(number) != 14:
+        raise DocumentError(f"a CNPJ has 14 digits; {text!r} has {len(number)}")
+    if number == number[0] * 14:
+        raise DocumentError(f"{text!r} is not a valid CNPJ (all digits equal)")
+    if cnpj_check_digits(number[:12]) != number[12:]:
+        raise DocumentError(f"{text!r} is not a valid CNPJ (check digits do not match)")
+    return number
+
+
+def validate_tax_document(text: str) -> tuple[str, str]:
+    """Validate a CPF or a CNPJ by its length; return ("CPF"|"CNPJ", digits)."""
+    number = digits_only(text)
+    if len(number) == 11:
+        return "CPF", validate_cpf(number)
+    if len(number) == 14:
+        return "CNPJ", validate_cnpj(number)
+    raise DocumentError(f"{text!r} is neither a CPF (11 digits) nor a CNPJ (14 digits)")
+
+
+def format_cpf(number: str) -> str:
+    n = validate_cpf(number)
+    return f"{n[:3]}.{n[3:6]}.{n[6:9]}-{n[9:]}"
+
+
+def format_cnpj(number: str) -> str:
+    n = validate_cnpj(number)
+    return f"{n[:2]}.{n[2:5]}.{n[5:8]}/{n[8:12]}-{n[12:]}"
+
+
+def validate_cep(text: str) -> str:
+    """Return the 8 digits of a CEP (postal code)."""
+    number = digits_only(text)
+    if len(number) != 8 or not re.fullmatch(r"\d{5}-?\d{3}", text.strip()):
+        raise DocumentError(f"a CEP has 8 digits, as 01310-100; got {text!r}")
+    if number == "00000000":
+        raise DocumentError(f"{text!r} is not a valid CEP")
+    return number
+
+
+def validate_uf(text: str) -> str:
+    """Return the upper-case two-letter state code (UF)."""
+    code = text.strip().upper()
+    if code not in UFS:
+        raise DocumentError(f"{text!r} is not a Brazilian state code (UF), as SP or RJ")
+    return code
+
+
+def luhn_valid(number: str) -> bool:
+    """The Luhn check of a card number (digits only)."""
+    if not number.isdigit() or not 12 <= len(number) <= 19:
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(number)):
+        d = int(ch)
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0

@@ -1,0 +1,1 @@
+"""The service client: profiles, token manager, charge operations, errors."""

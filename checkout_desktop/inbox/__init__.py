@@ -1,0 +1,1 @@
+"""The webhook inbox: listener, URL rules, tunnel supervisor, health."""

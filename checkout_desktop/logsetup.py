@@ -1,0 +1,109 @@
+"""One logging setup for the whole terminal, with a filter that redacts secrets and card data."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import re
+import threading
+from pathlib import Path
+
+from checkout_desktop.domain.documents import luhn_valid
+
+_known_secrets: set[str] = set()
+_lock = threading.Lock()
+
+_BEARER = re.compile(r"(?i)\b(bearer)\s+[^\s\"',;]+")
+_JWT = re.compile(r"\b[A-Za-z0-9_\-=]{8,}\.[A-Za-z0-9_\-=]{8,}\.[A-Za-z0-9_\-+/=]{4,}")
+_CARD_TOKEN = re.compile(r"card_t/([A-Za-z0-9_\-+/=.]{4})[A-Za-z0-9_\-+/=.]*")
+_TRANSPARENT_TOKEN = re.compile(r"\btk_[A-Za-z0-9_\-=]+")
+_PAN_CANDIDATE = re.compile(r"(?<![\d.])\d(?:[ -]?\d){12,18}(?![\d])")
+_SENSITIVE_PAIR = re.compile(
+    r"(?i)([\"']?(?:client_secret|access_token|password|cvv|cvc|securityCode|authorization|"
+    r"merchantToken|transparentToken|webhook_token|cardNumber|expirationMonth|expirationYear)"
+    r"[\"']?\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;}]+)"
+)
+
+
+def register_secret(value: str) -> None:
+    """Make a secret value redacted wherever it would appear in a log line."""
+    if value and len(value) >= 4:
+        with _lock:
+            _known_secrets.add(value)
+
+
+def forget_secret(value: str) -> None:
+    with _lock:
+        _known_secrets.discard(value)
+
+
+def _mask_pan(match: re.Match[str]) -> str:
+    digits = re.sub(r"\D", "", match.group(0))
+    return "[card number]" if luhn_valid(digits) else match.group(0)
+
+
+def redact(text: str) -> str:
+    """Remove secrets, bearer and access tokens, card numbers and CVVs from a piece of text."""
+    with _lock:
+        secrets = sorted(_known_secrets, key=len, reverse=True)
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, "[secret]")
+    text = _SENSITIVE_PAIR.sub(lambda m: m.group(1) + "[redacted]", text)
+    text = _BEARER.sub(lambda m: m.group(1) + " [redacted]", text)
+    text = _JWT.sub("[token]", text)
+    text = _CARD_TOKEN.sub(lambda m: f"card_t/{m.group(1)}…", text)
+    text = _TRANSPARENT_TOKEN.sub("tk_[redacted]", text)
+    return _PAN_CANDIDATE.sub(_mask_pan, text)
+
+
+class RedactionFilter(logging.Filter):
+    """Rewrites each record's message (with its arguments merged) through `redact`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string must not hide the record
+            message = f"{record.msg!r} {record.args!r}"
+        record.msg = redact(message)
+        record.args = None
+        return True
+
+
+class RedactingFormatter(logging.Formatter):
+    """Also redacts what the formatter adds: tracebacks and exception text."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def setup_logging(
+    log_dir: Path | None = None, *, level: int = logging.INFO, console: bool = True
+) -> None:
+    """Configure the root logger once: redacting handlers for the console and a rotating file."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_checkout_desktop", False):
+            root.removeHandler(handler)
+            handler.close()
+    handlers: list[logging.Handler] = []
+    if console:
+        handlers.append(logging.StreamHandler())
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        file_handler = logging.handlers.RotatingFileHandler(
+            log_dir / "checkout-desktop.log", maxBytes=5_000_000, backupCount=5, encoding="utf-8"
+        )
+        handlers.append(file_handler)
+    for handler in handlers:
+        handler.addFilter(RedactionFilter())
+        handler.setFormatter(RedactingFormatter(_FORMAT))
+        handler._checkout_desktop = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+    root.setLevel(level)
+    if log_dir is not None:
+        for path in log_dir.glob("checkout-desktop.log*"):
+            path.chmod(0o600)

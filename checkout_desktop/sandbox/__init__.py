@@ -1,0 +1,1 @@
+"""The built-in sandbox: a simulator of the service (token, charges, SDK backend, webhooks)."""

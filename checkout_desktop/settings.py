@@ -1,0 +1,216 @@
+"""Every non-secret setting in one versioned, typed model, stored as JSON in the config folder."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from checkout_desktop.domain import documents
+from checkout_desktop.domain.wire import TokenFieldSpelling
+from checkout_desktop.paths import AppPaths
+
+logger = logging.getLogger(__name__)
+
+SETTINGS_VERSION = 1
+BUILTIN_SANDBOX = "builtin-sandbox"
+
+_SECRETISH = re.compile(r"(?i)(secret|password|passwd|token|bearer)")
+
+
+class SettingsError(RuntimeError):
+    """The settings file cannot be used; the message says which file and why."""
+
+
+class ProfileKind(StrEnum):
+    BUILTIN_SANDBOX = "builtin-sandbox"
+    SERVICE_SANDBOX = "service-sandbox"
+    PRODUCTION = "production"
+    CUSTOM = "custom"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+HttpsOrLoopbackUrl = Annotated[str, Field(min_length=1, max_length=2048)]
+
+
+class Profile(_Strict):
+    """One service environment. Secrets are never here: they live in the keychain under the name."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
+    label: str
+    kind: ProfileKind
+    base_url: HttpsOrLoopbackUrl | None = None
+    auth_url: HttpsOrLoopbackUrl | None = None
+    sdk_build: Literal["dev", "prod"] = "dev"
+    sdk_script_url: HttpsOrLoopbackUrl | None = None
+    sdk_backend_host: str | None = None
+    client_id: str = ""
+    merchant_document: str = ""
+    token_field: TokenFieldSpelling = "temporaryCardToken"
+    request_timeout_s: Annotated[float, Field(gt=0, le=120)] = 30.0
+
+    @field_validator("base_url", "auth_url", "sdk_script_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.rstrip("/")
+        loopback = re.match(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(/|$)", value)
+        if not value.startswith("https://") and not loopback:
+            raise ValueError(f"{value!r} must be an https:// address (plain http only on loopback)")
+        if "?" in value or "#" in value:
+            raise ValueError(f"{value!r} must not carry a query or fragment")
+        return value
+
+    @field_validator("merchant_document")
+    @classmethod
+    def _cnpj(cls, value: str) -> str:
+        return documents.validate_cnpj(value) if value else value
+
+    @property
+    def is_builtin_sandbox(self) -> bool:
+        return self.kind == ProfileKind.BUILTIN_SANDBOX
+
+
+def default_profiles() -> dict[str, Profile]:
+    """The environments a new install knows: the built-in sandbox first (the first-run default)."""
+    return {
+        BUILTIN_SANDBOX: Profile(
+            name=BUILTIN_SANDBOX,
+            label="Built-in sandbox (no account needed)",
+            kind=ProfileKind.BUILTIN_SANDBOX,
+            sdk_build="dev",
+            sdk_backend_host="checkout-qa.picpay.com",
+        ),
+        "service-sandbox": Profile(
+            name="service-sandbox",
+            label="Service sandbox",
+            kind=ProfileKind.SERVICE_SANDBOX,
+            base_url="https://checkout-api-sandbox.picpay.com",
+            auth_url="https://checkout-api-sandbox.picpay.com",
+            sdk_build="dev",
+            sdk_backend_host="checkout-qa.picpay.com",
+        ),
+        "production": Profile(
+            name="production",
+            label="Production",
+            kind=ProfileKind.PRODUCTION,
+            base_url="https://checkout-api.picpay.com",
+            auth_url="https://checkout-api.picpay.com",
+            sdk_build="prod",
+            sdk_backend_host="checkout.picpay.com",
+        ),
+    }
+
+
+class ListenerSettings(_Strict):
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8787
+    path: Annotated[str, Field(pattern=r"^/[A-Za-z0-9/_\-]*$")] = "/webhooks/checkout"
+    max_body_bytes: Annotated[int, Field(ge=1024, le=16 * 1024 * 1024)] = 256 * 1024
+    read_timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
+
+
+class TunnelSettings(_Strict):
+    mode: Literal["none", "manual", "cloudflared", "ngrok"] = "none"
+    public_url: str | None = None
+    cloudflared_path: str = "cloudflared"
+    ngrok_api_url: str = "http://127.0.0.1:4040/api/tunnels"
+    heartbeat_interval_s: Annotated[float, Field(ge=5, le=3600)] = 60.0
+
+
+class SandboxSettings(_Strict):
+    webhook_layout: Literal["flat", "envelope", "alternate"] = "envelope"
+
+
+class UiSettings(_Strict):
+    locale: str | None = None
+    supervisor_pin_hash: str | None = None
+    developer_mode: bool = False
+
+
+class Settings(_Strict):
+    version: int = SETTINGS_VERSION
+    active_profile: str = BUILTIN_SANDBOX
+    profiles: dict[str, Profile] = Field(default_factory=default_profiles)
+    listener: ListenerSettings = Field(default_factory=ListenerSettings)
+    tunnel: TunnelSettings = Field(default_factory=TunnelSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    ui: UiSettings = Field(default_factory=UiSettings)
+    reconcile_interval_s: Annotated[float, Field(ge=5, le=3600)] = 60.0
+    first_run_done: bool = False
+
+    @field_validator("version")
+    @classmethod
+    def _known_version(cls, value: int) -> int:
+        if value > SETTINGS_VERSION:
+            raise ValueError(
+                f"settings version {value} was written by a newer checkout-desktop "
+                f"(this one understands up to {SETTINGS_VERSION}); upgrade the terminal"
+            )
+        return value
+
+    @property
+    def profile(self) -> Profile:
+        try:
+            return self.profiles[self.active_profile]
+        except KeyError:
+            raise SettingsError(
+                f"the active profile {self.active_profile!r} is not defined; "
+                f"known profiles: {', '.join(sorted(self.profiles))}"
+            ) from None
+
+
+def _migrate(raw: dict[str, object]) -> dict[str, object]:
+    """Bring an older file up to SETTINGS_VERSION (version 1 is the first)."""
+    raw.setdefault("version", SETTINGS_VERSION)
+    return raw
+
+
+def load_settings(paths: AppPaths) -> Settings:
+    """Read the settings file; a missing file gives the defaults, a broken one a clear error."""
+    target = paths.settings_file
+    if not target.exists():
+        return Settings()
+    try:
+        raw = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SettingsError(f"cannot read settings file {target}: {exc}") from None
+    if not isinstance(raw, dict):
+        raise SettingsError(f"settings file {target} does not hold a JSON object")
+    try:
+        return Settings.model_validate(_migrate(raw))
+    except ValidationError as exc:
+        details = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise SettingsError(f"settings file {target} is not valid: {details}") from None
+
+
+def save_settings(settings: Settings, paths: AppPaths) -> Path:
+    """Write atomically (temp file, fsync, rename) with owner-only permissions."""
+    paths.ensure()
+    target = paths.settings_file
+    text = settings.model_dump_json(indent=2)
+    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target

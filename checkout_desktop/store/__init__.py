@@ -1,0 +1,1 @@
+"""The embedded SQLite store: schema, migrations and repositories."""
