@@ -50,7 +50,7 @@ class EventBus:
 
     def publish(self, event: DomainEvent) -> None:
         for kind in type(event).__mro__:
-            for handler in list(self._handlers.get(kind, ())):  # type: ignore[arg-type]
+            for handler in list(self._handlers.get(kind, ())):
                 try:
                     handler(event)
                 except Exception:
