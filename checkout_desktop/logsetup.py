@@ -21,7 +21,7 @@ _PAN_CANDIDATE = re.compile(r"(?<![\d.])\d(?:[ -]?\d){12,18}(?![\d])")
 _SENSITIVE_PAIR = re.compile(
     r"(?i)([\"']?(?:client_secret|access_token|password|cvv|cvc|securityCode|authorization|"
     r"merchantToken|transparentToken|webhook_token|cardNumber|expirationMonth|expirationYear)"
-    r"[\"']?\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;}]+)"
+    r"[\"']?\s*[:=]\s*)((?:[Bb]earer\s+)?(?:\"[^\"]*\"|'[^']*'|[^\s,;}]+))"
 )
 
 

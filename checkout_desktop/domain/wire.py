@@ -69,7 +69,8 @@ def _reveal(info: SerializationInfo) -> bool:
 class Inbound(BaseModel):
     """A message from the service: tolerant of fields we do not know yet."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # Error text never repeats the offending value: it may be a card number typed in error.
+    model_config = ConfigDict(extra="allow", populate_by_name=True, hide_input_in_errors=True)
 
     def to_wire(self) -> dict[str, Any]:
         """The body as the service would write it (aliases, only the fields that were present)."""
@@ -81,7 +82,7 @@ class Inbound(BaseModel):
 class Outbound(BaseModel):
     """A message the terminal sends: exact, every field checked."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, hide_input_in_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------

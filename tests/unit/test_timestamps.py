@@ -1,0 +1,63 @@
+"""Service timestamps with and without offset, with up to nine fractional digits."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from checkout_desktop.domain.timestamps import Timestamp, parse_timestamp
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2025-04-16T11:30:04.157929932", datetime(2025, 4, 16, 11, 30, 4, 157929, tzinfo=UTC)),
+        (
+            "2022-05-01T16:00:00-03:00",
+            datetime(2022, 5, 1, 16, tzinfo=timezone(timedelta(hours=-3))),
+        ),
+        ("2022-05-01T16:00:00Z", datetime(2022, 5, 1, 16, tzinfo=UTC)),
+        (
+            "2022-05-01T16:00:00.1+0530",
+            datetime(2022, 5, 1, 16, 0, 0, 100000, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+        ),
+        ("2022-05-01 16:00", datetime(2022, 5, 1, 16, tzinfo=UTC)),
+    ],
+)
+def test_parse(text: str, expected: datetime) -> None:
+    assert parse_timestamp(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["", "yesterday", "2022-13-01T00:00:00", "2022-05-01T16:00:00.1234567890", "2022-05-01"]
+)
+def test_rejects(text: str) -> None:
+    with pytest.raises(ValueError, match=r"ISO 8601|month|out of range|must be in"):
+        parse_timestamp(text)
+
+
+class _Holder(BaseModel):
+    at: Timestamp
+
+
+@given(
+    st.datetimes(min_value=datetime(1000, 1, 1), timezones=st.just(UTC)),
+    st.integers(min_value=0, max_value=999),
+)
+def test_nine_digit_fractions_round_trip_exactly(moment: datetime, nanos: int) -> None:
+    raw = moment.strftime("%Y-%m-%dT%H:%M:%S.%f") + f"{nanos:03d}"
+    holder = _Holder.model_validate({"at": raw})
+    assert holder.model_dump(mode="json") == {"at": raw}
+    assert holder.at.at == moment
+    assert not holder.at.has_offset
+
+
+def test_ordering_uses_the_instant() -> None:
+    a = Timestamp("2022-05-01T16:00:00-03:00")
+    b = Timestamp("2022-05-01T19:00:00Z")
+    c = Timestamp("2022-05-01T19:00:01Z")
+    assert a == b and a < c and hash(a) == hash(b)
