@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,3 +46,17 @@ def app_paths(home: str | os.PathLike[str] | None = None) -> AppPaths:
         data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
         log_dir=Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)),
     )
+
+
+def resources_dir() -> Path:
+    """The `resources/` folder: beside the package in a source tree, inside a frozen bundle."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        return Path(bundle) / "resources"
+    return Path(__file__).resolve().parent.parent / "resources"
+
+
+def sdk_script(build: str) -> Path:
+    """The published SDK's script for a profile's build ("dev" or "prod"), installed by setup."""
+    package = {"dev": "checkout-transparent-dev", "prod": "checkout-transparent"}[build]
+    return resources_dir() / "sdk" / "node_modules" / package / "dist" / "pp-transparent.js"
