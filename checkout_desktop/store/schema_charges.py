@@ -1,4 +1,8 @@
-"""Schema of charges: attempts recorded before sending, charges, transactions and timelines."""
+"""Schema of charges: attempts recorded before sending, charges, transactions and timelines.
+
+No table here ever holds card data: an attempt keeps each card's brand and last four digits
+only, and replies (which the service masks) are masked again before they are stored.
+"""
 
 V1 = """
 CREATE TABLE charge_attempt (
@@ -6,12 +10,75 @@ CREATE TABLE charge_attempt (
     sale_id TEXT NOT NULL,
     profile TEXT NOT NULL,
     amount INTEGER NOT NULL CHECK (amount > 0),
+    late_capture INTEGER NOT NULL DEFAULT 0,
     cards_json TEXT NOT NULL,
     state TEXT NOT NULL,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
+    resolved_at TEXT,
+    queries INTEGER NOT NULL DEFAULT 0,
     detail TEXT
 );
-CREATE INDEX charge_attempt_sale ON charge_attempt (sale_id);
-CREATE INDEX charge_attempt_state ON charge_attempt (state);
+CREATE INDEX charge_attempt_sale ON charge_attempt (sale_id, created_at);
+CREATE INDEX charge_attempt_open ON charge_attempt (state)
+    WHERE state IN ('RECORDED', 'UNKNOWN');
+
+CREATE TABLE charge (
+    id INTEGER PRIMARY KEY,
+    merchant_charge_id TEXT NOT NULL UNIQUE,
+    charge_id TEXT,
+    sale_id TEXT,
+    status TEXT,
+    amount INTEGER,
+    refunded_amount INTEGER,
+    three_ds_status TEXT,
+    state_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_webhook_at TEXT,
+    last_checked_at TEXT,
+    checks INTEGER NOT NULL DEFAULT 0,
+    next_check_at TEXT,
+    check_reason TEXT
+);
+CREATE INDEX charge_charge_id ON charge (charge_id) WHERE charge_id IS NOT NULL;
+CREATE INDEX charge_sale ON charge (sale_id, id) WHERE sale_id IS NOT NULL;
+CREATE INDEX charge_status ON charge (status, id);
+CREATE INDEX charge_next_check ON charge (next_check_at) WHERE next_check_at IS NOT NULL;
+
+CREATE TABLE charge_transaction (
+    merchant_charge_id TEXT NOT NULL REFERENCES charge (merchant_charge_id),
+    txn_key TEXT NOT NULL,
+    transaction_id TEXT,
+    payment_type TEXT,
+    status TEXT,
+    amount INTEGER,
+    refunded_amount INTEGER,
+    brand TEXT,
+    last_four TEXT CHECK (last_four IS NULL OR (length(last_four) = 4
+        AND last_four NOT GLOB '*[^0-9]*')),
+    nsu TEXT,
+    authorization_code TEXT,
+    installments INTEGER,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (merchant_charge_id, txn_key)
+);
+
+CREATE TABLE charge_timeline (
+    id INTEGER PRIMARY KEY,
+    merchant_charge_id TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    source TEXT NOT NULL
+        CHECK (source IN ('request', 'reply', 'webhook', 'reconciliation', '3ds', 'system')),
+    source_ref TEXT,
+    input_status TEXT,
+    occurred_at TEXT,
+    outcome TEXT NOT NULL,
+    previous_status TEXT,
+    new_status TEXT,
+    reason TEXT NOT NULL,
+    changes_json TEXT NOT NULL DEFAULT '[]',
+    body_json TEXT
+);
+CREATE INDEX charge_timeline_charge ON charge_timeline (merchant_charge_id, id);
 """

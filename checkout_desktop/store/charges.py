@@ -1,0 +1,846 @@
+"""Repository of charge attempts, charges, transactions and per-charge timelines.
+
+Every write method runs inside the caller's open transaction (`store.db.transaction`) and never
+begins or commits one itself, so a caller can commit an input together with its own records
+(the inbox commits a notification and its merge in one durable step).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Generic, TypeVar
+
+from checkout_desktop.domain import state as sm
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.state import (
+    UNRESOLVED_ATTEMPT_STATES,
+    AttemptState,
+    ChargeState,
+    Outcome,
+)
+from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate, mask_card_number
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+TIMELINE_SOURCES = frozenset({"request", "reply", "webhook", "reconciliation", "3ds", "system"})
+
+_LAST_FOUR = re.compile(r"^\d{4}$")
+# Keys whose values are card data or single-use card credentials: never stored, even masked.
+_DROPPED_KEYS = frozenset(
+    {
+        "cvv",
+        "cvc",
+        "securitycode",
+        "expirationmonth",
+        "expirationyear",
+        "expirydate",
+        "expiry",
+        "temporarycardtoken",
+        "temporatycardtoken",
+        "cardtoken",
+        "accesstoken",
+        "clientsecret",
+    }
+)
+
+
+def _normal_key(key: object) -> str:
+    return str(key).replace("-", "").replace("_", "").lower()
+
+
+class RepositoryError(RuntimeError):
+    """The store refused an operation; the message says which charge and why."""
+
+
+class NotInTransaction(RepositoryError):
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what} writes to the store and must run inside `with transaction(conn):` "
+            "(the repository never begins or commits by itself)"
+        )
+
+
+class ChargeNotKnown(RepositoryError, LookupError):
+    """An input names a charge the store has never seen and cannot be filed under a charge."""
+
+
+def ts(moment: datetime) -> str:
+    """A fixed-width UTC text form: sorts as time does, so SQL can compare it."""
+    if moment.tzinfo is None:
+        raise ValueError("a naive datetime has no defined instant")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def from_ts(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def mask_json(value: Any) -> Any:
+    """Defensive second masking of anything card-like before it is stored.
+
+    Replies and notifications carry masked card numbers already; a whole number, a CVV, an
+    expiry or a card token must still never reach the file if the service ever sent one.
+    """
+    if isinstance(value, Mapping):
+        return {
+            str(k): mask_json(v) for k, v in value.items() if _normal_key(k) not in _DROPPED_KEYS
+        }
+    if isinstance(value, list | tuple):
+        return [mask_json(v) for v in value]
+    if isinstance(value, str):
+        return mask_card_number(value)
+    return value
+
+
+@dataclass(frozen=True)
+class CardSummary:
+    """What the terminal may know about a card: its brand and last four digits, nothing else."""
+
+    brand: str | None
+    last_four: str | None
+    installments: int = 1
+
+    def __post_init__(self) -> None:
+        if self.last_four is not None and not _LAST_FOUR.match(self.last_four):
+            raise ValueError("a card summary keeps exactly the last four digits of the card")
+        if self.installments < 1:
+            raise ValueError("a card is charged in at least one installment")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"brand": self.brand, "last_four": self.last_four, "installments": self.installments}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CardSummary:
+        return cls(
+            brand=data.get("brand"),
+            last_four=data.get("last_four"),
+            installments=int(data.get("installments", 1)),
+        )
+
+    def describe(self) -> str:
+        brand = self.brand or "card"
+        tail = f" •••• {self.last_four}" if self.last_four else ""
+        return f"{brand}{tail}" + (f" in {self.installments}x" if self.installments > 1 else "")
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    merchant_charge_id: str
+    sale_id: str
+    profile: str
+    amount: int
+    late_capture: bool
+    cards: tuple[CardSummary, ...]
+    state: AttemptState
+    created_at: datetime
+    updated_at: datetime
+    resolved_at: datetime | None
+    queries: int
+    detail: str | None
+
+    @property
+    def unresolved(self) -> bool:
+        return self.state in UNRESOLVED_ATTEMPT_STATES
+
+
+@dataclass(frozen=True)
+class ChargeRecord:
+    id: int
+    merchant_charge_id: str
+    charge_id: str | None
+    sale_id: str | None
+    status: ChargeStatus | None
+    amount: int | None
+    refunded_amount: int | None
+    three_ds_status: str | None
+    state: ChargeState
+    created_at: datetime
+    updated_at: datetime
+    last_webhook_at: datetime | None
+    last_checked_at: datetime | None
+    checks: int
+    next_check_at: datetime | None
+    check_reason: str | None
+
+
+@dataclass(frozen=True)
+class TimelineRecord:
+    id: int
+    merchant_charge_id: str
+    recorded_at: datetime
+    source: str
+    source_ref: str | None
+    input_status: str | None
+    occurred_at: datetime | None
+    outcome: str
+    previous_status: str | None
+    new_status: str | None
+    reason: str
+    changes: tuple[str, ...]
+    body: Any
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What one input did: the states before and after, and the timeline row written."""
+
+    merchant_charge_id: str
+    outcome: Outcome
+    reason: str
+    previous: ChargeState | None
+    current: ChargeState
+    changes: tuple[str, ...]
+    timeline_id: int
+    sale_id: str | None
+    attempt_resolved: bool = False
+    """The input resolved an attempt that was RECORDED or UNKNOWN (the service has the charge)."""
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome == Outcome.APPLIED
+
+    @property
+    def status_changed(self) -> bool:
+        before = None if self.previous is None else self.previous.status
+        return before != self.current.status
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a keyset-paged list; pass `next_cursor` back to get the next page."""
+
+    items: list[T]
+    next_cursor: int | None
+
+
+@dataclass(frozen=True)
+class CheckPolicy:
+    """When the reconciler looks at a charge again (from the settings' reconcile interval)."""
+
+    interval: timedelta = timedelta(seconds=60)
+    max_interval: timedelta = timedelta(hours=1)
+    notification_grace: timedelta = timedelta(minutes=5)
+
+    def backoff(self, checks: int) -> timedelta:
+        factor: int = 1 << min(max(checks, 0), 10)
+        return min(self.interval * factor, self.max_interval)
+
+    def schedule(
+        self, state: ChargeState, *, source: str, checks: int, now: datetime
+    ) -> tuple[datetime | None, str | None]:
+        """The next time to query the charge and why; None when nothing is expected."""
+        if state.status is None:
+            return now + self.interval, "the charge has no status yet"
+        if not state.is_final:
+            return now + self.backoff(checks), f"{state.status} is not final"
+        if state.awaiting_notification and source != "reconciliation":
+            return (
+                now + self.notification_grace,
+                f"expecting the notification of {state.status}",
+            )
+        return None, None
+
+
+class ChargeRepository:
+    """Attempts, charges, transactions and timelines on one connection (one writer)."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        policy: CheckPolicy | None = None,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self.conn = conn
+        self.policy = policy or CheckPolicy()
+        self._clock = clock
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    def _writing(self, what: str) -> None:
+        if not self.conn.in_transaction:
+            raise NotInTransaction(what)
+
+    # -- attempts ------------------------------------------------------------------------------
+
+    def record_attempt(
+        self,
+        *,
+        merchant_charge_id: str,
+        sale_id: str,
+        profile: str,
+        amount: int,
+        cards: Sequence[CardSummary],
+        late_capture: bool = False,
+    ) -> AttemptRecord:
+        """Record an attempt before its request is sent (commit before sending)."""
+        self._writing("record_attempt")
+        if amount <= 0:
+            raise RepositoryError(f"charge {merchant_charge_id}: the amount must be positive")
+        if not cards:
+            raise RepositoryError(
+                f"charge {merchant_charge_id}: an attempt charges at least one card"
+            )
+        now = ts(self.now())
+        try:
+            self.conn.execute(
+                "INSERT INTO charge_attempt (merchant_charge_id, sale_id, profile, amount, "
+                "late_capture, cards_json, state, created_at, updated_at) VALUES (:mcid, :sale, "
+                ":profile, :amount, :late, :cards, :state, :now, :now)",
+                {
+                    "mcid": merchant_charge_id,
+                    "sale": sale_id,
+                    "profile": profile,
+                    "amount": amount,
+                    "late": int(late_capture),
+                    "cards": json.dumps([c.to_json() for c in cards]),
+                    "state": AttemptState.RECORDED.value,
+                    "now": now,
+                },
+            )
+        except sqlite3.IntegrityError:
+            raise RepositoryError(
+                f"charge {merchant_charge_id} was already attempted; a merchantChargeId is "
+                "never reused (the service refuses a second charge under the same id)"
+            ) from None
+        cards_text = ", ".join(c.describe() for c in cards)
+        self.add_timeline(
+            merchant_charge_id,
+            source="request",
+            outcome="recorded",
+            reason=(
+                f"attempt for sale {sale_id} recorded before sending: {amount} centavos, "
+                f"{cards_text}" + (", late capture" if late_capture else "")
+            ),
+        )
+        record = self.attempt(merchant_charge_id)
+        assert record is not None
+        return record
+
+    def set_attempt_state(
+        self,
+        merchant_charge_id: str,
+        new_state: AttemptState,
+        *,
+        source: str,
+        reason: str,
+        detail: str | None = None,
+        count_query: bool = False,
+    ) -> AttemptRecord:
+        """Move an unresolved attempt on; a resolved attempt never changes again."""
+        self._writing("set_attempt_state")
+        current = self.attempt(merchant_charge_id)
+        if current is None:
+            raise ChargeNotKnown(f"no attempt with merchantChargeId {merchant_charge_id}")
+        now = ts(self.now())
+        if not current.unresolved:
+            if count_query:
+                self.conn.execute(
+                    "UPDATE charge_attempt SET queries = queries + 1 WHERE merchant_charge_id = :m",
+                    {"m": merchant_charge_id},
+                )
+            self.add_timeline(
+                merchant_charge_id,
+                source=source,
+                outcome=Outcome.IGNORED.value,
+                reason=f"attempt already {current.state}; {reason}",
+                input_status=new_state.value,
+            )
+            return self.attempt(merchant_charge_id) or current
+        resolved = new_state not in UNRESOLVED_ATTEMPT_STATES
+        self.conn.execute(
+            "UPDATE charge_attempt SET state = :state, updated_at = :now, "
+            "resolved_at = CASE WHEN :resolved THEN :now ELSE resolved_at END, "
+            "queries = queries + :q, detail = COALESCE(:detail, detail) "
+            "WHERE merchant_charge_id = :m",
+            {
+                "state": new_state.value,
+                "now": now,
+                "resolved": int(resolved),
+                "q": int(count_query),
+                "detail": detail,
+                "m": merchant_charge_id,
+            },
+        )
+        changed = new_state != current.state
+        self.add_timeline(
+            merchant_charge_id,
+            source=source,
+            outcome=Outcome.APPLIED.value if changed else Outcome.DUPLICATE.value,
+            reason=reason,
+            input_status=new_state.value,
+            previous_status=current.state.value,
+            new_status=new_state.value,
+        )
+        record = self.attempt(merchant_charge_id)
+        assert record is not None
+        return record
+
+    def attempt(self, merchant_charge_id: str) -> AttemptRecord | None:
+        row = self.conn.execute(
+            "SELECT * FROM charge_attempt WHERE merchant_charge_id = :m",
+            {"m": merchant_charge_id},
+        ).fetchone()
+        return None if row is None else _attempt(row)
+
+    def unresolved_attempts(self, limit: int = 100) -> list[AttemptRecord]:
+        """Attempts whose outcome is not known, oldest first (uses a partial index)."""
+        rows = self.conn.execute(
+            "SELECT * FROM charge_attempt WHERE state IN ('RECORDED', 'UNKNOWN') "
+            "ORDER BY created_at, merchant_charge_id LIMIT :limit",
+            {"limit": limit},
+        ).fetchall()
+        return [_attempt(r) for r in rows]
+
+    def unresolved_attempt_for_sale(self, sale_id: str) -> AttemptRecord | None:
+        row = self.conn.execute(
+            "SELECT * FROM charge_attempt WHERE sale_id = :sale AND state IN "
+            "('RECORDED', 'UNKNOWN') ORDER BY created_at LIMIT 1",
+            {"sale": sale_id},
+        ).fetchone()
+        return None if row is None else _attempt(row)
+
+    def attempts_for_sale(self, sale_id: str) -> list[AttemptRecord]:
+        rows = self.conn.execute(
+            "SELECT * FROM charge_attempt WHERE sale_id = :sale ORDER BY created_at",
+            {"sale": sale_id},
+        ).fetchall()
+        return [_attempt(r) for r in rows]
+
+    # -- charges -------------------------------------------------------------------------------
+
+    def apply_update(
+        self,
+        update: ChargeUpdate | ThreeDsUpdate,
+        *,
+        source: str,
+        source_ref: str | None,
+        body: Mapping[str, Any] | None = None,
+    ) -> MergeResult:
+        """Merge one input into its charge, write the timeline row and return what changed.
+
+        Runs inside the caller's open transaction. A charge update for a charge the store has
+        never seen creates it (a notification may be the first news of a charge); a 3DS result
+        that names only an unknown service charge id raises ChargeNotKnown.
+        """
+        self._writing("apply_update")
+        if source not in TIMELINE_SOURCES:
+            raise RepositoryError(
+                f"unknown timeline source {source!r}; use one of {sorted(TIMELINE_SOURCES)}"
+            )
+        row = self._find_row(update)
+        mcid = self._merchant_charge_id(update, row)
+        previous = None if row is None else ChargeState.from_json(json.loads(row["state_json"]))
+        result = sm.merge(previous, update)
+        state = result.state
+        now_dt = self.now()
+        now = ts(now_dt)
+        attempt = self.attempt(mcid)
+        sale_id = row["sale_id"] if row is not None else (attempt.sale_id if attempt else None)
+
+        status_moved = previous is None or (
+            previous.status != state.status or previous.refunded_amount != state.refunded_amount
+        )
+        checks = 0 if status_moved else (0 if row is None else int(row["checks"]))
+        next_check, check_reason = self.policy.schedule(
+            state, source=source, checks=checks, now=now_dt
+        )
+        params = {
+            "mcid": mcid,
+            "cid": state.charge_id,
+            "sale": sale_id,
+            "status": None if state.status is None else str(state.status),
+            "amount": state.amount,
+            "refunded": state.refunded_amount,
+            "tds": None if state.three_ds is None else str(state.three_ds.status),
+            "state": json.dumps(state.to_json()),
+            "now": now,
+            "webhook": now if source == "webhook" else None,
+            "checks": checks,
+            "next": None if next_check is None else ts(next_check),
+            "why": check_reason,
+        }
+        if row is None:
+            self.conn.execute(
+                "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
+                "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
+                "last_webhook_at, checks, next_check_at, check_reason) VALUES (:mcid, :cid, "
+                ":sale, :status, :amount, :refunded, :tds, :state, :now, :now, :webhook, "
+                ":checks, :next, :why)",
+                params,
+            )
+        else:
+            self.conn.execute(
+                "UPDATE charge SET charge_id = :cid, sale_id = COALESCE(sale_id, :sale), "
+                "status = :status, amount = :amount, refunded_amount = :refunded, "
+                "three_ds_status = :tds, state_json = :state, "
+                "updated_at = CASE WHEN :changed THEN :now ELSE updated_at END, "
+                "last_webhook_at = COALESCE(:webhook, last_webhook_at), checks = :checks, "
+                "next_check_at = :next, check_reason = :why WHERE merchant_charge_id = :mcid",
+                {**params, "changed": int(result.changed)},
+            )
+        self._write_transactions(mcid, state, now)
+        timeline_id = self.add_timeline(
+            mcid,
+            source=source,
+            source_ref=source_ref,
+            outcome=result.entry.outcome.value,
+            reason=result.entry.reason,
+            input_status=result.entry.input_status,
+            occurred_at=result.entry.occurred_at,
+            previous_status=result.entry.previous_status,
+            new_status=result.entry.new_status,
+            changes=result.entry.changes,
+            body=body,
+        )
+        attempt_resolved = False
+        if attempt is not None and attempt.unresolved and isinstance(update, ChargeUpdate):
+            # Any news of the charge from the service proves it exists: the attempt is settled
+            # without ever sending it again.
+            self.set_attempt_state(
+                mcid,
+                AttemptState.CREATED,
+                source=source,
+                reason=f"the service has this charge ({state.status}); attempt resolved",
+            )
+            attempt_resolved = True
+        return MergeResult(
+            merchant_charge_id=mcid,
+            outcome=result.entry.outcome,
+            reason=result.entry.reason,
+            previous=previous,
+            current=state,
+            changes=result.entry.changes,
+            timeline_id=timeline_id,
+            sale_id=sale_id,
+            attempt_resolved=attempt_resolved,
+        )
+
+    def _find_row(self, update: ChargeUpdate | ThreeDsUpdate) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = None
+        if update.merchant_charge_id is not None:
+            row = self.conn.execute(
+                "SELECT * FROM charge WHERE merchant_charge_id = :m",
+                {"m": update.merchant_charge_id},
+            ).fetchone()
+        if row is None and update.charge_id is not None:
+            row = self.conn.execute(
+                "SELECT * FROM charge WHERE charge_id = :c ORDER BY id LIMIT 1",
+                {"c": update.charge_id},
+            ).fetchone()
+        return row
+
+    @staticmethod
+    def _merchant_charge_id(update: ChargeUpdate | ThreeDsUpdate, row: sqlite3.Row | None) -> str:
+        if row is not None:
+            return str(row["merchant_charge_id"])
+        if update.merchant_charge_id is not None:
+            return update.merchant_charge_id
+        raise ChargeNotKnown(
+            f"a 3DS result names only the service's charge id {update.charge_id!r}, which no "
+            "stored charge has; it cannot be filed under a charge"
+        )
+
+    def _write_transactions(self, mcid: str, state: ChargeState, now: str) -> None:
+        for txn in state.transactions:
+            last_four = txn.last_four if txn.last_four and _LAST_FOUR.match(txn.last_four) else None
+            self.conn.execute(
+                "INSERT INTO charge_transaction (merchant_charge_id, txn_key, transaction_id, "
+                "payment_type, status, amount, refunded_amount, brand, last_four, nsu, "
+                "authorization_code, installments, updated_at) VALUES (:m, :k, :tid, :pt, :st, "
+                ":amount, :refunded, :brand, :last4, :nsu, :auth, :inst, :now) "
+                "ON CONFLICT (merchant_charge_id, txn_key) DO UPDATE SET "
+                "transaction_id = excluded.transaction_id, payment_type = excluded.payment_type, "
+                "status = excluded.status, amount = excluded.amount, "
+                "refunded_amount = excluded.refunded_amount, brand = excluded.brand, "
+                "last_four = excluded.last_four, nsu = excluded.nsu, "
+                "authorization_code = excluded.authorization_code, "
+                "installments = excluded.installments, "
+                "updated_at = CASE WHEN charge_transaction.status IS excluded.status "
+                "AND charge_transaction.refunded_amount IS excluded.refunded_amount "
+                "THEN charge_transaction.updated_at ELSE excluded.updated_at END",
+                {
+                    "m": mcid,
+                    "k": txn.key,
+                    "tid": txn.transaction_id,
+                    "pt": None if txn.payment_type is None else str(txn.payment_type),
+                    "st": None if txn.status is None else str(txn.status),
+                    "amount": txn.amount,
+                    "refunded": txn.refunded_amount,
+                    "brand": txn.brand,
+                    "last4": last_four,
+                    "nsu": txn.nsu,
+                    "auth": txn.authorization_code,
+                    "inst": txn.installments,
+                    "now": now,
+                },
+            )
+
+    def charge(self, merchant_charge_id: str) -> ChargeRecord | None:
+        row = self.conn.execute(
+            "SELECT * FROM charge WHERE merchant_charge_id = :m", {"m": merchant_charge_id}
+        ).fetchone()
+        return None if row is None else _charge(row)
+
+    def charge_by_service_id(self, charge_id: str) -> ChargeRecord | None:
+        row = self.conn.execute(
+            "SELECT * FROM charge WHERE charge_id = :c ORDER BY id LIMIT 1", {"c": charge_id}
+        ).fetchone()
+        return None if row is None else _charge(row)
+
+    def transactions(self, merchant_charge_id: str) -> list[sqlite3.Row]:
+        return list(
+            self.conn.execute(
+                "SELECT * FROM charge_transaction WHERE merchant_charge_id = :m ORDER BY txn_key",
+                {"m": merchant_charge_id},
+            ).fetchall()
+        )
+
+    def charges_for_sale(self, sale_id: str) -> list[ChargeRecord]:
+        rows = self.conn.execute(
+            "SELECT * FROM charge WHERE sale_id = :s ORDER BY id", {"s": sale_id}
+        ).fetchall()
+        return [_charge(r) for r in rows]
+
+    def due_checks(self, *, now: datetime | None = None, limit: int = 50) -> list[ChargeRecord]:
+        """Charges the reconciler should query now, most overdue first (uses a partial index)."""
+        rows = self.conn.execute(
+            "SELECT * FROM charge WHERE next_check_at IS NOT NULL AND next_check_at <= :now "
+            "ORDER BY next_check_at LIMIT :limit",
+            {"now": ts(now or self.now()), "limit": limit},
+        ).fetchall()
+        return [_charge(r) for r in rows]
+
+    def mark_checked(self, merchant_charge_id: str, *, found: bool, reason: str) -> None:
+        """Record a reconciler query that did not change the charge, and schedule the next one."""
+        self._writing("mark_checked")
+        row = self.conn.execute(
+            "SELECT * FROM charge WHERE merchant_charge_id = :m", {"m": merchant_charge_id}
+        ).fetchone()
+        if row is None:
+            raise ChargeNotKnown(f"no charge with merchantChargeId {merchant_charge_id}")
+        record = _charge(row)
+        now = self.now()
+        checks = record.checks + 1
+        next_check, why = self.policy.schedule(
+            record.state, source="reconciliation", checks=checks, now=now
+        )
+        self.conn.execute(
+            "UPDATE charge SET last_checked_at = :now, checks = :checks, next_check_at = :next, "
+            "check_reason = :why WHERE merchant_charge_id = :m",
+            {
+                "now": ts(now),
+                "checks": checks,
+                "next": None if next_check is None else ts(next_check),
+                "why": why,
+                "m": merchant_charge_id,
+            },
+        )
+        self.add_timeline(
+            merchant_charge_id,
+            source="reconciliation",
+            outcome=Outcome.DUPLICATE.value if found else Outcome.IGNORED.value,
+            reason=reason,
+            input_status=None if record.status is None else str(record.status),
+        )
+
+    def touch_checked(self, merchant_charge_id: str) -> None:
+        """Note the time of a reconciler query whose reply was merged by `apply_update`."""
+        self._writing("touch_checked")
+        self.conn.execute(
+            "UPDATE charge SET last_checked_at = :now WHERE merchant_charge_id = :m",
+            {"now": ts(self.now()), "m": merchant_charge_id},
+        )
+
+    # -- timeline ------------------------------------------------------------------------------
+
+    def add_timeline(
+        self,
+        merchant_charge_id: str,
+        *,
+        source: str,
+        outcome: str,
+        reason: str,
+        source_ref: str | None = None,
+        input_status: str | None = None,
+        occurred_at: datetime | None = None,
+        previous_status: str | None = None,
+        new_status: str | None = None,
+        changes: Iterable[str] = (),
+        body: Mapping[str, Any] | None = None,
+    ) -> int:
+        self._writing("add_timeline")
+        if source not in TIMELINE_SOURCES:
+            raise RepositoryError(
+                f"unknown timeline source {source!r}; use one of {sorted(TIMELINE_SOURCES)}"
+            )
+        cursor = self.conn.execute(
+            "INSERT INTO charge_timeline (merchant_charge_id, recorded_at, source, source_ref, "
+            "input_status, occurred_at, outcome, previous_status, new_status, reason, "
+            "changes_json, body_json) VALUES (:m, :now, :source, :ref, :input, :occurred, "
+            ":outcome, :prev, :new, :reason, :changes, :body)",
+            {
+                "m": merchant_charge_id,
+                "now": ts(self.now()),
+                "source": source,
+                "ref": source_ref,
+                "input": input_status,
+                "occurred": None if occurred_at is None else occurred_at.isoformat(),
+                "outcome": outcome,
+                "prev": previous_status,
+                "new": new_status,
+                "reason": reason,
+                "changes": json.dumps(list(changes)),
+                "body": None if body is None else json.dumps(mask_json(body)),
+            },
+        )
+        rowid = cursor.lastrowid
+        assert rowid is not None
+        return rowid
+
+    def timeline(
+        self, merchant_charge_id: str, *, after: int | None = None, limit: int = 200
+    ) -> Page[TimelineRecord]:
+        """A charge's timeline in order, keyset-paged by row id (never OFFSET)."""
+        rows = self.conn.execute(
+            "SELECT * FROM charge_timeline WHERE merchant_charge_id = :m AND id > :after "
+            "ORDER BY id LIMIT :limit",
+            {"m": merchant_charge_id, "after": after or 0, "limit": limit + 1},
+        ).fetchall()
+        items = [_timeline(r) for r in rows[:limit]]
+        return Page(items, items[-1].id if len(rows) > limit else None)
+
+    # -- history -------------------------------------------------------------------------------
+
+    def list_charges(
+        self,
+        *,
+        before: int | None = None,
+        limit: int = 50,
+        status: ChargeStatus | None = None,
+    ) -> Page[ChargeRecord]:
+        """Newest charges first, keyset-paged by id (cost independent of the store's size)."""
+        if limit < 1:
+            raise ValueError("a page holds at least one row")
+        clauses = ["id < :before"]
+        params: dict[str, Any] = {"before": before if before is not None else 2**62}
+        if status is not None:
+            clauses.append("status = :status")
+            params["status"] = str(status)
+        params["limit"] = limit + 1
+        rows = self.conn.execute(
+            f"SELECT * FROM charge WHERE {' AND '.join(clauses)} "  # noqa: S608 - fixed clauses
+            "ORDER BY id DESC LIMIT :limit",
+            params,
+        ).fetchall()
+        items = [_charge(r) for r in rows[:limit]]
+        return Page(items, items[-1].id if len(rows) > limit else None)
+
+    def list_attempts(self, *, before: int | None = None, limit: int = 50) -> Page[AttemptRecord]:
+        """Newest attempts first, keyset-paged by rowid."""
+        if limit < 1:
+            raise ValueError("a page holds at least one row")
+        rows = self.conn.execute(
+            "SELECT rowid AS rid, * FROM charge_attempt WHERE rowid < :before "
+            "ORDER BY rowid DESC LIMIT :limit",
+            {"before": before if before is not None else 2**62, "limit": limit + 1},
+        ).fetchall()
+        items = [_attempt(r) for r in rows[:limit]]
+        cursor = int(rows[limit - 1]["rid"]) if len(rows) > limit else None
+        return Page(items, cursor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Row mapping
+
+
+def _required_ts(text: str) -> datetime:
+    value = from_ts(text)
+    assert value is not None
+    return value
+
+
+def _attempt(row: sqlite3.Row) -> AttemptRecord:
+    return AttemptRecord(
+        merchant_charge_id=row["merchant_charge_id"],
+        sale_id=row["sale_id"],
+        profile=row["profile"],
+        amount=int(row["amount"]),
+        late_capture=bool(row["late_capture"]),
+        cards=tuple(CardSummary.from_json(c) for c in json.loads(row["cards_json"])),
+        state=AttemptState(row["state"]),
+        created_at=_required_ts(row["created_at"]),
+        updated_at=_required_ts(row["updated_at"]),
+        resolved_at=from_ts(row["resolved_at"]),
+        queries=int(row["queries"]),
+        detail=row["detail"],
+    )
+
+
+def _charge(row: sqlite3.Row) -> ChargeRecord:
+    return ChargeRecord(
+        id=int(row["id"]),
+        merchant_charge_id=row["merchant_charge_id"],
+        charge_id=row["charge_id"],
+        sale_id=row["sale_id"],
+        status=None if row["status"] is None else ChargeStatus(row["status"]),
+        amount=row["amount"],
+        refunded_amount=row["refunded_amount"],
+        three_ds_status=row["three_ds_status"],
+        state=ChargeState.from_json(json.loads(row["state_json"])),
+        created_at=_required_ts(row["created_at"]),
+        updated_at=_required_ts(row["updated_at"]),
+        last_webhook_at=from_ts(row["last_webhook_at"]),
+        last_checked_at=from_ts(row["last_checked_at"]),
+        checks=int(row["checks"]),
+        next_check_at=from_ts(row["next_check_at"]),
+        check_reason=row["check_reason"],
+    )
+
+
+def _timeline(row: sqlite3.Row) -> TimelineRecord:
+    occurred = row["occurred_at"]
+    return TimelineRecord(
+        id=int(row["id"]),
+        merchant_charge_id=row["merchant_charge_id"],
+        recorded_at=_required_ts(row["recorded_at"]),
+        source=row["source"],
+        source_ref=row["source_ref"],
+        input_status=row["input_status"],
+        occurred_at=None if occurred is None else datetime.fromisoformat(occurred),
+        outcome=row["outcome"],
+        previous_status=row["previous_status"],
+        new_status=row["new_status"],
+        reason=row["reason"],
+        changes=tuple(json.loads(row["changes_json"])),
+        body=None if row["body_json"] is None else json.loads(row["body_json"]),
+    )
+
+
+__all__ = [
+    "AttemptRecord",
+    "CardSummary",
+    "ChargeNotKnown",
+    "ChargeRecord",
+    "ChargeRepository",
+    "CheckPolicy",
+    "MergeResult",
+    "NotInTransaction",
+    "Page",
+    "RepositoryError",
+    "TimelineRecord",
+    "mask_json",
+    "ts",
+]
