@@ -1,0 +1,364 @@
+"""The sale fields of the charge screen: amount, installments, descriptor, customer and address.
+
+The form only collects and checks what staff type; turning it into a request is the charge
+service's job. Every check reuses the domain's rules, so the message a person sees here is the
+one the request model would give.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from checkout_desktop.domain import documents
+from checkout_desktop.domain.enums import DocumentType, InstallmentType
+from checkout_desktop.domain.wire import BillingAddress, Customer
+from checkout_desktop.ui.amount_edit import AmountEdit
+from checkout_desktop.ui.formatting import format_money
+
+logger = logging.getLogger(__name__)
+
+MAX_INSTALLMENTS = 12
+SOFT_DESCRIPTOR_MAX = 13
+_DESCRIPTOR = re.compile(r"^[A-Za-z0-9 ]*$")
+_EMAIL = re.compile(r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
+
+
+def installment_type(installments: int) -> InstallmentType:
+    """NONE for a single installment, MERCHANT (interest-free, paid by the shop) otherwise."""
+    if not 1 <= installments <= MAX_INSTALLMENTS:
+        raise ValueError(f"installments go from 1 to {MAX_INSTALLMENTS}, not {installments}")
+    return InstallmentType.NONE if installments == 1 else InstallmentType.MERCHANT
+
+
+@dataclass(frozen=True)
+class SaleDraft:
+    """Everything about a sale except its cards, checked."""
+
+    amount: int
+    installments: int
+    installment_type: InstallmentType
+    soft_descriptor: str | None
+    late_capture: bool
+    customer: Customer
+    billing_address: BillingAddress | None
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors(include_input=False, include_url=False)
+    if not errors:
+        return str(exc)
+    message = str(errors[0]["msg"])
+    return message.removeprefix("Value error, ")
+
+
+class ChargeForm(QWidget):
+    """The fields of one sale; `draft()` gives a SaleDraft or the list of what is wrong."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.amount = AmountEdit(self)
+        self.amount.setObjectName("amount")
+        self.amount.setAccessibleName(self.tr("Amount"))
+        big = self.amount.font()
+        big.setPointSizeF(big.pointSizeF() * 1.8)
+        big.setBold(True)
+        self.amount.setFont(big)
+        self.amount.setMinimumHeight(48)
+
+        self.installments = QSpinBox(self)
+        self.installments.setObjectName("installments")
+        self.installments.setRange(1, MAX_INSTALLMENTS)
+        self.installments.setSuffix("x")
+        self.installments.setAccessibleName(self.tr("Installments"))
+        self.installment_hint = QLabel(self)
+        self.installment_hint.setObjectName("installmentHint")
+
+        self.soft_descriptor = QLineEdit(self)
+        self.soft_descriptor.setObjectName("softDescriptor")
+        self.soft_descriptor.setMaxLength(SOFT_DESCRIPTOR_MAX)
+        self.soft_descriptor.setPlaceholderText(self.tr("On the card statement (optional)"))
+
+        self.late_capture = QCheckBox(self.tr("&Late capture (authorize now, capture later)"), self)
+        self.late_capture.setObjectName("lateCapture")
+
+        sale_box = QGroupBox(self.tr("Sale"), self)
+        sale = QFormLayout(sale_box)
+        sale.addRow(self.tr("&Amount"), self.amount)
+        row = QHBoxLayout()
+        row.addWidget(self.installments)
+        row.addWidget(self.installment_hint, 1)
+        installments_label = QLabel(self.tr("&Installments"), sale_box)
+        installments_label.setBuddy(self.installments)
+        sale.addRow(installments_label, row)
+        sale.addRow(self.tr("&Descriptor"), self.soft_descriptor)
+        sale.addRow("", self.late_capture)
+
+        self.customer_name = QLineEdit(self)
+        self.customer_name.setObjectName("customerName")
+        self.customer_name.setMaxLength(255)
+        self.customer_email = QLineEdit(self)
+        self.customer_email.setObjectName("customerEmail")
+        self.customer_document = QLineEdit(self)
+        self.customer_document.setObjectName("customerDocument")
+        self.customer_document.setPlaceholderText(self.tr("CPF or CNPJ"))
+        customer_box = QGroupBox(self.tr("Customer"), self)
+        customer = QFormLayout(customer_box)
+        customer.addRow(self.tr("&Name"), self.customer_name)
+        customer.addRow(self.tr("&E-mail"), self.customer_email)
+        customer.addRow(self.tr("CPF/C&NPJ"), self.customer_document)
+
+        self.address_box = QGroupBox(self.tr("Billing address"), self)
+        self.address_box.setObjectName("billingAddress")
+        self.address_box.setCheckable(True)
+        self.address_box.setChecked(False)
+        self.cep = QLineEdit(self)
+        self.cep.setObjectName("cep")
+        self.cep.setPlaceholderText("01310-100")
+        self.cep.setMaxLength(9)
+        self.street = QLineEdit(self)
+        self.street.setObjectName("street")
+        self.number = QLineEdit(self)
+        self.number.setObjectName("streetNumber")
+        self.number.setMaxLength(20)
+        self.complement = QLineEdit(self)
+        self.complement.setObjectName("complement")
+        self.neighborhood = QLineEdit(self)
+        self.neighborhood.setObjectName("neighborhood")
+        self.city = QLineEdit(self)
+        self.city.setObjectName("city")
+        self.uf = QComboBox(self)
+        self.uf.setObjectName("uf")
+        self.uf.addItem("", "")
+        for code in sorted(documents.UFS):
+            self.uf.addItem(code, code)
+        address = QFormLayout(self.address_box)
+        address.addRow(self.tr("CEP"), self.cep)
+        address.addRow(self.tr("Street"), self.street)
+        number_row = QHBoxLayout()
+        number_row.addWidget(self.number, 1)
+        number_row.addWidget(QLabel(self.tr("Complement"), self.address_box))
+        number_row.addWidget(self.complement, 2)
+        address.addRow(self.tr("Number"), number_row)
+        address.addRow(self.tr("Neighborhood"), self.neighborhood)
+        city_row = QHBoxLayout()
+        city_row.addWidget(self.city, 3)
+        city_row.addWidget(QLabel(self.tr("UF"), self.address_box))
+        city_row.addWidget(self.uf, 1)
+        address.addRow(self.tr("City"), city_row)
+
+        self.errors = QLabel(self)
+        self.errors.setObjectName("formErrors")
+        self.errors.setWordWrap(True)
+        self.errors.setStyleSheet("color: #b3261e;")
+        self.errors.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(sale_box)
+        layout.addWidget(customer_box)
+        layout.addWidget(self.address_box)
+        layout.addWidget(self.errors)
+        layout.addStretch(1)
+
+        self.amount.value_changed.connect(self._update_hint)
+        self.installments.valueChanged.connect(self._update_hint)
+        self.amount.rejected.connect(self.errors.setText)
+        for edit in (
+            self.soft_descriptor,
+            self.customer_name,
+            self.customer_email,
+            self.customer_document,
+            self.cep,
+            self.street,
+            self.number,
+            self.complement,
+            self.neighborhood,
+            self.city,
+        ):
+            edit.textChanged.connect(self._changed)
+        self.amount.value_changed.connect(self._changed)
+        self.installments.valueChanged.connect(self._changed)
+        self.uf.currentIndexChanged.connect(self._changed)
+        self.address_box.toggled.connect(self._changed)
+        self.late_capture.toggled.connect(self._changed)
+        self._update_hint()
+
+    def _changed(self, *_args: object) -> None:
+        self.changed.emit()
+
+    def _update_hint(self, *_args: object) -> None:
+        amount = self.amount.centavos()
+        count = self.installments.value()
+        if count == 1:
+            self.installment_hint.setText(self.tr("single payment"))
+            return
+        share = amount // count
+        self.installment_hint.setText(
+            self.tr("{n} × {share} (interest-free)").format(n=count, share=format_money(share))
+        )
+
+    def reset(self) -> None:
+        """Clear everything for the next sale."""
+        self.amount.clear_amount()
+        self.installments.setValue(1)
+        self.soft_descriptor.clear()
+        self.late_capture.setChecked(False)
+        for edit in (
+            self.customer_name,
+            self.customer_email,
+            self.customer_document,
+            self.cep,
+            self.street,
+            self.number,
+            self.complement,
+            self.neighborhood,
+            self.city,
+        ):
+            edit.clear()
+        self.uf.setCurrentIndex(0)
+        self.address_box.setChecked(False)
+        self.errors.clear()
+        self.amount.setFocus()
+
+    def set_enabled_for_editing(self, enabled: bool) -> None:
+        """Lock the fields while a charge is in flight, so what is sent is what is shown."""
+        for widget in (
+            self.amount,
+            self.installments,
+            self.soft_descriptor,
+            self.late_capture,
+            self.customer_name,
+            self.customer_email,
+            self.customer_document,
+            self.address_box,
+        ):
+            widget.setEnabled(enabled)
+
+    # -- checking ---------------------------------------------------------------------------
+
+    def problems(self) -> list[str]:
+        """What stops this sale from being charged, in field order (empty when none)."""
+        result = self.draft()
+        return result if isinstance(result, list) else []
+
+    def draft(self) -> SaleDraft | list[str]:
+        problems: list[str] = []
+        amount = self.amount.centavos()
+        if amount <= 0:
+            problems.append(self.tr("Type the amount."))
+        descriptor = self.soft_descriptor.text().strip()
+        if descriptor and not _DESCRIPTOR.match(descriptor):
+            problems.append(
+                self.tr("The descriptor takes only letters without accents, digits and spaces.")
+            )
+        customer = self._customer(problems)
+        address = self._address(problems) if self.address_box.isChecked() else None
+        if problems or customer is None:
+            return problems
+        count = self.installments.value()
+        return SaleDraft(
+            amount=amount,
+            installments=count,
+            installment_type=installment_type(count),
+            soft_descriptor=descriptor or None,
+            late_capture=self.late_capture.isChecked(),
+            customer=customer,
+            billing_address=address,
+        )
+
+    def _customer(self, problems: list[str]) -> Customer | None:
+        name = self.customer_name.text().strip()
+        email = self.customer_email.text().strip()
+        document_text = self.customer_document.text().strip()
+        before = len(problems)
+        if not name:
+            problems.append(self.tr("Type the customer's name."))
+        elif any(not (c.isalnum() or c in " &") for c in name):
+            problems.append(
+                self.tr("The customer's name takes only letters, digits, spaces and '&'.")
+            )
+        if not _EMAIL.match(email):
+            problems.append(self.tr("Type a valid e-mail address (name@example.com)."))
+        kind: str | None = None
+        number = ""
+        try:
+            kind, number = documents.validate_tax_document(document_text)
+        except documents.DocumentError:
+            digits = documents.digits_only(document_text)
+            if not digits:
+                problems.append(self.tr("Type the customer's CPF or CNPJ."))
+            elif len(digits) in (11, 14):
+                problems.append(
+                    self.tr("The CPF/CNPJ check digits do not match; check the number.")
+                )
+            else:
+                problems.append(
+                    self.tr("A CPF has 11 digits and a CNPJ 14; this one has {n}.").format(
+                        n=len(digits)
+                    )
+                )
+        if len(problems) > before or kind is None:
+            return None
+        try:
+            return Customer(
+                name=name, email=email, documentType=DocumentType(kind), document=number
+            )
+        except ValidationError as exc:
+            problems.append(_first_error(exc))
+            return None
+
+    def _address(self, problems: list[str]) -> BillingAddress | None:
+        before = len(problems)
+        cep = self.cep.text().strip()
+        try:
+            documents.validate_cep(cep)
+        except documents.DocumentError:
+            problems.append(self.tr("Type the CEP as 8 digits, e.g. 01310-100."))
+        required = (
+            (self.street, self.tr("street")),
+            (self.number, self.tr("number")),
+            (self.neighborhood, self.tr("neighborhood")),
+            (self.city, self.tr("city")),
+        )
+        missing = [label for edit, label in required if not edit.text().strip()]
+        if missing:
+            problems.append(
+                self.tr("The billing address needs: {fields}.").format(fields=", ".join(missing))
+            )
+        uf = self.uf.currentData()
+        if not uf:
+            problems.append(self.tr("Choose the state (UF)."))
+        if len(problems) > before:
+            return None
+        try:
+            return BillingAddress(
+                street=self.street.text(),
+                number=self.number.text(),
+                neighborhood=self.neighborhood.text(),
+                city=self.city.text(),
+                state=uf,
+                zipCode=cep,
+                complement=self.complement.text().strip() or None,
+            )
+        except ValidationError as exc:
+            problems.append(_first_error(exc))
+            return None

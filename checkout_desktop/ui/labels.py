@@ -1,0 +1,94 @@
+"""Translated display names of statuses, verdicts and timeline sources (stored values unchanged)."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QCoreApplication
+
+logger = logging.getLogger(__name__)
+
+
+def status_label(status: str | None) -> str:
+    """A charge or transaction status as staff read it; an unpublished one is shown verbatim."""
+    if not status:
+        return "—"
+    labels = {
+        "PENDING": QCoreApplication.translate("Labels", "Pending"),
+        "PRE_AUTHORIZED": QCoreApplication.translate("Labels", "Pre-authorized"),
+        "AUTHORIZED": QCoreApplication.translate("Labels", "Authorized"),
+        "PAID": QCoreApplication.translate("Labels", "Paid"),
+        "CAPTURED": QCoreApplication.translate("Labels", "Captured"),
+        "PARTIAL": QCoreApplication.translate("Labels", "Partially refunded"),
+        "PARTIALLY_REFUNDED": QCoreApplication.translate("Labels", "Partially refunded"),
+        "DENIED": QCoreApplication.translate("Labels", "Denied"),
+        "ERROR": QCoreApplication.translate("Labels", "Error"),
+        "CANCELED": QCoreApplication.translate("Labels", "Canceled"),
+        "REFUNDED": QCoreApplication.translate("Labels", "Refunded"),
+        "CHARGEBACK": QCoreApplication.translate("Labels", "Chargeback"),
+        "EXPIRED": QCoreApplication.translate("Labels", "Expired"),
+        "Approved": QCoreApplication.translate("Labels", "3DS approved"),
+        "Challenged": QCoreApplication.translate("Labels", "3DS challenged"),
+        "Rejected": QCoreApplication.translate("Labels", "3DS rejected"),
+    }
+    return labels.get(status, status)
+
+
+def verdict_label(verdict: str | None) -> str:
+    if not verdict:
+        return "—"
+    labels = {
+        "accepted": QCoreApplication.translate("Labels", "Accepted"),
+        "duplicate": QCoreApplication.translate("Labels", "Duplicate"),
+        "unknown": QCoreApplication.translate("Labels", "Unknown type"),
+        "self_test": QCoreApplication.translate("Labels", "Self-test"),
+        "quarantined": QCoreApplication.translate("Labels", "Rejected"),
+    }
+    return labels.get(verdict, verdict)
+
+
+def verdict_explanation(verdict: str) -> str:
+    """One sentence on what the inbox did with a delivery of this verdict."""
+    texts = {
+        "accepted": QCoreApplication.translate(
+            "Labels", "Accepted: stored and applied to its charge."
+        ),
+        "duplicate": QCoreApplication.translate(
+            "Labels", "Duplicate: the same body arrived before; stored, not applied again."
+        ),
+        "unknown": QCoreApplication.translate(
+            "Labels", "Unknown type: stored as received, not applied to any charge."
+        ),
+        "self_test": QCoreApplication.translate(
+            "Labels", "Self-test: the inbox's own health check, not a charge event."
+        ),
+        "quarantined": QCoreApplication.translate(
+            "Labels", "Rejected: the body could not be accepted; kept in quarantine."
+        ),
+    }
+    return texts.get(verdict, verdict)
+
+
+def source_label(source: str) -> str:
+    """A timeline input's source."""
+    labels = {
+        "request": QCoreApplication.translate("Labels", "Request"),
+        "reply": QCoreApplication.translate("Labels", "Reply"),
+        "webhook": QCoreApplication.translate("Labels", "Notification"),
+        "reconciliation": QCoreApplication.translate("Labels", "Reconciliation"),
+        "3ds": QCoreApplication.translate("Labels", "3DS"),
+        "system": QCoreApplication.translate("Labels", "System"),
+    }
+    return labels.get(source, source)
+
+
+def outcome_label(outcome: str) -> str:
+    labels = {
+        "applied": QCoreApplication.translate("Labels", "applied"),
+        "duplicate": QCoreApplication.translate("Labels", "no change"),
+        "ignored": QCoreApplication.translate("Labels", "older, ignored"),
+    }
+    return labels.get(outcome, outcome)
+
+
+__all__ = ["outcome_label", "source_label", "status_label", "verdict_explanation", "verdict_label"]

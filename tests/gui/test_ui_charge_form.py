@@ -1,0 +1,172 @@
+"""The charge screen's fields: cents-first amount entry, checks with clear messages, the PIN hash."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtGui import QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from checkout_desktop.domain.enums import InstallmentType
+from checkout_desktop.ui.amount_edit import AmountEdit
+from checkout_desktop.ui.charge_form import ChargeForm, SaleDraft, installment_type
+from checkout_desktop.ui.supervisor import PinError, hash_pin, verify_pin
+
+logger = logging.getLogger(__name__)
+
+VALID_CPF = "529.982.247-25"
+VALID_CNPJ = "11.222.333/0001-81"
+
+
+@pytest.fixture(autouse=True)
+def pt_br_locale() -> object:
+    previous = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    yield
+    QLocale.setDefault(previous)
+
+
+def test_amount_is_typed_cents_first(qtbot: QtBot) -> None:
+    edit = AmountEdit()
+    qtbot.addWidget(edit)
+    values: list[int] = []
+    edit.value_changed.connect(values.append)
+    qtbot.keyClicks(edit, "12345")
+    assert edit.centavos() == 12345
+    assert values == [1, 12, 123, 1234, 12345]
+    assert edit.text().replace("\u00a0", " ") == "R$ 123,45"
+    qtbot.keyClick(edit, Qt.Key.Key_Backspace)
+    assert edit.centavos() == 1234
+    qtbot.keyClicks(edit, "abc,.")  # ignored: the value and text stay in step
+    assert edit.centavos() == 1234
+    qtbot.keyClick(edit, Qt.Key.Key_Delete)
+    assert edit.centavos() == 0
+
+
+def test_amount_refuses_above_the_maximum_and_bad_pastes(qtbot: QtBot) -> None:
+    edit = AmountEdit()
+    qtbot.addWidget(edit)
+    edit.set_centavos(99_999_999_99)
+    with qtbot.waitSignal(edit.rejected, timeout=1000) as blocker:
+        qtbot.keyClick(edit, Qt.Key.Key_9)
+    assert "largest amount" in blocker.args[0]
+    assert edit.centavos() == 99_999_999_99
+    QGuiApplication.clipboard().setText("1.234,56")
+    edit.set_centavos(0)
+    qtbot.keyClick(edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert edit.centavos() == 123456
+    QGuiApplication.clipboard().setText("twelve")
+    with qtbot.waitSignal(edit.rejected, timeout=1000) as blocker:
+        qtbot.keyClick(edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert "not an amount" in blocker.args[0]
+    assert edit.centavos() == 123456
+
+
+def fill_valid(form: ChargeForm, qtbot: QtBot, *, document: str = VALID_CPF) -> None:
+    qtbot.keyClicks(form.amount, "10000")
+    form.customer_name.setText("Maria da Silva")
+    form.customer_email.setText("maria@example.com")
+    form.customer_document.setText(document)
+
+
+def test_a_valid_form_gives_a_sale_draft(qtbot: QtBot) -> None:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    fill_valid(form, qtbot)
+    form.installments.setValue(3)
+    form.soft_descriptor.setText("LOJA CENTRO")
+    draft = form.draft()
+    assert isinstance(draft, SaleDraft)
+    assert draft.amount == 10000
+    assert draft.installments == 3
+    assert draft.installment_type == InstallmentType.MERCHANT
+    assert draft.customer.document == "52998224725"
+    assert draft.customer.documentType == "CPF"
+    assert draft.billing_address is None
+    assert "3 × R$" in form.installment_hint.text().replace("\u00a0", " ")
+
+
+def test_single_installment_is_type_none() -> None:
+    assert installment_type(1) == InstallmentType.NONE
+    assert installment_type(12) == InstallmentType.MERCHANT
+    with pytest.raises(ValueError, match="from 1 to 12"):
+        installment_type(13)
+
+
+def test_cnpj_customer_and_billing_address(qtbot: QtBot) -> None:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    fill_valid(form, qtbot, document=VALID_CNPJ)
+    form.address_box.setChecked(True)
+    problems = form.draft()
+    assert isinstance(problems, list)
+    assert any("CEP" in p for p in problems)
+    assert any("street" in p for p in problems)
+    assert any("UF" in p for p in problems)
+    form.cep.setText("01310-100")
+    form.street.setText("Avenida Paulista")
+    form.number.setText("1000")
+    form.neighborhood.setText("Bela Vista")
+    form.city.setText("São Paulo")
+    form.uf.setCurrentIndex(form.uf.findData("SP"))
+    draft = form.draft()
+    assert isinstance(draft, SaleDraft), draft
+    assert draft.customer.documentType == "CNPJ"
+    assert draft.billing_address is not None
+    assert draft.billing_address.zipCode == "01310100"
+    assert draft.billing_address.state == "SP"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("customer_document", "529.982.247-24", "check digits"),
+        ("customer_document", "1234", "this one has 4"),
+        ("customer_document", "", "CPF or CNPJ"),
+        ("customer_email", "maria@", "e-mail"),
+        ("customer_name", "Maria <script>", "letters, digits"),
+        ("soft_descriptor", "LOJA-Ç", "descriptor"),
+    ],
+)
+def test_each_bad_field_gets_a_clear_message(
+    qtbot: QtBot, field: str, value: str, message: str
+) -> None:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    fill_valid(form, qtbot)
+    getattr(form, field).setText(value)
+    problems = form.draft()
+    assert isinstance(problems, list)
+    assert len(problems) == 1
+    assert message in problems[0]
+    # The message never repeats what was typed (it may be a card number typed by mistake).
+    if value:
+        assert value not in problems[0]
+
+
+def test_zero_amount_is_refused(qtbot: QtBot) -> None:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    form.customer_name.setText("Maria")
+    form.customer_email.setText("maria@example.com")
+    form.customer_document.setText(VALID_CPF)
+    assert form.problems() == ["Type the amount."]
+    form.reset()
+    assert form.amount.centavos() == 0
+    assert form.customer_name.text() == ""
+
+
+def test_supervisor_pin_is_a_salted_hash() -> None:
+    stored = hash_pin("4321")
+    assert "4321" not in stored
+    assert stored.startswith("scrypt$")
+    assert stored != hash_pin("4321")  # salted
+    assert verify_pin("4321", stored)
+    assert not verify_pin("1234", stored)
+    assert not verify_pin("43a1", stored)
+    with pytest.raises(PinError, match="4 to 8 digits"):
+        hash_pin("12")
+    with pytest.raises(PinError, match="known format"):
+        verify_pin("4321", "md5$abc")
