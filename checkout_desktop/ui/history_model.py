@@ -1,0 +1,355 @@
+"""Models of the charge history (keyset-paged, newest first) and of one charge's timeline."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.store.charges import ChargeRecord, ChargeRepository, Page, TimelineRecord
+from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
+from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+
+logger = logging.getLogger(__name__)
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+MERCHANT_CHARGE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+TIMELINE_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+
+_STATUS_COLOURS = {
+    "PAID": QColor("#1b6e2a"),
+    "AUTHORIZED": QColor("#1b6e2a"),
+    "PRE_AUTHORIZED": QColor("#2457a6"),
+    "DENIED": QColor("#b3261e"),
+    "ERROR": QColor("#b3261e"),
+    "REFUNDED": QColor("#7a5c00"),
+    "PARTIAL": QColor("#7a5c00"),
+    "CANCELED": QColor("#7a5c00"),
+    "CHARGEBACK": QColor("#b3261e"),
+}
+
+
+def status_colour(status: str | None) -> QColor | None:
+    return None if status is None else _STATUS_COLOURS.get(status)
+
+
+def cards_text(record: ChargeRecord) -> str:
+    """The charge's cards as a receipt may show them: brand and last four digits."""
+    parts = []
+    for txn in record.state.transactions:
+        brand = txn.brand or ""
+        tail = f" •••• {txn.last_four}" if txn.last_four else ""
+        if brand or tail:
+            parts.append(f"{brand}{tail}".strip())
+    return ", ".join(parts) if parts else "—"
+
+
+class ChargeHistoryModel(QAbstractTableModel):
+    """Charges newest first; more pages on scroll; a changed charge is refreshed in place."""
+
+    COLUMNS = ("created", "charge", "amount", "status", "refunded", "cards", "three_ds")
+
+    def __init__(
+        self,
+        repository: ChargeRepository,
+        *,
+        page_size: int = 100,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        if page_size < 1:
+            raise ValueError(f"a page holds at least one row, not {page_size}")
+        self._repo = repository
+        self._page_size = page_size
+        self._status: ChargeStatus | None = None
+        self._rows: list[ChargeRecord] = []
+        self._cursor: int | None = None
+        self._exhausted = False
+        self._headers = (
+            self.tr("Created"),
+            self.tr("Charge"),
+            self.tr("Amount"),
+            self.tr("Status"),
+            self.tr("Refunded"),
+            self.tr("Cards"),
+            self.tr("3DS"),
+        )
+        self._load_first_page()
+
+    def _load_first_page(self) -> None:
+        page = self._repo.list_charges(limit=self._page_size, status=self._status)
+        self._rows = list(page.items)
+        self._cursor = page.next_cursor
+        self._exhausted = page.next_cursor is None
+
+    def set_status_filter(self, status: ChargeStatus | None) -> None:
+        if status == self._status:
+            return
+        self._status = status
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self._load_first_page()
+        self.endResetModel()
+
+    def canFetchMore(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
+        return not parent.isValid() and not self._exhausted
+
+    def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
+        if parent.isValid() or self._exhausted:
+            return
+        page = self._repo.list_charges(
+            before=self._cursor, limit=self._page_size, status=self._status
+        )
+        self._cursor = page.next_cursor
+        self._exhausted = page.next_cursor is None
+        if not page.items:
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(page.items) - 1)
+        self._rows.extend(page.items)
+        self.endInsertRows()
+
+    def charge_changed(self, merchant_charge_id: str) -> None:
+        """Re-read one charge: update its row, or put a new charge at the top."""
+        record = self._repo.charge(merchant_charge_id)
+        if record is None:
+            return
+        for row, shown in enumerate(self._rows):
+            if shown.merchant_charge_id == merchant_charge_id:
+                if self._status is not None and record.status != self._status:
+                    self.beginRemoveRows(QModelIndex(), row, row)
+                    del self._rows[row]
+                    self.endRemoveRows()
+                    return
+                self._rows[row] = record
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+                return
+        if self._status is not None and record.status != self._status:
+            return
+        if self._rows and record.id < self._rows[0].id:
+            # An older charge not loaded yet: it appears in its place when paged in.
+            return
+        self.beginInsertRows(QModelIndex(), 0, 0)
+        self._rows.insert(0, record)
+        self.endInsertRows()
+
+    def record(self, row: int) -> ChargeRecord | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, merchant_charge_id: str) -> int | None:
+        for row, record in enumerate(self._rows):
+            if record.merchant_charge_id == merchant_charge_id:
+                return row
+        return None
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        row, column = index.row(), index.column()
+        if not (0 <= row < len(self._rows) and 0 <= column < len(self.COLUMNS)):
+            return None
+        record = self._rows[row]
+        name = self.COLUMNS[column]
+        status = None if record.status is None else str(record.status)
+        if role == Qt.ItemDataRole.DisplayRole:
+            if name == "created":
+                return format_instant(record.created_at)
+            if name == "charge":
+                return record.merchant_charge_id
+            if name == "amount":
+                return format_money(record.amount)
+            if name == "status":
+                return status_label(status)
+            if name == "refunded":
+                return format_money(record.refunded_amount) if record.refunded_amount else ""
+            if name == "cards":
+                return cards_text(record)
+            return status_label(record.three_ds_status) if record.three_ds_status else ""
+        if role == Qt.ItemDataRole.TextAlignmentRole and name in ("amount", "refunded"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and name == "status":
+            colour = status_colour(status)
+            return None if colour is None else QBrush(colour)
+        if role == Qt.ItemDataRole.ToolTipRole and name == "charge" and record.charge_id:
+            return self.tr("Service id: {id}").format(id=record.charge_id)
+        if role == MERCHANT_CHARGE_ID_ROLE:
+            return record.merchant_charge_id
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(self._headers)
+        ):
+            return self._headers[section]
+        return None
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemNeverHasChildren
+        )
+
+
+class TimelineModel(QAbstractTableModel):
+    """Every input about one charge, in the order it was recorded."""
+
+    COLUMNS = ("recorded", "source", "input", "outcome", "change", "reason")
+
+    def __init__(
+        self, repository: ChargeRepository, *, page_size: int = 200, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._repo = repository
+        self._page_size = page_size
+        self._charge: str | None = None
+        self._rows: list[TimelineRecord] = []
+        self._cursor: int | None = None
+        self._exhausted = True
+        self._headers = (
+            self.tr("Recorded"),
+            self.tr("Source"),
+            self.tr("Input"),
+            self.tr("Outcome"),
+            self.tr("Status"),
+            self.tr("Why"),
+        )
+
+    @property
+    def merchant_charge_id(self) -> str | None:
+        return self._charge
+
+    def set_charge(self, merchant_charge_id: str | None) -> None:
+        self.beginResetModel()
+        self._charge = merchant_charge_id
+        self._rows = []
+        self._cursor = None
+        self._exhausted = merchant_charge_id is None
+        if merchant_charge_id is not None:
+            page = self._repo.timeline(merchant_charge_id, limit=self._page_size)
+            self._rows = list(page.items)
+            self._cursor = page.next_cursor
+            self._exhausted = page.next_cursor is None
+        self.endResetModel()
+
+    def canFetchMore(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
+        return not parent.isValid() and not self._exhausted
+
+    def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
+        if parent.isValid() or self._exhausted or self._charge is None:
+            return
+        self._append(self._repo.timeline(self._charge, after=self._cursor, limit=self._page_size))
+
+    def charge_changed(self, merchant_charge_id: str) -> None:
+        """New inputs were recorded for a charge: append them if it is the one shown."""
+        if merchant_charge_id != self._charge or not self._exhausted:
+            # While older pages are still unloaded, new rows arrive with them on scroll.
+            return
+        after = self._rows[-1].id if self._rows else None
+        self._append(self._repo.timeline(merchant_charge_id, after=after, limit=self._page_size))
+
+    def _append(self, page: Page[TimelineRecord]) -> None:
+        items: list[TimelineRecord] = list(page.items)
+        self._cursor = page.next_cursor if page.next_cursor is not None else self._cursor
+        self._exhausted = page.next_cursor is None
+        if items and self._rows:
+            known = self._rows[-1].id
+            items = [item for item in items if item.id > known]
+        if not items:
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(items) - 1)
+        self._rows.extend(items)
+        self.endInsertRows()
+
+    def record(self, row: int) -> TimelineRecord | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def records(self) -> list[TimelineRecord]:
+        return list(self._rows)
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        row, column = index.row(), index.column()
+        if not (0 <= row < len(self._rows) and 0 <= column < len(self.COLUMNS)):
+            return None
+        item = self._rows[row]
+        name = self.COLUMNS[column]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if name == "recorded":
+                return format_instant_precise(item.recorded_at)
+            if name == "source":
+                return source_label(item.source)
+            if name == "input":
+                return status_label(item.input_status) if item.input_status else ""
+            if name == "outcome":
+                return outcome_label(item.outcome)
+            if name == "change":
+                if item.new_status and item.previous_status != item.new_status:
+                    before = status_label(item.previous_status) if item.previous_status else "∅"
+                    return f"{before} → {status_label(item.new_status)}"
+                return status_label(item.new_status) if item.new_status else ""
+            return item.reason.splitlines()[0] if item.reason else ""
+        if role == Qt.ItemDataRole.ToolTipRole and name == "reason":
+            return item.reason
+        if role == Qt.ItemDataRole.ToolTipRole and name == "recorded" and item.occurred_at:
+            return self.tr("Occurred at the service: {at}").format(
+                at=format_instant_precise(item.occurred_at)
+            )
+        if role == Qt.ItemDataRole.ForegroundRole and name == "change":
+            colour = status_colour(item.new_status)
+            return None if colour is None else QBrush(colour)
+        if role == TIMELINE_ID_ROLE:
+            return item.id
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(self._headers)
+        ):
+            return self._headers[section]
+        return None
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemNeverHasChildren
+        )

@@ -1,0 +1,167 @@
+"""Charge history and timeline models: keyset paging, live refresh, qtmodeltester."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from pytestqt.modeltest import ModelTester
+
+from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
+from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, TransactionInfo
+from checkout_desktop.store import db
+from checkout_desktop.store.charges import CardSummary, ChargeRepository
+from checkout_desktop.ui.history_model import (
+    MERCHANT_CHARGE_ID_ROLE,
+    ChargeHistoryModel,
+    TimelineModel,
+)
+
+logger = logging.getLogger(__name__)
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[ChargeRepository]:
+    conn = db.connect(tmp_path / "store.sqlite3")
+    try:
+        yield ChargeRepository(conn)
+    finally:
+        conn.close()
+
+
+def update(mcid: str, status: ChargeStatus, *, minutes: int = 0, refunded: int = 0) -> ChargeUpdate:
+    txn_status = {
+        ChargeStatus.PAID: TransactionStatus.PAID,
+        ChargeStatus.REFUNDED: TransactionStatus.REFUNDED,
+        ChargeStatus.PRE_AUTHORIZED: TransactionStatus.PRE_AUTHORIZED,
+    }.get(status, TransactionStatus.DENIED)
+    return ChargeUpdate(
+        merchant_charge_id=mcid,
+        charge_id=f"svc-{mcid}",
+        status=status,
+        amount=1500,
+        refunded_amount=refunded,
+        transactions=[
+            TransactionInfo(
+                transactionId=f"t-{mcid}",
+                transactionStatus=txn_status,
+                amount=1500,
+                credit=CreditInfo(
+                    brand="VISA", cardNumber="411111******1111", authorizationCode="A1", nsu="9"
+                ),
+            )
+        ],
+        occurred_at=T0 + timedelta(minutes=minutes),
+        source="api",
+    )
+
+
+def make_charges(repo: ChargeRepository, count: int, *, prefix: str = "sale") -> list[str]:
+    ids = []
+    with db.transaction(repo.conn):
+        for n in range(count):
+            mcid = f"{prefix}-{n:06d}"
+            repo.record_attempt(
+                merchant_charge_id=mcid,
+                sale_id=f"S{n}",
+                profile="builtin-sandbox",
+                amount=1500,
+                cards=[CardSummary(brand="VISA", last_four="1111")],
+            )
+            repo.apply_update(update(mcid, ChargeStatus.PAID), source="reply", source_ref=None)
+            ids.append(mcid)
+    return ids
+
+
+def test_history_pages_newest_first_and_passes_modeltester(
+    qtmodeltester: ModelTester, repo: ChargeRepository
+) -> None:
+    ids = make_charges(repo, 12)
+    model = ChargeHistoryModel(repo, page_size=5)
+    assert model.rowCount() == 5
+    assert model.data(model.index(0, 1), MERCHANT_CHARGE_ID_ROLE) == ids[-1]
+    qtmodeltester.check(model, force_py=True)
+    assert model.rowCount() == 12
+    shown = [model.data(model.index(r, 1)) for r in range(12)]
+    assert shown == list(reversed(ids))
+    assert "VISA •••• 1111" in model.data(model.index(0, 5))
+
+
+def test_history_refreshes_a_changed_charge_and_adds_a_new_one(
+    qtmodeltester: ModelTester, repo: ChargeRepository
+) -> None:
+    ids = make_charges(repo, 3)
+    model = ChargeHistoryModel(repo, page_size=50)
+    qtmodeltester.check(model, force_py=True)
+    with db.transaction(repo.conn):
+        repo.apply_update(
+            update(ids[0], ChargeStatus.REFUNDED, minutes=5, refunded=1500),
+            source="webhook",
+            source_ref="webhook_event:1",
+        )
+    changed: list[int] = []
+    model.dataChanged.connect(lambda top, _bottom, _roles: changed.append(top.row()))
+    model.charge_changed(ids[0])
+    row = model.row_of(ids[0])
+    assert row is not None
+    assert changed == [row]
+    record = model.record(row)
+    assert record is not None
+    assert record.status == ChargeStatus.REFUNDED
+    new = make_charges(repo, 1, prefix="late")
+    model.charge_changed(new[0])
+    assert model.rowCount() == 4
+    assert model.record(0) is not None
+    assert model.data(model.index(0, 1)) == new[0]
+
+
+def test_history_status_filter(repo: ChargeRepository) -> None:
+    ids = make_charges(repo, 3)
+    model = ChargeHistoryModel(repo)
+    model.set_status_filter(ChargeStatus.REFUNDED)
+    assert model.rowCount() == 0
+    with db.transaction(repo.conn):
+        repo.apply_update(
+            update(ids[1], ChargeStatus.REFUNDED, minutes=5, refunded=1500),
+            source="reply",
+            source_ref=None,
+        )
+    model.charge_changed(ids[1])
+    assert model.rowCount() == 1
+    model.set_status_filter(None)
+    assert model.rowCount() == 3
+
+
+def test_timeline_shows_every_input_in_order_and_appends_live(
+    qtmodeltester: ModelTester, repo: ChargeRepository
+) -> None:
+    (mcid,) = make_charges(repo, 1)
+    model = TimelineModel(repo, page_size=2)
+    model.set_charge(mcid)
+    qtmodeltester.check(model, force_py=True)
+    sources = [model.data(model.index(r, 1)) for r in range(model.rowCount())]
+    assert sources[0] == "Request"
+    assert "Reply" in sources
+    before = model.rowCount()
+    with db.transaction(repo.conn):
+        repo.apply_update(
+            update(mcid, ChargeStatus.PAID, minutes=1),
+            source="webhook",
+            source_ref="webhook_event:7",
+        )
+    model.charge_changed(mcid)
+    model.charge_changed("some-other-charge")
+    assert model.rowCount() == before + 1
+    last = model.record(model.rowCount() - 1)
+    assert last is not None
+    assert last.source == "webhook"
+    assert model.data(model.index(model.rowCount() - 1, 1)) == "Notification"
+    ids = [r.id for r in model.records()]
+    assert ids == sorted(ids)
+    model.set_charge(None)
+    assert model.rowCount() == 0
