@@ -1,0 +1,339 @@
+"""The card page's one QWebChannel object: typed slots, validated payloads, card data refused."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from PySide6.QtCore import QEvent, QObject, Signal, Slot
+
+from checkout_desktop.domain.documents import luhn_valid
+from checkout_desktop.domain.enums import CardBrand
+
+logger = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+MAX_MESSAGE_CHARS = 16_384
+
+# Digits, possibly grouped by spaces or dashes as card numbers are written.
+_DIGIT_RUN = re.compile(r"\d(?:[ \-]?\d)*")
+_NON_DIGIT = re.compile(r"\D")
+# Field names under which a page could try to pass card data; compared without case or
+# punctuation, so "card_number", "CardNumber" and "card-number" are one name.
+_CARD_DATA_KEYS = frozenset(
+    {
+        "cvv",
+        "cvv2",
+        "cvc",
+        "cvc2",
+        "cid",
+        "securitycode",
+        "cardsecuritycode",
+        "number",
+        "cardnumber",
+        "pan",
+        "primaryaccountnumber",
+        "expiry",
+        "expirydate",
+        "expiration",
+        "expirationdate",
+        "expirationmonth",
+        "expirationyear",
+        "expmonth",
+        "expyear",
+    }
+)
+
+
+def find_card_data(raw: str) -> str | None:
+    """What card data a bridge message carries, described without the data itself, or None.
+
+    A Luhn-valid run of 12–19 digits is taken as a card number; a run of more than 19 digits
+    may hide one; a key named like a CVV, card number or expiry is refused whatever its value.
+    """
+    for match in _DIGIT_RUN.finditer(raw):
+        digits = _NON_DIGIT.sub("", match.group(0))
+        if len(digits) > 19:
+            return f"a run of {len(digits)} digits that may hold a card number"
+        if len(digits) >= 12 and luhn_valid(digits):
+            return "a card number"
+    try:
+        decoded = json.loads(raw)
+    except ValueError:
+        return None
+    return _card_key(decoded)
+
+
+def _card_key(value: object) -> str | None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            folded = re.sub(r"[^a-z0-9]", "", str(key).lower())
+            if folded in _CARD_DATA_KEYS:
+                return f"a field named {str(key)[:40]!r}"
+            found = _card_key(item)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for item in value:
+            found = _card_key(item)
+            if found:
+                return found
+    return None
+
+
+class BridgeMessage(BaseModel):
+    """Every page→Python payload: strict types, unknown fields refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+Language = Literal["pt-BR", "en"]
+
+
+class PageReady(BridgeMessage):
+    """The handshake: the channel is up and the SDK script has loaded (or could not)."""
+
+    protocol: Literal[1]
+    sdk: Literal["ready", "unavailable"]
+    language: Language
+    reason: Annotated[str, Field(max_length=200)] | None = None
+
+
+class CredentialsRequest(BridgeMessage):
+    """The page is about to create a temporary card and needs the SDK credentials now."""
+
+    purpose: Literal["createTemporaryCard"]
+
+
+_BRAND_TEXT = r"^[A-Za-z][A-Za-z0-9 _\-]{1,29}$"
+
+
+class TokenCreated(BridgeMessage):
+    """What the SDK's success callback gave, plus what a receipt may show."""
+
+    token: Annotated[str, Field(pattern=r"^card_t/[A-Za-z0-9_\-+/=.]{1,512}$")]
+    brand: Annotated[str, Field(pattern=_BRAND_TEXT)]
+    lastFour: Annotated[str, Field(pattern=r"^[0-9]{4}$")]
+    holderName: Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^0-9]+$")]
+
+    @field_validator("holderName")
+    @classmethod
+    def _trimmed(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the holder name is blank")
+        return value.strip()
+
+
+M = TypeVar("M", bound=BridgeMessage)
+
+
+class SdkErrorEntry(BridgeMessage):
+    errorCode: int | None = None
+    field: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_.\[\]]{0,63}$")] | None = None
+    message: Annotated[str, Field(max_length=500)]
+
+
+class SdkFailure(BridgeMessage):
+    """The SDK's error callback (or a failed script load), as the page showed it."""
+
+    stage: Literal["load", "brand", "credentials", "token"]
+    network: bool
+    errors: Annotated[list[SdkErrorEntry], Field(max_length=20)]
+
+
+@dataclass(frozen=True)
+class CardToken:
+    """A temporary card token and what may be printed about the card: never number, CVV, expiry."""
+
+    token: str
+    brand: CardBrand
+    last_four: str
+    holder_name: str
+
+    def __repr__(self) -> str:
+        # The token is single-use, but there is no reason to spread it through logs.
+        return (
+            f"CardToken(token='{self.token[:11]}…', brand={self.brand.value!r}, "
+            f"last_four={self.last_four!r})"
+        )
+
+    __str__ = __repr__
+
+
+class CardBridgeEvents(QObject):
+    """The bridge's Python-side signals; a separate object so the page cannot subscribe to them."""
+
+    page_ready = Signal(object)  # PageReady
+    credentials_requested = Signal()
+    token_received = Signal(object)  # CardToken
+    sdk_failed = Signal(object)  # SdkFailure
+    security_event = Signal(str)  # what was refused, without the data
+    message_refused = Signal(str)  # slot name of a malformed message
+
+
+class CardBridge(QObject):
+    """The only object the card page can reach. Its signals go to the page, its slots come back.
+
+    Every slot takes one JSON string, screens it for card data, then parses it with a strict
+    pydantic model before anything else happens. Python→page signals are held until the page
+    has said it is ready.
+    """
+
+    # Python → page. The page connects to these once its channel is up.
+    credentialsProvided = Signal(str, str)  # merchantCredential (CNPJ), transparentToken
+    credentialsRefused = Signal(str)  # reason code: "missing" or "unavailable"
+    languageChanged = Signal(str)
+    clearRequested = Signal()
+    submitRequested = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.events = CardBridgeEvents(self)
+        self._ready = False
+        self._pending: list[Callable[[], None]] = []
+        self.ready_info: PageReady | None = None
+        # Diagnostics and tests: sees every raw page→Python message before it is screened.
+        self.message_observer: Callable[[str, str], None] | None = None
+
+    def event(self, event: QEvent) -> bool:
+        # QWebChannel publishes every public slot, QObject's deleteLater among them: a page
+        # calling it must not take the bridge away. The bridge dies with its parent instead.
+        if event.type() == QEvent.Type.DeferredDelete:
+            logger.warning("security event: the card page asked to delete the bridge; ignored")
+            self.events.security_event.emit("deleteLater: refused")
+            return True
+        return super().event(event)
+
+    # ------------------------------------------------------------------ Python → page
+
+    @property
+    def is_ready(self) -> bool:
+        return self._ready
+
+    def when_ready(self, call: Callable[[], None]) -> None:
+        """Run `call` now if the page is ready, else right after its handshake."""
+        if self._ready:
+            call()
+        else:
+            self._pending.append(call)
+
+    def page_reset(self) -> None:
+        """The page is (re)loading: hold calls until the new page says it is ready."""
+        self._ready = False
+        self.ready_info = None
+
+    def provide_credentials(self, merchant_document: str, transparent_token: str) -> None:
+        self.when_ready(lambda: self.credentialsProvided.emit(merchant_document, transparent_token))
+
+    def refuse_credentials(self, reason: Literal["missing", "unavailable"]) -> None:
+        self.when_ready(lambda: self.credentialsRefused.emit(reason))
+
+    def set_language(self, language: Language) -> None:
+        self.when_ready(lambda: self.languageChanged.emit(language))
+
+    def clear_form(self) -> None:
+        self.when_ready(self.clearRequested.emit)
+
+    def submit(self) -> None:
+        self.when_ready(self.submitRequested.emit)
+
+    # ------------------------------------------------------------------ page → Python
+
+    def _receive(self, slot: str, payload: Any, model: type[M]) -> M | None:
+        if self.message_observer is not None:
+            self.message_observer(slot, payload if isinstance(payload, str) else repr(payload))
+        if not isinstance(payload, str):
+            logger.warning("bridge: refused a %s message that is not a JSON string", slot)
+            self.events.message_refused.emit(slot)
+            return None
+        if len(payload) > MAX_MESSAGE_CHARS:
+            logger.warning(
+                "bridge: refused a %s message of %d characters (limit %d)",
+                slot,
+                len(payload),
+                MAX_MESSAGE_CHARS,
+            )
+            self.events.message_refused.emit(slot)
+            return None
+        finding = find_card_data(payload)
+        if finding is not None:
+            logger.warning(
+                "security event: the card page sent %s to %s; the message was refused and "
+                "its content is not logged",
+                finding,
+                slot,
+            )
+            self.events.security_event.emit(f"{slot}: {finding}")
+            return None
+        try:
+            return model.model_validate_json(payload)
+        except ValidationError as exc:
+            # Locations and error kinds only: pydantic's own text quotes the input values.
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(message)'}: {err['type']}"
+                for err in exc.errors(include_url=False, include_input=False)
+            )
+            logger.warning("bridge: refused a malformed %s message (%s)", slot, problems)
+            self.events.message_refused.emit(slot)
+            return None
+
+    @Slot(str, result=bool)
+    def pageReady(self, payload: str) -> bool:
+        message = self._receive("pageReady", payload, PageReady)
+        if message is None:
+            return False
+        if message.protocol != PROTOCOL_VERSION:
+            return False
+        self.ready_info = message
+        self._ready = True
+        logger.info("card page ready (SDK %s, %s)", message.sdk, message.language)
+        pending, self._pending = self._pending, []
+        for call in pending:
+            call()
+        self.events.page_ready.emit(message)
+        return True
+
+    @Slot(str, result=bool)
+    def credentialsNeeded(self, payload: str) -> bool:
+        if self._receive("credentialsNeeded", payload, CredentialsRequest) is None:
+            return False
+        self.events.credentials_requested.emit()
+        return True
+
+    @Slot(str, result=bool)
+    def tokenCreated(self, payload: str) -> bool:
+        message = self._receive("tokenCreated", payload, TokenCreated)
+        if message is None:
+            return False
+        brand = CardBrand(message.brand)
+        if not brand.is_known:
+            logger.info("card page: the card service named a brand we do not know: %s", brand)
+        token = CardToken(
+            token=message.token,
+            brand=brand,
+            last_four=message.lastFour,
+            holder_name=message.holderName,
+        )
+        logger.info("card page: temporary card token received (%s •••• %s)", brand, token.last_four)
+        self.events.token_received.emit(token)
+        return True
+
+    @Slot(str, result=bool)
+    def sdkFailed(self, payload: str) -> bool:
+        message = self._receive("sdkFailed", payload, SdkFailure)
+        if message is None:
+            return False
+        fields = ", ".join(e.field or "-" for e in message.errors) or "-"
+        logger.info(
+            "card page: SDK %s failed (%s; fields: %s)",
+            message.stage,
+            "network" if message.network else "service",
+            fields,
+        )
+        self.events.sdk_failed.emit(message)
+        return True

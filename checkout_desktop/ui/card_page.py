@@ -1,0 +1,232 @@
+"""The card entry widget: the locked-down SDK page plus its bridge, behind a small Python API."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+
+from pydantic import SecretStr
+from PySide6.QtCore import Signal
+from PySide6.QtWebChannel import QWebChannel
+from PySide6.QtWebEngineCore import QWebEnginePage
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from checkout_desktop.domain.documents import DocumentError, validate_cnpj
+from checkout_desktop.logsetup import register_secret
+from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMissing
+from checkout_desktop.ui.bridge import CardBridge, CardToken, PageReady, SdkFailure
+from checkout_desktop.ui.webview import CardPageConfig, LockedWebView, normalize_language
+
+logger = logging.getLogger(__name__)
+
+BRIDGE_OBJECT_NAME = "cardBridge"
+MAX_RENDERER_RESTARTS = 3
+_TOKEN_TEXT = re.compile(r"^[\x21-\x7e]{1,512}$")
+
+
+class CardCredentialsError(ValueError):
+    """The SDK credentials cannot be handed to the page; the message says why."""
+
+
+@dataclass(frozen=True)
+class SdkCredentialSource:
+    """Where the page's SDK credentials come from: the store's CNPJ and the keychain's token.
+
+    The token is read from `credentials` each time the page asks, at the moment of use.
+    """
+
+    merchant_document: str
+    credentials: Credentials
+
+
+def _fingerprint(merchant_document: str, token: str) -> str:
+    return hashlib.sha256(f"{merchant_document}\0{token}".encode()).hexdigest()
+
+
+class CardPage(QWidget):
+    """Card entry for one sale: each card typed gives one `CardToken`; the form then clears.
+
+    Signals: `ready` (page and SDK loaded), `sdk_unavailable(reason)` (the SDK script or page
+    could not load), `token_created(CardToken)`, `sdk_error(SdkFailure)`,
+    `credentials_needed()` (no credential source was given: call `set_credentials`),
+    `credentials_error(message)`, `security_event(description)` and
+    `navigation_refused(scheme://host)`.
+    """
+
+    ready = Signal()
+    sdk_unavailable = Signal(str)
+    token_created = Signal(object)  # CardToken
+    sdk_error = Signal(object)  # SdkFailure
+    credentials_needed = Signal()
+    credentials_error = Signal(str)
+    security_event = Signal(str)
+    navigation_refused = Signal(str)
+
+    def __init__(
+        self,
+        config: CardPageConfig,
+        *,
+        credentials: SdkCredentialSource | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.config = config
+        self._source = credentials
+        self._given_credentials: str | None = None
+        self._renderer_restarts = 0
+        self._language = config.language
+
+        self.view = LockedWebView(config, self)
+        self.page = self.view.locked_page
+        self.bridge = CardBridge(self)
+        self.channel = QWebChannel(self.page)
+        self.channel.registerObject(BRIDGE_OBJECT_NAME, self.bridge)
+        self.page.setWebChannel(self.channel)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.setFocusProxy(self.view)
+
+        events = self.bridge.events
+        events.page_ready.connect(self._on_page_ready)
+        events.credentials_requested.connect(self._on_credentials_requested)
+        events.token_received.connect(self.token_created)
+        events.sdk_failed.connect(self._on_sdk_failed)
+        events.security_event.connect(self.security_event)
+        self.page.navigation_refused.connect(self.navigation_refused)
+        self.page.loadStarted.connect(self._on_load_started)
+        self.page.loadFinished.connect(self._on_load_finished)
+        self.page.renderProcessTerminated.connect(self._on_renderer_gone)
+
+    # ------------------------------------------------------------------ API
+
+    @property
+    def is_ready(self) -> bool:
+        """The page has finished its handshake (with the SDK loaded or not)."""
+        return self.bridge.is_ready
+
+    @property
+    def sdk_ready(self) -> bool:
+        info = self.bridge.ready_info
+        return info is not None and info.sdk == "ready"
+
+    def load(self) -> None:
+        """Load (or reload) the card page; `ready` or `sdk_unavailable` follows."""
+        # Reset now, not on loadStarted (which comes later): calls made right after this must
+        # wait for the new page's handshake, and the new page's SDK has no credentials.
+        self.bridge.page_reset()
+        self._given_credentials = None
+        self.view.load_card_page()
+
+    def set_credentials(self, merchant_document: str, transparent_token: SecretStr) -> None:
+        """Hand the SDK credentials to the page, for the card being submitted now.
+
+        The SDK keeps the first credentials it gets for the life of the page; different ones
+        reload the page (and clear the form) so that the SDK starts afresh with them.
+        """
+        try:
+            document = validate_cnpj(merchant_document)
+        except DocumentError as exc:
+            raise CardCredentialsError(
+                f"the merchant CNPJ for the card SDK is not valid: {exc}"
+            ) from None
+        token = transparent_token.get_secret_value().strip()
+        if not _TOKEN_TEXT.match(token):
+            raise CardCredentialsError(
+                "the card SDK's merchant token is empty, too long or holds spaces or control "
+                "characters; enter it again in Settings → Credentials"
+            )
+        register_secret(token)
+        fingerprint = _fingerprint(document, token)
+        if self._given_credentials is not None and self._given_credentials != fingerprint:
+            logger.warning("card SDK credentials changed: reloading the card page")
+            self.credentials_error.emit(
+                "the card service credentials changed; the card form was reloaded, enter the "
+                "card again"
+            )
+            # The reload resets the bridge; the credentials below wait for the new page.
+            self.load()
+        self._given_credentials = fingerprint
+        self.bridge.provide_credentials(document, token)
+
+    def set_language(self, language: str) -> None:
+        """Switch the page's texts (pt-BR or en); any pt tag means pt-BR."""
+        self._language = normalize_language(language)
+        self.bridge.set_language(self._language)
+
+    def submit(self) -> None:
+        """Ask the page to tokenize what is typed, as its own button would."""
+        self.bridge.submit()
+
+    def clear(self) -> None:
+        """Empty every card field and message on the page."""
+        self.bridge.clear_form()
+
+    # ------------------------------------------------------------------ page events
+
+    def _on_load_started(self) -> None:
+        self.bridge.page_reset()
+
+    def _on_load_finished(self, ok: bool) -> None:
+        if not ok:
+            logger.error("the card page could not be loaded")
+            self.sdk_unavailable.emit("the card page could not be loaded")
+
+    def _on_page_ready(self, info: PageReady) -> None:
+        self._renderer_restarts = 0
+        if info.language != self._language:
+            self.bridge.set_language(self._language)
+        if info.sdk == "ready":
+            self.ready.emit()
+        else:
+            reason = info.reason or "the card SDK could not be loaded"
+            logger.error("card page: %s", reason)
+            self.sdk_unavailable.emit(reason)
+
+    def _on_sdk_failed(self, failure: SdkFailure) -> None:
+        self.sdk_error.emit(failure)
+
+    def _on_credentials_requested(self) -> None:
+        if self._source is None:
+            self.credentials_needed.emit()
+            return
+        try:
+            token = self._source.credentials.sdk_merchant_token()
+        except SecretMissing as exc:
+            self.bridge.refuse_credentials("missing")
+            self.credentials_error.emit(str(exc))
+            return
+        except KeychainUnavailable as exc:
+            self.bridge.refuse_credentials("unavailable")
+            self.credentials_error.emit(str(exc))
+            return
+        try:
+            self.set_credentials(self._source.merchant_document, token)
+        except CardCredentialsError as exc:
+            self.bridge.refuse_credentials("missing")
+            self.credentials_error.emit(str(exc))
+
+    def _on_renderer_gone(
+        self, status: QWebEnginePage.RenderProcessTerminationStatus, exit_code: int
+    ) -> None:
+        self.bridge.page_reset()
+        if status == QWebEnginePage.RenderProcessTerminationStatus.NormalTerminationStatus:
+            return
+        logger.error("card page: the renderer process ended (%s, code %d)", status.name, exit_code)
+        if self._renderer_restarts >= MAX_RENDERER_RESTARTS:
+            self.sdk_unavailable.emit("the card page's renderer keeps failing")
+            return
+        self._renderer_restarts += 1
+        self.load()
+
+
+__all__ = [
+    "CardCredentialsError",
+    "CardPage",
+    "CardToken",
+    "SdkCredentialSource",
+    "SdkFailure",
+]

@@ -1,0 +1,33 @@
+/* The card form's texts in English. */
+window.CHECKOUT_CARD_TEXTS = window.CHECKOUT_CARD_TEXTS || {};
+window.CHECKOUT_CARD_TEXTS.en = Object.freeze({
+  title: "Card",
+  number: "Card number",
+  holder_name: "Name as printed on the card",
+  holder_document: "Cardholder CPF or CNPJ",
+  expiry: "Expiry date",
+  exp_month: "Month (MM)",
+  exp_year: "Year (YYYY)",
+  cvv: "Security code (CVV)",
+  submit: "Add card",
+  brand: "Brand",
+  loading: "Loading the card service…",
+  sdk_unavailable: "The card service script could not be loaded. Card entry is unavailable: check the installation or the connection and reopen this screen.",
+  unreachable: "Cannot reach the card service. Check the connection and try again.",
+  number_invalid: "This card number is not valid; check the digits.",
+  name_invalid: "Enter the name as printed on the card.",
+  document_invalid: "Enter a valid CPF (11 digits) or CNPJ (14 digits).",
+  month_invalid: "Enter a month from 01 to 12.",
+  year_invalid: "Enter the year with four digits.",
+  expired: "This card has expired.",
+  cvv_invalid: "Enter the 3-digit code (4 on American Express).",
+  brand_missing: "The card service did not recognise this card's brand.",
+  working: "Sending the card to the card service…",
+  card_added: "Card {brand} ending in {last4} added.",
+  token_refused: "The terminal refused the card service's reply; enter the card again.",
+  credentials_missing: "The card service credentials are missing; enter them in Settings.",
+  credentials_unavailable: "The keychain could not be read; the card service credentials are unavailable.",
+  credentials_failed: "The card service credentials could not be set; reopen this screen.",
+  service_error: "The card service refused the card.",
+  bad_reply: "The card service gave an unexpected reply."
+});

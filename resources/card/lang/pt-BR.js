@@ -1,0 +1,33 @@
+/* Textos do formulário de cartão em português do Brasil. */
+window.CHECKOUT_CARD_TEXTS = window.CHECKOUT_CARD_TEXTS || {};
+window.CHECKOUT_CARD_TEXTS["pt-BR"] = Object.freeze({
+  title: "Cartão",
+  number: "Número do cartão",
+  holder_name: "Nome impresso no cartão",
+  holder_document: "CPF ou CNPJ do titular",
+  expiry: "Validade",
+  exp_month: "Mês (MM)",
+  exp_year: "Ano (AAAA)",
+  cvv: "Código de segurança (CVV)",
+  submit: "Adicionar cartão",
+  brand: "Bandeira",
+  loading: "Carregando o serviço de cartões…",
+  sdk_unavailable: "Não foi possível carregar o script do serviço de cartões. A digitação de cartões está indisponível: verifique a instalação ou a conexão e reabra esta tela.",
+  unreachable: "Sem contato com o serviço de cartões. Verifique a conexão e tente de novo.",
+  number_invalid: "Este número de cartão não é válido; confira os dígitos.",
+  name_invalid: "Digite o nome como está impresso no cartão.",
+  document_invalid: "Digite um CPF (11 dígitos) ou CNPJ (14 dígitos) válido.",
+  month_invalid: "Digite um mês de 01 a 12.",
+  year_invalid: "Digite o ano com quatro dígitos.",
+  expired: "Este cartão está vencido.",
+  cvv_invalid: "Digite o código de 3 dígitos (4 no American Express).",
+  brand_missing: "O serviço de cartões não reconheceu a bandeira deste cartão.",
+  working: "Enviando o cartão ao serviço de cartões…",
+  card_added: "Cartão {brand} final {last4} adicionado.",
+  token_refused: "O terminal recusou a resposta do serviço de cartões; digite o cartão de novo.",
+  credentials_missing: "Faltam as credenciais do serviço de cartões; cadastre-as em Configurações.",
+  credentials_unavailable: "Não foi possível ler o chaveiro; as credenciais do serviço de cartões estão indisponíveis.",
+  credentials_failed: "Não foi possível configurar as credenciais do serviço de cartões; reabra esta tela.",
+  service_error: "O serviço de cartões recusou o cartão.",
+  bad_reply: "O serviço de cartões deu uma resposta inesperada."
+});
