@@ -1,18 +1,48 @@
 """Schema of the webhook inbox: every delivery, its verdict, and the quarantine of bad bodies."""
 
+# One row per authenticated delivery, in arrival order (`id` is the keyset for paging, never
+# OFFSET). Quarantined deliveries (bad JSON, a body the format forbids, a refused content type,
+# an oversized or stalled body) live in the same table so the live list and the export show one
+# sequence; `webhook_quarantine` is the view support tools read. Unauthenticated requests are
+# never stored. The Authorization header's value is never stored: headers_json holds a marker.
+#
+# Every index below serves one filter of the event list at 1,000,000 rows: (column, id) lets
+# SQLite walk a filter in id order and stop after one page. The partial unique index is the
+# dedupe key: one first delivery per body hash; re-deliveries point at it through duplicate_of.
 V2 = """
 CREATE TABLE webhook_event (
     id INTEGER PRIMARY KEY,
     received_at TEXT NOT NULL,
+    verdict TEXT NOT NULL CHECK (
+        verdict IN ('accepted', 'duplicate', 'unknown', 'self_test', 'quarantined')
+    ),
+    reason TEXT,
     event_type TEXT,
     body_type TEXT,
+    layout TEXT,
+    event_ref TEXT,
     merchant_charge_id TEXT,
+    charge_id TEXT,
     status TEXT,
-    verdict TEXT NOT NULL,
+    duplicate_of INTEGER REFERENCES webhook_event (id),
+    merge_outcome TEXT,
     body_sha256 TEXT NOT NULL,
+    content_type TEXT,
+    remote TEXT,
     headers_json TEXT NOT NULL,
     body BLOB NOT NULL
 );
+CREATE INDEX webhook_event_received ON webhook_event (received_at);
 CREATE INDEX webhook_event_charge ON webhook_event (merchant_charge_id, id);
-CREATE INDEX webhook_event_sha ON webhook_event (body_sha256);
+CREATE INDEX webhook_event_charge_id ON webhook_event (charge_id, id);
+CREATE INDEX webhook_event_status ON webhook_event (status, id);
+CREATE INDEX webhook_event_type ON webhook_event (event_type, id);
+CREATE INDEX webhook_event_body_type ON webhook_event (body_type, id);
+CREATE INDEX webhook_event_verdict ON webhook_event (verdict, id);
+CREATE UNIQUE INDEX webhook_event_first_delivery ON webhook_event (body_sha256)
+    WHERE duplicate_of IS NULL AND verdict != 'quarantined';
+CREATE VIEW webhook_quarantine AS
+    SELECT id, received_at, reason, event_type, content_type, remote, headers_json, body
+    FROM webhook_event
+    WHERE verdict = 'quarantined';
 """

@@ -1,0 +1,288 @@
+"""Turning one authenticated delivery into what the inbox stores: verdict, index fields, update.
+
+Pure functions, no I/O: the listener calls them between reading the body and handing the
+result to the writer. Nothing here raises on bad input; a body that cannot be accepted becomes
+a quarantined record with a reason, so nothing the service sent is ever lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from checkout_desktop.domain.enums import WebhookBodyType, WebhookEventType
+from checkout_desktop.domain.wire import (
+    ChargeUpdate,
+    PaymentEnvelope,
+    PaymentFlat,
+    ThreeDsChallenge,
+    ThreeDsUpdate,
+    UnknownWebhook,
+    WireFormatError,
+    load_json_object,
+    parse_webhook,
+    payment_update,
+    three_ds_update,
+)
+from checkout_desktop.store.events import NewEvent, Verdict
+
+logger = logging.getLogger(__name__)
+
+SELF_TEST_EVENT_TYPE = "CheckoutDesktopSelfTest"
+SELF_TEST_BODY_TYPE = "CHECKOUT_DESKTOP_SELF_TEST"
+EVENT_TYPE_HEADERS = ("event-type", "event_type")
+
+# Header values that are credentials: only a marker saying one was present is ever stored.
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
+_EXPECTED_BODY = {
+    WebhookEventType.TRANSACTION_UPDATE: WebhookBodyType.PAYMENT,
+    WebhookEventType.CHALLENGE_3DS_UPDATE: WebhookBodyType.THREE_DS_CHALLENGE,
+}
+_MAX_REASON = 600
+
+
+@dataclass(frozen=True)
+class Intake:
+    """A delivery ready for the writer: the row to store and what to feed the state machine."""
+
+    event: NewEvent
+    update: ChargeUpdate | ThreeDsUpdate | None = None
+    self_test_nonce: str | None = None
+
+
+def credential_marker(name: str, value: str) -> str:
+    """What is stored instead of a credential header's value: that one came, and its shape.
+
+    The shape is worth keeping for support, since sources disagree on whether the service sends
+    a bare token or a Bearer one; no part of the value itself is kept.
+    """
+    if name.lower() != "authorization":
+        return "[not stored]"
+    words = value.split()
+    if not words:
+        shape = "empty"
+    elif len(words) == 1:
+        shape = "bare token"
+    elif words[0].lower() in {"bearer", "basic", "token"}:
+        shape = f"{words[0].capitalize()} scheme"
+    else:
+        shape = "unrecognised scheme"
+    return f"[not stored: {shape}]"
+
+
+def safe_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The delivery's headers as stored: repeated names joined, credential values replaced."""
+    stored: dict[str, str] = {}
+    for name, value in headers:
+        shown = credential_marker(name, value) if name.lower() in _CREDENTIAL_HEADERS else value
+        stored[name] = f"{stored[name]}, {shown}" if name in stored else shown
+    return stored
+
+
+def event_type_of(headers: Mapping[str, str]) -> str | None:
+    """The `event-type` header, or `event_type` (sources spell it both ways)."""
+    for name in EVENT_TYPE_HEADERS:
+        value = headers.get(name)
+        if value:
+            return value.strip()
+    return None
+
+
+def body_digest(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
+
+
+def describe_validation(exc: ValidationError) -> str:
+    """Where and why the body breaks the format, without echoing any of its values."""
+    parts = []
+    for error in exc.errors(include_input=False, include_url=False)[:5]:
+        # The first location item is the union tag (flat/envelope/three_ds); it is not a field.
+        loc = [str(p) for p in error["loc"]]
+        if loc and loc[0] in {"flat", "envelope", "three_ds", "unknown"}:
+            loc = loc[1:]
+        where = ".".join(loc) or "body"
+        parts.append(f"{where}: {error['msg']}")
+    more = exc.error_count() - len(parts)
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _unknown_fields(raw: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """Best-effort charge ids and status of a body we cannot type, so it can still be found."""
+    data = raw.get("data")
+    inner: Mapping[str, Any] = data if isinstance(data, Mapping) else {}
+    merchant = _string(inner.get("merchantChargeId")) or _string(raw.get("merchantChargeId"))
+    charge = _string(inner.get("chargeId")) or _string(raw.get("chargeId"))
+    status = _string(inner.get("status")) or _string(raw.get("status"))
+    return merchant, charge, status
+
+
+@dataclass(frozen=True)
+class Received:
+    """What the listener read: the raw body and the request's metadata."""
+
+    body: bytes
+    headers: dict[str, str]
+    received_at: datetime
+    event_type: str | None
+    content_type: str | None
+    remote: str | None
+
+
+def quarantine(received: Received, reason: str) -> Intake:
+    """A delivery kept as it came, with the reason it could not be accepted."""
+    return Intake(
+        event=NewEvent(
+            received_at=received.received_at,
+            verdict=Verdict.QUARANTINED,
+            reason=_clip(reason),
+            body=received.body,
+            body_sha256=body_digest(received.body),
+            headers=received.headers,
+            event_type=received.event_type,
+            content_type=received.content_type,
+            remote=received.remote,
+        )
+    )
+
+
+def classify(received: Received) -> Intake:
+    """Decide what one authenticated JSON delivery is; never raises."""
+    try:
+        raw = load_json_object(received.body)
+    except WireFormatError as exc:
+        return quarantine(received, str(exc))
+    if raw.get("type") == SELF_TEST_BODY_TYPE:
+        return _self_test(received, raw)
+    kind = raw.get("type")
+    label = f"{kind} body" if isinstance(kind, str) else "body"
+    try:
+        parsed = parse_webhook(raw)
+    except ValidationError as exc:
+        return quarantine(
+            received, f"the {label} does not match the format: {describe_validation(exc)}"
+        )
+    except (TypeError, ValueError) as exc:
+        # The models should turn every bad shape into a ValidationError; anything else is
+        # still a body we cannot read, and it must be kept rather than lost.
+        return quarantine(received, f"the {label} cannot be read ({type(exc).__name__})")
+    base: dict[str, Any] = {
+        "received_at": received.received_at,
+        "body": received.body,
+        "body_sha256": body_digest(received.body),
+        "headers": received.headers,
+        "event_type": received.event_type,
+        "content_type": received.content_type,
+        "remote": received.remote,
+    }
+    update: ChargeUpdate | ThreeDsUpdate | None = None
+    if isinstance(parsed, PaymentFlat | PaymentEnvelope):
+        data = parsed.payment
+        layout = "flat" if isinstance(parsed, PaymentFlat) else "envelope"
+        update = payment_update(parsed, received_at=received.received_at)
+        event = NewEvent(
+            **base,
+            verdict=Verdict.ACCEPTED,
+            reason=_header_mismatch(received.event_type, WebhookBodyType.PAYMENT),
+            body_type=WebhookBodyType.PAYMENT.value,
+            layout=layout,
+            event_ref=parsed.id,
+            merchant_charge_id=data.merchantChargeId,
+            charge_id=parsed.charge_id,
+            status=data.status.value,
+        )
+    elif isinstance(parsed, ThreeDsChallenge):
+        update = three_ds_update(parsed, received_at=received.received_at)
+        event = NewEvent(
+            **base,
+            verdict=Verdict.ACCEPTED,
+            reason=_header_mismatch(received.event_type, WebhookBodyType.THREE_DS_CHALLENGE),
+            body_type=WebhookBodyType.THREE_DS_CHALLENGE.value,
+            layout="three_ds",
+            event_ref=parsed.id,
+            merchant_charge_id=parsed.data.merchantChargeId,
+            charge_id=parsed.data.chargeId,
+            status=parsed.data.status.value,
+        )
+    else:
+        assert isinstance(parsed, UnknownWebhook)
+        merchant, charge, status = _unknown_fields(raw)
+        shown_type = parsed.type if parsed.type else "no type"
+        event = NewEvent(
+            **base,
+            verdict=Verdict.UNKNOWN,
+            reason=f"a notification of a type this terminal does not know ({shown_type}); "
+            "stored as received, not applied to any charge",
+            body_type=parsed.type,
+            layout="unknown",
+            event_ref=_string(raw.get("id")),
+            merchant_charge_id=merchant,
+            charge_id=charge,
+            status=status,
+        )
+    return Intake(event=event, update=update)
+
+
+def _header_mismatch(event_type: str | None, body_type: WebhookBodyType) -> str | None:
+    if event_type is None:
+        return None
+    expected = _EXPECTED_BODY.get(WebhookEventType(event_type))
+    if expected is not None and expected != body_type:
+        return (
+            f"the event-type header says {event_type} but the body is {body_type.value}; "
+            "the body decided"
+        )
+    return None
+
+
+def _self_test(received: Received, raw: Mapping[str, Any]) -> Intake:
+    nonce = _string(raw.get("nonce"))
+    if nonce is None:
+        return quarantine(received, "a self-test body without a nonce")
+    return Intake(
+        event=NewEvent(
+            received_at=received.received_at,
+            verdict=Verdict.SELF_TEST,
+            body=received.body,
+            body_sha256=body_digest(received.body),
+            headers=received.headers,
+            event_type=received.event_type,
+            body_type=SELF_TEST_BODY_TYPE,
+            layout="self_test",
+            event_ref=nonce,
+            content_type=received.content_type,
+            remote=received.remote,
+        ),
+        self_test_nonce=nonce,
+    )
+
+
+__all__ = [
+    "EVENT_TYPE_HEADERS",
+    "SELF_TEST_BODY_TYPE",
+    "SELF_TEST_EVENT_TYPE",
+    "Intake",
+    "Received",
+    "body_digest",
+    "classify",
+    "credential_marker",
+    "describe_validation",
+    "event_type_of",
+    "quarantine",
+    "safe_headers",
+]

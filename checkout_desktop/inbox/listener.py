@@ -1,0 +1,315 @@
+"""The webhook listener: one authenticated POST path on loopback, durable before it answers 2xx.
+
+Order of checks for every request: the token (401, nothing stored), the content type (415),
+the body's size and read time (413, 408), the JSON and its shape (400). Every refusal after
+the token check keeps what arrived in the quarantine, so nothing the service sent is lost; a
+2xx is sent only after the delivery's row has been committed with synchronous=FULL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import ssl
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+from pydantic import SecretStr
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.inbox.events import (
+    ListenerState,
+    ListenerStateChanged,
+    WebhookRefused,
+)
+from checkout_desktop.inbox.intake import (
+    Intake,
+    Received,
+    classify,
+    event_type_of,
+    quarantine,
+    safe_headers,
+)
+from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
+from checkout_desktop.logsetup import register_secret
+from checkout_desktop.settings import ListenerSettings
+from checkout_desktop.store.events import Verdict
+
+logger = logging.getLogger(__name__)
+
+_READ_CHUNK = 64 * 1024
+_JSON_TYPES = frozenset({"application/json", "text/json"})
+
+
+class ListenerError(RuntimeError):
+    """The listener cannot start; the message says why (port taken, bad address, no token)."""
+
+
+@dataclass
+class ListenerStats:
+    """Counters since start, for the status panel and the benchmark."""
+
+    stored: int = 0
+    duplicates: int = 0
+    quarantined: int = 0
+    refused: int = 0
+    unavailable: int = 0
+
+
+def is_json_media_type(content_type: str | None) -> bool:
+    """application/json, text/json or any `+json` type; parameters (charset) are ignored."""
+    if content_type is None:
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media in _JSON_TYPES or (media.startswith("application/") and media.endswith("+json"))
+
+
+def presented_token(value: str) -> str:
+    """The token in an Authorization value: bare, or after a `Bearer ` prefix (sources differ)."""
+    value = value.strip()
+    scheme, _, rest = value.partition(" ")
+    if rest and scheme.lower() == "bearer":
+        return rest.strip()
+    return value
+
+
+def _error(status: int, message: str, **extra: Any) -> web.Response:
+    return web.json_response({"error": message, **extra}, status=status)
+
+
+class WebhookListener:
+    """Serves the notification path on the app's asyncio loop and hands deliveries to a writer.
+
+    The listener owns the writer's lifecycle: `start` starts it, `stop` drains it after the
+    last request has been answered.
+    """
+
+    def __init__(
+        self,
+        settings: ListenerSettings,
+        *,
+        token: SecretStr,
+        writer: InboxWriter,
+        bus: EventBus | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self._settings = settings
+        self._writer = writer
+        self._bus = bus
+        self._ssl = ssl_context
+        self._token = self._check_token(token)
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+        self.stats = ListenerStats()
+
+    @staticmethod
+    def _check_token(token: SecretStr) -> bytes:
+        plain = token.get_secret_value().strip()
+        if not plain:
+            raise ListenerError(
+                "the webhook token is empty; enter the token the merchant panel showed when the "
+                "notification URL was saved"
+            )
+        register_secret(plain)
+        return plain.encode("utf-8")
+
+    def set_token(self, token: SecretStr) -> None:
+        """Use a new webhook token from now on (the merchant generated a new one)."""
+        self._token = self._check_token(token)
+
+    @property
+    def port(self) -> int | None:
+        return self._port
+
+    @property
+    def url(self) -> str | None:
+        """The local address of the notification path, once bound."""
+        if self._port is None:
+            return None
+        scheme = "https" if self._ssl is not None else "http"
+        host = self._settings.host
+        shown = f"[{host}]" if ":" in host else host
+        return f"{scheme}://{shown}:{self._port}{self._settings.path}"
+
+    @property
+    def running(self) -> bool:
+        return self._runner is not None
+
+    async def start(self) -> str:
+        """Start the writer and bind; returns the local URL of the notification path."""
+        if self._runner is not None:
+            raise ListenerError("the listener is already running")
+        self._publish_state(ListenerState.STARTING, None)
+        app = web.Application()
+        app.router.add_post(self._settings.path, self._handle)
+        runner = web.AppRunner(
+            app,
+            access_log=None,
+            handle_signals=False,
+            keepalive_timeout=75,
+            # Requests in flight at stop get this long to be committed and answered.
+            shutdown_timeout=self._settings.read_timeout_s + 5,
+        )
+        await runner.setup()
+        site = web.TCPSite(
+            runner,
+            self._settings.host,
+            self._settings.port,
+            ssl_context=self._ssl,
+            backlog=512,
+        )
+        try:
+            if not self._writer.running:
+                await self._writer.start()
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            await self._writer.close()
+            reason = (
+                f"cannot listen on {self._settings.host}:{self._settings.port}: {exc.strerror}"
+                " (another program, or another checkout-desktop, may hold the port; change the "
+                "port in Settings → Webhooks)"
+            )
+            self._publish_state(ListenerState.FAILED, reason)
+            raise ListenerError(reason) from None
+        except BaseException:
+            await runner.cleanup()
+            await self._writer.close()
+            raise
+        self._runner = runner
+        self._port = int(runner.addresses[0][1])
+        url = self.url
+        assert url is not None
+        logger.info("webhook listener on %s", url)
+        self._publish_state(ListenerState.LISTENING, None)
+        return url
+
+    async def stop(self) -> None:
+        """Stop accepting, answer the requests in flight, commit everything, close the store."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+        await self._writer.close()
+        if runner is not None:
+            self._publish_state(ListenerState.STOPPED, None)
+            self._port = None
+
+    def _publish_state(self, state: ListenerState, reason: str | None) -> None:
+        if self._bus is not None:
+            self._bus.publish(ListenerStateChanged(state=state, url=self.url, reason=reason))
+
+    # -- the request path -----------------------------------------------------------------------
+
+    def _refusal(self, request: web.Request) -> str | None:
+        values = request.headers.getall("Authorization", [])
+        if not values:
+            return "no Authorization header"
+        if len(values) > 1:
+            return "more than one Authorization header"
+        candidate = presented_token(values[0]).encode("utf-8")
+        if not hmac.compare_digest(candidate, self._token):
+            return "wrong webhook token"
+        return None
+
+    async def _read_body(self, request: web.Request) -> tuple[bytes, int | None, str | None]:
+        """The body, up to the size limit and within the read time: (bytes, status, problem)."""
+        limit = self._settings.max_body_bytes
+        declared = request.content_length
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self._settings.read_timeout_s):
+                while True:
+                    chunk = await request.content.read(_READ_CHUNK)
+                    if not chunk:
+                        break
+                    if size + len(chunk) > limit:
+                        chunks.append(chunk[: limit - size])
+                        shown = f"{declared} bytes" if declared is not None else "more"
+                        return (
+                            b"".join(chunks),
+                            413,
+                            f"the body is {shown}, over the limit of {limit} bytes; "
+                            f"the first {limit} bytes are kept",
+                        )
+                    size += len(chunk)
+                    chunks.append(chunk)
+        except TimeoutError:
+            return (
+                b"".join(chunks),
+                408,
+                f"the body did not arrive within {self._settings.read_timeout_s:g} s "
+                f"({size} bytes came); what came is kept",
+            )
+        return b"".join(chunks), None, None
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        received_at = utc_now()
+        refusal = self._refusal(request)
+        if refusal is not None:
+            self.stats.refused += 1
+            logger.warning("refused a delivery from %s: %s", request.remote, refusal)
+            if self._bus is not None:
+                self._bus.publish(
+                    WebhookRefused(http_status=401, reason=refusal, remote=request.remote)
+                )
+            return _error(401, "the Authorization token is missing or wrong")
+        content_type = request.headers.get("Content-Type")
+        body, status, problem = await self._read_body(request)
+        received = Received(
+            body=body,
+            headers=safe_headers(request.headers.items()),
+            received_at=received_at,
+            event_type=event_type_of(request.headers),
+            content_type=content_type,
+            remote=request.remote,
+        )
+        if status is None and not is_json_media_type(content_type):
+            status = 415
+            problem = f"the content type {content_type!r} is not JSON; the body is kept"
+        if status is not None:
+            assert problem is not None
+            return await self._store_refusal(quarantine(received, problem), status, problem)
+        intake = classify(received)
+        if intake.event.verdict == Verdict.QUARANTINED:
+            reason = intake.event.reason or "the body cannot be accepted"
+            return await self._store_refusal(intake, 400, reason)
+        try:
+            result = await self._writer.submit(intake)
+        except InboxUnavailable as exc:
+            return self._unavailable(exc)
+        if result.verdict == Verdict.DUPLICATE:
+            self.stats.duplicates += 1
+        else:
+            self.stats.stored += 1
+        return web.json_response(
+            {"stored": result.event_id, "verdict": result.verdict.value}, status=200
+        )
+
+    async def _store_refusal(self, intake: Intake, status: int, reason: str) -> web.Response:
+        try:
+            result: WriteResult = await self._writer.submit(intake)
+        except InboxUnavailable as exc:
+            return self._unavailable(exc)
+        self.stats.quarantined += 1
+        logger.warning("quarantined delivery %d (%d): %s", result.event_id, status, reason)
+        return _error(status, reason, stored=result.event_id, verdict=result.verdict.value)
+
+    def _unavailable(self, exc: InboxUnavailable) -> web.Response:
+        self.stats.unavailable += 1
+        logger.error("a delivery could not be stored: %s", exc)
+        response = _error(503, f"the delivery was not stored; retry later ({exc})")
+        response.headers["Retry-After"] = "5"
+        return response
+
+
+__all__ = [
+    "ListenerError",
+    "ListenerStats",
+    "WebhookListener",
+    "is_json_media_type",
+    "presented_token",
+]
