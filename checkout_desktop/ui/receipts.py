@@ -1,0 +1,228 @@
+"""Sale and refund receipts: rendered once as HTML, printed or saved as PDF by Qt's print support."""
+
+from __future__ import annotations
+
+import html
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QMarginsF, QSizeF
+from PySide6.QtGui import QFontDatabase, QPageLayout, QPageSize, QTextDocument
+from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+from PySide6.QtWidgets import QDialog, QWidget
+
+from checkout_desktop.domain import documents
+from checkout_desktop.store.charges import ChargeRecord
+from checkout_desktop.ui.formatting import format_instant, format_money
+from checkout_desktop.ui.labels import status_label
+
+logger = logging.getLogger(__name__)
+
+RECEIPT_WIDTH_MM = 80.0
+"""A till roll's width; the same layout reads well on A4 PDF too."""
+
+
+class ReceiptKind(StrEnum):
+    SALE = "sale"
+    REFUND = "refund"
+
+
+@dataclass(frozen=True)
+class ReceiptCard:
+    brand: str | None
+    last_four: str | None
+    amount: int | None
+    installments: int | None
+    authorization_code: str | None
+    nsu: str | None
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a receipt may show: never more of a card than its brand and last four digits."""
+
+    kind: ReceiptKind
+    merchant: str
+    merchant_document: str | None
+    merchant_charge_id: str
+    status: str | None
+    amount: int | None
+    at: datetime
+    cards: tuple[ReceiptCard, ...] = field(default_factory=tuple)
+    refunded_amount: int | None = None
+    this_refund: int | None = None
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Receipt", text)
+
+
+def receipt_for(
+    record: ChargeRecord,
+    *,
+    merchant: str,
+    merchant_document: str | None,
+    kind: ReceiptKind = ReceiptKind.SALE,
+    this_refund: int | None = None,
+    at: datetime | None = None,
+) -> Receipt:
+    """The receipt of a stored charge (its cards come from the charge's merged state)."""
+    cards = tuple(
+        ReceiptCard(
+            brand=txn.brand,
+            last_four=txn.last_four,
+            amount=txn.amount,
+            installments=txn.installments,
+            authorization_code=txn.authorization_code,
+            nsu=txn.nsu,
+        )
+        for txn in record.state.transactions
+    )
+    when = at or (record.updated_at if kind == ReceiptKind.REFUND else record.created_at)
+    return Receipt(
+        kind=kind,
+        merchant=merchant,
+        merchant_document=merchant_document,
+        merchant_charge_id=record.merchant_charge_id,
+        status=None if record.status is None else str(record.status),
+        amount=record.amount,
+        at=when,
+        cards=cards,
+        refunded_amount=record.refunded_amount,
+        this_refund=this_refund,
+    )
+
+
+def _document(text: str | None) -> str | None:
+    if not text:
+        return None
+    try:
+        return documents.format_cnpj(text)
+    except documents.DocumentError:
+        return text
+
+
+def render_html(receipt: Receipt) -> str:
+    """The receipt as simple HTML (QTextDocument's subset), every value escaped."""
+    e = html.escape
+    title = _tr("SALE RECEIPT") if receipt.kind == ReceiptKind.SALE else _tr("REFUND RECEIPT")
+    rows: list[tuple[str, str]] = []
+    rows.append((_tr("Date"), format_instant(receipt.at)))
+    rows.append((_tr("Charge"), receipt.merchant_charge_id))
+    if receipt.kind == ReceiptKind.REFUND:
+        rows.append((_tr("Original amount"), format_money(receipt.amount)))
+        if receipt.this_refund is not None:
+            rows.append((_tr("Refunded now"), format_money(receipt.this_refund)))
+        rows.append((_tr("Refunded in total"), format_money(receipt.refunded_amount or 0)))
+    else:
+        rows.append((_tr("Amount"), format_money(receipt.amount)))
+    rows.append((_tr("Status"), status_label(receipt.status)))
+    card_blocks = []
+    for card in receipt.cards:
+        lines = [
+            (_tr("Card"), f"{card.brand or ''} •••• {card.last_four or '????'}".strip()),
+        ]
+        if card.amount is not None and len(receipt.cards) > 1:
+            lines.append((_tr("On this card"), format_money(card.amount)))
+        count = card.installments or 1
+        if count > 1 and card.amount is not None:
+            lines.append(
+                (
+                    _tr("Installments"),
+                    f"{count} × {format_money(card.amount // count)}",
+                )
+            )
+        else:
+            lines.append((_tr("Installments"), _tr("single payment")))
+        lines.append((_tr("Authorization"), card.authorization_code or "—"))
+        lines.append((_tr("NSU"), card.nsu or "—"))
+        card_blocks.append(lines)
+
+    def table(items: list[tuple[str, str]]) -> str:
+        return (
+            '<table width="100%" cellspacing="0" cellpadding="1">'
+            + "".join(
+                f'<tr><td style="white-space: nowrap;">{e(label)}</td>'
+                f'<td align="right"><b>{e(value)}</b></td></tr>'
+                for label, value in items
+            )
+            + "</table>"
+        )
+
+    merchant_doc = _document(receipt.merchant_document)
+    parts = [
+        "<div>",
+        f'<p align="center"><b>{e(receipt.merchant)}</b>',
+        f"<br/>CNPJ {e(merchant_doc)}" if merchant_doc else "",
+        "</p>",
+        f'<p align="center"><b>{e(title)}</b></p>',
+        table(rows),
+    ]
+    for block in card_blocks:
+        parts.append("<hr/>")
+        parts.append(table(block))
+    parts.append("<hr/>")
+    parts.append(f'<p align="center">{e(_tr("Keep this receipt."))}</p>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def document_for(receipt: Receipt) -> QTextDocument:
+    document = QTextDocument()
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    # Sized for a till roll: about 40 characters across 72 mm of printable width.
+    font.setPointSizeF(7.5)
+    document.setDefaultFont(font)
+    document.setHtml(render_html(receipt))
+    return document
+
+
+def _till_layout(printer: QPrinter) -> None:
+    size = QPageSize(QSizeF(RECEIPT_WIDTH_MM, 160.0), QPageSize.Unit.Millimeter, "receipt")
+    printer.setPageLayout(
+        QPageLayout(
+            size,
+            QPageLayout.Orientation.Portrait,
+            QMarginsF(4, 4, 4, 4),
+            QPageLayout.Unit.Millimeter,
+        )
+    )
+
+
+def save_pdf(receipt: Receipt, path: Path) -> Path:
+    """Write the receipt as a PDF file at `path`."""
+    printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+    printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+    printer.setOutputFileName(str(path))
+    printer.setDocName(f"receipt-{receipt.merchant_charge_id}")
+    _till_layout(printer)
+    _print(document_for(receipt), printer)
+    if not path.exists() or path.stat().st_size == 0:
+        raise OSError(f"the receipt PDF could not be written to {path}")
+    logger.info("saved the %s receipt of %s", receipt.kind.value, receipt.merchant_charge_id)
+    return path
+
+
+def print_with_dialog(receipt: Receipt, parent: QWidget | None = None) -> bool:
+    """Let the user pick a printer (or PDF) and print; False when cancelled."""
+    printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+    printer.setDocName(f"receipt-{receipt.merchant_charge_id}")
+    dialog = QPrintDialog(printer, parent)
+    dialog.setWindowTitle(_tr("Print receipt"))
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return False
+    _print(document_for(receipt), printer)
+    return True
+
+
+def _print(document: QTextDocument, printer: QPrinter) -> None:
+    # Without a page size of its own, QTextDocument.print_ adds 2 cm margins and a page
+    # number, which leaves a till roll a third of its width; laying the document out on the
+    # printer's paintable area in points uses the whole roll.
+    area = printer.pageLayout().paintRect(QPageLayout.Unit.Point)
+    document.setDocumentMargin(0)
+    document.setPageSize(QSizeF(area.width(), area.height()))
+    document.print_(printer)

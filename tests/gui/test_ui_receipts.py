@@ -1,0 +1,106 @@
+"""Receipts: sale and refund PDFs hold every field a receipt needs, and no more of a card."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QLocale
+from PySide6.QtPdf import QPdfDocument
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.store import db
+from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.ui.receipts import ReceiptKind, receipt_for, render_html, save_pdf
+from tests.gui.test_ui_history_model import make_charges, update
+
+logger = logging.getLogger(__name__)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[ChargeRepository]:
+    conn: sqlite3.Connection = db.connect(tmp_path / "store.sqlite3")
+    try:
+        yield ChargeRepository(conn)
+    finally:
+        conn.close()
+
+
+@pytest.fixture(autouse=True)
+def pt_br() -> Iterator[None]:
+    previous = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    yield
+    QLocale.setDefault(previous)
+
+
+def pdf_text(path: Path) -> str:
+    document = QPdfDocument()
+    assert document.load(str(path)) == QPdfDocument.Error.None_
+    text = "\n".join(document.getAllText(page).text() for page in range(document.pageCount()))
+    document.close()
+    return text.replace("\u00a0", " ")
+
+
+def test_sale_receipt_pdf_has_every_field(
+    qapp: object, repo: ChargeRepository, tmp_path: Path
+) -> None:
+    (mcid,) = make_charges(repo, 1)
+    record = repo.charge(mcid)
+    assert record is not None
+    receipt = receipt_for(record, merchant="Padaria Central", merchant_document="11222333000181")
+    path = save_pdf(receipt, tmp_path / "sale.pdf")
+    assert path.read_bytes().startswith(b"%PDF")
+    text = pdf_text(path)
+    for expected in (
+        "Padaria Central",
+        "11.222.333/0001-81",
+        "SALE RECEIPT",
+        "R$ 15,00",
+        "VISA",
+        "1111",
+        "A1",  # authorization code
+        "NSU",
+        mcid,
+        "single payment",
+    ):
+        assert expected in text, (expected, text)
+    # A receipt shows the last four only: the masked number from the reply never appears.
+    assert "411111" not in text
+
+
+def test_refund_receipt_shows_the_refund(
+    qapp: object, repo: ChargeRepository, tmp_path: Path
+) -> None:
+    (mcid,) = make_charges(repo, 1)
+    with db.transaction(repo.conn):
+        repo.apply_update(
+            update(mcid, ChargeStatus.REFUNDED, minutes=3, refunded=1500),
+            source="reply",
+            source_ref=None,
+        )
+    record = repo.charge(mcid)
+    assert record is not None
+    receipt = receipt_for(
+        record,
+        merchant="Padaria Central",
+        merchant_document=None,
+        kind=ReceiptKind.REFUND,
+        this_refund=1500,
+    )
+    text = pdf_text(save_pdf(receipt, tmp_path / "refund.pdf"))
+    assert "REFUND RECEIPT" in text
+    assert "Refunded now" in text
+    assert "Refunded" in text
+    assert "R$ 15,00" in text
+
+
+def test_values_are_escaped(qapp: object, repo: ChargeRepository) -> None:
+    (mcid,) = make_charges(repo, 1)
+    record = repo.charge(mcid)
+    assert record is not None
+    html = render_html(receipt_for(record, merchant="<b>A&B</b>", merchant_document="x"))
+    assert "&lt;b&gt;A&amp;B&lt;/b&gt;" in html
