@@ -1,4 +1,4 @@
-"""Sale and refund receipts: rendered once as HTML, printed or saved as PDF by Qt's print support."""
+"""Sale and refund receipts: rendered as HTML, printed or saved as PDF by Qt's print support."""
 
 from __future__ import annotations
 
