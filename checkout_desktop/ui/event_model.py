@@ -1,0 +1,267 @@
+"""The live event list's model: keyset-paged over the store, new rows inserted in coalesced bursts.
+
+Nothing here is proportional to the store's size: the first page is one indexed query, more
+pages come only when the view scrolls to the end (`canFetchMore`/`fetchMore`, keyset by id,
+never OFFSET), and live arrivals are read with one `id > watermark` query per burst.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from checkout_desktop.store.events import MAX_PAGE, EventFilter, EventRepository, EventSummary
+from checkout_desktop.ui.formatting import format_instant
+from checkout_desktop.ui.labels import status_label, verdict_label
+
+logger = logging.getLogger(__name__)
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+EVENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+"""The stored event's id (int), for the detail pane."""
+VERDICT_ROLE = Qt.ItemDataRole.UserRole + 2
+"""The stored verdict value (str), untranslated."""
+
+COALESCE_MS = 30
+"""A view repaint costs 10–12 ms here, so arrivals are batched to at most one insert per 30 ms."""
+
+_VERDICT_COLOURS = {
+    "quarantined": QColor("#b3261e"),
+    "duplicate": QColor("#7a5c00"),
+    "unknown": QColor("#5b4fa0"),
+    "self_test": QColor("#707070"),
+}
+
+
+class EventListModel(QAbstractTableModel):
+    """Stored webhook deliveries, newest first, under one EventFilter."""
+
+    COLUMNS = ("received", "type", "status", "charge", "verdict", "reason")
+
+    burst_inserted = Signal(int)
+    """How many rows one coalesced burst inserted at the top."""
+
+    def __init__(
+        self,
+        repository: EventRepository,
+        *,
+        page_size: int = 200,
+        coalesce_ms: int = COALESCE_MS,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        if not 1 <= page_size <= MAX_PAGE:
+            raise ValueError(f"a page holds 1 to {MAX_PAGE} rows, not {page_size}")
+        self._repo = repository
+        self._page_size = page_size
+        self._filter = EventFilter()
+        self._rows: list[EventSummary] = []
+        self._next_before: int | None = None
+        self._exhausted = False
+        # Every id at or below the watermark has been considered: shown, or filtered out.
+        self._watermark = 0
+        self._pending_max = 0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(coalesce_ms)
+        self._timer.timeout.connect(self._flush)
+        self._headers = (
+            self.tr("Received"),
+            self.tr("Type"),
+            self.tr("Status"),
+            self.tr("Charge"),
+            self.tr("Delivery"),
+            self.tr("Reason"),
+        )
+        self._load_first_page()
+
+    # -- filtering --------------------------------------------------------------------------
+
+    @property
+    def event_filter(self) -> EventFilter:
+        return self._filter
+
+    def set_filter(self, event_filter: EventFilter) -> None:
+        """Show only matching deliveries; reloads from the newest page."""
+        if event_filter == self._filter:
+            return
+        self._filter = event_filter
+        self.beginResetModel()
+        self._load_first_page()
+        self.endResetModel()
+
+    def refresh(self) -> None:
+        """Reload from the newest page (e.g. after another process wrote to the store)."""
+        self.beginResetModel()
+        self._load_first_page()
+        self.endResetModel()
+
+    def _load_first_page(self) -> None:
+        self._timer.stop()
+        # The watermark is taken before the page: a row committed in between is then read by
+        # the next burst instead of being missed.
+        self._watermark = self._repo.latest_id()
+        self._pending_max = self._watermark
+        page = self._repo.page(self._filter, before=self._watermark + 1, limit=self._page_size)
+        self._rows = list(page.rows)
+        self._next_before = page.next_before
+        self._exhausted = page.next_before is None
+
+    # -- paging -----------------------------------------------------------------------------
+
+    def canFetchMore(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
+        if parent.isValid():
+            return False
+        return not self._exhausted
+
+    def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
+        if parent.isValid() or self._exhausted:
+            return
+        page = self._repo.page(self._filter, before=self._next_before, limit=self._page_size)
+        self._next_before = page.next_before
+        self._exhausted = page.next_before is None
+        if not page.rows:
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(page.rows) - 1)
+        self._rows.extend(page.rows)
+        self.endInsertRows()
+
+    # -- live arrivals ----------------------------------------------------------------------
+
+    def notify_stored(self, event_id: int) -> None:
+        """A delivery was committed; it (and any burst with it) appears within ~30 ms."""
+        if event_id > self._pending_max:
+            self._pending_max = event_id
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def flush_now(self) -> None:
+        """Insert pending arrivals immediately (the timer's work, for callers that cannot wait)."""
+        self._timer.stop()
+        self._flush()
+
+    def _flush(self) -> None:
+        target = self._pending_max
+        fresh: list[EventSummary] = []
+        after = self._watermark
+        while True:
+            batch = self._repo.newer(self._filter, after=after, limit=MAX_PAGE)
+            fresh.extend(batch)
+            if len(batch) < MAX_PAGE:
+                break
+            after = batch[-1].id
+            if len(fresh) > 4 * MAX_PAGE:
+                # A flood far beyond what a person can read: start again from the top page
+                # rather than holding the whole burst in memory.
+                self.refresh()
+                return
+        top = max([target, after, *(row.id for row in fresh)])
+        self._watermark = max(self._watermark, top)
+        if not fresh:
+            return
+        fresh.reverse()  # newest first, like the rest of the list
+        self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
+        self._rows[0:0] = fresh
+        self.endInsertRows()
+        self.burst_inserted.emit(len(fresh))
+
+    def update_merge_outcome(self, event_id: int, outcome: str | None) -> None:
+        """Refresh one shown row whose stored merge outcome changed."""
+        for row, summary in enumerate(self._rows):
+            if summary.id == event_id:
+                self._rows[row] = replace(summary, merge_outcome=outcome)
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+                return
+
+    # -- model ------------------------------------------------------------------------------
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def summary(self, row: int) -> EventSummary | None:
+        if 0 <= row < len(self._rows):
+            return self._rows[row]
+        return None
+
+    def row_of(self, event_id: int) -> int | None:
+        for row, summary in enumerate(self._rows):
+            if summary.id == event_id:
+                return row
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        row, column = index.row(), index.column()
+        if not (0 <= row < len(self._rows) and 0 <= column < len(self.COLUMNS)):
+            return None
+        event = self._rows[row]
+        name = self.COLUMNS[column]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(event, name)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if name == "reason" and event.reason:
+                return event.reason
+            if name == "charge" and event.charge_id:
+                return event.charge_id
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole and name == "verdict":
+            colour = _VERDICT_COLOURS.get(event.verdict.value)
+            return None if colour is None else QBrush(colour)
+        if role == EVENT_ID_ROLE:
+            return event.id
+        if role == VERDICT_ROLE:
+            return event.verdict.value
+        return None
+
+    @staticmethod
+    def _display(event: EventSummary, name: str) -> str:
+        if name == "received":
+            return format_instant(event.received_at)
+        if name == "type":
+            return event.event_type or event.body_type or "—"
+        if name == "status":
+            return status_label(event.status)
+        if name == "charge":
+            return event.merchant_charge_id or event.charge_id or "—"
+        if name == "verdict":
+            return verdict_label(event.verdict.value)
+        reason = event.reason or event.merge_outcome or ""
+        return reason.splitlines()[0] if reason else ""
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(self._headers)
+        ):
+            return self._headers[section]
+        return None
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemNeverHasChildren
+        )

@@ -1,0 +1,253 @@
+"""The live event list panel: filters, search, the paged table and one delivery's details."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from checkout_desktop.domain.enums import ChargeStatus, WebhookBodyType, WebhookEventType
+from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
+from checkout_desktop.store.events import EventFilter, EventRepository, StoredEvent, Verdict
+from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
+from checkout_desktop.ui.formatting import format_instant_precise
+from checkout_desktop.ui.labels import status_label, verdict_explanation, verdict_label
+
+logger = logging.getLogger(__name__)
+
+SEARCH_DEBOUNCE_MS = 300
+"""A search runs once typing pauses, not on every key (a rare-match search scans the store)."""
+
+_STATUSES = (
+    *(s.value for s in ChargeStatus),
+    "CAPTURED",
+    "PARTIALLY_REFUNDED",
+    "Approved",
+    "Challenged",
+    "Rejected",
+)
+
+
+class EventDetail(QWidget):
+    """One stored delivery as received: verdict, reason, headers and the raw JSON body."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.summary = QLabel(self.tr("Select an event to see its headers and body."), self)
+        self.summary.setObjectName("eventSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.summary)
+        self.text = QPlainTextEdit(self)
+        self.text.setObjectName("eventRaw")
+        self.text.setReadOnly(True)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        layout.addWidget(self.text, 1)
+        self.shown_id: int | None = None
+
+    def clear(self) -> None:
+        self.shown_id = None
+        self.summary.setText(self.tr("Select an event to see its headers and body."))
+        self.text.clear()
+
+    def show_event(self, event: StoredEvent) -> None:
+        self.shown_id = event.id
+        lines = [
+            self.tr("Event #{id} received {at}").format(
+                id=event.id, at=format_instant_precise(event.received_at)
+            ),
+            verdict_explanation(event.verdict.value),
+        ]
+        if event.reason:
+            lines.append(self.tr("Why: {reason}").format(reason=event.reason))
+        if event.duplicate_of is not None:
+            lines.append(self.tr("First delivery: event #{id}").format(id=event.duplicate_of))
+        if event.merge_outcome:
+            lines.append(self.tr("Charge update: {outcome}").format(outcome=event.merge_outcome))
+        self.summary.setText("\n".join(lines))
+        parsed = event.body_json()
+        body = (
+            json.dumps(parsed, indent=2, ensure_ascii=False)
+            if parsed is not None
+            else event.body_text()
+        )
+        header_lines = "\n".join(f"{name}: {value}" for name, value in event.headers.items())
+        self.text.setPlainText(
+            f"# {self.tr('Headers')}\n{header_lines}\n\n# {self.tr('Body')} "
+            f"(sha256 {event.body_sha256[:16]}…)\n{body}\n"
+        )
+
+
+class EventsPanel(QWidget):
+    """Filters above the live list, the delivery's details beside it."""
+
+    charge_requested = Signal(str)
+    """The user asked to open a charge's timeline (double-click on an event)."""
+
+    def __init__(self, repository: EventRepository, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._repo = repository
+        self.model = EventListModel(repository, parent=self)
+
+        self.type_filter = QComboBox(self)
+        self.type_filter.setObjectName("typeFilter")
+        self.type_filter.addItem(self.tr("Any type"), ())
+        self.type_filter.addItem(
+            self.tr("Transaction update"),
+            (WebhookEventType.TRANSACTION_UPDATE.value, WebhookBodyType.PAYMENT.value),
+        )
+        self.type_filter.addItem(
+            self.tr("3DS challenge"),
+            (WebhookEventType.CHALLENGE_3DS_UPDATE.value, WebhookBodyType.THREE_DS_CHALLENGE.value),
+        )
+        self.type_filter.addItem(self.tr("Self-test"), (SELF_TEST_EVENT_TYPE, SELF_TEST_BODY_TYPE))
+        self.status_filter = QComboBox(self)
+        self.status_filter.setObjectName("statusFilter")
+        self.status_filter.addItem(self.tr("Any status"), None)
+        for status in _STATUSES:
+            self.status_filter.addItem(status_label(status), status)
+        self.verdict_filter = QComboBox(self)
+        self.verdict_filter.setObjectName("verdictFilter")
+        self.verdict_filter.addItem(self.tr("Any delivery"), None)
+        for verdict in Verdict:
+            self.verdict_filter.addItem(verdict_label(verdict.value), verdict.value)
+        self.charge_filter = QLineEdit(self)
+        self.charge_filter.setObjectName("chargeFilter")
+        self.charge_filter.setPlaceholderText(self.tr("Charge id"))
+        self.charge_filter.setClearButtonEnabled(True)
+        self.search = QLineEdit(self)
+        self.search.setObjectName("eventSearch")
+        self.search.setPlaceholderText(self.tr("Search ids, status, reason, body…"))
+        self.search.setClearButtonEnabled(True)
+        self.refresh_button = QPushButton(self.tr("Refresh"), self)
+        self.refresh_button.setToolTip(
+            self.tr("Reload from the newest event (shows what another process stored)")
+        )
+        self.count_label = QLabel(self)
+        self.count_label.setObjectName("eventCount")
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.type_filter)
+        filters.addWidget(self.status_filter)
+        filters.addWidget(self.verdict_filter)
+        filters.addWidget(self.charge_filter, 1)
+        filters.addWidget(self.search, 2)
+        filters.addWidget(self.refresh_button)
+
+        self.table = QTableView(self)
+        self.table.setObjectName("eventTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        # Fixed row heights and no per-row size hints: the view never measures every row.
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        for column, width in enumerate((150, 200, 130, 230, 100)):
+            header.resizeSection(column, width)
+
+        self.detail = EventDetail(self)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.count_label)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self.apply_filters)
+        for combo in (self.type_filter, self.status_filter, self.verdict_filter):
+            combo.currentIndexChanged.connect(self.apply_filters)
+        self.charge_filter.textChanged.connect(self._search_timer.start)
+        self.search.textChanged.connect(self._search_timer.start)
+        self.refresh_button.clicked.connect(self.model.refresh)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table.doubleClicked.connect(self._double_clicked)
+        self.model.modelReset.connect(self._after_reset)
+        self.model.rowsInserted.connect(self._update_count)
+        self._update_count()
+
+    def current_filter(self) -> EventFilter:
+        types = self.type_filter.currentData() or ()
+        status = self.status_filter.currentData()
+        verdict = self.verdict_filter.currentData()
+        return EventFilter(
+            types=tuple(types),
+            statuses=(status,) if status else (),
+            verdicts=(Verdict(verdict),) if verdict else (),
+            charge=self.charge_filter.text().strip() or None,
+            text=self.search.text().strip() or None,
+        )
+
+    def apply_filters(self) -> None:
+        self._search_timer.stop()
+        self.model.set_filter(self.current_filter())
+
+    def show_charge(self, merchant_charge_id: str) -> None:
+        """Filter the list to one charge's deliveries."""
+        self.charge_filter.setText(merchant_charge_id)
+        self.apply_filters()
+
+    def notify_stored(self, event_id: int) -> None:
+        self.model.notify_stored(event_id)
+
+    def _after_reset(self) -> None:
+        self.detail.clear()
+        self._update_count()
+
+    def _update_count(self) -> None:
+        more = self.model.canFetchMore()
+        shown = self.model.rowCount()
+        text = (
+            self.tr("{n} events shown; scroll for older ones").format(n=shown)
+            if more
+            else self.tr("{n} events").format(n=shown)
+        )
+        self.count_label.setText(text)
+
+    def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        indexes = selected.indexes()
+        if not indexes:
+            return
+        event_id = self.model.data(indexes[0], EVENT_ID_ROLE)
+        if not isinstance(event_id, int):
+            return
+        stored = self._repo.get(event_id)
+        if stored is None:
+            self.detail.clear()
+            return
+        self.detail.show_event(stored)
+
+    def _double_clicked(self, index: QModelIndex) -> None:
+        summary = self.model.summary(index.row())
+        if summary is not None and summary.merchant_charge_id:
+            self.charge_requested.emit(summary.merchant_charge_id)

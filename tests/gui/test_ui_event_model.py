@@ -1,0 +1,199 @@
+"""The live event list: keyset paging, coalesced live inserts, filters, and the detail pane."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from checkout_desktop.store import db
+from checkout_desktop.store.events import EventFilter, EventRepository, NewEvent, Verdict
+from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
+from checkout_desktop.ui.events_panel import EventsPanel
+
+logger = logging.getLogger(__name__)
+
+START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def _body(n: int, status: str, charge: str) -> bytes:
+    return json.dumps(
+        {
+            "type": "PAYMENT",
+            "id": f"evt-{n}",
+            "data": {"merchantChargeId": charge, "status": status},
+        }
+    ).encode()
+
+
+def insert_events(
+    conn: sqlite3.Connection,
+    count: int,
+    *,
+    start: int = 0,
+    status: str = "PAID",
+    charge: str = "sale-000001",
+    verdict: Verdict = Verdict.ACCEPTED,
+) -> list[int]:
+    repo = EventRepository(conn)
+    ids = []
+    with db.transaction(conn):
+        for n in range(start, start + count):
+            body = _body(n, status, charge)
+            ids.append(
+                repo.insert(
+                    NewEvent(
+                        received_at=START + timedelta(seconds=n),
+                        verdict=verdict,
+                        body=body,
+                        body_sha256=hashlib.sha256(body).hexdigest(),
+                        headers={
+                            "event-type": "TransactionUpdateMessage",
+                            "Authorization": "[not stored: bare token]",
+                        },
+                        event_type="TransactionUpdateMessage",
+                        body_type="PAYMENT",
+                        layout="flat",
+                        event_ref=f"evt-{n}",
+                        merchant_charge_id=charge,
+                        status=status,
+                        reason="quarantine reason" if verdict == Verdict.QUARANTINED else None,
+                    )
+                )
+            )
+    return ids
+
+
+@pytest.fixture
+def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
+    connection = db.connect(tmp_path / "store.sqlite3")
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def test_model_passes_qtmodeltester_through_paging_and_live_inserts(
+    qtmodeltester: ModelTester, conn: sqlite3.Connection
+) -> None:
+    insert_events(conn, 45)
+    model = EventListModel(EventRepository(conn), page_size=20)
+    assert model.rowCount() == 20
+    # The tester walks the model and fetches every page, as a view scrolled to the end would.
+    qtmodeltester.check(model, force_py=True)
+    assert model.rowCount() == 45
+    assert not model.canFetchMore()
+    new_ids = insert_events(conn, 3, start=100)
+    for event_id in new_ids:
+        model.notify_stored(event_id)
+    model.flush_now()
+    assert model.rowCount() == 48
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_first_page_is_newest_and_pages_are_keyset_ordered(conn: sqlite3.Connection) -> None:
+    ids = insert_events(conn, 25)
+    model = EventListModel(EventRepository(conn), page_size=10)
+    assert model.rowCount() == 10
+    assert model.canFetchMore()
+    shown = [model.data(model.index(r, 0), EVENT_ID_ROLE) for r in range(10)]
+    assert shown == list(reversed(ids))[:10]
+    while model.canFetchMore():
+        model.fetchMore()
+    every = [model.data(model.index(r, 0), EVENT_ID_ROLE) for r in range(model.rowCount())]
+    assert every == list(reversed(ids))
+
+
+def test_a_burst_is_inserted_in_one_coalesced_step(qtbot: QtBot, conn: sqlite3.Connection) -> None:
+    insert_events(conn, 5)
+    model = EventListModel(EventRepository(conn), page_size=50)
+    inserts: list[tuple[int, int]] = []
+    model.rowsInserted.connect(lambda _parent, first, last: inserts.append((first, last)))
+    new_ids = insert_events(conn, 40, start=10)
+    with qtbot.waitSignal(model.burst_inserted, timeout=2000) as blocker:
+        for event_id in new_ids:
+            model.notify_stored(event_id)
+    assert blocker.args == [40]
+    assert inserts == [(0, 39)]
+    assert model.data(model.index(0, 0), EVENT_ID_ROLE) == new_ids[-1]
+    assert model.rowCount() == 45
+
+
+def test_live_inserts_respect_the_filter(qtbot: QtBot, conn: sqlite3.Connection) -> None:
+    insert_events(conn, 3, status="PAID")
+    model = EventListModel(EventRepository(conn), page_size=50)
+    model.set_filter(EventFilter(statuses=("DENIED",)))
+    assert model.rowCount() == 0
+    paid = insert_events(conn, 2, start=10, status="PAID")
+    denied = insert_events(conn, 1, start=20, status="DENIED", charge="sale-000002")
+    with qtbot.waitSignal(model.burst_inserted, timeout=2000) as blocker:
+        for event_id in (*paid, *denied):
+            model.notify_stored(event_id)
+    assert blocker.args == [1]
+    assert model.data(model.index(0, 0), EVENT_ID_ROLE) == denied[0]
+    # The paid rows were considered and skipped: a later burst does not bring them back.
+    more = insert_events(conn, 1, start=30, status="DENIED", charge="sale-000002")
+    model.notify_stored(more[0])
+    model.flush_now()
+    assert model.rowCount() == 2
+
+
+def test_panel_filters_search_and_shows_raw_json_and_headers(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    insert_events(conn, 4, status="PAID", charge="sale-aaaaaa")
+    insert_events(conn, 2, start=10, status="DENIED", charge="sale-bbbbbb")
+    insert_events(
+        conn, 1, start=20, status="PAID", charge="sale-cccccc", verdict=Verdict.QUARANTINED
+    )
+    panel = EventsPanel(EventRepository(conn))
+    qtbot.addWidget(panel)
+    assert panel.model.rowCount() == 7
+
+    panel.status_filter.setCurrentIndex(panel.status_filter.findData("DENIED"))
+    assert panel.model.rowCount() == 2
+
+    panel.status_filter.setCurrentIndex(0)
+    panel.verdict_filter.setCurrentIndex(panel.verdict_filter.findData("quarantined"))
+    assert panel.model.rowCount() == 1
+    panel.verdict_filter.setCurrentIndex(0)
+
+    with qtbot.waitSignal(panel.model.modelReset, timeout=2000):
+        panel.search.setText("sale-bbb")
+    assert panel.model.rowCount() == 2
+    with qtbot.waitSignal(panel.model.modelReset, timeout=2000):
+        panel.search.setText("")
+    with qtbot.waitSignal(panel.model.modelReset, timeout=2000):
+        panel.charge_filter.setText("sale-cccccc")
+    assert panel.model.rowCount() == 1
+
+    panel.table.selectRow(0)
+    assert panel.detail.shown_id == panel.model.data(panel.model.index(0, 0), EVENT_ID_ROLE)
+    raw = panel.detail.text.toPlainText()
+    assert '"merchantChargeId": "sale-cccccc"' in raw
+    assert "event-type: TransactionUpdateMessage" in raw
+    assert "[not stored: bare token]" in raw
+    assert "quarantine reason" in panel.detail.summary.text()
+    assert "Rejected" in panel.detail.summary.text()
+
+
+def test_double_click_asks_for_the_charge(qtbot: QtBot, conn: sqlite3.Connection) -> None:
+    insert_events(conn, 1, charge="sale-dddddd")
+    panel = EventsPanel(EventRepository(conn))
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.charge_requested, timeout=1000) as blocker:
+        panel.table.doubleClicked.emit(panel.model.index(0, 1))
+    assert blocker.args == ["sale-dddddd"]
+
+
+def test_page_size_is_checked(conn: sqlite3.Connection) -> None:
+    with pytest.raises(ValueError, match="a page holds 1 to 1000 rows"):
+        EventListModel(EventRepository(conn), page_size=0)
