@@ -148,6 +148,9 @@ class AttemptRecord:
     resolved_at: datetime | None
     queries: int
     detail: str | None
+    answered: bool = False
+    """The service answered the request (even with an error): its handling has ended, so a
+    charge that is not there now will never appear."""
 
     @property
     def unresolved(self) -> bool:
@@ -338,6 +341,7 @@ class ChargeRepository:
         reason: str,
         detail: str | None = None,
         count_query: bool = False,
+        answered: bool = False,
     ) -> AttemptRecord:
         """Move an unresolved attempt on; a resolved attempt never changes again."""
         self._writing("set_attempt_state")
@@ -363,9 +367,10 @@ class ChargeRepository:
         self.conn.execute(
             "UPDATE charge_attempt SET state = :state, updated_at = :now, "
             "resolved_at = CASE WHEN :resolved THEN :now ELSE resolved_at END, "
-            "queries = queries + :q, detail = COALESCE(:detail, detail) "
-            "WHERE merchant_charge_id = :m",
+            "queries = queries + :q, detail = COALESCE(:detail, detail), "
+            "answered = MAX(answered, :answered) WHERE merchant_charge_id = :m",
             {
+                "answered": int(answered),
                 "state": new_state.value,
                 "now": now,
                 "resolved": int(resolved),
@@ -428,12 +433,14 @@ class ChargeRepository:
         source: str,
         source_ref: str | None,
         body: Mapping[str, Any] | None = None,
+        context: str | None = None,
     ) -> MergeResult:
         """Merge one input into its charge, write the timeline row and return what changed.
 
         Runs inside the caller's open transaction. A charge update for a charge the store has
         never seen creates it (a notification may be the first news of a charge); a 3DS result
-        that names only an unknown service charge id raises ChargeNotKnown.
+        that names only an unknown service charge id raises ChargeNotKnown. `context` (why the
+        input was asked for, e.g. by the reconciler) prefixes the timeline's reason.
         """
         self._writing("apply_update")
         if source not in TIMELINE_SOURCES:
@@ -453,7 +460,9 @@ class ChargeRepository:
         status_moved = previous is None or (
             previous.status != state.status or previous.refunded_amount != state.refunded_amount
         )
-        checks = 0 if status_moved else (0 if row is None else int(row["checks"]))
+        checks = 0 if status_moved or row is None else int(row["checks"])
+        if source == "reconciliation" and not status_moved:
+            checks += 1
         next_check, check_reason = self.policy.schedule(
             state, source=source, checks=checks, now=now_dt
         )
@@ -468,6 +477,7 @@ class ChargeRepository:
             "state": json.dumps(state.to_json()),
             "now": now,
             "webhook": now if source == "webhook" else None,
+            "checked": now if source == "reconciliation" else None,
             "checks": checks,
             "next": None if next_check is None else ts(next_check),
             "why": check_reason,
@@ -476,9 +486,9 @@ class ChargeRepository:
             self.conn.execute(
                 "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
                 "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
-                "last_webhook_at, checks, next_check_at, check_reason) VALUES (:mcid, :cid, "
-                ":sale, :status, :amount, :refunded, :tds, :state, :now, :now, :webhook, "
-                ":checks, :next, :why)",
+                "last_webhook_at, last_checked_at, checks, next_check_at, check_reason) VALUES "
+                "(:mcid, :cid, :sale, :status, :amount, :refunded, :tds, :state, :now, :now, "
+                ":webhook, :checked, :checks, :next, :why)",
                 params,
             )
         else:
@@ -487,7 +497,8 @@ class ChargeRepository:
                 "status = :status, amount = :amount, refunded_amount = :refunded, "
                 "three_ds_status = :tds, state_json = :state, "
                 "updated_at = CASE WHEN :changed THEN :now ELSE updated_at END, "
-                "last_webhook_at = COALESCE(:webhook, last_webhook_at), checks = :checks, "
+                "last_webhook_at = COALESCE(:webhook, last_webhook_at), "
+                "last_checked_at = COALESCE(:checked, last_checked_at), checks = :checks, "
                 "next_check_at = :next, check_reason = :why WHERE merchant_charge_id = :mcid",
                 {**params, "changed": int(result.changed)},
             )
@@ -497,7 +508,7 @@ class ChargeRepository:
             source=source,
             source_ref=source_ref,
             outcome=result.entry.outcome.value,
-            reason=result.entry.reason,
+            reason=result.entry.reason if context is None else f"{context}: {result.entry.reason}",
             input_status=result.entry.input_status,
             occurred_at=result.entry.occurred_at,
             previous_status=result.entry.previous_status,
@@ -656,12 +667,14 @@ class ChargeRepository:
             input_status=None if record.status is None else str(record.status),
         )
 
-    def touch_checked(self, merchant_charge_id: str) -> None:
-        """Note the time of a reconciler query whose reply was merged by `apply_update`."""
-        self._writing("touch_checked")
+    def schedule_check(self, merchant_charge_id: str, *, reason: str, at: datetime) -> None:
+        """Ask the reconciler to query a charge at `at` (sooner than planned, never later)."""
+        self._writing("schedule_check")
         self.conn.execute(
-            "UPDATE charge SET last_checked_at = :now WHERE merchant_charge_id = :m",
-            {"now": ts(self.now()), "m": merchant_charge_id},
+            "UPDATE charge SET next_check_at = CASE WHEN next_check_at IS NULL "
+            "OR next_check_at > :at THEN :at ELSE next_check_at END, check_reason = :why "
+            "WHERE merchant_charge_id = :m",
+            {"at": ts(at), "why": reason, "m": merchant_charge_id},
         )
 
     # -- timeline ------------------------------------------------------------------------------
@@ -786,6 +799,7 @@ def _attempt(row: sqlite3.Row) -> AttemptRecord:
         resolved_at=from_ts(row["resolved_at"]),
         queries=int(row["queries"]),
         detail=row["detail"],
+        answered=bool(row["answered"]),
     )
 
 

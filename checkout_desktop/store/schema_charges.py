@@ -16,6 +16,7 @@ CREATE TABLE charge_attempt (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     resolved_at TEXT,
+    answered INTEGER NOT NULL DEFAULT 0,
     queries INTEGER NOT NULL DEFAULT 0,
     detail TEXT
 );

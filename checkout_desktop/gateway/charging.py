@@ -1,0 +1,622 @@
+"""Charging that never double-charges: record first, send once, resolve by asking, reconcile.
+
+The rules, each closing a way money goes wrong:
+- An attempt (its merchantChargeId, amount, cards' brand and last four) is committed durably
+  *before* the request is sent, so a crash can never forget a charge that reached the service.
+- A request whose reply did not arrive (timeout, lost connection, crash, a 5xx) leaves the
+  attempt UNKNOWN. It is resolved only by querying the charge by its merchantChargeId, never
+  by sending it again; a new charge for the same sale is refused until it is resolved.
+- "Not found" settles an attempt only when the charge can no longer appear: the service
+  answered the request (its handling ended), or the grace period after the attempt has passed.
+- A reconciler asks about unresolved attempts at start-up, and on a schedule about charges
+  whose status is not final or whose expected notification has not arrived; every answer and
+  every failure to get one is written to the charge's timeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
+from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.domain.wire import ChargeAuthorizationRequest
+from checkout_desktop.gateway.client import ChargeClient, ServiceReply, check_merchant_charge_id
+from checkout_desktop.gateway.errors import (
+    ApiError,
+    ChargeNotFound,
+    GatewayError,
+    ReplyUnreadable,
+)
+from checkout_desktop.gateway.events import (
+    AttemptChanged,
+    ChargeChanged,
+    ReconciliationFinished,
+    charge_changed,
+)
+from checkout_desktop.store.charges import (
+    AttemptRecord,
+    CardSummary,
+    ChargeNotKnown,
+    ChargeRecord,
+    ChargeRepository,
+    CheckPolicy,
+    MergeResult,
+)
+from checkout_desktop.store.db import transaction
+
+logger = logging.getLogger(__name__)
+
+# A sale whose charge holds (or may hold) the customer's money cannot be charged again.
+_MONEY_HELD = frozenset(
+    {
+        ChargeStatus.PENDING,
+        ChargeStatus.PRE_AUTHORIZED,
+        ChargeStatus.AUTHORIZED,
+        ChargeStatus.PAID,
+        ChargeStatus.PARTIAL,
+        ChargeStatus.CHARGEBACK,
+    }
+)
+_NOTHING_HELD = frozenset(
+    {ChargeStatus.DENIED, ChargeStatus.ERROR, ChargeStatus.CANCELED, ChargeStatus.REFUNDED}
+)
+_APPROVED = frozenset({ChargeStatus.PAID, ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
+
+
+class SaleBusy(RuntimeError):
+    """A second charge for a sale that has an unresolved attempt or is already paid."""
+
+    def __init__(self, sale_id: str, reason: str, merchant_charge_id: str | None) -> None:
+        super().__init__(reason)
+        self.sale_id = sale_id
+        self.merchant_charge_id = merchant_charge_id
+
+
+@dataclass(frozen=True)
+class StartCheck:
+    """Whether a new charge may start for a sale, and if not, why (and which charge blocks)."""
+
+    allowed: bool
+    reason: str | None = None
+    blocking_charge: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+
+@dataclass(frozen=True)
+class ChargeOutcome:
+    """What a charge request ended in, as far as the terminal knows now."""
+
+    merchant_charge_id: str
+    sale_id: str
+    attempt: AttemptState
+    status: ChargeStatus | None
+    message: str
+    error: GatewayError | None = None
+
+    @property
+    def approved(self) -> bool:
+        return self.attempt == AttemptState.CREATED and self.status in _APPROVED
+
+    @property
+    def unknown(self) -> bool:
+        return self.attempt in UNRESOLVED_ATTEMPT_STATES
+
+
+@dataclass(frozen=True)
+class ReconcileReport:
+    trigger: str
+    attempts_checked: int
+    attempts_resolved: int
+    charges_checked: int
+    charges_changed: int
+    still_unknown: tuple[str, ...]
+    errors: tuple[str, ...]
+
+    def event(self) -> ReconciliationFinished:
+        return ReconciliationFinished(
+            trigger=self.trigger,
+            attempts_checked=self.attempts_checked,
+            attempts_resolved=self.attempts_resolved,
+            charges_checked=self.charges_checked,
+            charges_changed=self.charges_changed,
+            still_unknown=self.still_unknown,
+            errors=self.errors,
+        )
+
+
+class ChargeService:
+    """Charges, captures, refunds and reconciliation for one profile, on one store connection."""
+
+    def __init__(
+        self,
+        *,
+        conn: sqlite3.Connection,
+        client: ChargeClient,
+        profile: str,
+        events: EventBus | None = None,
+        policy: CheckPolicy | None = None,
+        unknown_grace_s: float = 600.0,
+        unknown_retry_max_s: float = 30.0,
+        batch: int = 50,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self.conn = conn
+        self.client = client
+        self.profile = profile
+        self.events = events
+        self.repo = ChargeRepository(conn, policy=policy, clock=clock)
+        self.unknown_grace = timedelta(seconds=unknown_grace_s)
+        self.unknown_retry_max = timedelta(seconds=unknown_retry_max_s)
+        self.batch = batch
+        self._clock = clock
+        self._in_flight: set[str] = set()
+        self._reconcile_lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- starting a charge ---------------------------------------------------------------------
+
+    def can_start_charge(self, sale_id: str) -> StartCheck:
+        """Refuses while the sale has an unresolved attempt or a charge that holds money."""
+        pending = self.repo.unresolved_attempt_for_sale(sale_id)
+        if pending is not None:
+            return StartCheck(
+                False,
+                f"sale {sale_id} has a charge ({pending.merchant_charge_id}) whose outcome is not "
+                "known yet; the terminal is asking the service. Charging again could charge the "
+                "customer twice, so wait until it is resolved",
+                pending.merchant_charge_id,
+            )
+        for charge in self.repo.charges_for_sale(sale_id):
+            held = charge.status in _MONEY_HELD or (
+                charge.status is not None and charge.status not in _NOTHING_HELD
+            )
+            if held:
+                return StartCheck(
+                    False,
+                    f"sale {sale_id} already has charge {charge.merchant_charge_id} with status "
+                    f"{charge.status}; refund it before charging the sale again",
+                    charge.merchant_charge_id,
+                )
+        return StartCheck(True)
+
+    async def charge(
+        self,
+        *,
+        sale_id: str,
+        request: ChargeAuthorizationRequest,
+        cards: Sequence[CardSummary],
+    ) -> ChargeOutcome:
+        """Record the attempt, send it once, and report the outcome (which may be UNKNOWN)."""
+        mcid = check_merchant_charge_id(request.merchantChargeId)
+        if len(cards) != len(request.transactions):
+            raise ValueError(
+                f"charge {mcid} has {len(request.transactions)} transaction(s) but "
+                f"{len(cards)} card summaries; give one brand/last-four summary per card"
+            )
+        with transaction(self.conn):
+            check = self.can_start_charge(sale_id)
+            if not check:
+                raise SaleBusy(sale_id, check.reason or "refused", check.blocking_charge)
+            attempt = self.repo.record_attempt(
+                merchant_charge_id=mcid,
+                sale_id=sale_id,
+                profile=self.profile,
+                amount=request.total_amount,
+                cards=cards,
+                late_capture=request.lateCapture,
+            )
+        self._publish(
+            AttemptChanged(
+                merchant_charge_id=mcid,
+                sale_id=sale_id,
+                state=AttemptState.RECORDED,
+                reason="recorded before sending",
+            )
+        )
+        self._in_flight.add(mcid)
+        try:
+            reply = await self.client.authorize(request)
+        except asyncio.CancelledError:
+            self._in_flight.discard(mcid)
+            self._settle(
+                attempt,
+                AttemptState.UNKNOWN,
+                "the terminal stopped waiting for the reply; the service will be asked",
+                source="system",
+            )
+            raise
+        except GatewayError as exc:
+            self._in_flight.discard(mcid)
+            return await self._after_failure(attempt, exc)
+        self._in_flight.discard(mcid)
+        result = self._apply(reply, source="reply", context=None)
+        status = result.current.status
+        return ChargeOutcome(
+            merchant_charge_id=mcid,
+            sale_id=sale_id,
+            attempt=AttemptState.CREATED,
+            status=status,
+            message=_status_message(status),
+        )
+
+    async def _after_failure(self, attempt: AttemptRecord, exc: GatewayError) -> ChargeOutcome:
+        mcid, sale = attempt.merchant_charge_id, attempt.sale_id
+        status = exc.status
+        if exc.sent is False or (status is not None and 400 <= status < 500):
+            # Never reached the service, or the service refused it outright: nothing exists.
+            reason = f"not charged: {exc}"
+            self._settle(
+                attempt,
+                AttemptState.REJECTED,
+                reason,
+                source="reply" if exc.sent else "request",
+                detail=str(exc),
+                answered=bool(exc.sent),
+            )
+            return ChargeOutcome(mcid, sale, AttemptState.REJECTED, None, reason, exc)
+        answered = isinstance(exc, ApiError | ReplyUnreadable)
+        why = (
+            f"{exc}; the service answered, so one query settles it"
+            if answered
+            else f"{exc}; the charge may exist: it will be found by asking, never sent again"
+        )
+        self._settle(
+            attempt, AttemptState.UNKNOWN, why, source="reply", detail=str(exc), answered=answered
+        )
+        record = self.repo.attempt(mcid)
+        assert record is not None
+        state, status_now, error = await self._resolve_attempt(record, trigger="after the reply")
+        if state == AttemptState.CREATED:
+            return ChargeOutcome(mcid, sale, state, status_now, _status_message(status_now), exc)
+        if state == AttemptState.NOT_FOUND:
+            return ChargeOutcome(
+                mcid, sale, state, None, f"not charged: the service has no charge ({exc})", exc
+            )
+        self.wake()
+        return ChargeOutcome(
+            mcid,
+            sale,
+            AttemptState.UNKNOWN,
+            None,
+            f"outcome unknown ({exc}); the terminal keeps asking the service and refuses "
+            "another charge for this sale until it knows"
+            + (f" (last query: {error})" if error else ""),
+            exc,
+        )
+
+    # -- capture and refund --------------------------------------------------------------------
+
+    async def capture(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
+        """Capture a PRE_AUTHORIZED charge (the whole authorized amount unless told otherwise)."""
+        record = self._known_charge(merchant_charge_id)
+        value = amount if amount is not None else record.amount
+        if value is None:
+            raise ValueError(f"charge {merchant_charge_id} has no known amount; give one")
+        return await self._money_call("capture", merchant_charge_id, value)
+
+    async def refund(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
+        """Refund all (default) or part of a charge; before capture this cancels it."""
+        record = self._known_charge(merchant_charge_id)
+        if amount is None:
+            if record.amount is None:
+                raise ValueError(f"charge {merchant_charge_id} has no known amount; give one")
+            amount = record.amount - (record.refunded_amount or 0)
+        return await self._money_call("refund", merchant_charge_id, amount)
+
+    def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
+        record = self.repo.charge(merchant_charge_id)
+        if record is None:
+            raise ChargeNotKnown(
+                f"no charge {merchant_charge_id} in the store; query it before acting on it"
+            )
+        return record
+
+    async def _money_call(self, what: str, merchant_charge_id: str, amount: int) -> ChargeRecord:
+        with transaction(self.conn):
+            self.repo.add_timeline(
+                merchant_charge_id,
+                source="request",
+                outcome="recorded",
+                reason=f"{what} of {amount} centavos requested",
+            )
+        call = self.client.capture if what == "capture" else self.client.refund
+        try:
+            reply = await call(merchant_charge_id, amount)
+        except GatewayError as exc:
+            unknown = exc.sent is None or (exc.status is not None and exc.status >= 500)
+            with transaction(self.conn):
+                self.repo.add_timeline(
+                    merchant_charge_id,
+                    source="reply",
+                    outcome="failed",
+                    reason=f"{what} failed: {exc}"
+                    + (
+                        "; the charge will be queried to learn whether it happened"
+                        if unknown
+                        else ""
+                    ),
+                )
+                if unknown:
+                    self.repo.schedule_check(
+                        merchant_charge_id, reason=f"{what} outcome unknown", at=self._clock()
+                    )
+            if unknown:
+                self.wake()
+            raise
+        self._apply(reply, source="reply", context=f"{what} of {amount} centavos")
+        return self._known_charge(merchant_charge_id)
+
+    # -- querying and reconciliation -----------------------------------------------------------
+
+    async def refresh(self, merchant_charge_id: str) -> ChargeRecord:
+        """Ask the service about one charge now and merge the answer."""
+        reply = await self.client.query(merchant_charge_id)
+        self._apply(reply, source="reconciliation", context="queried on demand")
+        return self._known_charge(merchant_charge_id)
+
+    async def reconcile_unresolved(self) -> ReconcileReport:
+        """At start-up: ask about every attempt whose outcome is not known, and due charges."""
+        return await self.reconcile(trigger="start-up", due_only=False)
+
+    async def reconcile(
+        self, *, trigger: str = "on demand", due_only: bool = False
+    ) -> ReconcileReport:
+        """One pass: unresolved attempts, then charges due for a check. One pass at a time."""
+        async with self._reconcile_lock:
+            report = await self._reconcile(trigger, due_only)
+        self._publish(report.event())
+        return report
+
+    async def _reconcile(self, trigger: str, due_only: bool) -> ReconcileReport:
+        now = self._clock()
+        attempts_checked = attempts_resolved = charges_checked = charges_changed = 0
+        still_unknown: list[str] = []
+        errors: list[str] = []
+        seen: set[str] = set()
+        for attempt in self.repo.unresolved_attempts(limit=self.batch):
+            mcid = attempt.merchant_charge_id
+            seen.add(mcid)
+            if mcid in self._in_flight:
+                continue  # its own request is still waiting for the reply
+            if due_only and not self._attempt_due(attempt, now):
+                still_unknown.append(mcid)
+                continue
+            attempts_checked += 1
+            state, _, error = await self._resolve_attempt(attempt, trigger=trigger)
+            if state in UNRESOLVED_ATTEMPT_STATES:
+                still_unknown.append(mcid)
+            else:
+                attempts_resolved += 1
+            if error:
+                errors.append(f"{mcid}: {error}")
+        for record in self.repo.due_checks(now=now, limit=self.batch):
+            mcid = record.merchant_charge_id
+            if mcid in seen or mcid in self._in_flight:
+                continue
+            charges_checked += 1
+            changed, error = await self._check_charge(record, trigger=trigger)
+            charges_changed += int(changed)
+            if error:
+                errors.append(f"{mcid}: {error}")
+        report = ReconcileReport(
+            trigger=trigger,
+            attempts_checked=attempts_checked,
+            attempts_resolved=attempts_resolved,
+            charges_checked=charges_checked,
+            charges_changed=charges_changed,
+            still_unknown=tuple(still_unknown),
+            errors=tuple(errors),
+        )
+        if attempts_checked or charges_checked:
+            logger.info(
+                "reconciliation (%s): %d attempt(s) asked, %d resolved, %d charge(s) checked, "
+                "%d changed, %d error(s)",
+                trigger,
+                attempts_checked,
+                attempts_resolved,
+                charges_checked,
+                charges_changed,
+                len(errors),
+            )
+        return report
+
+    def _attempt_due(self, attempt: AttemptRecord, now: datetime) -> bool:
+        # Unknown attempts are asked about quickly at first, then less often (1, 2, 4 … s).
+        wait = min(timedelta(seconds=2 ** min(attempt.queries, 10)), self.unknown_retry_max)
+        return now >= attempt.updated_at + wait
+
+    async def _resolve_attempt(
+        self, attempt: AttemptRecord, *, trigger: str
+    ) -> tuple[AttemptState, ChargeStatus | None, str | None]:
+        """Query an attempt's charge; returns its attempt state, charge status and any error."""
+        mcid = attempt.merchant_charge_id
+        try:
+            reply = await self.client.query(mcid)
+        except ChargeNotFound:
+            return self._not_found(attempt, trigger), None, None
+        except GatewayError as exc:
+            reason = f"{trigger}: could not ask the service ({exc}); will ask again"
+            self._settle(attempt, AttemptState.UNKNOWN, reason, source="reconciliation", query=True)
+            return AttemptState.UNKNOWN, None, str(exc)
+        result = self._apply(
+            reply, source="reconciliation", context=f"{trigger}: asked the service"
+        )
+        return AttemptState.CREATED, result.current.status, None
+
+    def _not_found(self, attempt: AttemptRecord, trigger: str) -> AttemptState:
+        age = self._clock() - attempt.created_at
+        if attempt.answered:
+            state = AttemptState.NOT_FOUND
+            reason = (
+                f"{trigger}: the service answered the request and has no such charge: "
+                "nothing was charged"
+            )
+        elif age >= self.unknown_grace:
+            state = AttemptState.NOT_FOUND
+            reason = (
+                f"{trigger}: still no such charge {age.total_seconds():.0f} s after the attempt, "
+                "past the point where it could appear: nothing was charged"
+            )
+        else:
+            state = AttemptState.UNKNOWN
+            reason = (
+                f"{trigger}: the service has no such charge yet ({age.total_seconds():.0f} s "
+                "after the attempt); the request may still be in progress there, so it will be "
+                "asked again, never sent again"
+            )
+        self._settle(attempt, state, reason, source="reconciliation", query=True)
+        return state
+
+    async def _check_charge(self, record: ChargeRecord, *, trigger: str) -> tuple[bool, str | None]:
+        mcid = record.merchant_charge_id
+        why = record.check_reason or "scheduled check"
+        try:
+            reply = await self.client.query(mcid)
+        except ChargeNotFound as exc:
+            with transaction(self.conn):
+                self.repo.mark_checked(
+                    mcid, found=False, reason=f"{trigger} ({why}): the service answered: {exc}"
+                )
+            return False, str(exc)
+        except GatewayError as exc:
+            with transaction(self.conn):
+                self.repo.mark_checked(
+                    mcid, found=False, reason=f"{trigger} ({why}): could not ask the service: {exc}"
+                )
+            return False, str(exc)
+        result = self._apply(reply, source="reconciliation", context=f"{trigger} ({why})")
+        return result.changed, None
+
+    # -- the scheduled reconciler --------------------------------------------------------------
+
+    def start(self, interval_s: float, *, fast_interval_s: float = 2.0) -> None:
+        """Run reconciliation now (start-up pass) and then every `interval_s` seconds.
+
+        While an attempt is unresolved the pass runs every `fast_interval_s` instead, so a shop
+        waiting on an unclear charge learns its outcome quickly.
+        """
+        if self._task is not None and not self._task.done():
+            raise RuntimeError("the reconciler is already running")
+        if interval_s <= 0 or fast_interval_s <= 0:
+            raise ValueError("reconciliation intervals must be positive")
+        self._task = asyncio.get_running_loop().create_task(
+            self._run(interval_s, fast_interval_s), name="reconciler"
+        )
+
+    def wake(self) -> None:
+        """Ask the running reconciler for a pass now (on demand)."""
+        self._wake.set()
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is None:
+            return
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    async def _run(self, interval_s: float, fast_interval_s: float) -> None:
+        trigger = "start-up"
+        while True:
+            try:
+                await self.reconcile(trigger=trigger, due_only=trigger != "start-up")
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("a reconciliation pass failed; the next one runs as scheduled")
+            trigger = "schedule"
+            fast = bool(self.repo.unresolved_attempts(limit=1))
+            delay = min(interval_s, fast_interval_s) if fast else interval_s
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+            if self._wake.is_set():
+                self._wake.clear()
+                trigger = "on demand"
+
+    # -- store and events ----------------------------------------------------------------------
+
+    def _apply(self, reply: ServiceReply, *, source: str, context: str | None) -> MergeResult:
+        with transaction(self.conn):
+            result = self.repo.apply_update(
+                reply.update(source=source),
+                source=source,
+                source_ref=None,
+                body=reply.body,
+                context=context,
+            )
+        if result.attempt_resolved and result.sale_id is not None:
+            self._publish(
+                AttemptChanged(
+                    merchant_charge_id=result.merchant_charge_id,
+                    sale_id=result.sale_id,
+                    state=AttemptState.CREATED,
+                    reason=f"the service has the charge ({result.current.status})",
+                )
+            )
+        if result.changed:
+            self._publish(charge_changed(result, source=source))
+        return result
+
+    def _settle(
+        self,
+        attempt: AttemptRecord,
+        state: AttemptState,
+        reason: str,
+        *,
+        source: str,
+        detail: str | None = None,
+        answered: bool = False,
+        query: bool = False,
+    ) -> None:
+        with transaction(self.conn):
+            updated = self.repo.set_attempt_state(
+                attempt.merchant_charge_id,
+                state,
+                source=source,
+                reason=reason,
+                detail=detail,
+                count_query=query,
+                answered=answered,
+            )
+        if updated.state != attempt.state:
+            self._publish(
+                AttemptChanged(
+                    merchant_charge_id=attempt.merchant_charge_id,
+                    sale_id=attempt.sale_id,
+                    state=updated.state,
+                    reason=reason,
+                )
+            )
+
+    def _publish(self, event: DomainEvent) -> None:
+        if self.events is not None:
+            self.events.publish(event)
+
+
+def _status_message(status: ChargeStatus | None) -> str:
+    if status in _APPROVED:
+        return f"approved: {status}"
+    if status == ChargeStatus.DENIED:
+        return "denied: the card was not charged"
+    return f"the service reports {status}"
+
+
+__all__ = [
+    "ChargeChanged",
+    "ChargeOutcome",
+    "ChargeService",
+    "ReconcileReport",
+    "SaleBusy",
+    "StartCheck",
+]

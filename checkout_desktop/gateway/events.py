@@ -1,0 +1,98 @@
+"""Typed domain events of charging: token state, attempts, charge changes and reconciliation."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+from checkout_desktop.domain.events import DomainEvent
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.store.charges import MergeResult
+
+logger = logging.getLogger(__name__)
+
+
+class TokenStatus(StrEnum):
+    NONE = "none"
+    """No token requested yet."""
+    REFRESHING = "refreshing"
+    VALID = "valid"
+    EXPIRED = "expired"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TokenStateChanged(DomainEvent):
+    """The access token was obtained, renewed, rejected or could not be obtained."""
+
+    status: TokenStatus
+    valid_until: datetime | None
+    seconds_left: float | None
+    token_requests: int
+    error: str | None = None
+    clock_skew_s: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttemptChanged(DomainEvent):
+    """A charge attempt was recorded or moved on (published after its commit)."""
+
+    merchant_charge_id: str
+    sale_id: str
+    state: AttemptState
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChargeChanged(DomainEvent):
+    """An input changed a charge (published after its commit)."""
+
+    merchant_charge_id: str
+    sale_id: str | None
+    status: str | None
+    previous_status: str | None
+    source: str
+    reason: str
+    changes: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReconciliationFinished(DomainEvent):
+    """One reconciliation pass: what was asked, what changed, what failed."""
+
+    trigger: str
+    attempts_checked: int
+    attempts_resolved: int
+    charges_checked: int
+    charges_changed: int
+    still_unknown: tuple[str, ...]
+    errors: tuple[str, ...]
+
+
+def charge_changed(result: MergeResult, *, source: str) -> ChargeChanged:
+    """The event to publish after committing `ChargeRepository.apply_update`'s result."""
+    return ChargeChanged(
+        merchant_charge_id=result.merchant_charge_id,
+        sale_id=result.sale_id,
+        status=None if result.current.status is None else str(result.current.status),
+        previous_status=(
+            None
+            if result.previous is None or result.previous.status is None
+            else str(result.previous.status)
+        ),
+        source=source,
+        reason=result.reason,
+        changes=result.changes,
+    )
+
+
+__all__ = [
+    "AttemptChanged",
+    "ChargeChanged",
+    "ReconciliationFinished",
+    "TokenStateChanged",
+    "TokenStatus",
+    "charge_changed",
+]
