@@ -1,0 +1,229 @@
+"""End-to-end health of the inbox: a self-test delivery through the public URL, seen arriving.
+
+Each heartbeat posts a self-test event (with the webhook token, as the service would) to the
+notification URL and waits for the inbox to store it. The result is one state: healthy (it
+arrived), degraded (it arrived only locally or slowly) or down (it did not arrive, or the
+merchant panel points elsewhere), with the reason and since when.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import ssl
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import httpx
+from pydantic import SecretStr
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.inbox.events import (
+    HealthLevel,
+    ListenerHealthChanged,
+    ListenerStateChanged,
+    TunnelState,
+    TunnelStateChanged,
+    WebhookStored,
+)
+from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
+from checkout_desktop.inbox.listener import WebhookListener
+from checkout_desktop.inbox.tunnel import TunnelSupervisor
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class HealthStatus:
+    level: HealthLevel
+    reason: str
+    since: datetime
+    checked_at: datetime | None = None
+    round_trip_s: float | None = None
+
+
+def self_test_body(nonce: str) -> bytes:
+    return json.dumps(
+        {"type": SELF_TEST_BODY_TYPE, "nonce": nonce, "sentAt": utc_now().isoformat()}
+    ).encode("utf-8")
+
+
+class HealthMonitor:
+    """Runs the heartbeat and keeps the current HealthStatus; publishes each change."""
+
+    def __init__(
+        self,
+        *,
+        listener: WebhookListener,
+        token: SecretStr,
+        bus: EventBus,
+        tunnel: TunnelSupervisor | None = None,
+        interval_s: float = 60.0,
+        timeout_s: float = 10.0,
+        slow_after_s: float = 3.0,
+        verify: ssl.SSLContext | bool = True,
+        client_factory: Callable[[], httpx.AsyncClient] | None = None,
+    ) -> None:
+        self._listener = listener
+        self._token = token
+        self._bus = bus
+        self._tunnel = tunnel
+        self._interval = interval_s
+        self._timeout = timeout_s
+        self._slow_after = slow_after_s
+        self._client_factory = client_factory or (
+            lambda: httpx.AsyncClient(timeout=timeout_s, verify=verify)
+        )
+        self._status = HealthStatus(
+            level=HealthLevel.DOWN, reason="not checked yet", since=utc_now()
+        )
+        self._waiting: dict[str, asyncio.Future[WebhookStored]] = {}
+        self._unsubscribe: list[Callable[[], None]] = []
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._lock = asyncio.Lock()
+
+    @property
+    def status(self) -> HealthStatus:
+        return self._status
+
+    def set_token(self, token: SecretStr) -> None:
+        self._token = token
+
+    def poke(self) -> None:
+        """Check again now (the tunnel or the listener changed)."""
+        self._wake.set()
+
+    async def start(self) -> None:
+        if self._task is not None:
+            raise RuntimeError("the health monitor is already running")
+        self._stopping.clear()
+        self._unsubscribe = [
+            self._bus.subscribe(TunnelStateChanged, lambda _e: self.poke()),
+            self._bus.subscribe(ListenerStateChanged, lambda _e: self.poke()),
+        ]
+        self._task = asyncio.create_task(self._run(), name="inbox-health")
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+        task, self._task = self._task, None
+        if task is not None:
+            await task
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                await self.check_now()
+            except Exception:
+                logger.exception("the health check itself failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self._interval)
+
+    def _on_stored(self, event: WebhookStored) -> None:
+        if event.self_test_nonce is None:
+            return
+        future = self._waiting.get(event.self_test_nonce)
+        if future is not None and not future.done():
+            future.set_result(event)
+
+    def _set(self, level: HealthLevel, reason: str, round_trip: float | None) -> HealthStatus:
+        now = utc_now()
+        previous = self._status
+        since = previous.since if previous.level == level else now
+        self._status = HealthStatus(
+            level=level, reason=reason, since=since, checked_at=now, round_trip_s=round_trip
+        )
+        if (previous.level, previous.reason) != (level, reason):
+            log = logger.info if level == HealthLevel.HEALTHY else logger.warning
+            log("inbox health %s: %s", level.value, reason)
+            self._bus.publish(ListenerHealthChanged(level=level, reason=reason, since=since))
+        return self._status
+
+    async def check_now(self) -> HealthStatus:
+        """One heartbeat: decide the state from the listener, the tunnel and a self-test."""
+        async with self._lock:
+            local = self._listener.url
+            if not self._listener.running or local is None:
+                return self._set(HealthLevel.DOWN, "the listener is not running", None)
+            tunnel = self._tunnel
+            if tunnel is None or tunnel.mode == "none":
+                problem, took = await self._self_test(local)
+                if problem is not None:
+                    return self._set(HealthLevel.DOWN, f"local self-test failed: {problem}", None)
+                return self._set(
+                    HealthLevel.DEGRADED,
+                    "no public URL: the listener works locally, but the service cannot reach it",
+                    took,
+                )
+            target = tunnel.notification_url
+            if tunnel.status.state != TunnelState.UP or target is None:
+                why = tunnel.status.reason or tunnel.status.state.value
+                return self._set(HealthLevel.DOWN, f"the tunnel is not up: {why}", None)
+            problem, took = await self._self_test(target)
+            if problem is not None:
+                return self._set(
+                    HealthLevel.DOWN,
+                    f"a self-test through {target} did not arrive: {problem}",
+                    None,
+                )
+            if not tunnel.url_is_registered:
+                return self._set(
+                    HealthLevel.DOWN,
+                    f"the merchant panel holds {tunnel.registered_url or 'no URL'}; "
+                    f"deliveries reach this inbox only once it holds {target}",
+                    took,
+                )
+            assert took is not None
+            if took > self._slow_after:
+                return self._set(
+                    HealthLevel.DEGRADED,
+                    f"a self-test through {target} took {took:.1f} s (over {self._slow_after:g} s)",
+                    took,
+                )
+            return self._set(HealthLevel.HEALTHY, f"self-test through {target} arrived", took)
+
+    async def _self_test(self, url: str) -> tuple[str | None, float | None]:
+        """Post one self-test and wait to see it stored: (problem, round trip in seconds)."""
+        nonce = uuid.uuid4().hex
+        loop = asyncio.get_running_loop()
+        arrived: asyncio.Future[WebhookStored] = loop.create_future()
+        self._waiting[nonce] = arrived
+        unsubscribe = self._bus.subscribe(WebhookStored, self._on_stored)
+        started = loop.time()
+        try:
+            async with self._client_factory() as client:
+                response = await client.post(
+                    url,
+                    content=self_test_body(nonce),
+                    headers={
+                        "Authorization": self._token.get_secret_value(),
+                        "event-type": SELF_TEST_EVENT_TYPE,
+                        "Content-Type": "application/json",
+                    },
+                    timeout=self._timeout,
+                )
+            if response.status_code // 100 != 2:
+                return f"the URL answered {response.status_code}", None
+            await asyncio.wait_for(arrived, timeout=self._timeout)
+        except TimeoutError:
+            return f"it was not stored within {self._timeout:g} s", None
+        except httpx.HTTPError as exc:
+            return f"{type(exc).__name__}: {exc}", None
+        finally:
+            unsubscribe()
+            self._waiting.pop(nonce, None)
+        return None, loop.time() - started
+
+
+__all__ = ["HealthMonitor", "HealthStatus", "self_test_body"]
