@@ -163,11 +163,11 @@ def non_json_message(
     title = page_title(text) if "html" in kind or "<html" in text[:500].lower() else None
     if title or "html" in kind:
         shown = f' ("{title}")' if title else ""
-        hint = (
-            "an HTML page instead of JSON, usually a firewall or proxy block page; the service "
-            "may refuse calls from this network or country, or the base URL points at a web site"
+        message = (
+            f"{operation}: the service answered HTTP {status} with an HTML page{shown} instead "
+            "of JSON, usually a firewall or proxy block page; the service may refuse calls from "
+            "this network or country, or the base URL points at a web site"
         )
-        message = f"{operation}: the service answered HTTP {status} with {hint}{shown}"
     elif not text.strip():
         message = f"{operation}: the service answered HTTP {status} with an empty body"
     else:
