@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.events import WebhookStored
 from checkout_desktop.inbox.intake import Intake
@@ -26,10 +26,23 @@ from checkout_desktop.store.events import EventRepository, Verdict
 
 logger = logging.getLogger(__name__)
 
-ChargeApplier = Callable[[sqlite3.Connection, ChargeUpdate | ThreeDsUpdate, str], str | None]
+
+@dataclass(frozen=True)
+class Applied:
+    """What the charge state machine did with one delivery."""
+
+    outcome: str
+    """A short text kept with the event (e.g. "applied: PAID after AUTHORIZED")."""
+    events: tuple[DomainEvent, ...] = ()
+    """Domain events to publish once the delivery's transaction has committed."""
+
+
+ChargeApplier = Callable[
+    [sqlite3.Connection, ChargeUpdate | ThreeDsUpdate, str], Applied | str | None
+]
 """Feeds one accepted update to the charge state machine inside the writer's open transaction
 (it must not begin or commit); gets the store connection, the update and a source reference
-("webhook_event:<id>"); returns a short outcome to keep with the event, or None."""
+("webhook_event:<id>"); returns what it did (an Applied, or just an outcome text), or None."""
 
 DEFAULT_MAX_BATCH = 256
 DEFAULT_MAX_QUEUE = 4096
@@ -48,6 +61,7 @@ class WriteResult:
     verdict: Verdict
     duplicate_of: int | None
     merge_outcome: str | None
+    published: tuple[DomainEvent, ...] = ()
 
 
 @dataclass
@@ -183,6 +197,8 @@ class InboxWriter:
         if self._bus is not None:
             for intake, result in stored:
                 self._bus.publish(_stored_event(intake, result))
+                for event in result.published:
+                    self._bus.publish(event)
 
     # -- on the writer thread -------------------------------------------------------------------
 
@@ -215,34 +231,38 @@ class InboxWriter:
             if first is not None:
                 event = replace(event, verdict=Verdict.DUPLICATE, duplicate_of=first)
         event_id = repo.insert(event)
-        outcome: str | None = None
+        applied: Applied | None = None
         if event.verdict == Verdict.ACCEPTED and intake.update is not None and self._applier:
-            outcome = self._apply(conn, intake.update, event_id)
-            if outcome:
-                repo.set_merge_outcome(event_id, outcome)
+            applied = self._apply(conn, intake.update, event_id)
+            repo.set_merge_outcome(event_id, applied.outcome)
         return WriteResult(
             event_id=event_id,
             verdict=event.verdict,
             duplicate_of=event.duplicate_of,
-            merge_outcome=outcome,
+            merge_outcome=None if applied is None else applied.outcome,
+            published=() if applied is None else applied.events,
         )
 
     def _apply(
         self, conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, event_id: int
-    ) -> str | None:
+    ) -> Applied:
         assert self._applier is not None
         # A savepoint keeps the event row when the state machine fails on it: the delivery is
         # stored (and acknowledged), and the failure is recorded with it for a later replay.
         conn.execute("SAVEPOINT apply_update")
         try:
-            outcome = self._applier(conn, update, f"webhook_event:{event_id}")
+            returned = self._applier(conn, update, f"webhook_event:{event_id}")
         except Exception as exc:
             conn.execute("ROLLBACK TO apply_update")
             conn.execute("RELEASE apply_update")
             logger.exception("the charge state machine failed on webhook event %d", event_id)
-            return f"not applied: {type(exc).__name__}: {exc}"[:_MAX_OUTCOME]
+            return Applied(f"not applied: {type(exc).__name__}: {exc}"[:_MAX_OUTCOME])
         conn.execute("RELEASE apply_update")
-        return None if outcome is None else outcome[:_MAX_OUTCOME]
+        if returned is None:
+            return Applied("applied")
+        if isinstance(returned, str):
+            return Applied(returned[:_MAX_OUTCOME])
+        return Applied(returned.outcome[:_MAX_OUTCOME], returned.events)
 
 
 def _stored_event(intake: Intake, result: WriteResult) -> WebhookStored:
@@ -263,4 +283,11 @@ def _stored_event(intake: Intake, result: WriteResult) -> WebhookStored:
     )
 
 
-__all__ = ["ChargeApplier", "InboxUnavailable", "InboxWriter", "WriteResult", "WriterStats"]
+__all__ = [
+    "Applied",
+    "ChargeApplier",
+    "InboxUnavailable",
+    "InboxWriter",
+    "WriteResult",
+    "WriterStats",
+]

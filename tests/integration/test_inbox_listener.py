@@ -23,6 +23,8 @@ from pydantic import SecretStr
 
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
+from checkout_desktop.gateway.events import ChargeChanged
+from checkout_desktop.inbox.charges import apply_to_charges
 from checkout_desktop.inbox.events import (
     ListenerState,
     ListenerStateChanged,
@@ -33,6 +35,7 @@ from checkout_desktop.inbox.listener import ListenerError, WebhookListener
 from checkout_desktop.inbox.writer import ChargeApplier, InboxWriter
 from checkout_desktop.settings import ListenerSettings
 from checkout_desktop.store import db
+from checkout_desktop.store.charges import ChargeRepository
 from checkout_desktop.store.events import EventRepository, StoredEvent, Verdict
 
 logger = logging.getLogger(__name__)
@@ -417,3 +420,62 @@ def test_empty_token_is_refused(tmp_path: Path) -> None:
     writer = InboxWriter(tmp_path / "x.sqlite3")
     with pytest.raises(ListenerError, match="token is empty"):
         WebhookListener(ListenerSettings(), token=SecretStr("  "), writer=writer)
+
+
+@pytest.mark.asyncio
+async def test_notifications_reach_the_charge_state_machine_in_the_same_commit(
+    tmp_path: Path,
+) -> None:
+    inbox = await open_inbox(tmp_path, applier=apply_to_charges)
+    changed: list[ChargeChanged] = []
+    committed: list[str | None] = []
+
+    def on_change(event: ChargeChanged) -> None:
+        changed.append(event)
+        conn = db.connect(inbox.db_path)
+        try:
+            record = ChargeRepository(conn).charge(event.merchant_charge_id)
+            committed.append(None if record is None else str(record.status))
+        finally:
+            conn.close()
+
+    inbox.bus.subscribe(ChargeChanged, on_change)
+    try:
+        authorized = await post(inbox.url, payment("AUTHORIZED", n=1), headers())
+        paid = await post(inbox.url, payment("PAID", n=2), headers())
+        stale = await post(inbox.url, payment("AUTHORIZED", n=0), headers())
+        lost_3ds = {
+            "type": "THREE_DS_CHALLENGE",
+            "id": "evt-3ds",
+            "data": {"status": "Approved", "chargeId": "no-such-service-charge"},
+        }
+        orphan = await post(
+            inbox.url, lost_3ds, headers(**{"event-type": "Challenge3dsUpdateMessage"})
+        )
+        assert [r.status_code for r in (authorized, paid, stale, orphan)] == [200] * 4
+        rows = inbox.rows()
+        assert [r.merge_outcome.split(":")[0] for r in rows if r.merge_outcome] == [
+            "applied",
+            "applied",
+            "ignored",
+            "not applied",
+        ]
+        assert rows[3].merge_outcome is not None and "ChargeNotKnown" in rows[3].merge_outcome
+        conn = db.connect(inbox.db_path)
+        try:
+            repo = ChargeRepository(conn)
+            record = repo.charge(MCID)
+            assert record is not None and str(record.status) == "PAID"
+            timeline = repo.timeline(MCID).items
+            assert [t.source_ref for t in timeline] == [f"webhook_event:{r.id}" for r in rows[:3]]
+            assert {t.source for t in timeline} == {"webhook"}
+        finally:
+            conn.close()
+        assert [(e.status, e.source) for e in changed] == [
+            ("AUTHORIZED", "webhook"),
+            ("PAID", "webhook"),
+        ]
+        # Each ChargeChanged was published after its commit: another connection saw it.
+        assert committed == ["AUTHORIZED", "PAID"]
+    finally:
+        await inbox.listener.stop()
