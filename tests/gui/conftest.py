@@ -31,7 +31,10 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     try:
         yield loop
     finally:
-        loop.stop()
+        # Not loop.stop(): it calls QApplication.exit(), which with no exec() running leaves
+        # Qt's "quit now" flag set, so every later QEventLoop.exec() (each qtbot wait) returns
+        # at once without processing events and the next test's coroutines never run.
+        loop._QEventLoop__is_running = False  # type: ignore[attr-defined]
         loop.close()
         # qasync marked the loop as running when it was created "already running";
         # clear that so the next test (or pytest-asyncio) starts from a clean slate.
