@@ -1,0 +1,81 @@
+"""The one bridge from the core's EventBus to Qt: each domain event becomes a typed signal.
+
+Widgets connect only to this adapter, never to the bus, so the core knows nothing of Qt and a
+panel's lifetime never leaks into the core's subscriber lists.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal, SignalInstance
+
+from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.gateway.events import (
+    AttemptChanged,
+    ChargeChanged,
+    ReconciliationFinished,
+    TokenStateChanged,
+)
+from checkout_desktop.inbox.events import (
+    ListenerHealthChanged,
+    ListenerStateChanged,
+    TunnelStateChanged,
+    TunnelUrlChanged,
+    WebhookRefused,
+    WebhookStored,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class QtEventAdapter(QObject):
+    """Subscribes to the bus once and re-emits every event as a Qt signal of its own type.
+
+    Everything runs on the one qasync loop, so the core publishes on the GUI thread and the
+    signals are delivered directly.
+    """
+
+    webhook_stored = Signal(WebhookStored)
+    webhook_refused = Signal(WebhookRefused)
+    listener_state_changed = Signal(ListenerStateChanged)
+    listener_health_changed = Signal(ListenerHealthChanged)
+    tunnel_state_changed = Signal(TunnelStateChanged)
+    tunnel_url_changed = Signal(TunnelUrlChanged)
+    token_state_changed = Signal(TokenStateChanged)
+    attempt_changed = Signal(AttemptChanged)
+    charge_changed = Signal(ChargeChanged)
+    reconciliation_finished = Signal(ReconciliationFinished)
+
+    def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bus = bus
+        routes: list[tuple[type[DomainEvent], SignalInstance]] = [
+            (WebhookStored, self.webhook_stored),
+            (WebhookRefused, self.webhook_refused),
+            (ListenerStateChanged, self.listener_state_changed),
+            (ListenerHealthChanged, self.listener_health_changed),
+            (TunnelStateChanged, self.tunnel_state_changed),
+            (TunnelUrlChanged, self.tunnel_url_changed),
+            (TokenStateChanged, self.token_state_changed),
+            (AttemptChanged, self.attempt_changed),
+            (ChargeChanged, self.charge_changed),
+            (ReconciliationFinished, self.reconciliation_finished),
+        ]
+        self._unsubscribe: list[Callable[[], None]] = [
+            bus.subscribe(kind, self._emitter(signal)) for kind, signal in routes
+        ]
+
+    @staticmethod
+    def _emitter(signal: SignalInstance) -> Callable[[DomainEvent], None]:
+        def emit(event: DomainEvent) -> None:
+            signal.emit(event)
+
+        return emit
+
+    def close(self) -> None:
+        """Stop listening to the bus (at shutdown, before the core goes away)."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()

@@ -1,0 +1,174 @@
+"""The status bar: environment, access token and its time left, listener and tunnel, open attempts."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+
+from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.gateway.events import AttemptChanged, TokenStateChanged, TokenStatus
+from checkout_desktop.inbox.events import (
+    HealthLevel,
+    ListenerHealthChanged,
+    ListenerState,
+    ListenerStateChanged,
+    TunnelState,
+    TunnelStateChanged,
+)
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.formatting import format_duration
+
+logger = logging.getLogger(__name__)
+
+_OK = "color: #1b6e2a;"
+_WARN = "color: #7a5c00;"
+_BAD = "color: #b3261e;"
+
+
+class TerminalStatusBar(QStatusBar):
+    """Four permanent fields, each fed by the adapter's signals; no polling of the core."""
+
+    def __init__(
+        self,
+        adapter: QtEventAdapter,
+        *,
+        environment: str,
+        unresolved_count: Callable[[], int],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._unresolved_count = unresolved_count
+        self.environment = QLabel(self.tr("Environment: {name}").format(name=environment), self)
+        self.environment.setObjectName("statusEnvironment")
+        self.token = QLabel(self.tr("Token: not requested yet"), self)
+        self.token.setObjectName("statusToken")
+        self.listener = QLabel(self.tr("Listener: starting"), self)
+        self.listener.setObjectName("statusListener")
+        self.tunnel = QLabel(self)
+        self.tunnel.setObjectName("statusTunnel")
+        self.attempts = QLabel(self)
+        self.attempts.setObjectName("statusAttempts")
+        for label in (self.environment, self.token, self.listener, self.tunnel, self.attempts):
+            self.addPermanentWidget(label)
+        self._token_status = TokenStatus.NONE
+        self._valid_until: datetime | None = None
+        self._token_error: str | None = None
+        self._listener_state: ListenerState | None = None
+        self._listener_url: str | None = None
+        self._health: ListenerHealthChanged | None = None
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._render_token)
+        adapter.token_state_changed.connect(self.on_token_state)
+        adapter.listener_state_changed.connect(self.on_listener_state)
+        adapter.listener_health_changed.connect(self.on_health)
+        adapter.tunnel_state_changed.connect(self.on_tunnel_state)
+        adapter.attempt_changed.connect(self.on_attempt_changed)
+        self.tunnel.hide()
+        self.refresh_attempts()
+
+    def on_token_state(self, event: TokenStateChanged) -> None:
+        self._token_status = event.status
+        self._valid_until = event.valid_until
+        self._token_error = event.error
+        if event.status == TokenStatus.VALID and event.valid_until is not None:
+            self._tick.start()
+        else:
+            self._tick.stop()
+        self._render_token()
+
+    def _render_token(self) -> None:
+        status = self._token_status
+        if status == TokenStatus.VALID and self._valid_until is not None:
+            left = (self._valid_until - utc_now()).total_seconds()
+            if left <= 0:
+                self.token.setText(self.tr("Token: expired, renewed on next use"))
+                self.token.setStyleSheet(_WARN)
+                self._tick.stop()
+                return
+            self.token.setText(
+                self.tr("Token: valid, {left} left").format(left=format_duration(left))
+            )
+            self.token.setStyleSheet(_OK)
+        elif status == TokenStatus.REFRESHING:
+            self.token.setText(self.tr("Token: requesting…"))
+            self.token.setStyleSheet("")
+        elif status == TokenStatus.EXPIRED:
+            self.token.setText(self.tr("Token: expired, renewed on next use"))
+            self.token.setStyleSheet(_WARN)
+        elif status == TokenStatus.FAILED:
+            self.token.setText(self.tr("Token: failed"))
+            self.token.setStyleSheet(_BAD)
+        else:
+            self.token.setText(self.tr("Token: not requested yet"))
+            self.token.setStyleSheet("")
+        self.token.setToolTip(self._token_error or "")
+
+    def on_listener_state(self, event: ListenerStateChanged) -> None:
+        self._listener_state = event.state
+        self._listener_url = event.url
+        if event.state == ListenerState.LISTENING:
+            self.listener.setText(self.tr("Listener: on {url}").format(url=event.url or "?"))
+            self.listener.setStyleSheet(_OK)
+        elif event.state == ListenerState.FAILED:
+            self.listener.setText(self.tr("Listener: failed"))
+            self.listener.setStyleSheet(_BAD)
+        elif event.state == ListenerState.STOPPED:
+            self.listener.setText(self.tr("Listener: stopped"))
+            self.listener.setStyleSheet(_WARN)
+        else:
+            self.listener.setText(self.tr("Listener: starting"))
+            self.listener.setStyleSheet("")
+        self.listener.setToolTip(event.reason or event.url or "")
+
+    def on_health(self, event: ListenerHealthChanged) -> None:
+        self._health = event
+        if self._listener_state != ListenerState.LISTENING:
+            return
+        texts = {
+            HealthLevel.HEALTHY: (self.tr("Inbox: healthy"), _OK),
+            HealthLevel.DEGRADED: (self.tr("Inbox: degraded"), _WARN),
+            HealthLevel.DOWN: (self.tr("Inbox: down"), _BAD),
+        }
+        text, style = texts.get(event.level, (str(event.level), ""))
+        self.listener.setText(text)
+        self.listener.setStyleSheet(style)
+        self.listener.setToolTip(
+            self.tr("{reason} (since {since})").format(
+                reason=event.reason, since=event.since.astimezone().strftime("%H:%M:%S")
+            )
+        )
+
+    def on_tunnel_state(self, event: TunnelStateChanged) -> None:
+        if event.mode == "none" or event.state == TunnelState.OFF:
+            self.tunnel.hide()
+            return
+        self.tunnel.show()
+        names = {
+            TunnelState.STARTING: (self.tr("Tunnel: starting"), ""),
+            TunnelState.UP: (self.tr("Tunnel: up"), _OK),
+            TunnelState.DOWN: (self.tr("Tunnel: down"), _BAD),
+            TunnelState.RESTARTING: (self.tr("Tunnel: restarting"), _WARN),
+        }
+        text, style = names.get(event.state, (str(event.state), ""))
+        self.tunnel.setText(text)
+        self.tunnel.setStyleSheet(style)
+        self.tunnel.setToolTip(event.reason or event.public_url or "")
+
+    def on_attempt_changed(self, _event: AttemptChanged) -> None:
+        self.refresh_attempts()
+
+    def refresh_attempts(self) -> None:
+        count = self._unresolved_count()
+        if count:
+            self.attempts.setText(
+                self.tr("{n} charge(s) with unknown outcome: being checked").format(n=count)
+            )
+            self.attempts.setStyleSheet(_WARN)
+        else:
+            self.attempts.setText(self.tr("No open attempts"))
+            self.attempts.setStyleSheet(_OK)
