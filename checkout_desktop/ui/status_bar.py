@@ -1,4 +1,4 @@
-"""The status bar: environment, access token and its time left, listener and tunnel, open attempts."""
+"""The status bar: environment, token and its time left, listener and tunnel, open attempts."""
 
 from __future__ import annotations
 
