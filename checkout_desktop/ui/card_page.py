@@ -77,6 +77,7 @@ class CardPage(QWidget):
         self._given_credentials: str | None = None
         self._renderer_restarts = 0
         self._language = config.language
+        self._loading = False
 
         self.view = LockedWebView(config, self)
         self.page = self.view.locked_page
@@ -97,7 +98,6 @@ class CardPage(QWidget):
         events.sdk_failed.connect(self._on_sdk_failed)
         events.security_event.connect(self.security_event)
         self.page.navigation_refused.connect(self.navigation_refused)
-        self.page.loadStarted.connect(self._on_load_started)
         self.page.loadFinished.connect(self._on_load_finished)
         self.page.renderProcessTerminated.connect(self._on_renderer_gone)
 
@@ -119,6 +119,7 @@ class CardPage(QWidget):
         # wait for the new page's handshake, and the new page's SDK has no credentials.
         self.bridge.page_reset()
         self._given_credentials = None
+        self._loading = True
         self.view.load_card_page()
 
     def set_credentials(self, merchant_document: str, transparent_token: SecretStr) -> None:
@@ -167,10 +168,12 @@ class CardPage(QWidget):
 
     # ------------------------------------------------------------------ page events
 
-    def _on_load_started(self) -> None:
-        self.bridge.page_reset()
-
     def _on_load_finished(self, ok: bool) -> None:
+        # A refused navigation also ends in loadFinished(False), on the page that stays:
+        # only a load this widget started can fail the page.
+        if not self._loading:
+            return
+        self._loading = False
         if not ok:
             logger.error("the card page could not be loaded")
             self.sdk_unavailable.emit("the card page could not be loaded")

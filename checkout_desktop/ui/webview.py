@@ -325,6 +325,22 @@ class RequestGuard(QWebEngineUrlRequestInterceptor):
         info.block(True)
 
 
+_DEVELOPER_ACTIONS = frozenset(
+    {
+        QWebEnginePage.WebAction.InspectElement,
+        QWebEnginePage.WebAction.ViewSource,
+        QWebEnginePage.WebAction.SavePage,
+        QWebEnginePage.WebAction.OpenLinkInNewWindow,
+        QWebEnginePage.WebAction.OpenLinkInNewTab,
+        QWebEnginePage.WebAction.OpenLinkInNewBackgroundTab,
+        QWebEnginePage.WebAction.OpenLinkInThisWindow,
+        QWebEnginePage.WebAction.DownloadLinkToDisk,
+        QWebEnginePage.WebAction.DownloadImageToDisk,
+        QWebEnginePage.WebAction.DownloadMediaToDisk,
+    }
+)
+
+
 class LockedPage(QWebEnginePage):
     """A page that stays on our scheme, opens no windows, asks no permissions, shows no dialogs."""
 
@@ -338,17 +354,13 @@ class LockedPage(QWebEnginePage):
         self.permissionRequested.connect(self._deny_permission)
         self.certificateError.connect(self._refuse_certificate)
         self.fileSystemAccessRequested.connect(self._refuse_file_access)
-        if not developer:
-            for action in (
-                QWebEnginePage.WebAction.InspectElement,
-                QWebEnginePage.WebAction.ViewSource,
-                QWebEnginePage.WebAction.SavePage,
-                QWebEnginePage.WebAction.OpenLinkInNewWindow,
-                QWebEnginePage.WebAction.OpenLinkInNewTab,
-                QWebEnginePage.WebAction.OpenLinkInThisWindow,
-                QWebEnginePage.WebAction.DownloadLinkToDisk,
-            ):
-                self.action(action).setEnabled(False)
+
+    def triggerAction(self, action: QWebEnginePage.WebAction, checked: bool = False) -> None:
+        # Qt re-enables these actions on every load, so they are refused here instead.
+        if action in _DEVELOPER_ACTIONS and not self._developer:
+            logger.warning("card page: refused the %s action outside developer mode", action.name)
+            return
+        super().triggerAction(action, checked)
 
     @staticmethod
     def _describe(url: QUrl) -> str:
