@@ -542,11 +542,14 @@ class ChargeRepository:
     def _find_row(self, update: ChargeUpdate | ThreeDsUpdate) -> sqlite3.Row | None:
         row: sqlite3.Row | None = None
         if update.merchant_charge_id is not None:
+            # The merchant's id is authoritative; the service's id only finds a charge for an
+            # input that names nothing else (a 3DS result with only `chargeId`).
             row = self.conn.execute(
                 "SELECT * FROM charge WHERE merchant_charge_id = :m",
                 {"m": update.merchant_charge_id},
             ).fetchone()
-        if row is None and update.charge_id is not None:
+            return row
+        if update.charge_id is not None:
             row = self.conn.execute(
                 "SELECT * FROM charge WHERE charge_id = :c ORDER BY id LIMIT 1",
                 {"c": update.charge_id},
