@@ -23,6 +23,7 @@ class Subcommand(Protocol):
 # when the command line is parsed, and the ones that need Qt import it only inside `run`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "run": ("checkout_desktop.app", "open the terminal window (the default)"),
+    "sandbox": ("checkout_desktop.sandbox.cli", "run the built-in sandbox service standalone"),
 }
 
 

@@ -1,0 +1,12 @@
+"""`python -m checkout_desktop.sandbox`: the same as `checkout-desktop sandbox`."""
+
+from __future__ import annotations
+
+import logging
+
+from checkout_desktop.sandbox.cli import main
+
+logger = logging.getLogger(__name__)
+
+if __name__ == "__main__":
+    raise SystemExit(main())

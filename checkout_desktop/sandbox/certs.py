@@ -1,0 +1,169 @@
+"""The TLS certificate of the sandbox's SDK backend, issued for the host the SDK build calls."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import logging
+import os
+import ssl
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+logger = logging.getLogger(__name__)
+
+CERT_FILE = "sdk-backend-cert.pem"
+KEY_FILE = "sdk-backend-key.pem"
+EPHEMERAL_VALIDITY = dt.timedelta(days=2)
+PERSISTENT_VALIDITY = dt.timedelta(days=90)
+# A reused certificate is replaced when it has less than this left, so a long run never
+# outlives it.
+RENEW_MARGIN = dt.timedelta(days=7)
+
+
+class CertificateError(RuntimeError):
+    """The sandbox could not create or load its SDK-backend certificate."""
+
+
+@dataclass(frozen=True)
+class SdkCertificate:
+    """A leaf certificate and its key, both PEM; the key never leaves memory unless persisted."""
+
+    host: str
+    cert_pem: bytes
+    key_pem: bytes
+
+    @property
+    def certificate(self) -> x509.Certificate:
+        return x509.load_pem_x509_certificate(self.cert_pem)
+
+    @property
+    def spki_sha256_b64(self) -> str:
+        """Base64 SHA-256 of the SubjectPublicKeyInfo: what Chromium's SPKI allow-list wants."""
+        spki = self.certificate.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        return base64.b64encode(hashlib.sha256(spki).digest()).decode("ascii")
+
+    def server_context(self) -> ssl.SSLContext:
+        """A server-side TLS context; the key passes through a 0600 file deleted at once.
+
+        Python's ssl module loads keys only from files, so the key is written to a private
+        temporary folder, loaded, and removed before this function returns.
+        """
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        with tempfile.TemporaryDirectory(prefix="checkout-sandbox-tls-") as folder:
+            os.chmod(folder, 0o700)
+            cert_path = Path(folder) / CERT_FILE
+            key_path = Path(folder) / KEY_FILE
+            cert_path.write_bytes(self.cert_pem)
+            fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(self.key_pem)
+            context.load_cert_chain(cert_path, key_path)
+        return context
+
+    def client_context(self) -> ssl.SSLContext:
+        """A client context that trusts exactly this certificate (for tests and tools)."""
+        context = ssl.create_default_context(cadata=self.cert_pem.decode("ascii"))
+        return context
+
+
+def generate(host: str, validity: dt.timedelta = EPHEMERAL_VALIDITY) -> SdkCertificate:
+    """A self-signed EC P-256 certificate with SAN DNS:<host>."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, host),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "checkout-desktop sandbox"),
+        ]
+    )
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + validity)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        # CA=true lets a client use the self-signed leaf directly as its trust anchor.
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    return SdkCertificate(
+        host=host,
+        cert_pem=cert.public_bytes(serialization.Encoding.PEM),
+        key_pem=key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ),
+    )
+
+
+def _usable(cert_pem: bytes, host: str) -> bool:
+    try:
+        cert = x509.load_pem_x509_certificate(cert_pem)
+        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except (ValueError, x509.ExtensionNotFound):
+        return False
+    if host not in names.get_values_for_type(x509.DNSName):
+        return False
+    return cert.not_valid_after_utc - dt.datetime.now(dt.UTC) > RENEW_MARGIN
+
+
+def load_or_create(folder: Path, host: str) -> SdkCertificate:
+    """Reuse the certificate kept in `folder` (so the SPKI pin stays the same across runs).
+
+    A missing, foreign-host or nearly expired certificate is replaced. The key file is 0600.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise CertificateError(f"cannot create the certificate folder {folder}: {exc}") from None
+    cert_path = folder / CERT_FILE
+    key_path = folder / KEY_FILE
+    if cert_path.is_file() and key_path.is_file():
+        cert_pem = cert_path.read_bytes()
+        key_pem = key_path.read_bytes()
+        if _usable(cert_pem, host):
+            try:
+                serialization.load_pem_private_key(key_pem, password=None)
+            except (ValueError, TypeError):
+                logger.warning("the key in %s is unreadable; issuing a new certificate", folder)
+            else:
+                return SdkCertificate(host=host, cert_pem=cert_pem, key_pem=key_pem)
+        logger.info("the certificate in %s is not usable for %s; issuing a new one", folder, host)
+    fresh = generate(host, PERSISTENT_VALIDITY)
+    key_path.unlink(missing_ok=True)
+    fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(fresh.key_pem)
+    cert_path.write_bytes(fresh.cert_pem)
+    return fresh

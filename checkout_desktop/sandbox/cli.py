@@ -1,0 +1,216 @@
+"""`checkout-desktop sandbox`: run the built-in sandbox standalone and announce it on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from checkout_desktop.logsetup import register_secret, setup_logging
+from checkout_desktop.sandbox.errors import SandboxConfigError
+from checkout_desktop.sandbox.faults import CLI_FAULT_NAMES, FaultSettingError, parse_cli_faults
+from checkout_desktop.sandbox.server import SDK_HOST, SandboxConfig, SandboxServer
+from checkout_desktop.sandbox.webhooks import WEBHOOK_LAYOUTS
+
+logger = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_BAD_SETTINGS = 2
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Run the built-in sandbox (token server, charge API, card SDK backend, webhook sender). "
+        "It prints one JSON line on stdout (addresses, SDK host mapping, test credentials), "
+        "then serves until SIGTERM or Ctrl-C. Logs go to stderr."
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, default=0, help="port of the REST API and token endpoint (0: any)"
+    )
+    parser.add_argument("--sdk-port", type=int, default=0, help="HTTPS port of the SDK backend")
+    parser.add_argument(
+        "--sdk-host", default=SDK_HOST, help=f"host the SDK build calls (default {SDK_HOST})"
+    )
+    parser.add_argument(
+        "--sdk-cert-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep the SDK backend's certificate and key in DIR, so its pin stays the same "
+        "across runs (default: a new certificate each run, key only in memory)",
+    )
+    parser.add_argument(
+        "--webhook-url", metavar="URL", help="notification URL (HTTPS, no query, no IPv4)"
+    )
+    parser.add_argument(
+        "--webhook-token-file",
+        type=Path,
+        metavar="FILE",
+        help="file holding the webhook token sent in the Authorization header",
+    )
+    parser.add_argument(
+        "--webhook-ca", type=Path, metavar="PEM", help="CA certificate(s) the sender trusts"
+    )
+    parser.add_argument(
+        "--webhook-layout",
+        choices=WEBHOOK_LAYOUTS,
+        default="envelope",
+        help="charge notification body: flat (layout A), envelope (layout B) or alternate",
+    )
+    parser.add_argument(
+        "--token-lifetime", type=float, default=300.0, metavar="S", help="access token life (300)"
+    )
+    parser.add_argument(
+        "--card-token-lifetime",
+        type=float,
+        default=900.0,
+        metavar="S",
+        help="temporary card token life (900)",
+    )
+    parser.add_argument(
+        "--slow-card-delay",
+        type=float,
+        default=35.0,
+        metavar="S",
+        help="how long the slow test card's reply takes (35)",
+    )
+    parser.add_argument(
+        "--three-ds-delay",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="time until a 3DS test card's challenge has its result (1)",
+    )
+    parser.add_argument(
+        "--webhook-timeout", type=float, default=10.0, metavar="S", help="per attempt (10)"
+    )
+    parser.add_argument(
+        "--webhook-attempts", type=int, default=5, metavar="N", help="attempts per notification"
+    )
+    parser.add_argument(
+        "--webhook-backoff",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="first retry pause, doubled each retry (1)",
+    )
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help=f"inject a fault; repeatable. Names: {', '.join(CLI_FAULT_NAMES)}",
+    )
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="exit when stdin closes (the process that started the sandbox went away)",
+    )
+
+
+def build_config(args: argparse.Namespace) -> SandboxConfig:
+    """The server settings from the command line; SandboxConfigError on a bad value."""
+    try:
+        faults = parse_cli_faults(list(args.fault))
+    except FaultSettingError as exc:
+        raise SandboxConfigError(str(exc)) from None
+    webhook_token = None
+    if args.webhook_token_file is not None:
+        try:
+            webhook_token = args.webhook_token_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise SandboxConfigError(
+                f"cannot read the webhook token file {args.webhook_token_file}: {exc.strerror}"
+            ) from None
+        except UnicodeDecodeError:
+            raise SandboxConfigError(
+                f"the webhook token file {args.webhook_token_file} is not UTF-8 text"
+            ) from None
+        if not webhook_token:
+            raise SandboxConfigError(f"the webhook token file {args.webhook_token_file} is empty")
+        register_secret(webhook_token)
+    config = SandboxConfig(
+        host=args.host,
+        api_port=args.port,
+        sdk_port=args.sdk_port,
+        sdk_host=args.sdk_host,
+        sdk_cert_dir=args.sdk_cert_dir,
+        token_lifetime_s=args.token_lifetime,
+        card_token_lifetime_s=args.card_token_lifetime,
+        slow_card_delay_s=args.slow_card_delay,
+        three_ds_delay_s=args.three_ds_delay,
+        webhook_url=args.webhook_url,
+        webhook_token=webhook_token,
+        webhook_ca_file=args.webhook_ca,
+        webhook_layout=args.webhook_layout,
+        webhook_timeout_s=args.webhook_timeout,
+        webhook_max_attempts=args.webhook_attempts,
+        webhook_backoff_s=args.webhook_backoff,
+        faults=faults,
+    )
+    config.check()
+    return config
+
+
+async def serve(config: SandboxConfig, *, exit_with_parent: bool = False) -> int:
+    """Start, announce on stdout, serve until a stop signal, stop."""
+    server = SandboxServer(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(signum, stop.set)
+        except (NotImplementedError, RuntimeError):
+            # Windows has no loop signal handlers; Ctrl-C still raises KeyboardInterrupt there.
+            signal.signal(signum, lambda *_: loop.call_soon_threadsafe(stop.set))
+    if exit_with_parent:
+        threading.Thread(
+            target=_watch_stdin, args=(loop, stop), name="sandbox-parent-watch", daemon=True
+        ).start()
+    await server.start()
+    try:
+        sys.stdout.write(json.dumps(server.info(), separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+        await stop.wait()
+        logger.info("stop requested")
+    finally:
+        await server.stop()
+    return EXIT_OK
+
+
+def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except (OSError, ValueError):
+        pass
+    loop.call_soon_threadsafe(stop.set)
+
+
+def run(args: argparse.Namespace) -> int:
+    verbose = bool(getattr(args, "verbose", False))
+    setup_logging(None, level=logging.DEBUG if verbose else logging.INFO, console=True)
+    try:
+        config = build_config(args)
+    except SandboxConfigError as exc:
+        print(f"checkout-desktop sandbox: {exc}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
+    try:
+        return asyncio.run(serve(config, exit_with_parent=bool(args.exit_with_parent)))
+    except SandboxConfigError as exc:
+        print(f"checkout-desktop sandbox: {exc}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m checkout_desktop.sandbox")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    configure(parser)
+    return run(parser.parse_args(argv))
