@@ -1,0 +1,115 @@
+"""`checkout-desktop events`: export stored webhook deliveries as JSON Lines or CSV."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sqlite3
+import sys
+from pathlib import Path
+from typing import TextIO, cast
+
+from checkout_desktop.inbox.export import ExportError, ExportFormat, parse_when, write_events
+from checkout_desktop.logsetup import setup_logging
+from checkout_desktop.paths import app_paths
+from checkout_desktop.store import db
+from checkout_desktop.store.events import EventFilter, EventRepository, Verdict
+
+logger = logging.getLogger(__name__)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="only deliveries received at or after WHEN: an ISO 8601 date or time (UTC unless "
+        "it carries an offset) or a span back from now such as 90m, 12h, 7d",
+    )
+    parser.add_argument("--until", metavar="WHEN", help="only deliveries received before WHEN")
+    parser.add_argument(
+        "--format", choices=("jsonl", "csv"), default="jsonl", help="output format (jsonl)"
+    )
+    parser.add_argument(
+        "--type",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="event-type header or body type, e.g. TransactionUpdateMessage or PAYMENT "
+        "(repeatable)",
+    )
+    parser.add_argument(
+        "--status", action="append", default=[], metavar="STATUS", help="status (repeatable)"
+    )
+    parser.add_argument(
+        "--verdict",
+        action="append",
+        default=[],
+        choices=[v.value for v in Verdict],
+        help="inbox verdict (repeatable)",
+    )
+    parser.add_argument("--charge", metavar="ID", help="merchant charge id or service charge id")
+    parser.add_argument("--search", metavar="TEXT", help="free text in ids, reason or body")
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE instead of standard output"
+    )
+
+
+def _filter(args: argparse.Namespace) -> EventFilter:
+    return EventFilter(
+        types=tuple(args.type),
+        statuses=tuple(args.status),
+        verdicts=tuple(Verdict(v) for v in args.verdict),
+        charge=args.charge or None,
+        text=args.search or None,
+        since=parse_when(args.since) if args.since else None,
+        until=parse_when(args.until) if args.until else None,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    setup_logging(None, level=logging.DEBUG if args.verbose else logging.WARNING)
+    try:
+        where = _filter(args)
+    except ExportError as exc:
+        print(f"checkout-desktop events: {exc}", file=sys.stderr)
+        return 2
+    store = app_paths(args.data_dir).database_file
+    if not store.exists():
+        print(
+            f"checkout-desktop events: there is no store at {store} yet (nothing has been "
+            "received there); choose another with --data-dir or CHECKOUT_DESKTOP_HOME",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        conn = db.connect(store, readonly=True)
+    except (db.StoreError, sqlite3.Error) as exc:
+        print(f"checkout-desktop events: cannot read {store}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        with contextlib.ExitStack() as stack:
+            out: TextIO = sys.stdout
+            if args.output:
+                target = Path(args.output)
+                # Exports hold customer names and e-mails: owner-only, like the store.
+                target.touch(mode=0o600, exist_ok=True)
+                out = stack.enter_context(target.open("w", encoding="utf-8", newline=""))
+            events = EventRepository(conn).iter_full(where)
+            count = write_events(events, out, cast(ExportFormat, args.format))
+            out.flush()
+    except OSError as exc:
+        print(f"checkout-desktop events: cannot write the export: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.Error as exc:
+        print(f"checkout-desktop events: cannot read {store}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        conn.close()
+    logger.info("exported %d deliveries", count)
+    if args.output:
+        print(f"exported {count} deliveries to {args.output}", file=sys.stderr)
+    return 0
+
+
+__all__ = ["configure", "run"]

@@ -1,0 +1,236 @@
+"""`checkout-desktop listen`: the webhook inbox without the window, writing to the same store.
+
+For a shop that wants notifications recorded while the terminal is closed (a login item or a
+system service). Prints the bound address on standard output, logs to standard error and the
+log folder, and runs until SIGTERM or SIGINT, then answers and commits what is in flight.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import stat
+import sys
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.inbox.charges import apply_to_charges
+from checkout_desktop.inbox.events import ListenerHealthChanged, TunnelUrlChanged
+from checkout_desktop.inbox.health import HealthMonitor
+from checkout_desktop.inbox.listener import ListenerError, WebhookListener
+from checkout_desktop.inbox.tunnel import TunnelConfigError, TunnelSupervisor
+from checkout_desktop.inbox.writer import InboxWriter
+from checkout_desktop.logsetup import register_secret, setup_logging
+from checkout_desktop.paths import app_paths
+from checkout_desktop.secrets import (
+    KeychainCredentials,
+    KeychainUnavailable,
+    SecretMissing,
+    SecretStore,
+)
+from checkout_desktop.settings import ListenerSettings, Settings, SettingsError, load_settings
+
+logger = logging.getLogger(__name__)
+
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+_MAX_TOKEN_FILE = 4096
+
+
+class TokenFileError(ValueError):
+    """The token file cannot be used; the message says why and how to fix it."""
+
+
+def read_token_file(path: Path) -> SecretStr:
+    """The webhook token from a file that only its owner can read (mode 600 or 400)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise TokenFileError(f"the token file {path} does not exist") from None
+    except OSError as exc:
+        raise TokenFileError(f"cannot open the token file {path}: {exc.strerror}") from None
+    # The checks run on the opened file itself, so the file cannot be swapped in between.
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise TokenFileError(f"the token file {path} is not a regular file")
+        if info.st_mode & 0o077:
+            raise TokenFileError(
+                f"the token file {path} can be read or changed by other users (mode "
+                f"{stat.S_IMODE(info.st_mode):03o}); run `chmod 600 {path}` and try again"
+            )
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            raise TokenFileError(f"the token file {path} belongs to another user")
+        raw = os.read(fd, _MAX_TOKEN_FILE + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > _MAX_TOKEN_FILE:
+        raise TokenFileError(f"the token file {path} is larger than a token can be")
+    try:
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise TokenFileError(f"the token file {path} is not UTF-8 text") from None
+    if not text:
+        raise TokenFileError(f"the token file {path} is empty")
+    if any(c.isspace() for c in text):
+        raise TokenFileError(
+            f"the token file {path} holds more than one word; put only the token in it"
+        )
+    register_secret(text)
+    return SecretStr(text)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port",
+        type=int,
+        metavar="PORT",
+        help="port to listen on (0: any free port; default: the one in settings)",
+    )
+    parser.add_argument(
+        "--host",
+        metavar="ADDRESS",
+        help="loopback address to bind (default: the one in settings, normally 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="read the webhook token from FILE instead of the keychain; FILE must be readable "
+        "by its owner only (chmod 600)",
+    )
+    parser.add_argument(
+        "--profile", metavar="NAME", help="profile whose webhook token the keychain holds"
+    )
+    parser.add_argument(
+        "--no-tunnel", action="store_true", help="do not start the tunnel set in settings"
+    )
+
+
+def _listener_settings(settings: Settings, args: argparse.Namespace) -> ListenerSettings:
+    updates: dict[str, object] = {}
+    if args.port is not None:
+        updates["port"] = args.port
+    if args.host is not None:
+        updates["host"] = args.host
+    chosen = ListenerSettings.model_validate({**settings.listener.model_dump(), **updates})
+    if chosen.host not in _LOOPBACK:
+        raise SettingsError(
+            f"the inbox listens on this machine only (127.0.0.1 or ::1), not {chosen.host}; "
+            "a tunnel or a reverse proxy on this machine forwards the service's deliveries"
+        )
+    return chosen
+
+
+def webhook_token(
+    settings: Settings, *, token_file: str | None = None, profile: str | None = None
+) -> SecretStr:
+    """The token deliveries must carry: from `token_file`, else from the profile's keychain."""
+    if token_file:
+        return read_token_file(Path(token_file))
+    return KeychainCredentials(SecretStore(), profile or settings.active_profile).webhook_token()
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = app_paths(args.data_dir).ensure()
+    setup_logging(paths.log_dir, level=logging.DEBUG if args.verbose else logging.INFO)
+    try:
+        settings = load_settings(paths)
+        listener_settings = _listener_settings(settings, args)
+        token = webhook_token(settings, token_file=args.token_file, profile=args.profile)
+    except (SettingsError, TokenFileError, SecretMissing, KeychainUnavailable) as exc:
+        print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+        if isinstance(exc, SecretMissing):
+            print("  (or pass the token with --token-file FILE)", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+        return 2
+    return asyncio.run(
+        _serve(settings, listener_settings, token, paths.database_file, tunnel=not args.no_tunnel)
+    )
+
+
+async def _serve(
+    settings: Settings,
+    listener_settings: ListenerSettings,
+    token: SecretStr,
+    store: Path,
+    *,
+    tunnel: bool,
+) -> int:
+    bus = EventBus()
+    bus.subscribe(TunnelUrlChanged, _print_url_notice)
+    bus.subscribe(
+        ListenerHealthChanged,
+        lambda e: print(f"inbox health: {e.level.value} — {e.reason}", file=sys.stderr),
+    )
+    writer = InboxWriter(store, bus=bus, applier=apply_to_charges)
+    listener = WebhookListener(listener_settings, token=token, writer=writer, bus=bus)
+    try:
+        url = await listener.start()
+    except ListenerError as exc:
+        print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+        return 1
+    print(f"listening on {url}", flush=True)
+    print(f"store: {store}", flush=True)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+
+    supervisor: TunnelSupervisor | None = None
+    monitor: HealthMonitor | None = None
+    try:
+        if tunnel and settings.tunnel.mode != "none":
+            port = listener.port
+            assert port is not None
+            supervisor = TunnelSupervisor(
+                settings.tunnel, local_port=port, listener_path=listener_settings.path, bus=bus
+            )
+            await supervisor.start()
+        monitor = HealthMonitor(
+            listener=listener,
+            token=token,
+            bus=bus,
+            tunnel=supervisor,
+            interval_s=settings.tunnel.heartbeat_interval_s,
+        )
+        await monitor.start()
+        await stop.wait()
+    except TunnelConfigError as exc:
+        print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+        return_code = 2
+    else:
+        return_code = 0
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+        if monitor is not None:
+            await monitor.stop()
+        if supervisor is not None:
+            await supervisor.stop()
+        await listener.stop()
+    print(
+        f"stopped; {listener.stats.stored} stored, {listener.stats.duplicates} duplicates, "
+        f"{listener.stats.quarantined} quarantined, {listener.stats.refused} refused",
+        file=sys.stderr,
+    )
+    return return_code
+
+
+def _print_url_notice(event: TunnelUrlChanged) -> None:
+    print(
+        f"ACTION NEEDED: set the notification URL in the merchant panel to "
+        f"{event.notification_url} (it holds {event.previous_url or 'nothing'}); until then "
+        "the service delivers to a dead address",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+__all__ = ["TokenFileError", "configure", "read_token_file", "run", "webhook_token"]
