@@ -34,7 +34,7 @@ _CLIENT_ID = re.compile(r"^[\w\-]+$")
 _CLIENT_SECRET = re.compile(r"^[\w]+$")
 
 
-def _server(request: web.Request) -> SandboxServer:
+def server_of(request: web.Request) -> SandboxServer:
     server: SandboxServer = request.app[SERVER_KEY]  # type: ignore[assignment]
     return server
 
@@ -77,7 +77,7 @@ def _render(request: web.Request, status: int, message: str) -> dict[str, Any]:
 
 async def apply_faults(request: web.Request, *, oauth: bool = False) -> None:
     """Injected latency, then an injected 500 with the configured probability."""
-    server = _server(request)
+    server = server_of(request)
     faults = server.config.faults
     if faults.latency_s > 0 and not await server.sleep_unless_stopping(faults.latency_s):
         raise api_error(503, "the sandbox is stopping")
@@ -90,7 +90,7 @@ async def apply_faults(request: web.Request, *, oauth: bool = False) -> None:
 
 def require_bearer(request: web.Request) -> str:
     """The client id of a valid Bearer token, or a 401."""
-    server = _server(request)
+    server = server_of(request)
     header = request.headers.get("Authorization", "")
     scheme, _, value = header.strip().partition(" ")
     if not header:
@@ -162,7 +162,7 @@ def _basic_credentials(request: web.Request) -> tuple[str, str] | None:
 
 
 async def token(request: web.Request) -> web.Response:
-    server = _server(request)
+    server = server_of(request)
     server.state.token_requests += 1
     await apply_faults(request, oauth=True)
     body = await _token_body(request)
@@ -215,7 +215,7 @@ async def token(request: web.Request) -> web.Response:
 
 
 def _require_admin(request: web.Request) -> SandboxServer:
-    server = _server(request)
+    server = server_of(request)
     given = request.headers.get(ADMIN_HEADER, "")
     if not hmac.compare_digest(given.encode(), server.admin_token.encode()):
         raise api_error(401, f"the {ADMIN_HEADER} header is missing or wrong")
@@ -288,4 +288,8 @@ def build_api_app(server: SandboxServer) -> web.Application:
     app.router.add_post("/_sandbox/tokens/expire", admin_expire_tokens)
     app.router.add_put("/_sandbox/webhook", admin_webhook)
     app.router.add_get("/_sandbox/deliveries", admin_deliveries)
+    # Imported here: the charge module builds on this one's helpers.
+    from checkout_desktop.sandbox.charges import add_charge_routes
+
+    add_charge_routes(app)
     return app

@@ -1,0 +1,463 @@
+"""The charge API of the sandbox: authorization, query, capture and refund, with state rules."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import string
+import uuid
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus, WebhookEventType
+from checkout_desktop.domain.wire import AmountRequest, ChargeAuthorizationRequest
+from checkout_desktop.sandbox.api import api_error, apply_faults, field_error, require_bearer
+from checkout_desktop.sandbox.api import server_of as _server
+from checkout_desktop.sandbox.cards import CardBehaviour
+from checkout_desktop.sandbox.httpkit import BodyProblem, json_response, read_json_object
+from checkout_desktop.sandbox.render import (
+    charge_reply,
+    payment_notification,
+    three_ds_notification,
+)
+from checkout_desktop.sandbox.state import (
+    CardToken,
+    SandboxCharge,
+    SandboxTransaction,
+    ThreeDsResult,
+)
+
+if TYPE_CHECKING:
+    from checkout_desktop.sandbox.server import SandboxServer
+
+logger = logging.getLogger(__name__)
+
+CHARGE_PATH = "/api/v1/charge/{merchantChargeId}"
+_RAW_CARD_FIELDS = frozenset(
+    {"cardNumber", "cvv", "expirationMonth", "expirationYear", "cardholderName", "number"}
+)
+THREE_DS_APPROVED = ThreeDsResult(status="Approved", pares_status="Y", eci="05")
+THREE_DS_REJECTED = ThreeDsResult(status="Rejected", pares_status="N", eci="07")
+
+
+# ---------------------------------------------------------------------------------------------
+# Request checks
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path
+
+
+def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
+    """Field-level errors without the offending values (they may be card data)."""
+    items = []
+    for error in exc.errors(include_input=False, include_url=False):
+        field = _location(tuple(error["loc"]))
+        message = str(error["msg"]).removeprefix("Value error, ")
+        last = str(error["loc"][-1]) if error["loc"] else ""
+        if error["type"] == "extra_forbidden" and last in _RAW_CARD_FIELDS:
+            message = (
+                "raw card data is not accepted; tokenize the card with the SDK and send "
+                "credit.temporaryCardToken"
+            )
+        elif error["type"] == "extra_forbidden":
+            message = "unknown field"
+        items.append(field_error(field or None, message, str(error["type"])))
+    return items
+
+
+def _require_json(request: web.Request) -> None:
+    if request.content_type != "application/json":
+        raise api_error(
+            415,
+            f"Content-Type {request.content_type or 'missing'} is not supported; "
+            "send application/json",
+        )
+
+
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    _require_json(request)
+    try:
+        return await read_json_object(request)
+    except BodyProblem as exc:
+        raise api_error(400, str(exc)) from None
+
+
+def _charge_or_404(server: SandboxServer, request: web.Request) -> SandboxCharge:
+    merchant_charge_id = request.match_info["merchantChargeId"]
+    charge = server.state.charges.get(merchant_charge_id)
+    if charge is None:
+        raise api_error(
+            404,
+            f"no charge with merchantChargeId {merchant_charge_id[:40]}",
+            [field_error("merchantChargeId", "not found", "not_found")],
+        )
+    return charge
+
+
+# ---------------------------------------------------------------------------------------------
+# Notifications
+
+
+def notify_payment(server: SandboxServer, charge: SandboxCharge) -> None:
+    body = payment_notification(
+        charge,
+        server.webhooks.next_layout(),
+        server.state.credentials.merchant_document,
+        server.clock.now(),
+    )
+    server.webhooks.enqueue(WebhookEventType.TRANSACTION_UPDATE, body, charge.merchant_charge_id)
+
+
+def notify_three_ds(server: SandboxServer, charge: SandboxCharge, result: ThreeDsResult) -> None:
+    body = three_ds_notification(
+        charge, result, server.state.credentials.merchant_document, server.clock.now()
+    )
+    server.webhooks.enqueue(WebhookEventType.CHALLENGE_3DS_UPDATE, body, charge.merchant_charge_id)
+
+
+# ---------------------------------------------------------------------------------------------
+# POST /api/v1/charge/authorization
+
+
+def _resolve_tokens(
+    server: SandboxServer, request_model: ChargeAuthorizationRequest
+) -> list[CardToken]:
+    """Each transaction's card token, checked: known, unused, unexpired, one per card."""
+    now = server.clock.monotonic()
+    errors: list[dict[str, Any]] = []
+    cards: list[CardToken] = []
+    seen: set[str] = set()
+    for index, txn in enumerate(request_model.transactions):
+        where = f"transactions[{index}].credit.temporaryCardToken"
+        value = txn.credit.temporaryCardToken
+        token = server.state.card_tokens.get(value)
+        if value in seen:
+            errors.append(
+                field_error(where, "the same card token appears twice; one per card", "duplicate")
+            )
+        elif token is None:
+            errors.append(field_error(where, "unknown temporary card token", "invalid_token"))
+        elif token.used:
+            errors.append(
+                field_error(where, "this temporary card token was already used", "token_used")
+            )
+        elif now >= token.expires_at:
+            errors.append(
+                field_error(where, "this temporary card token has expired", "token_expired")
+            )
+        else:
+            cards.append(token)
+        seen.add(value)
+    if errors:
+        raise api_error(400, "the charge request has invalid card tokens", errors)
+    return cards
+
+
+def _digits(count: int) -> str:
+    return "".join(secrets.choice(string.digits) for _ in range(count))
+
+
+def _auth_code() -> str:
+    return "".join(secrets.choice(string.ascii_uppercase + string.digits) for _ in range(6))
+
+
+def _approve(txn: SandboxTransaction, late_capture: bool) -> None:
+    txn.status = TransactionStatus.PRE_AUTHORIZED if late_capture else TransactionStatus.PAID
+    txn.authorization_code = _auth_code()
+    txn.response_code = "00"
+    txn.reason_message = "APROVADA"
+
+
+def _deny(txn: SandboxTransaction, message: str = "NAO AUTORIZADA") -> None:
+    txn.status = TransactionStatus.DENIED
+    txn.authorization_code = None
+    txn.response_code = "05"
+    txn.reason_message = message
+
+
+def _settle(charge: SandboxCharge) -> None:
+    """The charge's status from its transactions; one denied card voids the others."""
+    statuses = {t.status for t in charge.transactions}
+    if TransactionStatus.DENIED in statuses:
+        for txn in charge.transactions:
+            if txn.status in (TransactionStatus.PAID, TransactionStatus.PRE_AUTHORIZED):
+                txn.status = TransactionStatus.CANCELED
+                txn.reason_message = "CANCELADA: outro cartao da cobranca foi negado"
+            if txn.status == TransactionStatus.PENDING:
+                _deny(txn, "CANCELADA: outro cartao da cobranca foi negado")
+        charge.status = ChargeStatus.DENIED
+    elif TransactionStatus.PENDING in statuses:
+        charge.status = ChargeStatus.PENDING
+    elif charge.late_capture:
+        charge.status = ChargeStatus.PRE_AUTHORIZED
+    else:
+        charge.status = ChargeStatus.PAID
+
+
+async def authorize(request: web.Request) -> web.Response:
+    server = _server(request)
+    await apply_faults(request)
+    require_bearer(request)
+    body = await _json_body(request)
+    try:
+        # Strict, from the JSON text: a string is not a number, a number is not a boolean.
+        wanted = ChargeAuthorizationRequest.model_validate_json(await request.read(), strict=True)
+    except ValidationError as exc:
+        raise api_error(400, "the charge request is invalid", validation_errors(exc)) from None
+    finally:
+        # The body may carry raw card data sent by mistake; drop it at once.
+        body.clear()
+    if wanted.merchantChargeId in server.state.charges:
+        raise api_error(
+            400,
+            f"merchantChargeId {wanted.merchantChargeId} was already used; a new charge needs "
+            "a new merchantChargeId",
+            [field_error("merchantChargeId", "already used", "duplicate_merchant_charge_id")],
+        )
+    cards = _resolve_tokens(server, wanted)
+    if any(card.behaviour == CardBehaviour.GATEWAY_ERROR for card in cards):
+        # No charge is created and the card tokens stay usable: nothing happened.
+        logger.info("charge %s: gateway error (test card)", wanted.merchantChargeId)
+        raise api_error(500, "gateway error: the acquirer did not answer; no charge was created")
+
+    # From here to the insert there is no await: a concurrent request with the same
+    # merchantChargeId sees either nothing or the whole charge.
+    now = server.clock.now()
+    transactions = []
+    for txn_request, card in zip(wanted.transactions, cards, strict=True):
+        card.used = True
+        txn = SandboxTransaction(
+            transaction_id=txn_request.transactionId or str(uuid.uuid4()),
+            amount=txn_request.amount,
+            original_amount=txn_request.amount,
+            soft_descriptor=txn_request.softDescriptor,
+            installment_number=txn_request.credit.installmentNumber,
+            installment_type=txn_request.credit.installmentType.value,
+            card=card,
+            status=TransactionStatus.PENDING,
+            created_at=now,
+            updated_at=now,
+            nsu=_digits(9),
+            authorization_code=None,
+            response_code="",
+            reason_message="PENDENTE",
+        )
+        if card.behaviour == CardBehaviour.DENIED:
+            _deny(txn)
+        elif card.behaviour in (CardBehaviour.THREE_DS_APPROVED, CardBehaviour.THREE_DS_REJECTED):
+            txn.reason_message = "AGUARDANDO DESAFIO 3DS"
+        else:
+            _approve(txn, wanted.lateCapture)
+        transactions.append(txn)
+    charge = SandboxCharge(
+        id=str(uuid.uuid4()),
+        merchant_charge_id=wanted.merchantChargeId,
+        status=ChargeStatus.PENDING,
+        late_capture=wanted.lateCapture,
+        payment_source=wanted.paymentSource.value,
+        smart_checkout_id=str(wanted.smartCheckoutId) if wanted.smartCheckoutId else None,
+        customer=wanted.customer.model_dump(mode="json", exclude_none=True),
+        transactions=transactions,
+        created_at=now,
+        updated_at=now,
+    )
+    _settle(charge)
+    server.state.charges[charge.merchant_charge_id] = charge
+    logger.info("charge %s: %s", charge.merchant_charge_id, charge.status.value)
+    notify_payment(server, charge)
+    if charge.status == ChargeStatus.PENDING:
+        server.spawn(_three_ds_challenge(server, charge), f"sandbox-3ds-{charge.id}")
+    reply = charge_reply(charge)
+    slow = any(card.behaviour == CardBehaviour.SLOW for card in cards)
+    # The charge exists and is settled; only the reply is late (the ambiguous case).
+    if slow and not await server.sleep_unless_stopping(server.config.slow_card_delay_s):
+        raise api_error(503, "the sandbox is stopping")
+    return json_response(reply)
+
+
+async def _three_ds_challenge(server: SandboxServer, charge: SandboxCharge) -> None:
+    """The card holder answers the challenge after a while; the result arrives by webhook."""
+    if not await server.sleep_unless_stopping(server.config.three_ds_delay_s):
+        return
+    pending = [t for t in charge.transactions if t.status == TransactionStatus.PENDING]
+    rejected = any(t.card.behaviour == CardBehaviour.THREE_DS_REJECTED for t in pending)
+    now = server.clock.now()
+    for txn in pending:
+        result = (
+            THREE_DS_REJECTED
+            if txn.card.behaviour == CardBehaviour.THREE_DS_REJECTED
+            else THREE_DS_APPROVED
+        )
+        charge.three_ds = result
+        notify_three_ds(server, charge, result)
+        if rejected:
+            _deny(txn, "NEGADA: autenticacao 3DS recusada")
+        else:
+            _approve(txn, charge.late_capture)
+        txn.updated_at = now
+    charge.updated_at = now
+    _settle(charge)
+    logger.info("charge %s after 3DS: %s", charge.merchant_charge_id, charge.status.value)
+    notify_payment(server, charge)
+
+
+# ---------------------------------------------------------------------------------------------
+# GET /api/v1/charge/{merchantChargeId}
+
+
+async def query(request: web.Request) -> web.Response:
+    server = _server(request)
+    await apply_faults(request)
+    require_bearer(request)
+    return json_response(charge_reply(_charge_or_404(server, request)))
+
+
+# ---------------------------------------------------------------------------------------------
+# POST …/capture and …/refund
+
+
+async def _amount(request: web.Request, *, required: bool) -> int | None:
+    raw = await request.read()
+    if not raw.strip():
+        if required:
+            raise api_error(
+                400, "amount is required", [field_error("amount", "required", "missing")]
+            )
+        return None
+    await _json_body(request)
+    try:
+        return AmountRequest.model_validate_json(raw, strict=True).amount
+    except ValidationError as exc:
+        raise api_error(400, "the amount is invalid", validation_errors(exc)) from None
+
+
+def _state_error(charge: SandboxCharge, action: str, why: str) -> NoReturn:
+    raise api_error(
+        400,
+        f"cannot {action} charge {charge.merchant_charge_id}: {why}",
+        [field_error("chargeStatus", why, "invalid_state")],
+    )
+
+
+async def capture(request: web.Request) -> web.Response:
+    server = _server(request)
+    await apply_faults(request)
+    require_bearer(request)
+    charge = _charge_or_404(server, request)
+    amount = await _amount(request, required=False)
+    if charge.status != ChargeStatus.PRE_AUTHORIZED:
+        reasons = {
+            ChargeStatus.PAID: "it is already captured (PAID)",
+            ChargeStatus.DENIED: "a denied charge cannot be captured",
+            ChargeStatus.PENDING: "it is waiting for its 3DS challenge",
+        }
+        _state_error(
+            charge,
+            "capture",
+            reasons.get(charge.status, f"a {charge.status.value} charge cannot be captured"),
+        )
+    authorized = charge.amount
+    amount = authorized if amount is None else amount
+    if amount > authorized:
+        raise api_error(
+            400,
+            f"capture amount {amount} is above the authorized amount {authorized}",
+            [field_error("amount", f"at most {authorized}", "amount_too_high")],
+        )
+    now = server.clock.now()
+    remaining = amount
+    for txn in charge.transactions:
+        if txn.status != TransactionStatus.PRE_AUTHORIZED:
+            continue
+        part = min(remaining, txn.amount)
+        remaining -= part
+        txn.amount = part
+        # An authorization captured for less releases the rest; nothing captured: released.
+        txn.status = TransactionStatus.PAID if part > 0 else TransactionStatus.CANCELED
+        txn.updated_at = now
+    charge.status = ChargeStatus.PAID
+    charge.updated_at = now
+    logger.info("charge %s captured", charge.merchant_charge_id)
+    notify_payment(server, charge)
+    return json_response(charge_reply(charge))
+
+
+async def refund(request: web.Request) -> web.Response:
+    server = _server(request)
+    await apply_faults(request)
+    require_bearer(request)
+    charge = _charge_or_404(server, request)
+    amount = await _amount(request, required=True)
+    assert amount is not None
+    now = server.clock.now()
+    if charge.status == ChargeStatus.PRE_AUTHORIZED:
+        if amount != charge.amount:
+            raise api_error(
+                400,
+                f"a pre-authorized charge is canceled in full (amount {charge.amount}); "
+                "capture it first to refund part of it",
+                [field_error("amount", f"must be {charge.amount}", "partial_cancel")],
+            )
+        for txn in charge.transactions:
+            if txn.status == TransactionStatus.PRE_AUTHORIZED:
+                txn.status = TransactionStatus.CANCELED
+                txn.updated_at = now
+        charge.status = ChargeStatus.CANCELED
+    elif charge.status == ChargeStatus.PAID:
+        refundable = charge.amount - charge.refunded_amount
+        if amount > refundable:
+            raise api_error(
+                400,
+                f"refund of {amount} is above the {refundable} still refundable",
+                [field_error("amount", f"at most {refundable}", "amount_too_high")],
+            )
+        remaining = amount
+        for txn in charge.transactions:
+            open_part = txn.amount - txn.refunded_amount
+            if remaining <= 0 or open_part <= 0 or txn.status not in _REFUNDABLE:
+                continue
+            part = min(remaining, open_part)
+            remaining -= part
+            txn.refunded_amount += part
+            txn.status = (
+                TransactionStatus.REFUNDED
+                if txn.refunded_amount == txn.amount
+                else TransactionStatus.PARTIALLY_REFUNDED
+            )
+            txn.updated_at = now
+        if charge.refunded_amount == charge.amount:
+            charge.status = ChargeStatus.REFUNDED
+    else:
+        reasons = {
+            ChargeStatus.REFUNDED: "it is already fully refunded",
+            ChargeStatus.DENIED: "a denied charge has nothing to refund",
+            ChargeStatus.PENDING: "it is waiting for its 3DS challenge",
+        }
+        _state_error(
+            charge,
+            "refund",
+            reasons.get(charge.status, f"a {charge.status.value} charge cannot be refunded"),
+        )
+    charge.updated_at = now
+    logger.info("charge %s refund: %s", charge.merchant_charge_id, charge.status.value)
+    notify_payment(server, charge)
+    return json_response(charge_reply(charge))
+
+
+_REFUNDABLE = frozenset({TransactionStatus.PAID, TransactionStatus.PARTIALLY_REFUNDED})
+
+
+def add_charge_routes(app: web.Application) -> None:
+    app.router.add_post("/api/v1/charge/authorization", authorize)
+    app.router.add_get(CHARGE_PATH, query)
+    app.router.add_post(CHARGE_PATH + "/capture", capture)
+    app.router.add_post(CHARGE_PATH + "/refund", refund)
