@@ -1,23 +1,292 @@
-"""The terminal's main window: it composes panels and holds no business logic."""
+"""The terminal's main window: it composes panels and holds no business logic.
+
+Charge, events, history and settings are tabs; the status bar, the tray notification, the
+tunnel-URL notice and receipts are wired here, each delegated to the panel or module that
+owns it.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSystemTrayIcon,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.gateway.charging import ChargeService
+from checkout_desktop.gateway.events import ChargeChanged
+from checkout_desktop.inbox.events import TunnelUrlChanged, WebhookStored
+from checkout_desktop.paths import resources_dir
+from checkout_desktop.secrets import SecretStore
 from checkout_desktop.settings import Settings
+from checkout_desktop.store.events import EventRepository
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.card_page import CardPage
+from checkout_desktop.ui.charge_screen import ChargeScreen
+from checkout_desktop.ui.events_panel import EventsPanel
+from checkout_desktop.ui.history_panel import HistoryPanel
+from checkout_desktop.ui.labels import status_label
+from checkout_desktop.ui.receipts import (
+    Receipt,
+    ReceiptKind,
+    print_with_dialog,
+    receipt_for,
+    save_pdf,
+)
+from checkout_desktop.ui.settings_panel import SettingsPanel
+from checkout_desktop.ui.status_bar import TerminalStatusBar
+
+logger = logging.getLogger(__name__)
+
+
+def app_icon() -> QIcon:
+    return QIcon(str(resources_dir() / "icons" / "checkout-desktop.svg"))
+
+
+@dataclass(frozen=True)
+class Merchant:
+    """Who the receipts name."""
+
+    name: str
+    document: str | None
+
+
+class TunnelNotice(QWidget):
+    """A blocking banner: the public URL changed and the merchant panel must be updated."""
+
+    acknowledged = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("tunnelNotice")
+        self.setStyleSheet("#tunnelNotice { background: #fff3cd; }")
+        self.text = QLabel(self)
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.button = QPushButton(self.tr("I updated the merchant panel"), self)
+        layout = QHBoxLayout(self)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.button)
+        self._url = ""
+        self.button.clicked.connect(lambda: self.acknowledged.emit(self._url))
+        self.hide()
+
+    def show_change(self, event: TunnelUrlChanged) -> None:
+        self._url = event.notification_url
+        self.text.setText(
+            self.tr(
+                "The public address changed. Until the merchant panel's notification URL is "
+                "{url}, no notification reaches this terminal."
+            ).format(url=event.notification_url)
+        )
+        self.show()
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, settings: Settings) -> None:
+    """Tabs for the four panels; the status bar; tray and receipts."""
+
+    notified = Signal(str, str)
+    """(title, message) of a status-change notification shown while minimized."""
+    receipt_saved = Signal(str)
+    """Path of a receipt PDF just written."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        bus: EventBus,
+        service: ChargeService,
+        events: EventRepository,
+        card_page: CardPage,
+        merchant: Merchant,
+        persist: Callable[[Settings], None],
+        secrets: SecretStore | None,
+        acknowledge_url: Callable[[str], None] | None = None,
+        receipts_dir: Path | None = None,
+    ) -> None:
         super().__init__()
-        self.setWindowTitle("checkout-desktop")
-        self.resize(1100, 720)
-        profile = settings.profile
+        self.setWindowTitle(self.tr("checkout-desktop — {env}").format(env=settings.profile.label))
+        self.setWindowIcon(app_icon())
+        self.resize(1240, 780)
+        self.settings = settings
+        self.merchant = merchant
+        self._service = service
+        self._acknowledge_url = acknowledge_url
+        self.receipts_dir = receipts_dir
+        self.adapter = QtEventAdapter(bus, self)
+
+        self.charge_screen = ChargeScreen(
+            service=service, card_page=card_page, adapter=self.adapter
+        )
+        self.events_panel = EventsPanel(events)
+        self.history_panel = HistoryPanel(
+            service=service,
+            adapter=self.adapter,
+            pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
+        )
+        self.settings_panel = SettingsPanel(settings, secrets=secrets, persist=persist)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("mainTabs")
+        self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
+        self.events_tab = self.tabs.addTab(self.events_panel, self.tr("&Events"))
+        self.history_tab = self.tabs.addTab(self.history_panel, self.tr("&History"))
+        self.settings_tab = self.tabs.addTab(self.settings_panel, self.tr("&Settings"))
+
+        self.tunnel_notice = TunnelNotice(self)
         body = QWidget(self)
         layout = QVBoxLayout(body)
-        self.environment_label = QLabel(f"Environment: {profile.label}", body)
-        self.environment_label.setObjectName("environmentLabel")
-        layout.addWidget(self.environment_label)
-        layout.addStretch(1)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.addWidget(self.tunnel_notice)
+        layout.addWidget(self.tabs, 1)
         self.setCentralWidget(body)
-        self.statusBar().showMessage(f"Environment: {profile.label}")
+
+        self.status = TerminalStatusBar(
+            self.adapter,
+            environment=settings.profile.label,
+            unresolved_count=lambda: len(service.repo.unresolved_attempts(limit=1000)),
+            parent=self,
+        )
+        self.setStatusBar(self.status)
+
+        self.tray: QSystemTrayIcon | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = QSystemTrayIcon(app_icon(), self)
+            self.tray.setToolTip("checkout-desktop")
+            self.tray.activated.connect(lambda _reason: self.show_normal())
+            self.tray.show()
+
+        self.adapter.webhook_stored.connect(self._on_webhook_stored)
+        self.adapter.charge_changed.connect(self._on_charge_changed)
+        self.adapter.tunnel_url_changed.connect(self.tunnel_notice.show_change)
+        self.tunnel_notice.acknowledged.connect(self._acknowledge)
+        self.events_panel.charge_requested.connect(self.show_charge)
+        self.history_panel.events_requested.connect(self.show_events_of)
+        self.charge_screen.receipt_requested.connect(
+            lambda mcid, as_pdf: self.receipt(mcid, as_pdf=as_pdf)
+        )
+        self.history_panel.receipt_requested.connect(
+            lambda mcid, as_pdf, refunded: self.receipt(mcid, as_pdf=as_pdf, refunded=refunded)
+        )
+        self.settings_panel.saved.connect(self._settings_saved)
+
+        for key, tab in (("F5", 0), ("F6", 1), ("F7", 2), ("F8", 3)):
+            QShortcut(QKeySequence(key), self, lambda tab=tab: self.tabs.setCurrentIndex(tab))
+
+    # -- navigation -------------------------------------------------------------------------
+
+    def show_charge(self, merchant_charge_id: str) -> None:
+        """Open a charge's timeline in the history tab."""
+        if self.history_panel.select_charge(merchant_charge_id):
+            self.tabs.setCurrentIndex(self.history_tab)
+
+    def show_events_of(self, merchant_charge_id: str) -> None:
+        self.events_panel.show_charge(merchant_charge_id)
+        self.tabs.setCurrentIndex(self.events_tab)
+
+    def show_normal(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    # -- core events ------------------------------------------------------------------------
+
+    def _on_webhook_stored(self, event: WebhookStored) -> None:
+        self.events_panel.notify_stored(event.event_id)
+
+    def _on_charge_changed(self, event: ChargeChanged) -> None:
+        if event.status == event.previous_status or not self.isMinimized():
+            return
+        title = self.tr("Charge {id}").format(id=event.merchant_charge_id)
+        message = self.tr("Now {status}").format(status=status_label(event.status))
+        if event.previous_status:
+            message = self.tr("{before} → {after}").format(
+                before=status_label(event.previous_status), after=status_label(event.status)
+            )
+        if self.tray is not None:
+            self.tray.showMessage(title, message, QSystemTrayIcon.MessageIcon.Information, 8000)
+        self.notified.emit(title, message)
+
+    def _acknowledge(self, url: str) -> None:
+        if self._acknowledge_url is not None:
+            try:
+                self._acknowledge_url(url)
+            except ValueError as exc:
+                self.tunnel_notice.text.setText(str(exc))
+                return
+        self.tunnel_notice.hide()
+
+    def _settings_saved(self, settings: Settings) -> None:
+        self.settings = settings
+
+    # -- receipts ---------------------------------------------------------------------------
+
+    def build_receipt(self, merchant_charge_id: str, *, refunded: int | None = None) -> Receipt:
+        record = self._service.repo.charge(merchant_charge_id)
+        if record is None:
+            raise LookupError(f"no charge {merchant_charge_id} in the store")
+        return receipt_for(
+            record,
+            merchant=self.merchant.name,
+            merchant_document=self.merchant.document,
+            kind=ReceiptKind.SALE if refunded is None else ReceiptKind.REFUND,
+            this_refund=refunded,
+        )
+
+    def receipt(
+        self, merchant_charge_id: str, *, as_pdf: bool, refunded: int | None = None
+    ) -> None:
+        receipt = self.build_receipt(merchant_charge_id, refunded=refunded)
+        if not as_pdf:
+            print_with_dialog(receipt, self)
+            return
+        suffix = "refund" if refunded is not None else "sale"
+        name = f"receipt-{merchant_charge_id}-{suffix}.pdf"
+        start = str((self.receipts_dir or Path.home()) / name)
+        dialog = QFileDialog(self, self.tr("Save receipt"), start, self.tr("PDF (*.pdf)"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("pdf")
+        dialog.fileSelected.connect(lambda path: self.save_receipt(receipt, Path(path)))
+        dialog.open()
+
+    def save_receipt(self, receipt: Receipt, path: Path) -> Path:
+        try:
+            written = save_pdf(receipt, path)
+        except OSError as exc:
+            self.statusBar().showMessage(
+                self.tr("The receipt could not be saved: {why}").format(why=exc), 10000
+            )
+            raise
+        self.statusBar().showMessage(self.tr("Receipt saved: {path}").format(path=written), 8000)
+        self.receipt_saved.emit(str(written))
+        return written
+
+    # -- window -----------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.charge_screen.in_flight:
+            # The reply of an in-flight charge must be recorded; closing now would leave the
+            # attempt UNKNOWN (safe, resolved at the next start, but slower for the shop).
+            self.statusBar().showMessage(
+                self.tr("A charge is in flight; the window closes once its reply is recorded."),
+                5000,
+            )
+            event.ignore()
+            return
+        self.adapter.close()
+        if self.tray is not None:
+            self.tray.hide()
+        super().closeEvent(event)

@@ -1,0 +1,567 @@
+"""The charge screen: the sale form, the card page, the cards of the sale, one Charge action.
+
+The Charge action cannot fire twice for one sale: it is disabled while a charge is in flight,
+guarded by an in-flight flag (a key repeat or a double click lands on a disabled action), and
+it asks the charge service whether the sale may be charged at all (an unresolved or paid
+attempt blocks it) before anything is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.wire import (
+    ChargeAuthorizationRequest,
+    CreditRequest,
+    TransactionRequest,
+)
+from checkout_desktop.gateway.charging import ChargeOutcome, ChargeService, SaleBusy
+from checkout_desktop.gateway.errors import GatewayError
+from checkout_desktop.gateway.events import AttemptChanged, ChargeChanged
+from checkout_desktop.store.charges import CardSummary, ChargeRecord
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.amount_edit import AmountEdit
+from checkout_desktop.ui.bridge import CardToken, SdkFailure
+from checkout_desktop.ui.card_page import CardPage
+from checkout_desktop.ui.charge_form import ChargeForm, SaleDraft
+from checkout_desktop.ui.formatting import format_money
+from checkout_desktop.ui.history_model import status_colour
+from checkout_desktop.ui.labels import status_label
+
+logger = logging.getLogger(__name__)
+
+
+def new_sale_id() -> str:
+    """A fresh sale id: 12 hex digits, so `<sale>-<n>` fits the 6–36 merchantChargeId rule."""
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass(frozen=True)
+class SaleCard:
+    """One card of the sale: its token (single use) and the part of the amount it pays."""
+
+    token: CardToken
+    amount: int
+
+    def describe(self) -> str:
+        return f"{self.token.brand.value} •••• {self.token.last_four} — {self.token.holder_name}"
+
+
+class ResultView(QWidget):
+    """A charge's outcome: status, authorization code, NSU, brand, last four; 3DS when known."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.status = QLabel(self)
+        self.status.setObjectName("resultStatus")
+        font = self.status.font()
+        font.setPointSizeF(font.pointSizeF() * 1.8)
+        font.setBold(True)
+        self.status.setFont(font)
+        self.message = QLabel(self)
+        self.message.setObjectName("resultMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.charge = QLabel(self)
+        self.charge.setObjectName("resultCharge")
+        self.charge.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.three_ds = QLabel(self)
+        self.three_ds.setObjectName("resultThreeDs")
+        self.cards = QLabel(self)
+        self.cards.setObjectName("resultCards")
+        self.cards.setTextFormat(Qt.TextFormat.PlainText)
+        self.cards.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.print_button = QPushButton(self.tr("&Print receipt"), self)
+        self.print_button.setObjectName("printReceipt")
+        self.pdf_button = QPushButton(self.tr("Save receipt as P&DF…"), self)
+        self.pdf_button.setObjectName("saveReceipt")
+        self.retry_button = QPushButton(self.tr("&Try another card"), self)
+        self.retry_button.setObjectName("retrySale")
+        self.new_sale_button = QPushButton(self.tr("&New sale (F2)"), self)
+        self.new_sale_button.setObjectName("newSale")
+        buttons = QHBoxLayout()
+        for button in (self.print_button, self.pdf_button, self.retry_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.new_sale_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status)
+        layout.addWidget(self.message)
+        layout.addWidget(self.charge)
+        layout.addWidget(self.three_ds)
+        layout.addWidget(self.cards)
+        layout.addStretch(1)
+        layout.addLayout(buttons)
+        self.record: ChargeRecord | None = None
+
+    def show_outcome(self, outcome: ChargeOutcome, record: ChargeRecord | None) -> None:
+        self.record = record
+        status = record.status if record is not None else outcome.status
+        if outcome.attempt == AttemptState.UNKNOWN:
+            self.status.setText(self.tr("Outcome unknown — checking"))
+            self.status.setStyleSheet("color: #7a5c00;")
+        elif outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND):
+            self.status.setText(self.tr("Not charged"))
+            self.status.setStyleSheet("color: #b3261e;")
+        else:
+            self._show_status(status)
+        self.message.setText(outcome.message)
+        self.charge.setText(
+            self.tr("Charge {id}").format(id=outcome.merchant_charge_id)
+            + (f" · {format_money(record.amount)}" if record is not None else "")
+        )
+        self._show_details(record)
+
+    def show_record(self, record: ChargeRecord) -> None:
+        """A later update of the charge shown (a notification, a reconciliation)."""
+        self.record = record
+        self._show_status(record.status)
+        self.charge.setText(
+            self.tr("Charge {id}").format(id=record.merchant_charge_id)
+            + f" · {format_money(record.amount)}"
+        )
+        self._show_details(record)
+
+    def _show_status(self, status: ChargeStatus | None) -> None:
+        self.status.setText(status_label(None if status is None else str(status)))
+        colour = status_colour(None if status is None else str(status))
+        self.status.setStyleSheet("" if colour is None else f"color: {colour.name()};")
+
+    def _show_details(self, record: ChargeRecord | None) -> None:
+        if record is None:
+            self.cards.clear()
+            self.three_ds.clear()
+            self.print_button.setEnabled(False)
+            self.pdf_button.setEnabled(False)
+            return
+        lines = []
+        for txn in record.state.transactions:
+            lines.append(
+                self.tr("{brand} •••• {last4} · {amount} · auth {auth} · NSU {nsu}").format(
+                    brand=txn.brand or "?",
+                    last4=txn.last_four or "????",
+                    amount=format_money(txn.amount),
+                    auth=txn.authorization_code or "—",
+                    nsu=txn.nsu or "—",
+                )
+                + (f" · {txn.reason}" if txn.reason else "")
+            )
+        self.cards.setText("\n".join(lines))
+        if record.three_ds_status:
+            self.three_ds.setText(
+                self.tr("3DS: {status}").format(status=status_label(record.three_ds_status))
+            )
+        else:
+            self.three_ds.clear()
+        has_receipt = record.status is not None and record.status not in (
+            ChargeStatus.DENIED,
+            ChargeStatus.ERROR,
+        )
+        self.print_button.setEnabled(has_receipt)
+        self.pdf_button.setEnabled(has_receipt)
+
+
+class ChargeScreen(QWidget):
+    """One sale at a time; composes the form, the card page and the result view."""
+
+    charge_started = Signal(str)
+    """merchantChargeId of a charge request about to be sent."""
+    charge_finished = Signal(object)
+    """The ChargeOutcome of the request (its status may still change later)."""
+    receipt_requested = Signal(str, bool)
+    """(merchantChargeId, as_pdf): the main window prints or saves the receipt."""
+
+    def __init__(
+        self,
+        *,
+        service: ChargeService,
+        card_page: CardPage,
+        adapter: QtEventAdapter,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._service = service
+        self.card_page = card_page
+        self.sale_id = new_sale_id()
+        self._attempts = 0
+        self._cards: list[SaleCard] = []
+        self._pending_amount: int | None = None
+        self._charge_after_token = False
+        self._in_flight = False
+        self._task: asyncio.Future[ChargeOutcome] | None = None
+        self.current_charge: str | None = None
+        self.last_outcome: ChargeOutcome | None = None
+        # Field problems are listed only once staff have tried to charge, not while typing.
+        self._attempted_check = False
+
+        self.form = ChargeForm(self)
+
+        self.card_list = QListWidget(self)
+        self.card_list.setObjectName("saleCards")
+        self.card_list.setMaximumHeight(90)
+        self.next_card_amount = AmountEdit(self)
+        self.next_card_amount.setObjectName("nextCardAmount")
+        self.next_card_amount.setToolTip(
+            self.tr("The part of the sale the next card pays (split a sale across cards)")
+        )
+        self.add_card_button = QPushButton(self.tr("Add &card"), self)
+        self.add_card_button.setObjectName("addCard")
+        self.remove_card_button = QPushButton(self.tr("&Remove card"), self)
+        self.remove_card_button.setObjectName("removeCard")
+        self.card_state = QLabel(self.tr("Loading the card form…"), self)
+        self.card_state.setObjectName("cardState")
+        self.card_state.setWordWrap(True)
+        cards_box = QGroupBox(self.tr("Cards"), self)
+        cards_layout = QVBoxLayout(cards_box)
+        cards_layout.addWidget(self.card_page, 1)
+        cards_layout.addWidget(self.card_state)
+        split_row = QFormLayout()
+        split_row.addRow(self.tr("Amount on the next card"), self.next_card_amount)
+        cards_layout.addLayout(split_row)
+        card_buttons = QHBoxLayout()
+        card_buttons.addWidget(self.add_card_button)
+        card_buttons.addWidget(self.remove_card_button)
+        card_buttons.addStretch(1)
+        cards_layout.addLayout(card_buttons)
+        cards_layout.addWidget(self.card_list)
+
+        self.charge_button = QPushButton(self)
+        self.charge_button.setObjectName("chargeButton")
+        self.charge_button.setDefault(True)
+        big = self.charge_button.font()
+        big.setPointSizeF(big.pointSizeF() * 1.4)
+        big.setBold(True)
+        self.charge_button.setFont(big)
+        self.charge_button.setMinimumHeight(52)
+        self.blocked = QLabel(self)
+        self.blocked.setObjectName("chargeBlocked")
+        self.blocked.setWordWrap(True)
+        self.blocked.setStyleSheet("color: #7a5c00;")
+
+        entry = QWidget(self)
+        entry_layout = QHBoxLayout(entry)
+        entry_layout.setContentsMargins(0, 0, 0, 0)
+        left = QVBoxLayout()
+        left.addWidget(self.form, 1)
+        entry_layout.addLayout(left, 2)
+        right = QVBoxLayout()
+        right.addWidget(cards_box, 1)
+        right.addWidget(self.blocked)
+        right.addWidget(self.charge_button)
+        entry_layout.addLayout(right, 3)
+
+        self.result = ResultView(self)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(entry)
+        self.stack.addWidget(self.result)
+        splitter = QSplitter(self)
+        splitter.addWidget(self.stack)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+
+        self.charge_button.clicked.connect(self.charge)
+        self.add_card_button.clicked.connect(self.add_card)
+        self.remove_card_button.clicked.connect(self.remove_selected_card)
+        self.result.new_sale_button.clicked.connect(self.new_sale)
+        self.result.retry_button.clicked.connect(self.retry_sale)
+        self.result.print_button.clicked.connect(lambda: self._receipt(as_pdf=False))
+        self.result.pdf_button.clicked.connect(lambda: self._receipt(as_pdf=True))
+        self.form.changed.connect(self.update_state)
+        self.card_page.token_created.connect(self._on_token)
+        self.card_page.sdk_error.connect(self._on_sdk_error)
+        self.card_page.ready.connect(self._on_card_ready)
+        self.card_page.sdk_unavailable.connect(self._on_card_unavailable)
+        self.card_page.credentials_error.connect(self._on_card_unavailable)
+        adapter.charge_changed.connect(self._on_charge_changed)
+        adapter.attempt_changed.connect(self._on_attempt_changed)
+
+        QShortcut(QKeySequence("Ctrl+Return"), self, self.charge)
+        QShortcut(QKeySequence("Ctrl+Enter"), self, self.charge)
+        QShortcut(QKeySequence(Qt.Key.Key_F2), self, self.new_sale)
+        self.setTabOrder(self.form.amount, self.form.installments)
+        self.update_state()
+
+    # -- sale state -------------------------------------------------------------------------
+
+    @property
+    def cards(self) -> list[SaleCard]:
+        return list(self._cards)
+
+    @property
+    def in_flight(self) -> bool:
+        return self._in_flight
+
+    def covered(self) -> int:
+        return sum(card.amount for card in self._cards)
+
+    def remaining(self) -> int:
+        return max(0, self.form.amount.centavos() - self.covered())
+
+    def update_state(self) -> None:
+        """Recompute what the Charge action says and whether it may be pressed."""
+        amount = self.form.amount.centavos()
+        remaining = self.remaining()
+        if not self._in_flight and self._pending_amount is None:
+            self.next_card_amount.set_centavos(remaining)
+        if self._in_flight:
+            self.charge_button.setText(self.tr("Charging…"))
+        else:
+            self.charge_button.setText(
+                self.tr("C&harge {amount}").format(amount=format_money(amount))
+            )
+        problems = self.form.problems()
+        check = self._service.can_start_charge(self.sale_id)
+        self.blocked.setText("" if check else (check.reason or ""))
+        over = self.covered() > amount
+        if over:
+            problems = [*problems, self.tr("The cards add up to more than the sale.")]
+        self.form.errors.setText("\n".join(problems) if self._attempted_check else "")
+        enabled = (
+            not self._in_flight
+            and bool(check)
+            and amount > 0
+            and not over
+            and (remaining == 0 or self.card_page.sdk_ready)
+        )
+        self.charge_button.setEnabled(enabled)
+        self.add_card_button.setEnabled(
+            not self._in_flight and remaining > 0 and self.card_page.sdk_ready
+        )
+        self.remove_card_button.setEnabled(not self._in_flight and bool(self._cards))
+        self.form.set_enabled_for_editing(not self._in_flight)
+
+    def _render_cards(self) -> None:
+        self.card_list.clear()
+        for card in self._cards:
+            QListWidgetItem(f"{card.describe()} · {format_money(card.amount)}", self.card_list)
+
+    def add_card(self) -> None:
+        """Tokenize what is typed in the card form for the amount of the next card."""
+        amount = self.next_card_amount.centavos() or self.remaining()
+        if amount <= 0:
+            return
+        if amount > self.remaining():
+            self.card_state.setText(
+                self.tr("The next card can pay at most {amount}.").format(
+                    amount=format_money(self.remaining())
+                )
+            )
+            return
+        self._pending_amount = amount
+        self.card_state.setText(self.tr("Checking the card…"))
+        self.card_page.submit()
+
+    def remove_selected_card(self) -> None:
+        row = self.card_list.currentRow()
+        if row < 0:
+            row = len(self._cards) - 1
+        if 0 <= row < len(self._cards):
+            del self._cards[row]
+            self._render_cards()
+            self.update_state()
+
+    def _on_token(self, token: CardToken) -> None:
+        amount = self._pending_amount if self._pending_amount is not None else self.remaining()
+        self._pending_amount = None
+        if amount <= 0:
+            logger.warning("a card token arrived with nothing left to pay; it is not used")
+            self.card_state.setText(self.tr("The sale is already covered by the cards above."))
+            self._charge_after_token = False
+            self.update_state()
+            return
+        self._cards.append(SaleCard(token=token, amount=amount))
+        self._render_cards()
+        self.card_state.setText(
+            self.tr("{brand} •••• {last4} added.").format(
+                brand=token.brand.value, last4=token.last_four
+            )
+        )
+        self.update_state()
+        if self._charge_after_token:
+            self._charge_after_token = False
+            if self.remaining() == 0:
+                self.charge()
+
+    def _on_sdk_error(self, failure: SdkFailure) -> None:
+        self._pending_amount = None
+        self._charge_after_token = False
+        messages = "; ".join(entry.message for entry in failure.errors) or failure.stage
+        self.card_state.setText(self.tr("The card was not accepted: {why}").format(why=messages))
+        self.update_state()
+
+    def _on_card_ready(self) -> None:
+        self.card_state.setText(self.tr("Type the card, then press Add card or Charge."))
+        self.update_state()
+
+    def _on_card_unavailable(self, reason: str) -> None:
+        self.card_state.setText(self.tr("The card form is unavailable: {why}").format(why=reason))
+        self.update_state()
+
+    # -- charging ---------------------------------------------------------------------------
+
+    def charge(self) -> None:
+        """The single Charge action."""
+        if self._in_flight or not self.charge_button.isEnabled():
+            return
+        self._attempted_check = True
+        draft = self.form.draft()
+        if isinstance(draft, list):
+            self.update_state()
+            self.form.errors.setText("\n".join(draft))
+            return
+        if self.remaining() > 0:
+            # No card (or not enough) yet: tokenize the typed card for the rest, then charge.
+            self._charge_after_token = True
+            self.add_card()
+            return
+        check = self._service.can_start_charge(self.sale_id)
+        if not check:
+            self.blocked.setText(check.reason or "")
+            self.update_state()
+            return
+        self._start(draft)
+
+    def _request(self, draft: SaleDraft, merchant_charge_id: str) -> ChargeAuthorizationRequest:
+        transactions = [
+            TransactionRequest(
+                amount=card.amount,
+                softDescriptor=draft.soft_descriptor,
+                credit=CreditRequest(
+                    temporaryCardToken=card.token.token,
+                    installmentNumber=draft.installments,
+                    installmentType=draft.installment_type,
+                    billingAddress=draft.billing_address,
+                ),
+            )
+            for card in self._cards
+        ]
+        return ChargeAuthorizationRequest(
+            merchantChargeId=merchant_charge_id,
+            lateCapture=draft.late_capture,
+            customer=draft.customer,
+            transactions=transactions,
+        )
+
+    def _start(self, draft: SaleDraft) -> None:
+        self._attempts += 1
+        mcid = f"{self.sale_id}-{self._attempts:02d}"
+        request = self._request(draft, mcid)
+        summaries = [
+            CardSummary(
+                brand=card.token.brand.value,
+                last_four=card.token.last_four,
+                installments=draft.installments,
+            )
+            for card in self._cards
+        ]
+        self._in_flight = True
+        self.current_charge = mcid
+        self.update_state()
+        self.charge_started.emit(mcid)
+        self._task = asyncio.ensure_future(
+            self._service.charge(sale_id=self.sale_id, request=request, cards=summaries)
+        )
+        self._task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Future[ChargeOutcome]) -> None:
+        self._in_flight = False
+        # A temporary card token is single use: whatever happened, these cards are spent.
+        self._cards.clear()
+        self._render_cards()
+        if task.cancelled():
+            self.update_state()
+            return
+        exc = task.exception()
+        if exc is not None:
+            mcid = self.current_charge or ""
+            if isinstance(exc, SaleBusy):
+                message = str(exc)
+            elif isinstance(exc, GatewayError | ValueError):
+                message = self.tr("Not charged: {why}").format(why=exc)
+            else:
+                logger.error("the charge failed unexpectedly", exc_info=exc)
+                message = self.tr("Not charged: an internal error ({kind})").format(
+                    kind=type(exc).__name__
+                )
+            outcome = ChargeOutcome(mcid, self.sale_id, AttemptState.REJECTED, None, message)
+        else:
+            outcome = task.result()
+        self.last_outcome = outcome
+        record = self._service.repo.charge(outcome.merchant_charge_id)
+        self.result.show_outcome(outcome, record)
+        retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or (
+            record is not None and record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
+        )
+        self.result.retry_button.setVisible(retry)
+        self.stack.setCurrentWidget(self.result)
+        self.result.new_sale_button.setFocus()
+        self.update_state()
+        self.charge_finished.emit(outcome)
+
+    def _on_charge_changed(self, event: ChargeChanged) -> None:
+        if event.merchant_charge_id != self.current_charge or self._in_flight:
+            self.update_state()
+            return
+        record = self._service.repo.charge(event.merchant_charge_id)
+        if record is not None and self.stack.currentWidget() is self.result:
+            self.result.show_record(record)
+            retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
+            self.result.retry_button.setVisible(retry)
+        self.update_state()
+
+    def _on_attempt_changed(self, event: AttemptChanged) -> None:
+        if event.sale_id == self.sale_id:
+            self.update_state()
+
+    def retry_sale(self) -> None:
+        """Back to the same sale (after a denial or a refusal): same amount, new card."""
+        self._cards.clear()
+        self._render_cards()
+        self.card_page.clear()
+        self.stack.setCurrentIndex(0)
+        self.update_state()
+        self.card_page.setFocus()
+
+    def new_sale(self) -> None:
+        """Start the next sale (refused while a charge is in flight)."""
+        if self._in_flight:
+            return
+        self.sale_id = new_sale_id()
+        self._attempts = 0
+        self._attempted_check = False
+        self._cards.clear()
+        self._pending_amount = None
+        self._charge_after_token = False
+        self.current_charge = None
+        self.last_outcome = None
+        self._render_cards()
+        self.card_page.clear()
+        self.form.reset()
+        self.stack.setCurrentIndex(0)
+        self.update_state()
+        self.form.amount.setFocus()
+
+    def _receipt(self, *, as_pdf: bool) -> None:
+        if self.current_charge:
+            self.receipt_requested.emit(self.current_charge, as_pdf)

@@ -1,0 +1,523 @@
+"""Charge history and the selected charge's timeline, with refund, capture and query-now actions."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+
+from PySide6.QtCore import QItemSelection, Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.gateway.charging import ChargeService
+from checkout_desktop.gateway.errors import GatewayError
+from checkout_desktop.gateway.events import ChargeChanged
+from checkout_desktop.store.charges import ChargeRecord
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.amount_edit import AmountEdit
+from checkout_desktop.ui.formatting import format_instant_precise, format_money
+from checkout_desktop.ui.history_model import (
+    ChargeHistoryModel,
+    TimelineModel,
+    cards_text,
+)
+from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.supervisor import PinError, verify_pin
+
+logger = logging.getLogger(__name__)
+
+_REFUNDABLE = frozenset(
+    {ChargeStatus.PAID, ChargeStatus.PARTIAL, ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED}
+)
+
+
+def refundable_amount(record: ChargeRecord) -> int:
+    """What can still be refunded: the charged amount less what was refunded already."""
+    if record.status not in _REFUNDABLE or record.amount is None:
+        return 0
+    return max(0, record.amount - (record.refunded_amount or 0))
+
+
+def can_capture(record: ChargeRecord) -> bool:
+    return record.status == ChargeStatus.PRE_AUTHORIZED
+
+
+class MoneyActionDialog(QDialog):
+    """Confirms a refund or a capture: the amount, what it means, and the supervisor PIN."""
+
+    def __init__(
+        self,
+        *,
+        title: str,
+        explanation: str,
+        maximum: int,
+        pin_hash: str | None,
+        allow_partial: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setObjectName("moneyActionDialog")
+        self._maximum = maximum
+        self._pin_hash = pin_hash
+        self.explanation = QLabel(explanation, self)
+        self.explanation.setWordWrap(True)
+        self.amount = AmountEdit(self)
+        self.amount.setObjectName("actionAmount")
+        self.amount.set_centavos(maximum)
+        self.amount.setEnabled(allow_partial)
+        self.pin = QLineEdit(self)
+        self.pin.setObjectName("supervisorPin")
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setMaxLength(8)
+        self.error = QLabel(self)
+        self.error.setObjectName("actionError")
+        self.error.setStyleSheet("color: #b3261e;")
+        self.error.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow(self.tr("Amount"), self.amount)
+        form.addRow(self.tr("Up to"), QLabel(format_money(maximum), self))
+        if pin_hash:
+            form.addRow(self.tr("Supervisor PIN"), self.pin)
+        else:
+            self.pin.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.explanation)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.pin_failures = 0
+
+    def accept(self) -> None:
+        value = self.amount.centavos()
+        if value <= 0:
+            self.error.setText(self.tr("Type an amount above zero."))
+            return
+        if value > self._maximum:
+            self.error.setText(
+                self.tr("At most {amount}.").format(amount=format_money(self._maximum))
+            )
+            return
+        if self._pin_hash:
+            try:
+                ok = verify_pin(self.pin.text(), self._pin_hash)
+            except PinError as exc:
+                self.error.setText(str(exc))
+                return
+            if not ok:
+                self.pin_failures += 1
+                self.pin.clear()
+                self.error.setText(self.tr("Wrong supervisor PIN."))
+                return
+        super().accept()
+
+
+class HistoryPanel(QWidget):
+    """The charges list beside one charge's timeline; actions act on the selected charge."""
+
+    events_requested = Signal(str)
+    """Show the stored notifications of this charge in the event list."""
+    receipt_requested = Signal(str, bool, object)
+    """(merchantChargeId, as_pdf, refunded amount or None): print or save a receipt."""
+    action_finished = Signal(str, str)
+    """(action, merchantChargeId) after a refund, capture or query completed."""
+
+    def __init__(
+        self,
+        *,
+        service: ChargeService,
+        adapter: QtEventAdapter,
+        pin_hash: Callable[[], str | None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._pin_hash = pin_hash
+        self._busy: asyncio.Future[object] | None = None
+        self.dialog: MoneyActionDialog | None = None
+        # The latest refund done from this panel, for its receipt.
+        self.last_refund: tuple[str, int] | None = None
+        self.model = ChargeHistoryModel(service.repo, parent=self)
+        self.timeline = TimelineModel(service.repo, parent=self)
+
+        self.status_filter = QComboBox(self)
+        self.status_filter.setObjectName("historyStatusFilter")
+        self.status_filter.addItem(self.tr("All charges"), None)
+        for status in ChargeStatus:
+            self.status_filter.addItem(status_label(status.value), status.value)
+        self.refresh_button = QPushButton(self.tr("Reload"), self)
+
+        self.table = QTableView(self)
+        self.table.setObjectName("historyTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((140, 150, 100, 130, 90, 150)):
+            self.table.horizontalHeader().resizeSection(column, width)
+
+        self.title = QLabel(self.tr("Select a charge to see its timeline."), self)
+        self.title.setObjectName("timelineTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.timeline_view = QTableView(self)
+        self.timeline_view.setObjectName("timelineTable")
+        self.timeline_view.setModel(self.timeline)
+        self.timeline_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.timeline_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.timeline_view.verticalHeader().setVisible(False)
+        self.timeline_view.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((170, 110, 110, 100, 190)):
+            self.timeline_view.horizontalHeader().resizeSection(column, width)
+        self.timeline_detail = QPlainTextEdit(self)
+        self.timeline_detail.setObjectName("timelineDetail")
+        self.timeline_detail.setReadOnly(True)
+        self.timeline_detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+
+        self.refund_button = QPushButton(self.tr("Re&fund…"), self)
+        self.refund_button.setObjectName("refundButton")
+        self.capture_button = QPushButton(self.tr("Ca&pture…"), self)
+        self.capture_button.setObjectName("captureButton")
+        self.query_button = QPushButton(self.tr("&Query now"), self)
+        self.query_button.setObjectName("queryButton")
+        self.events_button = QPushButton(self.tr("&Notifications"), self)
+        self.receipt_button = QPushButton(self.tr("Recei&pt"), self)
+        self.receipt_button.setObjectName("historyReceipt")
+        receipt_menu = QMenu(self.receipt_button)
+        self.print_action = receipt_menu.addAction(self.tr("Print…"))
+        self.pdf_action = receipt_menu.addAction(self.tr("Save as PDF…"))
+        self.receipt_button.setMenu(receipt_menu)
+        self.message = QLabel(self)
+        self.message.setObjectName("historyMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        top = QHBoxLayout()
+        top.addWidget(self.status_filter)
+        top.addStretch(1)
+        top.addWidget(self.refresh_button)
+        actions = QHBoxLayout()
+        for button in (
+            self.refund_button,
+            self.capture_button,
+            self.query_button,
+            self.events_button,
+            self.receipt_button,
+        ):
+            actions.addWidget(button)
+        actions.addStretch(1)
+
+        right = QWidget(self)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.title)
+        right_layout.addLayout(actions)
+        right_layout.addWidget(self.message)
+        timeline_split = QSplitter(Qt.Orientation.Vertical, right)
+        timeline_split.addWidget(self.timeline_view)
+        timeline_split.addWidget(self.timeline_detail)
+        timeline_split.setStretchFactor(0, 3)
+        timeline_split.setStretchFactor(1, 1)
+        right_layout.addWidget(timeline_split, 1)
+
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(top)
+        left_layout.addWidget(self.table, 1)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+
+        self.status_filter.currentIndexChanged.connect(self._filter_changed)
+        self.refresh_button.clicked.connect(self.model.refresh)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.timeline_view.selectionModel().selectionChanged.connect(self._timeline_selected)
+        self.refund_button.clicked.connect(self.ask_refund)
+        self.capture_button.clicked.connect(self.ask_capture)
+        self.query_button.clicked.connect(self.query_now)
+        self.events_button.clicked.connect(self._show_events)
+        self.print_action.triggered.connect(lambda: self._receipt(as_pdf=False))
+        self.pdf_action.triggered.connect(lambda: self._receipt(as_pdf=True))
+        self.model.modelReset.connect(self._update_actions)
+        adapter.charge_changed.connect(self.on_charge_changed)
+        self._update_actions()
+
+    # -- selection ---------------------------------------------------------------------------
+
+    def selected(self) -> ChargeRecord | None:
+        mcid = self.timeline.merchant_charge_id
+        return None if mcid is None else self._service.repo.charge(mcid)
+
+    def select_charge(self, merchant_charge_id: str) -> bool:
+        """Show one charge (from the charge screen or the event list)."""
+        row = self.model.row_of(merchant_charge_id)
+        if row is None:
+            self.model.refresh()
+            row = self.model.row_of(merchant_charge_id)
+        if row is None:
+            # Older than the loaded pages: show its timeline without a row selected.
+            if self._service.repo.charge(merchant_charge_id) is None:
+                return False
+            self.table.clearSelection()
+            self._show(merchant_charge_id)
+            return True
+        self.table.selectRow(row)
+        self._show(merchant_charge_id)
+        return True
+
+    def _filter_changed(self) -> None:
+        value = self.status_filter.currentData()
+        self.model.set_status_filter(None if value is None else ChargeStatus(value))
+
+    def _selection_changed(self, selected: QItemSelection, _old: QItemSelection) -> None:
+        indexes = selected.indexes()
+        if not indexes:
+            return
+        record = self.model.record(indexes[0].row())
+        if record is not None:
+            self._show(record.merchant_charge_id)
+
+    def _show(self, merchant_charge_id: str) -> None:
+        if self.timeline.merchant_charge_id != merchant_charge_id:
+            self.timeline.set_charge(merchant_charge_id)
+            self.timeline_detail.clear()
+            self.message.clear()
+        self._update_actions()
+
+    def _timeline_selected(self, selected: QItemSelection, _old: QItemSelection) -> None:
+        indexes = selected.indexes()
+        if not indexes:
+            return
+        item = self.timeline.record(indexes[0].row())
+        if item is None:
+            return
+        lines = [
+            f"{format_instant_precise(item.recorded_at)} · {source_label(item.source)} · "
+            f"{outcome_label(item.outcome)}",
+            item.reason,
+        ]
+        if item.occurred_at is not None:
+            lines.append(
+                self.tr("occurred at the service: {at}").format(
+                    at=format_instant_precise(item.occurred_at)
+                )
+            )
+        if item.source_ref:
+            lines.append(self.tr("source: {ref}").format(ref=item.source_ref))
+        if item.changes:
+            lines.append(self.tr("changes: {changes}").format(changes=", ".join(item.changes)))
+        if item.body is not None:
+            lines.append(json.dumps(item.body, indent=2, ensure_ascii=False))
+        self.timeline_detail.setPlainText("\n".join(lines))
+
+    def _update_actions(self) -> None:
+        record = self.selected()
+        busy = self._busy is not None and not self._busy.done()
+        if record is None:
+            self.title.setText(self.tr("Select a charge to see its timeline."))
+        else:
+            status = None if record.status is None else str(record.status)
+            parts = [
+                record.merchant_charge_id,
+                status_label(status),
+                format_money(record.amount),
+                cards_text(record),
+            ]
+            if record.refunded_amount:
+                parts.append(
+                    self.tr("refunded {amount}").format(amount=format_money(record.refunded_amount))
+                )
+            if record.three_ds_status:
+                parts.append(f"3DS {status_label(record.three_ds_status)}")
+            self.title.setText(" · ".join(parts))
+        has = record is not None
+        refundable = record is not None and refundable_amount(record) > 0
+        capturable = record is not None and can_capture(record)
+        self.refund_button.setEnabled(refundable and not busy)
+        self.capture_button.setEnabled(capturable and not busy)
+        self.query_button.setEnabled(has and not busy)
+        self.events_button.setEnabled(has)
+        self.receipt_button.setEnabled(
+            record is not None and record.status not in (None, ChargeStatus.DENIED)
+        )
+
+    def on_charge_changed(self, event: ChargeChanged) -> None:
+        self.model.charge_changed(event.merchant_charge_id)
+        self.timeline.charge_changed(event.merchant_charge_id)
+        if event.merchant_charge_id == self.timeline.merchant_charge_id:
+            self._update_actions()
+
+    def refresh_timeline(self) -> None:
+        """Re-read the shown timeline (inputs recorded without a charge change, e.g. a failed
+        refund, publish no event)."""
+        mcid = self.timeline.merchant_charge_id
+        if mcid is not None:
+            self.timeline.charge_changed(mcid)
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def ask_refund(self) -> None:
+        record = self.selected()
+        if record is None:
+            return
+        maximum = refundable_amount(record)
+        if maximum <= 0:
+            return
+        before_capture = record.status == ChargeStatus.PRE_AUTHORIZED
+        explanation = self.tr(
+            "Refund charge {id} ({cards}). Money goes back to the customer's card; this "
+            "cannot be undone."
+        ).format(id=record.merchant_charge_id, cards=cards_text(record))
+        if before_capture:
+            explanation += " " + self.tr("It is not captured yet: this cancels the authorization.")
+        self.dialog = MoneyActionDialog(
+            title=self.tr("Refund"),
+            explanation=explanation,
+            maximum=maximum,
+            pin_hash=self._pin_hash(),
+            parent=self,
+        )
+        mcid = record.merchant_charge_id
+        self.dialog.accepted.connect(lambda: self._refund(mcid))
+        self.dialog.open()
+
+    def _refund(self, merchant_charge_id: str) -> None:
+        assert self.dialog is not None
+        amount = self.dialog.amount.centavos()
+        self._run(
+            "refund",
+            merchant_charge_id,
+            lambda: self._service.refund(merchant_charge_id, amount),
+            done=self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
+            refunded=amount,
+        )
+
+    def ask_capture(self) -> None:
+        record = self.selected()
+        if record is None or not can_capture(record) or record.amount is None:
+            return
+        self.dialog = MoneyActionDialog(
+            title=self.tr("Capture"),
+            explanation=self.tr(
+                "Capture charge {id} ({cards}): the authorized amount is charged to the card."
+            ).format(id=record.merchant_charge_id, cards=cards_text(record)),
+            maximum=record.amount,
+            pin_hash=None,
+            parent=self,
+        )
+        mcid = record.merchant_charge_id
+        self.dialog.accepted.connect(lambda: self._capture(mcid))
+        self.dialog.open()
+
+    def _capture(self, merchant_charge_id: str) -> None:
+        assert self.dialog is not None
+        amount = self.dialog.amount.centavos()
+        self._run(
+            "capture",
+            merchant_charge_id,
+            lambda: self._service.capture(merchant_charge_id, amount),
+            done=self.tr("Captured {amount}.").format(amount=format_money(amount)),
+        )
+
+    def query_now(self) -> None:
+        record = self.selected()
+        if record is None:
+            return
+        mcid = record.merchant_charge_id
+        self._run(
+            "query",
+            mcid,
+            lambda: self._service.refresh(mcid),
+            done=self.tr("Asked the service just now."),
+        )
+
+    def _run(
+        self,
+        action: str,
+        merchant_charge_id: str,
+        call: Callable[[], Awaitable[ChargeRecord]],
+        *,
+        done: str,
+        refunded: int | None = None,
+    ) -> None:
+        if self._busy is not None and not self._busy.done():
+            return
+        self.message.setText(self.tr("Working…"))
+        self.message.setStyleSheet("")
+
+        async def run() -> object:
+            return await call()
+
+        self._busy = asyncio.ensure_future(run())
+
+        def finished(task: asyncio.Future[object]) -> None:
+            if task.cancelled():
+                self.message.setText(self.tr("Cancelled."))
+            elif (exc := task.exception()) is not None:
+                if not isinstance(exc, GatewayError | ValueError | LookupError):
+                    logger.error("%s of %s failed", action, merchant_charge_id, exc_info=exc)
+                self.message.setText(self.tr("Failed: {why}").format(why=exc))
+                self.message.setStyleSheet("color: #b3261e;")
+            else:
+                self.message.setText(done)
+                self.message.setStyleSheet("color: #1b6e2a;")
+                if refunded is not None:
+                    self.last_refund = (merchant_charge_id, refunded)
+            self.model.charge_changed(merchant_charge_id)
+            self.refresh_timeline()
+            self._update_actions()
+            self.action_finished.emit(action, merchant_charge_id)
+
+        self._busy.add_done_callback(finished)
+        self._update_actions()
+
+    def _show_events(self) -> None:
+        mcid = self.timeline.merchant_charge_id
+        if mcid:
+            self.events_requested.emit(mcid)
+
+    def _receipt(self, *, as_pdf: bool) -> None:
+        record = self.selected()
+        if record is None:
+            return
+        refund = None
+        if self.last_refund is not None and self.last_refund[0] == record.merchant_charge_id:
+            refund = self.last_refund[1]
+        elif record.refunded_amount:
+            refund = record.refunded_amount
+        self.receipt_requested.emit(record.merchant_charge_id, as_pdf, refund)

@@ -1,0 +1,121 @@
+"""Qt start-up in one place: the application object, the card page, the wizard, window waits.
+
+Loop and platform quirks live here so that the composition root reads as a list of steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, SignalInstance
+from PySide6.QtWidgets import QApplication, QWidget
+
+from checkout_desktop.secrets import SecretStore
+from checkout_desktop.settings import Profile, Settings
+from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
+from checkout_desktop.ui.i18n import choose_locale, is_portuguese
+from checkout_desktop.ui.main_window import Merchant, app_icon
+from checkout_desktop.ui.webview import CardPageConfig, register_schemes
+from checkout_desktop.ui.wizard import ConnectionTester, FirstRunWizard
+
+logger = logging.getLogger(__name__)
+
+APP_NAME = "checkout-desktop"
+
+
+def create_application(argv: list[str] | None = None) -> QApplication:
+    """The QApplication, created once with what QtWebEngine needs set beforehand."""
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    # Chromium fixes its URL scheme table and its OpenGL sharing when it starts: both must be
+    # declared before the QApplication exists.
+    import PySide6.QtWebEngineWidgets  # noqa: F401
+
+    register_schemes()
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+    app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setWindowIcon(app_icon())
+    # Closing the window ends the run through `until_closed`, not through QApplication.quit,
+    # so shutdown runs inside the loop with the listener and the store still reachable.
+    app.setQuitOnLastWindowClosed(False)
+    return app
+
+
+def build_card_page(
+    settings: Settings, credentials: SdkCredentialSource, *, developer: bool = False
+) -> CardPage:
+    """The card entry widget for the active profile, in the terminal's language."""
+    locale = choose_locale(settings.ui.locale)
+    language = "pt-BR" if is_portuguese(locale) else "en"
+    config = CardPageConfig.from_profile(
+        settings.profile, language=language, developer=developer or settings.ui.developer_mode
+    )
+    return CardPage(config, credentials=credentials)
+
+
+def merchant_of(profile: Profile, merchant_document: str | None) -> Merchant:
+    """Who the receipts name."""
+    if profile.is_builtin_sandbox:
+        name = QCoreApplication.translate("Terminal", "Test shop (built-in sandbox)")
+    else:
+        name = profile.label
+    return Merchant(name=name, document=merchant_document or None)
+
+
+async def wait_for_signal(signal: SignalInstance) -> tuple[object, ...]:
+    """Await one emission of a Qt signal on the running qasync loop."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[tuple[object, ...]] = loop.create_future()
+
+    def fire(*args: object) -> None:
+        if not future.done():
+            future.set_result(args)
+
+    signal.connect(fire)
+    try:
+        return await future
+    finally:
+        signal.disconnect(fire)
+
+
+async def run_wizard(settings: Settings, tester: ConnectionTester) -> Settings | None:
+    """Show the first-run wizard; the chosen settings, or None when it was cancelled."""
+    wizard = FirstRunWizard(settings, secrets=SecretStore(), tester=tester)
+    wizard.open()
+    (result,) = await wait_for_signal(wizard.finished)
+    accepted = result == FirstRunWizard.DialogCode.Accepted.value
+    chosen = wizard.settings if accepted else None
+    wizard.deleteLater()
+    return chosen
+
+
+class _CloseWatcher(QObject):
+    def __init__(self, window: QWidget, future: asyncio.Future[None]) -> None:
+        super().__init__(window)
+        self._future = future
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Close:
+            # The window decides (it refuses while a charge is in flight); look afterwards.
+            asyncio.get_running_loop().call_soon(self._check, watched)
+        return False
+
+    def _check(self, watched: QObject) -> None:
+        if isinstance(watched, QWidget) and not watched.isVisible() and not self._future.done():
+            self._future.set_result(None)
+
+
+async def until_closed(window: QWidget) -> None:
+    """Wait until the window has been closed (and accepted the close)."""
+    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    watcher = _CloseWatcher(window, future)
+    window.installEventFilter(watcher)
+    try:
+        await future
+    finally:
+        window.removeEventFilter(watcher)

@@ -1,0 +1,258 @@
+"""`checkout-desktop --self-test`: one real charge on the built-in sandbox, offscreen, timed.
+
+Steps: start the sandbox process, start the core (store, gateway, inbox), load the card page
+with the published SDK, tokenize a test card through the SDK, charge it, and see the charge's
+notification arrive through the inbox. Prints one line — PASS or FAIL, each step's time — and
+exits 0 or 1. It runs in a temporary instance folder, so the shop's history and settings are
+untouched, and it needs no keychain: the built-in sandbox's credentials are public test values.
+
+The one exception to "card data never enters this process": the self-test must type a card
+into the page, as staff would. The test card (the sandbox's public approved VISA number) exists
+here only inside the JavaScript snippet `_FILL_TEST_CARD`, which is handed unchanged to the
+page's `runJavaScript`. Python never parses, logs, stores or compares it; no other code path
+can reach it, and it is a public test number that no real card carries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from checkout_desktop.domain.enums import ChargeStatus, DocumentType, InstallmentType
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.wire import (
+    ChargeAuthorizationRequest,
+    CreditRequest,
+    Customer,
+    TransactionRequest,
+)
+from checkout_desktop.inbox.events import WebhookStored
+from checkout_desktop.paths import AppPaths
+from checkout_desktop.settings import BUILTIN_SANDBOX, Settings
+from checkout_desktop.store.charges import CardSummary
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+STEP_TIMEOUT_S = 40.0
+SELF_TEST_AMOUNT = 1234
+
+# The documented exception (see the module docstring): the sandbox's public approved test card,
+# present only in this JavaScript source, which goes to the page as is. The expiry is computed
+# in the page, three years ahead.
+_FILL_TEST_CARD = """
+(function () {
+  function put(id, value) {
+    var e = document.getElementById(id);
+    e.focus();
+    e.value = value;
+    e.dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  put('number', '4111 1111 1111 1111');
+  put('holder-name', 'Teste Autoverificacao');
+  put('holder-document', '52998224725');
+  put('exp-month', '12');
+  put('exp-year', String(new Date().getFullYear() + 3));
+  put('cvv', '123');
+  return true;
+}())
+"""
+
+
+class SelfTestFailure(RuntimeError):
+    """A step failed; the message says which and why."""
+
+
+@dataclass
+class StepClock:
+    """Each step's wall time, in order."""
+
+    steps: list[tuple[str, float]] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    async def run(self, name: str, work: Awaitable[T], limit_s: float = STEP_TIMEOUT_S) -> T:
+        begin = time.monotonic()
+        try:
+            result = await asyncio.wait_for(work, timeout=limit_s)
+        except TimeoutError:
+            raise SelfTestFailure(f"{name}: no result within {limit_s:g} s") from None
+        self.steps.append((name, time.monotonic() - begin))
+        return result
+
+    def add(self, name: str, seconds: float) -> None:
+        self.steps.append((name, seconds))
+
+    def line(self, verdict: str, detail: str | None = None) -> str:
+        parts = [f"{name} {seconds:.2f} s" for name, seconds in self.steps]
+        total = time.monotonic() - self.started
+        text = f"self-test {verdict}: " + " · ".join([*parts, f"total {total:.2f} s"])
+        return f"{text} — {detail}" if detail else text
+
+
+def _temporary_paths() -> tuple[AppPaths, Path]:
+    root = Path(tempfile.mkdtemp(prefix="checkout-desktop-self-test-"))
+    os.chmod(root, 0o700)
+    paths = AppPaths(config_dir=root / "config", data_dir=root / "data", log_dir=root / "logs")
+    return paths.ensure(), root
+
+
+def run_self_test(*, listener_port: int | None = None) -> int:
+    """Run the self-test on its own qasync loop and print the verdict; 0 on PASS, 1 on FAIL.
+
+    It works in a temporary instance folder: the shop's own settings and store are untouched.
+    """
+    # Offscreen: the self-test must run on a server or in CI without a display.
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    import qasync
+
+    from checkout_desktop.ui.qt_app import create_application
+
+    app = create_application()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    work, root = _temporary_paths()
+    try:
+        with loop:
+            line, ok = loop.run_until_complete(self_test(work, listener_port=listener_port))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(line, flush=True)
+    return 0 if ok else 1
+
+
+async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tuple[str, bool]:
+    """The steps; returns the verdict line and whether every step passed."""
+    from checkout_desktop.app import SandboxLink, Terminal, _apply_chromium_flags, start_sandbox
+    from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
+    from checkout_desktop.ui.qt_app import build_card_page, wait_for_signal
+
+    clock = StepClock()
+    settings = Settings(active_profile=BUILTIN_SANDBOX, first_run_done=True)
+    sandbox: SandboxLink | None = None
+    terminal: Terminal | None = None
+    card_page: CardPage | None = None
+    try:
+        begin = time.monotonic()
+        sandbox = start_sandbox(paths)
+        clock.add("sandbox", time.monotonic() - begin)
+        _apply_chromium_flags(settings, sandbox, developer=False)
+        bus = EventBus()
+        notifications: asyncio.Queue[WebhookStored] = asyncio.Queue()
+        bus.subscribe(WebhookStored, notifications.put_nowait)
+        terminal = await clock.run(
+            "core",
+            Terminal.start(
+                settings,
+                paths,
+                sandbox=sandbox,
+                listener_port=0 if listener_port is None else listener_port,
+                bus=bus,
+            ),
+        )
+        if terminal.problems:
+            raise SelfTestFailure("core: " + "; ".join(terminal.problems))
+
+        card_page = build_card_page(
+            settings, SdkCredentialSource(terminal.merchant_document, terminal.credentials)
+        )
+        card_page.resize(480, 640)
+        card_page.show()
+        page = card_page
+
+        async def page_ready() -> None:
+            ready = asyncio.ensure_future(wait_for_signal(page.ready))
+            failed = asyncio.ensure_future(wait_for_signal(page.sdk_unavailable))
+            page.load()
+            done, pending = await asyncio.wait({ready, failed}, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            if failed in done:
+                raise SelfTestFailure(f"card page: {failed.result()[0]}")
+
+        await clock.run("card page", page_ready())
+
+        async def tokenize() -> object:
+            token = asyncio.ensure_future(wait_for_signal(page.token_created))
+            error = asyncio.ensure_future(wait_for_signal(page.sdk_error))
+            filled = asyncio.get_running_loop().create_future()
+            page.page.runJavaScript(
+                _FILL_TEST_CARD, 0, lambda result: filled.set_result(bool(result))
+            )
+            if not await filled:
+                raise SelfTestFailure("tokenize: the card form could not be filled")
+            page.submit()
+            done, pending = await asyncio.wait({token, error}, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            if error in done:
+                failure = error.result()[0]
+                raise SelfTestFailure(f"tokenize: the SDK refused the card ({failure!r})")
+            return token.result()[0]
+
+        card_token = await clock.run("tokenize", tokenize())
+        from checkout_desktop.ui.bridge import CardToken
+
+        assert isinstance(card_token, CardToken)
+        mcid = f"selftest-{int(time.time())}"
+        request = ChargeAuthorizationRequest(
+            merchantChargeId=mcid,
+            customer=Customer(
+                name="Teste Autoverificacao",
+                email="self-test@example.com",
+                documentType=DocumentType.CPF,
+                document="52998224725",
+            ),
+            transactions=[
+                TransactionRequest(
+                    amount=SELF_TEST_AMOUNT,
+                    credit=CreditRequest(
+                        temporaryCardToken=card_token.token,
+                        installmentNumber=1,
+                        installmentType=InstallmentType.NONE,
+                    ),
+                )
+            ],
+        )
+        outcome = await clock.run(
+            "charge",
+            terminal.service.charge(
+                sale_id="selftest",
+                request=request,
+                cards=[CardSummary(brand=card_token.brand.value, last_four=card_token.last_four)],
+            ),
+        )
+        if outcome.status != ChargeStatus.PAID:
+            raise SelfTestFailure(
+                f"charge: expected PAID, got {outcome.status} ({outcome.message})"
+            )
+
+        async def notification() -> WebhookStored:
+            while True:
+                event = await notifications.get()
+                if event.merchant_charge_id == mcid and event.status == ChargeStatus.PAID.value:
+                    return event
+
+        await clock.run("notification", notification())
+        return clock.line("PASS", f"charge {mcid} PAID, notified through the inbox"), True
+    except SelfTestFailure as exc:
+        return clock.line("FAIL", str(exc)), False
+    except Exception as exc:
+        logger.exception("the self-test failed")
+        return clock.line("FAIL", f"{type(exc).__name__}: {exc}"), False
+    finally:
+        if card_page is not None:
+            card_page.close()
+            card_page.deleteLater()
+        if terminal is not None:
+            await terminal.stop()
+        if sandbox is not None:
+            sandbox.stop()

@@ -1,0 +1,290 @@
+"""Settings: environment, language, webhook, reconciliation, supervisor PIN, and credentials.
+
+Non-secret values are saved to the settings file; secrets typed here go straight to the
+keychain and the fields are emptied. Changes that decide how the process starts (environment,
+language, listener port, tunnel) apply at the next start, and the panel says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from checkout_desktop.domain import documents
+from checkout_desktop.inbox.url_rules import check_notification_url
+from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
+from checkout_desktop.settings import Settings
+from checkout_desktop.ui.supervisor import PinError, hash_pin
+
+logger = logging.getLogger(__name__)
+
+_CLIENT_ID = re.compile(r"^[\w\-]+$")
+
+
+class SettingsPanel(QWidget):
+    """Edits a copy of the settings; `save` checks it, stores secrets and calls `persist`."""
+
+    saved = Signal(object)
+    """The Settings just written."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        secrets: SecretStore | None,
+        persist: Callable[[Settings], None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._settings = settings.model_copy(deep=True)
+        self._running_profile = settings.active_profile
+        self._secrets = secrets
+        self._persist = persist
+        self._pin_cleared = False
+
+        self.profile = QComboBox(self)
+        self.profile.setObjectName("settingsProfile")
+        for name, profile in settings.profiles.items():
+            self.profile.addItem(profile.label, name)
+        self.language = QComboBox(self)
+        self.language.setObjectName("settingsLanguage")
+        self.language.addItem(self.tr("System language"), None)
+        self.language.addItem("Português (Brasil)", "pt_BR")
+        self.language.addItem("English", "en")
+        general = QGroupBox(self.tr("General"), self)
+        general_form = QFormLayout(general)
+        general_form.addRow(self.tr("Environment"), self.profile)
+        general_form.addRow(self.tr("Language"), self.language)
+
+        self.port = QSpinBox(self)
+        self.port.setObjectName("settingsPort")
+        self.port.setRange(0, 65535)
+        self.port.setSpecialValueText(self.tr("any free port"))
+        self.tunnel = QComboBox(self)
+        self.tunnel.setObjectName("settingsTunnel")
+        self.tunnel.addItem(self.tr("No tunnel (local only)"), "none")
+        self.tunnel.addItem(self.tr("My own HTTPS URL (manual)"), "manual")
+        self.tunnel.addItem("cloudflared", "cloudflared")
+        self.tunnel.addItem("ngrok", "ngrok")
+        self.public_url = QLineEdit(self)
+        self.public_url.setObjectName("settingsPublicUrl")
+        self.reconcile = QDoubleSpinBox(self)
+        self.reconcile.setObjectName("settingsReconcile")
+        self.reconcile.setRange(5, 3600)
+        self.reconcile.setSuffix(" s")
+        webhook = QGroupBox(self.tr("Webhook and reconciliation"), self)
+        webhook_form = QFormLayout(webhook)
+        webhook_form.addRow(self.tr("Listener port"), self.port)
+        webhook_form.addRow(self.tr("Tunnel"), self.tunnel)
+        webhook_form.addRow(self.tr("Public URL"), self.public_url)
+        webhook_form.addRow(self.tr("Query open charges every"), self.reconcile)
+
+        self.pin = QLineEdit(self)
+        self.pin.setObjectName("settingsPin")
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setMaxLength(8)
+        self.pin.setPlaceholderText(self.tr("4 to 8 digits; empty keeps the current one"))
+        self.clear_pin = QPushButton(self.tr("Remove PIN"), self)
+        self.clear_pin.setObjectName("settingsClearPin")
+        self.pin_state = QLabel(self)
+        self.pin_state.setObjectName("settingsPinState")
+        supervisor = QGroupBox(self.tr("Supervisor PIN for refunds"), self)
+        pin_row = QHBoxLayout()
+        pin_row.addWidget(self.pin, 1)
+        pin_row.addWidget(self.clear_pin)
+        supervisor_form = QFormLayout(supervisor)
+        supervisor_form.addRow(self.tr("New PIN"), pin_row)
+        supervisor_form.addRow(self.pin_state)
+
+        self.client_id = QLineEdit(self)
+        self.client_id.setObjectName("settingsClientId")
+        self.merchant_document = QLineEdit(self)
+        self.merchant_document.setObjectName("settingsMerchantDocument")
+        self.client_secret = QLineEdit(self)
+        self.client_secret.setObjectName("settingsClientSecret")
+        self.sdk_token = QLineEdit(self)
+        self.sdk_token.setObjectName("settingsSdkToken")
+        self.webhook_token = QLineEdit(self)
+        self.webhook_token.setObjectName("settingsWebhookToken")
+        for edit in (self.client_secret, self.sdk_token, self.webhook_token):
+            edit.setEchoMode(QLineEdit.EchoMode.Password)
+            edit.setPlaceholderText(self.tr("stored in the keychain; type to replace"))
+        self.credentials = QGroupBox(self.tr("Credentials of the selected environment"), self)
+        credentials_form = QFormLayout(self.credentials)
+        credentials_form.addRow(self.tr("Client id"), self.client_id)
+        credentials_form.addRow(self.tr("Merchant CNPJ"), self.merchant_document)
+        credentials_form.addRow(self.tr("Client secret"), self.client_secret)
+        credentials_form.addRow(self.tr("Card SDK token"), self.sdk_token)
+        credentials_form.addRow(self.tr("Webhook token"), self.webhook_token)
+
+        self.message = QLabel(self)
+        self.message.setObjectName("settingsMessage")
+        self.message.setWordWrap(True)
+        self.save_button = QPushButton(self.tr("&Save settings"), self)
+        self.save_button.setObjectName("settingsSave")
+        self.revert_button = QPushButton(self.tr("Revert"), self)
+
+        body = QWidget(self)
+        body_layout = QVBoxLayout(body)
+        for box in (general, webhook, supervisor, self.credentials):
+            body_layout.addWidget(box)
+        body_layout.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.message, 1)
+        buttons.addWidget(self.revert_button)
+        buttons.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(scroll, 1)
+        layout.addLayout(buttons)
+
+        self.profile.currentIndexChanged.connect(self._profile_changed)
+        self.tunnel.currentIndexChanged.connect(self._tunnel_changed)
+        self.save_button.clicked.connect(self.save)
+        self.revert_button.clicked.connect(self.load)
+        self.clear_pin.clicked.connect(self._clear_pin)
+        self.load()
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    def load(self) -> None:
+        """Show the settings as they are (discarding unsaved edits)."""
+        s = self._settings
+        self.profile.setCurrentIndex(max(self.profile.findData(s.active_profile), 0))
+        self.language.setCurrentIndex(max(self.language.findData(s.ui.locale), 0))
+        self.port.setValue(s.listener.port)
+        self.tunnel.setCurrentIndex(max(self.tunnel.findData(s.tunnel.mode), 0))
+        self.public_url.setText(s.tunnel.public_url or "")
+        self.reconcile.setValue(s.reconcile_interval_s)
+        self.pin.clear()
+        self._pin_cleared = False
+        self._show_pin_state()
+        self._profile_changed()
+        self._tunnel_changed()
+        self.message.clear()
+
+    def _show_pin_state(self) -> None:
+        has = bool(self._settings.ui.supervisor_pin_hash) and not self._pin_cleared
+        self.pin_state.setText(
+            self.tr("Refunds ask for the supervisor PIN.")
+            if has
+            else self.tr("No PIN: anyone at the terminal can refund.")
+        )
+
+    def _clear_pin(self) -> None:
+        self._pin_cleared = True
+        self.pin.clear()
+        self._show_pin_state()
+
+    def _profile_changed(self, *_args: object) -> None:
+        name = self.profile.currentData()
+        profile = self._settings.profiles.get(name) if name else None
+        builtin = profile is None or profile.is_builtin_sandbox
+        self.credentials.setVisible(not builtin)
+        if profile is not None:
+            self.client_id.setText(profile.client_id)
+            self.merchant_document.setText(profile.merchant_document)
+        for edit in (self.client_secret, self.sdk_token, self.webhook_token):
+            edit.clear()
+
+    def _tunnel_changed(self, *_args: object) -> None:
+        self.public_url.setEnabled(self.tunnel.currentData() == "manual")
+
+    def save(self) -> bool:
+        """Check everything, store typed secrets in the keychain, then write the settings."""
+        s = self._settings.model_copy(deep=True)
+        problems: list[str] = []
+        name = self.profile.currentData()
+        s.active_profile = name
+        s.ui.locale = self.language.currentData()
+        s.listener.port = self.port.value()
+        mode = self.tunnel.currentData()
+        s.tunnel.mode = mode
+        url = self.public_url.text().strip()
+        if mode == "manual":
+            violations = check_notification_url(url)
+            if violations:
+                problems.append("; ".join(str(v) for v in violations))
+            s.tunnel.public_url = url
+        s.reconcile_interval_s = self.reconcile.value()
+        if self._pin_cleared:
+            s.ui.supervisor_pin_hash = None
+        if self.pin.text():
+            try:
+                s.ui.supervisor_pin_hash = hash_pin(self.pin.text())
+            except PinError as exc:
+                problems.append(str(exc))
+        profile = s.profiles[name]
+        secrets_to_store: list[tuple[SecretName, str]] = []
+        if not profile.is_builtin_sandbox:
+            client_id = self.client_id.text().strip()
+            if client_id and not _CLIENT_ID.match(client_id):
+                problems.append(self.tr("The client id takes letters, digits, '_' and '-' only."))
+            profile.client_id = client_id
+            document = self.merchant_document.text().strip()
+            if document:
+                try:
+                    profile.merchant_document = documents.validate_cnpj(document)
+                except documents.DocumentError:
+                    problems.append(self.tr("The merchant CNPJ is not valid."))
+            for edit, secret in (
+                (self.client_secret, SecretName.CLIENT_SECRET),
+                (self.sdk_token, SecretName.SDK_MERCHANT_TOKEN),
+                (self.webhook_token, SecretName.WEBHOOK_TOKEN),
+            ):
+                if edit.text().strip():
+                    secrets_to_store.append((secret, edit.text().strip()))
+        if problems:
+            self.message.setText("\n".join(problems))
+            self.message.setStyleSheet("color: #b3261e;")
+            return False
+        if secrets_to_store:
+            if self._secrets is None:
+                self.message.setText(self.tr("No keychain is available to store the secrets."))
+                self.message.setStyleSheet("color: #b3261e;")
+                return False
+            try:
+                for secret, value in secrets_to_store:
+                    self._secrets.set(name, secret, value)
+            except KeychainUnavailable as exc:
+                self.message.setText(str(exc))
+                self.message.setStyleSheet("color: #b3261e;")
+                return False
+        try:
+            self._persist(s)
+        except OSError as exc:
+            self.message.setText(self.tr("The settings could not be saved: {why}").format(why=exc))
+            self.message.setStyleSheet("color: #b3261e;")
+            return False
+        self._settings = s
+        self.load()
+        restart = name != self._running_profile
+        self.message.setText(
+            self.tr("Saved. The environment, language, port and tunnel apply at the next start.")
+            if restart
+            else self.tr("Saved.")
+        )
+        self.message.setStyleSheet("color: #1b6e2a;")
+        self.saved.emit(s)
+        return True
