@@ -609,6 +609,11 @@ def _status_message(status: ChargeStatus | None) -> str:
         return f"approved: {status}"
     if status == ChargeStatus.DENIED:
         return "denied: the card was not charged"
+    if status == ChargeStatus.PENDING:
+        return (
+            "pending: the service has not decided yet (for example a 3DS challenge); the "
+            "result arrives by notification or reconciliation"
+        )
     return f"the service reports {status}"
 
 

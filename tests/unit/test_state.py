@@ -303,6 +303,13 @@ LIFECYCLES: list[list[tuple[ChargeStatus, int]]] = [
     ],
     [(ChargeStatus.PAID, 0), (ChargeStatus.PARTIAL, 700), (ChargeStatus.CHARGEBACK, 700)],
     [(ChargeStatus.PAID, 0), (ChargeStatus.REFUNDED, 5000)],
+    # Partial refunds that keep the charge PAID (as the built-in sandbox reports them).
+    [
+        (ChargeStatus.PAID, 0),
+        (ChargeStatus.PAID, 500),
+        (ChargeStatus.PAID, 1000),
+        (ChargeStatus.REFUNDED, 5000),
+    ],
 ]
 
 

@@ -1,0 +1,215 @@
+"""Helpers for the charging tests: sandbox card tokens, charge requests and a wired-up service.
+
+Test code may see test card numbers (the sandbox's published table); the terminal's code
+under test never does: it only receives the `card_t/…` token the SDK backend returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import ssl
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.wire import ChargeAuthorizationRequest
+from checkout_desktop.gateway.charging import ChargeService
+from checkout_desktop.gateway.client import ChargeClient
+from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
+from checkout_desktop.gateway.tokens import TokenManager
+from checkout_desktop.secrets import Credentials
+from checkout_desktop.store.charges import CardSummary, CheckPolicy
+from checkout_desktop.store.db import connect
+
+logger = logging.getLogger(__name__)
+
+APPROVED = "4111111111111111"
+DENIED = "4000000000000002"
+GATEWAY_ERROR = "4000000000000119"
+SLOW = "4000000000009995"
+THREE_DS_APPROVED = "4000000000003220"
+THREE_DS_REJECTED = "4000008400001629"
+
+HOLDER_DOCUMENT = "65844359038"
+
+
+@dataclass(frozen=True)
+class SandboxAccess:
+    """What a test needs to reach a sandbox, in-process or in a subprocess."""
+
+    api_url: str
+    sdk_port: int
+    sdk_cert_pem: str
+    client_id: str
+    client_secret: str
+    merchant_document: str
+    transparent_token: str
+    webhook_token: str
+
+    @classmethod
+    def of_server(cls, server: Any) -> SandboxAccess:
+        creds = server.credentials
+        return cls(
+            api_url=server.api_url,
+            sdk_port=server.sdk_port,
+            sdk_cert_pem=server.sdk_cert_pem,
+            client_id=creds.client_id,
+            client_secret=creds.client_secret,
+            merchant_document=creds.merchant_document,
+            transparent_token=creds.transparent_token,
+            webhook_token=creds.webhook_token,
+        )
+
+    @classmethod
+    def of_info(cls, info: dict[str, Any]) -> SandboxAccess:
+        creds = info["credentials"]
+        return cls(
+            api_url=info["base_url"],
+            sdk_port=int(info["sdk"]["port"]),
+            sdk_cert_pem=info["sdk"]["cert_pem"],
+            client_id=creds["client_id"],
+            client_secret=creds["client_secret"],
+            merchant_document=creds["merchant_document"],
+            transparent_token=creds["transparent_token"],
+            webhook_token=creds["webhook_token"],
+        )
+
+    def credentials(self) -> Credentials:
+        return sandbox_credentials(self)
+
+    def tls(self) -> ssl.SSLContext:
+        # Trust exactly the sandbox's own certificate; it names the SDK host, not 127.0.0.1.
+        context = ssl.create_default_context(cadata=self.sdk_cert_pem)
+        context.check_hostname = False
+        return context
+
+
+async def card_token(access: SandboxAccess, number: str, *, brand: str = "VISA") -> str:
+    """Tokenize a test card through the sandbox's SDK backend, as the card page's SDK does."""
+    async with httpx.AsyncClient(verify=access.tls(), trust_env=False) as http:
+        response = await http.post(
+            f"https://127.0.0.1:{access.sdk_port}/payment/v2/temporary/card",
+            headers={
+                "Authorization": access.transparent_token,
+                "MerchantCredential": access.merchant_document,
+            },
+            json={
+                "brand": brand,
+                "cardNumber": number,
+                "cardholderName": "MARIA SILVA",
+                "cardholderDocument": HOLDER_DOCUMENT,
+                "expirationMonth": "12",
+                "expirationYear": "2031",
+                "cvv": "123",
+            },
+        )
+    assert response.status_code == 200, response.text
+    token = response.json()["cardToken"]
+    assert isinstance(token, str) and token.startswith("card_t/")
+    return token
+
+
+def new_charge_id() -> str:
+    return f"t-{uuid.uuid4().hex[:30]}"
+
+
+def charge_request(
+    token: str,
+    *,
+    merchant_charge_id: str | None = None,
+    amount: int = 1500,
+    late_capture: bool = False,
+) -> ChargeAuthorizationRequest:
+    return ChargeAuthorizationRequest.model_validate(
+        {
+            "paymentSource": "GATEWAY",
+            "merchantChargeId": merchant_charge_id or new_charge_id(),
+            "lateCapture": late_capture,
+            "customer": {
+                "name": "Maria Silva",
+                "email": "maria@example.com",
+                "documentType": "CPF",
+                "document": HOLDER_DOCUMENT,
+            },
+            "transactions": [
+                {
+                    "paymentType": "CREDIT",
+                    "amount": amount,
+                    "softDescriptor": "LOJA TESTE",
+                    "credit": {
+                        "temporaryCardToken": token,
+                        "installmentNumber": 1,
+                        "installmentType": "NONE",
+                    },
+                }
+            ],
+        }
+    )
+
+
+def visa(last_four: str) -> list[CardSummary]:
+    return [CardSummary("VISA", last_four)]
+
+
+@dataclass
+class Stack:
+    """A charge service wired to a sandbox, as the app builds it."""
+
+    http: httpx.AsyncClient
+    tokens: TokenManager
+    client: ChargeClient
+    service: ChargeService
+    conn: sqlite3.Connection
+    events: EventBus
+    statuses: list[int]
+
+
+@asynccontextmanager
+async def charging_stack(
+    access: SandboxAccess,
+    db_path: Path,
+    *,
+    timeout_s: float = 10.0,
+    credentials: Credentials | None = None,
+    client_id: str | None = None,
+    unknown_grace_s: float = 600.0,
+    policy: CheckPolicy | None = None,
+) -> AsyncIterator[Stack]:
+    statuses: list[int] = []
+
+    async def note(response: httpx.Response) -> None:
+        statuses.append(response.status_code)
+
+    events = EventBus()
+    conn = connect(db_path)
+    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
+    async with httpx.AsyncClient(trust_env=False, event_hooks={"response": [note]}) as http:
+        tokens = TokenManager(
+            http=http,
+            token_url=endpoints.token_url,
+            client_id=client_id or access.client_id,
+            credentials=credentials or access.credentials(),
+            events=events,
+            timeout_s=timeout_s,
+        )
+        client = ChargeClient(http=http, endpoints=endpoints, tokens=tokens, timeout_s=timeout_s)
+        service = ChargeService(
+            conn=conn,
+            client=client,
+            profile="builtin-sandbox",
+            events=events,
+            policy=policy,
+            unknown_grace_s=unknown_grace_s,
+        )
+        try:
+            yield Stack(http, tokens, client, service, conn, events, statuses)
+        finally:
+            await service.stop()
+            conn.close()

@@ -1,0 +1,363 @@
+"""Charging against the built-in sandbox over loopback: tokens, 401s, the ambiguous card, cards."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.gateway.charging import SaleBusy
+from checkout_desktop.gateway.errors import ApiError, Unauthorized
+from checkout_desktop.gateway.events import AttemptChanged, ChargeChanged, TokenStateChanged
+from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from tests.integration.charging_support import (
+    APPROVED,
+    DENIED,
+    GATEWAY_ERROR,
+    SLOW,
+    THREE_DS_APPROVED,
+    SandboxAccess,
+    Stack,
+    card_token,
+    charge_request,
+    charging_stack,
+    visa,
+)
+
+
+async def start_sandbox(**options: object) -> SandboxServer:
+    config = SandboxConfig(api_port=0, sdk_port=0, **options)  # type: ignore[arg-type]
+    server = SandboxServer(config)
+    await server.start()
+    return server
+
+
+@pytest_asyncio.fixture
+async def sandbox() -> AsyncIterator[SandboxServer]:
+    server = await start_sandbox(slow_card_delay_s=2.0, three_ds_delay_s=0.2)
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+async def until(
+    condition: Callable[[], Awaitable[bool]],
+    *,
+    what: str,
+    attempts: int = 100,
+    interval_s: float = 0.1,
+) -> None:
+    """Poll a condition a bounded number of times; fail naming what never came."""
+    for _ in range(attempts):
+        if await condition():
+            return
+        await asyncio.sleep(interval_s)
+    pytest.fail(f"gave up waiting: {what}")
+
+
+@pytest.mark.asyncio
+async def test_every_test_card_ends_in_its_outcome(sandbox: SandboxServer, tmp_path: Path) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=1.0) as stack:
+        changes: list[ChargeChanged] = []
+        stack.events.subscribe(ChargeChanged, changes.append)
+        outcomes = {}
+        for number in (APPROVED, DENIED, GATEWAY_ERROR, SLOW, THREE_DS_APPROVED):
+            token = await card_token(access, number)
+            outcomes[number] = await stack.service.charge(
+                sale_id=f"sale-{number[-4:]}",
+                request=charge_request(token),
+                cards=visa(number[-4:]),
+            )
+        approved = outcomes[APPROVED]
+        assert (approved.attempt, approved.status, approved.approved) == (
+            AttemptState.CREATED,
+            ChargeStatus.PAID,
+            True,
+        )
+        denied = outcomes[DENIED]
+        assert (denied.attempt, denied.status, denied.approved) == (
+            AttemptState.CREATED,
+            ChargeStatus.DENIED,
+            False,
+        )
+        # HTTP 500 and no charge: one query settles it, since the service did answer.
+        failed = outcomes[GATEWAY_ERROR]
+        assert failed.attempt == AttemptState.NOT_FOUND
+        assert "not charged" in failed.message and "HTTP 500" in failed.message
+        assert failed.merchant_charge_id not in sandbox.state.charges
+        # The slow card: no reply in time, the charge exists, found by asking.
+        slow = outcomes[SLOW]
+        assert (slow.attempt, slow.status) == (AttemptState.CREATED, ChargeStatus.PAID)
+        timeline = stack.service.repo.timeline(slow.merchant_charge_id).items
+        assert [e.source for e in timeline] == [
+            "request",
+            "reply",
+            "reconciliation",
+            "reconciliation",
+        ]
+        assert "no reply within 1 s" in timeline[1].reason
+        assert timeline[2].input_status == "PAID"
+        # 3DS: pending until the challenge is answered, then PAID on the next query.
+        three_ds = outcomes[THREE_DS_APPROVED]
+        assert three_ds.status == ChargeStatus.PENDING
+        assert "pending" in three_ds.message
+
+        async def three_ds_paid() -> bool:
+            record = await stack.service.refresh(three_ds.merchant_charge_id)
+            return record.status == ChargeStatus.PAID
+
+        await until(three_ds_paid, what="the 3DS charge to become PAID")
+        created = {o.merchant_charge_id for o in outcomes.values() if o.attempt == "CREATED"}
+        assert set(sandbox.state.charges) == created
+        assert len(created) == 4
+        assert {c.merchant_charge_id for c in changes} == created
+        assert stack.tokens.token_requests == 1
+
+
+@pytest.mark.asyncio
+async def test_100_concurrent_charges_cause_one_token_request(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    tokens = [await card_token(access, APPROVED) for _ in range(100)]
+    async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
+        seen: list[TokenStateChanged] = []
+        stack.events.subscribe(TokenStateChanged, seen.append)
+        outcomes = await asyncio.gather(
+            *(
+                stack.service.charge(
+                    sale_id=f"sale-{i}", request=charge_request(token), cards=visa("1111")
+                )
+                for i, token in enumerate(tokens)
+            )
+        )
+        assert all(o.status == ChargeStatus.PAID for o in outcomes)
+        assert sandbox.state.tokens_issued == 1
+        assert stack.tokens.token_requests == 1
+        assert [e.status for e in seen] == ["refreshing", "valid"]
+        assert len(sandbox.state.charges) == 100
+        page = stack.service.repo.list_charges(limit=200)
+        assert len(page.items) == 100
+        assert {c.status for c in page.items} == {ChargeStatus.PAID}
+        assert 401 not in stack.statuses
+
+
+@pytest.mark.asyncio
+async def test_a_token_expiring_between_two_charges_is_renewed_before_the_second(
+    tmp_path: Path,
+) -> None:
+    server = await start_sandbox(token_lifetime_s=1.5)
+    try:
+        access = SandboxAccess.of_server(server)
+        async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=5.0) as stack:
+            first = await stack.service.charge(
+                sale_id="sale-1",
+                request=charge_request(await card_token(access, APPROVED)),
+                cards=visa("1111"),
+            )
+            token = await card_token(access, APPROVED)
+
+            async def expired() -> bool:
+                left = stack.tokens.seconds_left()
+                return left is not None and left <= 0
+
+            await until(expired, what="the first token to run out")
+            second = await stack.service.charge(
+                sale_id="sale-2", request=charge_request(token), cards=visa("1111")
+            )
+        assert (first.status, second.status) == (ChargeStatus.PAID, ChargeStatus.PAID)
+        assert server.state.tokens_issued == 2
+        assert 401 not in stack.statuses  # renewed ahead, not after a refusal
+    finally:
+        await server.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_token_the_service_expired_early_is_renewed_once_mid_run(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
+        tokens = [await card_token(access, APPROVED) for _ in range(6)]
+        first = await stack.service.charge(
+            sale_id="sale-0", request=charge_request(tokens[0]), cards=visa("1111")
+        )
+        assert first.status == ChargeStatus.PAID
+        sandbox.faults.update(token_expiry_now=True)
+        # Five charges at once all meet the expired token; they share one renewal.
+        rest = await asyncio.gather(
+            *(
+                stack.service.charge(
+                    sale_id=f"sale-{i}", request=charge_request(t), cards=visa("1111")
+                )
+                for i, t in enumerate(tokens[1:], start=1)
+            )
+        )
+        assert all(o.status == ChargeStatus.PAID for o in rest)
+        assert sandbox.state.tokens_issued == 2
+        assert stack.statuses.count(401) == 5
+        assert len(sandbox.state.charges) == 6
+
+
+@pytest.mark.asyncio
+async def test_a_401_that_survives_renewal_fails_clearly_and_charges_nothing(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
+        first = await stack.service.charge(
+            sale_id="sale-1",
+            request=charge_request(await card_token(access, APPROVED)),
+            cards=visa("1111"),
+        )
+        assert first.status == ChargeStatus.PAID
+        token = await card_token(access, APPROVED)
+
+        # From now on the service expires every token just before each API call.
+        async def expire_before_api_calls(request: httpx.Request) -> None:
+            if "/api/v1/" in request.url.path:
+                sandbox.expire_tokens_now()
+
+        stack.http.event_hooks["request"].append(expire_before_api_calls)
+        attempts: list[AttemptChanged] = []
+        stack.events.subscribe(AttemptChanged, attempts.append)
+        outcome = await stack.service.charge(
+            sale_id="sale-2", request=charge_request(token), cards=visa("1111")
+        )
+        assert outcome.attempt == AttemptState.REJECTED
+        assert isinstance(outcome.error, Unauthorized)
+        assert "refused a freshly issued access token too" in outcome.message
+        assert outcome.merchant_charge_id not in sandbox.state.charges
+        # Exactly one renewal and one retry, then the clear error.
+        assert sandbox.state.tokens_issued == 2
+        assert stack.statuses[-3:] == [401, 200, 401]  # refused, new token, refused again
+        assert [a.state for a in attempts] == [AttemptState.RECORDED, AttemptState.REJECTED]
+        # The sale may be charged again once the cause is fixed.
+        assert stack.service.can_start_charge("sale-2")
+
+
+@pytest.mark.asyncio
+async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolved(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=1.0) as stack:
+        slow_token = await card_token(access, SLOW)
+        spare_token = await card_token(access, APPROVED)
+        request = charge_request(slow_token)
+
+        # Once the sandbox holds the charge (its reply is still 2 s away), the service turns
+        # slow for every call, so even the query after the timeout gets no answer in time.
+        async def created() -> bool:
+            return request.merchantChargeId in sandbox.state.charges
+
+        async def slow_down_once_created() -> None:
+            await until(created, what="the sandbox to hold the charge", interval_s=0.01)
+            sandbox.faults.update(latency_s=1.5)
+
+        watcher = asyncio.ensure_future(slow_down_once_created())
+        outcome = await stack.service.charge(
+            sale_id="sale-slow", request=request, cards=visa("9995")
+        )
+        await watcher
+        assert outcome.unknown
+        assert "outcome unknown" in outcome.message
+        check = stack.service.can_start_charge("sale-slow")
+        assert not check
+        assert check.blocking_charge == outcome.merchant_charge_id
+        assert "not known yet" in (check.reason or "")
+        with pytest.raises(SaleBusy, match="could charge the customer twice"):
+            await stack.service.charge(
+                sale_id="sale-slow", request=charge_request(spare_token), cards=visa("1111")
+            )
+
+        sandbox.faults.update(latency_s=0.0)
+
+        async def resolved() -> bool:
+            await stack.service.reconcile(trigger="test")
+            attempt = stack.service.repo.attempt(outcome.merchant_charge_id)
+            assert attempt is not None
+            return not attempt.unresolved
+
+        await until(resolved, what="reconciliation to resolve the slow charge")
+        attempt = stack.service.repo.attempt(outcome.merchant_charge_id)
+        assert attempt is not None and attempt.state == AttemptState.CREATED
+        charges = stack.service.repo.charges_for_sale("sale-slow")
+        assert [(c.merchant_charge_id, c.status) for c in charges] == [
+            (outcome.merchant_charge_id, ChargeStatus.PAID)
+        ]
+        assert list(sandbox.state.charges) == [outcome.merchant_charge_id]
+        assert len(stack.service.repo.attempts_for_sale("sale-slow")) == 1
+        sources = [e.source for e in stack.service.repo.timeline(outcome.merchant_charge_id).items]
+        assert "reconciliation" in sources
+        # Paid now: a second charge for the sale is still refused, for a new reason.
+        again = stack.service.can_start_charge("sale-slow")
+        assert not again and "already has charge" in (again.reason or "")
+
+
+@pytest.mark.asyncio
+async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_path: Path) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
+        late = await stack.service.charge(
+            sale_id="sale-late",
+            request=charge_request(await card_token(access, APPROVED), late_capture=True),
+            cards=visa("1111"),
+        )
+        assert late.status == ChargeStatus.PRE_AUTHORIZED
+        captured = await stack.service.capture(late.merchant_charge_id)
+        assert captured.status == ChargeStatus.PAID
+        partial = await stack.service.refund(late.merchant_charge_id, 500)
+        assert (partial.status, partial.refunded_amount) == (ChargeStatus.PAID, 500)
+        full = await stack.service.refund(late.merchant_charge_id)
+        assert (full.status, full.refunded_amount) == (ChargeStatus.REFUNDED, 1500)
+        reasons = [e.reason for e in stack.service.repo.timeline(late.merchant_charge_id).items]
+        assert "capture of 1500 centavos requested" in reasons
+        assert "refund of 500 centavos requested" in reasons
+        assert "refund of 1000 centavos requested" in reasons
+        with pytest.raises(ApiError, match="already fully refunded"):
+            await stack.service.refund(late.merchant_charge_id, 1)
+
+
+async def _paid(stack: Stack, access: SandboxAccess, sale: str) -> str:
+    outcome = await stack.service.charge(
+        sale_id=sale, request=charge_request(await card_token(access, APPROVED)), cards=visa("1111")
+    )
+    assert outcome.status == ChargeStatus.PAID
+    return outcome.merchant_charge_id
+
+
+@pytest.mark.asyncio
+async def test_the_reconciler_checks_charges_whose_notification_did_not_arrive(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    from datetime import timedelta
+
+    from checkout_desktop.store.charges import CheckPolicy
+
+    access = SandboxAccess.of_server(sandbox)
+    policy = CheckPolicy(interval=timedelta(seconds=0.2), notification_grace=timedelta(seconds=0.2))
+    async with charging_stack(access, tmp_path / "store.sqlite3", policy=policy) as stack:
+        mcid = await _paid(stack, access, "sale-1")
+        record = stack.service.repo.charge(mcid)
+        assert record is not None and record.check_reason == "expecting the notification of PAID"
+        stack.service.start(interval_s=0.2, fast_interval_s=0.1)
+
+        async def checked() -> bool:
+            current = stack.service.repo.charge(mcid)
+            return current is not None and current.next_check_at is None
+
+        await until(checked, what="the reconciler to confirm the charge")
+        await stack.service.stop()
+        last = stack.service.repo.timeline(mcid).items[-1]
+        assert last.source == "reconciliation"
+        assert "expecting the notification of PAID" in last.reason
+        assert last.outcome == "duplicate"
