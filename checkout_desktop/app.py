@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from pydantic import SecretStr
 
-from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.gateway.charging import ChargeService
 from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.errors import GatewayError
@@ -43,6 +43,12 @@ from checkout_desktop.gateway.profiles import (
 )
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.inbox.charges import apply_to_charges
+from checkout_desktop.inbox.events import (
+    ListenerHealthChanged,
+    ListenerState,
+    ListenerStateChanged,
+    TunnelStateChanged,
+)
 from checkout_desktop.inbox.health import HealthMonitor
 from checkout_desktop.inbox.listener import ListenerError, WebhookListener
 from checkout_desktop.inbox.tunnel import TunnelConfigError, TunnelSupervisor
@@ -347,6 +353,33 @@ class Terminal:
         )
         await self.health.start()
 
+    def current_state(self) -> list[DomainEvent]:
+        """The token, listener, tunnel and health states as events, for a window built later."""
+        state: list[DomainEvent] = [self.tokens.snapshot()]
+        url = self.listener.url
+        if self.listener.running:
+            state.append(ListenerStateChanged(state=ListenerState.LISTENING, url=url))
+        else:
+            reason = "; ".join(self.problems) or None
+            state.append(ListenerStateChanged(state=ListenerState.FAILED, url=None, reason=reason))
+        if self.tunnel is not None:
+            status = self.tunnel.status
+            state.append(
+                TunnelStateChanged(
+                    mode=status.mode,
+                    state=status.state,
+                    public_url=status.public_url,
+                    reason=status.reason,
+                    restarts=status.restarts,
+                )
+            )
+        if self.health is not None:
+            health = self.health.status
+            state.append(
+                ListenerHealthChanged(level=health.level, reason=health.reason, since=health.since)
+            )
+        return state
+
     def acknowledge_url(self, url: str) -> None:
         """The merchant updated the panel's notification URL (the tunnel's notice)."""
         if self.tunnel is not None:
@@ -578,9 +611,9 @@ async def _run_window(settings: Settings, paths: AppPaths, args: argparse.Namesp
         )
         for problem in terminal.problems:
             window.statusBar().showMessage(problem, 30000)
+        window.adapter.replay(terminal.current_state())
         window.show()
         card_page.load()
-        window.status.on_token_state(terminal.tokens.snapshot())
         await until_closed(window)
     finally:
         await terminal.stop()

@@ -7,7 +7,7 @@ panel's lifetime never leaks into the core's subscriber lists.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
@@ -63,6 +63,7 @@ class QtEventAdapter(QObject):
             (ChargeChanged, self.charge_changed),
             (ReconciliationFinished, self.reconciliation_finished),
         ]
+        self._routes = routes
         self._unsubscribe: list[Callable[[], None]] = [
             bus.subscribe(kind, self._emitter(signal)) for kind, signal in routes
         ]
@@ -73,6 +74,18 @@ class QtEventAdapter(QObject):
             signal.emit(event)
 
         return emit
+
+    def replay(self, events: Iterable[DomainEvent]) -> None:
+        """Emit the core's current state to the widgets, without publishing on the bus.
+
+        Used once after the window is built: the listener, the tunnel and the token changed
+        state before any widget was listening.
+        """
+        for event in events:
+            for kind, signal in self._routes:
+                if isinstance(event, kind):
+                    signal.emit(event)
+                    break
 
     def close(self) -> None:
         """Stop listening to the bus (at shutdown, before the core goes away)."""

@@ -219,7 +219,8 @@ class ChargeScreen(QWidget):
 
         self.card_list = QListWidget(self)
         self.card_list.setObjectName("saleCards")
-        self.card_list.setMaximumHeight(90)
+        self.card_list.setMaximumHeight(70)
+        self.card_list.hide()
         self.next_card_amount = AmountEdit(self)
         self.next_card_amount.setObjectName("nextCardAmount")
         self.next_card_amount.setToolTip(
@@ -355,6 +356,7 @@ class ChargeScreen(QWidget):
         self.card_list.clear()
         for card in self._cards:
             QListWidgetItem(f"{card.describe()} · {format_money(card.amount)}", self.card_list)
+        self.card_list.setVisible(bool(self._cards))
 
     def add_card(self) -> None:
         """Tokenize what is typed in the card form for the amount of the next card."""

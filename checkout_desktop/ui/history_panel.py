@@ -182,7 +182,7 @@ class HistoryPanel(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((140, 150, 100, 130, 90, 150)):
+        for column, width in enumerate((150, 260, 110, 150, 110, 220)):
             self.table.horizontalHeader().resizeSection(column, width)
 
         self.title = QLabel(self.tr("Select a charge to see its timeline."), self)
@@ -195,13 +195,19 @@ class HistoryPanel(QWidget):
         self.timeline_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.timeline_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.timeline_view.verticalHeader().setVisible(False)
+        self.timeline_view.setWordWrap(False)
+        self.timeline_view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.timeline_view.verticalHeader().setDefaultSectionSize(
+            self.timeline_view.fontMetrics().height() + 8
+        )
         self.timeline_view.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((170, 110, 110, 100, 190)):
+        for column, width in enumerate((165, 100, 90, 95, 150)):
             self.timeline_view.horizontalHeader().resizeSection(column, width)
         self.timeline_detail = QPlainTextEdit(self)
         self.timeline_detail.setObjectName("timelineDetail")
         self.timeline_detail.setReadOnly(True)
         self.timeline_detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.timeline_detail.setPlaceholderText(self.tr("Select a line to see its details."))
 
         self.refund_button = QPushButton(self.tr("Re&fund…"), self)
         self.refund_button.setObjectName("refundButton")
@@ -242,11 +248,12 @@ class HistoryPanel(QWidget):
         right_layout.addWidget(self.title)
         right_layout.addLayout(actions)
         right_layout.addWidget(self.message)
-        timeline_split = QSplitter(Qt.Orientation.Vertical, right)
+        timeline_split = QSplitter(Qt.Orientation.Horizontal, right)
         timeline_split.addWidget(self.timeline_view)
         timeline_split.addWidget(self.timeline_detail)
         timeline_split.setStretchFactor(0, 3)
         timeline_split.setStretchFactor(1, 1)
+        timeline_split.setSizes([840, 400])
         right_layout.addWidget(timeline_split, 1)
 
         left = QWidget(self)
@@ -255,7 +262,8 @@ class HistoryPanel(QWidget):
         left_layout.addLayout(top)
         left_layout.addWidget(self.table, 1)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        # Stacked, not side by side: both tables need the window's width to stay readable.
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 2)

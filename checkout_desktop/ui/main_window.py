@@ -158,6 +158,7 @@ class MainWindow(QMainWindow):
             self.adapter,
             environment=settings.profile.label,
             unresolved_count=lambda: len(service.repo.unresolved_attempts(limit=1000)),
+            show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,
         )
         self.setStatusBar(self.status)

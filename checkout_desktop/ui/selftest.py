@@ -8,7 +8,7 @@ untouched, and it needs no keychain: the built-in sandbox's credentials are publ
 
 The one exception to "card data never enters this process": the self-test must type a card
 into the page, as staff would. The test card (the sandbox's public approved VISA number) exists
-here only inside the JavaScript snippet `_FILL_TEST_CARD`, which is handed unchanged to the
+here only inside the JavaScript snippet `TEST_CARD_FILL_SCRIPT`, which is handed unchanged to the
 page's `runJavaScript`. Python never parses, logs, stores or compares it; no other code path
 can reach it, and it is a public test number that no real card carries.
 """
@@ -49,7 +49,7 @@ SELF_TEST_AMOUNT = 1234
 # The documented exception (see the module docstring): the sandbox's public approved test card,
 # present only in this JavaScript source, which goes to the page as is. The expiry is computed
 # in the page, three years ahead.
-_FILL_TEST_CARD = """
+TEST_CARD_FILL_SCRIPT = """
 (function () {
   function put(id, value) {
     var e = document.getElementById(id);
@@ -185,7 +185,7 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
             error = asyncio.ensure_future(wait_for_signal(page.sdk_error))
             filled = asyncio.get_running_loop().create_future()
             page.page.runJavaScript(
-                _FILL_TEST_CARD, 0, lambda result: filled.set_result(bool(result))
+                TEST_CARD_FILL_SCRIPT, 0, lambda result: filled.set_result(bool(result))
             )
             if not await filled:
                 raise SelfTestFailure("tokenize: the card form could not be filled")

@@ -38,10 +38,13 @@ class TerminalStatusBar(QStatusBar):
         *,
         environment: str,
         unresolved_count: Callable[[], int],
+        show_tunnel: bool = True,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._unresolved_count = unresolved_count
+        # The built-in sandbox delivers straight to the listener: a "tunnel" there is internal.
+        self._show_tunnel = show_tunnel
         self.environment = QLabel(self.tr("Environment: {name}").format(name=environment), self)
         self.environment.setObjectName("statusEnvironment")
         self.token = QLabel(self.tr("Token: not requested yet"), self)
@@ -144,7 +147,7 @@ class TerminalStatusBar(QStatusBar):
         )
 
     def on_tunnel_state(self, event: TunnelStateChanged) -> None:
-        if event.mode == "none" or event.state == TunnelState.OFF:
+        if not self._show_tunnel or event.mode == "none" or event.state == TunnelState.OFF:
             self.tunnel.hide()
             return
         self.tunnel.show()

@@ -1,0 +1,170 @@
+"""Refresh the README screenshots: the app under Xvfb against the built-in sandbox.
+
+    .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--language pt_BR|en]
+
+Re-runs itself under `xvfb-run` (1280x800x24) unless $DISPLAY is already set, starts the real
+terminal (sandbox process, store, gateway, inbox, window) in a temporary instance folder, types
+a sale and a sandbox test card, charges it, waits for its notification, and saves
+charge-screen.png, event-list.png and timeline.png. Nothing touches the shop's own settings or
+store. Like `--self-test`, it types the sandbox's public test card into the card page through
+the self-test's JavaScript snippet: the number never passes through this script's Python code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREEN = "1280x800x24"
+WINDOW = (1280, 800)
+
+logger = logging.getLogger("screenshots")
+
+
+def _under_xvfb(argv: list[str]) -> int:
+    if shutil.which("xvfb-run") is None:
+        print(
+            "screenshots: xvfb-run is missing (Debian: apt-get install xvfb xauth)", file=sys.stderr
+        )
+        return 2
+    env = dict(os.environ, CHECKOUT_SCREENSHOTS_CHILD="1")
+    env.pop("QT_QPA_PLATFORM", None)
+    command = ["xvfb-run", "-a", "-s", f"-screen 0 {SCREEN}", sys.executable, __file__, *argv]
+    return subprocess.run(command, env=env, check=False).returncode
+
+
+async def _wait(predicate: object, what: str, limit_s: float = 30.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while not predicate():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def _shoot(out: Path, language: str) -> None:
+    from PySide6.QtCore import QLocale
+    from PySide6.QtWidgets import QApplication
+
+    from checkout_desktop.app import Terminal, _apply_chromium_flags, start_sandbox
+    from checkout_desktop.paths import AppPaths
+    from checkout_desktop.settings import Settings
+    from checkout_desktop.ui.card_page import SdkCredentialSource
+    from checkout_desktop.ui.i18n import Translations, choose_locale
+    from checkout_desktop.ui.main_window import MainWindow
+    from checkout_desktop.ui.qt_app import build_card_page, merchant_of
+    from checkout_desktop.ui.selftest import TEST_CARD_FILL_SCRIPT
+
+    root = Path(tempfile.mkdtemp(prefix="checkout-screenshots-"))
+    paths = AppPaths(root / "config", root / "data", root / "logs").ensure()
+    settings = Settings(first_run_done=True)
+    settings.ui.locale = language
+    translations = Translations()
+    translations.install(choose_locale(language))
+    sandbox = start_sandbox(paths)
+    terminal = None
+    try:
+        _apply_chromium_flags(settings, sandbox, developer=False)
+        terminal = await Terminal.start(settings, paths, sandbox=sandbox, listener_port=0)
+        card_page = build_card_page(
+            settings, SdkCredentialSource(terminal.merchant_document, terminal.credentials)
+        )
+        window = MainWindow(
+            settings=settings,
+            bus=terminal.bus,
+            service=terminal.service,
+            events=terminal.events,
+            card_page=card_page,
+            merchant=merchant_of(settings.profile, terminal.merchant_document),
+            persist=lambda _s: None,
+            secrets=None,
+        )
+        window.resize(*WINDOW)
+        window.move(0, 0)
+        window.show()
+        window.adapter.replay(terminal.current_state())
+        card_page.load()
+        await _wait(lambda: card_page.sdk_ready, "the card page")
+        screen = window.charge_screen
+        form = screen.form
+        form.amount.set_centavos(25990)
+        form.installments.setValue(3)
+        form.soft_descriptor.setText("PADARIA SOL")
+        form.customer_name.setText("Maria da Silva")
+        form.customer_email.setText("maria@example.com")
+        form.customer_document.setText("529.982.247-25")
+        filled: list[object] = []
+        card_page.page.runJavaScript(TEST_CARD_FILL_SCRIPT, 0, filled.append)
+        await _wait(lambda: bool(filled), "the card form to be filled")
+        await asyncio.sleep(0.6)  # the brand badge and field checks render
+        QApplication.processEvents()
+        window.grab().save(str(out / "charge-screen.png"))
+
+        done: list[object] = []
+        screen.charge_finished.connect(done.append)
+        screen.charge()
+        await _wait(lambda: bool(done), "the charge")
+        mcid = screen.current_charge
+        assert mcid is not None
+        await _wait(lambda: window.events_panel.model.rowCount() >= 2, "the charge's notification")
+        await asyncio.sleep(0.3)
+        window.grab().save(str(out / "charge-result.png"))
+
+        window.tabs.setCurrentIndex(window.events_tab)
+        panel = window.events_panel
+        for row in range(panel.model.rowCount()):
+            summary = panel.model.summary(row)
+            if summary is not None and summary.merchant_charge_id == mcid:
+                panel.table.selectRow(row)
+                break
+        await asyncio.sleep(0.3)
+        window.grab().save(str(out / "event-list.png"))
+
+        window.show_charge(mcid)
+        history = window.history_panel
+        history.timeline_view.selectRow(history.timeline.rowCount() - 1)
+        await asyncio.sleep(0.3)
+        window.grab().save(str(out / "timeline.png"))
+        for name in ("charge-screen", "charge-result", "event-list", "timeline"):
+            print(out / f"{name}.png")
+        QLocale.setDefault(QLocale.system())
+        window.close()
+    finally:
+        if terminal is not None:
+            await terminal.stop()
+        sandbox.stop()
+        translations.remove()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--language", choices=("pt_BR", "en"), default="pt_BR")
+    args = parser.parse_args()
+    if os.environ.get("CHECKOUT_SCREENSHOTS_CHILD") != "1" and not os.environ.get("DISPLAY"):
+        return _under_xvfb(sys.argv[1:])
+    logging.basicConfig(level=logging.WARNING)
+    import qasync
+
+    from checkout_desktop.ui.qt_app import create_application
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    app = create_application()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(_shoot(args.out.resolve(), args.language))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,476 @@
+"""End to end on the built-in sandbox: the real window charges each test card from the charge
+screen to its final status in the event list and the timeline; refund and capture from the UI;
+a restart shows the same history.
+
+One sandbox process, one terminal core and one main window (with one card page load) serve the
+whole module, since a QtWebEngine page load is the expensive part; each test starts a new sale.
+Card numbers are typed into the page as a person would (tests are allowed to hold the public
+test cards; the terminal's Python never receives them — the last test checks the store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import qasync
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
+from PySide6.QtWidgets import QApplication
+
+from checkout_desktop.app import SandboxLink, Terminal, _apply_chromium_flags, start_sandbox
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.gateway.charging import ChargeOutcome
+from checkout_desktop.paths import AppPaths
+from checkout_desktop.settings import Settings
+from checkout_desktop.store.charges import ChargeRecord
+from checkout_desktop.ui.card_page import SdkCredentialSource
+from checkout_desktop.ui.event_model import EVENT_ID_ROLE
+from checkout_desktop.ui.main_window import MainWindow
+from checkout_desktop.ui.qt_app import build_card_page, merchant_of
+from checkout_desktop.ui.supervisor import hash_pin
+from checkout_desktop.ui.webview import register_schemes
+
+logger = logging.getLogger(__name__)
+
+# Chromium fixes its scheme table when it starts: before any QApplication exists.
+register_schemes()
+
+pytestmark = [pytest.mark.webengine, pytest.mark.slow]
+
+T = TypeVar("T")
+CPF = "529.982.247-25"
+SUPERVISOR_PIN = "2468"
+
+
+def spin_until(predicate: Callable[[], bool], what: str, timeout_s: float = 20.0) -> None:
+    """Let Qt (and the qasync loop riding on it) run until `predicate()` holds."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout_s:g} s waiting for {what}")
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        time.sleep(0.002)
+
+
+def run(aw: Any, what: str, timeout_s: float = 20.0) -> Any:
+    task = asyncio.ensure_future(aw)
+    spin_until(task.done, what, timeout_s)
+    return task.result()
+
+
+@dataclass
+class Shop:
+    """The running terminal and its window."""
+
+    paths: AppPaths
+    settings: Settings
+    link: SandboxLink
+    terminal: Terminal
+    window: MainWindow
+
+    def js(self, code: str) -> Any:
+        done: list[Any] = []
+        self.window.charge_screen.card_page.page.runJavaScript(code, 0, done.append)
+        spin_until(lambda: bool(done), "JavaScript in the card page")
+        return done[0]
+
+    def type_card(self, number: str, cvv: str = "123") -> None:
+        """Type a card into the page's fields, as staff would (the page tokenizes it)."""
+        fields = {
+            "number": number,
+            "holder-name": "Maria da Silva",
+            "holder-document": "52998224725",
+            "exp-month": "12",
+            "exp-year": "2031",
+            "cvv": cvv,
+        }
+        self.js(
+            "(function (f) { for (var id in f) { var e = document.getElementById(id);"
+            " e.focus(); e.value = f[id]; e.dispatchEvent(new Event('input', {bubbles: true})); }"
+            f" return true; }}({json.dumps(fields)}))"
+        )
+
+    def sale(self, amount: int, *, late_capture: bool = False, installments: int = 1) -> None:
+        screen = self.window.charge_screen
+        screen.new_sale()
+        form = screen.form
+        form.amount.set_centavos(amount)
+        form.installments.setValue(installments)
+        form.late_capture.setChecked(late_capture)
+        form.customer_name.setText("Maria da Silva")
+        form.customer_email.setText("maria@example.com")
+        form.customer_document.setText(CPF)
+
+    def charge_card(self, number: str, amount: int = 1990, **sale: Any) -> ChargeOutcome:
+        """A whole sale from the charge screen: fields, card, the Charge action, the result."""
+        self.window.tabs.setCurrentIndex(self.window.charge_tab)
+        self.sale(amount, **sale)
+        screen = self.window.charge_screen
+        spin_until(lambda: screen.card_page.sdk_ready, "the card page's SDK")
+        self.type_card(number, cvv="1234" if number.startswith("3") else "123")
+        outcomes: list[ChargeOutcome] = []
+        screen.charge_finished.connect(outcomes.append)
+        try:
+            assert screen.charge_button.isEnabled(), screen.form.errors.text()
+            screen.charge_button.click()
+            spin_until(lambda: bool(outcomes), f"the charge of {number[-4:]}", 30)
+        finally:
+            screen.charge_finished.disconnect(outcomes.append)
+        return outcomes[0]
+
+    def record(self, mcid: str) -> ChargeRecord:
+        record = self.terminal.service.repo.charge(mcid)
+        assert record is not None, mcid
+        return record
+
+    def wait_status(self, mcid: str, status: ChargeStatus, timeout_s: float = 20.0) -> None:
+        repo = self.terminal.service.repo
+
+        def reached() -> bool:
+            record = repo.charge(mcid)
+            return record is not None and record.status == status
+
+        spin_until(reached, f"{mcid} to become {status}", timeout_s)
+
+    def event_rows(self, mcid: str) -> list[tuple[str, str]]:
+        """(status shown, delivery shown) of the event list's rows for one charge."""
+        model = self.window.events_panel.model
+        model.flush_now()
+        rows = []
+        for row in range(model.rowCount()):
+            summary = model.summary(row)
+            if summary is not None and summary.merchant_charge_id == mcid:
+                rows.append((model.data(model.index(row, 2)), model.data(model.index(row, 4))))
+        return rows
+
+    def timeline_sources(self, mcid: str) -> list[tuple[str, str | None, str | None]]:
+        self.window.show_charge(mcid)
+        model = self.window.history_panel.timeline
+        assert model.merchant_charge_id == mcid
+        return [(r.source, r.input_status, r.new_status) for r in model.records()]
+
+
+@pytest.fixture(scope="module")
+def shop(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
+    home = tmp_path_factory.mktemp("shop")
+    paths = AppPaths(home / "config", home / "data", home / "logs").ensure()
+    settings = Settings(first_run_done=True)
+    # Short enough that the slow test card's reply misses it (the ambiguous case).
+    settings.profiles["builtin-sandbox"].request_timeout_s = 1.5
+    settings.ui.supervisor_pin_hash = hash_pin(SUPERVISOR_PIN)
+    settings.ui.locale = "en"
+    link = start_sandbox(
+        paths,
+        extra_args=(
+            "--slow-card-delay",
+            "3",
+            "--three-ds-delay",
+            "0.2",
+            "--webhook-backoff",
+            "0.2",
+        ),
+    )
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    _apply_chromium_flags(settings, link, developer=False)
+    terminal = run(
+        Terminal.start(settings, paths, sandbox=link, listener_port=0), "the terminal to start"
+    )
+    window = open_window(settings, terminal)
+    shop = Shop(paths, settings, link, terminal, window)
+    try:
+        spin_until(lambda: window.charge_screen.card_page.sdk_ready, "the card page", 30)
+        yield shop
+    finally:
+        close_window(shop.window)
+        run(shop.terminal.stop(), "the terminal to stop")
+        link.stop()
+        loop._QEventLoop__is_running = False  # type: ignore[attr-defined]
+        loop.close()
+        asyncio.events._set_running_loop(None)
+        asyncio.set_event_loop(None)
+
+
+def open_window(settings: Settings, terminal: Terminal, *, load: bool = True) -> MainWindow:
+    card_page = build_card_page(
+        settings, SdkCredentialSource(terminal.merchant_document, terminal.credentials)
+    )
+    window = MainWindow(
+        settings=settings,
+        bus=terminal.bus,
+        service=terminal.service,
+        events=terminal.events,
+        card_page=card_page,
+        merchant=merchant_of(settings.profile, terminal.merchant_document),
+        persist=lambda _chosen: None,
+        secrets=None,
+        acknowledge_url=terminal.acknowledge_url,
+    )
+    window.adapter.replay(terminal.current_state())
+    window.resize(1280, 800)
+    window.show()
+    if load:
+        card_page.load()
+    return window
+
+
+def close_window(window: MainWindow) -> None:
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
+
+
+APPROVED = [
+    ("4111111111111111", "VISA"),
+    ("5555555555554444", "MASTERCARD"),
+    ("6362970000457013", "ELO"),
+    ("378282246310005", "AMEX"),
+    ("6062825624254001", "HIPERCARD"),
+]
+
+
+@pytest.mark.parametrize(("number", "brand"), APPROVED, ids=[b for _, b in APPROVED])
+def test_an_approved_card_is_paid_in_screen_list_and_timeline(
+    shop: Shop, number: str, brand: str
+) -> None:
+    outcome = shop.charge_card(number, amount=2590)
+    assert outcome.attempt == AttemptState.CREATED
+    assert outcome.status == ChargeStatus.PAID
+    mcid = outcome.merchant_charge_id
+    result = shop.window.charge_screen.result
+    assert result.status.text() == "Paid"
+    assert f"{brand} •••• {number[-4:]}" in result.cards.text()
+    record = shop.record(mcid)
+    txn = record.state.transactions[0]
+    assert txn.authorization_code and txn.authorization_code in result.cards.text()
+    assert txn.nsu and txn.nsu in result.cards.text()
+    spin_until(lambda: ("Paid", "Accepted") in shop.event_rows(mcid), "the PAID notification")
+    history = shop.window.history_panel.model
+    row = history.row_of(mcid)
+    assert row is not None
+    assert history.data(history.index(row, 3)) == "Paid"
+    sources = shop.timeline_sources(mcid)
+    assert sources[0][0] == "request"
+    assert ("reply", "PAID", "PAID") in sources
+    assert any(source == "webhook" for source, _, _ in sources)
+    # A paid sale cannot be charged again.
+    screen = shop.window.charge_screen
+    screen.update_state()
+    assert not screen.charge_button.isEnabled()
+    assert "already has charge" in screen.blocked.text()
+
+
+def test_a_denied_card_is_denied_everywhere_and_the_sale_can_retry(shop: Shop) -> None:
+    outcome = shop.charge_card("4000000000000002")
+    assert outcome.status == ChargeStatus.DENIED
+    mcid = outcome.merchant_charge_id
+    screen = shop.window.charge_screen
+    assert screen.result.status.text() == "Denied"
+    assert screen.result.retry_button.isVisibleTo(screen.result)
+    spin_until(lambda: ("Denied", "Accepted") in shop.event_rows(mcid), "the DENIED notification")
+    assert ("reply", "DENIED", "DENIED") in shop.timeline_sources(mcid)
+    # Nothing is held after a denial: the same sale may try another card.
+    screen.result.retry_button.click()
+    assert screen.stack.currentIndex() == 0
+    screen.update_state()
+    assert screen.blocked.text() == ""
+
+
+def test_3ds_approved_shows_its_status_when_the_notification_arrives(shop: Shop) -> None:
+    outcome = shop.charge_card("4000000000003220")
+    mcid = outcome.merchant_charge_id
+    assert outcome.status == ChargeStatus.PENDING
+    shop.wait_status(mcid, ChargeStatus.PAID)
+    result = shop.window.charge_screen.result
+    spin_until(lambda: "3DS approved" in result.three_ds.text(), "the 3DS status on screen")
+    spin_until(lambda: result.status.text() == "Paid", "the final status on screen")
+    spin_until(
+        lambda: ("3DS approved", "Accepted") in shop.event_rows(mcid), "the 3DS notification"
+    )
+    spin_until(lambda: ("Paid", "Accepted") in shop.event_rows(mcid), "the PAID notification")
+    sources = shop.timeline_sources(mcid)
+    assert [s for s, _, _ in sources].count("webhook") >= 2
+
+
+def test_3ds_rejected_ends_denied(shop: Shop) -> None:
+    outcome = shop.charge_card("4000008400001629")
+    mcid = outcome.merchant_charge_id
+    shop.wait_status(mcid, ChargeStatus.DENIED)
+    result = shop.window.charge_screen.result
+    spin_until(lambda: "3DS rejected" in result.three_ds.text(), "the 3DS status on screen")
+    spin_until(lambda: result.status.text() == "Denied", "the final status on screen")
+    spin_until(lambda: ("Denied", "Accepted") in shop.event_rows(mcid), "the DENIED notification")
+
+
+def test_a_gateway_error_charges_nothing(shop: Shop) -> None:
+    outcome = shop.charge_card("4000000000000119")
+    assert outcome.attempt in (AttemptState.NOT_FOUND, AttemptState.REJECTED)
+    assert outcome.status is None
+    screen = shop.window.charge_screen
+    assert screen.result.status.text() == "Not charged"
+    assert shop.terminal.service.repo.charge(outcome.merchant_charge_id) is None
+    assert shop.event_rows(outcome.merchant_charge_id) == []
+    screen.update_state()
+    assert screen.blocked.text() == ""
+
+
+def test_the_slow_card_times_out_and_is_found_paid_by_asking_not_resending(shop: Shop) -> None:
+    outcome = shop.charge_card("4000000000009995")
+    mcid = outcome.merchant_charge_id
+    # The reply missed the client's timeout; the terminal asked the service and found the charge.
+    assert outcome.attempt == AttemptState.CREATED
+    assert outcome.status == ChargeStatus.PAID
+    screen = shop.window.charge_screen
+    assert screen.result.status.text() == "Paid"
+    attempts = shop.terminal.service.repo.attempts_for_sale(screen.sale_id)
+    assert len(attempts) == 1  # found by asking, never sent twice
+    timeline = shop.timeline_sources(mcid)
+    # The timeout is on the timeline (whether or not the notification had already settled it).
+    assert any(source == "reply" and seen == "UNKNOWN" for source, seen, _ in timeline)
+    assert any(source == "reconciliation" for source, _, _ in timeline)
+    spin_until(lambda: ("Paid", "Accepted") in shop.event_rows(mcid), "the PAID notification")
+    spin_until(
+        lambda: shop.window.status.attempts.text() == "No open attempts", "the attempt resolved"
+    )
+
+
+def test_the_charge_action_cannot_fire_twice(shop: Shop) -> None:
+    shop.sale(1500)
+    screen = shop.window.charge_screen
+    shop.type_card("5555555555554444")
+    outcomes: list[ChargeOutcome] = []
+    screen.charge_finished.connect(outcomes.append)
+    screen.charge()
+    screen.charge()  # a double click or a repeated Ctrl+Enter
+    spin_until(lambda: screen.in_flight or bool(outcomes), "the charge to start")
+    screen.charge()
+    assert not screen.charge_button.isEnabled() or bool(outcomes)
+    spin_until(lambda: bool(outcomes), "the charge")
+    screen.charge_finished.disconnect(outcomes.append)
+    spin_until(lambda: True, "idle", 0.3)
+    assert len(outcomes) == 1
+    assert len(shop.terminal.service.repo.attempts_for_sale(screen.sale_id)) == 1
+
+
+def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> None:
+    outcome = shop.charge_card("4111111111111111", amount=10000, late_capture=True)
+    mcid = outcome.merchant_charge_id
+    assert outcome.status == ChargeStatus.PRE_AUTHORIZED
+    window = shop.window
+    window.show_charge(mcid)
+    panel = window.history_panel
+    assert panel.capture_button.isEnabled()
+    panel.capture_button.click()
+    assert panel.dialog is not None
+    panel.dialog.accept()
+    spin_until(lambda: "Captured" in panel.message.text(), "the capture", 20)
+    assert shop.record(mcid).status == ChargeStatus.PAID
+    assert not panel.capture_button.isEnabled()
+
+    panel.refund_button.click()
+    dialog = panel.dialog
+    assert dialog is not None
+    dialog.amount.set_centavos(2500)
+    dialog.pin.setText("0000")
+    dialog.accept()
+    assert "Wrong supervisor PIN" in dialog.error.text()
+    assert dialog.isVisible()
+    dialog.pin.setText(SUPERVISOR_PIN)
+    dialog.accept()
+    spin_until(lambda: "Refund of" in panel.message.text(), "the partial refund", 20)
+    record = shop.record(mcid)
+    assert record.refunded_amount == 2500
+    assert "refunded" in panel.title.text()
+
+    panel.refund_button.click()
+    dialog = panel.dialog
+    assert dialog is not None
+    assert dialog.amount.centavos() == 7500  # what is left
+    dialog.pin.setText(SUPERVISOR_PIN)
+    dialog.accept()
+    spin_until(lambda: shop.record(mcid).status == ChargeStatus.REFUNDED, "the full refund", 20)
+    spin_until(lambda: not panel.refund_button.isEnabled(), "refund to be disabled")
+    sources = shop.timeline_sources(mcid)
+    requests = [s for s in sources if s[0] == "request"]
+    assert len(requests) == 4  # the charge, the capture and two refunds
+    spin_until(
+        lambda: ("Refunded", "Accepted") in shop.event_rows(mcid), "the REFUNDED notification"
+    )
+
+    receipt = window.build_receipt(mcid, refunded=7500)
+    written = window.save_receipt(receipt, shop.paths.data_dir / "refund.pdf")
+    assert written.read_bytes().startswith(b"%PDF")
+
+
+def test_query_now_asks_the_service(shop: Shop) -> None:
+    outcome = shop.charge_card("5555555555554444")
+    mcid = outcome.merchant_charge_id
+    window = shop.window
+    window.show_charge(mcid)
+    panel = window.history_panel
+    before = len(panel.timeline.records())
+    panel.query_button.click()
+    spin_until(lambda: "Asked the service" in panel.message.text(), "the query")
+    records = panel.timeline.records()
+    assert len(records) > before
+    assert records[-1].source == "reconciliation"
+
+
+def test_a_restart_shows_the_same_history(shop: Shop) -> None:
+    repo = shop.terminal.service.repo
+    before = repo.list_charges(limit=100).items
+    assert len(before) >= 8
+    timelines = {
+        c.merchant_charge_id: len(repo.timeline(c.merchant_charge_id).items) for c in before
+    }
+    close_window(shop.window)
+    run(shop.terminal.stop(), "the terminal to stop")
+
+    shop.terminal = run(
+        Terminal.start(shop.settings, shop.paths, sandbox=shop.link, listener_port=0),
+        "the terminal to start again",
+    )
+    shop.window = open_window(shop.settings, shop.terminal, load=False)
+    model = shop.window.history_panel.model
+    while model.canFetchMore():
+        model.fetchMore()
+    shown = [model.data(model.index(r, 1)) for r in range(model.rowCount())]
+    assert shown == [c.merchant_charge_id for c in before]
+    for record in before[:3]:
+        shop.window.show_charge(record.merchant_charge_id)
+        assert (
+            len(shop.window.history_panel.timeline.records())
+            == timelines[record.merchant_charge_id]
+        )
+    events = shop.window.events_panel.model
+    assert events.rowCount() > 0
+    assert isinstance(events.data(events.index(0, 0), EVENT_ID_ROLE), int)
+
+
+def test_no_card_number_reached_the_store_or_logs(shop: Shop) -> None:
+    numbers = [n for n, _ in APPROVED] + [
+        "4000000000000002",
+        "4000000000003220",
+        "4000008400001629",
+        "4000000000000119",
+        "4000000000009995",
+    ]
+    store = shop.paths.database_file
+    blobs = [store.read_bytes()]
+    for sibling in store.parent.glob(store.name + "-*"):
+        blobs.append(sibling.read_bytes())
+    for log in Path(shop.paths.log_dir).glob("*"):
+        if log.is_file():
+            blobs.append(log.read_bytes())
+    for blob in blobs:
+        for number in numbers:
+            assert number.encode() not in blob
