@@ -77,7 +77,8 @@ TEST_CARDS: tuple[SandboxCard, ...] = (
         "4000000000009995",
         CardBrand.VISA,
         CardBehaviour.SLOW,
-        "slow: the reply comes after the client's timeout, but the charge is created and PAID",
+        "slow: the reply comes after the client's timeout, **but the charge is created and "
+        "PAID** (the ambiguous case)",
     ),
 )
 

@@ -116,9 +116,8 @@ def parse_cli_faults(items: list[str]) -> FaultSettings:
         try:
             changes[field_name] = kind(raw)
         except ValueError:
-            raise FaultSettingError(
-                f"fault {name!r} needs a {kind.__name__} value, got {raw!r}"
-            ) from None
+            what = "a whole number" if kind is int else "a number"
+            raise FaultSettingError(f"fault {name!r} needs {what}, got {raw!r}") from None
     return FaultSettings(**changes)
 
 
