@@ -1,9 +1,10 @@
 """The terminal's languages: pt_BR where the system speaks Portuguese, English elsewhere.
 
 Texts go through Qt's translation system (`tr()` / `QCoreApplication.translate`): the sources
-are `resources/translations/checkout_desktop_<lang>.ts`, compiled to `.qm` by
-`scripts/translations.sh` (pyside6-lupdate + pyside6-lrelease); the compiled files are committed
-so a fresh checkout needs no Qt tools to run in Portuguese. English is the source language.
+are `resources/translations/checkout_desktop_<lang>.ts`, updated and compiled to `.qm` by
+`resources/translations/build.py` (pyside6-lupdate + pyside6-lrelease); the compiled files are
+committed so a fresh checkout needs no Qt tools to run in Portuguese. English is the source
+language.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ class Translations:
         folder = directory or translations_dir()
         if not ours.load(f"{CATALOG}_pt_BR", str(folder)):
             logger.error(
-                "the Portuguese texts are missing from %s; run scripts/translations.sh", folder
+                "the Portuguese texts are missing from %s; run resources/translations/build.py",
+                folder,
             )
             return False
         app.installTranslator(ours)

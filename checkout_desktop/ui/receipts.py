@@ -56,10 +56,6 @@ class Receipt:
     this_refund: int | None = None
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Receipt", text)
-
-
 def receipt_for(
     record: ChargeRecord,
     *,
@@ -108,37 +104,65 @@ def _document(text: str | None) -> str | None:
 def render_html(receipt: Receipt) -> str:
     """The receipt as simple HTML (QTextDocument's subset), every value escaped."""
     e = html.escape
-    title = _tr("SALE RECEIPT") if receipt.kind == ReceiptKind.SALE else _tr("REFUND RECEIPT")
+    title = (
+        QCoreApplication.translate("Receipt", "SALE RECEIPT")
+        if receipt.kind == ReceiptKind.SALE
+        else QCoreApplication.translate("Receipt", "REFUND RECEIPT")
+    )
     rows: list[tuple[str, str]] = []
-    rows.append((_tr("Date"), format_instant(receipt.at)))
-    rows.append((_tr("Charge"), receipt.merchant_charge_id))
+    rows.append((QCoreApplication.translate("Receipt", "Date"), format_instant(receipt.at)))
+    rows.append((QCoreApplication.translate("Receipt", "Charge"), receipt.merchant_charge_id))
     if receipt.kind == ReceiptKind.REFUND:
-        rows.append((_tr("Original amount"), format_money(receipt.amount)))
+        rows.append(
+            (QCoreApplication.translate("Receipt", "Original amount"), format_money(receipt.amount))
+        )
         if receipt.this_refund is not None:
-            rows.append((_tr("Refunded now"), format_money(receipt.this_refund)))
-        rows.append((_tr("Refunded in total"), format_money(receipt.refunded_amount or 0)))
+            rows.append(
+                (
+                    QCoreApplication.translate("Receipt", "Refunded now"),
+                    format_money(receipt.this_refund),
+                )
+            )
+        rows.append(
+            (
+                QCoreApplication.translate("Receipt", "Refunded in total"),
+                format_money(receipt.refunded_amount or 0),
+            )
+        )
     else:
-        rows.append((_tr("Amount"), format_money(receipt.amount)))
-    rows.append((_tr("Status"), status_label(receipt.status)))
+        rows.append((QCoreApplication.translate("Receipt", "Amount"), format_money(receipt.amount)))
+    rows.append((QCoreApplication.translate("Receipt", "Status"), status_label(receipt.status)))
     card_blocks = []
     for card in receipt.cards:
         lines = [
-            (_tr("Card"), f"{card.brand or ''} •••• {card.last_four or '????'}".strip()),
+            (
+                QCoreApplication.translate("Receipt", "Card"),
+                f"{card.brand or ''} •••• {card.last_four or '????'}".strip(),
+            ),
         ]
         if card.amount is not None and len(receipt.cards) > 1:
-            lines.append((_tr("On this card"), format_money(card.amount)))
+            lines.append(
+                (QCoreApplication.translate("Receipt", "On this card"), format_money(card.amount))
+            )
         count = card.installments or 1
         if count > 1 and card.amount is not None:
             lines.append(
                 (
-                    _tr("Installments"),
+                    QCoreApplication.translate("Receipt", "Installments"),
                     f"{count} × {format_money(card.amount // count)}",
                 )
             )
         else:
-            lines.append((_tr("Installments"), _tr("single payment")))
-        lines.append((_tr("Authorization"), card.authorization_code or "—"))
-        lines.append((_tr("NSU"), card.nsu or "—"))
+            lines.append(
+                (
+                    QCoreApplication.translate("Receipt", "Installments"),
+                    QCoreApplication.translate("Receipt", "single payment"),
+                )
+            )
+        lines.append(
+            (QCoreApplication.translate("Receipt", "Authorization"), card.authorization_code or "—")
+        )
+        lines.append((QCoreApplication.translate("Receipt", "NSU"), card.nsu or "—"))
         card_blocks.append(lines)
 
     def table(items: list[tuple[str, str]]) -> str:
@@ -165,7 +189,9 @@ def render_html(receipt: Receipt) -> str:
         parts.append("<hr/>")
         parts.append(table(block))
     parts.append("<hr/>")
-    parts.append(f'<p align="center">{e(_tr("Keep this receipt."))}</p>')
+    parts.append(
+        f'<p align="center">{e(QCoreApplication.translate("Receipt", "Keep this receipt."))}</p>'
+    )
     parts.append("</div>")
     return "".join(parts)
 
@@ -211,7 +237,7 @@ def print_with_dialog(receipt: Receipt, parent: QWidget | None = None) -> bool:
     printer = QPrinter(QPrinter.PrinterMode.HighResolution)
     printer.setDocName(f"receipt-{receipt.merchant_charge_id}")
     dialog = QPrintDialog(printer, parent)
-    dialog.setWindowTitle(_tr("Print receipt"))
+    dialog.setWindowTitle(QCoreApplication.translate("Receipt", "Print receipt"))
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return False
     _print(document_for(receipt), printer)
