@@ -86,6 +86,11 @@ class SdkMapping(Protocol):
     def sdk_spki_sha256_b64(self) -> str: ...
 
 
+def _target(info: SdkMapping) -> str:
+    address = info.sdk_address
+    return f"[{address}]:{info.sdk_port}" if ":" in address else f"{address}:{info.sdk_port}"
+
+
 def chromium_flag_list(info: SdkMapping) -> list[str]:
     """The Chromium switches that send the SDK's backend host to the sandbox, as argv items.
 
@@ -93,7 +98,7 @@ def chromium_flag_list(info: SdkMapping) -> list[str]:
     a trusted root; every other site keeps full certificate checks.
     """
     return [
-        f"--host-resolver-rules=MAP {info.sdk_host} {info.sdk_address}:{info.sdk_port}",
+        f"--host-resolver-rules=MAP {info.sdk_host} {_target(info)}",
         f"--ignore-certificate-errors-spki-list={info.sdk_spki_sha256_b64}",
     ]
 
@@ -101,7 +106,7 @@ def chromium_flag_list(info: SdkMapping) -> list[str]:
 def chromium_flags(info: SdkMapping) -> str:
     """The same switches as one string, for QTWEBENGINE_CHROMIUM_FLAGS."""
     return (
-        f'--host-resolver-rules="MAP {info.sdk_host} {info.sdk_address}:{info.sdk_port}" '
+        f'--host-resolver-rules="MAP {info.sdk_host} {_target(info)}" '
         f"--ignore-certificate-errors-spki-list={info.sdk_spki_sha256_b64}"
     )
 

@@ -211,6 +211,8 @@ class SandboxState:
     """Everything the sandbox remembers, in memory only; gone when it stops."""
 
     MAX_EXPIRED_KEPT = 10_000
+    MAX_LOG_ENTRIES = 20_000
+    """Notifications and delivery records kept; the oldest half goes when this is reached."""
 
     def __init__(self, credentials: SandboxCredentials, clock: SandboxClock) -> None:
         self.credentials = credentials
@@ -276,6 +278,18 @@ class SandboxState:
         now = self.clock.monotonic()
         for key in [k for k, t in self.card_tokens.items() if t.expires_at <= now]:
             del self.card_tokens[key]
+
+    # -- notifications and deliveries (bounded, so a long training day cannot grow forever) ---
+
+    def add_notification(self, note: Notification) -> None:
+        self.notifications.append(note)
+        if len(self.notifications) > self.MAX_LOG_ENTRIES:
+            del self.notifications[: self.MAX_LOG_ENTRIES // 2]
+
+    def add_delivery(self, record: DeliveryRecord) -> None:
+        self.deliveries.append(record)
+        if len(self.deliveries) > self.MAX_LOG_ENTRIES:
+            del self.deliveries[: self.MAX_LOG_ENTRIES // 2]
 
     # -- charges ---------------------------------------------------------------------------
 

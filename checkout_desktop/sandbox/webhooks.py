@@ -187,7 +187,7 @@ class WebhookSender:
             merchant_charge_id=merchant_charge_id,
             created_at=self._server.clock.now(),
         )
-        self._server.state.notifications.append(note)
+        self._server.state.add_notification(note)
         if self._queue is None:
             self._record(note, 0, "not_running", detail="the sandbox is not running")
             return note
@@ -319,7 +319,7 @@ class WebhookSender:
             detail=detail,
             at=self._server.clock.now(),
         )
-        self._server.state.deliveries.append(record)
+        self._server.state.add_delivery(record)
         logger.info(
             "webhook %s %s attempt %d: %s%s",
             note.event_type,

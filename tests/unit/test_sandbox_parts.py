@@ -242,3 +242,35 @@ def test_timestamp_forms() -> None:
     assert without_offset(moment) == "2024-07-01T19:00:00.123456000"
     assert parse_timestamp(without_offset(moment)) == moment
     assert parse_timestamp(with_offset(moment)) == moment.replace(microsecond=123000)
+
+
+def test_chromium_flags_bracket_an_ipv6_address() -> None:
+    from dataclasses import dataclass
+
+    from checkout_desktop.sandbox.process import chromium_flag_list, chromium_flags
+
+    @dataclass
+    class Mapping:
+        sdk_host: str = "checkout-qa.picpay.com"
+        sdk_address: str = "::1"
+        sdk_port: int = 8443
+        sdk_spki_sha256_b64: str = "pin="
+
+    assert chromium_flag_list(Mapping())[0] == (
+        "--host-resolver-rules=MAP checkout-qa.picpay.com [::1]:8443"
+    )
+    assert chromium_flags(Mapping(sdk_address="127.0.0.1")) == (
+        '--host-resolver-rules="MAP checkout-qa.picpay.com 127.0.0.1:8443" '
+        "--ignore-certificate-errors-spki-list=pin="
+    )
+
+
+def test_logs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from checkout_desktop.sandbox.state import DeliveryRecord
+
+    state = SandboxState(SandboxCredentials(), SandboxClock())
+    monkeypatch.setattr(SandboxState, "MAX_LOG_ENTRIES", 10)
+    for attempt in range(25):
+        state.add_delivery(DeliveryRecord("n", "e", "PAYMENT", None, attempt, "delivered"))
+    assert len(state.deliveries) <= 10
+    assert state.deliveries[-1].attempt == 24
