@@ -226,8 +226,6 @@ class ChargeScreen(QWidget):
         self.next_card_amount.setToolTip(
             self.tr("The part of the sale the next card pays (split a sale across cards)")
         )
-        self.add_card_button = QPushButton(self.tr("Add &card"), self)
-        self.add_card_button.setObjectName("addCard")
         self.remove_card_button = QPushButton(self.tr("&Remove card"), self)
         self.remove_card_button.setObjectName("removeCard")
         self.card_state = QLabel(self.tr("Loading the card form…"), self)
@@ -241,7 +239,6 @@ class ChargeScreen(QWidget):
         split_row.addRow(self.tr("Amount on the next card"), self.next_card_amount)
         cards_layout.addLayout(split_row)
         card_buttons = QHBoxLayout()
-        card_buttons.addWidget(self.add_card_button)
         card_buttons.addWidget(self.remove_card_button)
         card_buttons.addStretch(1)
         cards_layout.addLayout(card_buttons)
@@ -282,7 +279,6 @@ class ChargeScreen(QWidget):
         layout.addWidget(splitter)
 
         self.charge_button.clicked.connect(self.charge)
-        self.add_card_button.clicked.connect(self.add_card)
         self.remove_card_button.clicked.connect(self.remove_selected_card)
         self.result.new_sale_button.clicked.connect(self.new_sale)
         self.result.retry_button.clicked.connect(self.retry_sale)
@@ -346,9 +342,6 @@ class ChargeScreen(QWidget):
             and (remaining == 0 or self.card_page.sdk_ready)
         )
         self.charge_button.setEnabled(enabled)
-        self.add_card_button.setEnabled(
-            not self._in_flight and remaining > 0 and self.card_page.sdk_ready
-        )
         self.remove_card_button.setEnabled(not self._in_flight and bool(self._cards))
         self.form.set_enabled_for_editing(not self._in_flight)
 
@@ -384,7 +377,11 @@ class ChargeScreen(QWidget):
             self.update_state()
 
     def _on_token(self, token: CardToken) -> None:
-        amount = self._pending_amount if self._pending_amount is not None else self.remaining()
+        # The page's own button tokenizes too: then the amount field says what this card pays.
+        typed = min(self.next_card_amount.centavos(), self.remaining())
+        amount = self._pending_amount if self._pending_amount is not None else typed
+        if amount <= 0:
+            amount = self.remaining()
         self._pending_amount = None
         if amount <= 0:
             logger.warning("a card token arrived with nothing left to pay; it is not used")
@@ -413,7 +410,12 @@ class ChargeScreen(QWidget):
         self.update_state()
 
     def _on_card_ready(self) -> None:
-        self.card_state.setText(self.tr("Type the card, then press Add card or Charge."))
+        self.card_state.setText(
+            self.tr(
+                "Type the card, then Charge (Ctrl+Enter). To split the sale, set the amount on "
+                "this card and add it with the card form's button first."
+            )
+        )
         self.update_state()
 
     def _on_card_unavailable(self, reason: str) -> None:

@@ -6,6 +6,8 @@ import logging
 
 from PySide6.QtCore import QCoreApplication
 
+from checkout_desktop.settings import Profile, ProfileKind, default_profiles
+
 logger = logging.getLogger(__name__)
 
 
@@ -30,6 +32,12 @@ def status_label(status: str | None) -> str:
         "Approved": QCoreApplication.translate("Labels", "3DS approved"),
         "Challenged": QCoreApplication.translate("Labels", "3DS challenged"),
         "Rejected": QCoreApplication.translate("Labels", "3DS rejected"),
+        # Attempt states, as the timeline records them.
+        "RECORDED": QCoreApplication.translate("Labels", "Recorded before sending"),
+        "UNKNOWN": QCoreApplication.translate("Labels", "Outcome unknown"),
+        "CREATED": QCoreApplication.translate("Labels", "Created at the service"),
+        "REJECTED": QCoreApplication.translate("Labels", "Refused, not charged"),
+        "NOT_FOUND": QCoreApplication.translate("Labels", "Not found, not charged"),
     }
     return labels.get(status, status)
 
@@ -87,8 +95,33 @@ def outcome_label(outcome: str) -> str:
         "applied": QCoreApplication.translate("Labels", "applied"),
         "duplicate": QCoreApplication.translate("Labels", "no change"),
         "ignored": QCoreApplication.translate("Labels", "older, ignored"),
+        "recorded": QCoreApplication.translate("Labels", "recorded"),
+        "failed": QCoreApplication.translate("Labels", "failed"),
     }
     return labels.get(outcome, outcome)
 
 
-__all__ = ["outcome_label", "source_label", "status_label", "verdict_explanation", "verdict_label"]
+def profile_label(profile: Profile) -> str:
+    """An environment's name; the three built-in ones in the terminal's language."""
+    defaults = default_profiles()
+    known = defaults.get(profile.name)
+    if known is None or known.label != profile.label:
+        return profile.label
+    labels = {
+        ProfileKind.BUILTIN_SANDBOX: QCoreApplication.translate(
+            "Labels", "Built-in sandbox (no account needed)"
+        ),
+        ProfileKind.SERVICE_SANDBOX: QCoreApplication.translate("Labels", "Service sandbox"),
+        ProfileKind.PRODUCTION: QCoreApplication.translate("Labels", "Production"),
+    }
+    return labels.get(profile.kind, profile.label)
+
+
+__all__ = [
+    "outcome_label",
+    "profile_label",
+    "source_label",
+    "status_label",
+    "verdict_explanation",
+    "verdict_label",
+]

@@ -39,7 +39,7 @@ from checkout_desktop.ui.card_page import CardPage
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.events_panel import EventsPanel
 from checkout_desktop.ui.history_panel import HistoryPanel
-from checkout_desktop.ui.labels import status_label
+from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.receipts import (
     Receipt,
     ReceiptKind,
@@ -119,7 +119,8 @@ class MainWindow(QMainWindow):
         receipts_dir: Path | None = None,
     ) -> None:
         super().__init__()
-        self.setWindowTitle(self.tr("checkout-desktop — {env}").format(env=settings.profile.label))
+        environment = profile_label(settings.profile)
+        self.setWindowTitle(self.tr("checkout-desktop — {env}").format(env=environment))
         self.setWindowIcon(app_icon())
         self.resize(1240, 780)
         self.settings = settings
@@ -156,7 +157,7 @@ class MainWindow(QMainWindow):
 
         self.status = TerminalStatusBar(
             self.adapter,
-            environment=settings.profile.label,
+            environment=environment,
             unresolved_count=lambda: len(service.repo.unresolved_attempts(limit=1000)),
             show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,

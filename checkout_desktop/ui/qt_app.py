@@ -16,6 +16,7 @@ from checkout_desktop.secrets import SecretStore
 from checkout_desktop.settings import Profile, Settings
 from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
 from checkout_desktop.ui.i18n import choose_locale, is_portuguese
+from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.main_window import Merchant, app_icon
 from checkout_desktop.ui.webview import CardPageConfig, register_schemes
 from checkout_desktop.ui.wizard import ConnectionTester, FirstRunWizard
@@ -63,7 +64,7 @@ def merchant_of(profile: Profile, merchant_document: str | None) -> Merchant:
     if profile.is_builtin_sandbox:
         name = QCoreApplication.translate("Terminal", "Test shop (built-in sandbox)")
     else:
-        name = profile.label
+        name = profile_label(profile)
     return Merchant(name=name, document=merchant_document or None)
 
 

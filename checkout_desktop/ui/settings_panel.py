@@ -31,6 +31,7 @@ from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Settings
+from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ class SettingsPanel(QWidget):
         self.profile = QComboBox(self)
         self.profile.setObjectName("settingsProfile")
         for name, profile in settings.profiles.items():
-            self.profile.addItem(profile.label, name)
+            self.profile.addItem(profile_label(profile), name)
         self.language = QComboBox(self)
         self.language.setObjectName("settingsLanguage")
         self.language.addItem(self.tr("System language"), None)

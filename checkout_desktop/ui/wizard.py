@@ -35,6 +35,7 @@ from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
+from checkout_desktop.ui.labels import profile_label
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class EnvironmentPage(_Page):
         self.group = QButtonGroup(self)
         self.buttons: dict[str, QRadioButton] = {}
         for name, profile in settings.profiles.items():
-            button = QRadioButton(profile.label, self)
+            button = QRadioButton(profile_label(profile), self)
             button.setObjectName(f"profile-{name}")
             button.setToolTip(_profile_help(profile))
             self.group.addButton(button)

@@ -254,86 +254,81 @@
     </message>
     <message>
         <location filename="../../checkout_desktop/ui/charge_screen.py" line="229"/>
-        <source>Add &amp;card</source>
-        <translation>Adicionar &amp;cartão</translation>
-    </message>
-    <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="231"/>
         <source>&amp;Remove card</source>
         <translation>&amp;Remover cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="233"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="231"/>
         <source>Loading the card form…</source>
         <translation>Carregando o formulário do cartão…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="236"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="234"/>
         <source>Cards</source>
         <translation>Cartões</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="241"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="239"/>
         <source>Amount on the next card</source>
         <translation>Valor no próximo cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="329"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="325"/>
         <source>Charging…</source>
         <translation>Cobrando…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="332"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="328"/>
         <source>C&amp;harge {amount}</source>
         <translation>Co&amp;brar {amount}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="339"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="335"/>
         <source>The cards add up to more than the sale.</source>
         <translation>Os cartões somam mais do que a venda.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="368"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="361"/>
         <source>The next card can pay at most {amount}.</source>
         <translation>O próximo cartão pode pagar no máximo {amount}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="374"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="367"/>
         <source>Checking the card…</source>
         <translation>Verificando o cartão…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="391"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="388"/>
         <source>The sale is already covered by the cards above.</source>
         <translation>A venda já está coberta pelos cartões acima.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="398"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="395"/>
         <source>{brand} •••• {last4} added.</source>
         <translation>{brand} •••• {last4} adicionado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="412"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="409"/>
         <source>The card was not accepted: {why}</source>
         <translation>O cartão não foi aceito: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="416"/>
-        <source>Type the card, then press Add card or Charge.</source>
-        <translation>Digite o cartão e pressione Adicionar cartão ou Cobrar.</translation>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="415"/>
+        <source>Type the card, then Charge (Ctrl+Enter). To split the sale, set the amount on this card and add it with the card form&apos;s button first.</source>
+        <translation>Digite o cartão e cobre (Ctrl+Enter). Para dividir a venda, defina o valor neste cartão e adicione-o antes com o botão do formulário do cartão.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="420"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="422"/>
         <source>The card form is unavailable: {why}</source>
         <translation>O formulário do cartão está indisponível: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="503"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="505"/>
         <source>Not charged: {why}</source>
         <translation>Não cobrado: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="506"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="508"/>
         <source>Not charged: an internal error ({kind})</source>
         <translation>Não cobrado: erro interno ({kind})</translation>
     </message>
@@ -341,47 +336,47 @@
 <context>
     <name>CredentialsPage</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="148"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="149"/>
         <source>Credentials</source>
         <translation>Credenciais</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="151"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="152"/>
         <source>From the merchant panel (Integrations → Checkout). The secret and the SDK token go to this computer&apos;s keychain, never to a file.</source>
         <translation>Do painel do lojista (Integrações → Checkout). O segredo e o token do SDK vão para o chaveiro deste computador, nunca para um arquivo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="171"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="172"/>
         <source>Client id</source>
         <translation>Client id</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="172"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="173"/>
         <source>Client secret</source>
         <translation>Client secret</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="173"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="174"/>
         <source>Merchant CNPJ</source>
         <translation>CNPJ do lojista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="174"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="175"/>
         <source>Card SDK token</source>
         <translation>Token do SDK de cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="195"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="196"/>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
         <translation>O client id aceita só letras, dígitos, &apos;_&apos; e &apos;-&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="198"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="199"/>
         <source>The client secret takes letters, digits and &apos;_&apos; only.</source>
         <translation>O client secret aceita só letras, dígitos e &apos;_&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="203"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="204"/>
         <source>The merchant CNPJ is not valid; check its 14 digits.</source>
         <translation>O CNPJ do lojista não é válido; confira os 14 dígitos.</translation>
     </message>
@@ -389,42 +384,42 @@
 <context>
     <name>EnvironmentPage</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="68"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="69"/>
         <source>Environment</source>
         <translation>Ambiente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="71"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="72"/>
         <source>Where charges go. The built-in sandbox needs no account: it plays the service on this computer, with test cards.</source>
         <translation>Para onde vão as cobranças. O sandbox embutido não precisa de conta: ele faz o papel do serviço neste computador, com cartões de teste.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="89"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="90"/>
         <source>System language</source>
         <translation>Idioma do sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="95"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="96"/>
         <source>Language</source>
         <translation>Idioma</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="130"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="131"/>
         <source>Runs on this computer; test cards only; nothing is charged.</source>
         <translation>Roda neste computador; só cartões de teste; nada é cobrado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="134"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="135"/>
         <source>The service&apos;s own test environment; needs sandbox credentials.</source>
         <translation>O ambiente de testes do próprio serviço; precisa de credenciais de sandbox.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="138"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="139"/>
         <source>Real charges on real cards.</source>
         <translation>Cobranças reais em cartões reais.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="139"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="140"/>
         <source>A custom environment.</source>
         <translation>Um ambiente personalizado.</translation>
     </message>
@@ -557,7 +552,7 @@
 <context>
     <name>FirstRunWizard</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="420"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="421"/>
         <source>Set up checkout-desktop</source>
         <translation>Configurar o checkout-desktop</translation>
     </message>
@@ -699,241 +694,291 @@
 <context>
     <name>Labels</name>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="17"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="19"/>
         <source>Pending</source>
         <translation>Pendente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="18"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="20"/>
         <source>Pre-authorized</source>
         <translation>Pré-autorizada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="19"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="21"/>
         <source>Authorized</source>
         <translation>Autorizada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="20"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="22"/>
         <source>Paid</source>
         <translation>Paga</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="21"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="23"/>
         <source>Captured</source>
         <translation>Capturada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="22"/>
-        <location filename="../../checkout_desktop/ui/labels.py" line="23"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="24"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="25"/>
         <source>Partially refunded</source>
         <translation>Estornada em parte</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="24"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="26"/>
         <source>Denied</source>
         <translation>Negada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="25"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="27"/>
         <source>Error</source>
         <translation>Erro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="26"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="28"/>
         <source>Canceled</source>
         <translation>Cancelada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="27"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="29"/>
         <source>Refunded</source>
         <translation>Estornada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="28"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="30"/>
         <source>Chargeback</source>
         <translation>Chargeback</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="29"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="31"/>
         <source>Expired</source>
         <translation>Expirada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="30"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="32"/>
         <source>3DS approved</source>
         <translation>3DS aprovado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="31"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="33"/>
         <source>3DS challenged</source>
         <translation>3DS em desafio</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="32"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="34"/>
         <source>3DS rejected</source>
         <translation>3DS recusado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="41"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="36"/>
+        <source>Recorded before sending</source>
+        <translation>Registrada antes do envio</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="37"/>
+        <source>Outcome unknown</source>
+        <translation>Resultado desconhecido</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="38"/>
+        <source>Created at the service</source>
+        <translation>Criada no serviço</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="39"/>
+        <source>Refused, not charged</source>
+        <translation>Recusada, não cobrada</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="40"/>
+        <source>Not found, not charged</source>
+        <translation>Não encontrada, não cobrada</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="49"/>
         <source>Accepted</source>
         <translation>Aceita</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="42"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="50"/>
         <source>Duplicate</source>
         <translation>Duplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="43"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="51"/>
         <source>Unknown type</source>
         <translation>Tipo desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="44"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="52"/>
         <source>Self-test</source>
         <translation>Autoteste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="45"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="53"/>
         <source>Rejected</source>
         <translation>Recusada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="53"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="61"/>
         <source>Accepted: stored and applied to its charge.</source>
         <translation>Aceita: gravada e aplicada à sua cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="56"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="64"/>
         <source>Duplicate: the same body arrived before; stored, not applied again.</source>
         <translation>Duplicada: o mesmo corpo já tinha chegado; gravada, não aplicada de novo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="59"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="67"/>
         <source>Unknown type: stored as received, not applied to any charge.</source>
         <translation>Tipo desconhecido: gravada como chegou, não aplicada a nenhuma cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="62"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="70"/>
         <source>Self-test: the inbox&apos;s own health check, not a charge event.</source>
         <translation>Autoteste: a verificação de saúde da própria caixa de entrada, não um evento de cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="65"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="73"/>
         <source>Rejected: the body could not be accepted; kept in quarantine.</source>
         <translation>Recusada: o corpo não pôde ser aceito; mantido em quarentena.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="75"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="83"/>
         <source>Request</source>
         <translation>Pedido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="76"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="84"/>
         <source>Reply</source>
         <translation>Resposta</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="77"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="85"/>
         <source>Notification</source>
         <translation>Notificação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="78"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="86"/>
         <source>Reconciliation</source>
         <translation>Conciliação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="79"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="87"/>
         <source>3DS</source>
         <translation>3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="80"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="88"/>
         <source>System</source>
         <translation>Sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="87"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="95"/>
         <source>applied</source>
         <translation>aplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="88"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="96"/>
         <source>no change</source>
         <translation>sem mudança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="89"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="97"/>
         <source>older, ignored</source>
         <translation>mais antiga, ignorada</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="98"/>
+        <source>recorded</source>
+        <translation>registrado</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="99"/>
+        <source>failed</source>
+        <translation>falhou</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="111"/>
+        <source>Built-in sandbox (no account needed)</source>
+        <translation>Sandbox embutido (sem conta)</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="114"/>
+        <source>Service sandbox</source>
+        <translation>Sandbox do serviço</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="115"/>
+        <source>Production</source>
+        <translation>Produção</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="122"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="123"/>
         <source>checkout-desktop — {env}</source>
         <translation>checkout-desktop — {env}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="144"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
         <source>&amp;Charge</source>
         <translation>&amp;Cobrar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="146"/>
         <source>&amp;Events</source>
         <translation>&amp;Eventos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="146"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="147"/>
         <source>&amp;History</source>
         <translation>&amp;Histórico</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="147"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="148"/>
         <source>&amp;Settings</source>
         <translation>&amp;Configurações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="214"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="215"/>
         <source>Charge {id}</source>
         <translation>Cobrança {id}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="215"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="216"/>
         <source>Now {status}</source>
         <translation>Agora {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="217"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="218"/>
         <source>{before} → {after}</source>
         <translation>{before} → {after}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="260"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="261"/>
         <source>Save receipt</source>
         <translation>Salvar comprovante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="260"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="261"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="271"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="272"/>
         <source>The receipt could not be saved: {why}</source>
         <translation>O comprovante não pôde ser salvo: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="274"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="275"/>
         <source>Receipt saved: {path}</source>
         <translation>Comprovante salvo: {path}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="285"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="286"/>
         <source>A charge is in flight; the window closes once its reply is recorded.</source>
         <translation>Há uma cobrança em andamento; a janela fecha quando a resposta for gravada.</translation>
     </message>
@@ -1107,167 +1152,167 @@
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="68"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="69"/>
         <source>System language</source>
         <translation>Idioma do sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="71"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="72"/>
         <source>General</source>
         <translation>Geral</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="73"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="74"/>
         <source>Environment</source>
         <translation>Ambiente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="74"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="75"/>
         <source>Language</source>
         <translation>Idioma</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="79"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="80"/>
         <source>any free port</source>
         <translation>qualquer porta livre</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="82"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="83"/>
         <source>No tunnel (local only)</source>
         <translation>Sem túnel (só local)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="83"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="84"/>
         <source>My own HTTPS URL (manual)</source>
         <translation>Minha própria URL HTTPS (manual)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="92"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="93"/>
         <source>Webhook and reconciliation</source>
         <translation>Webhook e conciliação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="94"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="95"/>
         <source>Listener port</source>
         <translation>Porta do receptor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="95"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="96"/>
         <source>Tunnel</source>
         <translation>Túnel</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="96"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="97"/>
         <source>Public URL</source>
         <translation>URL pública</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="97"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="98"/>
         <source>Query open charges every</source>
         <translation>Consultar cobranças em aberto a cada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="103"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="104"/>
         <source>4 to 8 digits; empty keeps the current one</source>
         <translation>4 a 8 dígitos; vazio mantém o atual</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="104"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="105"/>
         <source>Remove PIN</source>
         <translation>Remover PIN</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="108"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="109"/>
         <source>Supervisor PIN for refunds</source>
         <translation>PIN do supervisor para estornos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="113"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="114"/>
         <source>New PIN</source>
         <translation>Novo PIN</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="128"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="129"/>
         <source>stored in the keychain; type to replace</source>
         <translation>guardado no chaveiro; digite para substituir</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="129"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="130"/>
         <source>Credentials of the selected environment</source>
         <translation>Credenciais do ambiente escolhido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="131"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="132"/>
         <source>Client id</source>
         <translation>Client id</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="132"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="133"/>
         <source>Merchant CNPJ</source>
         <translation>CNPJ do lojista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="133"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="134"/>
         <source>Client secret</source>
         <translation>Client secret</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="134"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="135"/>
         <source>Card SDK token</source>
         <translation>Token do SDK de cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="135"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="136"/>
         <source>Webhook token</source>
         <translation>Token do webhook</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="140"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="141"/>
         <source>&amp;Save settings</source>
         <translation>&amp;Salvar configurações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="142"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="143"/>
         <source>Revert</source>
         <translation>Desfazer</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="190"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="191"/>
         <source>Refunds ask for the supervisor PIN.</source>
         <translation>Estornos pedem o PIN do supervisor.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="192"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="193"/>
         <source>No PIN: anyone at the terminal can refund.</source>
         <translation>Sem PIN: qualquer pessoa no terminal pode estornar.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="243"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="244"/>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
         <translation>O client id aceita só letras, dígitos, &apos;_&apos; e &apos;-&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="250"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="251"/>
         <source>The merchant CNPJ is not valid.</source>
         <translation>O CNPJ do lojista não é válido.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="264"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="265"/>
         <source>No keychain is available to store the secrets.</source>
         <translation>Não há chaveiro disponível para guardar os segredos.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="277"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="278"/>
         <source>The settings could not be saved: {why}</source>
         <translation>As configurações não puderam ser salvas: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="284"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="285"/>
         <source>Saved. The environment, language, port and tunnel apply at the next start.</source>
         <translation>Salvo. Ambiente, idioma, porta e túnel valem a partir do próximo início.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="286"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="287"/>
         <source>Saved.</source>
         <translation>Salvo.</translation>
     </message>
@@ -1275,7 +1320,7 @@
 <context>
     <name>Terminal</name>
     <message>
-        <location filename="../../checkout_desktop/ui/qt_app.py" line="64"/>
+        <location filename="../../checkout_desktop/ui/qt_app.py" line="65"/>
         <source>Test shop (built-in sandbox)</source>
         <translation>Loja de teste (sandbox embutido)</translation>
     </message>
@@ -1389,42 +1434,42 @@
 <context>
     <name>TestPage</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="344"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="345"/>
         <source>Test connection</source>
         <translation>Testar conexão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="346"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="347"/>
         <source>Gets an access token and sends a test notification to the listener.</source>
         <translation>Obtém um token de acesso e envia uma notificação de teste ao receptor.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="348"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="349"/>
         <source>&amp;Run the test again</source>
         <translation>&amp;Testar de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="369"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="370"/>
         <source>Testing…</source>
         <translation>Testando…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="378"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="379"/>
         <source>The test was cancelled.</source>
         <translation>O teste foi cancelado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="381"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="382"/>
         <source>Test</source>
         <translation>Teste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="389"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="390"/>
         <source>Everything works. Press Finish to start charging.</source>
         <translation>Tudo funciona. Pressione Concluir para começar a cobrar.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="393"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="394"/>
         <source>Something failed (details above). You can go back and fix it, or finish now and fix it later in Settings.</source>
         <translation>Algo falhou (detalhes acima). Você pode voltar e corrigir, ou concluir agora e corrigir depois em Configurações.</translation>
     </message>
@@ -1483,47 +1528,47 @@
 <context>
     <name>WebhookPage</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="228"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="229"/>
         <source>Webhook</source>
         <translation>Webhook</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="234"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="235"/>
         <source>No tunnel (local only)</source>
         <translation>Sem túnel (só local)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="235"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="236"/>
         <source>My own HTTPS URL (manual)</source>
         <translation>Minha própria URL HTTPS (manual)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="252"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="253"/>
         <source>Listener port</source>
         <translation>Porta do receptor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="253"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="254"/>
         <source>Tunnel</source>
         <translation>Túnel</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="254"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="255"/>
         <source>Public URL</source>
         <translation>URL pública</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="255"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="256"/>
         <source>Webhook token</source>
         <translation>Token do webhook</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="274"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="275"/>
         <source>The built-in sandbox delivers its notifications straight to this computer: no tunnel and no token to enter.</source>
         <translation>O sandbox embutido entrega as notificações direto neste computador: sem túnel e sem token para digitar.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="282"/>
+        <location filename="../../checkout_desktop/ui/wizard.py" line="283"/>
         <source>The service reaches the terminal through a public HTTPS URL. Save it in the merchant panel as the notification URL, with the token shown there.</source>
         <translation>O serviço chega ao terminal por uma URL HTTPS pública. Salve-a no painel do lojista como URL de notificação, com o token mostrado lá.</translation>
     </message>
