@@ -43,6 +43,10 @@ _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*$")
 
 
+# The flags QtWebEngine read when it started in this process (None: not started yet).
+_engine_flags: str | None = None
+
+
 class ChromiumFlagsError(ValueError):
     """The flags cannot be decided as asked; the message says which input is wrong."""
 
@@ -177,15 +181,24 @@ def apply_flags(
     """
     env: MutableMapping[str, str] = os.environ if environ is None else environ
     root = running_as_root() if as_root is None else as_root
+    inherited = env.get(FLAGS_ENV, "")
     flags = decide_flags(
         profile,
         mapping=mapping,
         developer=developer,
-        inherited=env.get(FLAGS_ENV, ""),
+        inherited=inherited,
         as_root=root,
         isolate_network=isolate_network,
     )
-    env[FLAGS_ENV] = " ".join(_quote(flag) for flag in flags)
+    value = " ".join(_quote(flag) for flag in flags)
+    if env is os.environ and _engine_flags is not None and value != _engine_flags:
+        # Setting them now would change nothing but the environment, and the web view would
+        # keep calling wherever the old flags send it (a stopped sandbox, say).
+        raise ChromiumFlagsError(
+            "QtWebEngine has already started in this process with other Chromium flags; they "
+            "cannot change until the terminal restarts"
+        )
+    env[FLAGS_ENV] = value
     if not developer and env.pop(REMOTE_DEBUGGING_ENV, None) is not None:
         logger.warning("ignored %s: remote debugging needs developer mode", REMOTE_DEBUGGING_ENV)
     if not root and not developer and env.pop(DISABLE_SANDBOX_ENV, None) is not None:
@@ -198,3 +211,15 @@ def apply_flags(
         " ".join(_flag_name(flag) for flag in flags) or "(none)",
     )
     return flags
+
+
+def note_engine_starting() -> None:
+    """Record the flags QtWebEngine reads now; called before the first profile is created."""
+    global _engine_flags
+    if _engine_flags is None:
+        _engine_flags = os.environ.get(FLAGS_ENV, "")
+
+
+def engine_flags() -> str | None:
+    """The flags QtWebEngine started with in this process, or None if it has not started."""
+    return _engine_flags

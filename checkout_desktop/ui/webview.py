@@ -41,6 +41,7 @@ from PySide6.QtWidgets import QWidget
 from checkout_desktop.logsetup import redact
 from checkout_desktop.paths import resources_dir
 from checkout_desktop.settings import Profile
+from checkout_desktop.ui.chromium import note_engine_starting
 
 logger = logging.getLogger(__name__)
 
@@ -495,6 +496,7 @@ def _cancel_download(download: QWebEngineDownloadRequest) -> None:
 
 def build_profile(config: CardPageConfig) -> QWebEngineProfile:
     """An off-the-record profile (nothing on disk) serving our scheme and guarding requests."""
+    note_engine_starting()
     profile = QWebEngineProfile()  # no storage name: off the record, cache and cookies in memory
     if not profile.isOffTheRecord():
         raise WebViewError("QtWebEngine gave a disk-backed profile for the card page")

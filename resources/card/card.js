@@ -217,6 +217,8 @@
       report.push({ errorCode: null, field: null, message: clean(errors.message || "Network Error") });
     } else {
       showServiceUnreachable(false);
+      // This reply supersedes earlier messages: all of them for a card, the number's for a BIN.
+      if (stage === "brand") { setError("number", ""); } else { clearErrors(); }
       var list = Array.isArray(errors) ? errors : [];
       var general = [];
       list.slice(0, 20).forEach(function (item) {

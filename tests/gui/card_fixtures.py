@@ -2,11 +2,13 @@
 
 Use it from a test module with `pytest_plugins = ["tests.gui.card_fixtures"]`.
 
-Chromium reads its flags once per process, when the first QtWebEngine profile or page is made.
-So this plugin decides them right after collection, before any test runs: every host name but
-loopback fails to resolve in the test process (no test can reach the real card service), and
-when a collected test uses `card_sandbox`, the SDK's backend host is mapped to the built-in
-sandbox, started once for the session, with its certificate key trusted for that host only.
+Chromium reads its flags once per process, when the first QtWebEngine profile or page is made,
+so this plugin decides them right after collection, before any test runs. It reserves one
+"SDK slot" for the whole session: a loopback port and a kept certificate for the SDK's backend
+host. Chromium maps that host to the slot and trusts that certificate's key (for that host
+only); every other host name fails to resolve, so no test can reach the real card service.
+Any sandbox a test starts in this process must serve its SDK backend in the slot
+(`sdk_slot.sandbox_args`); `card_sandbox` does that, one sandbox per test module.
 """
 
 from __future__ import annotations
@@ -14,16 +16,25 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
+import socket
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 
+from checkout_desktop.sandbox import certs
+from checkout_desktop.sandbox.process import SandboxProcess, start_sandbox_process
+from checkout_desktop.sandbox.server import SDK_HOST
+from checkout_desktop.settings import default_profiles
 from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
-from checkout_desktop.ui.chromium import FLAGS_ENV, running_as_root
+from checkout_desktop.ui.chromium import FLAGS_ENV, HostMapping, apply_flags, engine_flags
 from checkout_desktop.ui.webview import CardPageConfig, register_schemes
 
 logger = logging.getLogger(__name__)
@@ -34,20 +45,100 @@ register_schemes()
 ISOLATION_RULES = "MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"
 
 
-def isolation_flags() -> str:
-    """Flags for a test process without the sandbox: nothing but loopback resolves."""
-    flags = (
-        ["--no-sandbox"]
-        if running_as_root() or "--no-sandbox" in os.environ.get(FLAGS_ENV, "")
-        else []
-    )
-    flags.append(f'--host-resolver-rules="{ISOLATION_RULES}"')
-    return " ".join(flags)
+@dataclass(frozen=True)
+class SdkSlot:
+    """Where every sandbox of this test process serves the SDK backend, and the flags for it."""
+
+    host: str
+    port: int
+    cert_dir: Path
+    spki_sha256_b64: str
+    flags: str
+
+    @property
+    def sandbox_args(self) -> tuple[str, ...]:
+        return ("--sdk-port", str(self.port), "--sdk-cert-dir", str(self.cert_dir))
+
+
+_slot: SdkSlot | None = None
+
+
+def _free_loopback_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    os.environ[FLAGS_ENV] = isolation_flags()
-    logger.info("card tests: Chromium flags %s", os.environ[FLAGS_ENV])
+    global _slot
+    if _slot is not None:
+        return
+    cert_dir = Path(tempfile.mkdtemp(prefix="checkout-card-sdk-"))
+    certificate = certs.load_or_create(cert_dir, SDK_HOST)
+    mapping = HostMapping(SDK_HOST, _free_loopback_port(), certificate.spki_sha256_b64)
+    # developer=True only keeps an inherited --no-sandbox for a non-root run in a container.
+    apply_flags(default_profiles()["builtin-sandbox"], mapping=mapping, developer=True)
+    _slot = SdkSlot(
+        host=mapping.host,
+        port=mapping.port,
+        cert_dir=cert_dir,
+        spki_sha256_b64=mapping.spki_sha256_b64,
+        flags=os.environ[FLAGS_ENV],
+    )
+    logger.info("card tests: SDK slot on 127.0.0.1:%d", mapping.port)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _slot is not None:
+        shutil.rmtree(_slot.cert_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def sdk_slot() -> SdkSlot:
+    if _slot is None:
+        pytest.fail(
+            "the SDK slot is made after collection; load tests.gui.card_fixtures as a plugin"
+        )
+    return _slot
+
+
+@dataclass(frozen=True)
+class SandboxRun:
+    """A sandbox process serving the SDK backend in the slot, and where its log went."""
+
+    process: SandboxProcess
+    stderr_log: Path
+
+    @property
+    def info(self) -> Any:
+        return self.process.info
+
+
+@pytest.fixture(scope="module")
+def card_sandbox(
+    sdk_slot: SdkSlot, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SandboxRun]:
+    """The built-in sandbox for one test module, its SDK backend in the session's slot."""
+    started = engine_flags()
+    if started is not None and started != sdk_slot.flags:
+        pytest.fail(
+            "QtWebEngine already started in this test process with other Chromium flags (an "
+            "earlier test mapped the SDK host elsewhere); start every in-process sandbox with "
+            "the sdk_slot fixture's sandbox_args so that all of them share one mapping"
+        )
+    log_path = tmp_path_factory.mktemp("card-sandbox") / "sandbox-stderr.log"
+    with log_path.open("wb") as log:
+        process = start_sandbox_process(sdk_slot.sandbox_args, stderr=log, exit_with_parent=True)
+    try:
+        info = process.info
+        assert (info.sdk_host, info.sdk_port, info.sdk_spki_sha256_b64) == (
+            sdk_slot.host,
+            sdk_slot.port,
+            sdk_slot.spki_sha256_b64,
+        ), "the sandbox did not take the SDK slot"
+        yield SandboxRun(process=process, stderr_log=log_path)
+    finally:
+        process.stop()
 
 
 def wait_until(predicate: Callable[[], bool], what: str, timeout_ms: int = 10_000) -> None:

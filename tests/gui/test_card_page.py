@@ -1,0 +1,163 @@
+"""Typing cards into the real SDK page against the built-in sandbox: brand, tokens, SDK errors."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+from pydantic import SecretStr
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from checkout_desktop.domain.enums import CardBrand
+from checkout_desktop.gateway.profiles import sandbox_credentials
+from checkout_desktop.settings import default_profiles
+from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
+from checkout_desktop.ui.webview import CardPageConfig
+
+if TYPE_CHECKING:
+    from tests.gui.card_fixtures import CardUi, PageDriver, PageRecorder, SandboxRun
+
+    PageParts = tuple[CardPage, PageDriver, PageRecorder]
+
+pytest_plugins = ["tests.gui.card_fixtures"]
+pytestmark = pytest.mark.webengine
+
+logger = logging.getLogger(__name__)
+
+# The sandbox's published test cards (checkout_desktop/sandbox/TEST_CARDS.md).
+VISA = "4111111111111111"
+MASTERCARD = "5555555555554444"
+
+
+@pytest.fixture(scope="module")
+def sandbox_page(card_ui: CardUi, card_sandbox: SandboxRun) -> Iterator[PageParts]:
+    info = card_sandbox.info
+    source = SdkCredentialSource(
+        merchant_document=info.credentials.merchant_document,
+        credentials=sandbox_credentials(info.credentials),
+    )
+    config = CardPageConfig.from_profile(default_profiles()["builtin-sandbox"], language="pt-BR")
+    parts = card_ui.open_page(config, credentials=source)
+    yield parts
+    card_ui.close_page(parts[0])
+
+
+@pytest.fixture
+def page(sandbox_page: PageParts) -> Iterator[PageParts]:
+    """The module's page, with an empty form before and after each test."""
+    card_page, driver, _ = sandbox_page
+    card_page.clear()
+    driver.wait_until(lambda: driver.all_field_values() == [""] * 6, "an empty form")
+    yield sandbox_page
+    card_page.clear()
+
+
+def test_brand_appears_once_six_digits_are_typed(page: PageParts) -> None:
+    card_page, driver, _ = page
+    assert card_page.sdk_ready
+    driver.js("document.getElementById('number').focus(); true")
+    keys = card_page.view.focusProxy()
+    QTest.keyClicks(keys, "41111")
+    driver.wait_until(lambda: driver.value("number") == "4111 1", "five digits, grouped")
+    assert driver.text("brand") == ""
+    QTest.keyClick(keys, Qt.Key.Key_1)
+    assert driver.wait_text("brand", bool, "a brand after the sixth digit") == "VISA"
+    QTest.keyClicks(keys, "1111111111")
+    driver.wait_until(lambda: driver.value("number") == "4111 1111 1111 1111", "grouped by four")
+    # Editing in the middle keeps the caret after the digit just typed.
+    QTest.keyClick(keys, Qt.Key.Key_Backspace)
+    driver.wait_until(lambda: driver.value("number") == "4111 1111 1111 111", "one digit less")
+    assert driver.text("brand") == "VISA"
+
+
+def test_a_typed_test_card_becomes_a_token_and_the_form_clears(page: PageParts) -> None:
+    _, driver, recorder = page
+    before = len(recorder.tokens)
+    driver.fill(number=VISA, holder_name="Joao da Silva")
+    driver.wait_text("brand", lambda t: t == "VISA", "the brand")
+    driver.press_submit()
+    driver.wait_until(lambda: len(recorder.tokens) > before, "a token in Python")
+    token = recorder.tokens[-1]
+    assert token.token.startswith("card_t/")
+    assert token.brand is CardBrand.VISA
+    assert (token.last_four, token.holder_name) == ("1111", "Joao da Silva")
+    driver.wait_until(lambda: not driver.state()["busy"], "the page to settle")
+    assert driver.all_field_values() == [""] * 6
+    assert driver.text("brand") == ""
+    assert driver.text("status") == "Cartão VISA final 1111 adicionado."
+    assert driver.js("document.activeElement.id") == "number"  # ready for the next card
+
+
+def test_two_cards_for_one_sale_give_two_tokens(page: PageParts) -> None:
+    card_page, driver, recorder = page
+    before = len(recorder.tokens)
+    for number in (VISA, MASTERCARD):
+        count = len(recorder.tokens)
+        driver.fill(number=number, holder_name="Maria Souza", month="01", year="2031")
+        card_page.submit()  # the charge screen's button, through the bridge
+        driver.wait_until(lambda n=count: len(recorder.tokens) > n, f"a token for {number[:4]}")
+        driver.wait_until(lambda: driver.all_field_values() == [""] * 6, "the form to clear")
+    first, second = recorder.tokens[before:]
+    assert first.token != second.token
+    assert (first.brand, first.last_four) == (CardBrand.VISA, "1111")
+    assert (second.brand, second.last_four) == (CardBrand.MASTERCARD, "4444")
+    assert driver.state()["credentialsSet"] is True
+
+
+def test_sdk_errors_show_next_to_the_field_they_name(
+    page: PageParts, card_sandbox: SandboxRun
+) -> None:
+    card_page, driver, recorder = page
+    # A Luhn-valid number whose BIN the service does not know: the BIN lookup names CardBin.
+    before = len(recorder.sdk_errors)
+    driver.type_into("number", "9999990000000003")
+    driver.wait_until(lambda: len(recorder.sdk_errors) > before, "the BIN lookup's error")
+    failure = recorder.sdk_errors[-1]
+    assert (failure.stage, failure.network) == ("brand", False)
+    assert failure.errors[0].field == "CardBin"
+    assert driver.text("number-error") == failure.errors[0].message
+    assert failure.errors[0].message.startswith("Bandeira não encontrada")
+
+    # The SDK itself called without a CVV (the form would not let it through): the service's
+    # Cvv error lands next to the CVV field, in the service's words.
+    credentials = card_sandbox.info.credentials
+    card_page.set_credentials(
+        credentials.merchant_document, SecretStr(credentials.transparent_token)
+    )
+    driver.wait_until(lambda: driver.state()["credentialsSet"], "the SDK credentials")
+    before = len(recorder.sdk_errors)
+    card = {
+        "brand": "VISA",
+        "number": VISA,
+        "holderName": "Joao da Silva",
+        "holderDocument": "65844359038",
+        "expirationMonth": "12",
+        "expirationYear": "2030",
+        "cvv": "",
+    }
+    driver.js(
+        "CheckoutTransparent.createTemporaryCard({card: " + json.dumps(card) + ", "
+        "success: function () {}, error: checkoutCard.sdkErrorHandler('token')}); true"
+    )
+    driver.wait_until(lambda: len(recorder.sdk_errors) > before, "the Cvv error")
+    failure = recorder.sdk_errors[-1]
+    assert [(e.field, e.message) for e in failure.errors] == [
+        ("Cvv", "Propriedade 'Cvv' está ausente.")
+    ]
+    assert driver.text("cvv-error") == "Propriedade 'Cvv' está ausente."
+    assert driver.js("document.getElementById('cvv').getAttribute('aria-invalid')") == "true"
+    assert driver.js("document.activeElement.id") == "cvv"
+    assert driver.text("number-error") == ""
+
+
+def test_no_bridge_message_carried_card_data(page: PageParts) -> None:
+    _, _, recorder = page
+    assert recorder.raw_messages, "the tests above sent messages over the bridge"
+    assert recorder.security_events == []
+    for slot, raw in recorder.raw_messages:
+        for secret in (VISA, MASTERCARD, "65844359038", '"cvv"', "2030", "2031"):
+            assert secret not in raw, f"{slot} carried {secret[:2]}…"
