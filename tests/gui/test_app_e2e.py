@@ -361,6 +361,70 @@ def test_the_charge_action_cannot_fire_twice(shop: Shop) -> None:
     assert len(shop.terminal.service.repo.attempts_for_sale(screen.sale_id)) == 1
 
 
+def test_a_sale_split_across_two_cards(shop: Shop) -> None:
+    shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
+    shop.sale(3000)
+    screen = shop.window.charge_screen
+    screen.next_card_amount.set_centavos(1000)
+    shop.type_card("5555555555554444")
+    screen.card_page.submit()  # the card form's own button
+    spin_until(lambda: len(screen.cards) == 1, "the first card")
+    assert screen.cards[0].amount == 1000
+    assert screen.remaining() == 2000
+    assert screen.next_card_amount.centavos() == 2000
+    assert screen.card_list.isVisibleTo(screen)
+    shop.type_card("6362970000457013")
+    outcomes: list[ChargeOutcome] = []
+    screen.charge_finished.connect(outcomes.append)
+    screen.charge_button.click()  # tokenizes the second card for the rest, then charges
+    spin_until(lambda: bool(outcomes), "the split charge")
+    screen.charge_finished.disconnect(outcomes.append)
+    assert outcomes[0].status == ChargeStatus.PAID
+    record = shop.record(outcomes[0].merchant_charge_id)
+    assert record.amount == 3000
+    cards = sorted((t.brand, t.last_four, t.amount) for t in record.state.transactions)
+    assert cards == [("ELO", "7013", 2000), ("MASTERCARD", "4444", 1000)]
+    assert "MASTERCARD •••• 4444" in screen.result.cards.text()
+    assert "ELO •••• 7013" in screen.result.cards.text()
+
+
+def test_a_status_change_while_minimized_is_notified(shop: Shop) -> None:
+    window = shop.window
+    notes: list[tuple[str, str]] = []
+    window.notified.connect(lambda title, text: notes.append((title, text)))
+    window.showMinimized()
+    spin_until(window.isMinimized, "the window to minimize", 5)
+    try:
+        outcome = shop.charge_card("4111111111111111")
+        mcid = outcome.merchant_charge_id
+        spin_until(lambda: any(mcid in title for title, _ in notes), "the notification")
+        assert any("Paid" in text for title, text in notes if mcid in title)
+    finally:
+        window.showNormal()
+    count = len(notes)
+    shop.charge_card("5555555555554444")
+    assert len(notes) == count  # not minimized: no notification
+
+
+def test_a_changed_public_url_blocks_until_acknowledged(shop: Shop) -> None:
+    from checkout_desktop.inbox.events import TunnelUrlChanged
+
+    window = shop.window
+    url = shop.terminal.notification_url
+    assert url is not None
+    shop.terminal.bus.publish(
+        TunnelUrlChanged(
+            previous_url="https://old.example.com/h", public_url=url, notification_url=url
+        )
+    )
+    assert window.tunnel_notice.isVisibleTo(window)
+    assert url in window.tunnel_notice.text.text()
+    window.tunnel_notice.button.click()
+    assert not window.tunnel_notice.isVisibleTo(window)
+    assert shop.terminal.tunnel is not None
+    assert shop.terminal.tunnel.registered_url == url
+
+
 def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> None:
     outcome = shop.charge_card("4111111111111111", amount=10000, late_capture=True)
     mcid = outcome.merchant_charge_id
