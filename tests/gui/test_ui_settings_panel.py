@@ -1,0 +1,95 @@
+"""Settings panel: checks, supervisor PIN as a hash, secrets to the keychain, never to the file."""
+
+from __future__ import annotations
+
+import logging
+
+from pytestqt.qtbot import QtBot
+
+from checkout_desktop.secrets import SecretStore
+from checkout_desktop.settings import Settings
+from checkout_desktop.ui.settings_panel import SettingsPanel
+from checkout_desktop.ui.supervisor import verify_pin
+from tests.conftest import MemoryKeyring
+
+logger = logging.getLogger(__name__)
+
+
+def make(qtbot: QtBot, settings: Settings) -> tuple[SettingsPanel, list[Settings], MemoryKeyring]:
+    saved: list[Settings] = []
+    backend = MemoryKeyring()
+    panel = SettingsPanel(settings, secrets=SecretStore(backend), persist=saved.append)
+    qtbot.addWidget(panel)
+    return panel, saved, backend
+
+
+def test_pin_is_stored_as_a_salted_hash_and_can_be_removed(qtbot: QtBot) -> None:
+    panel, saved, _ = make(qtbot, Settings())
+    assert "No PIN" in panel.pin_state.text()
+    panel.pin.setText("12")
+    assert not panel.save()
+    assert "4 to 8 digits" in panel.message.text()
+    assert saved == []
+    panel.pin.setText("9753")
+    assert panel.save()
+    stored = saved[-1].ui.supervisor_pin_hash
+    assert stored is not None and "9753" not in stored
+    assert verify_pin("9753", stored)
+    assert "ask for the supervisor PIN" in panel.pin_state.text()
+    panel.clear_pin.click()
+    assert panel.save()
+    assert saved[-1].ui.supervisor_pin_hash is None
+
+
+def test_real_profile_secrets_go_to_the_keychain(qtbot: QtBot) -> None:
+    panel, saved, backend = make(qtbot, Settings())
+    assert not panel.credentials.isVisibleTo(panel)  # the sandbox needs none
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    assert panel.credentials.isVisibleTo(panel)
+    panel.client_id.setText("shop-42")
+    panel.merchant_document.setText("11.222.333/0001-81")
+    panel.client_secret.setText("prodsecret")
+    panel.webhook_token.setText("hooktoken")
+    assert panel.save(), panel.message.text()
+    result = saved[-1]
+    assert result.active_profile == "production"
+    assert result.profile.client_id == "shop-42"
+    assert result.profile.merchant_document == "11222333000181"
+    assert backend.entries[("checkout-desktop", "production/client_secret")] == "prodsecret"
+    assert backend.entries[("checkout-desktop", "production/webhook_token")] == "hooktoken"
+    assert ("checkout-desktop", "production/sdk_merchant_token") not in backend.entries
+    dumped = result.model_dump_json()
+    assert "prodsecret" not in dumped and "hooktoken" not in dumped
+    assert panel.client_secret.text() == ""
+    assert "next start" in panel.message.text()
+
+
+def test_bad_values_are_refused_with_the_rule(qtbot: QtBot) -> None:
+    panel, saved, _ = make(qtbot, Settings())
+    panel.tunnel.setCurrentIndex(panel.tunnel.findData("manual"))
+    panel.public_url.setText("http://192.0.2.1/hook?a=1")
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    panel.merchant_document.setText("123")
+    assert not panel.save()
+    text = panel.message.text()
+    assert "https" in text and "query" in text and "IPv4" in text
+    assert "CNPJ" in text
+    assert saved == []
+    panel.revert_button.click()
+    assert panel.tunnel.currentData() == "none"
+
+
+def test_non_secret_settings_are_saved(qtbot: QtBot) -> None:
+    panel, saved, _ = make(qtbot, Settings())
+    panel.port.setValue(9911)
+    panel.reconcile.setValue(120)
+    panel.language.setCurrentIndex(panel.language.findData("en"))
+    panel.tunnel.setCurrentIndex(panel.tunnel.findData("manual"))
+    panel.public_url.setText("https://shop.example.com/webhooks/checkout")
+    assert panel.save()
+    result = saved[-1]
+    assert result.listener.port == 9911
+    assert result.reconcile_interval_s == 120
+    assert result.ui.locale == "en"
+    assert result.tunnel.public_url == "https://shop.example.com/webhooks/checkout"
+    assert panel.message.text() == "Saved."
