@@ -346,6 +346,7 @@ class LockedPage(QWebEnginePage):
     """A page that stays on our scheme, opens no windows, asks no permissions, shows no dialogs."""
 
     navigation_refused = Signal(str)
+    dev_tools_requested = Signal()
 
     def __init__(
         self, profile: QWebEngineProfile, parent: QObject | None = None, *, developer: bool = False
@@ -361,6 +362,8 @@ class LockedPage(QWebEnginePage):
         if action in _DEVELOPER_ACTIONS and not self._developer:
             logger.warning("card page: refused the %s action outside developer mode", action.name)
             return
+        if action == QWebEnginePage.WebAction.InspectElement and self.devToolsPage() is None:
+            self.dev_tools_requested.emit()
         super().triggerAction(action, checked)
 
     @staticmethod
@@ -533,8 +536,25 @@ class LockedWebView(QWebEngineView):
         profile.setParent(self.locked_page)
         self.setPage(self.locked_page)
         self.setAcceptDrops(False)
-        if not config.developer:
+        self.dev_tools: QWebEngineView | None = None
+        if config.developer:
+            self.locked_page.dev_tools_requested.connect(self.open_dev_tools)
+        else:
             self.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
+
+    def open_dev_tools(self) -> QWebEngineView:
+        """Chromium's inspector for the page, in its own window: developer mode only."""
+        if not self.config.developer:
+            raise WebViewError("the card page's developer tools need developer mode (--developer)")
+        if self.dev_tools is None:
+            tools = QWebEngineView(self)
+            tools.setWindowFlag(Qt.WindowType.Window)
+            tools.setWindowTitle("checkout-desktop: card page developer tools")
+            tools.resize(900, 600)
+            self.locked_page.setDevToolsPage(tools.page())
+            self.dev_tools = tools
+        self.dev_tools.show()
+        return self.dev_tools
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         if self.config.developer:

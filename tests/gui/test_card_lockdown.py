@@ -207,3 +207,17 @@ def test_a_missing_sdk_script_shows_a_clear_state(page_without_sdk: PageParts) -
     assert driver.text("sdk-state").startswith("The card service script could not be loaded.")
     assert driver.js("document.getElementById('card-fields').disabled") is True
     assert driver.state()["sdk"] == "unavailable"
+
+
+def test_developer_mode_allows_the_inspector(card_ui: CardUi) -> None:
+    config = CardPageConfig.from_profile(
+        default_profiles()["production"], language="en", developer=True
+    )
+    card_page, driver, _ = card_ui.open_page(config)
+    try:
+        assert card_page.view.contextMenuPolicy() == Qt.ContextMenuPolicy.DefaultContextMenu
+        card_page.page.triggerAction(QWebEnginePage.WebAction.InspectElement)
+        driver.wait_until(lambda: card_page.page.devToolsPage() is not None, "the inspector")
+        assert card_page.view.dev_tools is not None and card_page.view.dev_tools.isVisible()
+    finally:
+        card_ui.close_page(card_page)
