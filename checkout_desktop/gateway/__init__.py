@@ -1,1 +1,5 @@
 """The service client: profiles, token manager, charge operations, errors."""
+
+import logging
+
+logger = logging.getLogger(__name__)

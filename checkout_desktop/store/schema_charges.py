@@ -4,6 +4,10 @@ No table here ever holds card data: an attempt keeps each card's brand and last 
 only, and replies (which the service masks) are masked again before they are stored.
 """
 
+import logging
+
+logger = logging.getLogger(__name__)
+
 V1 = """
 CREATE TABLE charge_attempt (
     merchant_charge_id TEXT PRIMARY KEY,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import subprocess
 import sys
@@ -23,6 +24,8 @@ from tests.integration.charging_support import (
     charging_stack,
     new_charge_id,
 )
+
+logger = logging.getLogger(__name__)
 
 CHILD = Path(__file__).with_name("charging_crash_child.py")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import keyring.backend
@@ -21,6 +22,8 @@ from tests.integration.charging_support import (
     charging_stack,
     visa,
 )
+
+logger = logging.getLogger(__name__)
 
 PROFILE = "keychain-charging-test"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -29,6 +30,8 @@ from tests.integration.charging_support import (
     charging_stack,
     visa,
 )
+
+logger = logging.getLogger(__name__)
 
 
 async def start_sandbox(**options: object) -> SandboxServer:

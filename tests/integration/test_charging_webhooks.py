@@ -9,6 +9,7 @@ only ever sees notifications, so the final states cannot come from the replies.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import ssl
 from collections.abc import AsyncIterator, Iterator
@@ -44,6 +45,8 @@ from tests.integration.charging_support import (
     charging_stack,
     visa,
 )
+
+logger = logging.getLogger(__name__)
 
 WEBHOOK_TOKEN = "wh_test_token_0001"
 

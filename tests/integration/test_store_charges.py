@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import logging
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -31,6 +32,8 @@ from checkout_desktop.store.charges import (
 )
 from checkout_desktop.store.db import connect, transaction
 from tests.unit import wire_examples as ex
+
+logger = logging.getLogger(__name__)
 
 NOW = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
 PAN = "4111111111111111"

@@ -6,6 +6,7 @@ import asyncio
 import copy
 import email.utils
 import itertools
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -36,6 +37,8 @@ from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import FixedCredentials
 from tests.unit import wire_examples as ex
+
+logger = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MCID = ex.CHARGE_REQUEST["merchantChargeId"]

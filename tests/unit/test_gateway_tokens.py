@@ -6,6 +6,7 @@ import asyncio
 import email.utils
 import itertools
 import json
+import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -26,6 +27,8 @@ from checkout_desktop.gateway.errors import (
 from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
 from checkout_desktop.gateway.tokens import TokenManager, TokenReplyUnreadable
 from checkout_desktop.secrets import FixedCredentials, SecretMissing, SecretName
+
+logger = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

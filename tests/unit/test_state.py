@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,6 +20,8 @@ from checkout_desktop.domain.wire import (
     ThreeDsUpdate,
     TransactionInfo,
 )
+
+logger = logging.getLogger(__name__)
 
 MCID = "order-000123"
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
