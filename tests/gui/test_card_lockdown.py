@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWebEngineCore import QWebEnginePage
 
 from checkout_desktop.settings import default_profiles
@@ -151,6 +152,46 @@ def test_unreachable_service_shows_a_clear_state(production_page: PageParts) -> 
     driver.wait_until(lambda: driver.value("number") == "", "the form to clear")
     card_page.set_language("pt-BR")
     driver.wait_text("submit", lambda t: t == "Adicionar cartão", "back in Portuguese")
+
+
+def test_fields_are_labelled_and_tab_follows_the_card(production_page: PageParts) -> None:
+    card_page, driver, _ = production_page
+    labels = json.loads(
+        str(
+            driver.js(
+                "JSON.stringify(Array.prototype.map.call(document.querySelectorAll('input'),"
+                " function (i) { var l = document.querySelector('label[for=' + i.id + ']');"
+                " return [i.id, l ? l.textContent : null,"
+                " i.getAttribute('aria-describedby') || '']; }))"
+            )
+        )
+    )
+    assert [(name, label) for name, label, _ in labels] == [
+        ("number", "Número do cartão"),
+        ("holder-name", "Nome impresso no cartão"),
+        ("holder-document", "CPF ou CNPJ do titular"),
+        ("exp-month", "Mês (MM)"),
+        ("exp-year", "Ano (AAAA)"),
+        ("cvv", "Código de segurança (CVV)"),
+    ]
+    assert all(f"{name}-error" in described for name, _, described in labels)
+    driver.js("document.getElementById('number').focus(); true")
+    order = [str(driver.js("document.activeElement.id"))]
+    for _ in range(6):
+        QTest.keyClick(card_page.view.focusProxy(), Qt.Key.Key_Tab)
+        driver.wait_until(
+            lambda: driver.js("document.activeElement.id") != order[-1], "focus to move"
+        )
+        order.append(str(driver.js("document.activeElement.id")))
+    assert order == [
+        "number",
+        "holder-name",
+        "holder-document",
+        "exp-month",
+        "exp-year",
+        "cvv",
+        "submit",
+    ]
 
 
 def test_local_checks_run_before_any_sdk_call(production_page: PageParts) -> None:
