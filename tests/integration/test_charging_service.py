@@ -194,3 +194,22 @@ async def test_the_scheduler_runs_once_at_start_and_on_demand(
         await stack.service.stop()
         with pytest.raises(ValueError, match="must be positive"):
             stack.service.start(interval_s=0)
+
+
+@pytest.mark.asyncio
+async def test_two_charges_for_one_sale_at_once_send_only_one(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        requests = [charge_request(await card_token(access, APPROVED)) for _ in range(2)]
+        results = await asyncio.gather(
+            *(
+                stack.service.charge(sale_id="sale-1", request=r, cards=visa("1111"))
+                for r in requests
+            ),
+            return_exceptions=True,
+        )
+    kinds = sorted(type(r).__name__ for r in results)
+    assert kinds == ["ChargeOutcome", "SaleBusy"]
+    assert len(sandbox.state.charges) == 1
