@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from checkout_desktop.domain.wire import ApiErrorBody, OAuthErrorBody
+from checkout_desktop.logsetup import redact
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +154,7 @@ def page_title(text: str) -> str | None:
     if not match:
         return None
     title = " ".join(html.unescape(match.group(1)).split())
-    return title[:80] or None
+    return redact(title[:80]) or None
 
 
 def non_json_message(
@@ -181,7 +182,8 @@ def api_error(operation: str, status: int, body: dict[str, Any] | None) -> ApiEr
     if body is not None:
         try:
             parsed = ApiErrorBody.model_validate(body)
-            detail = parsed.describe()
+            # The service's own words, but never a card number or token it might echo back.
+            detail = redact(parsed.describe())
         except ValidationError:
             detail = "an error body of an unknown shape"
     kinds: dict[int, tuple[type[ApiError], str]] = {
@@ -208,7 +210,7 @@ def oauth_error(operation: str, status: int, body: dict[str, Any] | None) -> Tok
     if body is not None:
         try:
             parsed = OAuthErrorBody.model_validate(body)
-            detail = parsed.describe()
+            detail = redact(parsed.describe())
             code = parsed.error
         except ValidationError:
             detail = "an error body of an unknown shape"

@@ -243,6 +243,14 @@ async def test_a_second_401_with_a_wrong_clock_says_so(
             "refused the request (HTTP 400): invalid; amount: <1",
         ),
         (scripted(404, {"message": "charge not found"}), ChargeNotFound, "charge not found"),
+        (
+            scripted(
+                400,
+                {"message": "card 4111 1111 1111 1111 refused, token a1b2c3d4e5.f6g7h8i9j0.k1l2m3"},
+            ),
+            BadRequest,
+            "card [card number] refused, token [token]",
+        ),
         (scripted(500, {"error": {"message": "boom"}}), ServerError, "failed (HTTP 500): boom"),
         (
             scripted(403, text="<html><title>Blocked</title></html>", ctype="text/html"),
