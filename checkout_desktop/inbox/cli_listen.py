@@ -175,13 +175,13 @@ async def _serve(
     except ListenerError as exc:
         print(f"checkout-desktop listen: {exc}", file=sys.stderr)
         return 1
-    print(f"listening on {url}", flush=True)
-    print(f"store: {store}", flush=True)
-
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    # Printed only once a signal stops the inbox cleanly: whoever reads the address may stop it.
+    print(f"listening on {url}", flush=True)
+    print(f"store: {store}", flush=True)
 
     supervisor: TunnelSupervisor | None = None
     monitor: HealthMonitor | None = None

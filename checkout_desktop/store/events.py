@@ -144,21 +144,12 @@ class EventFilter:
                 "CAST(body AS TEXT)",
             )
             clauses.append("(" + " OR ".join(f"{c} LIKE :text ESCAPE '\\'" for c in columns) + ")")
-        # A time window also bounds the id range (ids only grow), so pages walk the primary key
-        # instead of sorting a time range; the bound is exact even if the clock ever stepped
-        # back, as it is the smallest (largest) id of a row inside the window.
         if self.since is not None:
             params["since"] = format_instant(self.since)
-            clauses.append(
-                "id >= (SELECT min(id) FROM webhook_event WHERE received_at >= :since)"
-                " AND received_at >= :since"
-            )
+            clauses.append("received_at >= :since")
         if self.until is not None:
             params["until"] = format_instant(self.until)
-            clauses.append(
-                "id <= (SELECT max(id) FROM webhook_event WHERE received_at < :until)"
-                " AND received_at < :until"
-            )
+            clauses.append("received_at < :until")
         return clauses, params
 
 
@@ -233,6 +224,43 @@ class EventRepository:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        self._since_floor: dict[str, int] = {}
+
+    def sql_filter(self, where: EventFilter | None) -> tuple[list[str], dict[str, Any]]:
+        """The filter's clauses, with a time window turned into an id range as well.
+
+        Pages walk the primary key newest first; without an id range a narrow time window
+        would make the last page scan every older row. The floor is exact (the smallest id of
+        a row inside the window, whatever order the clock gave), found once through the time
+        index and kept: rows stored later have larger ids, so it never moves down.
+        """
+        chosen = where or EventFilter()
+        clauses, params = chosen.where()
+        if chosen.since is not None:
+            since = params["since"]
+            floor = self._since_floor.get(since)
+            if floor is None:
+                row = self._conn.execute(
+                    "SELECT min(id) FROM webhook_event INDEXED BY webhook_event_received "
+                    "WHERE received_at >= :since",
+                    {"since": since},
+                ).fetchone()
+                if row[0] is not None:
+                    floor = self._since_floor[since] = int(row[0])
+                else:
+                    # Nothing inside the window yet: only rows stored from now on can be.
+                    floor = self.latest_id() + 1
+            params["since_floor"] = floor
+            clauses.append("id >= :since_floor")
+        if chosen.until is not None:
+            row = self._conn.execute(
+                "SELECT max(id) FROM webhook_event INDEXED BY webhook_event_received "
+                "WHERE received_at < :until",
+                {"until": params["until"]},
+            ).fetchone()
+            params["until_ceiling"] = int(row[0] or 0)
+            clauses.append("id <= :until_ceiling")
+        return clauses, params
 
     # -- writes (inside the caller's transaction) ---------------------------------------------
 
@@ -301,7 +329,7 @@ class EventRepository:
     ) -> EventPage:
         """One page of summaries, newest first, strictly older than `before` when given."""
         limit = _check_limit(limit)
-        clauses, params = (where or EventFilter()).where()
+        clauses, params = self.sql_filter(where)
         if before is not None:
             clauses.append("id < :before")
             params["before"] = before
@@ -321,7 +349,7 @@ class EventRepository:
     ) -> list[EventSummary]:
         """Summaries strictly newer than `after`, oldest first (a live list's incremental fetch)."""
         limit = _check_limit(limit)
-        clauses, params = (where or EventFilter()).where()
+        clauses, params = self.sql_filter(where)
         clauses.append("id > :after")
         params["after"] = after
         params["limit"] = limit
@@ -338,7 +366,8 @@ class EventRepository:
         """Every matching delivery, oldest first, read in keyset batches (for export)."""
         batch = _check_limit(batch)
         after = 0
-        base_clauses, base_params = (where or EventFilter()).where()
+        # The time window is resolved once for the whole export, not once per batch.
+        base_clauses, base_params = self.sql_filter(where)
         while True:
             clauses = [*base_clauses, "id > :after"]
             params = {**base_params, "after": after, "limit": batch}

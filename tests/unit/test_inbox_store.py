@@ -131,9 +131,27 @@ def test_filters(conn: sqlite3.Connection) -> None:
     assert len(ids(EventFilter(text="oops"))) == 1
     window = EventFilter(since=T0 + timedelta(seconds=3), until=T0 + timedelta(seconds=6))
     assert len(ids(window)) == 3
+    assert ids(EventFilter(since=T0 + timedelta(days=1))) == []
+    assert ids(EventFilter(until=T0)) == []
     # order-0 from n = 6 and 9, and the quarantined row 102 (which also says PAID).
     both = EventFilter(statuses=("PAID",), charge="order-0", since=T0 + timedelta(seconds=6))
     assert len(ids(both)) == 3
+
+
+def test_time_window_is_exact_when_arrival_and_id_order_differ(conn: sqlite3.Connection) -> None:
+    # A slow body stamped early can be stored after a later one; a clock can step back.
+    late, early = new(10), new(5)
+    ids = fill(conn, [late, early, new(1), new(20)])
+    repo = EventRepository(conn)
+    window = EventFilter(since=T0 + timedelta(seconds=5), until=T0 + timedelta(seconds=15))
+    assert sorted(row.id for row in repo.page(window).rows) == [ids[0], ids[1]]
+    assert [e.id for e in repo.iter_full(window)] == [ids[0], ids[1]]
+    # A window nobody is in yet still sees the rows stored later.
+    future = EventFilter(since=T0 + timedelta(days=1))
+    assert repo.page(future).rows == []
+    (later,) = fill(conn, [new(86_400 + 7)])
+    assert [row.id for row in repo.newer(future, after=ids[-1])] == [later]
+    assert [row.id for row in repo.page(future).rows] == [later]
 
 
 def test_iter_full_reads_everything_in_batches(conn: sqlite3.Connection) -> None:
@@ -165,6 +183,7 @@ def test_page_limits_are_checked(conn: sqlite3.Connection) -> None:
         (EventFilter(verdicts=(Verdict.QUARANTINED,)), "webhook_event_verdict"),
         (EventFilter(charge="order-7"), "webhook_event_charge"),
         (EventFilter(since=T0 + timedelta(seconds=4990)), "PRIMARY KEY (rowid>? AND rowid<?)"),
+        (EventFilter(until=T0 + timedelta(seconds=10)), "INTEGER PRIMARY KEY"),
     ],
 )
 def test_paging_plans_stay_bounded(
@@ -177,7 +196,7 @@ def test_paging_plans_stay_bounded(
     events += [new(n, status="DENIED", verdict=Verdict.QUARANTINED) for n in range(5000, 5003)]
     fill(conn, events)
     conn.execute("ANALYZE")
-    clauses, params = where.where()
+    clauses, params = EventRepository(conn).sql_filter(where)
     clauses.append("id < :before")
     sql = (
         f"SELECT {_SUMMARY} FROM webhook_event WHERE "  # noqa: S608 - constants
