@@ -24,7 +24,7 @@ import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 
-from checkout_desktop.app import SandboxLink, Terminal, _apply_chromium_flags, start_sandbox
+from checkout_desktop.app import SandboxLink, Terminal, start_sandbox
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.charging import ChargeOutcome
@@ -39,6 +39,10 @@ from checkout_desktop.ui.supervisor import hash_pin
 from checkout_desktop.ui.webview import register_schemes
 
 logger = logging.getLogger(__name__)
+
+# The card tests' plugin fixes this process's Chromium flags after collection: the SDK host maps
+# to one "SDK slot" (a port and a certificate) that every in-process sandbox serves.
+pytest_plugins = ["tests.gui.card_fixtures"]
 
 # Chromium fixes its scheme table when it starts: before any QApplication exists.
 register_schemes()
@@ -159,7 +163,9 @@ class Shop:
 
 
 @pytest.fixture(scope="module")
-def shop(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
+def shop(
+    qapp: QApplication, tmp_path_factory: pytest.TempPathFactory, sdk_slot: Any
+) -> Iterator[Shop]:
     home = tmp_path_factory.mktemp("shop")
     paths = AppPaths(home / "config", home / "data", home / "logs").ensure()
     settings = Settings(first_run_done=True)
@@ -170,17 +176,18 @@ def shop(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     link = start_sandbox(
         paths,
         extra_args=(
-            "--slow-card-delay",
-            "3",
-            "--three-ds-delay",
-            "0.2",
-            "--webhook-backoff",
-            "0.2",
+            *sdk_slot.sandbox_args,
+            *("--slow-card-delay", "3", "--three-ds-delay", "0.2", "--webhook-backoff", "0.2"),
         ),
+    )
+    # The terminal applies its Chromium flags itself when it runs; in this test process the
+    # plugin already did, for the slot this sandbox serves.
+    assert (link.info.sdk_port, link.info.sdk_spki_sha256_b64) == (
+        sdk_slot.port,
+        sdk_slot.spki_sha256_b64,
     )
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
-    _apply_chromium_flags(settings, link, developer=False)
     terminal = run(
         Terminal.start(settings, paths, sandbox=link, listener_port=0), "the terminal to start"
     )
