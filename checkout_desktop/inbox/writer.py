@@ -122,6 +122,19 @@ class InboxWriter:
             raise
         self._task = asyncio.create_task(self._run(), name="inbox-writer")
 
+    async def durability(self) -> tuple[str, int]:
+        """The write connection's journal mode and synchronous level ("wal", 2 = FULL)."""
+        if self._conn is None or self._executor is None:
+            raise InboxUnavailable("the inbox writer is not running")
+        conn = self._conn
+
+        def read() -> tuple[str, int]:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            level = conn.execute("PRAGMA synchronous").fetchone()[0]
+            return str(mode), int(level)
+
+        return await asyncio.get_running_loop().run_in_executor(self._executor, read)
+
     async def submit(self, intake: Intake) -> WriteResult:
         """Store one delivery durably; raises InboxUnavailable when that is impossible."""
         if self._task is None or self._task.done() or self._closing:
@@ -231,6 +244,8 @@ class InboxWriter:
             if first is not None:
                 event = replace(event, verdict=Verdict.DUPLICATE, duplicate_of=first)
         event_id = repo.insert(event)
+        if event.verdict == Verdict.SELF_TEST:
+            repo.prune_self_tests()
         applied: Applied | None = None
         if event.verdict == Verdict.ACCEPTED and intake.update is not None and self._applier:
             applied = self._apply(conn, intake.update, event_id)

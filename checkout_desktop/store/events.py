@@ -14,6 +14,7 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 MAX_PAGE = 1000
+SELF_TESTS_KEPT = 200
 
 
 class Verdict(StrEnum):
@@ -310,6 +311,26 @@ class EventRepository:
             {"outcome": outcome, "id": event_id},
         )
 
+    def prune_self_tests(self, keep: int = SELF_TESTS_KEPT) -> int:
+        """Forget all but the newest `keep` self-test rows; returns how many went.
+
+        Self-tests are the health monitor's own probes, one per heartbeat: kept for a while to
+        show the inbox working, never worth a row a minute forever. Service deliveries are
+        never deleted.
+        """
+        row = self._conn.execute(
+            "SELECT id FROM webhook_event WHERE verdict = 'self_test' "
+            "ORDER BY id DESC LIMIT 1 OFFSET :keep",
+            {"keep": keep},
+        ).fetchone()
+        if row is None:
+            return 0
+        cursor = self._conn.execute(
+            "DELETE FROM webhook_event WHERE verdict = 'self_test' AND id <= :cutoff",
+            {"cutoff": int(row[0])},
+        )
+        return cursor.rowcount
+
     # -- reads ----------------------------------------------------------------------------------
 
     def get(self, event_id: int) -> StoredEvent | None:
@@ -399,6 +420,8 @@ def _where_sql(clauses: list[str]) -> str:
 
 
 __all__ = [
+    "MAX_PAGE",
+    "SELF_TESTS_KEPT",
     "EventFilter",
     "EventPage",
     "EventRepository",

@@ -151,6 +151,8 @@ async def test_accepted_delivery_is_committed_before_the_ack(inbox: Inbox) -> No
             conn.close()
 
     inbox.bus.subscribe(WebhookStored, check_committed)
+    # Committed means on disk: WAL with synchronous=FULL fsyncs every commit.
+    assert await inbox.writer.durability() == ("wal", 2)
     response = await post(inbox.url, payment(), headers())
     assert response.status_code == 200, response.text
     reply = response.json()

@@ -154,6 +154,21 @@ def test_time_window_is_exact_when_arrival_and_id_order_differ(conn: sqlite3.Con
     assert [row.id for row in repo.page(future).rows] == [later]
 
 
+def test_only_the_newest_self_tests_are_kept(conn: sqlite3.Connection) -> None:
+    events = []
+    for n in range(30):
+        events.append(new(n, verdict=Verdict.SELF_TEST, body=f'{{"self": {n}}}'.encode()))
+        events.append(new(100 + n))
+    ids = fill(conn, events)
+    repo = EventRepository(conn)
+    with db.transaction(conn):
+        assert repo.prune_self_tests(keep=5) == 25
+        assert repo.prune_self_tests(keep=5) == 0
+    left = repo.page(EventFilter(verdicts=(Verdict.SELF_TEST,)), limit=100).rows
+    assert [row.id for row in left] == ids[-2::-2][:5]
+    assert len(repo.page(EventFilter(verdicts=(Verdict.ACCEPTED,)), limit=100).rows) == 30
+
+
 def test_iter_full_reads_everything_in_batches(conn: sqlite3.Connection) -> None:
     ids = fill(conn, [new(n) for n in range(23)])
     repo = EventRepository(conn)
