@@ -47,6 +47,7 @@ ChargeApplier = Callable[
 DEFAULT_MAX_BATCH = 256
 DEFAULT_MAX_QUEUE = 4096
 _MAX_OUTCOME = 300
+_CACHE_KIB = 32 * 1024
 
 
 class InboxUnavailable(RuntimeError):
@@ -115,12 +116,19 @@ class InboxWriter:
         loop = asyncio.get_running_loop()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inbox-writer")
         try:
-            self._conn = await loop.run_in_executor(self._executor, db.connect, self._path)
+            self._conn = await loop.run_in_executor(self._executor, self._open)
         except BaseException:
             self._executor.shutdown(wait=False)
             self._executor = None
             raise
         self._task = asyncio.create_task(self._run(), name="inbox-writer")
+
+    def _open(self) -> sqlite3.Connection:
+        conn = db.connect(self._path)
+        # Every delivery touches a few random index pages (body hash, charge ids); a larger
+        # page cache keeps them in memory as the store grows toward millions of rows.
+        conn.execute(f"PRAGMA cache_size = {-_CACHE_KIB}")
+        return conn
 
     async def durability(self) -> tuple[str, int]:
         """The write connection's journal mode and synchronous level ("wal", 2 = FULL)."""

@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,9 @@ import pytest
 
 from checkout_desktop import cli
 from checkout_desktop.inbox.cli_listen import TokenFileError, read_token_file, webhook_token
+from checkout_desktop.paths import app_paths
 from checkout_desktop.secrets import SecretMissing, SecretName, SecretStore
-from checkout_desktop.settings import Settings
+from checkout_desktop.settings import Settings, TunnelSettings, save_settings
 from tests.conftest import MemoryKeyring
 
 logger = logging.getLogger(__name__)
@@ -271,3 +273,44 @@ def test_listen_reads_the_token_from_the_keychain(memory_keyring: MemoryKeyring)
     assert webhook_token(settings).get_secret_value() == TOKEN
     with pytest.raises(SecretMissing):
         webhook_token(settings, profile="service-sandbox")
+
+
+def test_listen_runs_the_tunnel_from_settings_and_says_when_the_url_changed(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "cloudflared"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys, time\n"
+        "print('INF |  https://lively-test-words.trycloudflare.com  |', file=sys.stderr, "
+        "flush=True)\n"
+        "time.sleep(120)\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o700)
+    home = tmp_path / "home"
+    settings = Settings(tunnel=TunnelSettings(mode="cloudflared", cloudflared_path=str(script)))
+    save_settings(settings, app_paths(home))
+    listening = ListenProcess(home, ["--token-file", str(token_file(tmp_path))])
+    lines: list[str] = []
+    noticed = threading.Event()
+
+    def read_errors() -> None:
+        assert listening.process.stderr is not None
+        for line in listening.process.stderr:
+            lines.append(line)
+            if "ACTION NEEDED" in line:
+                noticed.set()
+
+    reader = threading.Thread(target=read_errors, daemon=True)
+    reader.start()
+    try:
+        assert noticed.wait(timeout=30), "".join(lines)
+        notice = next(line for line in lines if "ACTION NEEDED" in line)
+        assert "https://lively-test-words.trycloudflare.com/webhooks/checkout" in notice
+        listening.process.send_signal(signal.SIGTERM)
+        assert listening.process.wait(timeout=60) == 0
+        reader.join(timeout=30)
+        assert any("stopped; " in line for line in lines), "".join(lines)
+    finally:
+        listening.close()
