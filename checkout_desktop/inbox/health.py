@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import SecretStr
@@ -36,6 +37,8 @@ from checkout_desktop.inbox.listener import WebhookListener
 from checkout_desktop.inbox.tunnel import TunnelSupervisor
 
 logger = logging.getLogger(__name__)
+
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
 @dataclass(frozen=True)
@@ -76,9 +79,8 @@ class HealthMonitor:
         self._interval = interval_s
         self._timeout = timeout_s
         self._slow_after = slow_after_s
-        self._client_factory = client_factory or (
-            lambda: httpx.AsyncClient(timeout=timeout_s, verify=verify)
-        )
+        self._client_factory = client_factory
+        self._verify = verify
         self._status = HealthStatus(
             level=HealthLevel.DOWN, reason="not checked yet", since=utc_now()
         )
@@ -193,6 +195,16 @@ class HealthMonitor:
                 )
             return self._set(HealthLevel.HEALTHY, f"self-test through {target} arrived", took)
 
+    def _client(self, url: str) -> httpx.AsyncClient:
+        if self._client_factory is not None:
+            return self._client_factory()
+        # A proxy from the environment may be how this machine reaches a public URL, but the
+        # listener's own loopback address must be reached directly.
+        host = urlsplit(url).hostname or ""
+        return httpx.AsyncClient(
+            timeout=self._timeout, verify=self._verify, trust_env=host not in _LOOPBACK
+        )
+
     async def _self_test(self, url: str) -> tuple[str | None, float | None]:
         """Post one self-test and wait to see it stored: (problem, round trip in seconds)."""
         nonce = uuid.uuid4().hex
@@ -202,7 +214,7 @@ class HealthMonitor:
         unsubscribe = self._bus.subscribe(WebhookStored, self._on_stored)
         started = loop.time()
         try:
-            async with self._client_factory() as client:
+            async with self._client(url) as client:
                 response = await client.post(
                     url,
                     content=self_test_body(nonce),

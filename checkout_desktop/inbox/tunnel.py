@@ -133,7 +133,10 @@ class TunnelSupervisor:
         self._backoff = backoff or Backoff()
         self._url_timeout = url_timeout_s
         self._poll_interval = poll_interval_s
-        self._client_factory = client_factory or (lambda: httpx.AsyncClient(timeout=5.0))
+        # The agent API is on this machine: never through a proxy from the environment.
+        self._client_factory = client_factory or (
+            lambda: httpx.AsyncClient(timeout=5.0, trust_env=False)
+        )
         self._state = TunnelState.OFF
         self._public: str | None = None
         self._reason: str | None = None

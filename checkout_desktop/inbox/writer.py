@@ -48,6 +48,8 @@ DEFAULT_MAX_BATCH = 256
 DEFAULT_MAX_QUEUE = 4096
 _MAX_OUTCOME = 300
 _CACHE_KIB = 32 * 1024
+# Errors that one delivery's data can cause; anything else is the store's trouble.
+_ONE_BAD_ROW = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.InterfaceError, ValueError)
 
 
 class InboxUnavailable(RuntimeError):
@@ -234,8 +236,10 @@ class InboxWriter:
             if conn.in_transaction:
                 # A failed COMMIT (disk full, I/O error) leaves the transaction open.
                 conn.execute("ROLLBACK")
-            if len(intakes) == 1:
-                return [exc]
+            if len(intakes) == 1 or not isinstance(exc, _ONE_BAD_ROW):
+                # A busy, full or failing disk fails every delivery alike: no retry one by one
+                # (each would wait out the busy timeout again); the senders retry after a 503.
+                return [exc] * len(intakes)
             # One poisoned delivery must not sink the others: retry each in its own commit.
             logger.warning("a batch of %d failed (%s); storing one by one", len(intakes), exc)
             return [item for intake in intakes for item in self._write([intake])]

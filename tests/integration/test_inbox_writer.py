@@ -1,0 +1,93 @@
+"""The group-commit writer on a real SQLite file: batches, isolation of a bad row, stop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.inbox.events import WebhookStored
+from checkout_desktop.inbox.intake import Intake, body_digest
+from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
+from checkout_desktop.store import db
+from checkout_desktop.store.events import EventRepository, NewEvent, Verdict
+
+logger = logging.getLogger(__name__)
+
+
+def intake(n: int, *, naive: bool = False) -> Intake:
+    body = f'{{"type": "PAYOUT", "n": {n}}}'.encode()
+    moment = datetime(2026, 3, 1, 12, 0, n)
+    return Intake(
+        event=NewEvent(
+            received_at=moment if naive else moment.replace(tzinfo=UTC),
+            verdict=Verdict.UNKNOWN,
+            body=body,
+            body_sha256=body_digest(body),
+            headers={"event-type": "PayoutMessage"},
+            body_type="PAYOUT",
+        )
+    )
+
+
+@pytest.mark.asyncio
+async def test_one_bad_row_does_not_sink_its_batch(tmp_path: Path) -> None:
+    bus = EventBus()
+    published: list[WebhookStored] = []
+    bus.subscribe(WebhookStored, published.append)
+    writer = InboxWriter(tmp_path / "store.sqlite3", bus=bus)
+    await writer.start()
+    try:
+        # Queued in one go, so they share one batch.
+        outcomes = await asyncio.gather(
+            *(writer.submit(intake(n, naive=n == 2)) for n in range(5)), return_exceptions=True
+        )
+    finally:
+        await writer.close()
+    assert isinstance(outcomes[2], InboxUnavailable)
+    assert "naive datetime" in str(outcomes[2])
+    stored = [o for o in outcomes if isinstance(o, WriteResult)]
+    assert len(stored) == 4
+    assert writer.stats.largest_batch == 1  # the shared batch failed; rows went one by one
+    assert writer.stats.failed_batches == 2
+    conn = db.connect(tmp_path / "store.sqlite3")
+    try:
+        rows = list(EventRepository(conn).iter_full())
+    finally:
+        conn.close()
+    assert [r.id for r in rows] == [o.event_id for o in stored]
+    assert [e.event_id for e in published] == [o.event_id for o in stored]
+
+
+@pytest.mark.asyncio
+async def test_close_commits_what_is_queued_and_refuses_more(tmp_path: Path) -> None:
+    writer = InboxWriter(tmp_path / "store.sqlite3", max_batch=2)
+    await writer.start()
+    pending = [asyncio.ensure_future(writer.submit(intake(n))) for n in range(7)]
+    await asyncio.sleep(0)
+    await writer.close()
+    results = await asyncio.gather(*pending)
+    assert sorted(r.event_id for r in results) == list(range(1, 8))
+    assert writer.stats.largest_batch == 2
+    with pytest.raises(InboxUnavailable, match="not accepting"):
+        await writer.submit(intake(9))
+    assert not writer.running
+
+
+@pytest.mark.asyncio
+async def test_a_full_queue_is_refused_not_buffered_without_bound(tmp_path: Path) -> None:
+    writer = InboxWriter(tmp_path / "store.sqlite3", max_queue=3)
+    await writer.start()
+    try:
+        tasks = [asyncio.ensure_future(writer.submit(intake(n))) for n in range(6)]
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        await writer.close()
+    refused = [o for o in outcomes if isinstance(o, InboxUnavailable)]
+    assert refused, "every delivery fit in a queue of 3"
+    assert "waiting for the disk" in str(refused[0])
+    assert len([o for o in outcomes if isinstance(o, WriteResult)]) >= 3
