@@ -346,14 +346,26 @@ class EventRepository:
         return int(row[0] or 0)
 
     def page(
-        self, where: EventFilter | None = None, *, before: int | None = None, limit: int = 100
+        self,
+        where: EventFilter | None = None,
+        *,
+        before: int | None = None,
+        limit: int = 100,
+        floor: int | None = None,
     ) -> EventPage:
-        """One page of summaries, newest first, strictly older than `before` when given."""
+        """One page of summaries, newest first, strictly older than `before` when given.
+
+        `floor` bounds the scan from below (ids at or above it): a slow filter, such as a rare
+        text search, can then be run window by window without stalling its caller.
+        """
         limit = _check_limit(limit)
         clauses, params = self.sql_filter(where)
         if before is not None:
             clauses.append("id < :before")
             params["before"] = before
+        if floor is not None:
+            clauses.append("id >= :floor")
+            params["floor"] = floor
         params["limit"] = limit + 1
         sql = (
             f"SELECT {_SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - built from constants

@@ -8,6 +8,7 @@ never OFFSET), and live arrivals are read with one `id > watermark` query per bu
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -38,6 +39,13 @@ VERDICT_ROLE = Qt.ItemDataRole.UserRole + 2
 COALESCE_MS = 30
 """A view repaint costs 10–12 ms here, so arrivals are batched to at most one insert per 30 ms."""
 
+SCAN_BUDGET_MS = 20.0
+"""A text search is a scan; it runs in id windows sized to take about this long each, with the
+event loop running in between, so a rare match in a million rows never freezes the window."""
+_FIRST_WINDOW = 20_000
+_MIN_WINDOW = 1_000
+_MAX_WINDOW = 2_000_000
+
 _VERDICT_COLOURS = {
     "quarantined": QColor("#b3261e"),
     "duplicate": QColor("#7a5c00"),
@@ -53,6 +61,8 @@ class EventListModel(QAbstractTableModel):
 
     burst_inserted = Signal(int)
     """How many rows one coalesced burst inserted at the top."""
+    search_progress = Signal(int, bool)
+    """(lowest id scanned so far, still scanning) while a text search runs window by window."""
 
     def __init__(
         self,
@@ -60,6 +70,7 @@ class EventListModel(QAbstractTableModel):
         *,
         page_size: int = 200,
         coalesce_ms: int = COALESCE_MS,
+        first_scan_window: int = _FIRST_WINDOW,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -78,6 +89,16 @@ class EventListModel(QAbstractTableModel):
         self._timer.setSingleShot(True)
         self._timer.setInterval(coalesce_ms)
         self._timer.timeout.connect(self._flush)
+        # Windowed scanning of text searches: `_scan_before` is the id below which nothing has
+        # been scanned yet; `_wanted` how many more rows the current step should find.
+        self._first_window = max(1, first_scan_window)
+        self._window = self._first_window
+        self._scan_before = 0
+        self._wanted = 0
+        self._step_timer = QTimer(self)
+        self._step_timer.setSingleShot(True)
+        self._step_timer.setInterval(0)
+        self._step_timer.timeout.connect(self._scan_step)
         self._headers = (
             self.tr("Received"),
             self.tr("Type"),
@@ -109,26 +130,81 @@ class EventListModel(QAbstractTableModel):
         self._load_first_page()
         self.endResetModel()
 
+    @property
+    def scanning(self) -> bool:
+        """A text search is still looking for its page (rows arrive as they are found)."""
+        return self._step_timer.isActive()
+
+    def _windowed(self) -> bool:
+        return bool(self._filter.text)
+
     def _load_first_page(self) -> None:
         self._timer.stop()
+        self._step_timer.stop()
         # The watermark is taken before the page: a row committed in between is then read by
         # the next burst instead of being missed.
         self._watermark = self._repo.latest_id()
         self._pending_max = self._watermark
+        if self._windowed():
+            self._rows = []
+            self._next_before = None
+            self._exhausted = self._watermark == 0
+            self._scan_before = self._watermark + 1
+            self._window = self._first_window
+            if not self._exhausted:
+                self._wanted = self._page_size
+                self._step_timer.start()
+            return
         page = self._repo.page(self._filter, before=self._watermark + 1, limit=self._page_size)
         self._rows = list(page.rows)
         self._next_before = page.next_before
         self._exhausted = page.next_before is None
+
+    def _scan_step(self) -> None:
+        """Scan one id window of a text search; go on (after the loop runs) until a page."""
+        floor = max(1, self._scan_before - self._window)
+        started = time.perf_counter()
+        page = self._repo.page(
+            self._filter,
+            before=self._scan_before,
+            floor=floor,
+            limit=min(MAX_PAGE, max(1, self._wanted)),
+        )
+        took_ms = (time.perf_counter() - started) * 1000
+        # Size the next window so one step takes about the budget.
+        if took_ms < SCAN_BUDGET_MS / 2:
+            self._window = min(_MAX_WINDOW, self._window * 2)
+        elif took_ms > SCAN_BUDGET_MS:
+            self._window = max(min(_MIN_WINDOW, self._first_window), self._window // 2)
+        if page.next_before is not None:
+            self._scan_before = page.next_before  # the window holds more: resume inside it
+        else:
+            self._scan_before = floor
+        self._exhausted = page.next_before is None and floor <= 1
+        if page.rows:
+            first = len(self._rows)
+            self.beginInsertRows(QModelIndex(), first, first + len(page.rows) - 1)
+            self._rows.extend(page.rows)
+            self.endInsertRows()
+            self._wanted -= len(page.rows)
+        more = self._wanted > 0 and not self._exhausted
+        if more:
+            self._step_timer.start()
+        self.search_progress.emit(self._scan_before, more)
 
     # -- paging -----------------------------------------------------------------------------
 
     def canFetchMore(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
         if parent.isValid():
             return False
-        return not self._exhausted
+        return not self._exhausted and not self.scanning
 
     def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
-        if parent.isValid() or self._exhausted:
+        if parent.isValid() or self._exhausted or self.scanning:
+            return
+        if self._windowed():
+            self._wanted = self._page_size
+            self._scan_step()
             return
         page = self._repo.page(self._filter, before=self._next_before, limit=self._page_size)
         self._next_before = page.next_before

@@ -194,6 +194,7 @@ class EventsPanel(QWidget):
         self.table.doubleClicked.connect(self._double_clicked)
         self.model.modelReset.connect(self._after_reset)
         self.model.rowsInserted.connect(self._update_count)
+        self.model.search_progress.connect(self._search_progress)
         self._update_count()
 
     def current_filter(self) -> EventFilter:
@@ -233,6 +234,16 @@ class EventsPanel(QWidget):
             else self.tr("{n} events").format(n=shown)
         )
         self.count_label.setText(text)
+
+    def _search_progress(self, scanned_to: int, scanning: bool) -> None:
+        if scanning:
+            self.count_label.setText(
+                self.tr("Searching… {n} found so far (looked back to event #{id})").format(
+                    n=self.model.rowCount(), id=scanned_to
+                )
+            )
+        else:
+            self._update_count()
 
     def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         indexes = selected.indexes()

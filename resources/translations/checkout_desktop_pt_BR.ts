@@ -456,32 +456,32 @@
 <context>
     <name>EventListModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="82"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="103"/>
         <source>Received</source>
         <translation>Recebido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="83"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="104"/>
         <source>Type</source>
         <translation>Tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="84"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="105"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="85"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="106"/>
         <source>Charge</source>
         <translation>Cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="86"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="107"/>
         <source>Delivery</source>
         <translation>Entrega</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="87"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="108"/>
         <source>Reason</source>
         <translation>Motivo</translation>
     </message>
@@ -539,14 +539,19 @@
         <translation>Recarregar a partir do evento mais novo (mostra o que outro processo gravou)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="231"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="232"/>
         <source>{n} events shown; scroll for older ones</source>
         <translation>{n} eventos exibidos; role para ver os mais antigos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="233"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="234"/>
         <source>{n} events</source>
         <translation>{n} eventos</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="241"/>
+        <source>Searching… {n} found so far (looked back to event #{id})</source>
+        <translation>Buscando… {n} encontrados até agora (olhou até o evento nº {id})</translation>
     </message>
 </context>
 <context>

@@ -168,6 +168,7 @@ def test_panel_filters_search_and_shows_raw_json_and_headers(
 
     with qtbot.waitSignal(panel.model.modelReset, timeout=2000):
         panel.search.setText("sale-bbb")
+    qtbot.waitUntil(lambda: not panel.model.scanning, timeout=2000)
     assert panel.model.rowCount() == 2
     with qtbot.waitSignal(panel.model.modelReset, timeout=2000):
         panel.search.setText("")
@@ -183,6 +184,45 @@ def test_panel_filters_search_and_shows_raw_json_and_headers(
     assert "[not stored: bare token]" in raw
     assert "quarantine reason" in panel.detail.summary.text()
     assert "Rejected" in panel.detail.summary.text()
+
+
+def test_a_rare_text_search_scans_in_windows_without_blocking(
+    qtbot: QtBot, qtmodeltester: ModelTester, conn: sqlite3.Connection
+) -> None:
+    (rare,) = insert_events(conn, 1, charge="sale-needle")
+    insert_events(conn, 3000, start=10)
+    model = EventListModel(EventRepository(conn), page_size=50, first_scan_window=100)
+    steps: list[tuple[int, bool]] = []
+    model.search_progress.connect(lambda low, more: steps.append((low, more)))
+    model.set_filter(EventFilter(text="needle"))
+    assert model.rowCount() == 0  # nothing scanned yet: the loop runs first
+    assert model.scanning
+    qtbot.waitUntil(lambda: not model.scanning, timeout=5000)
+    assert model.rowCount() == 1
+    assert model.data(model.index(0, 0), EVENT_ID_ROLE) == rare
+    assert len(steps) > 3  # several windows, the event loop ran between them
+    assert [low for low, _ in steps] == sorted((low for low, _ in steps), reverse=True)
+    assert steps[-1] == (1, False)
+    assert not model.canFetchMore()
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_a_common_text_search_fills_pages_and_fetches_more(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    insert_events(conn, 120, charge="sale-common")
+    model = EventListModel(EventRepository(conn), page_size=50, first_scan_window=1000)
+    model.set_filter(EventFilter(text="common"))
+    qtbot.waitUntil(lambda: not model.scanning and model.rowCount() == 50, timeout=5000)
+    assert model.canFetchMore()
+    model.fetchMore()
+    qtbot.waitUntil(lambda: not model.scanning, timeout=5000)
+    while model.canFetchMore():
+        model.fetchMore()
+        qtbot.waitUntil(lambda: not model.scanning, timeout=5000)
+    ids = [model.data(model.index(r, 0), EVENT_ID_ROLE) for r in range(model.rowCount())]
+    assert len(ids) == 120
+    assert ids == sorted(ids, reverse=True)
 
 
 def test_double_click_asks_for_the_charge(qtbot: QtBot, conn: sqlite3.Connection) -> None:
