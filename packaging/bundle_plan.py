@@ -197,11 +197,17 @@ _DROPPED_DATA = re.compile(
     r"|(^|/)[^/]+\.egg-info/"
 )
 
-# System libraries left to the target machine instead of copied from the build machine: CUPS
-# talks to the local print server and must match it, so Qt's print plugin uses the system's
-# libcups (without one, printing to PDF still works). Its own dependencies (GnuTLS, Kerberos,
-# Avahi...) then go too, through without_orphans().
-_SYSTEM_LEFT_OUT = re.compile(r"(^|/)libcups\.so[.0-9]*$")
+# Linux libraries taken from the shop PC instead of copied from the build machine, because they
+# must match the machine rather than the build: the graphics stack (the system's Mesa drivers,
+# loaded through the system libGL that PyInstaller already leaves out, need the system's libgbm,
+# libdrm, libX11/libxcb and a libstdc++/libgcc_s at least as new as their own), font
+# configuration (a newer fonts.conf breaks an older fontconfig), ALSA (its config files) and
+# CUPS (it talks to the local print server; without it printing to PDF still works). Every
+# desktop distribution has them; packaging/README.md lists the Debian packages. What came in
+# only with them (libXau, libbsd, GnuTLS behind CUPS...) goes too, through without_orphans().
+_HOST_LIBRARIES = re.compile(
+    r"(^|/)lib(stdc\+\+|gcc_s|gbm|drm|X11|xcb|fontconfig|freetype|asound|cups)\.so[.0-9]*$"
+)
 
 
 class BundlePlanError(RuntimeError):
@@ -221,7 +227,7 @@ def qt_library_name(dest: str) -> str | None:
 def keep_binary(dest: str) -> bool:
     """Whether a binary PyInstaller collected (by its path inside the bundle) is shipped."""
     path = _normalized(dest)
-    if _SYSTEM_LEFT_OUT.search(path):
+    if _HOST_LIBRARIES.search(path):
         return False
     plugin = _PLUGIN_DIR.search(path)
     if plugin and "PySide6/" in path:
@@ -330,42 +336,74 @@ def without_orphans(
     binaries: Iterable[Entry],
     keep: Callable[[str], bool],
     links_of: Callable[[str], Iterable[str]],
+    resolve: Callable[[str], str | None] = lambda _name: None,
 ) -> tuple[list[Entry], list[Entry]]:
     """Split binaries into (shipped, dropped): keep() decides, and libraries that were collected
     only because a dropped binary links them (the GTK stack behind the GTK3 theme plugin, for
     instance) go too.
 
-    links_of(source) names the libraries a binary links directly (DT_NEEDED on Linux, imports
-    on Windows, load commands on macOS), as names or paths. Every binary that nothing in the
-    list links (Python extension modules, plugins, QtWebEngineProcess, libraries loaded with
-    dlopen such as NSS's modules) is a root; a root that keep() refuses is dropped, and what
-    only dropped binaries lead to goes with it.
+    links_of(file) names the libraries a binary links directly (DT_NEEDED on Linux, imports on
+    Windows, load commands on macOS). resolve(name) finds a linked library that is not in the
+    list on the build machine (PyInstaller leaves out libxcb and libGL, for instance): such a
+    library counts as dropped, so what only it links (libXau behind libxcb) is dropped too.
+
+    Every binary that nothing links (Python extension modules, plugins, QtWebEngineProcess, the
+    Python library, modules loaded with dlopen such as NSS's) is a root. Shipped is what the
+    kept roots reach without passing through a dropped binary.
     """
     entries = list(binaries)
-    by_name: dict[str, set[int]] = {}
+    by_name: dict[str, set[str]] = {}
+    files: dict[str, str] = {}
     for index, (dest, source, _kind) in enumerate(entries):
+        node = f"entry:{index}"
+        files[node] = source
         for path in (dest, source, _real(source)):
-            by_name.setdefault(_library_key(path), set()).add(index)
-    linked: dict[int, set[int]] = {}
-    for index, (_dest, source, _kind) in enumerate(entries):
-        targets: set[int] = set()
-        for name in links_of(source):
-            targets |= by_name.get(_library_key(name), set())
-        linked[index] = targets - {index}
-    refused = {index for index, entry in enumerate(entries) if not keep(entry[0])}
-    linked_by_anything = set().union(*linked.values()) if linked else set()
-    roots = set(range(len(entries))) - linked_by_anything - refused
-    # Walk from the kept roots; the walk stops at refused binaries, so what only they link
-    # (directly or further down) is not reached.
+            by_name.setdefault(_library_key(path), set()).add(node)
+    memo: dict[str, set[str]] = {}
+
+    def links(node: str) -> set[str]:
+        if node not in memo:
+            targets: set[str] = set()
+            for name in links_of(files[node]):
+                found = by_name.get(_library_key(name))
+                if found:
+                    targets |= found
+                    continue
+                path = resolve(name)
+                if path:
+                    host = f"host:{_real(path)}"
+                    files.setdefault(host, path)
+                    targets.add(host)
+            memo[node] = targets - {node}
+        return memo[node]
+
+    entry_nodes = [f"entry:{index}" for index in range(len(entries))]
+    # Explore the whole graph once, build-machine libraries included.
+    linked_by_anything: set[str] = set()
+    explored: set[str] = set()
+    stack = list(entry_nodes)
+    while stack:
+        node = stack.pop()
+        if node in explored:
+            continue
+        explored.add(node)
+        for target in links(node):
+            linked_by_anything.add(target)
+            stack.append(target)
+    refused = {f"entry:{i}" for i, entry in enumerate(entries) if not keep(entry[0])}
+    refused |= {node for node in explored if node.startswith("host:")}
+    roots = [node for node in entry_nodes if node not in linked_by_anything | refused]
     needed = set(roots)
     stack = list(roots)
     while stack:
-        for target in linked[stack.pop()]:
+        for target in links(stack.pop()):
             if target not in needed and target not in refused:
                 needed.add(target)
                 stack.append(target)
-    shipped = [entry for index, entry in enumerate(entries) if index in needed]
-    dropped = [entry for index, entry in enumerate(entries) if index not in needed]
+    shipped = [entry for node, entry in zip(entry_nodes, entries, strict=True) if node in needed]
+    dropped = [
+        entry for node, entry in zip(entry_nodes, entries, strict=True) if node not in needed
+    ]
     return shipped, dropped
 
 

@@ -127,6 +127,13 @@ def test_hidden_imports_cover_every_subcommand_module() -> None:
         ("PySide6/Qt/plugins/position/libqtposition_geoclue2.so", False),
         ("PySide6/Qt/qml/QtQuick/Controls/libqtquickcontrols2plugin.so", False),
         ("libcups.so.2", False),  # left to the target system
+        ("libstdc++.so.6", False),
+        ("libgbm.so.1", False),
+        ("libxcb.so.1", False),
+        ("libX11.so.6", False),
+        ("libxcb-icccm.so.4", True),  # only the core X libraries come from the system
+        ("libX11-xcb.so.1", True),
+        ("libfontconfig.so.1", False),
         ("libnss3.so", True),
         ("libpython3.11.so.1.0", True),
     ],
@@ -190,6 +197,32 @@ def test_without_orphans_drops_what_only_dropped_binaries_link() -> None:
         "libglib-2.0.so.0",  # also needed by Qt itself
         "libsoftokn3.so",
     }
+
+
+def test_without_orphans_drops_what_only_build_machine_libraries_link() -> None:
+    # PyInstaller leaves libxcb out (it comes with the machine's graphics stack) but collects
+    # libXau, which only libxcb links; the xcb extension libraries are needed.
+    graph = {
+        "/q/libqxcb.so": ["libxcb-icccm.so.4", "libxcb.so.1"],
+        "/s/libxcb-icccm.so.4": ["libxcb.so.1"],
+        "/host/libxcb.so.1": ["libXau.so.6"],
+        "/s/libXau.so.6": [],
+        "/s/libpython3.11.so.1.0": [],  # loaded by the bootloader with dlopen
+    }
+    entries = [
+        ("PySide6/Qt/plugins/platforms/libqxcb.so", "/q/libqxcb.so", "BINARY"),
+        ("libxcb-icccm.so.4", "/s/libxcb-icccm.so.4", "BINARY"),
+        ("libXau.so.6", "/s/libXau.so.6", "BINARY"),
+        ("libpython3.11.so.1.0", "/s/libpython3.11.so.1.0", "BINARY"),
+    ]
+    hosts = {"libxcb.so.1": "/host/libxcb.so.1"}
+    shipped, dropped = plan.without_orphans(entries, plan.keep_binary, graph.__getitem__, hosts.get)
+    assert [e[0] for e in dropped] == ["libXau.so.6"]
+    assert [e[0] for e in shipped] == [
+        "PySide6/Qt/plugins/platforms/libqxcb.so",
+        "libxcb-icccm.so.4",
+        "libpython3.11.so.1.0",
+    ]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads ELF files")
