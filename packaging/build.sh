@@ -30,6 +30,19 @@ SELF_TEST_TIMEOUT=180
 
 # --- 1. environment ------------------------------------------------------------------------
 bash scripts/setup.sh
+# Build-only tools: desktop-file-validate checks the desktop entry, binutils' strip is what
+# PyInstaller strips the Linux binaries with.
+build_tools=()
+command -v desktop-file-validate >/dev/null 2>&1 || build_tools+=(desktop-file-utils)
+command -v strip >/dev/null 2>&1 || build_tools+=(binutils)
+if ((${#build_tools[@]})); then
+  if [[ "$(id -u)" == 0 ]]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
+    die "missing ${build_tools[*]} and not root, and sudo is not available"
+  fi
+  say "installing ${build_tools[*]}"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${build_tools[@]}" >/dev/null
+fi
 # PyInstaller comes from the project's `package` extra; skip pip when it is already there.
 if ! "$VENV/bin/python" - <<'EOF' >/dev/null 2>&1
 import sys
@@ -88,14 +101,10 @@ if [[ -n "$missing" ]]; then
 else
   say "libraries: every binary in the bundle resolves all of its links"
 fi
-if command -v desktop-file-validate >/dev/null 2>&1; then
-  if desktop-file-validate "$BUNDLE/share/applications/checkout-desktop.desktop"; then
-    say "desktop entry: valid (desktop-file-validate)"
-  else
-    failed+=("desktop entry does not validate")
-  fi
+if desktop-file-validate "$BUNDLE/share/applications/checkout-desktop.desktop"; then
+  say "desktop entry: valid (desktop-file-validate)"
 else
-  say "desktop entry: desktop-file-validate not installed (Debian: desktop-file-utils); not checked"
+  failed+=("desktop entry does not validate")
 fi
 
 # --- 4. archive ----------------------------------------------------------------------------

@@ -87,6 +87,16 @@ def test_a_missing_card_page_stops_the_build(tmp_path: Path) -> None:
         plan.data_files(tmp_path)
 
 
+def test_the_spec_is_valid_python_and_builds_from_the_plan() -> None:
+    # The full build is not part of the suite; this catches a broken spec without one.
+    spec = (ROOT / "packaging" / "checkout-desktop.spec").read_text(encoding="utf-8")
+    compile(spec, "checkout-desktop.spec", "exec")
+    for use in ("plan.data_files(ROOT)", "plan.hidden_imports(ROOT)", "plan.EXCLUDED_MODULES"):
+        assert use in spec
+    assert "plan.without_orphans(a.binaries, plan.keep_binary" in spec
+    assert "plan.filtered(a.datas, plan.keep_data)" in spec
+
+
 def test_hidden_imports_cover_every_subcommand_module() -> None:
     modules = {module for module, _help in SUBCOMMANDS.values()}
     assert set(plan.hidden_imports(ROOT)) == modules
