@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import secrets as pysecrets
+import signal
 import socket
 import sqlite3
 import sys
@@ -614,6 +615,7 @@ async def _run_window(settings: Settings, paths: AppPaths, args: argparse.Namesp
         window.adapter.replay(terminal.current_state())
         window.show()
         card_page.load()
+        _close_on_signals(window.request_close)
         await until_closed(window)
     finally:
         await terminal.stop()
@@ -621,6 +623,14 @@ async def _run_window(settings: Settings, paths: AppPaths, args: argparse.Namesp
             sandbox.stop()
         translations.remove()
     return 0
+
+
+def _close_on_signals(close: Callable[[], object]) -> None:
+    """SIGTERM and Ctrl-C close the window, so shutdown runs in order (not a hard exit)."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, close)
 
 
 def _persist(settings: Settings, paths: AppPaths) -> None:

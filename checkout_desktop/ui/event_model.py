@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import (
@@ -254,14 +253,6 @@ class EventListModel(QAbstractTableModel):
         self._rows[0:0] = fresh
         self.endInsertRows()
         self.burst_inserted.emit(len(fresh))
-
-    def update_merge_outcome(self, event_id: int, outcome: str | None) -> None:
-        """Refresh one shown row whose stored merge outcome changed."""
-        for row, summary in enumerate(self._rows):
-            if summary.id == event_id:
-                self._rows[row] = replace(summary, merge_outcome=outcome)
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
-                return
 
     # -- model ------------------------------------------------------------------------------
 

@@ -278,6 +278,18 @@ class MainWindow(QMainWindow):
 
     # -- window -----------------------------------------------------------------------------
 
+    def request_close(self) -> None:
+        """Close now, or as soon as the charge in flight has its reply recorded."""
+        if not self.charge_screen.in_flight:
+            self.close()
+            return
+
+        def close_after(_outcome: object) -> None:
+            self.charge_screen.charge_finished.disconnect(close_after)
+            self.close()
+
+        self.charge_screen.charge_finished.connect(close_after)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.charge_screen.in_flight:
             # The reply of an in-flight charge must be recorded; closing now would leave the
