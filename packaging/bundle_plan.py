@@ -32,7 +32,7 @@ SDK_FILES = ("dist/pp-transparent.js", "dist/pp-transparent.js.LICENSE.txt", "pa
 WHOLE_RESOURCE_DIRS = ("card", "icons")
 TRANSLATIONS_DIR = "translations"
 TRANSLATION_GLOB = "*.qm"
-# Files the app cannot start without; a bundle missing one must not be built.
+# Files a bundle cannot do without (the card page; the icon the desktop entry and installers use).
 REQUIRED_RESOURCES = ("card/index.html", "icons/checkout-desktop.svg")
 
 # Editor and OS litter that must never ship even if it sits in a resource folder.
