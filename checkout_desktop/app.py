@@ -448,17 +448,23 @@ class ConnectionTest:
         self.sandbox: SandboxLink | None = None
 
     async def __call__(self, settings: Settings) -> list[CheckResult]:
+        from PySide6.QtCore import QCoreApplication
+
         from checkout_desktop.ui.wizard import CheckResult
 
+        listener_name = QCoreApplication.translate("ConnectionTest", "Listener")
+        token_name = QCoreApplication.translate("ConnectionTest", "Access token")
         results: list[CheckResult] = []
         profile = settings.profile
         port = settings.listener.port
         if not port_is_free(port):
             results.append(
                 CheckResult(
-                    "Listener",
+                    listener_name,
                     False,
-                    f"port {port} is taken by another program; choose another port",
+                    QCoreApplication.translate(
+                        "ConnectionTest", "port {port} is taken by another program; choose another"
+                    ).format(port=port),
                 )
             )
             return results
@@ -466,7 +472,11 @@ class ConnectionTest:
             try:
                 self.sandbox = start_sandbox(self.paths)
             except StartupError as exc:
-                return [CheckResult("Sandbox", False, str(exc))]
+                return [
+                    CheckResult(
+                        QCoreApplication.translate("ConnectionTest", "Sandbox"), False, str(exc)
+                    )
+                ]
         bus = EventBus()
         try:
             terminal = await Terminal.start(
@@ -478,23 +488,31 @@ class ConnectionTest:
                 health_interval_s=3600,
             )
         except (StartupError, ProfileError, SecretMissing, KeychainUnavailable) as exc:
-            return [CheckResult("Setup", False, str(exc))]
+            return [
+                CheckResult(QCoreApplication.translate("ConnectionTest", "Setup"), False, str(exc))
+            ]
         try:
             try:
                 token = await terminal.tokens.token()
                 left = terminal.tokens.seconds_left(token) or 0
                 results.append(
-                    CheckResult("Access token", True, f"fetched; valid for {int(left)} s")
+                    CheckResult(
+                        token_name,
+                        True,
+                        QCoreApplication.translate(
+                            "ConnectionTest", "fetched; valid for {seconds} s"
+                        ).format(seconds=int(left)),
+                    )
                 )
             except (GatewayError, SecretMissing, KeychainUnavailable) as exc:
-                results.append(CheckResult("Access token", False, str(exc)))
+                results.append(CheckResult(token_name, False, str(exc)))
             for problem in terminal.problems:
-                results.append(CheckResult("Listener", False, problem))
+                results.append(CheckResult(listener_name, False, problem))
             if terminal.health is not None:
                 status = await terminal.health.check_now()
                 ok = status.level.value in ("healthy", "degraded")
                 results.append(
-                    CheckResult("Listener", ok, f"{status.level.value}: {status.reason}")
+                    CheckResult(listener_name, ok, f"{status.level.value}: {status.reason}")
                 )
         finally:
             await terminal.stop()

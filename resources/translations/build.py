@@ -36,7 +36,8 @@ def _tool(name: str) -> str:
 
 
 def sources() -> list[str]:
-    return sorted(str(p) for p in UI.glob("*.py") if p.name not in NOT_TRANSLATED)
+    ui = [str(p) for p in UI.glob("*.py") if p.name not in NOT_TRANSLATED]
+    return sorted([*ui, str(ROOT / "checkout_desktop" / "app.py")])
 
 
 def untranslated(ts: Path) -> list[str]:

@@ -334,6 +334,39 @@
     </message>
 </context>
 <context>
+    <name>ConnectionTest</name>
+    <message>
+        <location filename="../../checkout_desktop/app.py" line="455"/>
+        <source>Listener</source>
+        <translation>Receptor</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/app.py" line="456"/>
+        <source>Access token</source>
+        <translation>Token de acesso</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/app.py" line="465"/>
+        <source>port {port} is taken by another program; choose another</source>
+        <translation>a porta {port} está ocupada por outro programa; escolha outra</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/app.py" line="477"/>
+        <source>Sandbox</source>
+        <translation>Sandbox</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/app.py" line="492"/>
+        <source>Setup</source>
+        <translation>Configuração</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/app.py" line="502"/>
+        <source>fetched; valid for {seconds} s</source>
+        <translation>obtido; válido por {seconds} s</translation>
+    </message>
+</context>
+<context>
     <name>CredentialsPage</name>
     <message>
         <location filename="../../checkout_desktop/ui/wizard.py" line="149"/>
@@ -456,32 +489,32 @@
 <context>
     <name>EventListModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="103"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="102"/>
         <source>Received</source>
         <translation>Recebido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="104"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="103"/>
         <source>Type</source>
         <translation>Tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="105"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="104"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="106"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="105"/>
         <source>Charge</source>
         <translation>Cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="107"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="106"/>
         <source>Delivery</source>
         <translation>Entrega</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="108"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="107"/>
         <source>Reason</source>
         <translation>Motivo</translation>
     </message>
@@ -983,7 +1016,7 @@
         <translation>Comprovante salvo: {path}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="286"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="298"/>
         <source>A charge is in flight; the window closes once its reply is recorded.</source>
         <translation>Há uma cobrança em andamento; a janela fecha quando a resposta for gravada.</translation>
     </message>
