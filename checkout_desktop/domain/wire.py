@@ -516,8 +516,10 @@ class PaymentEnvelope(Inbound):
 
     @property
     def charge_id(self) -> str | None:
+        # Layout A's `id` is the charge identifier; layout B moves every charge field but `id`
+        # into `data`, so its top-level `id` is read the same way unless `data` names one.
         extra = self.data.model_extra or {}
-        value = extra.get("chargeId") or extra.get("id")
+        value = extra.get("chargeId") or extra.get("id") or self.id
         return str(value) if value else None
 
 

@@ -101,6 +101,7 @@ def test_envelope_layout_uses_event_date_with_offset() -> None:
     update = payment_update(parsed, received_at=NOW)
     assert update.status == ChargeStatus.AUTHORIZED
     assert update.occurred_at == datetime(2024, 7, 1, 16, tzinfo=timezone(timedelta(hours=-3)))
+    assert update.charge_id == ex.WEBHOOK_ENVELOPE_WALLET["id"]
     wallet = update.transactions[0].wallet
     assert wallet is not None and wallet.expiresAt is not None
 
