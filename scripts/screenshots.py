@@ -118,6 +118,35 @@ async def _shoot(out: Path, language: str) -> None:
         await asyncio.sleep(0.3)
         window.grab().save(str(out / "charge-result.png"))
 
+        # A second sale authorized now and captured later, then partly refunded: a timeline
+        # with every kind of input, and more rows in the event list.
+        screen.new_sale()
+        form.amount.set_centavos(8990)
+        form.late_capture.setChecked(True)
+        form.customer_name.setText("João Pereira")
+        form.customer_email.setText("joao@example.com")
+        form.customer_document.setText("111.444.777-35")
+        await _wait(lambda: card_page.sdk_ready, "the card page")
+        filled.clear()
+        card_page.page.runJavaScript(TEST_CARD_FILL_SCRIPT, 0, filled.append)
+        await _wait(lambda: bool(filled), "the card form to be filled")
+        done.clear()
+        screen.charge()
+        await _wait(lambda: bool(done), "the second charge")
+        second = screen.current_charge
+        assert second is not None
+        await terminal.service.capture(second)
+        await terminal.service.refund(second, 2000)
+        repo = terminal.service.repo
+
+        def refunded() -> bool:
+            record = repo.charge(second)
+            return record is not None and record.refunded_amount == 2000
+
+        await _wait(refunded, "the refund")
+        await _wait(lambda: window.events_panel.model.rowCount() >= 5, "the notifications")
+        await asyncio.sleep(0.5)
+
         window.tabs.setCurrentIndex(window.events_tab)
         panel = window.events_panel
         for row in range(panel.model.rowCount()):
@@ -128,9 +157,15 @@ async def _shoot(out: Path, language: str) -> None:
         await asyncio.sleep(0.3)
         window.grab().save(str(out / "event-list.png"))
 
-        window.show_charge(mcid)
+        window.show_charge(second)
         history = window.history_panel
-        history.timeline_view.selectRow(history.timeline.rowCount() - 1)
+        # The capture's reply: the line that moved the charge from pre-authorized to paid.
+        rows = history.timeline.records()
+        capture = next(
+            (n for n, r in enumerate(rows) if r.source == "reply" and r.new_status == "PAID"),
+            len(rows) - 1,
+        )
+        history.timeline_view.selectRow(capture)
         await asyncio.sleep(0.3)
         window.grab().save(str(out / "timeline.png"))
         for name in ("charge-screen", "charge-result", "event-list", "timeline"):

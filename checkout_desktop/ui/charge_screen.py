@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -100,20 +102,43 @@ class ResultView(QWidget):
         self.retry_button.setObjectName("retrySale")
         self.new_sale_button = QPushButton(self.tr("&New sale (F2)"), self)
         self.new_sale_button.setObjectName("newSale")
+        self.amount = QLabel(self)
+        self.amount.setObjectName("resultAmount")
+        amount_font = self.amount.font()
+        amount_font.setPointSizeF(amount_font.pointSizeF() * 1.5)
+        self.amount.setFont(amount_font)
+        self.preview = QTextBrowser(self)
+        self.preview.setObjectName("receiptPreview")
+        self.preview.setMaximumWidth(420)
+        self.preview.setMinimumWidth(320)
+        self.preview_title = QLabel(self.tr("Receipt"), self)
         buttons = QHBoxLayout()
         for button in (self.print_button, self.pdf_button, self.retry_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.new_sale_button)
+        details = QVBoxLayout()
+        details.addWidget(self.status)
+        details.addWidget(self.amount)
+        details.addSpacing(8)
+        details.addWidget(self.charge)
+        details.addWidget(self.cards)
+        details.addWidget(self.three_ds)
+        details.addSpacing(8)
+        details.addWidget(self.message)
+        details.addStretch(1)
+        receipt = QVBoxLayout()
+        receipt.addWidget(self.preview_title)
+        receipt.addWidget(self.preview, 1)
+        body = QHBoxLayout()
+        body.addLayout(details, 1)
+        body.addLayout(receipt)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.status)
-        layout.addWidget(self.message)
-        layout.addWidget(self.charge)
-        layout.addWidget(self.three_ds)
-        layout.addWidget(self.cards)
-        layout.addStretch(1)
+        layout.addLayout(body, 1)
         layout.addLayout(buttons)
         self.record: ChargeRecord | None = None
+        self.receipt_html: Callable[[str], str] | None = None
+        """Renders a charge's receipt (set by the window, which knows the merchant)."""
 
     def show_outcome(self, outcome: ChargeOutcome, record: ChargeRecord | None) -> None:
         self.record = record
@@ -126,21 +151,18 @@ class ResultView(QWidget):
             self.status.setStyleSheet("color: #b3261e;")
         else:
             self._show_status(status)
-        self.message.setText(outcome.message)
-        self.charge.setText(
-            self.tr("Charge {id}").format(id=outcome.merchant_charge_id)
-            + (f" · {format_money(record.amount)}" if record is not None else "")
-        )
+        # An approval needs no words beyond its status; anything else says why.
+        self.message.setText("" if outcome.approved else outcome.message)
+        self.charge.setText(self.tr("Charge {id}").format(id=outcome.merchant_charge_id))
         self._show_details(record)
 
     def show_record(self, record: ChargeRecord) -> None:
         """A later update of the charge shown (a notification, a reconciliation)."""
         self.record = record
         self._show_status(record.status)
-        self.charge.setText(
-            self.tr("Charge {id}").format(id=record.merchant_charge_id)
-            + f" · {format_money(record.amount)}"
-        )
+        if record.status in (ChargeStatus.PAID, ChargeStatus.PRE_AUTHORIZED):
+            self.message.clear()
+        self.charge.setText(self.tr("Charge {id}").format(id=record.merchant_charge_id))
         self._show_details(record)
 
     def _show_status(self, status: ChargeStatus | None) -> None:
@@ -152,9 +174,14 @@ class ResultView(QWidget):
         if record is None:
             self.cards.clear()
             self.three_ds.clear()
+            self.amount.clear()
+            self.preview.clear()
+            self.preview.hide()
+            self.preview_title.hide()
             self.print_button.setEnabled(False)
             self.pdf_button.setEnabled(False)
             return
+        self.amount.setText(format_money(record.amount))
         lines = []
         for txn in record.state.transactions:
             lines.append(
@@ -180,6 +207,11 @@ class ResultView(QWidget):
         )
         self.print_button.setEnabled(has_receipt)
         self.pdf_button.setEnabled(has_receipt)
+        show_preview = has_receipt and self.receipt_html is not None
+        self.preview.setVisible(show_preview)
+        self.preview_title.setVisible(show_preview)
+        if show_preview and self.receipt_html is not None:
+            self.preview.setHtml(self.receipt_html(record.merchant_charge_id))
 
 
 class ChargeScreen(QWidget):

@@ -91,8 +91,10 @@ class EventDetail(QWidget):
             else event.body_text()
         )
         header_lines = "\n".join(f"{name}: {value}" for name, value in event.headers.items())
+        headers_title = self.tr("Headers")
+        body_title = self.tr("Body")
         self.text.setPlainText(
-            f"# {self.tr('Headers')}\n{header_lines}\n\n# {self.tr('Body')} "
+            f"# {headers_title}\n{header_lines}\n\n# {body_title} "
             f"(sha256 {event.body_sha256[:16]}…)\n{body}\n"
         )
 

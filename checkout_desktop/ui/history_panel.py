@@ -253,7 +253,7 @@ class HistoryPanel(QWidget):
         timeline_split.addWidget(self.timeline_detail)
         timeline_split.setStretchFactor(0, 3)
         timeline_split.setStretchFactor(1, 1)
-        timeline_split.setSizes([840, 400])
+        timeline_split.setSizes([930, 320])
         right_layout.addWidget(timeline_split, 1)
 
         left = QWidget(self)

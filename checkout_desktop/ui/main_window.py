@@ -45,6 +45,7 @@ from checkout_desktop.ui.receipts import (
     ReceiptKind,
     print_with_dialog,
     receipt_for,
+    render_html,
     save_pdf,
 )
 from checkout_desktop.ui.settings_panel import SettingsPanel
@@ -133,6 +134,7 @@ class MainWindow(QMainWindow):
         self.charge_screen = ChargeScreen(
             service=service, card_page=card_page, adapter=self.adapter
         )
+        self.charge_screen.result.receipt_html = lambda mcid: render_html(self.build_receipt(mcid))
         self.events_panel = EventsPanel(events)
         self.history_panel = HistoryPanel(
             service=service,

@@ -189,9 +189,9 @@ def render_html(receipt: Receipt) -> str:
         parts.append("<hr/>")
         parts.append(table(block))
     parts.append("<hr/>")
-    parts.append(
-        f'<p align="center">{e(QCoreApplication.translate("Receipt", "Keep this receipt."))}</p>'
-    )
+    # Translated outside the f-string: lupdate does not look inside f-string expressions.
+    keep = QCoreApplication.translate("Receipt", "Keep this receipt.")
+    parts.append(f'<p align="center">{e(keep)}</p>')
     parts.append("</div>")
     return "".join(parts)
 

@@ -248,87 +248,87 @@
 <context>
     <name>ChargeScreen</name>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="227"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="259"/>
         <source>The part of the sale the next card pays (split a sale across cards)</source>
         <translation>A parte da venda que o próximo cartão paga (para dividir a venda entre cartões)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="229"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="261"/>
         <source>&amp;Remove card</source>
         <translation>&amp;Remover cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="231"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="263"/>
         <source>Loading the card form…</source>
         <translation>Carregando o formulário do cartão…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="234"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="266"/>
         <source>Cards</source>
         <translation>Cartões</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="239"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="271"/>
         <source>Amount on the next card</source>
         <translation>Valor no próximo cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="325"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="357"/>
         <source>Charging…</source>
         <translation>Cobrando…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="328"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="360"/>
         <source>C&amp;harge {amount}</source>
         <translation>Co&amp;brar {amount}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="335"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="367"/>
         <source>The cards add up to more than the sale.</source>
         <translation>Os cartões somam mais do que a venda.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="361"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="393"/>
         <source>The next card can pay at most {amount}.</source>
         <translation>O próximo cartão pode pagar no máximo {amount}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="367"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="399"/>
         <source>Checking the card…</source>
         <translation>Verificando o cartão…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="388"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="420"/>
         <source>The sale is already covered by the cards above.</source>
         <translation>A venda já está coberta pelos cartões acima.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="395"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="427"/>
         <source>{brand} •••• {last4} added.</source>
         <translation>{brand} •••• {last4} adicionado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="409"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="441"/>
         <source>The card was not accepted: {why}</source>
         <translation>O cartão não foi aceito: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="415"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="447"/>
         <source>Type the card, then Charge (Ctrl+Enter). To split the sale, set the amount on this card and add it with the card form&apos;s button first.</source>
         <translation>Digite o cartão e cobre (Ctrl+Enter). Para dividir a venda, defina o valor neste cartão e adicione-o antes com o botão do formulário do cartão.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="422"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="454"/>
         <source>The card form is unavailable: {why}</source>
         <translation>O formulário do cartão está indisponível: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="505"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="537"/>
         <source>Not charged: {why}</source>
         <translation>Não cobrado: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="508"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="540"/>
         <source>Not charged: an internal error ({kind})</source>
         <translation>Não cobrado: erro interno ({kind})</translation>
     </message>
@@ -485,6 +485,16 @@
         <source>Charge update: {outcome}</source>
         <translation>Atualização da cobrança: {outcome}</translation>
     </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="94"/>
+        <source>Headers</source>
+        <translation>Cabeçalhos</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="95"/>
+        <source>Body</source>
+        <translation>Corpo</translation>
+    </message>
 </context>
 <context>
     <name>EventListModel</name>
@@ -522,67 +532,67 @@
 <context>
     <name>EventsPanel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="113"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="115"/>
         <source>Any type</source>
         <translation>Qualquer tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="115"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="117"/>
         <source>Transaction update</source>
         <translation>Atualização de transação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="119"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="121"/>
         <source>3DS challenge</source>
         <translation>Desafio 3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="122"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="124"/>
         <source>Self-test</source>
         <translation>Autoteste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="125"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="127"/>
         <source>Any status</source>
         <translation>Qualquer situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="130"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="132"/>
         <source>Any delivery</source>
         <translation>Qualquer entrega</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="135"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="137"/>
         <source>Charge id</source>
         <translation>Id da cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="139"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="141"/>
         <source>Search ids, status, reason, body…</source>
         <translation>Buscar ids, situação, motivo, corpo…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="141"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="143"/>
         <source>Refresh</source>
         <translation>Atualizar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="143"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="145"/>
         <source>Reload from the newest event (shows what another process stored)</source>
         <translation>Recarregar a partir do evento mais novo (mostra o que outro processo gravou)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="232"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="234"/>
         <source>{n} events shown; scroll for older ones</source>
         <translation>{n} eventos exibidos; role para ver os mais antigos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="234"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="236"/>
         <source>{n} events</source>
         <translation>{n} eventos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="241"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="243"/>
         <source>Searching… {n} found so far (looked back to event #{id})</source>
         <translation>Buscando… {n} encontrados até agora (olhou até o evento nº {id})</translation>
     </message>
@@ -956,67 +966,67 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="123"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="124"/>
         <source>checkout-desktop — {env}</source>
         <translation>checkout-desktop — {env}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="147"/>
         <source>&amp;Charge</source>
         <translation>&amp;Cobrar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="146"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="148"/>
         <source>&amp;Events</source>
         <translation>&amp;Eventos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="147"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="149"/>
         <source>&amp;History</source>
         <translation>&amp;Histórico</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="148"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="150"/>
         <source>&amp;Settings</source>
         <translation>&amp;Configurações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="215"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="217"/>
         <source>Charge {id}</source>
         <translation>Cobrança {id}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="216"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="218"/>
         <source>Now {status}</source>
         <translation>Agora {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="218"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="220"/>
         <source>{before} → {after}</source>
         <translation>{before} → {after}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="261"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="263"/>
         <source>Save receipt</source>
         <translation>Salvar comprovante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="261"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="263"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="272"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="274"/>
         <source>The receipt could not be saved: {why}</source>
         <translation>O comprovante não pôde ser salvo: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="275"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="277"/>
         <source>Receipt saved: {path}</source>
         <translation>Comprovante salvo: {path}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="298"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="300"/>
         <source>A charge is in flight; the window closes once its reply is recorded.</source>
         <translation>Há uma cobrança em andamento; a janela fecha quando a resposta for gravada.</translation>
     </message>
@@ -1133,6 +1143,11 @@
         <translation>NSU</translation>
     </message>
     <message>
+        <location filename="../../checkout_desktop/ui/receipts.py" line="193"/>
+        <source>Keep this receipt.</source>
+        <translation>Guarde este comprovante.</translation>
+    </message>
+    <message>
         <location filename="../../checkout_desktop/ui/receipts.py" line="240"/>
         <source>Print receipt</source>
         <translation>Imprimir comprovante</translation>
@@ -1141,48 +1156,53 @@
 <context>
     <name>ResultView</name>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="95"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="97"/>
         <source>&amp;Print receipt</source>
         <translation>&amp;Imprimir comprovante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="97"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="99"/>
         <source>Save receipt as P&amp;DF…</source>
         <translation>Salvar comprovante em P&amp;DF…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="99"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="101"/>
         <source>&amp;Try another card</source>
         <translation>&amp;Tentar outro cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="101"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="103"/>
         <source>&amp;New sale (F2)</source>
         <translation>&amp;Nova venda (F2)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="122"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="114"/>
+        <source>Receipt</source>
+        <translation>Comprovante</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="147"/>
         <source>Outcome unknown — checking</source>
         <translation>Resultado desconhecido — consultando</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="125"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="150"/>
         <source>Not charged</source>
         <translation>Não cobrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="131"/>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="141"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="156"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="165"/>
         <source>Charge {id}</source>
         <translation>Cobrança {id}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="161"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="188"/>
         <source>{brand} •••• {last4} · {amount} · auth {auth} · NSU {nsu}</source>
         <translation>{brand} •••• {last4} · {amount} · autorização {auth} · NSU {nsu}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="173"/>
+        <location filename="../../checkout_desktop/ui/charge_screen.py" line="200"/>
         <source>3DS: {status}</source>
         <translation>3DS: {status}</translation>
     </message>
@@ -1553,12 +1573,12 @@
 <context>
     <name>TunnelNotice</name>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="80"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="81"/>
         <source>I updated the merchant panel</source>
         <translation>Já atualizei o painel do lojista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="92"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="93"/>
         <source>The public address changed. Until the merchant panel&apos;s notification URL is {url}, no notification reaches this terminal.</source>
         <translation>O endereço público mudou. Enquanto a URL de notificação no painel do lojista não for {url}, nenhuma notificação chega a este terminal.</translation>
     </message>
