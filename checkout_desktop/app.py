@@ -634,6 +634,10 @@ async def _run_window(settings: Settings, paths: AppPaths, args: argparse.Namesp
         window.show()
         card_page.load()
         _close_on_signals(window.request_close)
+        # Fetch the access token now: the status bar shows its time left, and a credentials
+        # problem shows before the first customer is at the counter, not during the charge.
+        warm = asyncio.ensure_future(terminal.tokens.token())
+        warm.add_done_callback(_log_warm_up)
         await until_closed(window)
     finally:
         await terminal.stop()
@@ -641,6 +645,14 @@ async def _run_window(settings: Settings, paths: AppPaths, args: argparse.Namesp
             sandbox.stop()
         translations.remove()
     return 0
+
+
+def _log_warm_up(task: asyncio.Future[Any]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if exc is not None:
+        logger.warning("could not get an access token at start-up: %s", exc)
 
 
 def _close_on_signals(close: Callable[[], object]) -> None:

@@ -368,6 +368,56 @@ def test_the_charge_action_cannot_fire_twice(shop: Shop) -> None:
     assert len(shop.terminal.service.repo.attempts_for_sale(screen.sale_id)) == 1
 
 
+def test_keyboard_only_sale_with_ctrl_enter(shop: Shop) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window = shop.window
+    window.tabs.setCurrentIndex(window.charge_tab)
+    screen = window.charge_screen
+    screen.new_sale()
+    form = screen.form
+    QTest.keyClicks(form.amount, "4590")  # cents first: R$ 45,90
+    assert form.amount.centavos() == 4590
+    QTest.keyClicks(form.customer_name, "Ana Souza")
+    QTest.keyClicks(form.customer_email, "ana@example.com")
+    QTest.keyClicks(form.customer_document, "52998224725")
+    shop.type_card("5555555555554444")
+    outcomes: list[ChargeOutcome] = []
+    screen.charge_finished.connect(outcomes.append)
+    QTest.keyClick(form.customer_document, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    spin_until(lambda: bool(outcomes), "the charge started by Ctrl+Enter")
+    screen.charge_finished.disconnect(outcomes.append)
+    assert outcomes[0].status == ChargeStatus.PAID
+    assert shop.record(outcomes[0].merchant_charge_id).amount == 4590
+    QTest.keyClick(window, Qt.Key.Key_F2)  # the next sale
+    assert screen.stack.currentIndex() == 0
+    assert form.amount.centavos() == 0
+    QTest.keyClick(window, Qt.Key.Key_F6)
+    assert window.tabs.currentIndex() == window.events_tab
+    QTest.keyClick(window, Qt.Key.Key_F5)
+    assert window.tabs.currentIndex() == window.charge_tab
+
+
+def test_the_notifications_button_filters_the_event_list(shop: Shop) -> None:
+    outcome = shop.charge_card("5555555555554444")
+    mcid = outcome.merchant_charge_id
+    spin_until(lambda: ("Paid", "Accepted") in shop.event_rows(mcid), "the notification")
+    window = shop.window
+    window.show_charge(mcid)
+    window.history_panel.events_button.click()
+    assert window.tabs.currentIndex() == window.events_tab
+    panel = window.events_panel
+    assert panel.charge_filter.text() == mcid
+    model = panel.model
+    assert model.rowCount() >= 1
+    for row in range(model.rowCount()):
+        summary = model.summary(row)
+        assert summary is not None and summary.merchant_charge_id == mcid
+    panel.charge_filter.clear()
+    panel.apply_filters()
+
+
 def test_a_sale_split_across_two_cards(shop: Shop) -> None:
     shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
     shop.sale(3000)

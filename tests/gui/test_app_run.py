@@ -65,6 +65,7 @@ def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_pat
             "the card page to be ready",
             60,
         )
+        _wait_for(lambda: "access token #1 obtained" in log.read_text(), "the token warm-up", 30)
         text = log.read_text()
         assert "webhook listener on https://127.0.0.1:" in text
         sandbox = re.search(r"sandbox process (\d+) ready", text)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
+from typing import Any
 
 import qasync
 from PySide6.QtWidgets import QWizard
@@ -135,3 +138,43 @@ def test_a_failing_tester_is_shown_not_raised(qtbot: QtBot, qloop: qasync.QEvent
     wizard.next()
     qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
     assert "the sandbox did not start" in wizard.test_page.list.item(0).text()
+
+
+def test_run_wizard_returns_the_chosen_settings_or_none(
+    qtbot: QtBot, qloop: qasync.QEventLoop, arun: Callable[..., Any], memory_keyring: Any
+) -> None:
+
+    from PySide6.QtWidgets import QApplication
+
+    from checkout_desktop.ui.qt_app import run_wizard
+
+    def open_wizard() -> FirstRunWizard:
+        found = [w for w in QApplication.topLevelWidgets() if isinstance(w, FirstRunWizard)]
+        visible = [w for w in found if w.isVisible()]
+        assert visible
+        return visible[-1]
+
+    tester = ScriptedTester([CheckResult("Token", True, "fetched")])
+    task = asyncio.ensure_future(run_wizard(Settings(), tester))
+    qtbot.waitUntil(
+        lambda: any(
+            isinstance(w, FirstRunWizard) and w.isVisible() for w in QApplication.topLevelWidgets()
+        )
+    )
+    wizard = open_wizard()
+    wizard.next()
+    wizard.next()
+    qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    chosen = arun(task)
+    assert chosen is not None
+    assert chosen.first_run_done
+
+    task = asyncio.ensure_future(run_wizard(Settings(), tester))
+    qtbot.waitUntil(
+        lambda: any(
+            isinstance(w, FirstRunWizard) and w.isVisible() for w in QApplication.topLevelWidgets()
+        )
+    )
+    open_wizard().reject()
+    assert arun(task) is None
