@@ -36,7 +36,7 @@ VERDICT_ROLE = Qt.ItemDataRole.UserRole + 2
 """The stored verdict value (str), untranslated."""
 
 COALESCE_MS = 30
-"""A view repaint costs 10–12 ms here, so arrivals are batched to at most one insert per 30 ms."""
+"""A view repaint costs 10–12 ms here, so arrivals go in at most once per 30 ms."""
 
 SCAN_BUDGET_MS = 20.0
 """A text search is a scan; it runs in id windows sized to take about this long each, with the
@@ -86,8 +86,9 @@ class EventListModel(QAbstractTableModel):
         self._pending_max = 0
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.setInterval(coalesce_ms)
         self._timer.timeout.connect(self._flush)
+        self._coalesce_s = coalesce_ms / 1000
+        self._last_flush = -1e9
         # Windowed scanning of text searches: `_scan_before` is the id below which nothing has
         # been scanned yet; `_wanted` how many more rows the current step should find.
         self._first_window = max(1, first_scan_window)
@@ -218,11 +219,18 @@ class EventListModel(QAbstractTableModel):
     # -- live arrivals ----------------------------------------------------------------------
 
     def notify_stored(self, event_id: int) -> None:
-        """A delivery was committed; it (and any burst with it) appears within ~30 ms."""
+        """A delivery was committed; it (and any burst with it) appears within ~30 ms.
+
+        A throttle, not a fixed delay: after a quiet spell the row goes in at once (on the next
+        loop turn, so a burst published together still lands in one insert); while rows keep
+        coming, inserts happen at most once per 30 ms.
+        """
         if event_id > self._pending_max:
             self._pending_max = event_id
         if not self._timer.isActive():
-            self._timer.start()
+            since = time.monotonic() - self._last_flush
+            wait_s = max(0.0, self._coalesce_s - since)
+            self._timer.start(int(wait_s * 1000))
 
     def flush_now(self) -> None:
         """Insert pending arrivals immediately (the timer's work, for callers that cannot wait)."""
@@ -230,6 +238,7 @@ class EventListModel(QAbstractTableModel):
         self._flush()
 
     def _flush(self) -> None:
+        self._last_flush = time.monotonic()
         target = self._pending_max
         fresh: list[EventSummary] = []
         after = self._watermark
