@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import logging
 import secrets as pysecrets
-import signal
 import socket
 import sqlite3
 import sys
@@ -578,38 +577,53 @@ async def _run_window(settings: Settings, paths: AppPaths, args: argparse.Namesp
     from checkout_desktop.ui.card_page import SdkCredentialSource
     from checkout_desktop.ui.i18n import Translations, choose_locale
     from checkout_desktop.ui.main_window import MainWindow
-    from checkout_desktop.ui.qt_app import build_card_page, merchant_of, run_wizard, until_closed
+    from checkout_desktop.ui.qt_app import (
+        build_card_page,
+        close_on_signals,
+        merchant_of,
+        run_wizard,
+        until_closed,
+    )
 
     translations = Translations()
     translations.install(choose_locale(settings.ui.locale))
-    secrets = None if settings.profile.is_builtin_sandbox else SecretStore()
     sandbox: SandboxLink | None = None
-    if not settings.first_run_done:
-        tester = ConnectionTest(paths, secrets=SecretStore())
-        chosen = await run_wizard(settings, tester)
-        if chosen is None:
-            tester.release()
-            return 0
-        settings = chosen
-        save_settings(settings, paths)
-        translations.install(choose_locale(settings.ui.locale))
-        sandbox = tester.sandbox if settings.profile.is_builtin_sandbox else None
-        if not settings.profile.is_builtin_sandbox:
-            tester.release()
-            secrets = SecretStore()
-    try:
-        if settings.profile.is_builtin_sandbox and sandbox is None:
-            sandbox = start_sandbox(paths)
-        # Before the first QtWebEngine page: Chromium reads its flags once per process.
-        _apply_chromium_flags(settings, sandbox, developer=args.developer)
-        terminal = await Terminal.start(
-            settings, paths, sandbox=sandbox, secrets=secrets, listener_port=args.listener_port
-        )
-    except (StartupError, ProfileError) as exc:
-        if sandbox is not None:
-            sandbox.stop()
-        print(f"checkout-desktop: {exc}", file=sys.stderr)
-        return 1
+    needs_wizard = not settings.first_run_done
+    while True:
+        if needs_wizard:
+            tester = ConnectionTest(paths, secrets=SecretStore())
+            chosen = await run_wizard(settings, tester)
+            if chosen is None:
+                tester.release()
+                return 0
+            settings = chosen
+            save_settings(settings, paths)
+            translations.install(choose_locale(settings.ui.locale))
+            if settings.profile.is_builtin_sandbox:
+                sandbox = tester.sandbox
+            else:
+                tester.release()
+        secrets = None if settings.profile.is_builtin_sandbox else SecretStore()
+        try:
+            if settings.profile.is_builtin_sandbox and sandbox is None:
+                sandbox = start_sandbox(paths)
+            # Before the first QtWebEngine page: Chromium reads its flags once per process.
+            _apply_chromium_flags(settings, sandbox, developer=args.developer)
+            terminal = await Terminal.start(
+                settings, paths, sandbox=sandbox, secrets=secrets, listener_port=args.listener_port
+            )
+            break
+        except (StartupError, ProfileError) as exc:
+            if sandbox is not None:
+                sandbox.stop()
+                sandbox = None
+            if settings.profile.is_builtin_sandbox or needs_wizard:
+                print(f"checkout-desktop: {exc}", file=sys.stderr)
+                return 1
+            # A real environment that cannot start (no client id, say): set it up again rather
+            # than leave the shop with a terminal that does not open.
+            logger.error("the %s profile cannot start: %s", settings.active_profile, exc)
+            needs_wizard = True
     try:
         card_page = build_card_page(
             settings,
@@ -633,7 +647,7 @@ async def _run_window(settings: Settings, paths: AppPaths, args: argparse.Namesp
         window.adapter.replay(terminal.current_state())
         window.show()
         card_page.load()
-        _close_on_signals(window.request_close)
+        close_on_signals(window.request_close)
         # Fetch the access token now: the status bar shows its time left, and a credentials
         # problem shows before the first customer is at the counter, not during the charge.
         warm = asyncio.ensure_future(terminal.tokens.token())
@@ -653,14 +667,6 @@ def _log_warm_up(task: asyncio.Future[Any]) -> None:
     exc = task.exception()
     if exc is not None:
         logger.warning("could not get an access token at start-up: %s", exc)
-
-
-def _close_on_signals(close: Callable[[], object]) -> None:
-    """SIGTERM and Ctrl-C close the window, so shutdown runs in order (not a hard exit)."""
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, close)
 
 
 def _persist(settings: Settings, paths: AppPaths) -> None:

@@ -6,8 +6,11 @@ Loop and platform quirks live here so that the composition root reads as a list 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import sys
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, SignalInstance
 from PySide6.QtWidgets import QApplication, QWidget
@@ -84,10 +87,20 @@ async def wait_for_signal(signal: SignalInstance) -> tuple[object, ...]:
         signal.disconnect(fire)
 
 
+def close_on_signals(close: Callable[[], object]) -> None:
+    """SIGTERM and Ctrl-C call `close`, so shutdown runs in order (not a hard exit)."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, close)
+
+
 async def run_wizard(settings: Settings, tester: ConnectionTester) -> Settings | None:
     """Show the first-run wizard; the chosen settings, or None when it was cancelled."""
     wizard = FirstRunWizard(settings, secrets=SecretStore(), tester=tester)
+    close_on_signals(wizard.reject)
     wizard.open()
+    logger.info("setup wizard open")
     (result,) = await wait_for_signal(wizard.finished)
     accepted = result == FirstRunWizard.DialogCode.Accepted.value
     chosen = wizard.settings if accepted else None

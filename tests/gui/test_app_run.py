@@ -88,3 +88,35 @@ def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_pat
     saved = json.loads(paths.settings_file.read_text())
     assert saved["first_run_done"] is True
     assert "secret" not in json.dumps(saved).lower()
+
+
+def test_a_real_profile_that_cannot_start_opens_the_setup_again(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    paths = app_paths(home).ensure()
+    # Production chosen but never set up (no client id): the terminal must not just exit.
+    save_settings(Settings(first_run_done=True, active_profile="production"), paths)
+    log = paths.log_dir / "checkout-desktop.log"
+    env = dict(os.environ, CHECKOUT_DESKTOP_HOME=str(home), QT_QPA_PLATFORM="offscreen")
+    console = (tmp_path / "console.txt").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "checkout_desktop.cli", "--listener-port", "0"],
+        env=env,
+        stdout=console,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        _wait_for(
+            lambda: log.exists() and "the production profile cannot start" in log.read_text(),
+            "the start-up problem to be logged",
+            60,
+        )
+        assert "no client id" in log.read_text()
+        _wait_for(lambda: "setup wizard open" in log.read_text(), "the setup wizard", 30)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        console.close()
+    assert process.returncode == 0, (tmp_path / "console.txt").read_text()[-3000:]
