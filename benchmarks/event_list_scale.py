@@ -16,6 +16,7 @@ the RSS a plain Python list of every row would take (measured on a 100,000-row s
 from __future__ import annotations
 
 import argparse
+import logging
 import gc
 import hashlib
 import json
@@ -37,6 +38,8 @@ from PySide6.QtWidgets import QApplication
 from checkout_desktop.store import db
 from checkout_desktop.store.events import EventFilter, EventRepository, Verdict
 from checkout_desktop.ui.events_panel import EventsPanel
+
+logger = logging.getLogger(__name__)
 
 CHARGES = 100_000
 STATUSES = ["PAID"] * 6 + ["PRE_AUTHORIZED", "DENIED", "REFUNDED", "PARTIAL"]

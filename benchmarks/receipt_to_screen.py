@@ -16,6 +16,7 @@ largest lateness) during the load.
 from __future__ import annotations
 
 import argparse
+import logging
 import asyncio
 import json
 import os
@@ -26,6 +27,8 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+logger = logging.getLogger(__name__)
 
 TOKEN = "bench-webhook-token"
 PATH = "/webhooks/checkout"

@@ -11,11 +11,14 @@ English is the source language, so only Portuguese has a catalogue.
 from __future__ import annotations
 
 import argparse
+import logging
 import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

@@ -336,32 +336,32 @@
 <context>
     <name>ConnectionTest</name>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="455"/>
+        <location filename="../../checkout_desktop/app.py" line="454"/>
         <source>Listener</source>
         <translation>Receptor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="456"/>
+        <location filename="../../checkout_desktop/app.py" line="455"/>
         <source>Access token</source>
         <translation>Token de acesso</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="465"/>
+        <location filename="../../checkout_desktop/app.py" line="464"/>
         <source>port {port} is taken by another program; choose another</source>
         <translation>a porta {port} está ocupada por outro programa; escolha outra</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="477"/>
+        <location filename="../../checkout_desktop/app.py" line="476"/>
         <source>Sandbox</source>
         <translation>Sandbox</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="492"/>
+        <location filename="../../checkout_desktop/app.py" line="491"/>
         <source>Setup</source>
         <translation>Configuração</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="502"/>
+        <location filename="../../checkout_desktop/app.py" line="501"/>
         <source>fetched; valid for {seconds} s</source>
         <translation>obtido; válido por {seconds} s</translation>
     </message>
@@ -499,32 +499,32 @@
 <context>
     <name>EventListModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="102"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="103"/>
         <source>Received</source>
         <translation>Recebido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="103"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="104"/>
         <source>Type</source>
         <translation>Tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="104"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="105"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="105"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="106"/>
         <source>Charge</source>
         <translation>Cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="106"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="107"/>
         <source>Delivery</source>
         <translation>Entrega</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="107"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="108"/>
         <source>Reason</source>
         <translation>Motivo</translation>
     </message>
@@ -1378,7 +1378,7 @@
 <context>
     <name>Terminal</name>
     <message>
-        <location filename="../../checkout_desktop/ui/qt_app.py" line="65"/>
+        <location filename="../../checkout_desktop/ui/qt_app.py" line="68"/>
         <source>Test shop (built-in sandbox)</source>
         <translation>Loja de teste (sandbox embutido)</translation>
     </message>
