@@ -16,10 +16,10 @@ the RSS a plain Python list of every row would take (measured on a 100,000-row s
 from __future__ import annotations
 
 import argparse
-import logging
 import gc
 import hashlib
 import json
+import logging
 import os
 import random
 import sqlite3

@@ -16,9 +16,9 @@ largest lateness) during the load.
 from __future__ import annotations
 
 import argparse
-import logging
 import asyncio
 import json
+import logging
 import os
 import statistics
 import sys
