@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -184,8 +185,11 @@ async def serve(config: SandboxConfig, *, exit_with_parent: bool = False) -> int
 
 
 def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    # os.read on the raw descriptor, not sys.stdin.buffer: a daemon thread still blocked inside
+    # the buffered reader at interpreter shutdown aborts the process (_enter_buffered_busy).
     try:
-        while sys.stdin.buffer.read(4096):
+        fd = sys.stdin.fileno()
+        while os.read(fd, 4096):
             pass
     except (OSError, ValueError):
         pass
