@@ -12,10 +12,8 @@ import time
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
-    QPersistentModelIndex,
     Qt,
     QTimer,
     Signal,
@@ -25,10 +23,10 @@ from PySide6.QtGui import QBrush, QColor
 from checkout_desktop.store.events import MAX_PAGE, EventFilter, EventRepository, EventSummary
 from checkout_desktop.ui.formatting import format_instant
 from checkout_desktop.ui.labels import status_label, verdict_label
+from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
 logger = logging.getLogger(__name__)
 
-ModelIndex = QModelIndex | QPersistentModelIndex
 
 EVENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 """The stored event's id (int), for the detail pane."""
@@ -53,7 +51,7 @@ _VERDICT_COLOURS = {
 }
 
 
-class EventListModel(QAbstractTableModel):
+class EventListModel(ReadOnlyTableModel):
     """Stored webhook deliveries, newest first, under one EventFilter."""
 
     COLUMNS = ("received", "type", "status", "charge", "verdict", "reason")
@@ -268,9 +266,6 @@ class EventListModel(QAbstractTableModel):
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
     def summary(self, row: int) -> EventSummary | None:
         if 0 <= row < len(self._rows):
             return self._rows[row]
@@ -321,23 +316,3 @@ class EventListModel(QAbstractTableModel):
             return verdict_label(event.verdict.value)
         reason = event.reason or event.merge_outcome or ""
         return reason.splitlines()[0] if reason else ""
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(self._headers)
-        ):
-            return self._headers[section]
-        return None
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return (
-            Qt.ItemFlag.ItemIsEnabled
-            | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemNeverHasChildren
-        )

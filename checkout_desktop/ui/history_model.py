@@ -6,10 +6,8 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
-    QPersistentModelIndex,
     Qt,
 )
 from PySide6.QtGui import QBrush, QColor
@@ -18,10 +16,10 @@ from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.store.charges import ChargeRecord, ChargeRepository, Page, TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
 logger = logging.getLogger(__name__)
 
-ModelIndex = QModelIndex | QPersistentModelIndex
 
 MERCHANT_CHARGE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 TIMELINE_ID_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -54,7 +52,7 @@ def cards_text(record: ChargeRecord) -> str:
     return ", ".join(parts) if parts else "—"
 
 
-class ChargeHistoryModel(QAbstractTableModel):
+class ChargeHistoryModel(ReadOnlyTableModel):
     """Charges newest first; more pages on scroll; a changed charge is refreshed in place."""
 
     COLUMNS = ("created", "charge", "amount", "status", "refunded", "cards", "three_ds")
@@ -157,9 +155,6 @@ class ChargeHistoryModel(QAbstractTableModel):
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.parent().isValid():
             return None
@@ -194,28 +189,8 @@ class ChargeHistoryModel(QAbstractTableModel):
             return record.merchant_charge_id
         return None
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(self._headers)
-        ):
-            return self._headers[section]
-        return None
 
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return (
-            Qt.ItemFlag.ItemIsEnabled
-            | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemNeverHasChildren
-        )
-
-
-class TimelineModel(QAbstractTableModel):
+class TimelineModel(ReadOnlyTableModel):
     """Every input about one charge, in the order it was recorded."""
 
     COLUMNS = ("recorded", "source", "input", "outcome", "change", "reason")
@@ -295,9 +270,6 @@ class TimelineModel(QAbstractTableModel):
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.parent().isValid():
             return None
@@ -333,23 +305,3 @@ class TimelineModel(QAbstractTableModel):
         if role == TIMELINE_ID_ROLE:
             return item.id
         return None
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(self._headers)
-        ):
-            return self._headers[section]
-        return None
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return (
-            Qt.ItemFlag.ItemIsEnabled
-            | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemNeverHasChildren
-        )
