@@ -547,9 +547,12 @@ def test_query_now_asks_the_service(shop: Shop) -> None:
 
 
 def test_a_restart_shows_the_same_history(shop: Shop) -> None:
+    # Its own charges, so the test stands alone; earlier tests in the module add more.
+    shop.charge_card("4111111111111111")
+    shop.charge_card("4000000000000002")
     repo = shop.terminal.service.repo
     before = repo.list_charges(limit=100).items
-    assert len(before) >= 8
+    assert len(before) >= 2
     timelines = {
         c.merchant_charge_id: len(repo.timeline(c.merchant_charge_id).items) for c in before
     }
@@ -566,12 +569,15 @@ def test_a_restart_shows_the_same_history(shop: Shop) -> None:
         model.fetchMore()
     shown = [model.data(model.index(r, 1)) for r in range(model.rowCount())]
     assert shown == [c.merchant_charge_id for c in before]
+    repo = shop.terminal.service.repo
     for record in before[:3]:
-        shop.window.show_charge(record.merchant_charge_id)
-        assert (
-            len(shop.window.history_panel.timeline.records())
-            == timelines[record.merchant_charge_id]
-        )
+        mcid = record.merchant_charge_id
+        shop.window.show_charge(mcid)
+        shown_timeline = shop.window.history_panel.timeline.records()
+        # Late notifications may add entries across the restart; none may be lost, and the
+        # window shows exactly what the store holds.
+        assert len(shown_timeline) >= timelines[mcid]
+        assert [e.id for e in shown_timeline] == [e.id for e in repo.timeline(mcid).items]
     events = shop.window.events_panel.model
     assert events.rowCount() > 0
     assert isinstance(events.data(events.index(0, 0), EVENT_ID_ROLE), int)
