@@ -19,7 +19,7 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 APP_NAME = "checkout-desktop"
-# The distribution whose metadata `checkout_desktop.__version__` reads at run time.
+# The distribution the bundle is built from; its metadata names the version and travels along.
 DIST_NAME = "checkout-desktop"
 
 # The published SDK builds the card page loads from the bundle (sdk_build "prod" and "dev"),
