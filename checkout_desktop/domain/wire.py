@@ -597,6 +597,21 @@ def parse_webhook(
     return parsed
 
 
+def validate_webhook_json(
+    body: bytes,
+) -> PaymentFlat | PaymentEnvelope | ThreeDsChallenge | UnknownWebhook:
+    """Parse a notification body from its bytes in one pass (JSON and models together).
+
+    The fast path for the inbox: it raises pydantic.ValidationError for anything it refuses,
+    including bytes that are not UTF-8 JSON, without saying so in the service's terms; a
+    caller that needs the readable reason then asks `parse_webhook`, which reads what
+    `json.loads` reads (UTF-16, lone surrogates) the same way it always did.
+    """
+    parsed: PaymentFlat | PaymentEnvelope | ThreeDsChallenge | UnknownWebhook
+    parsed = _WEBHOOK.validate_json(body)
+    return parsed
+
+
 # ---------------------------------------------------------------------------------------------
 # Normalised updates fed to the charge state machine
 
@@ -724,4 +739,5 @@ __all__ = [
     "parse_webhook",
     "payment_update",
     "three_ds_update",
+    "validate_webhook_json",
 ]

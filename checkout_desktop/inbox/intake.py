@@ -29,6 +29,7 @@ from checkout_desktop.domain.wire import (
     parse_webhook,
     payment_update,
     three_ds_update,
+    validate_webhook_json,
 )
 from checkout_desktop.store.events import NewEvent, Verdict
 
@@ -164,6 +165,23 @@ def quarantine(received: Received, reason: str) -> Intake:
 def classify(received: Received) -> Intake:
     """Decide what one authenticated JSON delivery is; never raises."""
     try:
+        # Bytes to models in one pass; whatever it refuses takes the slower path, which reads
+        # the body as before and names the reason (or accepts what json.loads alone can read).
+        parsed = validate_webhook_json(received.body)
+    except (TypeError, ValueError):
+        return _classify_slowly(received)
+    if isinstance(parsed, UnknownWebhook):
+        # The model keeps every field it does not declare, so nothing is lost by not having
+        # the raw dict; `type` is the only declared one.
+        raw: Mapping[str, Any] = parsed.model_extra or {}
+        if parsed.type == SELF_TEST_BODY_TYPE:
+            return _self_test(received, raw)
+        return _accepted(received, parsed, raw)
+    return _accepted(received, parsed, None)
+
+
+def _classify_slowly(received: Received) -> Intake:
+    try:
         raw = load_json_object(received.body)
     except WireFormatError as exc:
         return quarantine(received, str(exc))
@@ -181,59 +199,78 @@ def classify(received: Received) -> Intake:
         # The models should turn every bad shape into a ValidationError; anything else is
         # still a body we cannot read, and it must be kept rather than lost.
         return quarantine(received, f"the {label} cannot be read ({type(exc).__name__})")
-    base: dict[str, Any] = {
-        "received_at": received.received_at,
-        "body": received.body,
-        "body_sha256": body_digest(received.body),
-        "headers": received.headers,
-        "event_type": received.event_type,
-        "content_type": received.content_type,
-        "remote": received.remote,
-    }
+    return _accepted(received, parsed, raw)
+
+
+def _accepted(
+    received: Received,
+    parsed: PaymentFlat | PaymentEnvelope | ThreeDsChallenge | UnknownWebhook,
+    raw: Mapping[str, Any] | None,
+) -> Intake:
+    """The record of a body that matched the format (a known type, or an unknown one)."""
     update: ChargeUpdate | ThreeDsUpdate | None = None
+    digest = body_digest(received.body)
     if isinstance(parsed, PaymentFlat | PaymentEnvelope):
         data = parsed.payment
         layout = "flat" if isinstance(parsed, PaymentFlat) else "envelope"
         update = payment_update(parsed, received_at=received.received_at)
         event = NewEvent(
-            **base,
+            received_at=received.received_at,
             verdict=Verdict.ACCEPTED,
+            body=received.body,
+            body_sha256=digest,
+            headers=received.headers,
             reason=_header_mismatch(received.event_type, WebhookBodyType.PAYMENT),
+            event_type=received.event_type,
             body_type=WebhookBodyType.PAYMENT.value,
             layout=layout,
             event_ref=parsed.id,
             merchant_charge_id=data.merchantChargeId,
-            charge_id=parsed.charge_id,
+            charge_id=update.charge_id,
             status=data.status.value,
+            content_type=received.content_type,
+            remote=received.remote,
         )
     elif isinstance(parsed, ThreeDsChallenge):
         update = three_ds_update(parsed, received_at=received.received_at)
         event = NewEvent(
-            **base,
+            received_at=received.received_at,
             verdict=Verdict.ACCEPTED,
+            body=received.body,
+            body_sha256=digest,
+            headers=received.headers,
             reason=_header_mismatch(received.event_type, WebhookBodyType.THREE_DS_CHALLENGE),
+            event_type=received.event_type,
             body_type=WebhookBodyType.THREE_DS_CHALLENGE.value,
             layout="three_ds",
             event_ref=parsed.id,
             merchant_charge_id=parsed.data.merchantChargeId,
             charge_id=parsed.data.chargeId,
             status=parsed.data.status.value,
+            content_type=received.content_type,
+            remote=received.remote,
         )
     else:
-        assert isinstance(parsed, UnknownWebhook)
+        assert raw is not None
         merchant, charge, status = _unknown_fields(raw)
         shown_type = parsed.type if parsed.type else "no type"
         event = NewEvent(
-            **base,
+            received_at=received.received_at,
             verdict=Verdict.UNKNOWN,
+            body=received.body,
+            body_sha256=digest,
+            headers=received.headers,
             reason=f"a notification of a type this terminal does not know ({shown_type}); "
             "stored as received, not applied to any charge",
+            event_type=received.event_type,
             body_type=parsed.type,
             layout="unknown",
             event_ref=_string(raw.get("id")),
             merchant_charge_id=merchant,
             charge_id=charge,
             status=status,
+            content_type=received.content_type,
+            remote=received.remote,
         )
     return Intake(event=event, update=update)
 

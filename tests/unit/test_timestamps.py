@@ -61,3 +61,57 @@ def test_ordering_uses_the_instant() -> None:
     b = Timestamp("2022-05-01T19:00:00Z")
     c = Timestamp("2022-05-01T19:00:01Z")
     assert a == b and a < c and hash(a) == hash(b)
+
+
+def _parse_the_long_way(text: str) -> datetime:
+    """The parser's reference reading: each part of the pattern taken apart by hand."""
+    from checkout_desktop.domain.timestamps import _ISO
+
+    match = _ISO.match(text.strip())
+    assert match is not None
+    frac = (match["frac"] or "")[:6].ljust(6, "0")
+    clock = match["time"] if match["time"].count(":") == 2 else match["time"] + ":00"
+    parsed = datetime.fromisoformat(f"{match['date']}T{clock}.{frac}")
+    tz = match["tz"]
+    if tz is None or tz in ("Z", "z"):
+        return parsed.replace(tzinfo=UTC)
+    sign = 1 if tz[0] == "+" else -1
+    digits = tz[1:].replace(":", "")
+    offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return parsed.replace(tzinfo=timezone(sign * offset))
+
+
+@given(
+    st.datetimes(min_value=datetime(1000, 1, 1)),
+    st.sampled_from(["T", " "]),
+    st.booleans(),
+    st.sampled_from(["", ".", ","]),
+    st.integers(min_value=1, max_value=9),
+    st.sampled_from(["", "Z", "z", "+", "-"]),
+    st.integers(min_value=0, max_value=23),
+    st.integers(min_value=0, max_value=59),
+    st.booleans(),
+)
+def test_every_accepted_shape_reads_as_the_long_way_does(
+    moment: datetime,
+    separator: str,
+    seconds: bool,
+    point: str,
+    digits: int,
+    zone: str,
+    hours: int,
+    minutes: int,
+    colon: bool,
+) -> None:
+    text = moment.strftime("%Y-%m-%d") + separator + moment.strftime("%H:%M")
+    if seconds:
+        text += moment.strftime(":%S")
+        if point:
+            text += point + f"{moment.microsecond:06d}987"[:digits]
+    if zone in ("+", "-"):
+        zone += f"{hours:02d}" + (":" if colon else "") + f"{minutes:02d}"
+    text += zone
+    expected = _parse_the_long_way(text)
+    parsed = parse_timestamp(text)
+    assert parsed == expected
+    assert parsed.utcoffset() == expected.utcoffset()
