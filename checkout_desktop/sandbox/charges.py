@@ -9,10 +9,8 @@ import uuid
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from aiohttp import web
-from pydantic import ValidationError
 
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus, WebhookEventType
-from checkout_desktop.domain.wire import AmountRequest, ChargeAuthorizationRequest
 from checkout_desktop.sandbox.api import api_error, apply_faults, field_error, require_bearer
 from checkout_desktop.sandbox.api import server_of as _server
 from checkout_desktop.sandbox.cards import CardBehaviour
@@ -30,7 +28,14 @@ from checkout_desktop.sandbox.state import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from checkout_desktop.domain.wire import ChargeAuthorizationRequest
     from checkout_desktop.sandbox.server import SandboxServer
+
+# The request models (pydantic) are imported by the handlers, at the first charge: building them
+# is a third of the sandbox's start-up, which the terminal waits for, and the token server does
+# not need them.
 
 logger = logging.getLogger(__name__)
 
@@ -208,6 +213,10 @@ async def authorize(request: web.Request) -> web.Response:
     await apply_faults(request)
     require_bearer(request)
     body = await _json_body(request)
+    from pydantic import ValidationError
+
+    from checkout_desktop.domain.wire import ChargeAuthorizationRequest
+
     try:
         # Strict, from the JSON text: a string is not a number, a number is not a boolean.
         wanted = ChargeAuthorizationRequest.model_validate_json(await request.read(), strict=True)
@@ -334,6 +343,10 @@ async def _amount(request: web.Request, *, required: bool) -> int | None:
             )
         return None
     await _json_body(request)
+    from pydantic import ValidationError
+
+    from checkout_desktop.domain.wire import AmountRequest
+
     try:
         return AmountRequest.model_validate_json(raw, strict=True).amount
     except ValidationError as exc:
