@@ -64,6 +64,9 @@ GOAL_PSS_RATIO = 1.3
 def _child_app(data_dir: str) -> int:
     """Run `checkout-desktop --data-dir DIR run --listener-port 0` with the READY observers."""
     import asyncio
+    import importlib.abc
+    import importlib.util
+    from types import ModuleType
     from typing import Any
 
     marks: dict[str, float] = {"python": CHILD_STARTED}
@@ -72,7 +75,6 @@ def _child_app(data_dir: str) -> int:
 
     from checkout_desktop import app as app_module
     from checkout_desktop import cli
-    from checkout_desktop.ui import qt_app
 
     marks["imports"] = time.monotonic()
 
@@ -91,13 +93,26 @@ def _child_app(data_dir: str) -> int:
         if not waiting:
             report("READY " + json.dumps(marks))
 
+    original_launch_sandbox = app_module.launch_sandbox
+
+    def launch_sandbox(*args: Any, **kwargs: Any) -> Any:
+        marks["sandbox_begin"] = time.monotonic()
+        return original_launch_sandbox(*args, **kwargs)
+
+    original_link = app_module.EarlySandbox.link
+
+    async def link(self: Any) -> Any:
+        result = await original_link(self)
+        marks["sandbox"] = time.monotonic()
+        return result
+
     original_start_sandbox = app_module.start_sandbox
 
     def start_sandbox(*args: Any, **kwargs: Any) -> Any:
         marks["sandbox_begin"] = time.monotonic()
-        link = original_start_sandbox(*args, **kwargs)
+        result = original_start_sandbox(*args, **kwargs)
         marks["sandbox"] = time.monotonic()
-        return link
+        return result
 
     original_terminal_start = app_module.Terminal.start.__func__  # type: ignore[attr-defined]
 
@@ -117,48 +132,84 @@ def _child_app(data_dir: str) -> int:
         state["token_task"] = asyncio.ensure_future(fetch_token())
         return terminal
 
-    original_create_application = qt_app.create_application
+    original_open_window = app_module._open_window
 
-    def create_application(*args: Any, **kwargs: Any) -> Any:
-        application = original_create_application(*args, **kwargs)
-        marks["qapp"] = time.monotonic()
-        return application
+    def open_window(*args: Any, **kwargs: Any) -> Any:
+        marks["window_begin"] = time.monotonic()
+        result = original_open_window(*args, **kwargs)
+        marks["window"] = time.monotonic()
+        return result
 
-    original_build_card_page = qt_app.build_card_page
+    def observe_qt_app(qt_app: ModuleType) -> None:
+        original_create_application = qt_app.create_application
 
-    def build_card_page(*args: Any, **kwargs: Any) -> Any:
-        marks["page_begin"] = time.monotonic()
-        page = original_build_card_page(*args, **kwargs)
-        marks["page_built"] = time.monotonic()
-        state["page"] = page
-        original_load = page.load
+        def create_application(*args: Any, **kwargs: Any) -> Any:
+            application = original_create_application(*args, **kwargs)
+            marks["qapp"] = time.monotonic()
+            return application
 
-        def load() -> None:
-            marks["window"] = time.monotonic()
-            original_load()
+        original_build_card_page = qt_app.build_card_page
 
-        page.load = load  # type: ignore[method-assign]
-        page.ready.connect(lambda: reached("page"))
-        page.sdk_unavailable.connect(lambda reason: report(f"FAILED card page: {reason}"))
+        def build_card_page(*args: Any, **kwargs: Any) -> Any:
+            marks["page_begin"] = time.monotonic()
+            page = original_build_card_page(*args, **kwargs)
+            marks["page_built"] = time.monotonic()
+            state["page"] = page
+            original_load = page.load
 
-        # Close the window (the terminal then stops as a user closing it would) on a line or
-        # end of file on stdin, or after CHILD_LINGER_S.
-        def close() -> None:
-            if state.get("closing"):
-                return
-            state["closing"] = True
-            loop.remove_reader(sys.stdin.fileno())
-            page.window().close()
+            def load() -> None:
+                marks["page_load"] = time.monotonic()
+                original_load()
 
-        loop = asyncio.get_running_loop()
-        loop.add_reader(sys.stdin.fileno(), close)
-        loop.call_later(CHILD_LINGER_S, close)
-        return page
+            page.load = load
+            page.ready.connect(lambda: reached("page"))
+            page.sdk_unavailable.connect(lambda reason: report(f"FAILED card page: {reason}"))
 
+            # Close the window (the terminal then stops as a user closing it would) on a line
+            # or end of file on stdin, or after CHILD_LINGER_S.
+            def close() -> None:
+                if state.get("closing"):
+                    return
+                state["closing"] = True
+                loop.remove_reader(sys.stdin.fileno())
+                page.window().close()
+
+            loop = asyncio.get_running_loop()
+            loop.add_reader(sys.stdin.fileno(), close)
+            loop.call_later(CHILD_LINGER_S, close)
+            return page
+
+        qt_app.build_card_page = build_card_page
+        qt_app.create_application = create_application
+
+    class ObserveQtApp(importlib.abc.MetaPathFinder):
+        """Adds the Qt observers when the terminal itself first imports ui.qt_app."""
+
+        name = "checkout_desktop.ui.qt_app"
+
+        def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+            if fullname != self.name:
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(fullname)
+            assert spec is not None
+            assert spec.loader is not None
+            loader: Any = spec.loader
+            original_exec = loader.exec_module
+
+            def exec_module(module: ModuleType) -> None:
+                original_exec(module)
+                observe_qt_app(module)
+
+            loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, ObserveQtApp())
+    app_module.launch_sandbox = launch_sandbox
+    app_module.EarlySandbox.link = link  # type: ignore[method-assign]
     app_module.start_sandbox = start_sandbox
     app_module.Terminal.start = classmethod(terminal_start)  # type: ignore[method-assign,assignment]
-    qt_app.build_card_page = build_card_page
-    qt_app.create_application = create_application
+    app_module._open_window = open_window
     code = cli.main(["--data-dir", data_dir, "run", "--listener-port", "0"])
     if not state["reported"]:
         print(f"FAILED the terminal exited (code {code}) before its card page was ready")
@@ -343,15 +394,17 @@ def _tail(log: Path, lines: int = 40) -> None:
 
 STAGES = {
     "python": "interpreter up, this script imported",
-    "imports": "checkout_desktop.app, cli and ui.qt_app imported",
+    "imports": "checkout_desktop.app and cli imported",
+    "sandbox_begin": "sandbox launch asked",
     "qapp": "QApplication created",
-    "sandbox_begin": "sandbox start asked",
-    "sandbox": "sandbox process announced itself",
-    "core_begin": "core start asked",
-    "core": "core started (store, gateway, inbox listener)",
     "page_begin": "card page construction begins",
     "page_built": "card page constructed",
-    "window": "main window shown, card page load asked",
+    "page_load": "card page load asked",
+    "sandbox": "sandbox process announced itself",
+    "core_begin": "core start asked",
+    "core": "core started (store, gateway; the inbox follows the card page)",
+    "window_begin": "main window construction begins",
+    "window": "main window shown",
     "token": "access token fetched",
     "page": "card page ready (SDK loaded, bridge connected)",
 }

@@ -33,7 +33,12 @@ def _load(module_name: str) -> Subcommand:
     return cast(Subcommand, importlib.import_module(module_name))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only`, just that subcommand's module is loaded.
+
+    Every subcommand is listed either way; loading one module instead of all of them keeps
+    the others' imports (the sandbox's and the inbox's web stacks) out of the terminal's start.
+    """
     parser = argparse.ArgumentParser(
         prog="checkout-desktop",
         description="A card-payment terminal for a small shop (Checkout Transparente).",
@@ -49,19 +54,21 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
-        _load(module_name).configure(command_parser)
+        if only is None or only == name:
+            _load(module_name).configure(command_parser)
         command_parser.set_defaults(_module=module_name)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     # Flags of the default command (e.g. `--self-test`) work without naming `run`.
     if not any(a in SUBCOMMANDS for a in arguments) and not {"-h", "--help", "--version"} & set(
         arguments
     ):
         arguments = [*_leading_globals(arguments), "run", *_trailing(arguments)]
+    rest = _trailing(arguments)
+    parser = build_parser(rest[0] if rest and rest[0] in SUBCOMMANDS else None)
     args = parser.parse_args(arguments)
     module_name = getattr(args, "_module", None)
     if module_name is None:

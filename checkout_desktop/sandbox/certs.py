@@ -138,6 +138,28 @@ def _usable(cert_pem: bytes, host: str) -> bool:
     return cert.not_valid_after_utc - dt.datetime.now(dt.UTC) > RENEW_MARGIN
 
 
+def usable_kept_certificate(folder: Path, host: str) -> SdkCertificate | None:
+    """The certificate kept in `folder` if `load_or_create` would reuse it as it is, else None.
+
+    Lets another process tell the SPKI pin that a sandbox started with this folder will serve.
+    """
+    cert_path = folder / CERT_FILE
+    key_path = folder / KEY_FILE
+    try:
+        cert_pem = cert_path.read_bytes()
+        key_pem = key_path.read_bytes()
+    except OSError:
+        return None
+    if not _usable(cert_pem, host):
+        return None
+    try:
+        serialization.load_pem_private_key(key_pem, password=None)
+    except (ValueError, TypeError):
+        logger.warning("the key in %s is unreadable; a new certificate is needed", folder)
+        return None
+    return SdkCertificate(host=host, cert_pem=cert_pem, key_pem=key_pem)
+
+
 def load_or_create(folder: Path, host: str) -> SdkCertificate:
     """Reuse the certificate kept in `folder` (so the SPKI pin stays the same across runs).
 
@@ -147,18 +169,12 @@ def load_or_create(folder: Path, host: str) -> SdkCertificate:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
         raise CertificateError(f"cannot create the certificate folder {folder}: {exc}") from None
+    kept = usable_kept_certificate(folder, host)
+    if kept is not None:
+        return kept
     cert_path = folder / CERT_FILE
     key_path = folder / KEY_FILE
-    if cert_path.is_file() and key_path.is_file():
-        cert_pem = cert_path.read_bytes()
-        key_pem = key_path.read_bytes()
-        if _usable(cert_pem, host):
-            try:
-                serialization.load_pem_private_key(key_pem, password=None)
-            except (ValueError, TypeError):
-                logger.warning("the key in %s is unreadable; issuing a new certificate", folder)
-            else:
-                return SdkCertificate(host=host, cert_pem=cert_pem, key_pem=key_pem)
+    if cert_path.is_file() or key_path.is_file():
         logger.info("the certificate in %s is not usable for %s; issuing a new one", folder, host)
     fresh = generate(host, PERSISTENT_VALIDITY)
     key_path.unlink(missing_ok=True)

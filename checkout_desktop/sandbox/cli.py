@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import json
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 from pathlib import Path
 
 from checkout_desktop.logsetup import register_secret, setup_logging
+from checkout_desktop.sandbox import SDK_HOST
 from checkout_desktop.sandbox.errors import SandboxConfigError
 from checkout_desktop.sandbox.faults import CLI_FAULT_NAMES, FaultSettingError, parse_cli_faults
-from checkout_desktop.sandbox.server import SDK_HOST, SandboxConfig, SandboxServer
+from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from checkout_desktop.sandbox.webhooks import WEBHOOK_LAYOUTS
 
 logger = logging.getLogger(__name__)
@@ -35,6 +38,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--port", type=int, default=0, help="port of the REST API and token endpoint (0: any)"
     )
     parser.add_argument("--sdk-port", type=int, default=0, help="HTTPS port of the SDK backend")
+    parser.add_argument(
+        "--sdk-fd",
+        type=int,
+        metavar="FD",
+        help="serve the SDK backend on this inherited, already listening loopback socket "
+        "instead of binding --sdk-port (the starting process then knows the port beforehand)",
+    )
     parser.add_argument(
         "--sdk-host", default=SDK_HOST, help=f"host the SDK build calls (default {SDK_HOST})"
     )
@@ -135,10 +145,16 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
         if not webhook_token:
             raise SandboxConfigError(f"the webhook token file {args.webhook_token_file} is empty")
         register_secret(webhook_token)
+    sdk_socket = None
+    if args.sdk_fd is not None:
+        if args.sdk_port:
+            raise SandboxConfigError("--sdk-fd and --sdk-port exclude each other")
+        sdk_socket = inherited_socket(args.sdk_fd)
     config = SandboxConfig(
         host=args.host,
         api_port=args.port,
         sdk_port=args.sdk_port,
+        sdk_socket=sdk_socket,
         sdk_host=args.sdk_host,
         sdk_cert_dir=args.sdk_cert_dir,
         token_lifetime_s=args.token_lifetime,
@@ -156,6 +172,37 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
     )
     config.check()
     return config
+
+
+def inherited_socket(fd: int) -> socket.socket:
+    """The listening TCP socket on a loopback address behind descriptor `fd`."""
+    if fd < 0:
+        raise SandboxConfigError(f"--sdk-fd must be a file descriptor number, not {fd}")
+    try:
+        sock = socket.socket(fileno=fd)
+    except OSError as exc:
+        raise SandboxConfigError(
+            f"descriptor {fd} (--sdk-fd) is not an open socket ({exc.strerror or exc})"
+        ) from None
+    try:
+        listening = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+        address = str(sock.getsockname()[0])
+    except OSError as exc:
+        sock.detach()
+        raise SandboxConfigError(
+            f"descriptor {fd} (--sdk-fd) is not a usable socket ({exc.strerror or exc})"
+        ) from None
+    problem = None
+    if sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.type != socket.SOCK_STREAM:
+        problem = "is not a TCP socket"
+    elif not listening:
+        problem = "is not listening"
+    elif not ipaddress.ip_address(address).is_loopback:
+        problem = f"listens on {address}, not on a loopback address"
+    if problem is not None:
+        sock.detach()
+        raise SandboxConfigError(f"descriptor {fd} (--sdk-fd) {problem}")
+    return sock
 
 
 async def serve(config: SandboxConfig, *, exit_with_parent: bool = False) -> int:

@@ -6,14 +6,15 @@ the SDK's backend) and the terminal's process must never hold any.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
-import queue
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -164,16 +165,122 @@ class SandboxProcess:
         self.stop()
 
 
-def _pump(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
+def _pump(stream: IO[bytes], first_line: Future[bytes]) -> None:
     """Hand over the first line, then keep draining so the child never blocks on a full pipe."""
     try:
-        lines.put(stream.readline())
+        first_line.set_result(stream.readline())
         while stream.read(65536):
             pass
     except (OSError, ValueError):
-        lines.put(b"")
+        if not first_line.done():
+            first_line.set_result(b"")
     finally:
         stream.close()
+
+
+class SandboxLaunch:
+    """A sandbox process started but maybe not yet announced: wait for it blocking or async.
+
+    Starting it apart from waiting lets the caller do its own start-up meanwhile: the sandbox
+    is a second process, so it starts on another core.
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes], timeout: float) -> None:
+        self.popen = popen
+        self.timeout = timeout
+        self._first_line: Future[bytes] = Future()
+        self._process: SandboxProcess | None = None
+        assert popen.stdout is not None
+        threading.Thread(
+            target=_pump,
+            args=(popen.stdout, self._first_line),
+            name="sandbox-stdout",
+            daemon=True,
+        ).start()
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def wait(self) -> SandboxProcess:
+        """Block until the announcement; SandboxStartError if it does not come in time."""
+        if self._process is None:
+            try:
+                line = self._first_line.result(timeout=self.timeout)
+            except TimeoutError:
+                line = None
+            self._process = self._announced(line)
+        return self._process
+
+    async def announced(self) -> SandboxProcess:
+        """Wait for the announcement without blocking the event loop."""
+        if self._process is None:
+            try:
+                # Shielded: a timeout must not cancel the future the reader thread will set.
+                line: bytes | None = await asyncio.wait_for(
+                    asyncio.shield(asyncio.wrap_future(self._first_line)), self.timeout
+                )
+            except TimeoutError:
+                line = None
+            if self._process is None:
+                self._process = self._announced(line)
+        return self._process
+
+    def _announced(self, line: bytes | None) -> SandboxProcess:
+        if line is None:
+            _end(self.popen)
+            raise SandboxStartError(
+                f"the sandbox did not announce itself within {self.timeout:g} s"
+            )
+        if not line.strip():
+            code = _end(self.popen)
+            raise SandboxStartError(
+                f"the sandbox exited (code {code}) before announcing itself; see its error output"
+            )
+        try:
+            info = SandboxInfo.from_json(line.decode("utf-8", errors="replace"))
+        except SandboxStartError:
+            _end(self.popen)
+            raise
+        logger.info("sandbox process %d ready at %s", self.popen.pid, info.base_url)
+        return SandboxProcess(self.popen, info)
+
+    def cancel(self) -> None:
+        """End the process (announced or not)."""
+        _end(self.popen)
+
+
+def launch_sandbox_process(
+    args: Sequence[str] = (),
+    timeout: float = 20.0,
+    *,
+    stderr: int | IO[Any] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+    exit_with_parent: bool = False,
+    pass_fds: Sequence[int] = (),
+) -> SandboxLaunch:
+    """Start `python -m checkout_desktop.sandbox ARGS`; its announcement is awaited later.
+
+    `stderr` goes where the caller says (inherited by default; the sandbox logs there, redacted).
+    With `exit_with_parent`, the sandbox exits when this process goes away (its stdin closes).
+    `pass_fds` are descriptors the sandbox inherits (a listening socket for `--sdk-fd`).
+    """
+    command = [*sandbox_command(), *args]
+    if exit_with_parent:
+        command.append("--exit-with-parent")
+    child_env = dict(os.environ if env is None else env)
+    child_env.setdefault("PYTHONUNBUFFERED", "1")
+    popen = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE if exit_with_parent else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        env=child_env,
+        cwd=cwd,
+        pass_fds=tuple(pass_fds),
+    )
+    return SandboxLaunch(popen, timeout)
 
 
 def start_sandbox_process(
@@ -190,43 +297,9 @@ def start_sandbox_process(
     `stderr` goes where the caller says (inherited by default; the sandbox logs there, redacted).
     With `exit_with_parent`, the sandbox exits when this process goes away (its stdin closes).
     """
-    command = [*sandbox_command(), *args]
-    if exit_with_parent:
-        command.append("--exit-with-parent")
-    child_env = dict(os.environ if env is None else env)
-    child_env.setdefault("PYTHONUNBUFFERED", "1")
-    popen = subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE if exit_with_parent else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        env=child_env,
-        cwd=cwd,
-    )
-    assert popen.stdout is not None
-    lines: queue.Queue[bytes] = queue.Queue()
-    threading.Thread(
-        target=_pump, args=(popen.stdout, lines), name="sandbox-stdout", daemon=True
-    ).start()
-    try:
-        line = lines.get(timeout=timeout)
-    except queue.Empty:
-        _end(popen)
-        raise SandboxStartError(
-            f"the sandbox did not announce itself within {timeout:g} s"
-        ) from None
-    if not line.strip():
-        code = _end(popen)
-        raise SandboxStartError(
-            f"the sandbox exited (code {code}) before announcing itself; see its error output"
-        )
-    try:
-        info = SandboxInfo.from_json(line.decode("utf-8", errors="replace"))
-    except SandboxStartError:
-        _end(popen)
-        raise
-    logger.info("sandbox process %d ready at %s", popen.pid, info.base_url)
-    return SandboxProcess(popen, info)
+    return launch_sandbox_process(
+        args, timeout, stderr=stderr, env=env, cwd=cwd, exit_with_parent=exit_with_parent
+    ).wait()
 
 
 def _end(popen: subprocess.Popen[bytes]) -> int:

@@ -6,6 +6,7 @@ import asyncio
 import ipaddress
 import logging
 import secrets
+import socket
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
-from checkout_desktop.sandbox import certs
+from checkout_desktop.sandbox import SDK_HOST, certs
 from checkout_desktop.sandbox.errors import SandboxConfigError
 from checkout_desktop.sandbox.faults import FaultDice, FaultSettings
 from checkout_desktop.sandbox.state import SandboxClock, SandboxCredentials, SandboxState
@@ -26,9 +27,6 @@ from checkout_desktop.sandbox.webhooks import (
 )
 
 logger = logging.getLogger(__name__)
-
-SDK_HOST = "checkout-qa.picpay.com"
-"""The backend host the published SDK's development build calls (its certificate names it)."""
 
 INFO_VERSION = 1
 
@@ -58,6 +56,9 @@ class SandboxConfig:
     webhook_backoff_max_s: float = 30.0
     max_api_body_bytes: int = 256 * 1024
     max_sdk_body_bytes: int = 16 * 1024
+    sdk_socket: socket.socket | None = None
+    """A listening socket to serve the SDK backend on, instead of binding `sdk_port`: the
+    process that starts the sandbox can then map the SDK host to it before the sandbox is up."""
 
     def check(self) -> None:
         """Raise SandboxConfigError for a value that cannot work."""
@@ -65,6 +66,10 @@ class SandboxConfig:
             port = getattr(self, name)
             if not 0 <= port <= 65535:
                 raise SandboxConfigError(f"{name} must be between 0 and 65535, got {port}")
+        if self.sdk_socket is not None and self.sdk_port != 0:
+            raise SandboxConfigError(
+                "give the SDK backend either a port or a listening socket, not both"
+            )
         positive = (
             "token_lifetime_s",
             "card_token_lifetime_s",
@@ -142,7 +147,11 @@ class SandboxServer:
                 build_api_app(self), self.config.host, self.config.api_port, None
             )
             self._sdk_runner, self._sdk_port = await _serve(
-                build_sdk_app(self), self.config.host, self.config.sdk_port, ssl_context
+                build_sdk_app(self),
+                self.config.host,
+                self.config.sdk_port,
+                ssl_context,
+                sock=self.config.sdk_socket,
             )
         except BaseException:
             await self.stop()
@@ -258,6 +267,8 @@ class SandboxServer:
     @property
     def sdk_address(self) -> str:
         """The local address the SDK host must be mapped to."""
+        if self.config.sdk_socket is not None:
+            return str(self.config.sdk_socket.getsockname()[0])
         return "127.0.0.1" if self.config.host in ("localhost", "0.0.0.0") else self.config.host  # noqa: S104
 
     @property
@@ -347,14 +358,23 @@ class SandboxServer:
 
 
 async def _serve(
-    app: web.Application, host: str, port: int, ssl_context: Any
+    app: web.Application,
+    host: str,
+    port: int,
+    ssl_context: Any,
+    *,
+    sock: socket.socket | None = None,
 ) -> tuple[web.AppRunner, int]:
     # access_log=None: the default access log prints query strings; our middleware logs
     # method, path and status only.
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     try:
-        site = web.TCPSite(runner, host, port, ssl_context=ssl_context, reuse_address=True)
+        site: web.BaseSite
+        if sock is not None:
+            site = web.SockSite(runner, sock, ssl_context=ssl_context)
+        else:
+            site = web.TCPSite(runner, host, port, ssl_context=ssl_context, reuse_address=True)
         await site.start()
     except OSError as exc:
         await runner.cleanup()

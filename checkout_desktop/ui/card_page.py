@@ -122,6 +122,13 @@ class CardPage(QWidget):
         self._loading = True
         self.view.load_card_page()
 
+    def set_credential_source(self, source: SdkCredentialSource) -> None:
+        """Where the SDK credentials come from, for a page built before they were known.
+
+        The page asks for them only when a card is submitted, so it can load without them.
+        """
+        self._source = source
+
     def set_credentials(self, merchant_document: str, transparent_token: SecretStr) -> None:
         """Hand the SDK credentials to the page, for the card being submitted now.
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -30,7 +30,6 @@ from checkout_desktop.domain.events import EventBus
 from checkout_desktop.gateway.charging import ChargeService
 from checkout_desktop.gateway.events import ChargeChanged
 from checkout_desktop.inbox.events import TunnelUrlChanged, WebhookStored
-from checkout_desktop.paths import resources_dir
 from checkout_desktop.secrets import SecretStore
 from checkout_desktop.settings import Settings
 from checkout_desktop.store.events import EventRepository
@@ -40,6 +39,7 @@ from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.events_panel import EventsPanel
 from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.labels import profile_label, status_label
+from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.receipts import (
     Receipt,
     ReceiptKind,
@@ -52,10 +52,6 @@ from checkout_desktop.ui.settings_panel import SettingsPanel
 from checkout_desktop.ui.status_bar import TerminalStatusBar
 
 logger = logging.getLogger(__name__)
-
-
-def app_icon() -> QIcon:
-    return QIcon(str(resources_dir() / "icons" / "checkout-desktop.svg"))
 
 
 @dataclass(frozen=True)

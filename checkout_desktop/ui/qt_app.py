@@ -11,22 +11,30 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, SignalInstance
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
-from checkout_desktop.secrets import SecretStore
-from checkout_desktop.settings import Profile, Settings
-from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
-from checkout_desktop.ui.i18n import choose_locale, is_portuguese
-from checkout_desktop.ui.labels import profile_label
-from checkout_desktop.ui.main_window import Merchant, app_icon
-from checkout_desktop.ui.webview import CardPageConfig, register_schemes
-from checkout_desktop.ui.wizard import ConnectionTester, FirstRunWizard
+from checkout_desktop.paths import resources_dir
+
+if TYPE_CHECKING:
+    from checkout_desktop.settings import Profile, Settings
+    from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
+    from checkout_desktop.ui.main_window import Merchant
+    from checkout_desktop.ui.wizard import ConnectionTester
+
+# The card page, the window and the wizard are imported where they are built: start-up brings
+# in each piece only when it is needed, the card page first.
 
 logger = logging.getLogger(__name__)
 
 APP_NAME = "checkout-desktop"
+
+
+def app_icon() -> QIcon:
+    return QIcon(str(resources_dir() / "icons" / "checkout-desktop.svg"))
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -37,6 +45,8 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     # Chromium fixes its URL scheme table and its OpenGL sharing when it starts: both must be
     # declared before the QApplication exists.
     import PySide6.QtWebEngineWidgets  # noqa: F401
+
+    from checkout_desktop.ui.webview import register_schemes
 
     register_schemes()
     QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
@@ -51,9 +61,17 @@ def create_application(argv: list[str] | None = None) -> QApplication:
 
 
 def build_card_page(
-    settings: Settings, credentials: SdkCredentialSource, *, developer: bool = False
+    settings: Settings, credentials: SdkCredentialSource | None, *, developer: bool = False
 ) -> CardPage:
-    """The card entry widget for the active profile, in the terminal's language."""
+    """The card entry widget for the active profile, in the terminal's language.
+
+    Without `credentials` the page loads all the same; give them (`set_credential_source`)
+    before a card can be submitted.
+    """
+    from checkout_desktop.ui.card_page import CardPage
+    from checkout_desktop.ui.i18n import choose_locale, is_portuguese
+    from checkout_desktop.ui.webview import CardPageConfig
+
     locale = choose_locale(settings.ui.locale)
     language = "pt-BR" if is_portuguese(locale) else "en"
     config = CardPageConfig.from_profile(
@@ -64,6 +82,9 @@ def build_card_page(
 
 def merchant_of(profile: Profile, merchant_document: str | None) -> Merchant:
     """Who the receipts name."""
+    from checkout_desktop.ui.labels import profile_label
+    from checkout_desktop.ui.main_window import Merchant
+
     if profile.is_builtin_sandbox:
         name = QCoreApplication.translate("Terminal", "Test shop (built-in sandbox)")
     else:
@@ -97,6 +118,9 @@ def close_on_signals(close: Callable[[], object]) -> None:
 
 async def run_wizard(settings: Settings, tester: ConnectionTester) -> Settings | None:
     """Show the first-run wizard; the chosen settings, or None when it was cancelled."""
+    from checkout_desktop.secrets import SecretStore
+    from checkout_desktop.ui.wizard import FirstRunWizard
+
     wizard = FirstRunWizard(settings, secrets=SecretStore(), tester=tester)
     close_on_signals(wizard.reject)
     wizard.open()

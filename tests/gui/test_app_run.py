@@ -66,8 +66,13 @@ def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_pat
             60,
         )
         _wait_for(lambda: "access token #1 obtained" in log.read_text(), "the token warm-up", 30)
+        # The inbox starts right after the card page is ready.
+        _wait_for(
+            lambda: "webhook listener on https://127.0.0.1:" in log.read_text(),
+            "the webhook listener",
+            30,
+        )
         text = log.read_text()
-        assert "webhook listener on https://127.0.0.1:" in text
         sandbox = re.search(r"sandbox process (\d+) ready", text)
         assert sandbox is not None, text[-2000:]
         sandbox_pid = int(sandbox.group(1))

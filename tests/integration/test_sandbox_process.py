@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from checkout_desktop.sandbox.process import (
     SandboxStartError,
     chromium_flag_list,
     chromium_flags,
+    launch_sandbox_process,
     sandbox_command,
     start_sandbox_process,
 )
@@ -291,3 +293,73 @@ def test_fault_flags_reach_the_server() -> None:
         ).json()
         assert faults["error_rate"] == 1.0
         assert faults["webhook_duplicate"] is True
+
+
+def _listening_socket() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    return sock
+
+
+def test_the_sdk_backend_serves_on_an_inherited_socket() -> None:
+    with _listening_socket() as sock:
+        port = sock.getsockname()[1]
+        fd = sock.fileno()
+        launch = launch_sandbox_process(
+            [*FAST, "--sdk-fd", str(fd)], stderr=subprocess.DEVNULL, pass_fds=(fd,)
+        )
+        with launch.wait() as process:
+            sock.close()
+            info = process.info
+            assert (info.sdk_address, info.sdk_port) == ("127.0.0.1", port)
+            assert tokenize(info, "4111111111111111", "739")
+
+
+@pytest.mark.asyncio
+async def test_the_announcement_can_be_awaited() -> None:
+    launch = launch_sandbox_process(FAST, stderr=subprocess.DEVNULL)
+    process = await launch.announced()
+    try:
+        assert process.info.sdk_host == "checkout-qa.picpay.com"
+        assert await launch.announced() is process
+        assert launch.wait() is process
+    finally:
+        await asyncio.to_thread(process.stop)
+
+
+@pytest.mark.asyncio
+async def test_a_silent_sandbox_is_ended_after_the_timeout() -> None:
+    # No interpreter starts, let alone announces, within 10 ms.
+    launch = launch_sandbox_process(FAST, 0.01, stderr=subprocess.DEVNULL)
+    with pytest.raises(SandboxStartError, match=r"did not announce itself within 0\.01 s"):
+        await launch.announced()
+    assert launch.popen.poll() is not None
+
+
+def _run_with_fd(args: list[str], fd: int) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*sandbox_command(), *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        pass_fds=(fd,),
+    )
+
+
+def test_a_bad_inherited_socket_exits_2_with_a_message(tmp_path: Path) -> None:
+    with (tmp_path / "not-a-socket").open("wb") as handle:
+        result = _run_with_fd(["--sdk-fd", str(handle.fileno())], handle.fileno())
+    assert result.returncode == 2
+    assert "(--sdk-fd) is not an open socket" in result.stderr
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as idle:
+        idle.bind(("127.0.0.1", 0))
+        result = _run_with_fd(["--sdk-fd", str(idle.fileno())], idle.fileno())
+    assert result.returncode == 2
+    assert "(--sdk-fd) is not listening" in result.stderr
+    with _listening_socket() as sock:
+        result = _run_with_fd(["--sdk-fd", str(sock.fileno()), "--sdk-port", "8443"], sock.fileno())
+    assert result.returncode == 2
+    assert "--sdk-fd and --sdk-port exclude each other" in result.stderr
+    assert result.stdout == ""
