@@ -53,6 +53,7 @@ def connect(
         conn.execute("PRAGMA synchronous = FULL")
         if migrate_schema:
             migrate(conn, path)
+            ensure_search_index(conn, path)
         path.chmod(0o600)
     else:
         _refuse_newer(conn, path)
@@ -106,6 +107,51 @@ def _statements(script: str) -> list[str]:
     if buffer.strip():
         raise StoreError(f"incomplete SQL statement in a migration: {buffer.strip()[:80]!r}")
     return parts
+
+
+def search_index_supported(conn: sqlite3.Connection) -> bool:
+    """This SQLite has FTS5 with the trigram tokenizer (3.34+)."""
+    try:
+        conn.execute(
+            "CREATE VIRTUAL TABLE temp.checkout_fts_probe USING fts5(x, tokenize='trigram')"
+        )
+    except sqlite3.OperationalError:
+        return False
+    conn.execute("DROP TABLE temp.checkout_fts_probe")
+    return True
+
+
+def ensure_search_index(conn: sqlite3.Connection, path: Path) -> bool:
+    """Create the inbox's free-text index where it is missing and this SQLite can hold it.
+
+    Part of schema 2; created here rather than in the migration's script so that a store whose
+    SQLite lacks FTS5 still opens (its searches scan). The new index is empty and says so
+    (`indexed_through` 0): the inbox writer fills it in the background, in batches, and
+    searches scan whatever it does not hold yet. Returns whether the index exists.
+    """
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'webhook_event_fts'"
+    ).fetchone()
+    if exists is not None:
+        return True
+    if _user_version(conn) < 2:
+        return False
+    if not search_index_supported(conn):
+        logger.warning(
+            "SQLite %s here has no FTS5 trigram tokenizer: event searches in %s will scan",
+            sqlite3.sqlite_version,
+            path,
+        )
+        return False
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _statements(schema_inbox.SEARCH_INDEX):
+            conn.execute(statement)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return True
 
 
 @contextmanager

@@ -1,5 +1,9 @@
 """Schema of the webhook inbox: every delivery, its verdict, and the quarantine of bad bodies."""
 
+import logging
+
+logger = logging.getLogger(__name__)
+
 # One row per authenticated delivery, in arrival order (`id` is the keyset for paging, never
 # OFFSET). Quarantined deliveries (bad JSON, a body the format forbids, a refused content type,
 # an oversized or stalled body) live in the same table so the live list and the export show one
@@ -9,6 +13,11 @@
 # Every index below serves one filter of the event list at 1,000,000 rows: (column, id) lets
 # SQLite walk a filter in id order and stop after one page. The partial unique index is the
 # dedupe key: one first delivery per body hash; re-deliveries point at it through duplicate_of.
+#
+# Free-text search has its own index (SEARCH_INDEX below), kept off the delivery path: the inbox
+# writer fills it in batches when it has nothing else to do, and `webhook_event_search` says up
+# to which id it holds. A search asks the index for ids up to there and scans only the newer,
+# not yet indexed tail.
 V2 = """
 CREATE TABLE webhook_event (
     id INTEGER PRIMARY KEY,
@@ -45,4 +54,24 @@ CREATE VIEW webhook_quarantine AS
     SELECT id, received_at, reason, event_type, content_type, remote, headers_json, body
     FROM webhook_event
     WHERE verdict = 'quarantined';
+"""
+
+# A trigram index makes substring search an index lookup (terms of 3+ characters). It is an
+# external-content table: the text stays in webhook_event only, the index holds row ids per
+# trigram (detail=none: no positions, several times smaller; adjacency is checked afterwards by
+# the same LIKE the search always used, so results are exactly what a full scan would give).
+# Part of schema 2, created by `db.connect` with the store (and on opening a store that lacks
+# it) where this SQLite has FTS5 with the trigram tokenizer (3.34+); where it has not, the
+# store still opens and searches scan. `webhook_event_search.indexed_through` is the id up to
+# which the index holds every row; it starts at 0 and the inbox writer moves it forward.
+SEARCH_INDEX = """
+CREATE TABLE webhook_event_search (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    indexed_through INTEGER NOT NULL
+);
+INSERT INTO webhook_event_search (id, indexed_through) VALUES (1, 0);
+CREATE VIRTUAL TABLE webhook_event_fts USING fts5(
+    merchant_charge_id, charge_id, event_ref, event_type, body_type, status, reason, body,
+    content='webhook_event', content_rowid='id', tokenize='trigram', detail=none
+);
 """

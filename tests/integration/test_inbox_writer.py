@@ -14,7 +14,7 @@ from checkout_desktop.inbox.events import WebhookStored
 from checkout_desktop.inbox.intake import Intake, body_digest
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository, NewEvent, Verdict
+from checkout_desktop.store.events import EventFilter, EventRepository, NewEvent, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -91,3 +91,41 @@ async def test_a_full_queue_is_refused_not_buffered_without_bound(tmp_path: Path
     assert refused, "every delivery fit in a queue of 3"
     assert "waiting for the disk" in str(refused[0])
     assert len([o for o in outcomes if isinstance(o, WriteResult)]) >= 3
+
+
+@pytest.mark.asyncio
+async def test_the_search_index_is_filled_when_the_inbox_is_quiet(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    # A writer that never finds the inbox quiet: whatever it indexes rode on a delivery.
+    busy = InboxWriter(path, index_idle_s=3600)
+    await busy.start()
+    try:
+        results = await asyncio.gather(*(busy.submit(intake(n)) for n in range(20)))
+    finally:
+        await busy.close()
+    assert busy.stats.indexed_batches == 0
+    conn = db.connect(path)
+    try:
+        assert EventRepository(conn).indexed_through() == 0
+    finally:
+        conn.close()
+    # An inbox that is quiet indexes what the store holds (in the background, after a moment).
+    writer = InboxWriter(path)
+    await writer.start()
+    try:
+        for _ in range(200):
+            if writer.stats.indexed_batches:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await writer.close()
+    conn = db.connect(path)
+    try:
+        repo = EventRepository(conn)
+        assert repo.indexed_through() == max(r.event_id for r in results)
+        found = repo.page(EventFilter(text='"n": 1'), limit=100).rows
+        assert sorted(row.id for row in found) == sorted(
+            r.event_id for n, r in enumerate(results) if str(n).startswith("1")
+        )
+    finally:
+        conn.close()

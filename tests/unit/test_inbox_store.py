@@ -229,3 +229,140 @@ def test_paging_plans_stay_bounded(
 
 
 _SUMMARY = "id, received_at, verdict, status"
+
+
+def _index_all(conn: sqlite3.Connection, batch: int = 7) -> None:
+    repo = EventRepository(conn)
+    while True:
+        with db.transaction(conn):
+            done, latest = repo.index_for_search(batch)
+        if done >= latest:
+            return
+
+
+def _search_all(repo: EventRepository, text: str, *, window: int | None = None) -> list[int]:
+    """Every matching id, newest first, page by page (or id window by id window, as the live
+    list scans)."""
+    where = EventFilter(text=text)
+    seen: list[int] = []
+    before: int | None = None
+    top = repo.latest_id() + 1
+    while True:
+        if window is None:
+            page = repo.page(where, before=before, limit=3)
+            seen += [row.id for row in page.rows]
+            if page.next_before is None:
+                return seen
+            before = page.next_before
+        else:
+            floor = max(1, top - window)
+            page = repo.page(where, before=top, floor=floor, limit=3)
+            seen += [row.id for row in page.rows]
+            if page.next_before is not None:
+                top = page.next_before
+            elif floor == 1:
+                return seen
+            else:
+                top = floor
+
+
+def _like(text: str, values: list[str | None]) -> bool:
+    """SQLite's LIKE without wildcards: a substring, ASCII letters in either case."""
+    folded = text.encode().lower()
+    return any(v is not None and folded in v.encode().lower() for v in values)
+
+
+def test_search_index_finds_exactly_what_a_scan_finds(conn: sqlite3.Connection) -> None:
+    events = [new(n, mcid=f"order-{n % 7:03d}-{n}") for n in range(60)]
+    events += [
+        # Every trigram of "abcd" is here, but not "abcd": the index proposes, LIKE decides.
+        new(100, body=b'{"note": "abc bcd"}'),
+        new(101, body=b'{"note": "xxABCDyy"}'),
+        # LIKE folds ASCII only; the index folds more, and must not widen the answer.
+        new(102, body='{"note": "Éclair"}'.encode()),
+        new(103, body='{"note": "éclair"}'.encode()),
+        new(104, verdict=Verdict.QUARANTINED, body=b"\xff\xfe not json with 50% off_x"),
+        new(105, mcid='quote"d-id'),
+    ]
+    fill(conn, events)
+    repo = EventRepository(conn)
+    assert repo.has_search_index()
+    rows = list(repo.iter_full())
+    texts = ["order-003", "abcd", "ABCD", "éclair", "Éclair", "50% off_", 'te"d-i', "row 4", "zzz"]
+    expected = {
+        t: [
+            r.id
+            for r in reversed(rows)
+            if _like(
+                t,
+                [
+                    r.merchant_charge_id,
+                    r.charge_id,
+                    r.event_ref,
+                    r.event_type,
+                    r.body_type,
+                    r.status,
+                    r.reason,
+                    r.body.decode("utf-8", errors="replace"),
+                ],
+            )
+        ]
+        for t in texts
+    }
+    assert expected["abcd"] == expected["ABCD"] != []
+    assert len(expected["éclair"]) == len(expected["Éclair"]) == 1
+    assert expected["zzz"] == []
+
+    def everything() -> dict[str, list[int]]:
+        return {t: _search_all(repo, t) for t in texts}
+
+    assert repo.indexed_through() == 0
+    assert everything() == expected  # nothing indexed: all of it is the scanned tail
+    with db.transaction(conn):
+        assert repo.index_for_search(30) == (30, len(rows))
+    assert everything() == expected  # half from the index, half scanned
+    _index_all(conn)
+    assert repo.indexed_through() == repo.latest_id()
+    assert everything() == expected
+    assert {t: _search_all(repo, t, window=9) for t in texts} == expected
+    (newer,) = fill(conn, [new(200, mcid="order-003-new")])
+    assert _search_all(repo, "order-003") == [newer, *expected["order-003"]]
+
+
+def test_pruned_self_tests_leave_the_search_index(conn: sqlite3.Connection) -> None:
+    events = [
+        new(n, verdict=Verdict.SELF_TEST, body=f'{{"nonce": "probe-{n}"}}'.encode())
+        for n in range(12)
+    ]
+    fill(conn, events)
+    _index_all(conn)
+    repo = EventRepository(conn)
+    assert len(_search_all(repo, "probe-")) == 12
+    with db.transaction(conn):
+        assert repo.prune_self_tests(keep=4) == 8
+    assert len(_search_all(repo, "probe-")) == 4
+    # The external-content index agrees with the table, row for row.
+    conn.execute(
+        "INSERT INTO webhook_event_fts (webhook_event_fts, rank) VALUES ('integrity-check', 1)"
+    )
+
+
+def test_a_store_without_the_search_index_gets_it_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    conn = db.connect(path)
+    fill(conn, [new(n) for n in range(5)])
+    # As a store made before the index existed (or by an SQLite without FTS5) looks.
+    conn.execute("DROP TABLE webhook_event_fts")
+    conn.execute("DROP TABLE webhook_event_search")
+    assert not EventRepository(conn).has_search_index()
+    assert len(_search_all(EventRepository(conn), "row ")) == 5
+    conn.close()
+    again = db.connect(path)
+    try:
+        repo = EventRepository(again)
+        assert repo.has_search_index()
+        assert repo.indexed_through() == 0
+        _index_all(again)
+        assert len(_search_all(repo, "row ")) == 5
+    finally:
+        again.close()
