@@ -4,9 +4,11 @@ The sandbox runs in its own process on 127.0.0.1, so its work is not timed as th
 Each round tokenizes the cards first (untimed), then makes N charges from C concurrent callers
 twice: once through ChargeService (token manager, request validation, attempt committed
 durably before sending, reply validated, merged by the state machine and committed, events)
-and once as a bare `httpx.post` of the same JSON body with a bearer token fetched beforehand.
-It prints the token requests made, per-charge latency medians, throughput, and the client's
-overhead per charge (difference and ratio of the medians). Bounded by --charges and --rounds.
+and once as a bare `httpx.post` of the same JSON body with a bearer token fetched beforehand;
+then the same with one caller, which shows the per-charge overhead without queueing. It prints
+the token requests made, per-charge latency medians, throughput, the CPU each charge cost the
+client and the sandbox, and the client's overhead per charge (difference and ratio of the
+medians). Bounded by --charges and --rounds.
 
     .venv/bin/python benchmarks/charging.py [--charges 100] [--concurrency 20] [--rounds 3]
 """
@@ -16,6 +18,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import resource
 import ssl
 import statistics
 import subprocess
@@ -52,6 +56,8 @@ class Run:
     latencies: list[float]
     wall_s: float
     token_requests: int
+    client_cpu_s: float = 0.0
+    sandbox_cpu_s: float = 0.0
 
     @property
     def median_ms(self) -> float:
@@ -64,6 +70,28 @@ class Run:
     @property
     def per_second(self) -> float:
         return len(self.latencies) / self.wall_s
+
+    @property
+    def client_cpu_ms(self) -> float:
+        return self.client_cpu_s / len(self.latencies) * 1000
+
+    @property
+    def sandbox_cpu_ms(self) -> float:
+        return self.sandbox_cpu_s / len(self.latencies) * 1000
+
+
+def own_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of another process so far (0 where /proc is missing)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def tokenize(info: SandboxInfo, count: int) -> list[str]:
@@ -116,7 +144,9 @@ def request_for(token: str) -> ChargeAuthorizationRequest:
     )
 
 
-async def timed(jobs: list[Callable[[], Awaitable[None]]], concurrency: int) -> Run:
+async def timed(
+    jobs: list[Callable[[], Awaitable[None]]], concurrency: int, sandbox_pid: int
+) -> Run:
     latencies: list[float] = []
     queue: asyncio.Queue[Callable[[], Awaitable[None]]] = asyncio.Queue()
     for job in jobs:
@@ -130,11 +160,20 @@ async def timed(jobs: list[Callable[[], Awaitable[None]]], concurrency: int) -> 
             latencies.append(time.perf_counter() - started)
 
     began = time.perf_counter()
+    cpu, sandbox_cpu = own_cpu_s(), process_cpu_s(sandbox_pid)
     await asyncio.gather(*(caller() for _ in range(concurrency)))
-    return Run(latencies, time.perf_counter() - began, 0)
+    return Run(
+        latencies,
+        time.perf_counter() - began,
+        0,
+        client_cpu_s=own_cpu_s() - cpu,
+        sandbox_cpu_s=process_cpu_s(sandbox_pid) - sandbox_cpu,
+    )
 
 
-async def full_path(info: SandboxInfo, tokens: list[str], concurrency: int, db: Path) -> Run:
+async def full_path(
+    info: SandboxInfo, pid: int, tokens: list[str], concurrency: int, db: Path
+) -> Run:
     endpoints = Endpoints(base_url=info.base_url, auth_url=info.auth_url)
     creds = FixedCredentials(
         SecretStr(info.credentials.client_secret), SecretStr("unused"), SecretStr("unused")
@@ -164,7 +203,8 @@ async def full_path(info: SandboxInfo, tokens: list[str], concurrency: int, db: 
 
                 return run
 
-            run = await timed([job(t, f"sale-{uuid.uuid4().hex[:8]}") for t in tokens], concurrency)
+            jobs = [job(t, f"sale-{uuid.uuid4().hex[:8]}") for t in tokens]
+            run = await timed(jobs, concurrency, pid)
             if failures:
                 raise SystemExit(f"{len(failures)} charge(s) failed, e.g. {failures[0]}")
             run.token_requests = manager.token_requests
@@ -173,7 +213,7 @@ async def full_path(info: SandboxInfo, tokens: list[str], concurrency: int, db: 
         conn.close()
 
 
-async def bare_path(info: SandboxInfo, tokens: list[str], concurrency: int) -> Run:
+async def bare_path(info: SandboxInfo, pid: int, tokens: list[str], concurrency: int) -> Run:
     async with httpx.AsyncClient(trust_env=False) as http:
         reply = await http.post(
             f"{info.auth_url}/oauth2/token",
@@ -195,63 +235,89 @@ async def bare_path(info: SandboxInfo, tokens: list[str], concurrency: int) -> R
 
             return run
 
-        run = await timed([job(b) for b in bodies], concurrency)
+        run = await timed([job(b) for b in bodies], concurrency, pid)
         run.token_requests = 1
         return run
 
 
-async def main(args: argparse.Namespace) -> None:
-    process = start_sandbox_process([], stderr=subprocess.DEVNULL, exit_with_parent=True)
+async def measure(
+    info: SandboxInfo, pid: int, charges: int, concurrency: int, rounds: int, scratch: Path
+) -> tuple[list[Run], list[Run]]:
+    """`rounds` of full and bare runs at one concurrency, alternating which goes first."""
     fulls: list[Run] = []
     bares: list[Run] = []
-    try:
-        with tempfile.TemporaryDirectory(prefix="charging-bench-") as scratch:
-            for round_no in range(args.rounds):
-                tokens = await tokenize(process.info, 2 * args.charges)
-                db = Path(scratch) / f"round-{round_no}.sqlite3"
-                # Alternate which goes first so neither always runs on a warmer sandbox.
-                if round_no % 2 == 0:
-                    fulls.append(
-                        await full_path(process.info, tokens[: args.charges], args.concurrency, db)
-                    )
-                    bares.append(
-                        await bare_path(process.info, tokens[args.charges :], args.concurrency)
-                    )
-                else:
-                    bares.append(
-                        await bare_path(process.info, tokens[args.charges :], args.concurrency)
-                    )
-                    fulls.append(
-                        await full_path(process.info, tokens[: args.charges], args.concurrency, db)
-                    )
-    finally:
-        process.stop()
+    for round_no in range(rounds):
+        tokens = await tokenize(info, 2 * charges)
+        db = scratch / f"c{concurrency}-round-{round_no}.sqlite3"
+        # Alternate which goes first so neither always runs on a warmer sandbox.
+        if round_no % 2 == 0:
+            fulls.append(await full_path(info, pid, tokens[:charges], concurrency, db))
+            bares.append(await bare_path(info, pid, tokens[charges:], concurrency))
+        else:
+            bares.append(await bare_path(info, pid, tokens[charges:], concurrency))
+            fulls.append(await full_path(info, pid, tokens[:charges], concurrency, db))
+    return fulls, bares
 
+
+def report(charges: int, concurrency: int, fulls: list[Run], bares: list[Run]) -> None:
+    callers = "1 caller" if concurrency == 1 else f"{concurrency} concurrent callers"
+    print(f"-- {charges} charges per run, {callers}")
     print(
-        f"charging benchmark: {args.charges} charges x {args.rounds} rounds, "
-        f"{args.concurrency} concurrent callers, sandbox in its own process on 127.0.0.1"
+        f"{'path':<38}{'median ms':>10}{'p90 ms':>9}{'charges/s':>11}{'token req':>10}"
+        f"{'client cpu ms':>15}{'sandbox cpu ms':>16}"
     )
-    print(f"{'path':<34}{'median ms':>10}{'p90 ms':>9}{'charges/s':>11}{'token req':>11}")
     for label, runs in (
         ("ChargeService (durable, validated)", fulls),
         ("bare httpx POST", bares),
     ):
         for i, run in enumerate(runs, start=1):
             print(
-                f"{label + f' #{i}':<34}{run.median_ms:>10.2f}{run.p90_ms:>9.2f}"
-                f"{run.per_second:>11.1f}{run.token_requests:>11}"
+                f"{label + f' #{i}':<38}{run.median_ms:>10.2f}{run.p90_ms:>9.2f}"
+                f"{run.per_second:>11.1f}{run.token_requests:>10}"
+                f"{run.client_cpu_ms:>15.2f}{run.sandbox_cpu_ms:>16.2f}"
             )
     full_median = statistics.median(r.median_ms for r in fulls)
     bare_median = statistics.median(r.median_ms for r in bares)
+    cpu_full = statistics.median(r.client_cpu_ms for r in fulls)
+    cpu_bare = statistics.median(r.client_cpu_ms for r in bares)
     print(
-        f"token requests per round of {args.charges} charges: "
-        f"{sorted({r.token_requests for r in fulls})}"
+        f"token requests per run of {charges} charges: {sorted({r.token_requests for r in fulls})}"
     )
     print(
-        f"median per-charge latency: full {full_median:.2f} ms, bare {bare_median:.2f} ms; "
-        f"client overhead {full_median - bare_median:.2f} ms per charge, "
-        f"ratio {full_median / bare_median:.2f}x"
+        f"{callers}: median per-charge latency full {full_median:.2f} ms, bare "
+        f"{bare_median:.2f} ms; client overhead {full_median - bare_median:.2f} ms per charge, "
+        f"ratio {full_median / bare_median:.2f}x (goal <= 1.2x); client CPU per charge "
+        f"{cpu_full:.2f} vs {cpu_bare:.2f} ms"
     )
+
+
+async def main(args: argparse.Namespace) -> None:
+    process = start_sandbox_process([], stderr=subprocess.DEVNULL, exit_with_parent=True)
+    try:
+        with tempfile.TemporaryDirectory(prefix="charging-bench-") as scratch:
+            results = [
+                (
+                    level,
+                    await measure(
+                        process.info,
+                        process.pid,
+                        args.charges,
+                        level,
+                        args.rounds,
+                        Path(scratch),
+                    ),
+                )
+                for level in sorted({args.concurrency, 1}, reverse=True)
+            ]
+    finally:
+        process.stop()
+
+    print(
+        f"charging benchmark: {args.charges} charges x {args.rounds} rounds per concurrency, "
+        f"sandbox in its own process on 127.0.0.1, {os.cpu_count()} CPUs"
+    )
+    for level, (fulls, bares) in results:
+        report(args.charges, level, fulls, bares)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

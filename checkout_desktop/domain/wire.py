@@ -324,6 +324,8 @@ _FULL_PAN = re.compile(r"^\d{12,19}$")
 
 def mask_card_number(value: str) -> str:
     """Keep only the BIN and last four of anything that looks like a whole card number."""
+    if len(value) < 12:
+        return value  # too short to hold 12 digits, whatever separators it has
     compact = value.replace(" ", "").replace("-", "")
     if _FULL_PAN.match(compact):
         return compact[:6] + "*" * (len(compact) - 10) + compact[-4:]

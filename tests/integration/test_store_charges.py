@@ -440,3 +440,31 @@ def test_attempt_pages_by_keyset(repo: ChargeRepository) -> None:
         ids.extend(a.merchant_charge_id for a in page.items)
     assert ids == [f"attempt-{i:04d}" for i in reversed(range(7))]
     assert ts(NOW) == "2026-05-04T10:00:00.000000Z"
+
+
+def test_attempt_records_returned_by_writes_are_what_the_store_holds(
+    repo: ChargeRepository,
+) -> None:
+    """The write methods build the record they return instead of reading it back."""
+    with transaction(repo.conn):
+        recorded = repo.record_attempt(
+            merchant_charge_id="charge-000042",
+            sale_id="sale-42",
+            profile="builtin-sandbox",
+            amount=2500,
+            cards=[CardSummary("VISA", "1111"), CardSummary(None, None, installments=3)],
+            late_capture=True,
+        )
+    assert recorded == repo.attempt("charge-000042")
+    steps = [
+        (AttemptState.UNKNOWN, {"detail": "timeout", "answered": False, "count_query": False}),
+        (AttemptState.UNKNOWN, {"detail": None, "answered": True, "count_query": True}),
+        (AttemptState.CREATED, {"detail": None, "answered": False, "count_query": True}),
+        (AttemptState.NOT_FOUND, {"detail": "late", "answered": False, "count_query": True}),
+    ]
+    for state, options in steps:
+        with transaction(repo.conn):
+            returned = repo.set_attempt_state(
+                "charge-000042", state, source="reconciliation", reason="step", **options
+            )
+        assert returned == repo.attempt("charge-000042"), state
