@@ -30,6 +30,7 @@ _SEARCH_VALUES = (
 _SEARCH_COLUMNS = _SEARCH_VALUES.replace("CAST(body AS TEXT)", "body")
 # Trigrams are counted up to this many rows to find the rarest ones; those are intersected.
 _GRAM_COUNT_CAP = 20_000
+_GRAMS_PROBED = 16
 _GRAMS_USED = 3
 _FIRST_CANDIDATES = 256
 _MAX_CANDIDATES = 4096
@@ -539,6 +540,10 @@ class EventRepository:
         if cached is not None:
             return cached
         grams = sorted({text[i : i + SEARCH_MIN_CHARS] for i in range(len(text) - 2)})
+        if len(grams) > _GRAMS_PROBED:
+            # A long text (a pasted body) needs no more candidates to choose from than this.
+            step = len(grams) / _GRAMS_PROBED
+            grams = [grams[int(i * step)] for i in range(_GRAMS_PROBED)]
         counts: dict[str, int] = {}
         for gram in grams:
             counts[gram] = int(
