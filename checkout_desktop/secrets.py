@@ -5,14 +5,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import keyring
-import keyring.backend
-import keyring.errors
 from pydantic import SecretStr
 
 from checkout_desktop.logsetup import register_secret
+
+if TYPE_CHECKING:
+    import keyring.backend
+
+# keyring itself is imported at the first keychain access: loading it costs ~40 ms at every
+# start, and the built-in sandbox profile never uses the keychain.
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +82,8 @@ class SecretStore:
 
     def backend(self) -> keyring.backend.KeyringBackend:
         if self._backend is None:
+            import keyring
+
             self._backend = _check_backend(keyring.get_keyring())
         return self._backend
 
@@ -87,6 +92,8 @@ class SecretStore:
         return f"{profile}/{name.value}"
 
     def get(self, profile: str, name: SecretName) -> SecretStr | None:
+        import keyring.errors
+
         try:
             value = self.backend().get_password(SERVICE_NAME, self._account(profile, name))
         except keyring.errors.KeyringError as exc:
@@ -105,6 +112,8 @@ class SecretStore:
         return value
 
     def set(self, profile: str, name: SecretName, value: SecretStr | str) -> None:
+        import keyring.errors
+
         plain = value.get_secret_value() if isinstance(value, SecretStr) else value
         if not plain.strip():
             raise ValueError(f"{_LABELS[name]} is empty")
@@ -118,6 +127,8 @@ class SecretStore:
         logger.info("stored %s for profile %s in the keychain", _LABELS[name], profile)
 
     def delete(self, profile: str, name: SecretName) -> bool:
+        import keyring.errors
+
         try:
             self.backend().delete_password(SERVICE_NAME, self._account(profile, name))
         except keyring.errors.PasswordDeleteError:
