@@ -17,15 +17,12 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from checkout_desktop.sandbox.pins import CERT_FILE, KEY_FILE, RENEW_MARGIN
+
 logger = logging.getLogger(__name__)
 
-CERT_FILE = "sdk-backend-cert.pem"
-KEY_FILE = "sdk-backend-key.pem"
 EPHEMERAL_VALIDITY = dt.timedelta(days=2)
 PERSISTENT_VALIDITY = dt.timedelta(days=90)
-# A reused certificate is replaced when it has less than this left, so a long run never
-# outlives it.
-RENEW_MARGIN = dt.timedelta(days=7)
 
 
 class CertificateError(RuntimeError):
