@@ -1,13 +1,14 @@
 """Start-up: process start → card page ready for `checkout-desktop`, beside a bare QtWebEngine page.
 
-"Ready" is the moment all three hold: the card page's handshake arrived with the SDK loaded
-(`CardPage.ready`: page loaded, SDK script loaded from the sandbox over HTTPS, QWebChannel
-bridge connected) and the sandbox's access token has been fetched. The terminal runs as a user
-starts it — `checkout-desktop run` on the built-in sandbox profile, offscreen, through the real
-command-line entry point — in a child process with three observers added (see `_child_app`):
-they record when the sandbox, the core, the window and the card page came up, fetch the access
-token as soon as the core exists (the terminal fetches it lazily, at the first charge; a
-charge-ready terminal has one), and print one READY line. Nothing else is changed.
+"Ready" is the moment all three hold: the main window is shown, its card page's handshake
+arrived with the SDK loaded (`CardPage.ready`: page loaded, the card SDK script loaded and its
+API present, QWebChannel bridge connected), and the sandbox's access token has been fetched.
+The terminal runs as a user starts it — `checkout-desktop run` on the built-in sandbox
+profile, offscreen, through the real command-line entry point — in a child process
+(startup_terminal.py) with observers wrapped around a few functions: they record when the
+sandbox, the core, the window and the card page came up, fetch the access token as soon as the
+core exists (the terminal asks for it then too; the token manager makes one request for both),
+and print one READY line. Nothing else is changed.
 
 The baseline (startup_baseline.py) is the least a QtWebEngine + QWebChannel app can do: one
 view, one channel object, a small inline page calling it once. Runs alternate (baseline, app,
@@ -27,22 +28,19 @@ only on the built-in sandbox profile; a shop on the real service never runs it).
 
 from __future__ import annotations
 
+import argparse
+import json
+import logging
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
 import time
-
-CHILD_STARTED = time.monotonic()
-
-import argparse  # noqa: E402 - the child's start time is taken before anything else
-import json  # noqa: E402
-import logging  # noqa: E402
-import os  # noqa: E402
-import selectors  # noqa: E402
-import shutil  # noqa: E402
-import signal  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
-from pathlib import Path  # noqa: E402
+from dataclasses import dataclass
+from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -52,168 +50,10 @@ import _common  # noqa: E402
 logger = logging.getLogger(__name__)
 
 BASELINE_SCRIPT = HERE / "startup_baseline.py"
+TERMINAL_SCRIPT = HERE / "startup_terminal.py"
 READY_TIMEOUT_S = 90.0
-CHILD_LINGER_S = 60.0
 GOAL_READY_RATIO = 2.0
 GOAL_PSS_RATIO = 1.3
-
-
-# -- the terminal, observed (runs in the child process) -----------------------------------------
-
-
-def _child_app(data_dir: str) -> int:
-    """Run `checkout-desktop --data-dir DIR run --listener-port 0` with the READY observers."""
-    import asyncio
-    import importlib.abc
-    import importlib.util
-    from types import ModuleType
-    from typing import Any
-
-    marks: dict[str, float] = {"python": CHILD_STARTED}
-    waiting = {"page", "token"}
-    state: dict[str, Any] = {"page": None, "reported": False}
-
-    from checkout_desktop import app as app_module
-    from checkout_desktop import cli
-
-    marks["imports"] = time.monotonic()
-
-    def report(line: str) -> None:
-        if state["reported"]:
-            return
-        state["reported"] = True
-        print(line, flush=True)
-        page = state["page"]
-        if line.startswith("FAILED") and page is not None:
-            page.window().close()
-
-    def reached(name: str) -> None:
-        marks[name] = time.monotonic()
-        waiting.discard(name)
-        if not waiting:
-            report("READY " + json.dumps(marks))
-
-    original_launch_sandbox = app_module.launch_sandbox
-
-    def launch_sandbox(*args: Any, **kwargs: Any) -> Any:
-        marks["sandbox_begin"] = time.monotonic()
-        return original_launch_sandbox(*args, **kwargs)
-
-    original_link = app_module.EarlySandbox.link
-
-    async def link(self: Any) -> Any:
-        result = await original_link(self)
-        marks["sandbox"] = time.monotonic()
-        return result
-
-    original_start_sandbox = app_module.start_sandbox
-
-    def start_sandbox(*args: Any, **kwargs: Any) -> Any:
-        marks["sandbox_begin"] = time.monotonic()
-        result = original_start_sandbox(*args, **kwargs)
-        marks["sandbox"] = time.monotonic()
-        return result
-
-    original_terminal_start = app_module.Terminal.start.__func__  # type: ignore[attr-defined]
-
-    async def terminal_start(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        marks["core_begin"] = time.monotonic()
-        terminal = await original_terminal_start(cls, *args, **kwargs)
-        marks["core"] = time.monotonic()
-
-        async def fetch_token() -> None:
-            try:
-                await terminal.tokens.token()
-            except Exception as exc:
-                report(f"FAILED the access token was not fetched: {type(exc).__name__}: {exc}")
-                return
-            reached("token")
-
-        state["token_task"] = asyncio.ensure_future(fetch_token())
-        return terminal
-
-    original_open_window = app_module._open_window
-
-    def open_window(*args: Any, **kwargs: Any) -> Any:
-        marks["window_begin"] = time.monotonic()
-        result = original_open_window(*args, **kwargs)
-        marks["window"] = time.monotonic()
-        return result
-
-    def observe_qt_app(qt_app: ModuleType) -> None:
-        original_create_application = qt_app.create_application
-
-        def create_application(*args: Any, **kwargs: Any) -> Any:
-            application = original_create_application(*args, **kwargs)
-            marks["qapp"] = time.monotonic()
-            return application
-
-        original_build_card_page = qt_app.build_card_page
-
-        def build_card_page(*args: Any, **kwargs: Any) -> Any:
-            marks["page_begin"] = time.monotonic()
-            page = original_build_card_page(*args, **kwargs)
-            marks["page_built"] = time.monotonic()
-            state["page"] = page
-            original_load = page.load
-
-            def load() -> None:
-                marks["page_load"] = time.monotonic()
-                original_load()
-
-            page.load = load
-            page.ready.connect(lambda: reached("page"))
-            page.sdk_unavailable.connect(lambda reason: report(f"FAILED card page: {reason}"))
-
-            # Close the window (the terminal then stops as a user closing it would) on a line
-            # or end of file on stdin, or after CHILD_LINGER_S.
-            def close() -> None:
-                if state.get("closing"):
-                    return
-                state["closing"] = True
-                loop.remove_reader(sys.stdin.fileno())
-                page.window().close()
-
-            loop = asyncio.get_running_loop()
-            loop.add_reader(sys.stdin.fileno(), close)
-            loop.call_later(CHILD_LINGER_S, close)
-            return page
-
-        qt_app.build_card_page = build_card_page
-        qt_app.create_application = create_application
-
-    class ObserveQtApp(importlib.abc.MetaPathFinder):
-        """Adds the Qt observers when the terminal itself first imports ui.qt_app."""
-
-        name = "checkout_desktop.ui.qt_app"
-
-        def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-            if fullname != self.name:
-                return None
-            sys.meta_path.remove(self)
-            spec = importlib.util.find_spec(fullname)
-            assert spec is not None
-            assert spec.loader is not None
-            loader: Any = spec.loader
-            original_exec = loader.exec_module
-
-            def exec_module(module: ModuleType) -> None:
-                original_exec(module)
-                observe_qt_app(module)
-
-            loader.exec_module = exec_module
-            return spec
-
-    sys.meta_path.insert(0, ObserveQtApp())
-    app_module.launch_sandbox = launch_sandbox
-    app_module.EarlySandbox.link = link  # type: ignore[method-assign]
-    app_module.start_sandbox = start_sandbox
-    app_module.Terminal.start = classmethod(terminal_start)  # type: ignore[method-assign,assignment]
-    app_module._open_window = open_window
-    code = cli.main(["--data-dir", data_dir, "run", "--listener-port", "0"])
-    if not state["reported"]:
-        print(f"FAILED the terminal exited (code {code}) before its card page was ready")
-    return code
 
 
 # -- the parent ----------------------------------------------------------------------------------
@@ -261,7 +101,7 @@ def run_once(kind: str, home: Path, log: Path, settle_s: float) -> Run:
     if kind == "baseline":
         command = [sys.executable, str(BASELINE_SCRIPT)]
     else:
-        command = [sys.executable, str(Path(__file__).resolve()), "--child-app", str(home)]
+        command = [sys.executable, str(TERMINAL_SCRIPT), str(home)]
     with log.open("ab") as errors:
         errors.write(f"\n==== {kind} run ====\n".encode())
         errors.flush()
@@ -339,10 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="measured runs of each (default 5)")
     parser.add_argument("--settle", type=float, default=1.0, help="seconds after ready")
     parser.add_argument("--quick", action="store_true", help="one run each, no warm-up")
-    parser.add_argument("--child-app", metavar="HOME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child_app:
-        return _child_app(args.child_app)
     if not 1 <= args.runs <= 30:
         parser.error("--runs must be between 1 and 30")
     if not 0 <= args.settle <= 10:
