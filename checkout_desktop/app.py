@@ -63,7 +63,7 @@ SANDBOX_WEBHOOK_CA = "sandbox-webhook-ca.pem"
 SANDBOX_SDK_CERT_DIR = "sandbox-sdk-tls"
 """The sandbox's SDK-backend certificate is kept here, so its key pin is known before the
 sandbox is up and Chromium can start loading the card page meanwhile."""
-WARM_UP_TURNS = 8
+WARM_UP_HEAD_START_S = 0.01
 INBOX_START_WAIT_S = 5.0
 """The inbox starts once the card page is ready or has failed, and at the latest this long
 after the window is shown."""
@@ -179,16 +179,15 @@ class EarlySandbox:
         new one, whose pin is known only from its announcement.
         """
         if self._mapping is None:
-            from checkout_desktop.sandbox import SDK_HOST, certs
+            from checkout_desktop.sandbox import SDK_HOST
+            from checkout_desktop.sandbox.pins import kept_pin
             from checkout_desktop.ui.chromium import HostMapping
 
-            kept = certs.usable_kept_certificate(
-                self.paths.data_dir / SANDBOX_SDK_CERT_DIR, SDK_HOST
-            )
-            if kept is None:
+            pin = kept_pin(self.paths.data_dir / SANDBOX_SDK_CERT_DIR)
+            if pin is None:
                 return None
             port = int(self.sdk_socket.getsockname()[1])
-            self._mapping = HostMapping(SDK_HOST, port, kept.spki_sha256_b64)
+            self._mapping = HostMapping(SDK_HOST, port, pin)
         return self._mapping
 
     async def link(self) -> SandboxLink:
@@ -861,7 +860,7 @@ async def _run_window(
     translations = Translations()
     translations.install(choose_locale(settings.ui.locale))
     if early is not None:
-        await _import_core_and_window()
+        await _import_core()
         try:
             sandbox = await early.link()
         except StartupError as exc:
@@ -919,12 +918,10 @@ async def _run_window(
         # and a credentials problem shows before the first customer is at the counter.
         warm = asyncio.ensure_future(terminal.tokens.token())
         warm.add_done_callback(_log_warm_up)
-        # A few loop turns send the request, so the service works on it while the window is
-        # built here.
-        for _ in range(WARM_UP_TURNS):
-            await asyncio.sleep(0)
+        # Let the request go out, so the service works on it while the window is built here.
+        await asyncio.wait({warm}, timeout=WARM_UP_HEAD_START_S)
         window, card_page = _open_window(settings, paths, args, terminal, card_page)
-        inbox = asyncio.ensure_future(_start_inbox_when_ready(terminal, window, card_page))
+        inbox = asyncio.ensure_future(_start_inbox_when_ready(terminal, window, card_page, warm))
         from checkout_desktop.ui.qt_app import close_on_signals, until_closed
 
         close_on_signals(window.request_close)
@@ -970,6 +967,7 @@ def _open_window(
         secrets=terminal.secrets,
         acknowledge_url=terminal.acknowledge_url,
         receipts_dir=paths.data_dir,
+        defer_panels=True,
     )
     for problem in terminal.problems:
         window.statusBar().showMessage(problem, 30000)
@@ -981,30 +979,38 @@ def _open_window(
 
 
 async def _start_inbox_when_ready(
-    terminal: Terminal, window: MainWindow, card_page: CardPage
+    terminal: Terminal, window: MainWindow, card_page: CardPage, warm_up: asyncio.Future[Any]
 ) -> None:
-    """Start the inbox once the card page has answered (ready or failed), or after a while.
+    """Build the other tabs and start the inbox once the card page has answered (ready or
+    failed) and the warm-up token request has ended, or after INBOX_START_WAIT_S at the latest.
 
     On two cores the card page and the access token come first; notifications that arrive
     meanwhile wait at the service, which retries them (and the reconciler catches up anyway).
     """
-    if not card_page.is_ready:
-        loop = asyncio.get_running_loop()
-        answered: asyncio.Future[None] = loop.create_future()
+    loop = asyncio.get_running_loop()
+    answered: asyncio.Future[None] = loop.create_future()
 
-        def answer(*_args: object) -> None:
-            if not answered.done():
-                answered.set_result(None)
+    def answer(*_args: object) -> None:
+        if not answered.done():
+            answered.set_result(None)
 
-        card_page.ready.connect(answer)
-        card_page.sdk_unavailable.connect(answer)
-        try:
-            await asyncio.wait_for(answered, INBOX_START_WAIT_S)
-        except TimeoutError:
-            logger.info("the card page has not answered yet; starting the inbox anyway")
-        finally:
-            card_page.ready.disconnect(answer)
-            card_page.sdk_unavailable.disconnect(answer)
+    if card_page.is_ready:
+        answer()
+    card_page.ready.connect(answer)
+    card_page.sdk_unavailable.connect(answer)
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(answered, asyncio.shield(warm_up), return_exceptions=True),
+            INBOX_START_WAIT_S,
+        )
+    except TimeoutError:
+        logger.info("the card page or the access token is still pending; starting the inbox")
+    finally:
+        card_page.ready.disconnect(answer)
+        card_page.sdk_unavailable.disconnect(answer)
+    # The other tabs first: the events list must exist before notifications arrive.
+    window.build_panels()
+    await asyncio.sleep(0)
     known = len(terminal.problems)
     try:
         await terminal.start_inbox()
@@ -1017,24 +1023,39 @@ async def _start_inbox_when_ready(
     window.adapter.replay(terminal.current_state())
 
 
-async def _import_core_and_window() -> None:
-    """Import what the core and the window need, letting Qt run between the big groups.
+_CORE_MODULES = (
+    "httpx",
+    "httpcore",
+    # The HTTP client's event-loop backend, otherwise loaded at its first request.
+    "anyio._backends._asyncio",
+    "anyio.streams.stapled",
+    "anyio.streams.tls",
+    "anyio.to_thread",
+    "checkout_desktop.domain.wire",
+    "checkout_desktop.gateway.tokens",
+    "checkout_desktop.gateway.client",
+    "checkout_desktop.gateway.charging",
+    "checkout_desktop.store.db",
+    "checkout_desktop.store.events",
+)
+"""What the core's start needs (none of it Qt), imported on a worker thread."""
 
-    Done while the sandbox starts; the breaks let Chromium's requests for the card page's
-    files (served on this thread) through.
+
+async def _import_core() -> None:
+    """Import the core's modules on a worker thread while Chromium starts the card page.
+
+    Chromium's browser side runs its tasks on this thread between Qt events: a long import
+    here holds the card page's navigation up (its first request came ~190 ms after the load
+    was asked, in a trace, while this thread imported). On a worker thread the imports leave
+    this thread's event loop running, and Chromium's C++ tasks need no interpreter lock.
     """
-    groups = (
-        ("httpx", "checkout_desktop.gateway.tokens"),
-        ("checkout_desktop.gateway.charging", "checkout_desktop.store.events"),
-        ("checkout_desktop.ui.charge_screen", "checkout_desktop.ui.status_bar"),
-        ("checkout_desktop.ui.main_window",),
-    )
     import importlib
 
-    for group in groups:
-        for name in group:
+    def load() -> None:
+        for name in _CORE_MODULES:
             importlib.import_module(name)
-        await asyncio.sleep(0)
+
+    await asyncio.to_thread(load)
 
 
 def _discard(card_page: CardPage | None) -> None:

@@ -2,7 +2,9 @@
 
 Charge, events, history and settings are tabs; the status bar, the tray notification, the
 tunnel-URL notice and receipts are wired here, each delegated to the panel or module that
-owns it.
+owns it. At start-up the window can open with the charge tab alone (`defer_panels`): the other
+three panels are built by `build_panels`, once the card page is ready, or when their tab is
+first chosen.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -26,30 +29,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.domain.events import EventBus
-from checkout_desktop.gateway.charging import ChargeService
-from checkout_desktop.gateway.events import ChargeChanged
-from checkout_desktop.inbox.events import TunnelUrlChanged, WebhookStored
-from checkout_desktop.secrets import SecretStore
-from checkout_desktop.settings import Settings
-from checkout_desktop.store.events import EventRepository
 from checkout_desktop.ui.adapter import QtEventAdapter
-from checkout_desktop.ui.card_page import CardPage
 from checkout_desktop.ui.charge_screen import ChargeScreen
-from checkout_desktop.ui.events_panel import EventsPanel
-from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.qt_app import app_icon
-from checkout_desktop.ui.receipts import (
-    Receipt,
-    ReceiptKind,
-    print_with_dialog,
-    receipt_for,
-    render_html,
-    save_pdf,
-)
-from checkout_desktop.ui.settings_panel import SettingsPanel
 from checkout_desktop.ui.status_bar import TerminalStatusBar
+
+if TYPE_CHECKING:
+    from checkout_desktop.domain.events import EventBus
+    from checkout_desktop.gateway.charging import ChargeService
+    from checkout_desktop.gateway.events import ChargeChanged
+    from checkout_desktop.inbox.events import TunnelUrlChanged, WebhookStored
+    from checkout_desktop.secrets import SecretStore
+    from checkout_desktop.settings import Settings
+    from checkout_desktop.store.events import EventRepository
+    from checkout_desktop.ui.card_page import CardPage
+    from checkout_desktop.ui.events_panel import EventsPanel
+    from checkout_desktop.ui.history_panel import HistoryPanel
+    from checkout_desktop.ui.receipts import Receipt
+    from checkout_desktop.ui.settings_panel import SettingsPanel
+
+# The events, history and settings panels and the receipts module are imported where they are
+# first built or used (see the module docstring).
 
 logger = logging.getLogger(__name__)
 
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         secrets: SecretStore | None,
         acknowledge_url: Callable[[str], None] | None = None,
         receipts_dir: Path | None = None,
+        defer_panels: bool = False,
     ) -> None:
         super().__init__()
         environment = profile_label(settings.profile)
@@ -126,24 +128,28 @@ class MainWindow(QMainWindow):
         self._acknowledge_url = acknowledge_url
         self.receipts_dir = receipts_dir
         self.adapter = QtEventAdapter(bus, self)
+        self._events = events
+        self._secrets = secrets
+        self._persist = persist
 
         self.charge_screen = ChargeScreen(
             service=service, card_page=card_page, adapter=self.adapter
         )
-        self.charge_screen.result.receipt_html = lambda mcid: render_html(self.build_receipt(mcid))
-        self.events_panel = EventsPanel(events)
-        self.history_panel = HistoryPanel(
-            service=service,
-            adapter=self.adapter,
-            pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
-        )
-        self.settings_panel = SettingsPanel(settings, secrets=secrets, persist=persist)
+        self.charge_screen.result.receipt_html = self._receipt_html
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
-        self.events_tab = self.tabs.addTab(self.events_panel, self.tr("&Events"))
-        self.history_tab = self.tabs.addTab(self.history_panel, self.tr("&History"))
-        self.settings_tab = self.tabs.addTab(self.settings_panel, self.tr("&Settings"))
+        # Each other tab holds a host widget; its panel goes in when built.
+        self._hosts: list[QVBoxLayout] = []
+        tab_indexes = []
+        for label in (self.tr("&Events"), self.tr("&History"), self.tr("&Settings")):
+            host = QWidget(self.tabs)
+            host_layout = QVBoxLayout(host)
+            host_layout.setContentsMargins(0, 0, 0, 0)
+            self._hosts.append(host_layout)
+            tab_indexes.append(self.tabs.addTab(host, label))
+        self.events_tab, self.history_tab, self.settings_tab = tab_indexes
+        self._panels_built = False
 
         self.tunnel_notice = TunnelNotice(self)
         body = QWidget(self)
@@ -173,27 +179,65 @@ class MainWindow(QMainWindow):
         self.adapter.charge_changed.connect(self._on_charge_changed)
         self.adapter.tunnel_url_changed.connect(self.tunnel_notice.show_change)
         self.tunnel_notice.acknowledged.connect(self._acknowledge)
-        self.events_panel.charge_requested.connect(self.show_charge)
-        self.history_panel.events_requested.connect(self.show_events_of)
         self.charge_screen.receipt_requested.connect(
             lambda mcid, as_pdf: self.receipt(mcid, as_pdf=as_pdf)
         )
+        self.tabs.currentChanged.connect(self._tab_chosen)
+
+        for key, tab in (("F5", 0), ("F6", 1), ("F7", 2), ("F8", 3)):
+            QShortcut(QKeySequence(key), self, lambda tab=tab: self.tabs.setCurrentIndex(tab))
+        if not defer_panels:
+            self.build_panels()
+
+    # -- panels -----------------------------------------------------------------------------
+
+    @property
+    def panels_built(self) -> bool:
+        return self._panels_built
+
+    def build_panels(self) -> None:
+        """Build the events, history and settings panels (once; later calls do nothing)."""
+        if self._panels_built:
+            return
+        self._panels_built = True
+        from checkout_desktop.ui.events_panel import EventsPanel
+        from checkout_desktop.ui.history_panel import HistoryPanel
+        from checkout_desktop.ui.settings_panel import SettingsPanel
+
+        self.events_panel: EventsPanel = EventsPanel(self._events)
+        self.history_panel: HistoryPanel = HistoryPanel(
+            service=self._service,
+            adapter=self.adapter,
+            pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
+        )
+        self.settings_panel: SettingsPanel = SettingsPanel(
+            self.settings, secrets=self._secrets, persist=self._persist
+        )
+        for host, panel in zip(
+            self._hosts, (self.events_panel, self.history_panel, self.settings_panel), strict=True
+        ):
+            host.addWidget(panel)
+        self.events_panel.charge_requested.connect(self.show_charge)
+        self.history_panel.events_requested.connect(self.show_events_of)
         self.history_panel.receipt_requested.connect(
             lambda mcid, as_pdf, refunded: self.receipt(mcid, as_pdf=as_pdf, refunded=refunded)
         )
         self.settings_panel.saved.connect(self._settings_saved)
 
-        for key, tab in (("F5", 0), ("F6", 1), ("F7", 2), ("F8", 3)):
-            QShortcut(QKeySequence(key), self, lambda tab=tab: self.tabs.setCurrentIndex(tab))
+    def _tab_chosen(self, index: int) -> None:
+        if index != self.charge_tab:
+            self.build_panels()
 
     # -- navigation -------------------------------------------------------------------------
 
     def show_charge(self, merchant_charge_id: str) -> None:
         """Open a charge's timeline in the history tab."""
+        self.build_panels()
         if self.history_panel.select_charge(merchant_charge_id):
             self.tabs.setCurrentIndex(self.history_tab)
 
     def show_events_of(self, merchant_charge_id: str) -> None:
+        self.build_panels()
         self.events_panel.show_charge(merchant_charge_id)
         self.tabs.setCurrentIndex(self.events_tab)
 
@@ -205,7 +249,9 @@ class MainWindow(QMainWindow):
     # -- core events ------------------------------------------------------------------------
 
     def _on_webhook_stored(self, event: WebhookStored) -> None:
-        self.events_panel.notify_stored(event.event_id)
+        # Not built yet: the events panel reads the store's newest page when it is.
+        if self._panels_built:
+            self.events_panel.notify_stored(event.event_id)
 
     def _on_charge_changed(self, event: ChargeChanged) -> None:
         if event.status == event.previous_status or not self.isMinimized():
@@ -234,7 +280,14 @@ class MainWindow(QMainWindow):
 
     # -- receipts ---------------------------------------------------------------------------
 
+    def _receipt_html(self, merchant_charge_id: str) -> str:
+        from checkout_desktop.ui.receipts import render_html
+
+        return render_html(self.build_receipt(merchant_charge_id))
+
     def build_receipt(self, merchant_charge_id: str, *, refunded: int | None = None) -> Receipt:
+        from checkout_desktop.ui.receipts import ReceiptKind, receipt_for
+
         record = self._service.repo.charge(merchant_charge_id)
         if record is None:
             raise LookupError(f"no charge {merchant_charge_id} in the store")
@@ -249,6 +302,8 @@ class MainWindow(QMainWindow):
     def receipt(
         self, merchant_charge_id: str, *, as_pdf: bool, refunded: int | None = None
     ) -> None:
+        from checkout_desktop.ui.receipts import print_with_dialog
+
         receipt = self.build_receipt(merchant_charge_id, refunded=refunded)
         if not as_pdf:
             print_with_dialog(receipt, self)
@@ -263,6 +318,8 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def save_receipt(self, receipt: Receipt, path: Path) -> Path:
+        from checkout_desktop.ui.receipts import save_pdf
+
         try:
             written = save_pdf(receipt, path)
         except OSError as exc:

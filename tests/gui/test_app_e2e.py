@@ -546,6 +546,43 @@ def test_query_now_asks_the_service(shop: Shop) -> None:
     assert records[-1].source == "reconciliation"
 
 
+def test_a_window_opened_with_the_charge_tab_alone_builds_the_others_on_demand(
+    shop: Shop,
+) -> None:
+    outcome = shop.charge_card("4111111111111111")
+    terminal = shop.terminal
+    card_page = build_card_page(shop.settings, None)
+    window = MainWindow(
+        settings=shop.settings,
+        bus=terminal.bus,
+        service=terminal.service,
+        events=terminal.events,
+        card_page=card_page,
+        merchant=merchant_of(shop.settings.profile, terminal.merchant_document),
+        persist=lambda _chosen: None,
+        secrets=None,
+        defer_panels=True,
+    )
+    try:
+        assert not window.panels_built
+        assert window.tabs.count() == 4
+        # Choosing a tab builds the panels, which read what the store holds.
+        window.tabs.setCurrentIndex(window.events_tab)
+        assert window.panels_built
+        panel = window.events_panel
+        window.build_panels()
+        assert window.events_panel is panel
+        assert window.tabs.widget(window.events_tab).isAncestorOf(panel)
+        assert window.tabs.widget(window.history_tab).isAncestorOf(window.history_panel)
+        assert window.tabs.widget(window.settings_tab).isAncestorOf(window.settings_panel)
+        assert panel.model.rowCount() > 0
+        history = window.history_panel.model
+        listed = [history.data(history.index(r, 1)) for r in range(history.rowCount())]
+        assert outcome.merchant_charge_id in listed
+    finally:
+        close_window(window)
+
+
 def test_a_restart_shows_the_same_history(shop: Shop) -> None:
     # Its own charges, so the test stands alone; earlier tests in the module add more.
     shop.charge_card("4111111111111111")
