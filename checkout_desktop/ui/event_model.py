@@ -43,12 +43,25 @@ _FIRST_WINDOW = 20_000
 _MIN_WINDOW = 1_000
 _MAX_WINDOW = 2_000_000
 
-_VERDICT_COLOURS = {
-    "quarantined": QColor("#b3261e"),
-    "duplicate": QColor("#7a5c00"),
-    "unknown": QColor("#5b4fa0"),
-    "self_test": QColor("#707070"),
+_VERDICT_BRUSHES = {
+    "quarantined": QBrush(QColor("#b3261e")),
+    "duplicate": QBrush(QColor("#7a5c00")),
+    "unknown": QBrush(QColor("#5b4fa0")),
+    "self_test": QBrush(QColor("#707070")),
 }
+
+# A view asks data() for seven or eight roles of every visible cell at each repaint (~750 calls
+# for a full table): the roles are compared as plain ints, the ones this model does not answer
+# return at once, and a row's texts are formatted once and kept (see EventListModel._texts).
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_EVENT_ID = int(EVENT_ID_ROLE)
+_VERDICT = int(VERDICT_ROLE)
+_ANSWERED_ROLES = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _EVENT_ID, _VERDICT})
+_CHARGE_COLUMN = 3
+_VERDICT_COLUMN = 4
+_REASON_COLUMN = 5
 
 
 class EventListModel(ReadOnlyTableModel):
@@ -77,6 +90,9 @@ class EventListModel(ReadOnlyTableModel):
         self._page_size = page_size
         self._filter = EventFilter()
         self._rows: list[EventSummary] = []
+        # Each shown row's six texts, by event id, formatted at its first paint. Texts are
+        # fixed for a run (the language applies at the next start); a reload starts afresh.
+        self._texts: dict[int, tuple[str, ...]] = {}
         self._next_before: int | None = None
         self._exhausted = False
         # Every id at or below the watermark has been considered: shown, or filtered out.
@@ -139,6 +155,7 @@ class EventListModel(ReadOnlyTableModel):
     def _load_first_page(self) -> None:
         self._timer.stop()
         self._step_timer.stop()
+        self._texts.clear()
         # The watermark is taken before the page: a row committed in between is then read by
         # the next burst instead of being missed.
         self._watermark = self._repo.latest_id()
@@ -278,29 +295,32 @@ class EventListModel(ReadOnlyTableModel):
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.parent().isValid():
+        if role not in _ANSWERED_ROLES or not index.isValid():
             return None
         row, column = index.row(), index.column()
         if not (0 <= row < len(self._rows) and 0 <= column < len(self.COLUMNS)):
             return None
         event = self._rows[row]
-        name = self.COLUMNS[column]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(event, name)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if name == "reason" and event.reason:
+        if role == _DISPLAY:
+            texts = self._texts.get(event.id)
+            if texts is None:
+                texts = self._texts[event.id] = self._row_texts(event)
+            return texts[column]
+        if role == _TOOLTIP:
+            if column == _REASON_COLUMN and event.reason:
                 return event.reason
-            if name == "charge" and event.charge_id:
+            if column == _CHARGE_COLUMN and event.charge_id:
                 return event.charge_id
             return None
-        if role == Qt.ItemDataRole.ForegroundRole and name == "verdict":
-            colour = _VERDICT_COLOURS.get(event.verdict.value)
-            return None if colour is None else QBrush(colour)
-        if role == EVENT_ID_ROLE:
+        if role == _FOREGROUND:
+            return _VERDICT_BRUSHES.get(event.verdict.value) if column == _VERDICT_COLUMN else None
+        if role == _EVENT_ID:
             return event.id
-        if role == VERDICT_ROLE:
-            return event.verdict.value
-        return None
+        return event.verdict.value
+
+    @classmethod
+    def _row_texts(cls, event: EventSummary) -> tuple[str, ...]:
+        return tuple(cls._display(event, name) for name in cls.COLUMNS)
 
     @staticmethod
     def _display(event: EventSummary, name: str) -> str:

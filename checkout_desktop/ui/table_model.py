@@ -8,6 +8,11 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
+# Combined once: views ask for every visible cell's flags at each repaint.
+_ROW_FLAGS = (
+    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+)
+
 
 class ReadOnlyTableModel(QAbstractTableModel):
     """Subclasses name their COLUMNS and set `_headers` (translated titles, same order)."""
@@ -32,8 +37,4 @@ class ReadOnlyTableModel(QAbstractTableModel):
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return (
-            Qt.ItemFlag.ItemIsEnabled
-            | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemNeverHasChildren
-        )
+        return _ROW_FLAGS

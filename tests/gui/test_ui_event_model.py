@@ -237,3 +237,50 @@ def test_double_click_asks_for_the_charge(qtbot: QtBot, conn: sqlite3.Connection
 def test_page_size_is_checked(conn: sqlite3.Connection) -> None:
     with pytest.raises(ValueError, match="a page holds 1 to 1000 rows"):
         EventListModel(EventRepository(conn), page_size=0)
+
+
+def test_the_cells_say_what_the_row_holds(qtbot: QtBot, conn: sqlite3.Connection) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QBrush
+
+    from checkout_desktop.ui.formatting import format_instant
+
+    insert_events(conn, 1, status="DENIED", charge="sale-000009", verdict=Verdict.QUARANTINED)
+    model = EventListModel(EventRepository(conn))
+    row = [model.data(model.index(0, c)) for c in range(model.columnCount())]
+    summary = model.summary(0)
+    assert summary is not None
+    assert row == [
+        format_instant(summary.received_at),
+        "TransactionUpdateMessage",
+        "Denied",
+        "sale-000009",
+        "Rejected",
+        "quarantine reason",
+    ]
+    # Formatted once, then read back as they were.
+    assert [model.data(model.index(0, c)) for c in range(model.columnCount())] == row
+    verdict = model.data(model.index(0, 4), Qt.ItemDataRole.ForegroundRole)
+    assert isinstance(verdict, QBrush)
+    assert verdict.color().name() == "#b3261e"
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.ForegroundRole) is None
+    assert model.data(model.index(0, 5), Qt.ItemDataRole.ToolTipRole) == "quarantine reason"
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole) is None
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.FontRole) is None
+    assert model.data(model.index(0, 0), EVENT_ID_ROLE) == summary.id
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.UserRole + 2) == "quarantined"
+    assert model.data(model.index(5, 0)) is None
+    assert model.data(model.index(0, 9)) is None
+
+
+def test_a_reload_shows_the_rows_afresh(qtbot: QtBot, conn: sqlite3.Connection) -> None:
+    insert_events(conn, 2, charge="sale-000001")
+    model = EventListModel(EventRepository(conn))
+    assert model.data(model.index(0, 3)) == "sale-000001"
+    conn.execute("UPDATE webhook_event SET merchant_charge_id = 'sale-000002'")
+    conn.commit()
+    model.refresh()
+    assert [model.data(model.index(r, 3)) for r in range(model.rowCount())] == [
+        "sale-000002",
+        "sale-000002",
+    ]
