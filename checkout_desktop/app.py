@@ -183,7 +183,7 @@ class EarlySandbox:
             from checkout_desktop.sandbox.pins import kept_pin
             from checkout_desktop.ui.chromium import HostMapping
 
-            pin = kept_pin(self.paths.data_dir / SANDBOX_SDK_CERT_DIR)
+            pin = kept_pin(self.paths.data_dir / SANDBOX_SDK_CERT_DIR, SDK_HOST)
             if pin is None:
                 return None
             port = int(self.sdk_socket.getsockname()[1])

@@ -1,25 +1,47 @@
-"""The TLS certificate of the sandbox's SDK backend, issued for the host the SDK build calls."""
+"""The TLS certificate of the sandbox's SDK backend, issued for the host the SDK build calls.
+
+The terminal's webhook listener uses the same kind of kept certificate for https://localhost.
+The cryptography package is loaded only to issue a certificate: reusing a kept one reads it
+with `pins` and checks its key with the ssl module (cryptography costs ~25 ms and ~7 MB).
+"""
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import hashlib
 import logging
 import os
 import ssl
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from checkout_desktop.sandbox.pins import (
+    CERT_FILE,
+    KEY_FILE,
+    RENEW_MARGIN,
+    CertificateFormatError,
+    certificate_facts,
+    usable_for,
+)
 
-from checkout_desktop.sandbox.pins import CERT_FILE, KEY_FILE, RENEW_MARGIN
+if TYPE_CHECKING:
+    from cryptography import x509
 
 logger = logging.getLogger(__name__)
+
+__all__ = [
+    "CERT_FILE",
+    "EPHEMERAL_VALIDITY",
+    "KEY_FILE",
+    "PERSISTENT_VALIDITY",
+    "RENEW_MARGIN",
+    "CertificateError",
+    "SdkCertificate",
+    "generate",
+    "load_or_create",
+    "usable_kept_certificate",
+]
 
 EPHEMERAL_VALIDITY = dt.timedelta(days=2)
 PERSISTENT_VALIDITY = dt.timedelta(days=90)
@@ -39,23 +61,24 @@ class SdkCertificate:
 
     @property
     def certificate(self) -> x509.Certificate:
+        from cryptography import x509
+
         return x509.load_pem_x509_certificate(self.cert_pem)
 
     @property
     def spki_sha256_b64(self) -> str:
         """Base64 SHA-256 of the SubjectPublicKeyInfo: what Chromium's SPKI allow-list wants."""
-        spki = self.certificate.public_key().public_bytes(
-            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-        return base64.b64encode(hashlib.sha256(spki).digest()).decode("ascii")
+        return certificate_facts(self.cert_pem).spki_sha256_b64
 
     def server_context(self) -> ssl.SSLContext:
         """A server-side TLS context; the key passes through a 0600 file deleted at once.
 
         Python's ssl module loads keys only from files, so the key is written to a private
-        temporary folder, loaded, and removed before this function returns.
+        temporary folder, loaded, and removed before this function returns. No client
+        certificate is asked for, so no authority bundle is loaded (create_default_context
+        would parse the system's, ~20 ms, for nothing).
         """
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         with tempfile.TemporaryDirectory(prefix="checkout-sandbox-tls-") as folder:
             os.chmod(folder, 0o700)
@@ -76,6 +99,11 @@ class SdkCertificate:
 
 def generate(host: str, validity: dt.timedelta = EPHEMERAL_VALIDITY) -> SdkCertificate:
     """A self-signed EC P-256 certificate with SAN DNS:<host>."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name(
         [
@@ -124,37 +152,30 @@ def generate(host: str, validity: dt.timedelta = EPHEMERAL_VALIDITY) -> SdkCerti
     )
 
 
-def _usable(cert_pem: bytes, host: str) -> bool:
-    try:
-        cert = x509.load_pem_x509_certificate(cert_pem)
-        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except (ValueError, x509.ExtensionNotFound):
-        return False
-    if host not in names.get_values_for_type(x509.DNSName):
-        return False
-    return cert.not_valid_after_utc - dt.datetime.now(dt.UTC) > RENEW_MARGIN
-
-
 def usable_kept_certificate(folder: Path, host: str) -> SdkCertificate | None:
     """The certificate kept in `folder` if `load_or_create` would reuse it as it is, else None.
 
-    Lets another process tell the SPKI pin that a sandbox started with this folder will serve.
+    Reused when it names `host`, has more than RENEW_MARGIN left, and its key loads with it.
     """
     cert_path = folder / CERT_FILE
     key_path = folder / KEY_FILE
     try:
         cert_pem = cert_path.read_bytes()
         key_pem = key_path.read_bytes()
-    except OSError:
+        facts = certificate_facts(cert_pem)
+    except (OSError, CertificateFormatError):
         return None
-    if not _usable(cert_pem, host):
+    if not usable_for(facts, host):
         return None
+    kept = SdkCertificate(host=host, cert_pem=cert_pem, key_pem=key_pem)
     try:
-        serialization.load_pem_private_key(key_pem, password=None)
-    except (ValueError, TypeError):
-        logger.warning("the key in %s is unreadable; a new certificate is needed", folder)
+        kept.server_context()
+    except (ssl.SSLError, ValueError):
+        logger.warning(
+            "the key in %s does not load with its certificate; a new one is needed", folder
+        )
         return None
-    return SdkCertificate(host=host, cert_pem=cert_pem, key_pem=key_pem)
+    return kept
 
 
 def load_or_create(folder: Path, host: str) -> SdkCertificate:
