@@ -64,9 +64,11 @@ SANDBOX_SDK_CERT_DIR = "sandbox-sdk-tls"
 """The sandbox's SDK-backend certificate is kept here, so its key pin is known before the
 sandbox is up and Chromium can start loading the card page meanwhile."""
 WARM_UP_HEAD_START_S = 0.01
+"""How long the start-up token request gets to go out (or come back) before the window is
+built on the same thread."""
 INBOX_START_WAIT_S = 5.0
-"""The inbox starts once the card page is ready or has failed, and at the latest this long
-after the window is shown."""
+"""The inbox starts once the card page has answered and the start-up token request has ended,
+and at the latest this long after the window is shown."""
 LOCAL_WEBHOOK_HOST = "localhost"
 """The sandbox delivers to https://localhost:PORT/…: the service's rules refuse IPv4 literals."""
 
@@ -1017,6 +1019,10 @@ async def _start_inbox_when_ready(
     except StartupError as exc:
         logger.error("the inbox did not start: %s", exc)
         terminal.problems.append(str(exc))
+    except Exception as exc:
+        # Charging goes on without notifications; the window says why they are missing.
+        logger.exception("the inbox did not start")
+        terminal.problems.append(f"notifications are off: the inbox did not start ({exc})")
     for problem in terminal.problems[known:]:
         window.statusBar().showMessage(problem, 30000)
     # The listener, tunnel and health states, also for a window that missed their changes.
