@@ -14,17 +14,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from checkout_desktop.domain import documents
+from checkout_desktop.domain.enums import TokenFieldSpelling
 from checkout_desktop.paths import AppPaths
 
 logger = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
 BUILTIN_SANDBOX = "builtin-sandbox"
-
-TokenFieldSpelling = Literal["temporaryCardToken", "temporatyCardToken"]
-"""The two spellings of the temporary card token field a profile can send: the same as
-domain.wire.TokenFieldSpelling (a test keeps them equal), spelled out here so that loading the
-settings at start-up does not build every wire model."""
 
 _SECRETISH = re.compile(r"(?i)(secret|password|passwd|token|bearer)")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 
 class OpenStrEnum(StrEnum):
@@ -124,3 +124,9 @@ FINAL_CHARGE_STATUSES = frozenset(
     }
 )
 """Statuses after which nothing is expected without a merchant action (refund, capture)."""
+
+
+TokenFieldSpelling = Literal["temporaryCardToken", "temporatyCardToken"]
+"""The spec's request shape spells the field `temporatyCardToken`; prose and code elsewhere use
+`temporaryCardToken`. Both are parsed; which one is sent is a profile setting. It lives here, in
+a module without pydantic, so that settings can name it without building every wire model."""

@@ -43,13 +43,10 @@ from checkout_desktop.domain.enums import (
     PaymentSource,
     PaymentType,
     ThreeDsStatus,
+    TokenFieldSpelling,
     TransactionStatus,
 )
 from checkout_desktop.domain.timestamps import Timestamp
-
-TokenFieldSpelling = Literal["temporaryCardToken", "temporatyCardToken"]
-"""The spec's request shape spells the field `temporatyCardToken`; prose and code elsewhere use
-`temporaryCardToken`. Both are parsed; which one is sent is a profile setting."""
 
 TEMPORARY_CARD_TOKEN_PATTERN = r"^card_t/[A-Za-z0-9_\-+/=.]{4,200}$"
 MERCHANT_CHARGE_ID_PATTERN = r"^[a-zA-Z0-9-]+$"

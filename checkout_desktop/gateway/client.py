@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
+from checkout_desktop.domain.enums import TokenFieldSpelling
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import (
     MERCHANT_CHARGE_ID_PATTERN,
@@ -24,7 +25,6 @@ from checkout_desktop.domain.wire import (
     ChargeReply,
     ChargeUpdate,
     RefundRequest,
-    TokenFieldSpelling,
 )
 from checkout_desktop.gateway.errors import (
     ConnectionLost,

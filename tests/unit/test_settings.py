@@ -123,12 +123,3 @@ def test_settings_have_no_place_for_secrets() -> None:
     forbidden = {n for n in names if any(w in n for w in ("secret", "password", "token"))}
     # token_field names the JSON spelling of a field, not a secret
     assert forbidden == {"token_field"}
-
-
-def test_the_token_field_spellings_are_the_wire_models_own() -> None:
-    from typing import get_args
-
-    from checkout_desktop import settings
-    from checkout_desktop.domain import wire
-
-    assert get_args(settings.TokenFieldSpelling) == get_args(wire.TokenFieldSpelling)
