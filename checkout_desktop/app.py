@@ -964,7 +964,7 @@ def _open_window(
         service=terminal.service,
         events=terminal.events,
         card_page=card_page,
-        merchant=merchant_of(settings.profile, terminal.merchant_document),
+        merchant=merchant_of(settings.profile, terminal.merchant_document, settings.ui.shop_name),
         persist=lambda chosen: _persist(chosen, paths),
         secrets=terminal.secrets,
         acknowledge_url=terminal.acknowledge_url,

@@ -134,6 +134,8 @@ class SandboxSettings(_Strict):
 
 
 class UiSettings(_Strict):
+    shop_name: Annotated[str, Field(max_length=80)] = ""
+    """The name receipts print; empty prints the environment's name."""
     locale: str | None = None
     supervisor_pin_hash: str | None = None
     developer_mode: bool = False

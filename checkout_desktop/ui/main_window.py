@@ -276,7 +276,15 @@ class MainWindow(QMainWindow):
         self.tunnel_notice.hide()
 
     def _settings_saved(self, settings: Settings) -> None:
+        previous = self.settings
         self.settings = settings
+        if settings.ui.shop_name != previous.ui.shop_name:
+            from checkout_desktop.ui.qt_app import merchant_of
+
+            # The running environment stays until a restart; only the printed name changes now.
+            self.merchant = merchant_of(
+                previous.profile, self.merchant.document, settings.ui.shop_name
+            )
 
     # -- receipts ---------------------------------------------------------------------------
 

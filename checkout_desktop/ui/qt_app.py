@@ -80,12 +80,14 @@ def build_card_page(
     return CardPage(config, credentials=credentials)
 
 
-def merchant_of(profile: Profile, merchant_document: str | None) -> Merchant:
-    """Who the receipts name."""
+def merchant_of(profile: Profile, merchant_document: str | None, shop_name: str = "") -> Merchant:
+    """Who the receipts name: the shop's name when set, else the environment's."""
     from checkout_desktop.ui.labels import profile_label
     from checkout_desktop.ui.main_window import Merchant
 
-    if profile.is_builtin_sandbox:
+    if shop_name.strip():
+        name = shop_name.strip()
+    elif profile.is_builtin_sandbox:
         name = QCoreApplication.translate("Terminal", "Test shop (built-in sandbox)")
     else:
         name = profile_label(profile)

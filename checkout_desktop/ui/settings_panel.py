@@ -69,9 +69,14 @@ class SettingsPanel(QWidget):
         self.language.addItem(self.tr("System language"), None)
         self.language.addItem("Português (Brasil)", "pt_BR")
         self.language.addItem("English", "en")
+        self.shop_name = QLineEdit(self)
+        self.shop_name.setObjectName("settingsShopName")
+        self.shop_name.setMaxLength(80)
+        self.shop_name.setPlaceholderText(self.tr("printed on receipts"))
         general = QGroupBox(self.tr("General"), self)
         general_form = QFormLayout(general)
         general_form.addRow(self.tr("Environment"), self.profile)
+        general_form.addRow(self.tr("Shop name"), self.shop_name)
         general_form.addRow(self.tr("Language"), self.language)
 
         self.port = QSpinBox(self)
@@ -174,6 +179,7 @@ class SettingsPanel(QWidget):
         s = self._settings
         self.profile.setCurrentIndex(max(self.profile.findData(s.active_profile), 0))
         self.language.setCurrentIndex(max(self.language.findData(s.ui.locale), 0))
+        self.shop_name.setText(s.ui.shop_name)
         self.port.setValue(s.listener.port)
         self.tunnel.setCurrentIndex(max(self.tunnel.findData(s.tunnel.mode), 0))
         self.public_url.setText(s.tunnel.public_url or "")
@@ -219,6 +225,7 @@ class SettingsPanel(QWidget):
         name = self.profile.currentData()
         s.active_profile = name
         s.ui.locale = self.language.currentData()
+        s.ui.shop_name = " ".join(self.shop_name.text().split())
         s.listener.port = self.port.value()
         mode = self.tunnel.currentData()
         s.tunnel.mode = mode

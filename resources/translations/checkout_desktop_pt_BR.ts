@@ -205,42 +205,42 @@
 <context>
     <name>ChargeHistoryModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="79"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="77"/>
         <source>Created</source>
         <translation>Criada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="80"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="78"/>
         <source>Charge</source>
         <translation>Cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="81"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="79"/>
         <source>Amount</source>
         <translation>Valor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="82"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="80"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="83"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="81"/>
         <source>Refunded</source>
         <translation>Estornado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="84"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="82"/>
         <source>Cards</source>
         <translation>Cartões</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="85"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="83"/>
         <source>3DS</source>
         <translation>3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="192"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="187"/>
         <source>Service id: {id}</source>
         <translation>Id no serviço: {id}</translation>
     </message>
@@ -336,32 +336,32 @@
 <context>
     <name>ConnectionTest</name>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="454"/>
+        <location filename="../../checkout_desktop/app.py" line="686"/>
         <source>Listener</source>
         <translation>Receptor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="455"/>
+        <location filename="../../checkout_desktop/app.py" line="687"/>
         <source>Access token</source>
         <translation>Token de acesso</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="464"/>
+        <location filename="../../checkout_desktop/app.py" line="696"/>
         <source>port {port} is taken by another program; choose another</source>
         <translation>a porta {port} está ocupada por outro programa; escolha outra</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="476"/>
+        <location filename="../../checkout_desktop/app.py" line="708"/>
         <source>Sandbox</source>
         <translation>Sandbox</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="491"/>
+        <location filename="../../checkout_desktop/app.py" line="723"/>
         <source>Setup</source>
         <translation>Configuração</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="501"/>
+        <location filename="../../checkout_desktop/app.py" line="733"/>
         <source>fetched; valid for {seconds} s</source>
         <translation>obtido; válido por {seconds} s</translation>
     </message>
@@ -499,32 +499,32 @@
 <context>
     <name>EventListModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="103"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="118"/>
         <source>Received</source>
         <translation>Recebido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="104"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="119"/>
         <source>Type</source>
         <translation>Tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="105"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="120"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="106"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="121"/>
         <source>Charge</source>
         <translation>Cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="107"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="122"/>
         <source>Delivery</source>
         <translation>Entrega</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="108"/>
+        <location filename="../../checkout_desktop/ui/event_model.py" line="123"/>
         <source>Reason</source>
         <translation>Motivo</translation>
     </message>
@@ -966,67 +966,67 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="124"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="122"/>
         <source>checkout-desktop — {env}</source>
         <translation>checkout-desktop — {env}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="147"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="141"/>
         <source>&amp;Charge</source>
         <translation>&amp;Cobrar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="148"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
         <source>&amp;Events</source>
         <translation>&amp;Eventos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="149"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
         <source>&amp;History</source>
         <translation>&amp;Histórico</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="150"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
         <source>&amp;Settings</source>
         <translation>&amp;Configurações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="217"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="259"/>
         <source>Charge {id}</source>
         <translation>Cobrança {id}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="218"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="260"/>
         <source>Now {status}</source>
         <translation>Agora {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="220"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="262"/>
         <source>{before} → {after}</source>
         <translation>{before} → {after}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="263"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="322"/>
         <source>Save receipt</source>
         <translation>Salvar comprovante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="263"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="322"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="274"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="335"/>
         <source>The receipt could not be saved: {why}</source>
         <translation>O comprovante não pôde ser salvo: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="277"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="338"/>
         <source>Receipt saved: {path}</source>
         <translation>Comprovante salvo: {path}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="300"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="361"/>
         <source>A charge is in flight; the window closes once its reply is recorded.</source>
         <translation>Há uma cobrança em andamento; a janela fecha quando a resposta for gravada.</translation>
     </message>
@@ -1215,162 +1215,172 @@
         <translation>Idioma do sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="72"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="75"/>
+        <source>printed on receipts</source>
+        <translation>impresso nos comprovantes</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="76"/>
         <source>General</source>
         <translation>Geral</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="74"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="78"/>
         <source>Environment</source>
         <translation>Ambiente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="75"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="79"/>
+        <source>Shop name</source>
+        <translation>Nome da loja</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="80"/>
         <source>Language</source>
         <translation>Idioma</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="80"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="85"/>
         <source>any free port</source>
         <translation>qualquer porta livre</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="83"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="88"/>
         <source>No tunnel (local only)</source>
         <translation>Sem túnel (só local)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="84"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="89"/>
         <source>My own HTTPS URL (manual)</source>
         <translation>Minha própria URL HTTPS (manual)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="93"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="98"/>
         <source>Webhook and reconciliation</source>
         <translation>Webhook e conciliação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="95"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="100"/>
         <source>Listener port</source>
         <translation>Porta do receptor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="96"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="101"/>
         <source>Tunnel</source>
         <translation>Túnel</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="97"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="102"/>
         <source>Public URL</source>
         <translation>URL pública</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="98"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="103"/>
         <source>Query open charges every</source>
         <translation>Consultar cobranças em aberto a cada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="104"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="109"/>
         <source>4 to 8 digits; empty keeps the current one</source>
         <translation>4 a 8 dígitos; vazio mantém o atual</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="105"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="110"/>
         <source>Remove PIN</source>
         <translation>Remover PIN</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="109"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="114"/>
         <source>Supervisor PIN for refunds</source>
         <translation>PIN do supervisor para estornos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="114"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="119"/>
         <source>New PIN</source>
         <translation>Novo PIN</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="129"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="134"/>
         <source>stored in the keychain; type to replace</source>
         <translation>guardado no chaveiro; digite para substituir</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="130"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="135"/>
         <source>Credentials of the selected environment</source>
         <translation>Credenciais do ambiente escolhido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="132"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="137"/>
         <source>Client id</source>
         <translation>Client id</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="133"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="138"/>
         <source>Merchant CNPJ</source>
         <translation>CNPJ do lojista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="134"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="139"/>
         <source>Client secret</source>
         <translation>Client secret</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="135"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="140"/>
         <source>Card SDK token</source>
         <translation>Token do SDK de cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="136"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="141"/>
         <source>Webhook token</source>
         <translation>Token do webhook</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="141"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="146"/>
         <source>&amp;Save settings</source>
         <translation>&amp;Salvar configurações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="143"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="148"/>
         <source>Revert</source>
         <translation>Desfazer</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="191"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="197"/>
         <source>Refunds ask for the supervisor PIN.</source>
         <translation>Estornos pedem o PIN do supervisor.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="193"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="199"/>
         <source>No PIN: anyone at the terminal can refund.</source>
         <translation>Sem PIN: qualquer pessoa no terminal pode estornar.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="244"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="251"/>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
         <translation>O client id aceita só letras, dígitos, &apos;_&apos; e &apos;-&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="251"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="258"/>
         <source>The merchant CNPJ is not valid.</source>
         <translation>O CNPJ do lojista não é válido.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="265"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="272"/>
         <source>No keychain is available to store the secrets.</source>
         <translation>Não há chaveiro disponível para guardar os segredos.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="278"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="285"/>
         <source>The settings could not be saved: {why}</source>
         <translation>As configurações não puderam ser salvas: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="285"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="292"/>
         <source>Saved. The environment, language, port and tunnel apply at the next start.</source>
         <translation>Salvo. Ambiente, idioma, porta e túnel valem a partir do próximo início.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="287"/>
+        <location filename="../../checkout_desktop/ui/settings_panel.py" line="294"/>
         <source>Saved.</source>
         <translation>Salvo.</translation>
     </message>
@@ -1378,7 +1388,7 @@
 <context>
     <name>Terminal</name>
     <message>
-        <location filename="../../checkout_desktop/ui/qt_app.py" line="68"/>
+        <location filename="../../checkout_desktop/ui/qt_app.py" line="91"/>
         <source>Test shop (built-in sandbox)</source>
         <translation>Loja de teste (sandbox embutido)</translation>
     </message>
@@ -1535,37 +1545,37 @@
 <context>
     <name>TimelineModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="234"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="209"/>
         <source>Recorded</source>
         <translation>Gravado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="235"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="210"/>
         <source>Source</source>
         <translation>Origem</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="236"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="211"/>
         <source>Input</source>
         <translation>Entrada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="237"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="212"/>
         <source>Outcome</source>
         <translation>Resultado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="238"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="213"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="239"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="214"/>
         <source>Why</source>
         <translation>Por quê</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="327"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="299"/>
         <source>Occurred at the service: {at}</source>
         <translation>Ocorreu no serviço: {at}</translation>
     </message>
@@ -1573,12 +1583,12 @@
 <context>
     <name>TunnelNotice</name>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="81"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="78"/>
         <source>I updated the merchant panel</source>
         <translation>Já atualizei o painel do lojista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="93"/>
+        <location filename="../../checkout_desktop/ui/main_window.py" line="90"/>
         <source>The public address changed. Until the merchant panel&apos;s notification URL is {url}, no notification reaches this terminal.</source>
         <translation>O endereço público mudou. Enquanto a URL de notificação no painel do lojista não for {url}, nenhuma notificação chega a este terminal.</translation>
     </message>

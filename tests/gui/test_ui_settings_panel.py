@@ -86,10 +86,22 @@ def test_non_secret_settings_are_saved(qtbot: QtBot) -> None:
     panel.language.setCurrentIndex(panel.language.findData("en"))
     panel.tunnel.setCurrentIndex(panel.tunnel.findData("manual"))
     panel.public_url.setText("https://shop.example.com/webhooks/checkout")
+    panel.shop_name.setText("  Padaria   Sol  ")
     assert panel.save()
     result = saved[-1]
+    assert result.ui.shop_name == "Padaria Sol"
     assert result.listener.port == 9911
     assert result.reconcile_interval_s == 120
     assert result.ui.locale == "en"
     assert result.tunnel.public_url == "https://shop.example.com/webhooks/checkout"
     assert panel.message.text() == "Saved."
+
+
+def test_receipts_name_the_shop_once_it_is_set(qtbot: QtBot) -> None:
+    from checkout_desktop.ui.qt_app import merchant_of
+
+    settings = Settings()
+    unnamed = merchant_of(settings.profile, "12345678000195")
+    assert unnamed.name == "Test shop (built-in sandbox)"
+    named = merchant_of(settings.profile, "12345678000195", " Padaria Sol ")
+    assert (named.name, named.document) == ("Padaria Sol", "12345678000195")
