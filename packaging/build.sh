@@ -40,6 +40,7 @@ if ((${#build_tools[@]})); then
     die "missing ${build_tools[*]} and not root, and sudo is not available"
   fi
   say "installing ${build_tools[*]}"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${build_tools[@]}" >/dev/null
 fi
