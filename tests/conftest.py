@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import shutil
@@ -57,6 +58,36 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
             raise keyring.errors.PasswordDeleteError(
                 f"no secret stored for {username!r} on {service!r}"
             ) from None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_collection_off_the_main_thread() -> Iterator[None]:
+    """The suite's version of ui.gc_guard: cycles are collected between tests, on this thread.
+
+    Tests run helper threads (the sandbox output pump, the inbox writer, import workers) beside
+    Qt objects left by earlier tests; a collection triggered on such a thread can free a
+    QObject there, and Qt then fires one of its timers on freed memory (a crash seen in
+    QTimerInfoList::activateTimers). So automatic collection is off for the whole session.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    yield
+    if was_enabled:
+        gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_between_tests() -> Iterator[None]:
+    yield
+    thresholds = gc.get_threshold()
+    due = None
+    for generation, (count, threshold) in enumerate(zip(gc.get_count(), thresholds, strict=True)):
+        if threshold and count > threshold:
+            due = generation
+        else:
+            break
+    if due is not None:
+        gc.collect(due)
 
 
 @pytest.fixture(autouse=True)

@@ -57,6 +57,10 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     # Closing the window ends the run through `until_closed`, not through QApplication.quit,
     # so shutdown runs inside the loop with the listener and the store still reachable.
     app.setQuitOnLastWindowClosed(False)
+    from checkout_desktop.ui.gc_guard import collect_on_this_thread
+
+    # Kept on the application so the wrapper (and its timer slot) lives as long as the app.
+    app.gc_collector = collect_on_this_thread(app)  # type: ignore[attr-defined]
     return app
 
 
