@@ -34,6 +34,11 @@ def parse_timestamp(text: str) -> datetime:
         pass
     else:
         return fast if fast.tzinfo is not None else fast.replace(tzinfo=UTC)
+    return parse_by_parts(match)
+
+
+def parse_by_parts(match: re.Match[str]) -> datetime:
+    """The reference reading of a matched timestamp, each part of the pattern taken apart."""
     frac = (match["frac"] or "")[:6].ljust(6, "0")
     clock = match["time"] if match["time"].count(":") == 2 else match["time"] + ":00"
     parsed = datetime.fromisoformat(f"{match['date']}T{clock}.{frac}")
