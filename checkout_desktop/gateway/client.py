@@ -39,6 +39,7 @@ from checkout_desktop.gateway.errors import (
     non_json_message,
 )
 from checkout_desktop.gateway.profiles import Endpoints
+from checkout_desktop.gateway.replies import json_object
 from checkout_desktop.gateway.tokens import AccessToken, TokenManager
 
 logger = logging.getLogger(__name__)
@@ -126,7 +127,7 @@ class ChargeClient:
         body: dict[str, Any] | None,
     ) -> ServiceReply:
         response = await self._authorized(operation, method, path, body)
-        data = _json_object(response)
+        data = json_object(response)
         if data is None:
             raise non_json_message(
                 operation,
@@ -172,7 +173,7 @@ class ChargeClient:
         skew = self.tokens.skew_problem()
         if skew is not None:
             raise skew
-        error = api_error(operation, 401, _json_object(response))
+        error = api_error(operation, 401, json_object(response))
         raise Unauthorized(
             f"{operation}: the service refused a freshly issued access token too "
             f"({error.message.split(': ', 1)[-1]}); the credential may lack the checkout scope "
@@ -229,14 +230,6 @@ def _amount_body(
             f"a {what} amount is a whole number of centavos, at least 1 (got {amount!r})",
             operation=f"charge {what}",
         ) from None
-
-
-def _json_object(response: httpx.Response) -> dict[str, Any] | None:
-    try:
-        value = response.json()
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 __all__ = [

@@ -33,6 +33,7 @@ from checkout_desktop.gateway.errors import (
     oauth_error,
 )
 from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
+from checkout_desktop.gateway.replies import json_object
 from checkout_desktop.logsetup import forget_secret, register_secret
 from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMissing
 
@@ -287,7 +288,7 @@ class TokenManager:
                 operation=OPERATION,
             ) from None
         self._note_skew(response)
-        data = _json_object(response)
+        data = json_object(response)
         if data is None and response.status_code not in (400, 401):
             # An HTML block page, an empty body, a proxy's error text: say so, never crash.
             reply = non_json_message(
@@ -337,15 +338,6 @@ class TokenManager:
     def _publish(self) -> None:
         if self._events is not None:
             self._events.publish(self.snapshot())
-
-
-def _json_object(response: httpx.Response) -> dict[str, object] | None:
-    """The reply's JSON object, or None when the body is not one (HTML page, empty, array)."""
-    try:
-        value = response.json()
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 __all__ = [
