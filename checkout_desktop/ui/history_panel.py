@@ -41,7 +41,7 @@ from checkout_desktop.ui.history_model import (
     TimelineModel,
     cards_text,
 )
-from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.labels import outcome_label, reason_label, source_label, status_label
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 
 logger = logging.getLogger(__name__)
@@ -337,7 +337,7 @@ class HistoryPanel(QWidget):
         lines = [
             f"{format_instant_precise(item.recorded_at)} · {source_label(item.source)} · "
             f"{outcome_label(item.outcome)}",
-            item.reason,
+            reason_label(item.reason),
         ]
         if item.occurred_at is not None:
             lines.append(

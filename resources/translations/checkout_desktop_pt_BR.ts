@@ -460,38 +460,38 @@
 <context>
     <name>EventDetail</name>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="54"/>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="69"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="59"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="74"/>
         <source>Select an event to see its headers and body.</source>
         <translation>Selecione um evento para ver os cabeçalhos e o corpo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="75"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="80"/>
         <source>Event #{id} received {at}</source>
         <translation>Evento nº {id} recebido em {at}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="81"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="86"/>
         <source>Why: {reason}</source>
         <translation>Motivo: {reason}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="83"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="88"/>
         <source>First delivery: event #{id}</source>
         <translation>Primeira entrega: evento nº {id}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="85"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="91"/>
         <source>Charge update: {outcome}</source>
         <translation>Atualização da cobrança: {outcome}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="94"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="103"/>
         <source>Headers</source>
         <translation>Cabeçalhos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="95"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="104"/>
         <source>Body</source>
         <translation>Corpo</translation>
     </message>
@@ -532,67 +532,67 @@
 <context>
     <name>EventsPanel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="115"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="124"/>
         <source>Any type</source>
         <translation>Qualquer tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="117"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="126"/>
         <source>Transaction update</source>
         <translation>Atualização de transação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="121"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="130"/>
         <source>3DS challenge</source>
         <translation>Desafio 3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="124"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="133"/>
         <source>Self-test</source>
         <translation>Autoteste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="127"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="136"/>
         <source>Any status</source>
         <translation>Qualquer situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="132"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="141"/>
         <source>Any delivery</source>
         <translation>Qualquer entrega</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="137"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="146"/>
         <source>Charge id</source>
         <translation>Id da cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="141"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="150"/>
         <source>Search ids, status, reason, body…</source>
         <translation>Buscar ids, situação, motivo, corpo…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="143"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="152"/>
         <source>Refresh</source>
         <translation>Atualizar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="145"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="154"/>
         <source>Reload from the newest event (shows what another process stored)</source>
         <translation>Recarregar a partir do evento mais novo (mostra o que outro processo gravou)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="234"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="243"/>
         <source>{n} events shown; scroll for older ones</source>
         <translation>{n} eventos exibidos; role para ver os mais antigos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="236"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="245"/>
         <source>{n} events</source>
         <translation>{n} eventos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="243"/>
+        <location filename="../../checkout_desktop/ui/events_panel.py" line="252"/>
         <source>Searching… {n} found so far (looked back to event #{id})</source>
         <translation>Buscando… {n} encontrados até agora (olhou até o evento nº {id})</translation>
     </message>
@@ -742,225 +742,577 @@
 <context>
     <name>Labels</name>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="19"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="23"/>
         <source>Pending</source>
         <translation>Pendente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="20"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="24"/>
         <source>Pre-authorized</source>
         <translation>Pré-autorizada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="21"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="25"/>
         <source>Authorized</source>
         <translation>Autorizada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="22"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="26"/>
         <source>Paid</source>
         <translation>Paga</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="23"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="27"/>
         <source>Captured</source>
         <translation>Capturada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="24"/>
-        <location filename="../../checkout_desktop/ui/labels.py" line="25"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="28"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="29"/>
         <source>Partially refunded</source>
         <translation>Estornada em parte</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="26"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="30"/>
         <source>Denied</source>
         <translation>Negada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="27"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="31"/>
         <source>Error</source>
         <translation>Erro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="28"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="32"/>
         <source>Canceled</source>
         <translation>Cancelada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="29"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="33"/>
         <source>Refunded</source>
         <translation>Estornada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="30"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="34"/>
         <source>Chargeback</source>
         <translation>Chargeback</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="31"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="35"/>
         <source>Expired</source>
         <translation>Expirada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="32"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="36"/>
         <source>3DS approved</source>
         <translation>3DS aprovado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="33"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="37"/>
         <source>3DS challenged</source>
         <translation>3DS em desafio</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="34"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="38"/>
         <source>3DS rejected</source>
         <translation>3DS recusado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="36"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="40"/>
         <source>Recorded before sending</source>
         <translation>Registrada antes do envio</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="37"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="41"/>
         <source>Outcome unknown</source>
         <translation>Resultado desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="38"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="42"/>
         <source>Created at the service</source>
         <translation>Criada no serviço</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="39"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="43"/>
         <source>Refused, not charged</source>
         <translation>Recusada, não cobrada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="40"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="44"/>
         <source>Not found, not charged</source>
         <translation>Não encontrada, não cobrada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="49"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="53"/>
         <source>Accepted</source>
         <translation>Aceita</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="50"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="54"/>
         <source>Duplicate</source>
         <translation>Duplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="51"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="55"/>
         <source>Unknown type</source>
         <translation>Tipo desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="52"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="56"/>
         <source>Self-test</source>
         <translation>Autoteste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="53"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="57"/>
         <source>Rejected</source>
         <translation>Recusada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="61"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="65"/>
         <source>Accepted: stored and applied to its charge.</source>
         <translation>Aceita: gravada e aplicada à sua cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="64"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="68"/>
         <source>Duplicate: the same body arrived before; stored, not applied again.</source>
         <translation>Duplicada: o mesmo corpo já tinha chegado; gravada, não aplicada de novo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="67"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="71"/>
         <source>Unknown type: stored as received, not applied to any charge.</source>
         <translation>Tipo desconhecido: gravada como chegou, não aplicada a nenhuma cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="70"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="74"/>
         <source>Self-test: the inbox&apos;s own health check, not a charge event.</source>
         <translation>Autoteste: a verificação de saúde da própria caixa de entrada, não um evento de cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="73"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="77"/>
         <source>Rejected: the body could not be accepted; kept in quarantine.</source>
         <translation>Recusada: o corpo não pôde ser aceito; mantido em quarentena.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="83"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="87"/>
         <source>Request</source>
         <translation>Pedido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="84"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="88"/>
         <source>Reply</source>
         <translation>Resposta</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="85"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="89"/>
         <source>Notification</source>
         <translation>Notificação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="86"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="90"/>
         <source>Reconciliation</source>
         <translation>Conciliação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="87"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="91"/>
         <source>3DS</source>
         <translation>3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="88"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="92"/>
         <source>System</source>
         <translation>Sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="95"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="99"/>
         <source>applied</source>
         <translation>aplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="96"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="100"/>
         <source>no change</source>
         <translation>sem mudança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="97"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="101"/>
         <source>older, ignored</source>
         <translation>mais antiga, ignorada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="98"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="102"/>
         <source>recorded</source>
         <translation>registrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="99"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="103"/>
         <source>failed</source>
         <translation>falhou</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="111"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="115"/>
         <source>Built-in sandbox (no account needed)</source>
         <translation>Sandbox embutido (sem conta)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="114"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="118"/>
         <source>Service sandbox</source>
         <translation>Sandbox do serviço</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="115"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="119"/>
         <source>Production</source>
         <translation>Produção</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="136"/>
+        <source>no status</source>
+        <translation>sem status</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="153"/>
+        <source>after the reply</source>
+        <translation>após a resposta</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="154"/>
+        <source>at start-up</source>
+        <translation>na inicialização</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="155"/>
+        <source>on demand</source>
+        <translation>a pedido</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="156"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="157"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="339"/>
+        <source>scheduled check</source>
+        <translation>verificação agendada</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="168"/>
+        <source>in {count}x</source>
+        <translation>em {count}x</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="172"/>
+        <source>card</source>
+        <translation>cartão</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="179"/>
+        <source>capture of {amount}</source>
+        <translation>captura de {amount}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="182"/>
+        <source>refund of {amount}</source>
+        <translation>estorno de {amount}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="196"/>
+        <source>first status of the charge: {status}</source>
+        <translation>primeiro status da cobrança: {status}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="202"/>
+        <source>a later {status} update</source>
+        <translation>atualização mais recente com o status {status}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="208"/>
+        <source>{new} is later in the charge&apos;s life than {current}</source>
+        <translation>{new} vem depois de {current} no ciclo da cobrança</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="214"/>
+        <source>already {status}; added details the charge did not have</source>
+        <translation>já estava com o status {status}; foram acrescentados dados que a cobrança não tinha</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="220"/>
+        <source>{reason}; added details the charge did not have</source>
+        <translation>{reason}; foram acrescentados dados que a cobrança não tinha</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="226"/>
+        <source>already {status}; nothing new</source>
+        <translation>já estava com o status {status}; nada de novo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="232"/>
+        <source>the charge is {denied}, which is final; {status} is not applied</source>
+        <translation>a cobrança está com o status {denied}, que é definitivo; {status} não é aplicado</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="239"/>
+        <source>{new} comes earlier in a charge&apos;s life than {current}; an older input never overwrites a newer state</source>
+        <translation>{new} vem antes de {current} no ciclo da cobrança; uma informação mais antiga nunca substitui um estado mais recente</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="247"/>
+        <source>{status} happened at {at}, before the current state ({current})</source>
+        <translation>{status} ocorreu em {at}, antes do estado atual ({current})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="253"/>
+        <source>{new} is older than the current {current}</source>
+        <translation>{new} é mais antigo que o status atual {current}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="259"/>
+        <source>3DS challenge result {status} (paresStatus {pares})</source>
+        <translation>resultado do desafio 3DS: {status} (paresStatus {pares})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="265"/>
+        <source>3DS challenge result {status}</source>
+        <translation>resultado do desafio 3DS: {status}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="271"/>
+        <source>older 3DS result; added the charge id</source>
+        <translation>resultado 3DS mais antigo; foi acrescentado o id da cobrança</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="275"/>
+        <source>3DS result {status} already recorded</source>
+        <translation>resultado 3DS {status} já registrado</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="281"/>
+        <source>3DS result {new} is older than the recorded {current}</source>
+        <translation>resultado 3DS {new} é mais antigo que o registrado ({current})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="288"/>
+        <source>attempt for sale {sale} recorded before sending: {amount}, {cards}, late capture</source>
+        <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}, captura posterior</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="295"/>
+        <source>attempt for sale {sale} recorded before sending: {amount}, {cards}</source>
+        <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="301"/>
+        <source>attempt already {state}; {reason}</source>
+        <translation>tentativa já em “{state}”; {reason}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="307"/>
+        <source>the service has this charge ({status}); attempt resolved</source>
+        <translation>o serviço tem esta cobrança ({status}); tentativa resolvida</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="313"/>
+        <source>the service has the charge ({status})</source>
+        <translation>o serviço tem a cobrança ({status})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="319"/>
+        <source>a notification shows the service has the charge ({status})</source>
+        <translation>uma notificação mostra que o serviço tem a cobrança ({status})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="325"/>
+        <source>the charge has no status yet</source>
+        <translation>a cobrança ainda não tem status</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="329"/>
+        <source>{status} is not final</source>
+        <translation>{status} não é um status definitivo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="335"/>
+        <source>expecting the notification of {status}</source>
+        <translation>aguardando a notificação de {status}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="343"/>
+        <source>not charged: the service has no charge ({error})</source>
+        <translation>não cobrado: o serviço não tem a cobrança ({error})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="349"/>
+        <source>not charged: {error}</source>
+        <translation>não cobrado: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="355"/>
+        <source>{error}; the service answered, so one query settles it</source>
+        <translation>{error}; o serviço respondeu, então uma consulta resolve</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="361"/>
+        <source>{error}; the charge may exist: it will be found by asking, never sent again</source>
+        <translation>{error}; a cobrança pode existir: ela será localizada por consulta, nunca enviada de novo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="368"/>
+        <source>capture of {amount} requested</source>
+        <translation>captura de {amount} solicitada</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="374"/>
+        <source>refund of {amount} requested</source>
+        <translation>estorno de {amount} solicitado</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="380"/>
+        <source>capture failed: {error}; the charge will be queried to learn whether it happened</source>
+        <translation>a captura falhou: {error}; a cobrança será consultada para saber se ela ocorreu</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="387"/>
+        <source>refund failed: {error}; the charge will be queried to learn whether it happened</source>
+        <translation>o estorno falhou: {error}; a cobrança será consultada para saber se ele ocorreu</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="394"/>
+        <source>capture failed: {error}</source>
+        <translation>a captura falhou: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="400"/>
+        <source>refund failed: {error}</source>
+        <translation>o estorno falhou: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="406"/>
+        <source>capture outcome unknown</source>
+        <translation>resultado da captura desconhecido</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="410"/>
+        <source>refund outcome unknown</source>
+        <translation>resultado do estorno desconhecido</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="414"/>
+        <source>{action}: {reason}</source>
+        <translation>{action}: {reason}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="420"/>
+        <source>{trigger}: could not ask the service ({error}); will ask again</source>
+        <translation>{trigger}: não foi possível consultar o serviço ({error}); será consultado de novo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="427"/>
+        <source>{trigger}: the service answered the request and has no such charge: nothing was charged</source>
+        <translation>{trigger}: o serviço respondeu ao pedido e não tem essa cobrança: nada foi cobrado</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="436"/>
+        <source>{trigger}: still no such charge {seconds} s after the attempt, past the point where it could appear: nothing was charged</source>
+        <translation>{trigger}: a cobrança ainda não existe {seconds} s após a tentativa, depois do prazo em que poderia aparecer: nada foi cobrado</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="446"/>
+        <source>{trigger}: the service has no such charge yet ({seconds} s after the attempt); the request may still be in progress there, so it will be asked again, never sent again</source>
+        <translation>{trigger}: o serviço ainda não tem essa cobrança ({seconds} s após a tentativa); o pedido pode estar em andamento lá, então será consultado de novo, nunca enviado de novo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="455"/>
+        <source>{trigger}: asked the service: {reason}</source>
+        <translation>{trigger}: serviço consultado: {reason}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="461"/>
+        <source>{trigger} ({why}): the service answered: {error}</source>
+        <translation>{trigger} ({why}): o serviço respondeu: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="467"/>
+        <source>{trigger} ({why}): could not ask the service: {error}</source>
+        <translation>{trigger} ({why}): não foi possível consultar o serviço: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="473"/>
+        <source>{trigger} ({why}): {reason}</source>
+        <translation>{trigger} ({why}): {reason}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="480"/>
+        <source>{outcome}: {reason}</source>
+        <translation>{outcome}: {reason}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="486"/>
+        <source>not applied: {error}</source>
+        <translation>não aplicada: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="493"/>
+        <source>the event-type header says {header} but the body is {body}; the body decided</source>
+        <translation>o cabeçalho de tipo de evento diz {header}, mas o corpo é {body}; valeu o corpo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="501"/>
+        <source>a notification of a type this terminal does not know ({type}); stored as received, not applied to any charge</source>
+        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="506"/>
+        <source>no type</source>
+        <translation>sem tipo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="511"/>
+        <source>a self-test body without a nonce</source>
+        <translation>um corpo de autoteste sem nonce</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="516"/>
+        <source>the {type} body does not match the format: {details}</source>
+        <translation>o corpo {type} não segue o formato: {details}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="520"/>
+        <source>the body does not match the format: {details}</source>
+        <translation>o corpo não segue o formato: {details}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="528"/>
+        <source>the {type} body cannot be read ({error})</source>
+        <translation>o corpo {type} não pode ser lido ({error})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="530"/>
+        <source>the body cannot be read ({error})</source>
+        <translation>o corpo não pode ser lido ({error})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="535"/>
+        <source>the body is not valid JSON: {error}</source>
+        <translation>o corpo não é um JSON válido: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="541"/>
+        <source>the body is JSON but not an object (got {type})</source>
+        <translation>o corpo é JSON, mas não é um objeto (veio {type})</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="547"/>
+        <source>the body is {size} bytes, over the limit of {limit} bytes; the first {limit} bytes are kept</source>
+        <translation>o corpo tem {size} bytes, acima do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="555"/>
+        <source>the body is over the limit of {limit} bytes; the first {limit} bytes are kept</source>
+        <translation>o corpo passa do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="562"/>
+        <source>the body did not arrive within {seconds} s ({size} bytes came); what came is kept</source>
+        <translation>o corpo não chegou em {seconds} s ({size} bytes chegaram); o que chegou foi guardado</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="569"/>
+        <source>the content type {type} is not JSON; the body is kept</source>
+        <translation>o tipo de conteúdo {type} não é JSON; o corpo foi guardado</translation>
     </message>
 </context>
 <context>
@@ -1388,7 +1740,7 @@
 <context>
     <name>Terminal</name>
     <message>
-        <location filename="../../checkout_desktop/ui/qt_app.py" line="91"/>
+        <location filename="../../checkout_desktop/ui/qt_app.py" line="95"/>
         <source>Test shop (built-in sandbox)</source>
         <translation>Loja de teste (sandbox embutido)</translation>
     </message>
@@ -1575,7 +1927,7 @@
         <translation>Por quê</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="299"/>
+        <location filename="../../checkout_desktop/ui/history_model.py" line="300"/>
         <source>Occurred at the service: {at}</source>
         <translation>Ocorreu no serviço: {at}</translation>
     </message>
