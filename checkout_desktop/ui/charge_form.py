@@ -182,8 +182,8 @@ class ChargeForm(QWidget):
         self.amount.value_changed.connect(self._update_hint)
         self.installments.valueChanged.connect(self._update_hint)
         self.amount.rejected.connect(self.errors.setText)
-        for edit in (
-            self.soft_descriptor,
+        # The customer and address fields: each edit is a change, and a new sale clears them.
+        self._sale_texts = (
             self.customer_name,
             self.customer_email,
             self.customer_document,
@@ -193,7 +193,8 @@ class ChargeForm(QWidget):
             self.complement,
             self.neighborhood,
             self.city,
-        ):
+        )
+        for edit in (self.soft_descriptor, *self._sale_texts):
             edit.textChanged.connect(self._changed)
         self.amount.value_changed.connect(self._changed)
         self.installments.valueChanged.connect(self._changed)
@@ -222,17 +223,7 @@ class ChargeForm(QWidget):
         self.installments.setValue(1)
         self.soft_descriptor.clear()
         self.late_capture.setChecked(False)
-        for edit in (
-            self.customer_name,
-            self.customer_email,
-            self.customer_document,
-            self.cep,
-            self.street,
-            self.number,
-            self.complement,
-            self.neighborhood,
-            self.city,
-        ):
+        for edit in self._sale_texts:
             edit.clear()
         self.uf.setCurrentIndex(0)
         self.address_box.setChecked(False)
