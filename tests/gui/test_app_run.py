@@ -11,10 +11,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
-from checkout_desktop.paths import app_paths
+from checkout_desktop.paths import AppPaths, app_paths
 from checkout_desktop.settings import Settings, save_settings
 
 logger = logging.getLogger(__name__)
@@ -45,11 +46,13 @@ def _state(pid: int) -> str:
         return "zombie"
 
 
-def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+def _launch(
+    tmp_path: Path, settings: Settings
+) -> tuple[subprocess.Popen[bytes], AppPaths, IO[str]]:
+    """Start `checkout-desktop` as a user would, in its own home; its folders and console."""
     home = tmp_path / "home"
     paths = app_paths(home).ensure()
-    save_settings(Settings(first_run_done=True), paths)
-    log = paths.log_dir / "checkout-desktop.log"
+    save_settings(settings, paths)
     env = dict(os.environ, CHECKOUT_DESKTOP_HOME=str(home), QT_QPA_PLATFORM="offscreen")
     # Output to a file, not a pipe: a full pipe would block the terminal's logging.
     console = (tmp_path / "console.txt").open("w")
@@ -59,6 +62,12 @@ def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_pat
         stdout=console,
         stderr=subprocess.STDOUT,
     )
+    return process, paths, console
+
+
+def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    process, paths, console = _launch(tmp_path, Settings(first_run_done=True))
+    log = paths.log_dir / "checkout-desktop.log"
     try:
         _wait_for(
             lambda: log.exists() and "card page ready" in log.read_text(),
@@ -96,19 +105,10 @@ def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_pat
 
 
 def test_a_real_profile_that_cannot_start_opens_the_setup_again(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    paths = app_paths(home).ensure()
     # Production chosen but never set up (no client id): the terminal must not just exit.
-    save_settings(Settings(first_run_done=True, active_profile="production"), paths)
+    settings = Settings(first_run_done=True, active_profile="production")
+    process, paths, console = _launch(tmp_path, settings)
     log = paths.log_dir / "checkout-desktop.log"
-    env = dict(os.environ, CHECKOUT_DESKTOP_HOME=str(home), QT_QPA_PLATFORM="offscreen")
-    console = (tmp_path / "console.txt").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "checkout_desktop.cli", "--listener-port", "0"],
-        env=env,
-        stdout=console,
-        stderr=subprocess.STDOUT,
-    )
     try:
         _wait_for(
             lambda: log.exists() and "the production profile cannot start" in log.read_text(),
