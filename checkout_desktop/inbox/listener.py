@@ -289,6 +289,15 @@ class WebhookListener:
             result = await self._writer.submit(intake)
         except InboxUnavailable as exc:
             return self._unavailable(exc)
+        if result.verdict == Verdict.QUARANTINED:
+            # The store could not take the body as read; its bytes are kept in the quarantine.
+            self.stats.quarantined += 1
+            return _error(
+                400,
+                "the body cannot be accepted; it is kept",
+                stored=result.event_id,
+                verdict=result.verdict.value,
+            )
         if result.verdict == Verdict.DUPLICATE:
             self.stats.duplicates += 1
         else:

@@ -34,7 +34,7 @@ from pathlib import Path
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.events import WebhookStored
-from checkout_desktop.inbox.intake import Intake
+from checkout_desktop.inbox.intake import Intake, unstorable
 from checkout_desktop.store import db
 from checkout_desktop.store.events import INDEX_BATCH, EventRepository, Verdict
 
@@ -77,6 +77,9 @@ _INDEX_BUSY_BATCH = 100
 _INDEX_RETRY_S = 5.0
 # Errors that one delivery's data can cause; anything else is the store's trouble.
 _ONE_BAD_ROW = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.InterfaceError, ValueError)
+# Of those, the ones that come from what was read out of a body (text that is not Unicode, a
+# value SQLite cannot bind): the body's bytes themselves can still be kept.
+_UNSTORABLE = (UnicodeError, OverflowError, sqlite3.DataError, sqlite3.InterfaceError)
 
 
 class InboxUnavailable(RuntimeError):
@@ -304,6 +307,15 @@ class InboxWriter:
             await loop.run_in_executor(self._executor, self._commit)
         except Exception as exc:
             self.stats.failed_batches += 1
+            if (
+                len(intakes) == 1
+                and isinstance(exc, _UNSTORABLE)
+                and intakes[0].event.verdict != Verdict.QUARANTINED
+            ):
+                # The store refused what was read from the body: keep the bytes themselves in
+                # the quarantine, so the delivery ends as a row rather than a 503 on every retry.
+                logger.warning("a delivery could not be stored as read (%s); quarantined", exc)
+                return await self._write([unstorable(intakes[0], exc)])
             if len(intakes) == 1 or not isinstance(exc, _ONE_BAD_ROW):
                 # A busy, full or failing disk fails every delivery alike: no retry one by one
                 # (each would wait out the busy timeout again); the senders retry after a 503.
