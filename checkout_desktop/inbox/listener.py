@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import logging
+import sqlite3
 import ssl
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +48,43 @@ _JSON_TYPES = frozenset({"application/json", "text/json"})
 
 class ListenerError(RuntimeError):
     """The listener cannot start; the message says why (port taken, bad address, no token)."""
+
+
+LOOPBACK_NAMES = frozenset({"localhost"})
+
+
+def check_bind_host(host: str, *, allow_remote: bool = False) -> None:
+    """The one loopback rule for every way the inbox starts (window, `listen`, tests).
+
+    The inbox listens on this machine only: a tunnel or a reverse proxy on the same machine
+    forwards the service's deliveries. Any other address is refused with a plain message,
+    unless `allow_remote` says so explicitly (`listen --allow-remote`, for an inbox shared on
+    a trusted network), and then a warning is logged.
+    """
+    if _is_loopback(host):
+        return
+    if not allow_remote:
+        raise ListenerError(
+            f"the inbox listens on this machine only (127.0.0.1 or ::1), not {host or 'every'}"
+            " address; change the listener's host in the settings back to 127.0.0.1 (a tunnel "
+            "or a reverse proxy on this machine forwards the service's deliveries), or start "
+            "`checkout-desktop listen --allow-remote` to share the inbox on a trusted network"
+        )
+    logger.warning(
+        "the inbox listens on %s, reachable from other machines (--allow-remote); "
+        "only the webhook token keeps strangers out",
+        host or "every address",
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        # A name other than localhost may resolve to any address: not loopback by rule.
+        return False
 
 
 @dataclass
@@ -95,8 +134,10 @@ class WebhookListener:
         writer: InboxWriter,
         bus: EventBus | None = None,
         ssl_context: ssl.SSLContext | None = None,
+        allow_remote: bool = False,
     ) -> None:
         self._settings = settings
+        self._allow_remote = allow_remote
         self._writer = writer
         self._bus = bus
         self._ssl = ssl_context
@@ -142,6 +183,11 @@ class WebhookListener:
         """Start the writer and bind; returns the local URL of the notification path."""
         if self._runner is not None:
             raise ListenerError("the listener is already running")
+        try:
+            check_bind_host(self._settings.host, allow_remote=self._allow_remote)
+        except ListenerError as exc:
+            self._failed(str(exc))
+            raise
         self._publish_state(ListenerState.STARTING, None)
         app = web.Application()
         app.router.add_post(self._settings.path, self._handle)
@@ -164,6 +210,15 @@ class WebhookListener:
         try:
             if not self._writer.running:
                 await self._writer.start()
+        except (OSError, sqlite3.Error) as exc:
+            await runner.cleanup()
+            reason = f"cannot open the inbox's store: {exc}"
+            self._failed(reason)
+            raise ListenerError(reason) from None
+        except BaseException:
+            await runner.cleanup()
+            raise
+        try:
             await site.start()
         except OSError as exc:
             await runner.cleanup()
@@ -173,7 +228,7 @@ class WebhookListener:
                 " (another program, or another checkout-desktop, may hold the port; change the "
                 "port in Settings → Webhooks)"
             )
-            self._publish_state(ListenerState.FAILED, reason)
+            self._failed(reason)
             raise ListenerError(reason) from None
         except BaseException:
             await runner.cleanup()
@@ -196,6 +251,11 @@ class WebhookListener:
         if runner is not None:
             self._publish_state(ListenerState.STOPPED, None)
             self._port = None
+
+    def _failed(self, reason: str) -> None:
+        # Logged here, so the window's log says why as well as `listen`'s standard error.
+        logger.error("the webhook listener did not start: %s", reason)
+        self._publish_state(ListenerState.FAILED, reason)
 
     def _publish_state(self, state: ListenerState, reason: str | None) -> None:
         if self._bus is not None:
@@ -329,6 +389,7 @@ __all__ = [
     "ListenerError",
     "ListenerStats",
     "WebhookListener",
+    "check_bind_host",
     "is_json_media_type",
     "presented_token",
 ]
