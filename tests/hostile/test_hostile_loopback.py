@@ -41,7 +41,7 @@ def test_loopback_hosts_pass(host: str) -> None:
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "", "192.168.0.10", "shop.example"])
 def test_other_hosts_are_refused_plainly(host: str) -> None:
-    with pytest.raises(ListenerError, match="this machine only.*--allow-remote"):
+    with pytest.raises(ListenerError, match=r"this machine only.*--allow-remote"):
         check_bind_host(host)
 
 
