@@ -351,6 +351,7 @@ class ChargeScreen(QWidget):
         """Recompute what the Charge action says and whether it may be pressed."""
         amount = self.form.amount.centavos()
         remaining = self.remaining()
+        self.next_card_amount.set_maximum(remaining)
         if not self._in_flight and self._pending_amount is None:
             self.next_card_amount.set_centavos(remaining)
         if self._in_flight:

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
             service=service, card_page=card_page, adapter=self.adapter
         )
         self.charge_screen.result.receipt_html = self._receipt_html
+        self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
@@ -278,6 +279,7 @@ class MainWindow(QMainWindow):
     def _settings_saved(self, settings: Settings) -> None:
         previous = self.settings
         self.settings = settings
+        self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         if settings.ui.shop_name != previous.ui.shop_name:
             from checkout_desktop.ui.qt_app import merchant_of
 
