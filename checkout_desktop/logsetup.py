@@ -32,6 +32,13 @@ def register_secret(value: str) -> None:
             _known_secrets.add(value)
 
 
+def holds_secret(text: str) -> bool:
+    """Whether `text` contains any registered secret (a token a header must not keep)."""
+    with _lock:
+        secrets = list(_known_secrets)
+    return any(secret in text for secret in secrets)
+
+
 def forget_secret(value: str) -> None:
     with _lock:
         _known_secrets.discard(value)

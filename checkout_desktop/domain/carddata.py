@@ -201,6 +201,11 @@ _B_NUMBER = re.compile(
 )
 _B_ONE_DIGIT = re.compile(_B_DIGIT)
 MASK = b"*"
+# Masking keeps what the store holds readable: only what can be a card number is masked (13 to
+# 19 digits, an issuer's first digit 2-6, the Luhn check), so the millisecond timestamps and
+# most document numbers of a notification stay as they came.
+MIN_STORED_PAN = 13
+_CARD_FIRST_DIGITS = frozenset("23456")
 
 
 def _digit_value(token: bytes) -> str:
@@ -222,7 +227,11 @@ def mask_card_numbers(body: bytes, *, json_text: bool = True) -> tuple[bytes, in
         nonlocal count
         tokens = list(_B_ONE_DIGIT.finditer(match.group(0)))
         digits = "".join(_digit_value(t.group(0)) for t in tokens)
-        if not (MIN_PAN <= len(digits) <= MAX_PAN and luhn_valid(digits)):
+        if not (
+            MIN_STORED_PAN <= len(digits) <= MAX_PAN
+            and digits[0] in _CARD_FIRST_DIGITS
+            and luhn_valid(digits)
+        ):
             return match.group(0)
         count += 1
         keep = set(range(6)) | set(range(len(tokens) - 4, len(tokens)))

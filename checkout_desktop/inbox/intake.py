@@ -11,12 +11,13 @@ import hashlib
 import logging
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
+from checkout_desktop.domain.carddata import mask_card_numbers, mask_text
 from checkout_desktop.domain.enums import WebhookBodyType, WebhookEventType
 from checkout_desktop.domain.wire import (
     ChargeUpdate,
@@ -32,6 +33,7 @@ from checkout_desktop.domain.wire import (
     three_ds_update,
     validate_webhook_json,
 )
+from checkout_desktop.logsetup import holds_secret
 from checkout_desktop.store.events import NewEvent, Verdict
 
 logger = logging.getLogger(__name__)
@@ -47,6 +49,7 @@ _EXPECTED_BODY = {
     WebhookEventType.CHALLENGE_3DS_UPDATE: WebhookBodyType.THREE_DS_CHALLENGE,
 }
 _MAX_REASON = 600
+SECRET_MARKER = "[not stored: a known secret]"
 
 # Parse limits, checked on the bytes before any parser sees them: the service's bodies nest a
 # few levels and carry amounts of a few digits, while a body nested thousands deep or an integer
@@ -169,11 +172,14 @@ def safe_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     stored: dict[str, str] = {}
     for name, value in headers:
         name = storable_text(name)
-        shown = (
-            credential_marker(name, value)
-            if name.lower() in _CREDENTIAL_HEADERS
-            else storable_text(value)
-        )
+        if name.lower() in _CREDENTIAL_HEADERS:
+            shown = credential_marker(name, value)
+        elif holds_secret(value):
+            # A known secret (the webhook token under another header name, an API token)
+            # is never stored, whatever header carried it.
+            shown = SECRET_MARKER
+        else:
+            shown = mask_text(storable_text(value))
         stored[name] = f"{stored[name]}, {shown}" if name in stored else shown
     return stored
 
@@ -238,19 +244,44 @@ class Received:
     remote: str | None
 
 
+def at_the_door(event: NewEvent) -> NewEvent:
+    """`event` as it may be stored: card numbers masked in the body and in the fields the list
+    and the search index show. The hash stays the raw body's, so a re-delivery of the same
+    bytes is still recognised as a duplicate."""
+    body, count = mask_card_numbers(event.body)
+    if not count:
+        return event
+    return replace(
+        event,
+        body=body,
+        event_ref=_masked_or_none(event.event_ref),
+        merchant_charge_id=_masked_or_none(event.merchant_charge_id),
+        charge_id=_masked_or_none(event.charge_id),
+        status=_masked_or_none(event.status),
+        body_type=_masked_or_none(event.body_type),
+        reason=_masked_or_none(event.reason),
+    )
+
+
+def _masked_or_none(text: str | None) -> str | None:
+    return None if text is None else mask_text(text)
+
+
 def quarantine(received: Received, reason: str) -> Intake:
-    """A delivery kept as it came, with the reason it could not be accepted."""
+    """A delivery kept as it came (card numbers masked), with the reason it was not accepted."""
     return Intake(
-        event=NewEvent(
-            received_at=received.received_at,
-            verdict=Verdict.QUARANTINED,
-            reason=_clip(reason),
-            body=received.body,
-            body_sha256=body_digest(received.body),
-            headers=received.headers,
-            event_type=_storable_or_none(received.event_type),
-            content_type=_storable_or_none(received.content_type),
-            remote=received.remote,
+        event=at_the_door(
+            NewEvent(
+                received_at=received.received_at,
+                verdict=Verdict.QUARANTINED,
+                reason=_clip(reason),
+                body=received.body,
+                body_sha256=body_digest(received.body),
+                headers=received.headers,
+                event_type=_storable_or_none(received.event_type),
+                content_type=_storable_or_none(received.content_type),
+                remote=received.remote,
+            )
         )
     )
 
@@ -275,7 +306,7 @@ def classify(received: Received) -> Intake:
     where = _not_unicode_field(intake.event)
     if where is not None:
         return quarantine(received, _not_unicode_reason(where))
-    return intake
+    return replace(intake, event=at_the_door(intake.event))
 
 
 def unstorable(intake: Intake, error: BaseException) -> Intake:
@@ -446,10 +477,12 @@ __all__ = [
     "EVENT_TYPE_HEADERS",
     "MAX_DEPTH",
     "MAX_NUMBER_CHARS",
+    "SECRET_MARKER",
     "SELF_TEST_BODY_TYPE",
     "SELF_TEST_EVENT_TYPE",
     "Intake",
     "Received",
+    "at_the_door",
     "body_digest",
     "classify",
     "credential_marker",
