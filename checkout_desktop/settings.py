@@ -119,6 +119,12 @@ class ListenerSettings(_Strict):
     path: Annotated[str, Field(pattern=r"^/[A-Za-z0-9/_\-]*$")] = "/webhooks/checkout"
     max_body_bytes: Annotated[int, Field(ge=1024, le=16 * 1024 * 1024)] = 256 * 1024
     read_timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
+    # A request's head must arrive within this time of the connection (and of the previous
+    # answer on a kept-alive one); open connections are capped in total and per source, kept
+    # well below the common 1,024 open-files limit.
+    head_timeout_s: Annotated[float, Field(gt=0, le=120)] = 15.0
+    max_connections: Annotated[int, Field(ge=4, le=4096)] = 256
+    max_connections_per_source: Annotated[int, Field(ge=1, le=4096)] = 128
 
 
 class TunnelSettings(_Strict):

@@ -27,6 +27,7 @@ from checkout_desktop.inbox.events import (
     ListenerStateChanged,
     WebhookRefused,
 )
+from checkout_desktop.inbox.gate import ConnectionGate, RateLimitedLog
 from checkout_desktop.inbox.intake import (
     Intake,
     Received,
@@ -119,6 +120,32 @@ def _error(status: int, message: str, **extra: Any) -> web.Response:
     return web.json_response({"error": message, **extra}, status=status)
 
 
+class _GatedSite(web.TCPSite):
+    """A TCP site whose connections pass through a ConnectionGate."""
+
+    def __init__(self, runner: web.AppRunner, gate_args: dict[str, int], **kwargs: Any) -> None:
+        super().__init__(runner, **kwargs)
+        self._gate_args = gate_args
+        self.gate: ConnectionGate | None = None
+
+    async def start(self) -> None:
+        server = self._runner.server
+        assert server is not None
+        self.gate = ConnectionGate(server, **self._gate_args)
+        self._runner._reg_site(self)
+        try:
+            self._server = await asyncio.get_running_loop().create_server(
+                self.gate,
+                self._host,
+                self._port,
+                ssl=self._ssl_context,
+                backlog=self._backlog,
+            )
+        except BaseException:
+            self._runner._unreg_site(self)
+            raise
+
+
 class WebhookListener:
     """Serves the notification path on the app's asyncio loop and hands deliveries to a writer.
 
@@ -143,8 +170,10 @@ class WebhookListener:
         self._ssl = ssl_context
         self._token = self._check_token(token)
         self._runner: web.AppRunner | None = None
+        self._site: _GatedSite | None = None
         self._port: int | None = None
         self.stats = ListenerStats()
+        self._log_refused = RateLimitedLog(logger, "refused a delivery from %s: %s")
 
     @staticmethod
     def _check_token(token: SecretStr) -> bytes:
@@ -176,6 +205,11 @@ class WebhookListener:
         return f"{scheme}://{shown}:{self._port}{self._settings.path}"
 
     @property
+    def gate(self) -> ConnectionGate | None:
+        """The connection gate while the listener runs (its counters, for tests and health)."""
+        return None if self._site is None else self._site.gate
+
+    @property
     def running(self) -> bool:
         return self._runner is not None
 
@@ -195,15 +229,21 @@ class WebhookListener:
             app,
             access_log=None,
             handle_signals=False,
-            keepalive_timeout=75,
+            # Also the head timeout: aiohttp runs this timer from the moment a connection is
+            # made, and closes a connection whose request head has not arrived when it fires.
+            keepalive_timeout=self._settings.head_timeout_s,
             # Requests in flight at stop get this long to be committed and answered.
             shutdown_timeout=self._settings.read_timeout_s + 5,
         )
         await runner.setup()
-        site = web.TCPSite(
+        site = _GatedSite(
             runner,
-            self._settings.host,
-            self._settings.port,
+            {
+                "max_total": self._settings.max_connections,
+                "max_per_source": self._settings.max_connections_per_source,
+            },
+            host=self._settings.host,
+            port=self._settings.port,
             ssl_context=self._ssl,
             backlog=512,
         )
@@ -235,6 +275,7 @@ class WebhookListener:
             await self._writer.close()
             raise
         self._runner = runner
+        self._site = site
         self._port = int(runner.addresses[0][1])
         url = self.url
         assert url is not None
@@ -245,6 +286,7 @@ class WebhookListener:
     async def stop(self) -> None:
         """Stop accepting, answer the requests in flight, commit everything, close the store."""
         runner, self._runner = self._runner, None
+        self._site = None
         if runner is not None:
             await runner.cleanup()
         await self._writer.close()
@@ -319,7 +361,7 @@ class WebhookListener:
         refusal = self._refusal(request)
         if refusal is not None:
             self.stats.refused += 1
-            logger.warning("refused a delivery from %s: %s", request.remote, refusal)
+            self._log_refused(request.remote, refusal)
             if self._bus is not None:
                 self._bus.publish(
                     WebhookRefused(http_status=401, reason=refusal, remote=request.remote)
