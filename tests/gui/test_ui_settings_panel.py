@@ -98,7 +98,7 @@ def test_non_secret_settings_are_saved(qtbot: QtBot) -> None:
 
 
 def test_receipts_name_the_shop_once_it_is_set(qtbot: QtBot) -> None:
-    from checkout_desktop.ui.qt_app import merchant_of
+    from checkout_desktop.ui.main_window import merchant_of
 
     settings = Settings()
     unnamed = merchant_of(settings.profile, "12345678000195")
