@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
+from checkout_desktop.ui.geometry import place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
@@ -132,7 +133,7 @@ class MainWindow(QMainWindow):
         environment = profile_label(settings.profile)
         self.setWindowTitle(self.tr("checkout-desktop — {env}").format(env=environment))
         self.setWindowIcon(app_icon())
-        self.resize(1240, 780)
+        place_on_screen(self)
         self.settings = settings
         self.merchant = merchant
         self._service = service
@@ -147,6 +148,7 @@ class MainWindow(QMainWindow):
             service=service, card_page=card_page, adapter=self.adapter
         )
         self.charge_screen.result.receipt_html = self._receipt_html
+        self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
@@ -224,8 +226,11 @@ class MainWindow(QMainWindow):
         self.settings_panel: SettingsPanel = SettingsPanel(
             self.settings, secrets=self._secrets, persist=self._persist
         )
+        # The settings form is taller than a 768-line screen: it scrolls there.
         for host, panel in zip(
-            self._hosts, (self.events_panel, self.history_panel, self.settings_panel), strict=True
+            self._hosts,
+            (self.events_panel, self.history_panel, scrollable(self.settings_panel)),
+            strict=True,
         ):
             host.addWidget(panel)
         self.events_panel.charge_requested.connect(self.show_charge)
@@ -289,6 +294,7 @@ class MainWindow(QMainWindow):
     def _settings_saved(self, settings: Settings) -> None:
         previous = self.settings
         self.settings = settings
+        self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         if settings.ui.shop_name != previous.ui.shop_name:
             # The running environment stays until a restart; only the printed name changes now.
             self.merchant = merchant_of(

@@ -31,6 +31,7 @@ from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Settings
+from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
@@ -77,6 +78,12 @@ class SettingsPanel(QWidget):
         general_form = QFormLayout(general)
         general_form.addRow(self.tr("Environment"), self.profile)
         general_form.addRow(self.tr("Shop name"), self.shop_name)
+        self.large_amount = AmountEdit(self)
+        self.large_amount.setObjectName("settingsLargeAmount")
+        self.large_amount.setToolTip(
+            self.tr("The charge screen asks to check sales above this amount (zero: never).")
+        )
+        general_form.addRow(self.tr("Warn above"), self.large_amount)
         general_form.addRow(self.tr("Language"), self.language)
 
         self.port = QSpinBox(self)
@@ -180,6 +187,7 @@ class SettingsPanel(QWidget):
         self.profile.setCurrentIndex(max(self.profile.findData(s.active_profile), 0))
         self.language.setCurrentIndex(max(self.language.findData(s.ui.locale), 0))
         self.shop_name.setText(s.ui.shop_name)
+        self.large_amount.set_centavos(s.ui.large_amount_warning)
         self.port.setValue(s.listener.port)
         self.tunnel.setCurrentIndex(max(self.tunnel.findData(s.tunnel.mode), 0))
         self.public_url.setText(s.tunnel.public_url or "")
@@ -226,6 +234,7 @@ class SettingsPanel(QWidget):
         s.active_profile = name
         s.ui.locale = self.language.currentData()
         s.ui.shop_name = " ".join(self.shop_name.text().split())
+        s.ui.large_amount_warning = self.large_amount.centavos()
         s.listener.port = self.port.value()
         mode = self.tunnel.currentData()
         s.tunnel.mode = mode
