@@ -145,6 +145,8 @@ class UiSettings(_Strict):
     developer_mode: bool = False
     large_amount_warning: Annotated[int, Field(ge=0, le=99_999_999_99)] = LARGE_AMOUNT_WARNING
     """Sale amounts above this many centavos are flagged on the charge screen; 0 never."""
+    receipts_folder: Annotated[str, Field(max_length=4096)] | None = None
+    """The folder a receipt was last saved in; the save dialog opens there."""
 
 
 class Settings(_Strict):

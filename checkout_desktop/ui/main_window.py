@@ -304,9 +304,9 @@ class MainWindow(QMainWindow):
     # -- receipts ---------------------------------------------------------------------------
 
     def _receipt_html(self, merchant_charge_id: str) -> str:
-        from checkout_desktop.ui.receipts import render_html
+        from checkout_desktop.ui.receipts import ReceiptCopy, render_html
 
-        return render_html(self.build_receipt(merchant_charge_id))
+        return render_html(self.build_receipt(merchant_charge_id), copy=ReceiptCopy.CUSTOMER)
 
     def build_receipt(self, merchant_charge_id: str, *, refunded: int | None = None) -> Receipt:
         from checkout_desktop.ui.receipts import ReceiptKind, receipt_for
@@ -320,12 +320,13 @@ class MainWindow(QMainWindow):
             merchant_document=self.merchant.document,
             kind=ReceiptKind.SALE if refunded is None else ReceiptKind.REFUND,
             this_refund=refunded,
+            test_mode=self.settings.profile.is_builtin_sandbox,
         )
 
     def receipt(
         self, merchant_charge_id: str, *, as_pdf: bool, refunded: int | None = None
     ) -> None:
-        from checkout_desktop.ui.receipts import print_with_dialog
+        from checkout_desktop.ui.receipts import print_with_dialog, receipts_folder
 
         receipt = self.build_receipt(merchant_charge_id, refunded=refunded)
         if not as_pdf:
@@ -333,7 +334,8 @@ class MainWindow(QMainWindow):
             return
         suffix = "refund" if refunded is not None else "sale"
         name = f"receipt-{merchant_charge_id}-{suffix}.pdf"
-        start = str((self.receipts_dir or Path.home()) / name)
+        folder = self.receipts_dir or receipts_folder(self.settings.ui.receipts_folder)
+        start = str(folder / name)
         dialog = QFileDialog(self, self.tr("Save receipt"), start, self.tr("PDF (*.pdf)"))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("pdf")
@@ -341,7 +343,7 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def save_receipt(self, receipt: Receipt, path: Path) -> Path:
-        from checkout_desktop.ui.receipts import save_pdf
+        from checkout_desktop.ui.receipts import confirm_saved, save_pdf
 
         try:
             written = save_pdf(receipt, path)
@@ -351,8 +353,23 @@ class MainWindow(QMainWindow):
             )
             raise
         self.statusBar().showMessage(self.tr("Receipt saved: {path}").format(path=written), 8000)
+        self._remember_receipts_folder(written.parent)
+        confirm_saved(written, self)
         self.receipt_saved.emit(str(written))
         return written
+
+    def _remember_receipts_folder(self, folder: Path) -> None:
+        if self.settings.ui.receipts_folder == str(folder):
+            return
+        updated = self.settings.model_copy(deep=True)
+        updated.ui.receipts_folder = str(folder)
+        try:
+            self._persist(updated)
+        except OSError:
+            # Only the dialog's starting folder is lost; the receipt itself was saved.
+            logger.warning("could not remember the receipts folder", exc_info=True)
+            return
+        self.settings = updated
 
     # -- window -----------------------------------------------------------------------------
 

@@ -1157,6 +1157,26 @@
 <context>
     <name>Receipt</name>
     <message>
+        <source>Credit</source>
+        <translation>Crédito</translation>
+    </message>
+    <message>
+        <source>PicPay wallet</source>
+        <translation>Carteira PicPay</translation>
+    </message>
+    <message>
+        <source>CUSTOMER COPY</source>
+        <translation>VIA DO CLIENTE</translation>
+    </message>
+    <message>
+        <source>MERCHANT COPY</source>
+        <translation>VIA DO ESTABELECIMENTO</translation>
+    </message>
+    <message>
+        <source>cut here</source>
+        <translation>corte aqui</translation>
+    </message>
+    <message>
         <source>SALE RECEIPT</source>
         <translation>COMPROVANTE DE VENDA</translation>
     </message>
@@ -1197,6 +1217,10 @@
         <translation>Cartão</translation>
     </message>
     <message>
+        <source>Payment</source>
+        <translation>Pagamento</translation>
+    </message>
+    <message>
         <source>On this card</source>
         <translation>Neste cartão</translation>
     </message>
@@ -1217,12 +1241,28 @@
         <translation>NSU</translation>
     </message>
     <message>
+        <source>TEST — NO MONEY WAS MOVED</source>
+        <translation>TESTE — NENHUM VALOR FOI COBRADO</translation>
+    </message>
+    <message>
         <source>Keep this receipt.</source>
         <translation>Guarde este comprovante.</translation>
     </message>
     <message>
         <source>Print receipt</source>
         <translation>Imprimir comprovante</translation>
+    </message>
+    <message>
+        <source>Receipt saved</source>
+        <translation>Comprovante salvo</translation>
+    </message>
+    <message>
+        <source>The receipt was saved as {name}.</source>
+        <translation>O comprovante foi salvo como {name}.</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>Abrir pasta</translation>
     </message>
 </context>
 <context>
@@ -1385,6 +1425,30 @@
     <message>
         <source>Revert</source>
         <translation>Desfazer</translation>
+    </message>
+    <message>
+        <source>client secret</source>
+        <translation>client secret</translation>
+    </message>
+    <message>
+        <source>card SDK token</source>
+        <translation>token do SDK de cartões</translation>
+    </message>
+    <message>
+        <source>webhook token</source>
+        <translation>token do webhook</translation>
+    </message>
+    <message>
+        <source>client id</source>
+        <translation>client id</translation>
+    </message>
+    <message>
+        <source>merchant CNPJ</source>
+        <translation>CNPJ do estabelecimento</translation>
+    </message>
+    <message>
+        <source>This environment cannot charge without: {items}.</source>
+        <translation>Este ambiente não consegue cobrar sem: {items}.</translation>
     </message>
     <message>
         <source>Refunds ask for the supervisor PIN.</source>
