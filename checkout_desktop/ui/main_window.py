@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from checkout_desktop.gateway.events import ChargeChanged
     from checkout_desktop.inbox.events import TunnelUrlChanged, WebhookStored
     from checkout_desktop.secrets import SecretStore
-    from checkout_desktop.settings import Settings
+    from checkout_desktop.settings import Profile, Settings
     from checkout_desktop.store.events import EventRepository
     from checkout_desktop.ui.card_page import CardPage
     from checkout_desktop.ui.events_panel import EventsPanel
@@ -62,6 +62,17 @@ class Merchant:
 
     name: str
     document: str | None
+
+
+def merchant_of(profile: Profile, merchant_document: str | None, shop_name: str = "") -> Merchant:
+    """Who the receipts name: the shop's name when set, else the environment's."""
+    if shop_name.strip():
+        name = shop_name.strip()
+    elif profile.is_builtin_sandbox:
+        name = QCoreApplication.translate("Terminal", "Test shop (built-in sandbox)")
+    else:
+        name = profile_label(profile)
+    return Merchant(name=name, document=merchant_document or None)
 
 
 class TunnelNotice(QWidget):
@@ -285,8 +296,6 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         if settings.ui.shop_name != previous.ui.shop_name:
-            from checkout_desktop.ui.qt_app import merchant_of
-
             # The running environment stays until a restart; only the printed name changes now.
             self.merchant = merchant_of(
                 previous.profile, self.merchant.document, settings.ui.shop_name

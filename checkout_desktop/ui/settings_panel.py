@@ -199,6 +199,49 @@ class SettingsPanel(QWidget):
         self._tunnel_changed()
         self.message.clear()
 
+    def _missing(
+        self,
+        profile: str,
+        client_id: str,
+        document: str,
+        typed: list[tuple[SecretName, str]],
+    ) -> list[str]:
+        """What a real service environment still lacks to charge and receive notifications.
+
+        Saving such an environment without it would only fail at the shop's first sale, so it
+        is refused here, naming each missing item; a secret counts when typed now or already
+        in the keychain.
+        """
+        labels = {
+            SecretName.CLIENT_SECRET: self.tr("client secret"),
+            SecretName.SDK_MERCHANT_TOKEN: self.tr("card SDK token"),
+            SecretName.WEBHOOK_TOKEN: self.tr("webhook token"),
+        }
+        missing: list[str] = []
+        if not client_id:
+            missing.append(self.tr("client id"))
+        if not document:
+            missing.append(self.tr("merchant CNPJ"))
+        given = {secret for secret, _ in typed}
+        for secret, label in labels.items():
+            if secret in given:
+                continue
+            if self._secrets is None:
+                return [self.tr("No keychain is available to store the secrets.")]
+            try:
+                stored = self._secrets.get(profile, secret)
+            except KeychainUnavailable as exc:
+                return [str(exc)]
+            if stored is None:
+                missing.append(label)
+        if not missing:
+            return []
+        return [
+            self.tr("This environment cannot charge without: {items}.").format(
+                items=", ".join(missing)
+            )
+        ]
+
     def _show_pin_state(self) -> None:
         has = bool(self._settings.ui.supervisor_pin_hash) and not self._pin_cleared
         self.pin_state.setText(
@@ -272,6 +315,7 @@ class SettingsPanel(QWidget):
             ):
                 if edit.text().strip():
                     secrets_to_store.append((secret, edit.text().strip()))
+            problems.extend(self._missing(name, client_id, document, secrets_to_store))
         if problems:
             self.message.setText("\n".join(problems))
             self.message.setStyleSheet("color: #b3261e;")

@@ -1427,6 +1427,30 @@
         <translation>Desfazer</translation>
     </message>
     <message>
+        <source>client secret</source>
+        <translation>client secret</translation>
+    </message>
+    <message>
+        <source>card SDK token</source>
+        <translation>token do SDK de cartões</translation>
+    </message>
+    <message>
+        <source>webhook token</source>
+        <translation>token do webhook</translation>
+    </message>
+    <message>
+        <source>client id</source>
+        <translation>client id</translation>
+    </message>
+    <message>
+        <source>merchant CNPJ</source>
+        <translation>CNPJ do estabelecimento</translation>
+    </message>
+    <message>
+        <source>This environment cannot charge without: {items}.</source>
+        <translation>Este ambiente não consegue cobrar sem: {items}.</translation>
+    </message>
+    <message>
         <source>Refunds ask for the supervisor PIN.</source>
         <translation>Estornos pedem o PIN do supervisor.</translation>
     </message>
