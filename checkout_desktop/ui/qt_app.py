@@ -110,7 +110,7 @@ def close_on_signals(close: Callable[[], object]) -> None:
 async def run_wizard(
     settings: Settings,
     tester: ConnectionTester,
-    on_language: Callable[[str | None], None] | None = None,
+    on_language: Callable[[str | None], object] | None = None,
 ) -> Settings | None:
     """Show the first-run wizard; the chosen settings, or None when it was cancelled.
 

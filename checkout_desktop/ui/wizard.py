@@ -591,7 +591,7 @@ class FirstRunWizard(QWizard):
         *,
         secrets: SecretStore,
         tester: ConnectionTester,
-        on_language: Callable[[str | None], None] | None = None,
+        on_language: Callable[[str | None], object] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
