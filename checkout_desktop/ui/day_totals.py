@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 
-from PySide6.QtCore import QDate, QTimer
+from PySide6.QtCore import QDate, Qt, QTimer
 from PySide6.QtGui import QTextDocument
 from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 from PySide6.QtWidgets import (
@@ -186,9 +186,13 @@ class DayTotalsPanel(QWidget):
     @staticmethod
     def _fill(table: QTableWidget, rows: list[tuple[str, str, str]]) -> None:
         table.setRowCount(len(rows))
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
-                table.setItem(r, c, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                if c > 0:  # counts and amounts line up on the right
+                    item.setTextAlignment(right)
+                table.setItem(r, c, item)
 
     # -- the printable report ---------------------------------------------------------------
 
