@@ -7,6 +7,7 @@ attempt created it, so test sales of a sandbox never add to production's day.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -86,18 +87,15 @@ def day_totals(
 
 def _by_brand(conn: sqlite3.Connection, charges: list[str]) -> list[BrandTotal]:
     brands: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    # In chunks: SQLite caps the number of parameters of one statement.
-    for offset in range(0, len(charges), 500):
-        chunk = charges[offset : offset + 500]
-        marks = ",".join("?" * len(chunk))
-        for brand, amount in conn.execute(
-            "SELECT COALESCE(brand, ''), COALESCE(amount, 0) FROM charge_transaction "
-            f"WHERE merchant_charge_id IN ({marks})",  # noqa: S608 - placeholders only
-            chunk,
-        ):
-            entry = brands[brand or "?"]
-            entry[0] += 1
-            entry[1] += int(amount)
+    # One parameter however many charges: SQLite caps the number of parameters of a statement.
+    for brand, amount in conn.execute(
+        "SELECT COALESCE(brand, ''), COALESCE(amount, 0) FROM charge_transaction "
+        "WHERE merchant_charge_id IN (SELECT value FROM json_each(:ids))",
+        {"ids": json.dumps(charges)},
+    ):
+        entry = brands[brand or "?"]
+        entry[0] += 1
+        entry[1] += int(amount)
     return sorted(
         (BrandTotal(brand, count, amount) for brand, (count, amount) in brands.items()),
         key=lambda total: (-total.amount, total.brand),

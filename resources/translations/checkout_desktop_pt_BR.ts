@@ -1294,6 +1294,29 @@
     </message>
 </context>
 <context>
+    <name>ProblemBanner</name>
+    <message>
+        <source>Try &amp;again</source>
+        <translation>&amp;Tentar de novo</translation>
+    </message>
+    <message>
+        <source>The terminal cannot reach the payment service, so no sale can be charged now. Check the internet connection and the credentials in Settings.</source>
+        <translation>O terminal não consegue falar com o serviço de pagamentos, então nenhuma venda pode ser cobrada agora. Confira a conexão com a internet e as credenciais em Configurações.</translation>
+    </message>
+    <message>
+        <source>The card form did not load, so cards cannot be typed now. Check the internet connection, then try again.</source>
+        <translation>O formulário do cartão não carregou, então não dá para digitar cartões agora. Confira a conexão com a internet e tente de novo.</translation>
+    </message>
+    <message>
+        <source>Payment notifications cannot arrive (the inbox did not start). Sales still work; their final status is asked of the service instead.</source>
+        <translation>As notificações de pagamento não podem chegar (a caixa de entrada não iniciou). As vendas continuam funcionando; o status final é consultado no serviço.</translation>
+    </message>
+    <message>
+        <source>Payment notifications are not arriving. Sales still work; their final status is asked of the service instead.</source>
+        <translation>As notificações de pagamento não estão chegando. As vendas continuam funcionando; o status final é consultado no serviço.</translation>
+    </message>
+</context>
+<context>
     <name>Receipt</name>
     <message>
         <source>Credit</source>

@@ -96,12 +96,8 @@ def _charge(
 def _shop_day(repo: ChargeRepository) -> None:
     at = DAY.replace
     _charge(repo, "a", at=at(hour=9, minute=5), amount=10000, status=ChargeStatus.PAID)
-    _charge(
-        repo, "b", at=at(hour=9, minute=40), amount=5000, status=ChargeStatus.PAID, brand="ELO"
-    )
-    _charge(
-        repo, "c", at=at(hour=14), amount=2000, status=ChargeStatus.REFUNDED, refunded=2000
-    )
+    _charge(repo, "b", at=at(hour=9, minute=40), amount=5000, status=ChargeStatus.PAID, brand="ELO")
+    _charge(repo, "c", at=at(hour=14), amount=2000, status=ChargeStatus.REFUNDED, refunded=2000)
     _charge(repo, "d", at=at(hour=15), amount=3000, status=ChargeStatus.PARTIAL, refunded=1000)
     _charge(repo, "e", at=at(hour=16), amount=7000, status=ChargeStatus.PRE_AUTHORIZED)
     _charge(repo, "f", at=at(hour=17), amount=9900, status=ChargeStatus.DENIED)
