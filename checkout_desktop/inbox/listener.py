@@ -66,8 +66,8 @@ def check_bind_host(host: str, *, allow_remote: bool = False) -> None:
         return
     if not allow_remote:
         raise ListenerError(
-            f"the inbox listens on this machine only (127.0.0.1 or ::1), not {host or 'every'}"
-            " address; change the listener's host in the settings back to 127.0.0.1 (a tunnel "
+            "the inbox listens on this machine only (127.0.0.1 or ::1), not on "
+            f"{host or 'every address'}; change the listener's host in the settings back to 127.0.0.1 (a tunnel "
             "or a reverse proxy on this machine forwards the service's deliveries), or start "
             "`checkout-desktop listen --allow-remote` to share the inbox on a trusted network"
         )
@@ -245,7 +245,9 @@ class WebhookListener:
             host=self._settings.host,
             port=self._settings.port,
             ssl_context=self._ssl,
-            backlog=512,
+            # asyncio accepts up to `backlog` connections per wake-up: a small batch keeps the
+            # descriptors of a burst (new, kept, and closing ones) well below 1,024.
+            backlog=128,
         )
         try:
             if not self._writer.running:

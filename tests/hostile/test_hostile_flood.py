@@ -54,7 +54,10 @@ def test_valid_deliveries_are_answered_under_a_half_open_flood(
     held: list[socket.socket] = []
     try:
         for _ in range(HALF_OPEN):
-            connection = socket.create_connection((parts.hostname, parts.port))
+            try:
+                connection = socket.create_connection((parts.hostname, parts.port), timeout=30)
+            except OSError as exc:
+                pytest.fail(f"the flood's connection {len(held)} was not accepted: {exc!r}")
             # A request head that never ends: the connection is half-open from the listener's
             # point of view and holds one of its file descriptors.
             connection.sendall(b"POST " + parts.path.encode() + b" HTTP/1.1\r\nHost: x\r\n")

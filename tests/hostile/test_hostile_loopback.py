@@ -51,6 +51,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.expected_errors("the webhook listener did not start")
 @pytest.mark.asyncio
 async def test_the_listener_the_window_builds_refuses_every_interface(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
