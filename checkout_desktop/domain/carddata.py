@@ -196,8 +196,17 @@ def hide_card_numbers(text: str, marker: str = "[card number]") -> str:
 # One digit as a JSON body may write it: ASCII, a `\u003N` escape, or a fullwidth digit.
 _B_DIGIT = rb"(?:[0-9]|\\u003[0-9]|\xef\xbc[\x90-\x99])"
 _B_SEP = rb"(?:[ \-._/]|\xc2\xa0|\\u00[aA]0|\\u0020)"
+# A number standing alone: not glued to letters or digits, nor joined to them by a dash, dot,
+# underscore or slash (the digit groups of a UUID such as "…820a-4965-4123-8746-6d92…" are
+# part of an identifier, not a card number).
 _B_NUMBER = re.compile(
-    rb"(?<![0-9])" + _B_DIGIT + rb"(?:" + _B_SEP + rb"{0,2}" + _B_DIGIT + rb"){11,18}(?![0-9])"
+    rb"(?<![0-9A-Za-z])(?<![0-9A-Za-z][\-._/])"
+    + _B_DIGIT
+    + rb"(?:"
+    + _B_SEP
+    + rb"{0,2}"
+    + _B_DIGIT
+    + rb"){11,18}(?![\-._/]?[0-9A-Za-z])"
 )
 _B_ONE_DIGIT = re.compile(_B_DIGIT)
 MASK = b"*"

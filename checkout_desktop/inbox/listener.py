@@ -12,7 +12,6 @@ import asyncio
 import hmac
 import ipaddress
 import logging
-import sqlite3
 import ssl
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +38,7 @@ from checkout_desktop.inbox.intake import (
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.settings import ListenerSettings
+from checkout_desktop.store.db import StoreError
 from checkout_desktop.store.events import Verdict
 
 logger = logging.getLogger(__name__)
@@ -252,7 +252,12 @@ class WebhookListener:
         try:
             if not self._writer.running:
                 await self._writer.start()
-        except (OSError, sqlite3.Error) as exc:
+        except StoreError as exc:
+            # Raised as it is: its type tells the caller the store is the problem (exit 3).
+            await runner.cleanup()
+            self._failed(str(exc))
+            raise
+        except OSError as exc:
             await runner.cleanup()
             reason = f"cannot open the inbox's store: {exc}"
             self._failed(reason)

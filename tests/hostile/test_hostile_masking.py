@@ -123,3 +123,16 @@ async def test_a_header_holding_a_known_secret_keeps_a_marker(inbox: Inbox) -> N
     finally:
         conn.close()
     assert TOKEN.encode() not in _every_file(inbox.db_path.parent)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"id": "022b820a-4965-4123-8746-6d923053785e"}',
+        '{"id": "aaaa-4111-1111-1111-1111"}',
+        '{"at": "2026-11-23T07:33:34.696629000"}',
+        '{"doc": "12345678000195", "ms": 1767225600000}',
+    ],
+)
+def test_identifiers_and_times_are_not_mistaken_for_card_numbers(text: str) -> None:
+    assert mask_card_numbers(text.encode()) == (text.encode(), 0)

@@ -206,6 +206,7 @@ def _token_file(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.expected_errors("the webhook listener did not start")
 @pytest.mark.parametrize("make", ["foreign", "garbage", "folder", "newer"])
 def test_listen_says_plainly_and_exits_3(
     tmp_path: Path, make: str, capsys: pytest.CaptureFixture[str]
