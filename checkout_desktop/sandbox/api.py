@@ -276,6 +276,29 @@ async def admin_deliveries(request: web.Request) -> web.Response:
     return json_response([record.as_json() for record in server.state.deliveries])
 
 
+async def admin_refund(request: web.Request) -> web.Response:
+    """Refund a charge at the service itself, as the merchant panel does (not the terminal)."""
+    server = _require_admin(request)
+    from checkout_desktop.sandbox.charges import refund_charge
+    from checkout_desktop.sandbox.render import charge_reply
+
+    mcid = request.match_info["merchantChargeId"]
+    charge = server.state.charges.get(mcid)
+    if charge is None:
+        raise api_error(404, f"no charge with merchantChargeId {mcid[:40]}")
+    try:
+        body = await read_json_object(request)
+    except BodyProblem as exc:
+        raise api_error(400, str(exc)) from None
+    amount = body.get("amount")
+    if set(body) - {"amount"} or not isinstance(amount, int) or isinstance(amount, bool):
+        raise api_error(400, 'send {"amount": <whole centavos>} and nothing else')
+    if amount < 1:
+        raise api_error(400, "amount must be at least 1")
+    refund_charge(server, charge, amount)
+    return json_response(charge_reply(charge))
+
+
 def build_api_app(server: SandboxServer) -> web.Application:
     app = web.Application(
         middlewares=[error_middleware(_render, "sandbox-api")],
@@ -288,6 +311,7 @@ def build_api_app(server: SandboxServer) -> web.Application:
     app.router.add_post("/_sandbox/tokens/expire", admin_expire_tokens)
     app.router.add_put("/_sandbox/webhook", admin_webhook)
     app.router.add_get("/_sandbox/deliveries", admin_deliveries)
+    app.router.add_post("/_sandbox/charges/{merchantChargeId}/refund", admin_refund)
     # Imported here: the charge module builds on this one's helpers.
     from checkout_desktop.sandbox.charges import add_charge_routes
 

@@ -401,6 +401,7 @@ async def capture(request: web.Request) -> web.Response:
     charge.updated_at = now
     logger.info("charge %s captured", charge.merchant_charge_id)
     notify_payment(server, charge)
+    await _late_money_reply(server)
     return json_response(charge_reply(charge))
 
 
@@ -411,6 +412,20 @@ async def refund(request: web.Request) -> web.Response:
     charge = _charge_or_404(server, request)
     amount = await _amount(request, required=True)
     assert amount is not None
+    refund_charge(server, charge, amount)
+    await _late_money_reply(server)
+    return json_response(charge_reply(charge))
+
+
+async def _late_money_reply(server: SandboxServer) -> None:
+    """The money moved; only the reply is late (the ambiguous case of a refund or capture)."""
+    delay = server.config.faults.money_reply_delay_s
+    if delay > 0 and not await server.sleep_unless_stopping(delay):
+        raise api_error(503, "the sandbox is stopping")
+
+
+def refund_charge(server: SandboxServer, charge: SandboxCharge, amount: int) -> None:
+    """Refund (or, before capture, cancel) a charge and notify; an api_error when it cannot."""
     now = server.clock.now()
     if charge.status == ChargeStatus.PRE_AUTHORIZED:
         if amount != charge.amount:
@@ -463,7 +478,6 @@ async def refund(request: web.Request) -> web.Response:
     charge.updated_at = now
     logger.info("charge %s refund: %s", charge.merchant_charge_id, charge.status.value)
     notify_payment(server, charge)
-    return json_response(charge_reply(charge))
 
 
 _REFUNDABLE = frozenset({TransactionStatus.PAID, TransactionStatus.PARTIALLY_REFUNDED})
