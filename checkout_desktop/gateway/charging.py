@@ -577,6 +577,7 @@ class ChargeService:
                     reason=op.reason("sent"),
                     outcome="sent",
                 )
+            self._publish_op(op)
             call = self.client.capture if kind == MoneyOpKind.CAPTURE else self.client.refund
             try:
                 reply = await call(mcid, value)
@@ -606,7 +607,8 @@ class ChargeService:
                     answered=True,
                 )
             self._published(result, source="reply")
-            self._publish_op(op)
+            if op.id not in result.confirmed_operations:
+                self._publish_op(op)
             return self._known_charge(mcid)
         finally:
             self._money_in_flight.discard(mcid)
