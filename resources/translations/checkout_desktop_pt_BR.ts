@@ -117,87 +117,87 @@
         <translation>Cidade</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="212"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="213"/>
         <source>single payment</source>
         <translation>à vista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="216"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="217"/>
         <source>{n} × {share} (interest-free)</source>
         <translation>{n} × {share} (sem juros)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="267"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="258"/>
         <source>Type the amount.</source>
         <translation>Digite o valor.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="271"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="262"/>
         <source>The descriptor takes only letters without accents, digits and spaces.</source>
         <translation>O descritor aceita só letras sem acento, dígitos e espaços.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="294"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="285"/>
         <source>Type the customer&apos;s name.</source>
         <translation>Digite o nome do cliente.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="297"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="288"/>
         <source>The customer&apos;s name takes only letters, digits, spaces and &apos;&amp;&apos;.</source>
         <translation>O nome do cliente aceita só letras, dígitos, espaços e &apos;&amp;&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="300"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="291"/>
         <source>Type a valid e-mail address (name@example.com).</source>
         <translation>Digite um e-mail válido (nome@exemplo.com).</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="308"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="299"/>
         <source>Type the customer&apos;s CPF or CNPJ.</source>
         <translation>Digite o CPF ou CNPJ do cliente.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="311"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="302"/>
         <source>The CPF/CNPJ check digits do not match; check the number.</source>
         <translation>Os dígitos verificadores do CPF/CNPJ não conferem; confira o número.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="315"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="306"/>
         <source>A CPF has 11 digits and a CNPJ 14; this one has {n}.</source>
         <translation>Um CPF tem 11 dígitos e um CNPJ, 14; este tem {n}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="335"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="326"/>
         <source>Type the CEP as 8 digits, e.g. 01310-100.</source>
         <translation>Digite o CEP com 8 dígitos, por exemplo 01310-100.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="337"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="328"/>
         <source>street</source>
         <translation>rua</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="338"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="329"/>
         <source>number</source>
         <translation>número</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="339"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="330"/>
         <source>neighborhood</source>
         <translation>bairro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="340"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="331"/>
         <source>city</source>
         <translation>cidade</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="345"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="336"/>
         <source>The billing address needs: {fields}.</source>
         <translation>Falta no endereço de cobrança: {fields}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="349"/>
+        <location filename="../../checkout_desktop/ui/charge_form.py" line="340"/>
         <source>Choose the state (UF).</source>
         <translation>Escolha o estado (UF).</translation>
     </message>
@@ -608,133 +608,173 @@
 <context>
     <name>HistoryPanel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="170"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="61"/>
+        <source>The previous refund is still being confirmed with the service. Another refund or capture of this charge is refused until it is, so that money never moves twice.</source>
+        <translation>O estorno anterior ainda está sendo confirmado com o serviço. Outro estorno ou captura desta cobrança fica recusado até lá, para que o dinheiro nunca seja movido duas vezes.</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="66"/>
+        <source>The previous capture is still being confirmed with the service. Another refund or capture of this charge is refused until it is, so that money never moves twice.</source>
+        <translation>A captura anterior ainda está sendo confirmada com o serviço. Outro estorno ou captura desta cobrança fica recusado até lá, para que o dinheiro nunca seja movido duas vezes.</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="71"/>
+        <source>The previous cancellation is still being confirmed with the service. Another refund or capture of this charge is refused until it is, so that money never moves twice.</source>
+        <translation>O cancelamento anterior ainda está sendo confirmado com o serviço. Outro estorno ou captura desta cobrança fica recusado até lá, para que o dinheiro nunca seja movido duas vezes.</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="84"/>
+        <source>The service could not be asked; its figures will be fetched again.</source>
+        <translation>Não foi possível consultar o serviço; os valores serão consultados de novo.</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="87"/>
+        <source>The service shows: {status}, {amount} charged, {refunded} refunded.</source>
+        <translation>O serviço mostra: {status}, {amount} cobrados, {refunded} estornados.</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="101"/>
+        <source>The request was sent but its answer was lost. The terminal is asking the service and will not send it again; nothing else can be done with this charge until then.</source>
+        <translation>O pedido foi enviado, mas a resposta se perdeu. O terminal está consultando o serviço e não vai enviá-lo de novo; nada mais pode ser feito com esta cobrança até lá.</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="108"/>
+        <source>Not done: {why}.</source>
+        <translation>Não realizado: {why}.</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="219"/>
         <source>All charges</source>
         <translation>Todas as cobranças</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="173"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="222"/>
         <source>Reload</source>
         <translation>Recarregar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="188"/>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="360"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="237"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="420"/>
         <source>Select a charge to see its timeline.</source>
         <translation>Selecione uma cobrança para ver sua linha do tempo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="210"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="259"/>
         <source>Select a line to see its details.</source>
         <translation>Selecione uma linha para ver os detalhes.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="212"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="261"/>
         <source>Re&amp;fund…</source>
         <translation>Es&amp;tornar…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="214"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="263"/>
         <source>Ca&amp;pture…</source>
         <translation>Ca&amp;pturar…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="216"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="265"/>
         <source>&amp;Query now</source>
         <translation>&amp;Consultar agora</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="218"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="267"/>
         <source>&amp;Notifications</source>
         <translation>&amp;Notificações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="219"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="268"/>
         <source>Recei&amp;pt</source>
         <translation>Com&amp;provante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="222"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="271"/>
         <source>Print…</source>
         <translation>Imprimir…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="223"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="272"/>
         <source>Save as PDF…</source>
         <translation>Salvar como PDF…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="344"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="403"/>
         <source>occurred at the service: {at}</source>
         <translation>ocorreu no serviço: {at}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="349"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="408"/>
         <source>source: {ref}</source>
         <translation>origem: {ref}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="351"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="410"/>
         <source>changes: {changes}</source>
         <translation>mudanças: {changes}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="371"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="431"/>
         <source>refunded {amount}</source>
         <translation>estornado {amount}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="411"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="469"/>
+        <source>The service confirmed where the charge stands; you may act on it again.</source>
+        <translation>O serviço confirmou a situação da cobrança; você pode agir sobre ela de novo.</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="496"/>
         <source>Refund charge {id} ({cards}). Money goes back to the customer&apos;s card; this cannot be undone.</source>
         <translation>Estornar a cobrança {id} ({cards}). O dinheiro volta para o cartão do cliente; não há como desfazer.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="415"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="500"/>
         <source>It is not captured yet: this cancels the authorization.</source>
         <translation>Ela ainda não foi capturada: isto cancela a autorização.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="417"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="502"/>
         <source>Refund</source>
         <translation>Estorno</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="434"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="520"/>
         <source>Refund of {amount} done.</source>
         <translation>Estorno de {amount} feito.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="443"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="535"/>
         <source>Capture</source>
         <translation>Captura</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="445"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="537"/>
         <source>Capture charge {id} ({cards}): the authorized amount is charged to the card.</source>
         <translation>Capturar a cobrança {id} ({cards}): o valor autorizado é cobrado no cartão.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="462"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="554"/>
         <source>Captured {amount}.</source>
         <translation>Capturado {amount}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="474"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="566"/>
         <source>Asked the service just now.</source>
         <translation>Serviço consultado agora.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="488"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="580"/>
         <source>Working…</source>
         <translation>Processando…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="498"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="590"/>
         <source>Cancelled.</source>
         <translation>Cancelado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="502"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="597"/>
         <source>Failed: {why}</source>
         <translation>Falhou: {why}</translation>
     </message>
@@ -742,575 +782,640 @@
 <context>
     <name>Labels</name>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="23"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="24"/>
         <source>Pending</source>
         <translation>Pendente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="24"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="25"/>
         <source>Pre-authorized</source>
         <translation>Pré-autorizada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="25"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="26"/>
         <source>Authorized</source>
         <translation>Autorizada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="26"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="27"/>
         <source>Paid</source>
         <translation>Paga</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="27"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="28"/>
         <source>Captured</source>
         <translation>Capturada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="28"/>
         <location filename="../../checkout_desktop/ui/labels.py" line="29"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="30"/>
         <source>Partially refunded</source>
         <translation>Estornada em parte</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="30"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="31"/>
         <source>Denied</source>
         <translation>Negada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="31"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="32"/>
         <source>Error</source>
         <translation>Erro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="32"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="33"/>
         <source>Canceled</source>
         <translation>Cancelada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="33"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="34"/>
         <source>Refunded</source>
         <translation>Estornada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="34"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="35"/>
         <source>Chargeback</source>
         <translation>Chargeback</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="35"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="36"/>
         <source>Expired</source>
         <translation>Expirada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="36"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="37"/>
         <source>3DS approved</source>
         <translation>3DS aprovado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="37"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="38"/>
         <source>3DS challenged</source>
         <translation>3DS em desafio</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="38"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="39"/>
         <source>3DS rejected</source>
         <translation>3DS recusado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="40"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="41"/>
         <source>Recorded before sending</source>
         <translation>Registrada antes do envio</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="41"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="42"/>
         <source>Outcome unknown</source>
         <translation>Resultado desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="42"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="43"/>
         <source>Created at the service</source>
         <translation>Criada no serviço</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="43"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="44"/>
         <source>Refused, not charged</source>
         <translation>Recusada, não cobrada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="44"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="45"/>
         <source>Not found, not charged</source>
         <translation>Não encontrada, não cobrada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="53"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="54"/>
         <source>Accepted</source>
         <translation>Aceita</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="54"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="55"/>
         <source>Duplicate</source>
         <translation>Duplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="55"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="56"/>
         <source>Unknown type</source>
         <translation>Tipo desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="56"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="57"/>
         <source>Self-test</source>
         <translation>Autoteste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="57"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="58"/>
         <source>Rejected</source>
         <translation>Recusada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="65"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="66"/>
         <source>Accepted: stored and applied to its charge.</source>
         <translation>Aceita: gravada e aplicada à sua cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="68"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="69"/>
         <source>Duplicate: the same body arrived before; stored, not applied again.</source>
         <translation>Duplicada: o mesmo corpo já tinha chegado; gravada, não aplicada de novo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="71"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="72"/>
         <source>Unknown type: stored as received, not applied to any charge.</source>
         <translation>Tipo desconhecido: gravada como chegou, não aplicada a nenhuma cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="74"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="75"/>
         <source>Self-test: the inbox&apos;s own health check, not a charge event.</source>
         <translation>Autoteste: a verificação de saúde da própria caixa de entrada, não um evento de cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="77"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="78"/>
         <source>Rejected: the body could not be accepted; kept in quarantine.</source>
         <translation>Recusada: o corpo não pôde ser aceito; mantido em quarentena.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="87"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="88"/>
         <source>Request</source>
         <translation>Pedido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="88"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="89"/>
         <source>Reply</source>
         <translation>Resposta</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="89"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="90"/>
         <source>Notification</source>
         <translation>Notificação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="90"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="91"/>
         <source>Reconciliation</source>
         <translation>Conciliação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="91"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="92"/>
         <source>3DS</source>
         <translation>3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="92"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="93"/>
         <source>System</source>
         <translation>Sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="99"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="100"/>
         <source>applied</source>
         <translation>aplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="100"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="101"/>
         <source>no change</source>
         <translation>sem mudança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="101"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="102"/>
         <source>older, ignored</source>
         <translation>mais antiga, ignorada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="102"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="103"/>
         <source>recorded</source>
         <translation>registrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="103"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="104"/>
         <source>failed</source>
         <translation>falhou</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="115"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="116"/>
         <source>Built-in sandbox (no account needed)</source>
         <translation>Sandbox embutido (sem conta)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="118"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="119"/>
         <source>Service sandbox</source>
         <translation>Sandbox do serviço</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="119"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="120"/>
         <source>Production</source>
         <translation>Produção</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="136"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="137"/>
         <source>no status</source>
         <translation>sem status</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="153"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="154"/>
         <source>after the reply</source>
         <translation>após a resposta</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="154"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="155"/>
         <source>at start-up</source>
         <translation>na inicialização</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="155"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="156"/>
         <source>on demand</source>
         <translation>a pedido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="156"/>
         <location filename="../../checkout_desktop/ui/labels.py" line="157"/>
-        <location filename="../../checkout_desktop/ui/labels.py" line="339"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="158"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="399"/>
         <source>scheduled check</source>
         <translation>verificação agendada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="168"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="159"/>
+        <source>before sending</source>
+        <translation>antes de enviar</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="160"/>
+        <source>after the refusal</source>
+        <translation>após a recusa</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="161"/>
+        <source>daily sweep</source>
+        <translation>verificação diária</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="172"/>
         <source>in {count}x</source>
         <translation>em {count}x</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="172"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="176"/>
         <source>card</source>
         <translation>cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="179"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="183"/>
         <source>capture of {amount}</source>
         <translation>captura de {amount}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="182"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="187"/>
+        <source>cancellation of {amount}</source>
+        <translation>cancelamento de {amount}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="190"/>
         <source>refund of {amount}</source>
         <translation>estorno de {amount}</translation>
     </message>
     <message>
         <location filename="../../checkout_desktop/ui/labels.py" line="196"/>
+        <source>requested</source>
+        <translation>solicitado</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="197"/>
+        <source>sent to the service</source>
+        <translation>enviado ao serviço</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="198"/>
+        <source>confirmed by the service</source>
+        <translation>confirmado pelo serviço</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="202"/>
+        <source>outcome unknown; the charge will be queried, never sent again</source>
+        <translation>resultado desconhecido; a cobrança será consultada, nunca enviada de novo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="206"/>
+        <source>refused by the service</source>
+        <translation>recusado pelo serviço</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="207"/>
+        <source>not sent: it never reached the service</source>
+        <translation>não enviado: não chegou ao serviço</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="210"/>
+        <source>not done: the service&apos;s figures show no such change</source>
+        <translation>não realizado: os valores do serviço não mostram essa mudança</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="214"/>
+        <source>not visible at the service yet; it will be asked again, never sent again</source>
+        <translation>ainda não aparece no serviço; será consultado de novo, nunca enviado de novo</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="232"/>
+        <source>{status}, refunded {refunded} of {amount}</source>
+        <translation>{status}, estornado {refunded} de {amount}</translation>
+    </message>
+    <message>
+        <location filename="../../checkout_desktop/ui/labels.py" line="256"/>
         <source>first status of the charge: {status}</source>
         <translation>primeiro status da cobrança: {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="202"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="262"/>
         <source>a later {status} update</source>
         <translation>atualização mais recente com o status {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="208"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="268"/>
         <source>{new} is later in the charge&apos;s life than {current}</source>
         <translation>{new} vem depois de {current} no ciclo da cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="214"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="274"/>
         <source>already {status}; added details the charge did not have</source>
         <translation>já estava com o status {status}; foram acrescentados dados que a cobrança não tinha</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="220"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="280"/>
         <source>{reason}; added details the charge did not have</source>
         <translation>{reason}; foram acrescentados dados que a cobrança não tinha</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="226"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="286"/>
         <source>already {status}; nothing new</source>
         <translation>já estava com o status {status}; nada de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="232"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="292"/>
         <source>the charge is {denied}, which is final; {status} is not applied</source>
         <translation>a cobrança está com o status {denied}, que é definitivo; {status} não é aplicado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="239"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="299"/>
         <source>{new} comes earlier in a charge&apos;s life than {current}; an older input never overwrites a newer state</source>
         <translation>{new} vem antes de {current} no ciclo da cobrança; uma informação mais antiga nunca substitui um estado mais recente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="247"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="307"/>
         <source>{status} happened at {at}, before the current state ({current})</source>
         <translation>{status} ocorreu em {at}, antes do estado atual ({current})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="253"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="313"/>
         <source>{new} is older than the current {current}</source>
         <translation>{new} é mais antigo que o status atual {current}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="259"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="319"/>
         <source>3DS challenge result {status} (paresStatus {pares})</source>
         <translation>resultado do desafio 3DS: {status} (paresStatus {pares})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="265"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="325"/>
         <source>3DS challenge result {status}</source>
         <translation>resultado do desafio 3DS: {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="271"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="331"/>
         <source>older 3DS result; added the charge id</source>
         <translation>resultado 3DS mais antigo; foi acrescentado o id da cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="275"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="335"/>
         <source>3DS result {status} already recorded</source>
         <translation>resultado 3DS {status} já registrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="281"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="341"/>
         <source>3DS result {new} is older than the recorded {current}</source>
         <translation>resultado 3DS {new} é mais antigo que o registrado ({current})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="288"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="348"/>
         <source>attempt for sale {sale} recorded before sending: {amount}, {cards}, late capture</source>
         <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}, captura posterior</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="295"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="355"/>
         <source>attempt for sale {sale} recorded before sending: {amount}, {cards}</source>
         <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="301"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="361"/>
         <source>attempt already {state}; {reason}</source>
         <translation>tentativa já em “{state}”; {reason}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="307"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="367"/>
         <source>the service has this charge ({status}); attempt resolved</source>
         <translation>o serviço tem esta cobrança ({status}); tentativa resolvida</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="313"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="373"/>
         <source>the service has the charge ({status})</source>
         <translation>o serviço tem a cobrança ({status})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="319"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="379"/>
         <source>a notification shows the service has the charge ({status})</source>
         <translation>uma notificação mostra que o serviço tem a cobrança ({status})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="325"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="385"/>
         <source>the charge has no status yet</source>
         <translation>a cobrança ainda não tem status</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="329"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="389"/>
         <source>{status} is not final</source>
         <translation>{status} não é um status definitivo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="335"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="395"/>
         <source>expecting the notification of {status}</source>
         <translation>aguardando a notificação de {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="343"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="410"/>
         <source>not charged: the service has no charge ({error})</source>
         <translation>não cobrado: o serviço não tem a cobrança ({error})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="349"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="416"/>
         <source>not charged: {error}</source>
         <translation>não cobrado: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="355"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="422"/>
         <source>{error}; the service answered, so one query settles it</source>
         <translation>{error}; o serviço respondeu, então uma consulta resolve</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="361"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="428"/>
         <source>{error}; the charge may exist: it will be found by asking, never sent again</source>
         <translation>{error}; a cobrança pode existir: ela será localizada por consulta, nunca enviada de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="368"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="435"/>
         <source>capture of {amount} requested</source>
         <translation>captura de {amount} solicitada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="374"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="441"/>
         <source>refund of {amount} requested</source>
         <translation>estorno de {amount} solicitado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="380"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="447"/>
         <source>capture failed: {error}; the charge will be queried to learn whether it happened</source>
         <translation>a captura falhou: {error}; a cobrança será consultada para saber se ela ocorreu</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="387"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="454"/>
         <source>refund failed: {error}; the charge will be queried to learn whether it happened</source>
         <translation>o estorno falhou: {error}; a cobrança será consultada para saber se ele ocorreu</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="394"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="461"/>
         <source>capture failed: {error}</source>
         <translation>a captura falhou: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="400"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="467"/>
         <source>refund failed: {error}</source>
         <translation>o estorno falhou: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="406"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="473"/>
         <source>capture outcome unknown</source>
         <translation>resultado da captura desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="410"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="477"/>
         <source>refund outcome unknown</source>
         <translation>resultado do estorno desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="414"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="481"/>
         <source>{action}: {reason}</source>
         <translation>{action}: {reason}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="420"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="487"/>
         <source>{trigger}: could not ask the service ({error}); will ask again</source>
         <translation>{trigger}: não foi possível consultar o serviço ({error}); será consultado de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="427"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="494"/>
         <source>{trigger}: the service answered the request and has no such charge: nothing was charged</source>
         <translation>{trigger}: o serviço respondeu ao pedido e não tem essa cobrança: nada foi cobrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="436"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="503"/>
         <source>{trigger}: still no such charge {seconds} s after the attempt, past the point where it could appear: nothing was charged</source>
         <translation>{trigger}: a cobrança ainda não existe {seconds} s após a tentativa, depois do prazo em que poderia aparecer: nada foi cobrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="446"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="513"/>
         <source>{trigger}: the service has no such charge yet ({seconds} s after the attempt); the request may still be in progress there, so it will be asked again, never sent again</source>
         <translation>{trigger}: o serviço ainda não tem essa cobrança ({seconds} s após a tentativa); o pedido pode estar em andamento lá, então será consultado de novo, nunca enviado de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="455"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="522"/>
         <source>{trigger}: asked the service: {reason}</source>
         <translation>{trigger}: serviço consultado: {reason}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="461"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="528"/>
         <source>{trigger} ({why}): the service answered: {error}</source>
         <translation>{trigger} ({why}): o serviço respondeu: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="467"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="534"/>
         <source>{trigger} ({why}): could not ask the service: {error}</source>
         <translation>{trigger} ({why}): não foi possível consultar o serviço: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="473"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="540"/>
         <source>{trigger} ({why}): {reason}</source>
         <translation>{trigger} ({why}): {reason}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="480"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="547"/>
         <source>{outcome}: {reason}</source>
         <translation>{outcome}: {reason}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="486"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="553"/>
         <source>not applied: {error}</source>
         <translation>não aplicada: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="493"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="560"/>
         <source>the event-type header says {header} but the body is {body}; the body decided</source>
         <translation>o cabeçalho de tipo de evento diz {header}, mas o corpo é {body}; valeu o corpo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="501"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="568"/>
         <source>a notification of a type this terminal does not know ({type}); stored as received, not applied to any charge</source>
         <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="506"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="573"/>
         <source>no type</source>
         <translation>sem tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="511"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="578"/>
         <source>a self-test body without a nonce</source>
         <translation>um corpo de autoteste sem nonce</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="516"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="583"/>
         <source>the {type} body does not match the format: {details}</source>
         <translation>o corpo {type} não segue o formato: {details}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="520"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="587"/>
         <source>the body does not match the format: {details}</source>
         <translation>o corpo não segue o formato: {details}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="528"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="595"/>
         <source>the {type} body cannot be read ({error})</source>
         <translation>o corpo {type} não pode ser lido ({error})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="530"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="597"/>
         <source>the body cannot be read ({error})</source>
         <translation>o corpo não pode ser lido ({error})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="535"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="602"/>
         <source>the body is not valid JSON: {error}</source>
         <translation>o corpo não é um JSON válido: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="541"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="608"/>
         <source>the body is JSON but not an object (got {type})</source>
         <translation>o corpo é JSON, mas não é um objeto (veio {type})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="547"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="614"/>
         <source>the body is {size} bytes, over the limit of {limit} bytes; the first {limit} bytes are kept</source>
         <translation>o corpo tem {size} bytes, acima do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="555"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="622"/>
         <source>the body is over the limit of {limit} bytes; the first {limit} bytes are kept</source>
         <translation>o corpo passa do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="562"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="629"/>
         <source>the body did not arrive within {seconds} s ({size} bytes came); what came is kept</source>
         <translation>o corpo não chegou em {seconds} s ({size} bytes chegaram); o que chegou foi guardado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="569"/>
+        <location filename="../../checkout_desktop/ui/labels.py" line="636"/>
         <source>the content type {type} is not JSON; the body is kept</source>
         <translation>o tipo de conteúdo {type} não é JSON; o corpo foi guardado</translation>
     </message>
@@ -1386,32 +1491,32 @@
 <context>
     <name>MoneyActionDialog</name>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="98"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="147"/>
         <source>Amount</source>
         <translation>Valor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="99"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="148"/>
         <source>Up to</source>
         <translation>Até</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="101"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="150"/>
         <source>Supervisor PIN</source>
         <translation>PIN do supervisor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="119"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="168"/>
         <source>Type an amount above zero.</source>
         <translation>Digite um valor acima de zero.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="123"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="172"/>
         <source>At most {amount}.</source>
         <translation>No máximo {amount}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="135"/>
+        <location filename="../../checkout_desktop/ui/history_panel.py" line="184"/>
         <source>Wrong supervisor PIN.</source>
         <translation>PIN do supervisor incorreto.</translation>
     </message>
