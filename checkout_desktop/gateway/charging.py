@@ -58,6 +58,7 @@ from checkout_desktop.store.charges import (
     MergeResult,
     MoneyOperationOpen,
     MoneyOpRecord,
+    SweepRecord,
 )
 from checkout_desktop.store.db import transaction
 
@@ -84,6 +85,7 @@ _CAPTURED = frozenset({ChargeStatus.PAID, ChargeStatus.PARTIAL})
 # Why the service is asked around a money operation (timeline triggers).
 BEFORE_SENDING = "before sending: asked the service"
 AFTER_REFUSAL = "after the refusal: asked the service"
+SWEEP = "daily sweep: asked the service"
 
 
 class MoneyOperationError(RuntimeError):
@@ -342,6 +344,9 @@ class ChargeService:
         unknown_retry_max_s: float = 30.0,
         batch: int = 50,
         clock: Callable[[], datetime] = utc_now,
+        sweep_every_s: float = 86400.0,
+        sweep_batch: int = 10,
+        sweep_spacing_s: float = 60.0,
     ) -> None:
         self.conn = conn
         self.client = client
@@ -354,6 +359,13 @@ class ChargeService:
         self._clock = clock
         self._in_flight: set[str] = set()
         self._money_in_flight: set[str] = set()
+        # The daily sweep asks about at most `sweep_batch` charges per step, one step every
+        # `sweep_spacing_s` at most: a day of 500 sales takes under an hour of light traffic.
+        self.sweep_every = timedelta(seconds=sweep_every_s)
+        self.sweep_batch = sweep_batch
+        self.sweep_spacing = timedelta(seconds=sweep_spacing_s)
+        # Not at start-up: the start-up pass is for what is unresolved.
+        self._last_sweep_step: datetime | None = clock()
         self._reconcile_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -788,6 +800,10 @@ class ChargeService:
             charges_changed += int(changed)
             if error:
                 errors.append(f"{mcid}: {error}")
+        swept = 0
+        if self._sweep_step_due(now):
+            swept, sweep_errors = await self._sweep_step(now, skip=seen)
+            errors.extend(sweep_errors)
         report = ReconcileReport(
             trigger=trigger,
             attempts_checked=attempts_checked,
@@ -798,8 +814,9 @@ class ChargeService:
             errors=tuple(errors),
             operations_checked=ops_checked,
             operations_resolved=ops_resolved,
+            swept=swept,
         )
-        if attempts_checked or charges_checked or ops_checked:
+        if attempts_checked or charges_checked or ops_checked or swept:
             logger.info(
                 "reconciliation (%s): %d attempt(s) asked, %d resolved, %d charge(s) checked, "
                 "%d changed, %d error(s)",
@@ -811,6 +828,61 @@ class ChargeService:
                 len(errors),
             )
         return report
+
+    # -- the daily sweep ------------------------------------------------------------------------
+
+    def _sweep_step_due(self, now: datetime) -> bool:
+        last = self._last_sweep_step
+        return last is None or now - last >= self.sweep_spacing
+
+    async def sweep_now(self) -> SweepRecord:
+        """Run the current sweep (starting one if it is due) to its end, or to its first
+        failed query; for tests and tools."""
+        while True:
+            _, errors = await self._sweep_step(self._clock(), skip=set())
+            sweep = self.repo.last_sweep()
+            assert sweep is not None
+            if sweep.finished_at is not None or errors:
+                return sweep
+
+    async def _sweep_step(self, now: datetime, *, skip: set[str]) -> tuple[int, list[str]]:
+        """Ask about the next few charges of the day's sweep: a refund or chargeback done
+        outside the terminal (the merchant panel) reaches the history even after a charge's
+        last notification. Returns how many charges were asked about and any errors."""
+        self._last_sweep_step = now
+        sweep = self.repo.last_sweep()
+        if sweep is None or sweep.finished_at is not None:
+            if sweep is not None and now - sweep.started_at < self.sweep_every:
+                return 0, []
+            start = now - self.sweep_every if sweep is None else sweep.window_to
+            with transaction(self.conn):
+                sweep = self.repo.start_sweep(window_from=start, window_to=now)
+        batch = self.repo.sweep_batch(sweep, self.sweep_batch)
+        asked = changed = 0
+        after = sweep.after_id
+        errors: list[str] = []
+        for record in batch:
+            mcid = record.merchant_charge_id
+            if mcid not in skip and mcid not in self._money_in_flight:
+                try:
+                    reply = await self.client.query(mcid)
+                except ChargeNotFound:
+                    pass  # an attempt's record the service never held: nothing to sweep
+                except GatewayError as exc:
+                    # Asked again at the next step; the sweep does not skip a charge.
+                    errors.append(f"{mcid}: {exc}")
+                    break
+                else:
+                    result = self._apply(reply, source="reconciliation", context=SWEEP)
+                    asked += 1
+                    changed += int(result.changed)
+            after = record.id
+        finished = len(batch) < self.sweep_batch and not errors
+        with transaction(self.conn):
+            self.repo.advance_sweep(
+                sweep, after_id=after, checked=asked, changed=changed, finished=finished
+            )
+        return asked, errors
 
     def _op_due(self, op: MoneyOpRecord, now: datetime) -> bool:
         wait = min(timedelta(seconds=2 ** min(op.queries, 10)), self.unknown_retry_max)

@@ -223,6 +223,21 @@ class MoneyOpRecord:
         return f"operation {self.id}"
 
 
+@dataclass(frozen=True)
+class SweepRecord:
+    """One daily sweep: every charge created in [window_from, window_to) is asked about once."""
+
+    id: int
+    started_at: datetime
+    window_from: datetime
+    window_to: datetime
+    after_id: int
+    """The last charge id asked about (the sweep resumes after it, also after a restart)."""
+    checked: int
+    changed: int
+    finished_at: datetime | None
+
+
 class MoneyOperationOpen(RepositoryError):
     """A second operation for a charge while one is still unresolved (never written)."""
 
@@ -700,6 +715,61 @@ class ChargeRepository:
         ).fetchall()
         return [_money_op(r) for r in rows]
 
+    # -- the daily sweep -----------------------------------------------------------------------
+
+    def last_sweep(self) -> SweepRecord | None:
+        row = self.conn.execute("SELECT * FROM charge_sweep ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else _sweep(row)
+
+    def start_sweep(self, *, window_from: datetime, window_to: datetime) -> SweepRecord:
+        self._writing("start_sweep")
+        now = self.now()
+        cursor = self.conn.execute(
+            "INSERT INTO charge_sweep (started_at, window_from, window_to) VALUES (:now, :wf, :wt)",
+            {"now": ts(now), "wf": ts(window_from), "wt": ts(window_to)},
+        )
+        sweep_id = cursor.lastrowid
+        assert sweep_id is not None
+        return SweepRecord(sweep_id, now, window_from, window_to, 0, 0, 0, None)
+
+    def sweep_batch(self, sweep: SweepRecord, limit: int) -> list[ChargeRecord]:
+        """The next charges of the sweep's window, by id (uses the created_at index)."""
+        rows = self.conn.execute(
+            "SELECT * FROM charge WHERE created_at >= :wf AND created_at < :wt AND id > :after "
+            "ORDER BY id LIMIT :limit",
+            {
+                "wf": ts(sweep.window_from),
+                "wt": ts(sweep.window_to),
+                "after": sweep.after_id,
+                "limit": limit,
+            },
+        ).fetchall()
+        return [_charge(r) for r in rows]
+
+    def advance_sweep(
+        self, sweep: SweepRecord, *, after_id: int, checked: int, changed: int, finished: bool
+    ) -> SweepRecord:
+        self._writing("advance_sweep")
+        now = self.now()
+        self.conn.execute(
+            "UPDATE charge_sweep SET after_id = :after, checked = checked + :checked, "
+            "changed = changed + :changed, finished_at = :fin WHERE id = :id",
+            {
+                "after": after_id,
+                "checked": checked,
+                "changed": changed,
+                "fin": ts(now) if finished else None,
+                "id": sweep.id,
+            },
+        )
+        return replace(
+            sweep,
+            after_id=after_id,
+            checked=sweep.checked + checked,
+            changed=sweep.changed + changed,
+            finished_at=now if finished else None,
+        )
+
     # -- charges -------------------------------------------------------------------------------
 
     def apply_update(
@@ -1126,6 +1196,19 @@ def _charge(row: sqlite3.Row) -> ChargeRecord:
     )
 
 
+def _sweep(row: sqlite3.Row) -> SweepRecord:
+    return SweepRecord(
+        id=int(row["id"]),
+        started_at=_required_ts(row["started_at"]),
+        window_from=_required_ts(row["window_from"]),
+        window_to=_required_ts(row["window_to"]),
+        after_id=int(row["after_id"]),
+        checked=int(row["checked"]),
+        changed=int(row["changed"]),
+        finished_at=from_ts(row["finished_at"]),
+    )
+
+
 def _money_op(row: sqlite3.Row) -> MoneyOpRecord:
     return MoneyOpRecord(
         id=int(row["id"]),
@@ -1179,6 +1262,7 @@ __all__ = [
     "NotInTransaction",
     "Page",
     "RepositoryError",
+    "SweepRecord",
     "TimelineRecord",
     "mask_json",
     "ts",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -19,7 +20,7 @@ from checkout_desktop.gateway.charging import (
     MoneyOperationRefused,
 )
 from checkout_desktop.gateway.errors import ServerError
-from checkout_desktop.gateway.events import MoneyOperationChanged
+from checkout_desktop.gateway.events import ChargeChanged, MoneyOperationChanged
 from checkout_desktop.sandbox.api import ADMIN_HEADER
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from checkout_desktop.store.charges import ChargeRepository, MoneyOperationOpen
@@ -47,9 +48,11 @@ async def sandbox() -> AsyncIterator[SandboxServer]:
         await server.stop()
 
 
-async def paid(stack: Stack, access: SandboxAccess, *, late: bool = False) -> str:
+async def paid(
+    stack: Stack, access: SandboxAccess, *, late: bool = False, sale: str = "sale-1"
+) -> str:
     outcome = await stack.service.charge(
-        sale_id="sale-1",
+        sale_id=sale,
         request=charge_request(await card_token(access, APPROVED), amount=1500, late_capture=late),
         cards=visa("1111"),
     )
@@ -288,3 +291,42 @@ async def test_capture_and_cancel_are_planned_from_the_services_figures(
         with pytest.raises(MoneyOperationRefused, match="exceeds the 1500 centavos"):
             await stack.service.refund(mcid, 1501)
         assert stack.service.repo.money_operations(mcid) == []
+
+
+@pytest.mark.asyncio
+async def test_a_refund_made_at_the_service_appears_within_one_sweep(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        ids = [await paid(stack, access, sale=f"sale-{n}") for n in range(3)]
+        # Settled charges: no check is due, so only the sweep will ever ask about them.
+        for mcid in ids:
+            with transaction(stack.conn):
+                stack.conn.execute(
+                    "UPDATE charge SET next_check_at = NULL WHERE merchant_charge_id = :m",
+                    {"m": mcid},
+                )
+        await admin_refund(sandbox, ids[1], 600)
+        stack.service.sweep_batch = 2
+        stack.service.sweep_spacing = timedelta(0)
+        changes: list[ChargeChanged] = []
+        stack.events.subscribe(ChargeChanged, changes.append)
+
+        first = await stack.service.reconcile(trigger="schedule", due_only=True)
+        second = await stack.service.reconcile(trigger="schedule", due_only=True)
+        assert (first.swept, second.swept) == (2, 1)
+        sweep = stack.service.repo.last_sweep()
+        assert sweep is not None and sweep.finished_at is not None
+        assert (sweep.checked, sweep.changed) == (3, 1)
+        record = stack.service.repo.charge(ids[1])
+        assert record is not None and record.refunded_amount == 600
+        assert [c.merchant_charge_id for c in changes] == [ids[1]]
+        last = stack.service.repo.timeline(ids[1]).items[-1]
+        assert last.source == "reconciliation"
+        assert last.reason.startswith("daily sweep: asked the service: ")
+        assert "refunded 0 → 600" in last.changes
+        # Once a day: the next pass starts no new sweep.
+        third = await stack.service.reconcile(trigger="schedule", due_only=True)
+        assert third.swept == 0
+        assert stack.service.repo.last_sweep() == sweep
