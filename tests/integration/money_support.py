@@ -68,7 +68,7 @@ class MoneyFaults(httpx.AsyncBaseTransport):
 def deliver_notifications(sandbox: SandboxServer, conn: Any, seed: int, *, start: int = 0) -> int:
     """Apply the sandbox's notifications from `start` on, shuffled, some twice, some dropped,
     through the inbox's own intake and applier; returns how many were applied."""
-    rng = random.Random(seed)  # noqa: S311 - a repeatable test schedule
+    rng = random.Random(seed)
     notes = list(sandbox.state.notifications[start:])
     chosen = [n for n in notes if rng.random() > 0.3]
     chosen += [n for n in chosen if rng.random() < 0.3]
