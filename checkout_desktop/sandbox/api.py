@@ -300,6 +300,7 @@ async def admin_refund(request: web.Request) -> web.Response:
 
 
 def build_api_app(server: SandboxServer) -> web.Application:
+    """The token and admin routes; the charge module adds its own (it builds on this one)."""
     app = web.Application(
         middlewares=[error_middleware(_render, "sandbox-api")],
         client_max_size=server.config.max_api_body_bytes,
@@ -312,8 +313,4 @@ def build_api_app(server: SandboxServer) -> web.Application:
     app.router.add_put("/_sandbox/webhook", admin_webhook)
     app.router.add_get("/_sandbox/deliveries", admin_deliveries)
     app.router.add_post("/_sandbox/charges/{merchantChargeId}/refund", admin_refund)
-    # Imported here: the charge module builds on this one's helpers.
-    from checkout_desktop.sandbox.charges import add_charge_routes
-
-    add_charge_routes(app)
     return app
