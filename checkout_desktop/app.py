@@ -1,7 +1,8 @@
 """Composition root of `checkout-desktop run`: its arguments, and the order things start in.
 
-1. settings and logging; for the built-in sandbox, the sandbox process is launched first of all
-   (it starts on the other core while this one loads the rest; `sandbox/link.py`);
+1. settings and logging; one window per instance folder (a second launch raises the first and
+   exits: `ui/single_instance.py`); for the built-in sandbox, the sandbox process is launched
+   first of all (it starts on the other core while this one loads the rest; `sandbox/link.py`);
 2. the self-test, or the window on the one qasync loop (`ui/loop.py`), whose start-up order —
    wizard, Chromium's flags, card page, core, inbox — is `ui/launch.py`'s;
 3. the headless core itself (store, bus, gateway, inbox) is `terminal.py`'s.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from checkout_desktop.paths import AppPaths
     from checkout_desktop.sandbox.link import EarlySandbox
+    from checkout_desktop.ui.single_instance import InstanceGuard
 
 logger = logging.getLogger(__name__)
 
@@ -54,19 +56,32 @@ def run(args: argparse.Namespace) -> int:
     if args.listener_port is not None and not 0 <= args.listener_port <= 65535:
         print(f"checkout-desktop: port {args.listener_port} is outside 0–65535", file=sys.stderr)
         return 2
+    instance = None
+    if not args.self_test:
+        from checkout_desktop.ui.single_instance import InstanceGuard, announce_running
+
+        instance = InstanceGuard(paths.data_dir)
+        if not instance.acquire():
+            # A second window on one store would run a second inbox and reconciler on it.
+            return announce_running(instance)
     # First of all, so that it starts on the other core while this one loads everything else.
     early = None
     if not args.self_test and wants_builtin_sandbox(paths, args.profile):
         early = launch_sandbox(paths)
     try:
-        return _run(args, paths, early)
+        return _run(args, paths, early, instance)
     except BaseException:
         if early is not None:
             early.cancel()
         raise
 
 
-def _run(args: argparse.Namespace, paths: AppPaths, early: EarlySandbox | None) -> int:
+def _run(
+    args: argparse.Namespace,
+    paths: AppPaths,
+    early: EarlySandbox | None,
+    instance: InstanceGuard | None,
+) -> int:
     from checkout_desktop.settings import SettingsError, load_settings
 
     try:
@@ -97,5 +112,6 @@ def _run(args: argparse.Namespace, paths: AppPaths, early: EarlySandbox | None) 
             developer=args.developer,
             listener_port=args.listener_port,
             early=early,
+            instance=instance,
         )
     )

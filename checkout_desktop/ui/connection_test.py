@@ -111,9 +111,14 @@ class ConnectionTest:
                 results.append(CheckResult(listener_name, False, problem))
             if terminal.inbox.health is not None:
                 status = await terminal.inbox.health.check_now()
-                ok = status.level.value in ("healthy", "degraded")
+                level = status.level.value
                 results.append(
-                    CheckResult(listener_name, ok, f"{status.level.value}: {status.reason}")
+                    CheckResult(
+                        listener_name,
+                        level in ("healthy", "degraded"),
+                        f"{_health_words(level)} ({status.reason})",
+                        warning=level == "degraded",
+                    )
                 )
         finally:
             await terminal.stop()
@@ -124,3 +129,13 @@ class ConnectionTest:
         if self.sandbox is not None:
             self.sandbox.stop()
             self.sandbox = None
+
+
+def _health_words(level: str) -> str:
+    """The inbox's health level in plain words (a degraded inbox works, with a warning)."""
+    words = {
+        "healthy": QCoreApplication.translate("ConnectionTest", "working"),
+        "degraded": QCoreApplication.translate("ConnectionTest", "working, with a warning"),
+        "down": QCoreApplication.translate("ConnectionTest", "not working"),
+    }
+    return words.get(level, level)

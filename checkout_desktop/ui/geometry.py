@@ -44,6 +44,15 @@ def place_on_screen(window: QWidget, available: QRect | None = None) -> bool:
     return True
 
 
+def bring_to_front(window: QWidget) -> None:
+    """Show `window` above the others, un-minimised but otherwise as it was (maximised stays)."""
+    state = window.windowState() & ~Qt.WindowState.WindowMinimized
+    window.setWindowState(state | Qt.WindowState.WindowActive)
+    window.show()
+    window.raise_()
+    window.activateWindow()
+
+
 def scrollable(
     content: QWidget, parent: QWidget | None = None, *, keep_width: bool = False
 ) -> QScrollArea:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from checkout_desktop.terminal import Terminal
     from checkout_desktop.ui.card_page import CardPage
     from checkout_desktop.ui.main_window import MainWindow
+    from checkout_desktop.ui.single_instance import InstanceGuard
 
 logger = logging.getLogger(__name__)
 
@@ -39,10 +40,13 @@ async def run_window(
     developer: bool = False,
     listener_port: int | None = None,
     early: EarlySandbox | None = None,
+    instance: InstanceGuard | None = None,
 ) -> int:
     """Open the terminal (after the first-run wizard when due) and run it until it is closed.
 
-    `early` is the built-in sandbox launched before anything else loaded. Returns the exit code.
+    `early` is the built-in sandbox launched before anything else loaded; `instance` holds the
+    instance folder, and brings this window forward when the terminal is launched again.
+    Returns the exit code.
     """
     from checkout_desktop.ui.chromium import apply_profile_flags
     from checkout_desktop.ui.qt_app import build_card_page
@@ -79,7 +83,11 @@ async def run_window(
     while True:
         if needs_wizard:
             tester = ConnectionTest(paths, secrets=SecretStore())
-            chosen = await run_wizard(settings, tester)
+            chosen = await run_wizard(
+                settings,
+                tester,
+                on_language=lambda locale: translations.install(choose_locale(locale)),
+            )
             if chosen is None:
                 tester.release()
                 return 0
@@ -131,6 +139,9 @@ async def run_window(
         # Let the request go out, so the service works on it while the window is built here.
         await asyncio.wait({warm}, timeout=WARM_UP_HEAD_START_S)
         window, card_page = _open_window(settings, paths, terminal, card_page, developer=developer)
+        if instance is not None:
+            instance.raise_requested.connect(window.show_normal)
+            instance.listen()
         inbox = asyncio.ensure_future(_start_inbox_when_ready(terminal, window, card_page, warm))
         from checkout_desktop.ui.qt_app import close_on_signals, until_closed
 
@@ -177,7 +188,6 @@ def _open_window(
         persist=lambda chosen: _persist(chosen, paths),
         secrets=terminal.secrets,
         acknowledge_url=terminal.acknowledge_url,
-        receipts_dir=paths.data_dir,
         defer_panels=True,
     )
     for problem in terminal.problems:

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
-from checkout_desktop.ui.geometry import place_on_screen, scrollable
+from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
@@ -258,9 +258,8 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(self.events_tab)
 
     def show_normal(self) -> None:
-        self.showNormal()
-        self.raise_()
-        self.activateWindow()
+        """Bring the window forward (from the tray or another launch), keeping it maximised."""
+        bring_to_front(self)
 
     # -- core events ------------------------------------------------------------------------
 

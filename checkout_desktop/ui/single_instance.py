@@ -14,6 +14,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -50,7 +51,11 @@ class InstanceGuard(QObject):
         return self._fd is not None
 
     def acquire(self) -> bool:
-        """True when this process is now the folder's terminal; False when another one is."""
+        """True when this process is now the folder's terminal; False when another one is.
+
+        Needs no QApplication: it runs before anything else starts. Call `listen()` once the
+        application exists, so later launches can ask this one to come forward.
+        """
         if self._fd is not None:
             return True
         path = self.data_dir / LOCK_FILE
@@ -66,10 +71,12 @@ class InstanceGuard(QObject):
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
-        self._listen()
         return True
 
-    def _listen(self) -> None:
+    def listen(self) -> None:
+        """Answer later launches (`raise_requested`); only while this process holds the folder."""
+        if self._fd is None or self._server is not None:
+            return
         # We hold the lock, so a socket left by a crashed terminal is stale: remove it first.
         QLocalServer.removeServer(self.name)
         server = QLocalServer(self)
@@ -138,3 +145,22 @@ def running_pid(data_dir: Path) -> int | None:
     except (OSError, UnicodeDecodeError):
         return None
     return int(text) if text.isdigit() else None
+
+
+def announce_running(guard: InstanceGuard) -> int:
+    """For a second launch: bring the running terminal forward, say so, and give the exit code."""
+    pid = running_pid(guard.data_dir)
+    who = f" (process {pid})" if pid is not None else ""
+    if guard.ask_running_to_raise():
+        print(
+            f"checkout-desktop is already running for {guard.data_dir}{who}; "
+            "its window was brought to the front",
+            file=sys.stderr,
+        )
+        return 0
+    print(
+        f"checkout-desktop: another terminal{who} is using {guard.data_dir} and did not answer; "
+        "wait for it to finish starting or close it, then try again",
+        file=sys.stderr,
+    )
+    return 3

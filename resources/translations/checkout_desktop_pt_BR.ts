@@ -311,6 +311,18 @@
         <source>fetched; valid for {seconds} s</source>
         <translation>obtido; válido por {seconds} s</translation>
     </message>
+    <message>
+        <source>working</source>
+        <translation>funcionando</translation>
+    </message>
+    <message>
+        <source>working, with a warning</source>
+        <translation>funcionando, com um aviso</translation>
+    </message>
+    <message>
+        <source>not working</source>
+        <translation>não está funcionando</translation>
+    </message>
 </context>
 <context>
     <name>CredentialsPage</name>
@@ -366,8 +378,8 @@
         <translation>Idioma do sistema</translation>
     </message>
     <message>
-        <source>Language</source>
-        <translation>Idioma</translation>
+        <source>&amp;Language</source>
+        <translation>&amp;Idioma</translation>
     </message>
     <message>
         <source>Runs on this computer; test cards only; nothing is charged.</source>
@@ -504,6 +516,22 @@
     <message>
         <source>Set up checkout-desktop</source>
         <translation>Configurar o checkout-desktop</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; &amp;Voltar</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>&amp;Avançar &gt;</translation>
+    </message>
+    <message>
+        <source>&amp;Finish</source>
+        <translation>&amp;Concluir</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancelar</translation>
     </message>
 </context>
 <context>
@@ -1568,6 +1596,49 @@
     </message>
 </context>
 <context>
+    <name>ShopPage</name>
+    <message>
+        <source>Shop</source>
+        <translation>Loja</translation>
+    </message>
+    <message>
+        <source>The name printed on receipts, and who may refund. Both can change later.</source>
+        <translation>O nome impresso nos comprovantes e quem pode estornar. Os dois podem mudar depois.</translation>
+    </message>
+    <message>
+        <source>printed on receipts</source>
+        <translation>impresso nos comprovantes</translation>
+    </message>
+    <message>
+        <source>Shop &amp;name</source>
+        <translation>&amp;Nome da loja</translation>
+    </message>
+    <message>
+        <source>Supervisor &amp;PIN (recommended)</source>
+        <translation>&amp;PIN do supervisor (recomendado)</translation>
+    </message>
+    <message>
+        <source>PIN &amp;again</source>
+        <translation>PIN &amp;novamente</translation>
+    </message>
+    <message>
+        <source>Refunds and captures will ask for this PIN (4 to 8 digits).</source>
+        <translation>Estornos e capturas vão pedir este PIN (4 a 8 dígitos).</translation>
+    </message>
+    <message>
+        <source>Without a PIN anyone at the terminal can refund a sale. A PIN of 4 to 8 digits, known to the owner or supervisor, is recommended.</source>
+        <translation>Sem PIN, qualquer pessoa no terminal pode estornar uma venda. Recomendamos um PIN de 4 a 8 dígitos, conhecido pelo dono ou supervisor.</translation>
+    </message>
+    <message>
+        <source>The two PINs differ; type the same PIN twice.</source>
+        <translation>Os dois PINs são diferentes; digite o mesmo PIN duas vezes.</translation>
+    </message>
+    <message>
+        <source>A supervisor PIN has 4 to 8 digits.</source>
+        <translation>O PIN do supervisor tem de 4 a 8 dígitos.</translation>
+    </message>
+</context>
+<context>
     <name>Terminal</name>
     <message>
         <source>Test shop (built-in sandbox)</source>
@@ -1686,6 +1757,10 @@
     <message>
         <source>Everything works. Press Finish to start charging.</source>
         <translation>Tudo funciona. Pressione Concluir para começar a cobrar.</translation>
+    </message>
+    <message>
+        <source>It works, with warnings (marked ⚠ above). You can charge now and fix them later in Settings.</source>
+        <translation>Funciona, com avisos (marcados com ⚠ acima). Você já pode cobrar e corrigir depois em Configurações.</translation>
     </message>
     <message>
         <source>Something failed (details above). You can go back and fix it, or finish now and fix it later in Settings.</source>

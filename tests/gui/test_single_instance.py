@@ -46,6 +46,7 @@ def test_a_second_process_cannot_take_the_folder_and_raises_the_first(
 ) -> None:
     guard = InstanceGuard(tmp_path)
     assert guard.acquire()
+    guard.listen()
     try:
         assert running_pid(tmp_path) == os.getpid()
         assert (tmp_path / "terminal.lock").stat().st_mode & 0o077 == 0
@@ -71,6 +72,7 @@ def test_the_folder_is_free_again_after_release_and_other_folders_are_independen
     assert server_name(first) != server_name(other)
     guard = InstanceGuard(first)
     assert guard.acquire()
+    guard.listen()
     try:
         assert _second_launch(other) == "acquired"
     finally:
