@@ -364,6 +364,113 @@
     </message>
 </context>
 <context>
+    <name>DayTotalsPanel</name>
+    <message>
+        <source>&amp;Today</source>
+        <translation>&amp;Hoje</translation>
+    </message>
+    <message>
+        <source>&amp;Print report</source>
+        <translation>&amp;Imprimir relatório</translation>
+    </message>
+    <message>
+        <source>Save report as P&amp;DF</source>
+        <translation>Salvar relatório em P&amp;DF</translation>
+    </message>
+    <message>
+        <source>Day</source>
+        <translation>Dia</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>Resumo</translation>
+    </message>
+    <message>
+        <source>Sales</source>
+        <translation>Vendas</translation>
+    </message>
+    <message>
+        <source>Gross</source>
+        <translation>Bruto</translation>
+    </message>
+    <message>
+        <source>Refunds</source>
+        <translation>Estornos</translation>
+    </message>
+    <message>
+        <source>Net</source>
+        <translation>Líquido</translation>
+    </message>
+    <message>
+        <source>Authorized, not captured</source>
+        <translation>Autorizadas, não capturadas</translation>
+    </message>
+    <message>
+        <source>Denied attempts</source>
+        <translation>Tentativas negadas</translation>
+    </message>
+    <message>
+        <source>Brand</source>
+        <translation>Bandeira</translation>
+    </message>
+    <message>
+        <source>Payments</source>
+        <translation>Pagamentos</translation>
+    </message>
+    <message>
+        <source>Amount</source>
+        <translation>Valor</translation>
+    </message>
+    <message>
+        <source>Hour</source>
+        <translation>Hora</translation>
+    </message>
+    <message>
+        <source>By brand</source>
+        <translation>Por bandeira</translation>
+    </message>
+    <message>
+        <source>By hour</source>
+        <translation>Por hora</translation>
+    </message>
+    <message>
+        <source>The figures could not be read from the store.</source>
+        <translation>Não foi possível ler os números do banco de dados.</translation>
+    </message>
+    <message>
+        <source>{count} · {amount}</source>
+        <translation>{count} · {amount}</translation>
+    </message>
+    <message>
+        <source>Sales report for {day}</source>
+        <translation>Relatório de vendas de {day}</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>Item</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Valor</translation>
+    </message>
+    <message>
+        <source>the report could not be written to {path}</source>
+        <translation>não foi possível gravar o relatório em {path}</translation>
+    </message>
+    <message>
+        <source>Save report</source>
+        <translation>Salvar relatório</translation>
+    </message>
+    <message>
+        <source>PDF (*.pdf)</source>
+        <translation>PDF (*.pdf)</translation>
+    </message>
+    <message>
+        <source>The report could not be saved: {why}</source>
+        <translation>Não foi possível salvar o relatório: {why}</translation>
+    </message>
+</context>
+<context>
     <name>EnvironmentPage</name>
     <message>
         <source>Environment</source>
@@ -1203,6 +1310,10 @@
         <translation>&amp;Histórico</translation>
     </message>
     <message>
+        <source>&amp;Today</source>
+        <translation>&amp;Hoje</translation>
+    </message>
+    <message>
         <source>&amp;Settings</source>
         <translation>&amp;Configurações</translation>
     </message>
@@ -1264,6 +1375,29 @@
     <message>
         <source>Wrong supervisor PIN.</source>
         <translation>PIN do supervisor incorreto.</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemBanner</name>
+    <message>
+        <source>Try &amp;again</source>
+        <translation>&amp;Tentar de novo</translation>
+    </message>
+    <message>
+        <source>The terminal cannot reach the payment service, so no sale can be charged now. Check the internet connection and the credentials in Settings.</source>
+        <translation>O terminal não consegue falar com o serviço de pagamentos, então nenhuma venda pode ser cobrada agora. Confira a conexão com a internet e as credenciais em Configurações.</translation>
+    </message>
+    <message>
+        <source>The card form did not load, so cards cannot be typed now. Check the internet connection, then try again.</source>
+        <translation>O formulário do cartão não carregou, então não dá para digitar cartões agora. Confira a conexão com a internet e tente de novo.</translation>
+    </message>
+    <message>
+        <source>Payment notifications cannot arrive (the inbox did not start). Sales still work; their final status is asked of the service instead.</source>
+        <translation>As notificações de pagamento não podem chegar (a caixa de entrada não iniciou). As vendas continuam funcionando; o status final é consultado no serviço.</translation>
+    </message>
+    <message>
+        <source>Payment notifications are not arriving. Sales still work; their final status is asked of the service instead.</source>
+        <translation>As notificações de pagamento não estão chegando. As vendas continuam funcionando; o status final é consultado no serviço.</translation>
     </message>
 </context>
 <context>
@@ -1363,6 +1497,14 @@
     <message>
         <source>Print receipt</source>
         <translation>Imprimir comprovante</translation>
+    </message>
+    <message>
+        <source>Report saved</source>
+        <translation>Relatório salvo</translation>
+    </message>
+    <message>
+        <source>The report was saved as {name}.</source>
+        <translation>O relatório foi salvo como {name}.</translation>
     </message>
     <message>
         <source>Receipt saved</source>
