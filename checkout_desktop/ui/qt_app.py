@@ -1,6 +1,7 @@
 """Qt start-up in one place: the application object, the card page, the wizard, window waits.
 
-Loop and platform quirks live here so that the composition root reads as a list of steps.
+Platform quirks live here (running the qasync loop lives in `ui/loop.py`), so that the window's
+start-up (`ui/launch.py`) reads as a list of steps.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import qasync
 from PySide6.QtWidgets import QWizard
 from pytestqt.qtbot import QtBot
@@ -130,6 +131,7 @@ def test_real_profile_secrets_go_to_the_keychain_not_settings(
     )
 
 
+@pytest.mark.expected_errors("the connection test failed: the sandbox did not start")
 def test_a_failing_tester_is_shown_not_raised(qtbot: QtBot, qloop: qasync.QEventLoop) -> None:
     class Broken:
         async def __call__(self, settings: Settings) -> list[CheckResult]:
