@@ -214,7 +214,7 @@ async def token(request: web.Request) -> web.Response:
 # The sandbox's own controls (not part of the service): faults, token expiry, webhook, log
 
 
-def _require_admin(request: web.Request) -> SandboxServer:
+def require_admin(request: web.Request) -> SandboxServer:
     server = server_of(request)
     given = request.headers.get(ADMIN_HEADER, "")
     if not hmac.compare_digest(given.encode(), server.admin_token.encode()):
@@ -223,12 +223,12 @@ def _require_admin(request: web.Request) -> SandboxServer:
 
 
 async def admin_get_faults(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     return json_response(server.config.faults.as_dict())
 
 
 async def admin_patch_faults(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     try:
         changes = await read_json_object(request)
     except BodyProblem as exc:
@@ -242,12 +242,12 @@ async def admin_patch_faults(request: web.Request) -> web.Response:
 
 
 async def admin_expire_tokens(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     return json_response({"expired": server.expire_tokens_now()})
 
 
 async def admin_webhook(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     try:
         body = await read_json_object(request)
     except BodyProblem as exc:
@@ -272,31 +272,8 @@ async def admin_webhook(request: web.Request) -> web.Response:
 
 
 async def admin_deliveries(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     return json_response([record.as_json() for record in server.state.deliveries])
-
-
-async def admin_refund(request: web.Request) -> web.Response:
-    """Refund a charge at the service itself, as the merchant panel does (not the terminal)."""
-    server = _require_admin(request)
-    from checkout_desktop.sandbox.charges import refund_charge
-    from checkout_desktop.sandbox.render import charge_reply
-
-    mcid = request.match_info["merchantChargeId"]
-    charge = server.state.charges.get(mcid)
-    if charge is None:
-        raise api_error(404, f"no charge with merchantChargeId {mcid[:40]}")
-    try:
-        body = await read_json_object(request)
-    except BodyProblem as exc:
-        raise api_error(400, str(exc)) from None
-    amount = body.get("amount")
-    if set(body) - {"amount"} or not isinstance(amount, int) or isinstance(amount, bool):
-        raise api_error(400, 'send {"amount": <whole centavos>} and nothing else')
-    if amount < 1:
-        raise api_error(400, "amount must be at least 1")
-    refund_charge(server, charge, amount)
-    return json_response(charge_reply(charge))
 
 
 def build_api_app(server: SandboxServer) -> web.Application:
@@ -312,5 +289,4 @@ def build_api_app(server: SandboxServer) -> web.Application:
     app.router.add_post("/_sandbox/tokens/expire", admin_expire_tokens)
     app.router.add_put("/_sandbox/webhook", admin_webhook)
     app.router.add_get("/_sandbox/deliveries", admin_deliveries)
-    app.router.add_post("/_sandbox/charges/{merchantChargeId}/refund", admin_refund)
     return app

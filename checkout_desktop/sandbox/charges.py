@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from aiohttp import web
 
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus, WebhookEventType
-from checkout_desktop.sandbox.api import api_error, apply_faults, field_error, require_bearer
+from checkout_desktop.sandbox.api import (
+    api_error,
+    apply_faults,
+    field_error,
+    require_admin,
+    require_bearer,
+)
 from checkout_desktop.sandbox.api import server_of as _server
 from checkout_desktop.sandbox.cards import CardBehaviour
 from checkout_desktop.sandbox.httpkit import BodyProblem, json_response, read_json_object
@@ -483,8 +489,26 @@ def refund_charge(server: SandboxServer, charge: SandboxCharge, amount: int) -> 
 _REFUNDABLE = frozenset({TransactionStatus.PAID, TransactionStatus.PARTIALLY_REFUNDED})
 
 
+async def admin_refund(request: web.Request) -> web.Response:
+    """Refund a charge at the service itself, as the merchant panel does (not the terminal)."""
+    server = require_admin(request)
+    charge = _charge_or_404(server, request)
+    try:
+        body = await read_json_object(request)
+    except BodyProblem as exc:
+        raise api_error(400, str(exc)) from None
+    amount = body.get("amount")
+    if set(body) - {"amount"} or not isinstance(amount, int) or isinstance(amount, bool):
+        raise api_error(400, 'send {"amount": <whole centavos>} and nothing else')
+    if amount < 1:
+        raise api_error(400, "amount must be at least 1")
+    refund_charge(server, charge, amount)
+    return json_response(charge_reply(charge))
+
+
 def add_charge_routes(app: web.Application) -> None:
     app.router.add_post("/api/v1/charge/authorization", authorize)
     app.router.add_get(CHARGE_PATH, query)
     app.router.add_post(CHARGE_PATH + "/capture", capture)
     app.router.add_post(CHARGE_PATH + "/refund", refund)
+    app.router.add_post("/_sandbox/charges/{merchantChargeId}/refund", admin_refund)
