@@ -13,13 +13,17 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
-from checkout_desktop.store.charges import from_ts, ts
+from checkout_desktop.store.charges import ChargeRepository, from_ts, ts
 
 # Statuses of a charge that took the customer's money at some point (a refunded sale was a sale).
 _SOLD = ("PAID", "AUTHORIZED", "PARTIAL", "REFUNDED", "CHARGEBACK")
 # Approved but not captured yet: money held, not taken.
 _HELD = ("PRE_AUTHORIZED",)
 _DENIED = ("DENIED", "ERROR")
+
+
+class ReportUnavailable(RuntimeError):
+    """The store could not be read for a report."""
 
 
 @dataclass(frozen=True)
@@ -50,9 +54,18 @@ class DayTotals:
 
 
 def day_totals(
-    conn: sqlite3.Connection, *, start: datetime, end: datetime, profile: str, zone: tzinfo
+    repo: ChargeRepository, *, start: datetime, end: datetime, profile: str, zone: tzinfo
 ) -> DayTotals:
     """Totals of the charges `profile` created in [start, end) (aware datetimes)."""
+    try:
+        return _day_totals(repo.conn, start=start, end=end, profile=profile, zone=zone)
+    except sqlite3.Error as exc:
+        raise ReportUnavailable(f"the day's totals could not be read: {exc}") from exc
+
+
+def _day_totals(
+    conn: sqlite3.Connection, *, start: datetime, end: datetime, profile: str, zone: tzinfo
+) -> DayTotals:
     rows = conn.execute(
         "SELECT c.merchant_charge_id, c.status, COALESCE(c.amount, a.amount) AS amount, "
         "COALESCE(c.refunded_amount, 0) AS refunded, c.created_at "

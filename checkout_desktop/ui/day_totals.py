@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
@@ -33,7 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.store.reports import DayTotals, day_totals
+from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.reports import DayTotals, ReportUnavailable, day_totals
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_money
 
@@ -60,7 +60,7 @@ class DayTotalsPanel(QWidget):
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        repo: ChargeRepository,
         *,
         profile: str,
         adapter: QtEventAdapter | None = None,
@@ -69,7 +69,7 @@ class DayTotalsPanel(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._conn = conn
+        self._repo = repo
         self._profile = profile
         self._zone = zone or local_zone()
         self._report_folder = report_folder or Path.home
@@ -154,9 +154,9 @@ class DayTotalsPanel(QWidget):
         start, end = day_range(self.day.date(), self._zone)
         try:
             totals = day_totals(
-                self._conn, start=start, end=end, profile=self._profile, zone=self._zone
+                self._repo, start=start, end=end, profile=self._profile, zone=self._zone
             )
-        except sqlite3.Error:
+        except ReportUnavailable:
             logger.exception("the day's totals could not be read")
             self.figures["sales"].setText(self.tr("The figures could not be read from the store."))
             return

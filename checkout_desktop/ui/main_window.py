@@ -234,7 +234,7 @@ class MainWindow(QMainWindow):
             pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
         )
         self.day_totals: DayTotalsPanel = DayTotalsPanel(
-            self._service.repo.conn,
+            self._service.repo,
             profile=self.settings.active_profile,
             adapter=self.adapter,
             report_folder=lambda: receipts_folder(self.settings.ui.receipts_folder),

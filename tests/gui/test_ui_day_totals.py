@@ -113,7 +113,7 @@ def test_the_days_figures_count_this_environments_sales_of_that_local_day(
 ) -> None:
     _shop_day(repo)
     start, end = DAY, DAY + timedelta(days=1)
-    totals = day_totals(repo.conn, start=start, end=end, profile="production", zone=BRT)
+    totals = day_totals(repo, start=start, end=end, profile="production", zone=BRT)
     assert totals.sales == 4  # a, b, c (refunded later), d (partly refunded)
     assert totals.gross == 10000 + 5000 + 2000 + 3000
     assert totals.refunds == 2000 + 1000
@@ -123,7 +123,7 @@ def test_the_days_figures_count_this_environments_sales_of_that_local_day(
     assert totals.by_hour == {9: (2, 15000), 14: (1, 2000), 15: (1, 3000)}
     brands = {b.brand: (b.count, b.amount) for b in totals.by_brand}
     assert brands == {"VISA": (3, 15000), "ELO": (1, 5000)}
-    sandbox = day_totals(repo.conn, start=start, end=end, profile="builtin-sandbox", zone=BRT)
+    sandbox = day_totals(repo, start=start, end=end, profile="builtin-sandbox", zone=BRT)
     assert (sandbox.sales, sandbox.gross) == (1, 100)
 
 
@@ -131,7 +131,7 @@ def test_the_panel_shows_the_figures_and_saves_a_report(
     qtbot: QtBot, repo: ChargeRepository, tmp_path: Path
 ) -> None:
     _shop_day(repo)
-    panel = DayTotalsPanel(repo.conn, profile="production", zone=BRT)
+    panel = DayTotalsPanel(repo, profile="production", zone=BRT)
     qtbot.addWidget(panel)
     panel.day.setDate(QDate(2026, 11, 23))
     assert day_range(QDate(2026, 11, 23), BRT) == (DAY, DAY + timedelta(days=1))

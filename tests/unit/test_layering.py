@@ -74,8 +74,6 @@ KNOWN_SQLITE3_OUTSIDE_STORE = frozenset(
         "checkout_desktop.inbox.cli_events",
         "checkout_desktop.inbox.writer",
         "checkout_desktop.terminal",
-        # A widget that reads the store on the GUI thread; the store's async reader takes it in.
-        "checkout_desktop.ui.day_totals",
     }
 )
 
