@@ -1292,6 +1292,29 @@
     </message>
 </context>
 <context>
+    <name>Launch</name>
+    <message>
+        <source>checkout-desktop</source>
+        <translation>checkout-desktop</translation>
+    </message>
+    <message>
+        <source>The environment “{env}” cannot start, so no sale can be charged yet.</source>
+        <translation>O ambiente “{env}” não consegue iniciar, então nenhuma venda pode ser cobrada ainda.</translation>
+    </message>
+    <message>
+        <source>Open the setup to fix it now, or quit and fix it later.</source>
+        <translation>Abra a configuração para corrigir agora, ou saia e corrija depois.</translation>
+    </message>
+    <message>
+        <source>Open the &amp;setup</source>
+        <translation>Abrir a &amp;configuração</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Sair</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>checkout-desktop — {env}</source>
@@ -1346,8 +1369,20 @@
         <translation>Comprovante salvo: {path}</translation>
     </message>
     <message>
-        <source>A charge is in flight; the window closes once its reply is recorded.</source>
-        <translation>Há uma cobrança em andamento; a janela fecha quando a resposta for gravada.</translation>
+        <source>A charge is in progress</source>
+        <translation>Há uma cobrança em andamento</translation>
+    </message>
+    <message>
+        <source>A charge is in progress. The window cannot close until its reply is recorded, so the sale&apos;s result is never lost.</source>
+        <translation>Há uma cobrança em andamento. A janela só pode fechar depois que a resposta for registrada, para que o resultado da venda nunca se perca.</translation>
+    </message>
+    <message>
+        <source>Close when it &amp;ends</source>
+        <translation>Fechar quando &amp;terminar</translation>
+    </message>
+    <message>
+        <source>&amp;Keep it open</source>
+        <translation>&amp;Manter aberta</translation>
     </message>
 </context>
 <context>

@@ -638,3 +638,31 @@ def test_no_card_number_reached_the_store_or_logs(shop: Shop) -> None:
     for blob in blobs:
         for number in numbers:
             assert number.encode() not in blob
+
+
+def test_closing_during_a_charge_asks_and_closes_once_the_reply_is_recorded(
+    shop: Shop,
+) -> None:
+    from PySide6.QtWidgets import QMessageBox, QPushButton
+
+    window = open_window(shop.settings, shop.terminal, load=False)
+    screen = window.charge_screen
+    try:
+        # A charge whose reply is still awaited (the flag the charge task sets while it runs).
+        screen._in_flight = True
+        window.close()
+        assert window.isVisible()  # refused: the reply must be recorded first
+        box = window.findChild(QMessageBox, "closeDuringCharge")
+        assert box is not None and box.isVisible()
+        assert "in progress" in box.text()
+        window.close()  # asking again does not stack a second dialog
+        assert len(window.findChildren(QMessageBox, "closeDuringCharge")) == 1
+        later = box.findChild(QPushButton, "closeWhenDone")
+        assert later is not None
+        later.click()
+        assert window.isVisible()
+        screen._in_flight = False
+        screen.charge_finished.emit(None)
+        spin_until(lambda: not window.isVisible(), "the window to close after the reply")
+    finally:
+        close_window(window)
