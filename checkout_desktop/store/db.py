@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "charges, attempts, transactions, timeline", schema_charges.V1),
     (2, "webhook inbox: events, quarantine, dedupe", schema_inbox.V2),
+    (3, "money operations recorded before sending; the daily sweep", schema_charges.V3),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

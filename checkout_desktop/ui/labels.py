@@ -9,6 +9,7 @@ from datetime import datetime
 
 from PySide6.QtCore import QCoreApplication
 
+from checkout_desktop.domain.money_ops import MONEY_STEPS
 from checkout_desktop.settings import Profile, ProfileKind, default_profiles
 from checkout_desktop.ui.formatting import format_instant_precise, format_money
 
@@ -155,6 +156,9 @@ def _trigger(text: str) -> str:
         "on demand": QCoreApplication.translate("Labels", "on demand"),
         "schedule": QCoreApplication.translate("Labels", "scheduled check"),
         "scheduled check": QCoreApplication.translate("Labels", "scheduled check"),
+        "before sending": QCoreApplication.translate("Labels", "before sending"),
+        "after the refusal": QCoreApplication.translate("Labels", "after the refusal"),
+        "daily sweep": QCoreApplication.translate("Labels", "daily sweep"),
     }
     return labels.get(text, text)
 
@@ -179,9 +183,65 @@ def _money_action(what: str, amount: str) -> str:
         return QCoreApplication.translate("Labels", "capture of {amount}").format(
             amount=_money(amount)
         )
+    if what == "cancel":
+        return QCoreApplication.translate("Labels", "cancellation of {amount}").format(
+            amount=_money(amount)
+        )
     return QCoreApplication.translate("Labels", "refund of {amount}").format(amount=_money(amount))
 
 
+def _money_step(step: str) -> str:
+    """One step of a refund, capture or cancel (domain/money_ops.MONEY_STEPS)."""
+    labels = {
+        "requested": QCoreApplication.translate("Labels", "requested"),
+        "sent to the service": QCoreApplication.translate("Labels", "sent to the service"),
+        "confirmed by the service": QCoreApplication.translate(
+            "Labels", "confirmed by the service"
+        ),
+        "outcome unknown; the charge will be queried, never sent again": (
+            QCoreApplication.translate(
+                "Labels", "outcome unknown; the charge will be queried, never sent again"
+            )
+        ),
+        "refused by the service": QCoreApplication.translate("Labels", "refused by the service"),
+        "not sent: it never reached the service": QCoreApplication.translate(
+            "Labels", "not sent: it never reached the service"
+        ),
+        "not done: the service's figures show no such change": QCoreApplication.translate(
+            "Labels", "not done: the service's figures show no such change"
+        ),
+        "not visible at the service yet; it will be asked again, never sent again": (
+            QCoreApplication.translate(
+                "Labels",
+                "not visible at the service yet; it will be asked again, never sent again",
+            )
+        ),
+    }
+    return labels.get(step, step)
+
+
+_FIGURES = re.compile(r"(no status|[A-Za-z_]+), refunded (\d+) of (\d+|\?) centavos")
+
+
+def _money_detail(text: str) -> str:
+    """The service's figures (`Figures.describe()`), or an error shown as the service wrote it."""
+    match = _FIGURES.fullmatch(text)
+    if match is None:
+        return text
+    total = match[3]
+    return QCoreApplication.translate("Labels", "{status}, refunded {refunded} of {amount}").format(
+        status=_status(match[1]),
+        refunded=_money(match[2]),
+        amount="?" if total == "?" else _money(total),
+    )
+
+
+def _money_reason(match: re.Match[str]) -> str:
+    text = f"{_money_action(match[1], match[2])} {_money_step(match[3])}"
+    return text if match[4] is None else f"{text} ({_money_detail(match[4])})"
+
+
+_MONEY_STEPS = tuple(MONEY_STEPS.values())
 _Rule = tuple["re.Pattern[str]", Callable[["re.Match[str]"], str]]
 _S = r"([A-Za-z_]+)"  # a status, attempt state or "no status" (two words, below)
 _ST = r"(no status|[A-Za-z_]+)"
@@ -337,6 +397,13 @@ def _rules() -> list[_Rule]:
             ).format(status=_status(m[1])),
         ),
         (r"scheduled check", lambda m: QCoreApplication.translate("Labels", "scheduled check")),
+        # domain/money_ops.py: each step of a refund, capture or cancel
+        (
+            r"(refund|capture|cancel) of (\d+) centavos ("
+            + "|".join(re.escape(step) for step in _MONEY_STEPS)
+            + r")(?: \((.+)\))?",
+            _money_reason,
+        ),
         # gateway/charging.py: charging, capture, refund and reconciliation
         (
             r"not charged: the service has no charge \((.+)\)",
@@ -410,7 +477,7 @@ def _rules() -> list[_Rule]:
             lambda m: QCoreApplication.translate("Labels", "refund outcome unknown"),
         ),
         (
-            r"(capture|refund) of (\d+) centavos: (.+)",
+            r"(capture|refund|cancel) of (\d+) centavos: (.+)",
             lambda m: QCoreApplication.translate("Labels", "{action}: {reason}").format(
                 action=_money_action(m[1], m[2]), reason=reason_label(m[3])
             ),

@@ -11,6 +11,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus
+from checkout_desktop.domain.money_ops import MONEY_STEPS, Figures, MoneyOpKind, money_reason
 from checkout_desktop.domain.state import ChargeState, merge
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.intake import Received, classify
@@ -93,7 +94,17 @@ def _core_reasons() -> list[tuple[str, list[str]]]:
         (f"schedule ({not_final}): {again.entry.reason}", ["PAID", "PRE_AUTHORIZED"]),
         ("the service has this charge (PAID); attempt resolved", ["PAID"]),
         (f"attempt already CREATED; {first.entry.reason}", ["CREATED", "PRE_AUTHORIZED"]),
+        (f"before sending: asked the service: {again.entry.reason}", ["PAID"]),
+        (f"cancel of 8990 centavos: {later_same.entry.reason}", [8990, "PAID"]),
     ]
+    # Every step of a money operation, as domain/money_ops.money_reason writes it.
+    figures = Figures(ChargeStatus.PARTIAL, 8990, 2000)
+    for kind in MoneyOpKind:
+        for step in MONEY_STEPS:
+            reasons.append((money_reason(kind, 2000, step), [2000]))
+        reasons.append(
+            (money_reason(kind, 2000, "confirmed", figures.describe()), [2000, "PARTIAL", 8990])
+        )
     return [(r, [_shown(v) for v in values]) for r, values in reasons]
 
 
@@ -143,3 +154,16 @@ def test_english_shows_the_stored_text(translations: Translations) -> None:
     assert not translations.install(EN_US)
     for text, _ in _core_reasons():
         assert reason_label(text) == text
+
+
+def test_every_money_operation_step_is_shown_in_portuguese(translations: Translations) -> None:
+    assert translations.install(PT_BR)
+    for kind in MoneyOpKind:
+        for step, phrase in MONEY_STEPS.items():
+            shown = reason_label(
+                money_reason(kind, 2000, step, "PAID, refunded 0 of 2000 centavos")
+            )
+            assert phrase not in shown, shown
+            assert "centavos" not in shown, shown
+            assert format_money(2000).replace("\u00a0", " ") in shown.replace("\u00a0", " ")
+    assert reason_label(money_reason(MoneyOpKind.REFUND, 500, "requested")).startswith("estorno")

@@ -12,9 +12,10 @@ import pytest
 import pytest_asyncio
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.gateway.charging import SaleBusy
-from checkout_desktop.gateway.errors import ApiError, Unauthorized
+from checkout_desktop.gateway.charging import MoneyOperationRefused, SaleBusy
+from checkout_desktop.gateway.errors import Unauthorized
 from checkout_desktop.gateway.events import AttemptChanged, ChargeChanged, TokenStateChanged
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from tests.integration.charging_support import (
@@ -326,8 +327,16 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
         assert "capture of 1500 centavos requested" in reasons
         assert "refund of 500 centavos requested" in reasons
         assert "refund of 1000 centavos requested" in reasons
-        with pytest.raises(ApiError, match="already fully refunded"):
+        # Ruled out by the service's own figures (asked just before): nothing is sent.
+        with pytest.raises(MoneyOperationRefused, match="already fully refunded") as refused:
             await stack.service.refund(late.merchant_charge_id, 1)
+        assert refused.value.figures == Figures(ChargeStatus.REFUNDED, 1500, 1500)
+        ops = stack.service.repo.money_operations(late.merchant_charge_id)
+        assert [(o.kind, o.amount, o.state) for o in ops] == [
+            (MoneyOpKind.CAPTURE, 1500, MoneyOpState.CONFIRMED),
+            (MoneyOpKind.REFUND, 500, MoneyOpState.CONFIRMED),
+            (MoneyOpKind.REFUND, 1000, MoneyOpState.CONFIRMED),
+        ]
 
 
 async def _paid(stack: Stack, access: SandboxAccess, sale: str) -> str:
