@@ -36,6 +36,7 @@ from checkout_desktop.domain.enums import (
     ThreeDsStatus,
     TransactionStatus,
 )
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate, TransactionInfo
 
 logger = logging.getLogger(__name__)
@@ -310,7 +311,7 @@ class TimelineEntry:
     """What one input did to a charge, in words a person can read."""
 
     outcome: Outcome
-    reason: str
+    reason: Reason
     previous_status: str | None
     new_status: str | None
     input_status: str | None
@@ -509,6 +510,10 @@ def _merge_transactions(
     return tuple(by_key[k] for k in sorted(by_key)), changes
 
 
+def _opt_str(status: object) -> str | None:
+    return None if status is None else str(status)
+
+
 def _name(status: object) -> str:
     return "no status" if status is None else str(status)
 
@@ -582,21 +587,25 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
     if changes and order > 0:
         outcome = Outcome.APPLIED
         if current.status is None:
-            reason = f"first status of the charge: {update.status}"
+            reason = Reason.of(ReasonCode.MERGE_FIRST_STATUS, status=str(update.status))
         elif current.status == update.status:
-            reason = f"a later {update.status} update"
+            reason = Reason.of(ReasonCode.MERGE_LATER_UPDATE, status=str(update.status))
         else:
-            reason = f"{update.status} is later in the charge's life than {current.status}"
+            reason = Reason.of(
+                ReasonCode.MERGE_LATER_STAGE,
+                status=str(update.status),
+                current_status=str(current.status),
+            )
     elif changes:
         outcome = Outcome.APPLIED
         reason = (
-            f"already {_name(current.status)}; added details the charge did not have"
+            Reason.of(ReasonCode.MERGE_DETAILS_ADDED, current_status=_opt_str(current.status))
             if order == 0
-            else f"{_older_reason(update, current)}; added details the charge did not have"
+            else Reason.of(ReasonCode.MERGE_OLDER_DETAILS_ADDED, why=_older_reason(update, current))
         )
     elif order >= 0:
         outcome = Outcome.DUPLICATE
-        reason = f"already {_name(current.status)}; nothing new"
+        reason = Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status=_opt_str(current.status))
     else:
         outcome = Outcome.IGNORED
         reason = _older_reason(update, current)
@@ -612,24 +621,26 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
     return Merge(new_state, entry)
 
 
-def _older_reason(update: ChargeUpdate, current: ChargeState) -> str:
+def _older_reason(update: ChargeUpdate, current: ChargeState) -> Reason:
+    status = str(update.status)
     if current.status == ChargeStatus.DENIED:
-        return f"the charge is DENIED, which is final; {update.status} is not applied"
+        return Reason.of(ReasonCode.MERGE_AFTER_DENIED, status=status)
     if charge_stage(update.status) < charge_stage(current.status):
-        return (
-            f"{update.status} comes earlier in a charge's life than {current.status}; "
-            "an older input never overwrites a newer state"
+        return Reason.of(
+            ReasonCode.MERGE_EARLIER_STAGE, status=status, current_status=_opt_str(current.status)
         )
     if (
         update.occurred_at is not None
         and current.status_at is not None
         and update.occurred_at < current.status_at
     ):
-        return (
-            f"{update.status} happened at {update.occurred_at.isoformat()}, before the current "
-            f"state ({current.status_at.isoformat()})"
+        return Reason.of(
+            ReasonCode.MERGE_HAPPENED_BEFORE,
+            status=status,
+            occurred_at=update.occurred_at.isoformat(),
+            current_at=current.status_at.isoformat(),
         )
-    return f"{update.status} is older than the current {current.status}"
+    return Reason.of(ReasonCode.MERGE_OLDER, status=status, current_status=_opt_str(current.status))
 
 
 def merge_three_ds(state: ChargeState, update: ThreeDsUpdate) -> Merge:
@@ -664,19 +675,26 @@ def merge_three_ds(state: ChargeState, update: ThreeDsUpdate) -> Merge:
     new_state = replace(current, **fields)
     if changes:
         outcome = Outcome.APPLIED
-        reason = (
-            f"3DS challenge result {update.status}"
-            + (f" (paresStatus {update.pares_status})" if update.pares_status else "")
-            if order > 0
-            else "older 3DS result; added the charge id"
-        )
+        if order <= 0:
+            reason = Reason.of(ReasonCode.THREE_DS_OLDER_CHARGE_ID)
+        elif update.pares_status:
+            reason = Reason.of(
+                ReasonCode.THREE_DS_RESULT_PARES,
+                status=str(update.status),
+                pares=str(update.pares_status),
+            )
+        else:
+            reason = Reason.of(ReasonCode.THREE_DS_RESULT, status=str(update.status))
     elif order == 0:
         outcome = Outcome.DUPLICATE
-        reason = f"3DS result {update.status} already recorded"
+        reason = Reason.of(ReasonCode.THREE_DS_ALREADY, status=str(update.status))
     else:
         outcome = Outcome.IGNORED
-        recorded = _name(None if before is None else before.status)
-        reason = f"3DS result {update.status} is older than the recorded {recorded}"
+        reason = Reason.of(
+            ReasonCode.THREE_DS_OLDER,
+            status=str(update.status),
+            current_status=None if before is None else str(before.status),
+        )
     entry = TimelineEntry(
         outcome=outcome,
         reason=reason,

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger, trigger_reason
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
@@ -74,8 +75,9 @@ _APPROVED = frozenset({ChargeStatus.PAID, ChargeStatus.PRE_AUTHORIZED, ChargeSta
 class SaleBusy(RuntimeError):
     """A second charge for a sale that has an unresolved attempt or is already paid."""
 
-    def __init__(self, sale_id: str, reason: str, merchant_charge_id: str | None) -> None:
-        super().__init__(reason)
+    def __init__(self, sale_id: str, reason: Reason, merchant_charge_id: str | None) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
         self.sale_id = sale_id
         self.merchant_charge_id = merchant_charge_id
 
@@ -85,7 +87,7 @@ class StartCheck:
     """Whether a new charge may start for a sale, and if not, why (and which charge blocks)."""
 
     allowed: bool
-    reason: str | None = None
+    reason: Reason | None = None
     blocking_charge: str | None = None
 
     def __bool__(self) -> bool:
@@ -100,7 +102,8 @@ class ChargeOutcome:
     sale_id: str
     attempt: AttemptState
     status: ChargeStatus | None
-    message: str
+    message: Reason
+    """Why it ended so (rendered in the UI language; `message.english()` for logs)."""
     error: GatewayError | None = None
 
     @property
@@ -114,7 +117,7 @@ class ChargeOutcome:
 
 @dataclass(frozen=True)
 class ReconcileReport:
-    trigger: str
+    trigger: Trigger
     attempts_checked: int
     attempts_resolved: int
     charges_checked: int
@@ -172,9 +175,9 @@ class ChargeService:
         if pending is not None:
             return StartCheck(
                 False,
-                f"sale {sale_id} has a charge ({pending.merchant_charge_id}) whose outcome is not "
-                "known yet; the terminal is asking the service. Charging again could charge the "
-                "customer twice, so wait until it is resolved",
+                Reason.of(
+                    ReasonCode.START_UNRESOLVED, sale=sale_id, charge=pending.merchant_charge_id
+                ),
                 pending.merchant_charge_id,
             )
         for charge in self.repo.charges_for_sale(sale_id):
@@ -184,8 +187,12 @@ class ChargeService:
             if held:
                 return StartCheck(
                     False,
-                    f"sale {sale_id} already has charge {charge.merchant_charge_id} with status "
-                    f"{charge.status}; refund it before charging the sale again",
+                    Reason.of(
+                        ReasonCode.START_MONEY_HELD,
+                        sale=sale_id,
+                        charge=charge.merchant_charge_id,
+                        status=str(charge.status),
+                    ),
                     charge.merchant_charge_id,
                 )
         return StartCheck(True)
@@ -207,7 +214,11 @@ class ChargeService:
         with transaction(self.conn):
             check = self.can_start_charge(sale_id)
             if not check:
-                raise SaleBusy(sale_id, check.reason or "refused", check.blocking_charge)
+                raise SaleBusy(
+                    sale_id,
+                    check.reason or Reason.of(ReasonCode.START_REFUSED),
+                    check.blocking_charge,
+                )
             attempt = self.repo.record_attempt(
                 merchant_charge_id=mcid,
                 sale_id=sale_id,
@@ -221,7 +232,7 @@ class ChargeService:
                 merchant_charge_id=mcid,
                 sale_id=sale_id,
                 state=AttemptState.RECORDED,
-                reason="recorded before sending",
+                reason=Reason.of(ReasonCode.RECORDED_BEFORE_SENDING),
             )
         )
         self._in_flight.add(mcid)
@@ -232,7 +243,7 @@ class ChargeService:
             self._settle(
                 attempt,
                 AttemptState.UNKNOWN,
-                "the terminal stopped waiting for the reply; the service will be asked",
+                Reason.of(ReasonCode.STOPPED_WAITING),
                 source="system",
             )
             raise
@@ -258,7 +269,7 @@ class ChargeService:
         status = exc.status
         if exc.sent is False or (status is not None and 400 <= status < 500):
             # Never reached the service, or the service refused it outright: nothing exists.
-            reason = f"not charged: {exc}"
+            reason = Reason.of(ReasonCode.NOT_CHARGED, error=exc.reason)
             self._settle(
                 attempt,
                 AttemptState.REJECTED,
@@ -269,10 +280,9 @@ class ChargeService:
             )
             return ChargeOutcome(mcid, sale, AttemptState.REJECTED, None, reason, exc)
         answered = isinstance(exc, ApiError | ReplyUnreadable)
-        why = (
-            f"{exc}; the service answered, so one query settles it"
-            if answered
-            else f"{exc}; the charge may exist: it will be found by asking, never sent again"
+        why = Reason.of(
+            ReasonCode.UNKNOWN_ANSWERED if answered else ReasonCode.UNKNOWN_MAY_EXIST,
+            error=exc.reason,
         )
         self._settle(
             attempt, AttemptState.UNKNOWN, why, source="reply", detail=str(exc), answered=answered
@@ -284,7 +294,12 @@ class ChargeService:
             return ChargeOutcome(mcid, sale, state, status_now, _status_message(status_now), exc)
         if state == AttemptState.NOT_FOUND:
             return ChargeOutcome(
-                mcid, sale, state, None, f"not charged: the service has no charge ({exc})", exc
+                mcid,
+                sale,
+                state,
+                None,
+                Reason.of(ReasonCode.NOT_CHARGED_NO_CHARGE, error=exc.reason),
+                exc,
             )
         self.wake()
         return ChargeOutcome(
@@ -292,9 +307,11 @@ class ChargeService:
             sale,
             AttemptState.UNKNOWN,
             None,
-            f"outcome unknown ({exc}); the terminal keeps asking the service and refuses "
-            "another charge for this sale until it knows"
-            + (f" (last query: {error})" if error else ""),
+            Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=exc.reason)
+            if error is None
+            else Reason.of(
+                ReasonCode.OUTCOME_UNKNOWN_LAST_QUERY, error=exc.reason, last_error=error
+            ),
             exc,
         )
 
@@ -305,7 +322,7 @@ class ChargeService:
         record = self._known_charge(merchant_charge_id)
         value = amount if amount is not None else record.amount
         if value is None:
-            raise ValueError(f"charge {merchant_charge_id} has no known amount; give one")
+            raise ValueError(Reason.of(ReasonCode.NO_KNOWN_AMOUNT, charge=merchant_charge_id))
         return await self._money_call("capture", merchant_charge_id, value)
 
     async def refund(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
@@ -313,25 +330,27 @@ class ChargeService:
         record = self._known_charge(merchant_charge_id)
         if amount is None:
             if record.amount is None:
-                raise ValueError(f"charge {merchant_charge_id} has no known amount; give one")
+                raise ValueError(Reason.of(ReasonCode.NO_KNOWN_AMOUNT, charge=merchant_charge_id))
             amount = record.amount - (record.refunded_amount or 0)
         return await self._money_call("refund", merchant_charge_id, amount)
 
     def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
         record = self.repo.charge(merchant_charge_id)
         if record is None:
-            raise ChargeNotKnown(
-                f"no charge {merchant_charge_id} in the store; query it before acting on it"
-            )
+            raise ChargeNotKnown(Reason.of(ReasonCode.NOT_IN_STORE, charge=merchant_charge_id))
         return record
 
     async def _money_call(self, what: str, merchant_charge_id: str, amount: int) -> ChargeRecord:
+        capture = what == "capture"
         with transaction(self.conn):
             self.repo.add_timeline(
                 merchant_charge_id,
                 source="request",
                 outcome="recorded",
-                reason=f"{what} of {amount} centavos requested",
+                reason=Reason.of(
+                    ReasonCode.CAPTURE_REQUESTED if capture else ReasonCode.REFUND_REQUESTED,
+                    amount=amount,
+                ),
             )
         call = self.client.capture if what == "capture" else self.client.refund
         try:
@@ -343,21 +362,33 @@ class ChargeService:
                     merchant_charge_id,
                     source="reply",
                     outcome="failed",
-                    reason=f"{what} failed: {exc}"
-                    + (
-                        "; the charge will be queried to learn whether it happened"
-                        if unknown
-                        else ""
+                    reason=Reason.of(
+                        (ReasonCode.CAPTURE_FAILED_QUERY if unknown else ReasonCode.CAPTURE_FAILED)
+                        if capture
+                        else (
+                            ReasonCode.REFUND_FAILED_QUERY if unknown else ReasonCode.REFUND_FAILED
+                        ),
+                        error=exc.reason,
                     ),
                 )
                 if unknown:
                     self.repo.schedule_check(
-                        merchant_charge_id, reason=f"{what} outcome unknown", at=self._clock()
+                        merchant_charge_id,
+                        reason=Reason.of(
+                            ReasonCode.CAPTURE_UNKNOWN if capture else ReasonCode.REFUND_UNKNOWN
+                        ),
+                        at=self._clock(),
                     )
             if unknown:
                 self.wake()
             raise
-        self._apply(reply, source="reply", context=f"{what} of {amount} centavos")
+        self._apply(
+            reply,
+            source="reply",
+            context=Reason.of(
+                ReasonCode.CAPTURE_OF if capture else ReasonCode.REFUND_OF, amount=amount
+            ),
+        )
         return self._known_charge(merchant_charge_id)
 
     # -- querying and reconciliation -----------------------------------------------------------
@@ -365,7 +396,7 @@ class ChargeService:
     async def refresh(self, merchant_charge_id: str) -> ChargeRecord:
         """Ask the service about one charge now and merge the answer."""
         reply = await self.client.query(merchant_charge_id)
-        self._apply(reply, source="reconciliation", context="queried on demand")
+        self._apply(reply, source="reconciliation", context=Reason.of(ReasonCode.QUERIED_ON_DEMAND))
         return self._known_charge(merchant_charge_id)
 
     async def reconcile_unresolved(self) -> ReconcileReport:
@@ -373,7 +404,7 @@ class ChargeService:
         return await self.reconcile(trigger="start-up", due_only=False)
 
     async def reconcile(
-        self, *, trigger: str = "on demand", due_only: bool = False
+        self, *, trigger: Trigger = "on demand", due_only: bool = False
     ) -> ReconcileReport:
         """One pass: unresolved attempts, then charges due for a check. One pass at a time."""
         async with self._reconcile_lock:
@@ -381,7 +412,7 @@ class ChargeService:
         self._publish(report.event())
         return report
 
-    async def _reconcile(self, trigger: str, due_only: bool) -> ReconcileReport:
+    async def _reconcile(self, trigger: Trigger, due_only: bool) -> ReconcileReport:
         now = self._clock()
         attempts_checked = attempts_resolved = charges_checked = charges_changed = 0
         still_unknown: list[str] = []
@@ -440,8 +471,8 @@ class ChargeService:
         return now >= attempt.updated_at + wait
 
     async def _resolve_attempt(
-        self, attempt: AttemptRecord, *, trigger: str
-    ) -> tuple[AttemptState, ChargeStatus | None, str | None]:
+        self, attempt: AttemptRecord, *, trigger: Trigger
+    ) -> tuple[AttemptState, ChargeStatus | None, Reason | None]:
         """Query an attempt's charge; returns its attempt state, charge status and any error."""
         mcid = attempt.merchant_charge_id
         try:
@@ -449,56 +480,67 @@ class ChargeService:
         except ChargeNotFound:
             return self._not_found(attempt, trigger), None, None
         except GatewayError as exc:
-            reason = f"{trigger}: could not ask the service ({exc}); will ask again"
+            reason = Reason.of(
+                ReasonCode.RECONCILE_CANNOT_ASK, trigger=trigger_reason(trigger), error=exc.reason
+            )
             self._settle(attempt, AttemptState.UNKNOWN, reason, source="reconciliation", query=True)
-            return AttemptState.UNKNOWN, None, str(exc)
+            return AttemptState.UNKNOWN, None, exc.reason
         result = self._apply(
-            reply, source="reconciliation", context=f"{trigger}: asked the service"
+            reply,
+            source="reconciliation",
+            context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
         )
         return AttemptState.CREATED, result.current.status, None
 
-    def _not_found(self, attempt: AttemptRecord, trigger: str) -> AttemptState:
+    def _not_found(self, attempt: AttemptRecord, trigger: Trigger) -> AttemptState:
         age = self._clock() - attempt.created_at
+        seconds = f"{age.total_seconds():.0f}"
+        why = trigger_reason(trigger)
         if attempt.answered:
             state = AttemptState.NOT_FOUND
-            reason = (
-                f"{trigger}: the service answered the request and has no such charge: "
-                "nothing was charged"
-            )
+            reason = Reason.of(ReasonCode.RECONCILE_ANSWERED_NONE, trigger=why)
         elif age >= self.unknown_grace:
             state = AttemptState.NOT_FOUND
-            reason = (
-                f"{trigger}: still no such charge {age.total_seconds():.0f} s after the attempt, "
-                "past the point where it could appear: nothing was charged"
-            )
+            reason = Reason.of(ReasonCode.RECONCILE_NONE_PAST_GRACE, trigger=why, seconds=seconds)
         else:
             state = AttemptState.UNKNOWN
-            reason = (
-                f"{trigger}: the service has no such charge yet ({age.total_seconds():.0f} s "
-                "after the attempt); the request may still be in progress there, so it will be "
-                "asked again, never sent again"
-            )
+            reason = Reason.of(ReasonCode.RECONCILE_NONE_YET, trigger=why, seconds=seconds)
         self._settle(attempt, state, reason, source="reconciliation", query=True)
         return state
 
-    async def _check_charge(self, record: ChargeRecord, *, trigger: str) -> tuple[bool, str | None]:
+    async def _check_charge(
+        self, record: ChargeRecord, *, trigger: Trigger
+    ) -> tuple[bool, Reason | None]:
         mcid = record.merchant_charge_id
-        why = record.check_reason or "scheduled check"
+        why = record.check_reason_data or Reason.of(ReasonCode.CHECK_SCHEDULED)
+        when = trigger_reason(trigger)
         try:
             reply = await self.client.query(mcid)
         except ChargeNotFound as exc:
             with transaction(self.conn):
                 self.repo.mark_checked(
-                    mcid, found=False, reason=f"{trigger} ({why}): the service answered: {exc}"
+                    mcid,
+                    found=False,
+                    reason=Reason.of(
+                        ReasonCode.CHECK_ANSWERED, trigger=when, why=why, error=exc.reason
+                    ),
                 )
-            return False, str(exc)
+            return False, exc.reason
         except GatewayError as exc:
             with transaction(self.conn):
                 self.repo.mark_checked(
-                    mcid, found=False, reason=f"{trigger} ({why}): could not ask the service: {exc}"
+                    mcid,
+                    found=False,
+                    reason=Reason.of(
+                        ReasonCode.CHECK_CANNOT_ASK, trigger=when, why=why, error=exc.reason
+                    ),
                 )
-            return False, str(exc)
-        result = self._apply(reply, source="reconciliation", context=f"{trigger} ({why})")
+            return False, exc.reason
+        result = self._apply(
+            reply,
+            source="reconciliation",
+            context=Reason.of(ReasonCode.TRIGGER_BECAUSE, trigger=when, why=why),
+        )
         return result.changed, None
 
     # -- the scheduled reconciler --------------------------------------------------------------
@@ -530,7 +572,7 @@ class ChargeService:
             await task
 
     async def _run(self, interval_s: float, fast_interval_s: float) -> None:
-        trigger = "start-up"
+        trigger: Trigger = "start-up"
         while True:
             try:
                 await self.reconcile(trigger=trigger, due_only=trigger != "start-up")
@@ -554,7 +596,7 @@ class ChargeService:
         reply: ServiceReply,
         *,
         source: str,
-        context: str | None,
+        context: Reason | None,
         attempt_backed: bool = False,
     ) -> MergeResult:
         with _sync_mode(self.conn, relaxed=attempt_backed), transaction(self.conn):
@@ -571,7 +613,9 @@ class ChargeService:
                     merchant_charge_id=result.merchant_charge_id,
                     sale_id=result.sale_id,
                     state=AttemptState.CREATED,
-                    reason=f"the service has the charge ({result.current.status})",
+                    reason=Reason.of(
+                        ReasonCode.SERVICE_HAS_CHARGE, status=str(result.current.status)
+                    ),
                 )
             )
         if result.changed:
@@ -582,7 +626,7 @@ class ChargeService:
         self,
         attempt: AttemptRecord,
         state: AttemptState,
-        reason: str,
+        reason: Reason,
         *,
         source: str,
         detail: str | None = None,
@@ -627,17 +671,14 @@ def _sync_mode(conn: sqlite3.Connection, *, relaxed: bool) -> Iterator[None]:
         conn.execute("PRAGMA synchronous = FULL")
 
 
-def _status_message(status: ChargeStatus | None) -> str:
+def _status_message(status: ChargeStatus | None) -> Reason:
     if status in _APPROVED:
-        return f"approved: {status}"
+        return Reason.of(ReasonCode.OUTCOME_APPROVED, status=str(status))
     if status == ChargeStatus.DENIED:
-        return "denied: the card was not charged"
+        return Reason.of(ReasonCode.OUTCOME_DENIED)
     if status == ChargeStatus.PENDING:
-        return (
-            "pending: the service has not decided yet (for example a 3DS challenge); the "
-            "result arrives by notification or reconciliation"
-        )
-    return f"the service reports {status}"
+        return Reason.of(ReasonCode.OUTCOME_PENDING)
+    return Reason.of(ReasonCode.OUTCOME_OTHER, status=None if status is None else str(status))
 
 
 __all__ = [

@@ -8,6 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from checkout_desktop.domain.events import DomainEvent
+from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.store.charges import MergeResult
 
@@ -42,7 +43,7 @@ class AttemptChanged(DomainEvent):
     merchant_charge_id: str
     sale_id: str
     state: AttemptState
-    reason: str
+    reason: Reason
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,7 +55,7 @@ class ChargeChanged(DomainEvent):
     status: str | None
     previous_status: str | None
     source: str
-    reason: str
+    reason: Reason
     changes: tuple[str, ...] = field(default_factory=tuple)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from checkout_desktop.domain.enums import WebhookBodyType, WebhookEventType
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import (
     ChargeUpdate,
     PaymentEnvelope,
@@ -145,13 +146,13 @@ class Received:
     remote: str | None
 
 
-def quarantine(received: Received, reason: str) -> Intake:
+def quarantine(received: Received, reason: Reason) -> Intake:
     """A delivery kept as it came, with the reason it could not be accepted."""
     return Intake(
         event=NewEvent(
             received_at=received.received_at,
             verdict=Verdict.QUARANTINED,
-            reason=_clip(reason),
+            reason=reason,
             body=received.body,
             body_sha256=body_digest(received.body),
             headers=received.headers,
@@ -184,21 +185,31 @@ def _classify_slowly(received: Received) -> Intake:
     try:
         raw = load_json_object(received.body)
     except WireFormatError as exc:
-        return quarantine(received, str(exc))
+        return quarantine(received, exc.reason)
     if raw.get("type") == SELF_TEST_BODY_TYPE:
         return _self_test(received, raw)
     kind = raw.get("type")
-    label = f"{kind} body" if isinstance(kind, str) else "body"
+    named = isinstance(kind, str)
     try:
         parsed = parse_webhook(raw)
     except ValidationError as exc:
+        details = _clip(describe_validation(exc))
         return quarantine(
-            received, f"the {label} does not match the format: {describe_validation(exc)}"
+            received,
+            Reason.of(ReasonCode.INBOX_TYPE_NOT_FORMAT, type=kind, details=details)
+            if named
+            else Reason.of(ReasonCode.INBOX_NOT_FORMAT, details=details),
         )
     except (TypeError, ValueError) as exc:
         # The models should turn every bad shape into a ValidationError; anything else is
         # still a body we cannot read, and it must be kept rather than lost.
-        return quarantine(received, f"the {label} cannot be read ({type(exc).__name__})")
+        error = type(exc).__name__
+        return quarantine(
+            received,
+            Reason.of(ReasonCode.INBOX_TYPE_UNREADABLE, type=kind, error=error)
+            if named
+            else Reason.of(ReasonCode.INBOX_UNREADABLE, error=error),
+        )
     return _accepted(received, parsed, raw)
 
 
@@ -253,15 +264,15 @@ def _accepted(
     else:
         assert raw is not None
         merchant, charge, status = _unknown_fields(raw)
-        shown_type = parsed.type if parsed.type else "no type"
         event = NewEvent(
             received_at=received.received_at,
             verdict=Verdict.UNKNOWN,
             body=received.body,
             body_sha256=digest,
             headers=received.headers,
-            reason=f"a notification of a type this terminal does not know ({shown_type}); "
-            "stored as received, not applied to any charge",
+            reason=Reason.of(ReasonCode.INBOX_UNKNOWN_TYPE, type=parsed.type)
+            if parsed.type
+            else Reason.of(ReasonCode.INBOX_UNKNOWN_NO_TYPE),
             event_type=received.event_type,
             body_type=parsed.type,
             layout="unknown",
@@ -275,22 +286,19 @@ def _accepted(
     return Intake(event=event, update=update)
 
 
-def _header_mismatch(event_type: str | None, body_type: WebhookBodyType) -> str | None:
+def _header_mismatch(event_type: str | None, body_type: WebhookBodyType) -> Reason | None:
     if event_type is None:
         return None
     expected = _EXPECTED_BODY.get(WebhookEventType(event_type))
     if expected is not None and expected != body_type:
-        return (
-            f"the event-type header says {event_type} but the body is {body_type.value}; "
-            "the body decided"
-        )
+        return Reason.of(ReasonCode.INBOX_HEADER_MISMATCH, header=event_type, body=body_type.value)
     return None
 
 
 def _self_test(received: Received, raw: Mapping[str, Any]) -> Intake:
     nonce = _string(raw.get("nonce"))
     if nonce is None:
-        return quarantine(received, "a self-test body without a nonce")
+        return quarantine(received, Reason.of(ReasonCode.INBOX_SELF_TEST_NO_NONCE))
     return Intake(
         event=NewEvent(
             received_at=received.received_at,

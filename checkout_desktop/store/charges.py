@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
     AttemptState,
@@ -75,6 +76,11 @@ class NotInTransaction(RepositoryError):
 
 class ChargeNotKnown(RepositoryError, LookupError):
     """An input names a charge the store has never seen and cannot be filed under a charge."""
+
+    def __init__(self, why: str | Reason) -> None:
+        super().__init__(str(why))
+        self.reason = why if isinstance(why, Reason) else None
+        """Why, for the screen, where the refusal is one a clerk can meet."""
 
 
 def ts(moment: datetime) -> str:
@@ -152,10 +158,22 @@ class CardSummary:
             installments=int(data.get("installments", 1)),
         )
 
+    def reason(self) -> Reason:
+        """Brand, last four and installments, as a reason any screen can render."""
+        brand: str | Reason = self.brand or Reason.of(ReasonCode.CARD_UNKNOWN_BRAND)
+        card = (
+            Reason.of(ReasonCode.CARD, brand=brand, last_four=self.last_four)
+            if self.last_four
+            else Reason.of(ReasonCode.CARD_BRAND_ONLY, brand=brand)
+        )
+        if self.installments > 1:
+            return Reason.of(
+                ReasonCode.CARD_INSTALLMENTS, card=card, installments=self.installments
+            )
+        return card
+
     def describe(self) -> str:
-        brand = self.brand or "card"
-        tail = f" •••• {self.last_four}" if self.last_four else ""
-        return f"{brand}{tail}" + (f" in {self.installments}x" if self.installments > 1 else "")
+        return self.reason().english()
 
 
 @dataclass(frozen=True)
@@ -199,6 +217,8 @@ class ChargeRecord:
     checks: int
     next_check_at: datetime | None
     check_reason: str | None
+    check_reason_data: Reason | None = None
+    """Why the next check is planned, as a reason (None for rows from before reasons)."""
 
 
 @dataclass(frozen=True)
@@ -216,6 +236,9 @@ class TimelineRecord:
     reason: str
     changes: tuple[str, ...]
     body: Any
+    reason_data: Reason | None = None
+    """`reason` as a code and arguments; None for a row written before reasons were kept so
+    (such a row is shown as its stored text)."""
 
 
 @dataclass(frozen=True)
@@ -224,7 +247,7 @@ class MergeResult:
 
     merchant_charge_id: str
     outcome: Outcome
-    reason: str
+    reason: Reason
     previous: ChargeState | None
     current: ChargeState
     changes: tuple[str, ...]
@@ -265,16 +288,17 @@ class CheckPolicy:
 
     def schedule(
         self, state: ChargeState, *, source: str, checks: int, now: datetime
-    ) -> tuple[datetime | None, str | None]:
+    ) -> tuple[datetime | None, Reason | None]:
         """The next time to query the charge and why; None when nothing is expected."""
         if state.status is None:
-            return now + self.interval, "the charge has no status yet"
+            return now + self.interval, Reason.of(ReasonCode.CHECK_NO_STATUS)
+        status = str(state.status)
         if not state.is_final:
-            return now + self.backoff(checks), f"{state.status} is not final"
+            return now + self.backoff(checks), Reason.of(ReasonCode.CHECK_NOT_FINAL, status=status)
         if state.awaiting_notification and source != "reconciliation":
             return (
                 now + self.notification_grace,
-                f"expecting the notification of {state.status}",
+                Reason.of(ReasonCode.CHECK_EXPECT_NOTIFICATION, status=status),
             )
         return None, None
 
@@ -342,14 +366,17 @@ class ChargeRepository:
                 f"charge {merchant_charge_id} was already attempted; a merchantChargeId is "
                 "never reused (the service refuses a second charge under the same id)"
             ) from None
-        cards_text = ", ".join(c.describe() for c in cards)
         self.add_timeline(
             merchant_charge_id,
             source="request",
             outcome="recorded",
-            reason=(
-                f"attempt for sale {sale_id} recorded before sending: {amount} centavos, "
-                f"{cards_text}" + (", late capture" if late_capture else "")
+            reason=Reason.of(
+                ReasonCode.ATTEMPT_RECORDED_LATE_CAPTURE
+                if late_capture
+                else ReasonCode.ATTEMPT_RECORDED,
+                sale=sale_id,
+                amount=amount,
+                cards=tuple(c.reason() for c in cards),
             ),
         )
         # The row as inserted (what reading it back would give, without the read).
@@ -376,7 +403,7 @@ class ChargeRepository:
         new_state: AttemptState,
         *,
         source: str,
-        reason: str,
+        reason: Reason,
         detail: str | None = None,
         count_query: bool = False,
         answered: bool = False,
@@ -402,7 +429,7 @@ class ChargeRepository:
         new_state: AttemptState,
         *,
         source: str,
-        reason: str,
+        reason: Reason,
         detail: str | None = None,
         count_query: bool = False,
         answered: bool = False,
@@ -420,7 +447,7 @@ class ChargeRepository:
                 merchant_charge_id,
                 source=source,
                 outcome=Outcome.IGNORED.value,
-                reason=f"attempt already {current.state}; {reason}",
+                reason=Reason.of(ReasonCode.ATTEMPT_ALREADY, state=current.state.value, why=reason),
                 input_status=new_state.value,
             )
             return replace(current, queries=current.queries + int(count_query))
@@ -502,7 +529,7 @@ class ChargeRepository:
         source: str,
         source_ref: str | None,
         body: Mapping[str, Any] | None = None,
-        context: str | None = None,
+        context: Reason | None = None,
     ) -> MergeResult:
         """Merge one input into its charge, write the timeline row and return what changed.
 
@@ -549,15 +576,18 @@ class ChargeRepository:
             "checked": now if source == "reconciliation" else None,
             "checks": checks,
             "next": None if next_check is None else ts(next_check),
-            "why": check_reason,
+            "why": None if check_reason is None else check_reason.english(),
+            "why_code": None if check_reason is None else check_reason.code.value,
+            "why_args": None if check_reason is None else check_reason.args_json(),
         }
         if row is None:
             self.conn.execute(
                 "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
                 "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
-                "last_webhook_at, last_checked_at, checks, next_check_at, check_reason) VALUES "
+                "last_webhook_at, last_checked_at, checks, next_check_at, check_reason, "
+                "check_reason_code, check_reason_args) VALUES "
                 "(:mcid, :cid, :sale, :status, :amount, :refunded, :tds, :state, :now, :now, "
-                ":webhook, :checked, :checks, :next, :why)",
+                ":webhook, :checked, :checks, :next, :why, :why_code, :why_args)",
                 params,
             )
         else:
@@ -568,7 +598,8 @@ class ChargeRepository:
                 "updated_at = CASE WHEN :changed THEN :now ELSE updated_at END, "
                 "last_webhook_at = COALESCE(:webhook, last_webhook_at), "
                 "last_checked_at = COALESCE(:checked, last_checked_at), checks = :checks, "
-                "next_check_at = :next, check_reason = :why WHERE merchant_charge_id = :mcid",
+                "next_check_at = :next, check_reason = :why, check_reason_code = :why_code, "
+                "check_reason_args = :why_args WHERE merchant_charge_id = :mcid",
                 {**params, "changed": int(result.changed)},
             )
         self._write_transactions(mcid, state, now)
@@ -577,7 +608,11 @@ class ChargeRepository:
             source=source,
             source_ref=source_ref,
             outcome=result.entry.outcome.value,
-            reason=result.entry.reason if context is None else f"{context}: {result.entry.reason}",
+            reason=(
+                result.entry.reason
+                if context is None
+                else Reason.of(ReasonCode.WITH_CONTEXT, context=context, why=result.entry.reason)
+            ),
             input_status=result.entry.input_status,
             occurred_at=result.entry.occurred_at,
             previous_status=result.entry.previous_status,
@@ -593,7 +628,7 @@ class ChargeRepository:
                 attempt,
                 AttemptState.CREATED,
                 source=source,
-                reason=f"the service has this charge ({state.status}); attempt resolved",
+                reason=Reason.of(ReasonCode.ATTEMPT_RESOLVED, status=str(state.status)),
             )
             attempt_resolved = True
         return MergeResult(
@@ -706,7 +741,7 @@ class ChargeRepository:
         ).fetchall()
         return [_charge(r) for r in rows]
 
-    def mark_checked(self, merchant_charge_id: str, *, found: bool, reason: str) -> None:
+    def mark_checked(self, merchant_charge_id: str, *, found: bool, reason: Reason) -> None:
         """Record a reconciler query that did not change the charge, and schedule the next one."""
         self._writing("mark_checked")
         row = self.conn.execute(
@@ -722,12 +757,15 @@ class ChargeRepository:
         )
         self.conn.execute(
             "UPDATE charge SET last_checked_at = :now, checks = :checks, next_check_at = :next, "
-            "check_reason = :why WHERE merchant_charge_id = :m",
+            "check_reason = :why, check_reason_code = :why_code, check_reason_args = :why_args "
+            "WHERE merchant_charge_id = :m",
             {
                 "now": ts(now),
                 "checks": checks,
                 "next": None if next_check is None else ts(next_check),
-                "why": why,
+                "why": None if why is None else why.english(),
+                "why_code": None if why is None else why.code.value,
+                "why_args": None if why is None else why.args_json(),
                 "m": merchant_charge_id,
             },
         )
@@ -739,14 +777,21 @@ class ChargeRepository:
             input_status=None if record.status is None else str(record.status),
         )
 
-    def schedule_check(self, merchant_charge_id: str, *, reason: str, at: datetime) -> None:
+    def schedule_check(self, merchant_charge_id: str, *, reason: Reason, at: datetime) -> None:
         """Ask the reconciler to query a charge at `at` (sooner than planned, never later)."""
         self._writing("schedule_check")
         self.conn.execute(
             "UPDATE charge SET next_check_at = CASE WHEN next_check_at IS NULL "
-            "OR next_check_at > :at THEN :at ELSE next_check_at END, check_reason = :why "
+            "OR next_check_at > :at THEN :at ELSE next_check_at END, check_reason = :why, "
+            "check_reason_code = :why_code, check_reason_args = :why_args "
             "WHERE merchant_charge_id = :m",
-            {"at": ts(at), "why": reason, "m": merchant_charge_id},
+            {
+                "at": ts(at),
+                "why": reason.english(),
+                "why_code": reason.code.value,
+                "why_args": reason.args_json(),
+                "m": merchant_charge_id,
+            },
         )
 
     # -- timeline ------------------------------------------------------------------------------
@@ -757,7 +802,7 @@ class ChargeRepository:
         *,
         source: str,
         outcome: str,
-        reason: str,
+        reason: Reason,
         source_ref: str | None = None,
         input_status: str | None = None,
         occurred_at: datetime | None = None,
@@ -774,8 +819,8 @@ class ChargeRepository:
         cursor = self.conn.execute(
             "INSERT INTO charge_timeline (merchant_charge_id, recorded_at, source, source_ref, "
             "input_status, occurred_at, outcome, previous_status, new_status, reason, "
-            "changes_json, body_json) VALUES (:m, :now, :source, :ref, :input, :occurred, "
-            ":outcome, :prev, :new, :reason, :changes, :body)",
+            "reason_code, reason_args, changes_json, body_json) VALUES (:m, :now, :source, :ref, "
+            ":input, :occurred, :outcome, :prev, :new, :reason, :code, :args, :changes, :body)",
             {
                 "m": merchant_charge_id,
                 "now": ts(self.now()),
@@ -786,7 +831,9 @@ class ChargeRepository:
                 "outcome": outcome,
                 "prev": previous_status,
                 "new": new_status,
-                "reason": reason,
+                "reason": reason.english(),
+                "code": reason.code.value,
+                "args": reason.args_json(),
                 "changes": json.dumps(list(changes)),
                 "body": None if body is None else json.dumps(mask_json(body)),
             },
@@ -893,6 +940,7 @@ def _charge(row: sqlite3.Row) -> ChargeRecord:
         checks=int(row["checks"]),
         next_check_at=from_ts(row["next_check_at"]),
         check_reason=row["check_reason"],
+        check_reason_data=Reason.from_stored(row["check_reason_code"], row["check_reason_args"]),
     )
 
 
@@ -912,6 +960,7 @@ def _timeline(row: sqlite3.Row) -> TimelineRecord:
         reason=row["reason"],
         changes=tuple(json.loads(row["changes_json"])),
         body=None if row["body_json"] is None else json.loads(row["body_json"]),
+        reason_data=Reason.from_stored(row["reason_code"], row["reason_args"]),
     )
 
 

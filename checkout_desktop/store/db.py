@@ -17,6 +17,8 @@ logger = logging.getLogger(__name__)
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "charges, attempts, transactions, timeline", schema_charges.V1),
     (2, "webhook inbox: events, quarantine, dedupe", schema_inbox.V2),
+    (3, "timeline and check reasons kept as codes", schema_charges.REASONS),
+    (4, "inbox reasons kept as codes", schema_inbox.REASONS),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -41,7 +41,8 @@ from checkout_desktop.ui.history_model import (
     TimelineModel,
     cards_text,
 )
-from checkout_desktop.ui.labels import outcome_label, reason_label, source_label, status_label
+from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 
 logger = logging.getLogger(__name__)
@@ -337,7 +338,7 @@ class HistoryPanel(QWidget):
         lines = [
             f"{format_instant_precise(item.recorded_at)} · {source_label(item.source)} · "
             f"{outcome_label(item.outcome)}",
-            reason_label(item.reason),
+            reason_text(item.reason_data, item.reason),
         ]
         if item.occurred_at is not None:
             lines.append(
@@ -499,7 +500,7 @@ class HistoryPanel(QWidget):
             elif (exc := task.exception()) is not None:
                 if not isinstance(exc, GatewayError | ValueError | LookupError):
                     logger.error("%s of %s failed", action, merchant_charge_id, exc_info=exc)
-                self.message.setText(self.tr("Failed: {why}").format(why=exc))
+                self.message.setText(self.tr("Failed: {why}").format(why=error_text(exc)))
                 self.message.setStyleSheet("color: #b3261e;")
             else:
                 self.message.setText(done)
