@@ -259,14 +259,12 @@ def main() -> int:
         asyncio.run(generate(args.generate, args.rate, args.seconds))
         return 0
 
-    import qasync
     from PySide6.QtWidgets import QApplication
 
+    from checkout_desktop.ui import loop
+
     app = QApplication(sys.argv[:1])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        figures = loop.run_until_complete(measure(args.rate, args.seconds))
+    figures = loop.run(measure(args.rate, args.seconds), app=app)
     to_screen = figures["to_screen"]
     to_ack = figures["to_ack"]
     to_done = figures["to_done"]

@@ -133,12 +133,20 @@ class SandboxSettings(_Strict):
     webhook_layout: Literal["flat", "envelope", "alternate"] = "envelope"
 
 
+LARGE_AMOUNT_WARNING = 5_000_00
+"""The default amount (centavos) above which the charge screen asks the clerk to check it."""
+
+
 class UiSettings(_Strict):
     shop_name: Annotated[str, Field(max_length=80)] = ""
     """The name receipts print; empty prints the environment's name."""
     locale: str | None = None
     supervisor_pin_hash: str | None = None
     developer_mode: bool = False
+    large_amount_warning: Annotated[int, Field(ge=0, le=99_999_999_99)] = LARGE_AMOUNT_WARNING
+    """Sale amounts above this many centavos are flagged on the charge screen; 0 never."""
+    receipts_folder: Annotated[str, Field(max_length=4096)] | None = None
+    """The folder a receipt was last saved in; the save dialog opens there."""
 
 
 class Settings(_Strict):

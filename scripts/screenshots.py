@@ -54,13 +54,15 @@ async def _shoot(out: Path, language: str) -> None:
     from PySide6.QtCore import QLocale
     from PySide6.QtWidgets import QApplication
 
-    from checkout_desktop.app import Terminal, _apply_chromium_flags, start_sandbox
     from checkout_desktop.paths import AppPaths
+    from checkout_desktop.sandbox.link import start_sandbox
     from checkout_desktop.settings import Settings
+    from checkout_desktop.terminal import Terminal
     from checkout_desktop.ui.card_page import SdkCredentialSource
+    from checkout_desktop.ui.chromium import apply_profile_flags
     from checkout_desktop.ui.i18n import Translations, choose_locale
-    from checkout_desktop.ui.main_window import MainWindow
-    from checkout_desktop.ui.qt_app import build_card_page, merchant_of
+    from checkout_desktop.ui.main_window import MainWindow, merchant_of
+    from checkout_desktop.ui.qt_app import build_card_page
     from checkout_desktop.ui.selftest import TEST_CARD_FILL_SCRIPT
 
     root = Path(tempfile.mkdtemp(prefix="checkout-screenshots-"))
@@ -72,7 +74,7 @@ async def _shoot(out: Path, language: str) -> None:
     sandbox = start_sandbox(paths)
     terminal = None
     try:
-        _apply_chromium_flags(settings, sandbox, developer=False)
+        apply_profile_flags(settings, sandbox.sdk_endpoint)
         terminal = await Terminal.start(settings, paths, sandbox=sandbox, listener_port=0)
         card_page = build_card_page(
             settings, SdkCredentialSource(terminal.merchant_document, terminal.credentials)
@@ -188,16 +190,10 @@ def main() -> int:
     if os.environ.get("CHECKOUT_SCREENSHOTS_CHILD") != "1" and not os.environ.get("DISPLAY"):
         return _under_xvfb(sys.argv[1:])
     logging.basicConfig(level=logging.WARNING)
-    import qasync
-
-    from checkout_desktop.ui.qt_app import create_application
+    from checkout_desktop.ui import loop
 
     args.out.mkdir(parents=True, exist_ok=True)
-    app = create_application()
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(_shoot(args.out.resolve(), args.language))
+    loop.run(_shoot(args.out.resolve(), args.language))
     return 0
 
 

@@ -15,8 +15,9 @@ started=$SECONDS
 
 # --- Debian packages -------------------------------------------------------------------
 # The libraries QtWebEngine/QtGui/xcb load at run time on a minimal Debian 12 (found with
-# ldd in a minbase chroot), plus Xvfb for real-window screenshots, and D-Bus + gnome-keyring
-# so the test command can start a real Secret Service keychain.
+# ldd in a minbase chroot), plus Xvfb for real-window screenshots and the window-geometry tests
+# (xwininfo reads a window's place; openbox is the window manager some of them run under),
+# and D-Bus + gnome-keyring so the test command can start a real Secret Service keychain.
 APT_PACKAGES=(
   libegl1 libgl1 libgbm1 libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3 libnss3 libnspr4
   libasound2 libbrotli1
@@ -27,6 +28,7 @@ APT_PACKAGES=(
   libxcb-xfixes0 libxcb-xkb1 libxcb-glx0 libxcb-dri3-0
   fonts-dejavu-core ca-certificates
   xvfb xauth
+  x11-utils openbox
   dbus gnome-keyring
 )
 # A Debian python3 can only create a venv with python3-venv (ensurepip); other Pythons

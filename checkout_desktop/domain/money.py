@@ -14,6 +14,10 @@ class MoneyError(ValueError):
     """An amount that is not a valid BRL value."""
 
 
+class AmountTooLarge(MoneyError):
+    """An amount above `MAX_CENTAVOS`."""
+
+
 def format_brl(centavos: int, *, symbol: bool = True) -> str:
     """Format centavos as `R$ 1.234,56` (negative amounts as `-R$ 1,00`)."""
     if isinstance(centavos, bool) or not isinstance(centavos, int):
@@ -42,7 +46,7 @@ def parse_brl(text: str) -> int:
     frac = (match["frac"] or "").ljust(2, "0")
     value = reais * 100 + int(frac)
     if value > MAX_CENTAVOS:
-        raise MoneyError(
+        raise AmountTooLarge(
             f"{text!r} is above the largest amount accepted ({format_brl(MAX_CENTAVOS)})"
         )
     return -value if negative else value
@@ -54,7 +58,7 @@ def keypad_append(centavos: int, digit: str) -> int:
         raise MoneyError(f"{digit!r} is not a digit")
     value = centavos * 10 + int(digit)
     if value > MAX_CENTAVOS:
-        raise MoneyError(f"above the largest amount accepted ({format_brl(MAX_CENTAVOS)})")
+        raise AmountTooLarge(f"above the largest amount accepted ({format_brl(MAX_CENTAVOS)})")
     return value
 
 

@@ -46,6 +46,15 @@ class ReasonCode(StrEnum):
     THREE_DS_ALREADY = "three_ds.already"
     THREE_DS_OLDER = "three_ds.older"
 
+    CHANGE_STATUS = "change.status"
+    CHANGE_REFUNDED = "change.refunded"
+    CHANGE_AMOUNT = "change.amount"
+    CHANGE_CHARGE_ID = "change.charge_id"
+    CHANGE_TRANSACTION_NEW = "change.transaction_new"
+    CHANGE_TRANSACTION_STATUS = "change.transaction_status"
+    CHANGE_TRANSACTION_REFUNDED = "change.transaction_refunded"
+    CHANGE_THREE_DS = "change.three_ds"
+
     # -- store/charges.py: attempts and when a charge is looked at again ---------------------
     ATTEMPT_RECORDED = "attempt.recorded"
     ATTEMPT_RECORDED_LATE_CAPTURE = "attempt.recorded_late_capture"
@@ -208,6 +217,16 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.THREE_DS_OLDER_CHARGE_ID: "older 3DS result; added the charge id",
     ReasonCode.THREE_DS_ALREADY: "3DS result {status} already recorded",
     ReasonCode.THREE_DS_OLDER: "3DS result {status} is older than the recorded {current_status}",
+    ReasonCode.CHANGE_STATUS: "status {previous_status} → {status}",
+    ReasonCode.CHANGE_REFUNDED: "refunded {previous_amount} → {amount}",
+    ReasonCode.CHANGE_AMOUNT: "amount {amount}",
+    ReasonCode.CHANGE_CHARGE_ID: "charge id {charge}",
+    ReasonCode.CHANGE_TRANSACTION_NEW: "transaction {key}: {status}",
+    ReasonCode.CHANGE_TRANSACTION_STATUS: "transaction {key}: {previous_status} → {status}",
+    ReasonCode.CHANGE_TRANSACTION_REFUNDED: (
+        "transaction {key}: refunded {previous_amount} → {amount}"
+    ),
+    ReasonCode.CHANGE_THREE_DS: "3DS {previous_status} → {status}",
     ReasonCode.ATTEMPT_RECORDED: (
         "attempt for sale {sale} recorded before sending: {amount} centavos, {cards}"
     ),

@@ -316,7 +316,7 @@ class TimelineEntry:
     new_status: str | None
     input_status: str | None
     occurred_at: datetime | None
-    changes: tuple[str, ...] = field(default_factory=tuple)
+    changes: tuple[Reason, ...] = field(default_factory=tuple)
 
     @property
     def applied(self) -> bool:
@@ -488,22 +488,35 @@ def merge_transaction(
 
 def _merge_transactions(
     current: tuple[TransactionState, ...], incoming: Iterable[TransactionState]
-) -> tuple[tuple[TransactionState, ...], list[str]]:
+) -> tuple[tuple[TransactionState, ...], list[Reason]]:
     by_key = {t.key: t for t in current}
-    changes: list[str] = []
+    changes: list[Reason] = []
     for txn in incoming:
         before = by_key.get(txn.key)
         merged, order = merge_transaction(before, txn)
         if before is None:
-            changes.append(f"transaction {txn.key}: {_name(txn.status)}")
+            changes.append(
+                Reason.of(
+                    ReasonCode.CHANGE_TRANSACTION_NEW, key=txn.key, status=_opt_str(txn.status)
+                )
+            )
         elif order > 0 and merged.status != before.status:
             changes.append(
-                f"transaction {txn.key}: {_name(before.status)} → {_name(merged.status)}"
+                Reason.of(
+                    ReasonCode.CHANGE_TRANSACTION_STATUS,
+                    key=txn.key,
+                    previous_status=_opt_str(before.status),
+                    status=_opt_str(merged.status),
+                )
             )
         elif order > 0 and merged.refunded_amount != before.refunded_amount:
             changes.append(
-                f"transaction {txn.key}: refunded {before.refunded_amount} → "
-                f"{merged.refunded_amount}"
+                Reason.of(
+                    ReasonCode.CHANGE_TRANSACTION_REFUNDED,
+                    key=txn.key,
+                    previous_amount=before.refunded_amount,
+                    amount=merged.refunded_amount,
+                )
             )
         by_key[txn.key] = merged
     # Sorted by key so the tuple does not depend on the order transactions were first seen.
@@ -542,7 +555,7 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
         current.transactions,
         (transaction_from_info(info, i) for i, info in enumerate(update.transactions)),
     )
-    changes: list[str] = []
+    changes: list[Reason] = []
     fields: dict[str, Any] = {"transactions": transactions, "inputs": current.inputs + 1}
 
     if order > 0:
@@ -553,20 +566,32 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
         if update.refunded_amount is not None:
             fields["refunded_amount"] = update.refunded_amount
         if current.status != update.status:
-            changes.append(f"status {_name(current.status)} → {update.status}")
+            changes.append(
+                Reason.of(
+                    ReasonCode.CHANGE_STATUS,
+                    previous_status=_opt_str(current.status),
+                    status=str(update.status),
+                )
+            )
         if (fields.get("refunded_amount") or 0) != (current.refunded_amount or 0):
-            changes.append(f"refunded {current.refunded_amount or 0} → {fields['refunded_amount']}")
+            changes.append(
+                Reason.of(
+                    ReasonCode.CHANGE_REFUNDED,
+                    previous_amount=current.refunded_amount or 0,
+                    amount=fields["refunded_amount"],
+                )
+            )
     else:
         if order == 0:
             fields["status_at"] = _latest(current.status_at, update.occurred_at)
         if current.amount is None and update.amount is not None:
             fields["amount"] = update.amount
-            changes.append(f"amount {update.amount}")
+            changes.append(Reason.of(ReasonCode.CHANGE_AMOUNT, amount=update.amount))
         if current.refunded_amount is None and update.refunded_amount is not None and order == 0:
             fields["refunded_amount"] = update.refunded_amount
     if current.charge_id is None and update.charge_id is not None:
         fields["charge_id"] = update.charge_id
-        changes.append(f"charge id {update.charge_id}")
+        changes.append(Reason.of(ReasonCode.CHANGE_CHARGE_ID, charge=update.charge_id))
 
     if update.source == "webhook":
         notified = _compare_charge(
@@ -654,10 +679,10 @@ def merge_three_ds(state: ChargeState, update: ThreeDsUpdate) -> Merge:
         occurred_at=update.occurred_at,
     )
     fields: dict[str, Any] = {"inputs": current.inputs + 1}
-    changes: list[str] = []
+    changes: list[Reason] = []
     if current.charge_id is None and update.charge_id is not None:
         fields["charge_id"] = update.charge_id
-        changes.append(f"charge id {update.charge_id}")
+        changes.append(Reason.of(ReasonCode.CHANGE_CHARGE_ID, charge=update.charge_id))
     if before is None:
         order = 1
     else:
@@ -671,7 +696,13 @@ def merge_three_ds(state: ChargeState, update: ThreeDsUpdate) -> Merge:
                 order = 1 if str(update.status) > str(before.status) else -1
     if order > 0:
         fields["three_ds"] = new
-        changes.append(f"3DS {_name(None if before is None else before.status)} → {update.status}")
+        changes.append(
+            Reason.of(
+                ReasonCode.CHANGE_THREE_DS,
+                previous_status=None if before is None else str(before.status),
+                status=str(update.status),
+            )
+        )
     new_state = replace(current, **fields)
     if changes:
         outcome = Outcome.APPLIED

@@ -56,7 +56,7 @@ class ChargeChanged(DomainEvent):
     previous_status: str | None
     source: str
     reason: Reason
-    changes: tuple[str, ...] = field(default_factory=tuple)
+    changes: tuple[Reason, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,12 +19,10 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.inbox.charges import apply_to_charges
 from checkout_desktop.inbox.events import ListenerHealthChanged, TunnelUrlChanged
-from checkout_desktop.inbox.health import HealthMonitor
-from checkout_desktop.inbox.listener import ListenerError, WebhookListener
-from checkout_desktop.inbox.tunnel import TunnelConfigError, TunnelSupervisor
-from checkout_desktop.inbox.writer import InboxWriter
+from checkout_desktop.inbox.listener import ListenerError
+from checkout_desktop.inbox.service import Inbox
+from checkout_desktop.inbox.tunnel import TunnelConfigError
 from checkout_desktop.logsetup import register_secret, setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.secrets import (
@@ -168,53 +166,41 @@ async def _serve(
         ListenerHealthChanged,
         lambda e: print(f"inbox health: {e.level.value} — {e.reason}", file=sys.stderr),
     )
-    writer = InboxWriter(store, bus=bus, applier=apply_to_charges)
-    listener = WebhookListener(listener_settings, token=token, writer=writer, bus=bus)
-    try:
-        url = await listener.start()
-    except ListenerError as exc:
-        print(f"checkout-desktop listen: {exc}", file=sys.stderr)
-        return 1
+    inbox = Inbox(
+        store=store,
+        listener_settings=listener_settings,
+        token=token,
+        bus=bus,
+        tunnel_settings=settings.tunnel if tunnel else None,
+        heartbeat_interval_s=settings.tunnel.heartbeat_interval_s,
+        strict_tunnel=True,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    # Printed only once a signal stops the inbox cleanly: whoever reads the address may stop it.
-    print(f"listening on {url}", flush=True)
-    print(f"store: {store}", flush=True)
-
-    supervisor: TunnelSupervisor | None = None
-    monitor: HealthMonitor | None = None
     try:
-        if tunnel and settings.tunnel.mode != "none":
-            port = listener.port
-            assert port is not None
-            supervisor = TunnelSupervisor(
-                settings.tunnel, local_port=port, listener_path=listener_settings.path, bus=bus
-            )
-            await supervisor.start()
-        monitor = HealthMonitor(
-            listener=listener,
-            token=token,
-            bus=bus,
-            tunnel=supervisor,
-            interval_s=settings.tunnel.heartbeat_interval_s,
-        )
-        await monitor.start()
-        await stop.wait()
-    except TunnelConfigError as exc:
-        print(f"checkout-desktop listen: {exc}", file=sys.stderr)
-        return_code = 2
-    else:
-        return_code = 0
+        try:
+            url = await inbox.start()
+        except ListenerError as exc:
+            print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+            return 1
+        except TunnelConfigError as exc:
+            print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+            return_code = 2
+        else:
+            # Printed only once a signal stops the inbox cleanly: whoever reads the address may
+            # stop it.
+            print(f"listening on {url}", flush=True)
+            print(f"store: {store}", flush=True)
+            await stop.wait()
+            return_code = 0
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)
-        if monitor is not None:
-            await monitor.stop()
-        if supervisor is not None:
-            await supervisor.stop()
-        await listener.stop()
+        await inbox.stop()
+    listener = inbox.listener
+    assert listener is not None
     print(
         f"stopped; {listener.stats.stored} stored, {listener.stats.duplicates} duplicates, "
         f"{listener.stats.quarantined} quarantined, {listener.stats.refused} refused",

@@ -277,6 +277,7 @@ async def admin_deliveries(request: web.Request) -> web.Response:
 
 
 def build_api_app(server: SandboxServer) -> web.Application:
+    """The token and admin routes; the charge module adds its own (it builds on this one)."""
     app = web.Application(
         middlewares=[error_middleware(_render, "sandbox-api")],
         client_max_size=server.config.max_api_body_bytes,
@@ -288,8 +289,4 @@ def build_api_app(server: SandboxServer) -> web.Application:
     app.router.add_post("/_sandbox/tokens/expire", admin_expire_tokens)
     app.router.add_put("/_sandbox/webhook", admin_webhook)
     app.router.add_get("/_sandbox/deliveries", admin_deliveries)
-    # Imported here: the charge module builds on this one's helpers.
-    from checkout_desktop.sandbox.charges import add_charge_routes
-
-    add_charge_routes(app)
     return app

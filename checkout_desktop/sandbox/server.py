@@ -132,6 +132,7 @@ class SandboxServer:
         if self._api_runner is not None:
             raise RuntimeError("the sandbox is already running")
         from checkout_desktop.sandbox.api import build_api_app
+        from checkout_desktop.sandbox.charges import add_charge_routes
         from checkout_desktop.sandbox.sdk_backend import build_sdk_app
 
         if not _is_loopback(self.config.host):
@@ -142,9 +143,11 @@ class SandboxServer:
         self._stopping.clear()
         self._certificate = await asyncio.to_thread(self._load_certificate)
         ssl_context = await asyncio.to_thread(self._certificate.server_context)
+        api_app = build_api_app(self)
+        add_charge_routes(api_app)
         try:
             self._api_runner, self._api_port = await _serve(
-                build_api_app(self), self.config.host, self.config.api_port, None
+                api_app, self.config.host, self.config.api_port, None
             )
             self._sdk_runner, self._sdk_port = await _serve(
                 build_sdk_app(self),

@@ -235,10 +235,13 @@ class TimelineRecord:
     new_status: str | None
     reason: str
     changes: tuple[str, ...]
+    """What the input changed, in English (as stored)."""
     body: Any
     reason_data: Reason | None = None
     """`reason` as a code and arguments; None for a row written before reasons were kept so
     (such a row is shown as its stored text)."""
+    changes_data: tuple[Reason, ...] | None = None
+    """`changes` as reasons; None for a row written before they were kept so."""
 
 
 @dataclass(frozen=True)
@@ -250,7 +253,7 @@ class MergeResult:
     reason: Reason
     previous: ChargeState | None
     current: ChargeState
-    changes: tuple[str, ...]
+    changes: tuple[Reason, ...]
     timeline_id: int
     sale_id: str | None
     attempt_resolved: bool = False
@@ -808,7 +811,7 @@ class ChargeRepository:
         occurred_at: datetime | None = None,
         previous_status: str | None = None,
         new_status: str | None = None,
-        changes: Iterable[str] = (),
+        changes: Iterable[Reason] = (),
         body: Mapping[str, Any] | None = None,
     ) -> int:
         self._writing("add_timeline")
@@ -834,7 +837,10 @@ class ChargeRepository:
                 "reason": reason.english(),
                 "code": reason.code.value,
                 "args": reason.args_json(),
-                "changes": json.dumps(list(changes)),
+                # Each change as {"code", "args", "text"}: the text is its English, for exports.
+                "changes": json.dumps(
+                    [{**c.to_json(), "text": c.english()} for c in changes], ensure_ascii=False
+                ),
                 "body": None if body is None else json.dumps(mask_json(body)),
             },
         )
@@ -944,8 +950,23 @@ def _charge(row: sqlite3.Row) -> ChargeRecord:
     )
 
 
+def _change_text(change: Any) -> str:
+    return str(change["text"]) if isinstance(change, dict) else str(change)
+
+
+def _change_reasons(changes: list[Any]) -> tuple[Reason, ...] | None:
+    """The changes as reasons, or None for a row from before they were kept so (strings)."""
+    if not all(isinstance(c, dict) for c in changes):
+        return None
+    try:
+        return tuple(Reason.from_json(c) for c in changes)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def _timeline(row: sqlite3.Row) -> TimelineRecord:
     occurred = row["occurred_at"]
+    changes = json.loads(row["changes_json"])
     return TimelineRecord(
         id=int(row["id"]),
         merchant_charge_id=row["merchant_charge_id"],
@@ -958,7 +979,8 @@ def _timeline(row: sqlite3.Row) -> TimelineRecord:
         previous_status=row["previous_status"],
         new_status=row["new_status"],
         reason=row["reason"],
-        changes=tuple(json.loads(row["changes_json"])),
+        changes=tuple(_change_text(c) for c in changes),
+        changes_data=_change_reasons(changes),
         body=None if row["body_json"] is None else json.loads(row["body_json"]),
         reason_data=Reason.from_stored(row["reason_code"], row["reason_args"]),
     )

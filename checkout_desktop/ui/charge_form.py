@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import DocumentType, InstallmentType
 from checkout_desktop.domain.wire import BillingAddress, Customer
+from checkout_desktop.settings import LARGE_AMOUNT_WARNING as DEFAULT_LARGE_AMOUNT
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.formatting import format_money
 
@@ -83,6 +84,12 @@ class ChargeForm(QWidget):
         big.setBold(True)
         self.amount.setFont(big)
         self.amount.setMinimumHeight(48)
+        self.amount.set_warning_limit(DEFAULT_LARGE_AMOUNT)
+        self.large_amount = QLabel(self)
+        self.large_amount.setObjectName("largeAmountWarning")
+        self.large_amount.setWordWrap(True)
+        self.large_amount.setStyleSheet("color: #8a5a00; font-weight: bold;")
+        self.large_amount.setVisible(False)
 
         self.installments = QSpinBox(self)
         self.installments.setObjectName("installments")
@@ -103,6 +110,7 @@ class ChargeForm(QWidget):
         sale_box = QGroupBox(self.tr("Sale"), self)
         sale = QFormLayout(sale_box)
         sale.addRow(self.tr("&Amount"), self.amount)
+        sale.addRow("", self.large_amount)
         row = QHBoxLayout()
         row.addWidget(self.installments)
         row.addWidget(self.installment_hint, 1)
@@ -182,6 +190,7 @@ class ChargeForm(QWidget):
         self.amount.value_changed.connect(self._update_hint)
         self.installments.valueChanged.connect(self._update_hint)
         self.amount.rejected.connect(self.errors.setText)
+        self.amount.large_amount.connect(self._show_large_amount)
         # The customer and address fields: each edit is a change, and a new sale clears them.
         self._sale_texts = (
             self.customer_name,
@@ -202,6 +211,18 @@ class ChargeForm(QWidget):
         self.address_box.toggled.connect(self._changed)
         self.late_capture.toggled.connect(self._changed)
         self._update_hint()
+
+    def set_large_amount_warning(self, centavos: int | None) -> None:
+        """Flag sale amounts above this (None or 0: never), from the shop's settings."""
+        self.amount.set_warning_limit(centavos or None)
+        self._show_large_amount(self.amount.is_large())
+
+    def _show_large_amount(self, large: bool) -> None:
+        if large:
+            self.large_amount.setText(
+                self.tr("Large amount: check it with the customer before charging.")
+            )
+        self.large_amount.setVisible(large)
 
     def _changed(self, *_args: object) -> None:
         self.changed.emit()

@@ -49,6 +49,7 @@ from checkout_desktop.ui.bridge import CardToken, SdkFailure
 from checkout_desktop.ui.card_page import CardPage, sdk_failure_reason
 from checkout_desktop.ui.charge_form import ChargeForm, SaleDraft
 from checkout_desktop.ui.formatting import format_money
+from checkout_desktop.ui.geometry import scrollable
 from checkout_desktop.ui.history_model import status_colour
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.reasons import reason_text
@@ -295,7 +296,8 @@ class ChargeScreen(QWidget):
         entry_layout = QHBoxLayout(entry)
         entry_layout.setContentsMargins(0, 0, 0, 0)
         left = QVBoxLayout()
-        left.addWidget(self.form, 1)
+        # On a 768-line screen the sale's fields scroll; the Charge button stays in view.
+        left.addWidget(scrollable(self.form, entry, keep_width=True), 1)
         entry_layout.addLayout(left, 2)
         right = QVBoxLayout()
         right.addWidget(cards_box, 1)
@@ -353,6 +355,7 @@ class ChargeScreen(QWidget):
         """Recompute what the Charge action says and whether it may be pressed."""
         amount = self.form.amount.centavos()
         remaining = self.remaining()
+        self.next_card_amount.set_maximum(remaining)
         if not self._in_flight and self._pending_amount is None:
             self.next_card_amount.set_centavos(remaining)
         if self._in_flight:

@@ -10,8 +10,13 @@ import re
 import shlex
 from collections.abc import MutableMapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from checkout_desktop.settings import Profile
+
+if TYPE_CHECKING:
+    from checkout_desktop.sandbox.link import SdkEndpoint
+    from checkout_desktop.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -223,3 +228,14 @@ def note_engine_starting() -> None:
 def engine_flags() -> str | None:
     """The flags QtWebEngine started with in this process, or None if it has not started."""
     return _engine_flags
+
+
+def apply_profile_flags(
+    settings: Settings, sdk: SdkEndpoint | None, *, developer: bool = False
+) -> list[str]:
+    """Apply the flags for the active profile; `sdk` is the built-in sandbox's SDK endpoint.
+
+    The terminal, the self-test and the screenshots script start QtWebEngine this one way.
+    """
+    mapping = None if sdk is None else HostMapping(sdk.host, sdk.port, sdk.spki_sha256_b64)
+    return apply_flags(settings.profile, mapping=mapping, developer=developer)

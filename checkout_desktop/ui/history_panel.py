@@ -349,7 +349,12 @@ class HistoryPanel(QWidget):
         if item.source_ref:
             lines.append(self.tr("source: {ref}").format(ref=item.source_ref))
         if item.changes:
-            lines.append(self.tr("changes: {changes}").format(changes=", ".join(item.changes)))
+            shown = (
+                ", ".join(reason_text(c) for c in item.changes_data)
+                if item.changes_data is not None
+                else ", ".join(item.changes)
+            )
+            lines.append(self.tr("changes: {changes}").format(changes=shown))
         if item.body is not None:
             lines.append(json.dumps(item.body, indent=2, ensure_ascii=False))
         self.timeline_detail.setPlainText("\n".join(lines))

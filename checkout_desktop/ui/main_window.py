@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
+from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from checkout_desktop.gateway.events import ChargeChanged
     from checkout_desktop.inbox.events import TunnelUrlChanged, WebhookStored
     from checkout_desktop.secrets import SecretStore
-    from checkout_desktop.settings import Settings
+    from checkout_desktop.settings import Profile, Settings
     from checkout_desktop.store.events import EventRepository
     from checkout_desktop.ui.card_page import CardPage
     from checkout_desktop.ui.events_panel import EventsPanel
@@ -61,6 +62,17 @@ class Merchant:
 
     name: str
     document: str | None
+
+
+def merchant_of(profile: Profile, merchant_document: str | None, shop_name: str = "") -> Merchant:
+    """Who the receipts name: the shop's name when set, else the environment's."""
+    if shop_name.strip():
+        name = shop_name.strip()
+    elif profile.is_builtin_sandbox:
+        name = QCoreApplication.translate("Terminal", "Test shop (built-in sandbox)")
+    else:
+        name = profile_label(profile)
+    return Merchant(name=name, document=merchant_document or None)
 
 
 class TunnelNotice(QWidget):
@@ -121,7 +133,7 @@ class MainWindow(QMainWindow):
         environment = profile_label(settings.profile)
         self.setWindowTitle(self.tr("checkout-desktop — {env}").format(env=environment))
         self.setWindowIcon(app_icon())
-        self.resize(1240, 780)
+        place_on_screen(self)
         self.settings = settings
         self.merchant = merchant
         self._service = service
@@ -136,6 +148,7 @@ class MainWindow(QMainWindow):
             service=service, card_page=card_page, adapter=self.adapter
         )
         self.charge_screen.result.receipt_html = self._receipt_html
+        self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
@@ -213,8 +226,11 @@ class MainWindow(QMainWindow):
         self.settings_panel: SettingsPanel = SettingsPanel(
             self.settings, secrets=self._secrets, persist=self._persist
         )
+        # The settings form is taller than a 768-line screen: it scrolls there.
         for host, panel in zip(
-            self._hosts, (self.events_panel, self.history_panel, self.settings_panel), strict=True
+            self._hosts,
+            (self.events_panel, self.history_panel, scrollable(self.settings_panel)),
+            strict=True,
         ):
             host.addWidget(panel)
         self.events_panel.charge_requested.connect(self.show_charge)
@@ -242,9 +258,8 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(self.events_tab)
 
     def show_normal(self) -> None:
-        self.showNormal()
-        self.raise_()
-        self.activateWindow()
+        """Bring the window forward (from the tray or another launch), keeping it maximised."""
+        bring_to_front(self)
 
     # -- core events ------------------------------------------------------------------------
 
@@ -278,9 +293,8 @@ class MainWindow(QMainWindow):
     def _settings_saved(self, settings: Settings) -> None:
         previous = self.settings
         self.settings = settings
+        self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         if settings.ui.shop_name != previous.ui.shop_name:
-            from checkout_desktop.ui.qt_app import merchant_of
-
             # The running environment stays until a restart; only the printed name changes now.
             self.merchant = merchant_of(
                 previous.profile, self.merchant.document, settings.ui.shop_name
@@ -289,9 +303,9 @@ class MainWindow(QMainWindow):
     # -- receipts ---------------------------------------------------------------------------
 
     def _receipt_html(self, merchant_charge_id: str) -> str:
-        from checkout_desktop.ui.receipts import render_html
+        from checkout_desktop.ui.receipts import ReceiptCopy, render_html
 
-        return render_html(self.build_receipt(merchant_charge_id))
+        return render_html(self.build_receipt(merchant_charge_id), copy=ReceiptCopy.CUSTOMER)
 
     def build_receipt(self, merchant_charge_id: str, *, refunded: int | None = None) -> Receipt:
         from checkout_desktop.ui.receipts import ReceiptKind, receipt_for
@@ -305,12 +319,13 @@ class MainWindow(QMainWindow):
             merchant_document=self.merchant.document,
             kind=ReceiptKind.SALE if refunded is None else ReceiptKind.REFUND,
             this_refund=refunded,
+            test_mode=self.settings.profile.is_builtin_sandbox,
         )
 
     def receipt(
         self, merchant_charge_id: str, *, as_pdf: bool, refunded: int | None = None
     ) -> None:
-        from checkout_desktop.ui.receipts import print_with_dialog
+        from checkout_desktop.ui.receipts import print_with_dialog, receipts_folder
 
         receipt = self.build_receipt(merchant_charge_id, refunded=refunded)
         if not as_pdf:
@@ -318,7 +333,8 @@ class MainWindow(QMainWindow):
             return
         suffix = "refund" if refunded is not None else "sale"
         name = f"receipt-{merchant_charge_id}-{suffix}.pdf"
-        start = str((self.receipts_dir or Path.home()) / name)
+        folder = self.receipts_dir or receipts_folder(self.settings.ui.receipts_folder)
+        start = str(folder / name)
         dialog = QFileDialog(self, self.tr("Save receipt"), start, self.tr("PDF (*.pdf)"))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("pdf")
@@ -326,7 +342,7 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def save_receipt(self, receipt: Receipt, path: Path) -> Path:
-        from checkout_desktop.ui.receipts import save_pdf
+        from checkout_desktop.ui.receipts import confirm_saved, save_pdf
 
         try:
             written = save_pdf(receipt, path)
@@ -336,8 +352,23 @@ class MainWindow(QMainWindow):
             )
             raise
         self.statusBar().showMessage(self.tr("Receipt saved: {path}").format(path=written), 8000)
+        self._remember_receipts_folder(written.parent)
+        confirm_saved(written, self)
         self.receipt_saved.emit(str(written))
         return written
+
+    def _remember_receipts_folder(self, folder: Path) -> None:
+        if self.settings.ui.receipts_folder == str(folder):
+            return
+        updated = self.settings.model_copy(deep=True)
+        updated.ui.receipts_folder = str(folder)
+        try:
+            self._persist(updated)
+        except OSError:
+            # Only the dialog's starting folder is lost; the receipt itself was saved.
+            logger.warning("could not remember the receipts folder", exc_info=True)
+            return
+        self.settings = updated
 
     # -- window -----------------------------------------------------------------------------
 

@@ -20,9 +20,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 from checkout_desktop.paths import resources_dir
 
 if TYPE_CHECKING:
-    from checkout_desktop.settings import Profile, Settings
+    from checkout_desktop.settings import Settings
     from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
-    from checkout_desktop.ui.main_window import Merchant
     from checkout_desktop.ui.wizard import ConnectionTester
 
 # The card page, the window and the wizard are imported where they are built: start-up brings
@@ -82,20 +81,6 @@ def build_card_page(
         settings.profile, language=language, developer=developer or settings.ui.developer_mode
     )
     return CardPage(config, credentials=credentials)
-
-
-def merchant_of(profile: Profile, merchant_document: str | None, shop_name: str = "") -> Merchant:
-    """Who the receipts name: the shop's name when set, else the environment's."""
-    from checkout_desktop.ui.labels import profile_label
-    from checkout_desktop.ui.main_window import Merchant
-
-    if shop_name.strip():
-        name = shop_name.strip()
-    elif profile.is_builtin_sandbox:
-        name = QCoreApplication.translate("Terminal", "Test shop (built-in sandbox)")
-    else:
-        name = profile_label(profile)
-    return Merchant(name=name, document=merchant_document or None)
 
 
 async def wait_for_signal(signal: SignalInstance) -> tuple[object, ...]:

@@ -80,6 +80,28 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.THREE_DS_OLDER: QCoreApplication.translate(
             "Reasons", "3DS result {status} is older than the recorded {current_status}"
         ),
+        ReasonCode.CHANGE_STATUS: QCoreApplication.translate(
+            "Reasons", "status {previous_status} → {status}"
+        ),
+        ReasonCode.CHANGE_REFUNDED: QCoreApplication.translate(
+            "Reasons", "refunded {previous_amount} → {amount}"
+        ),
+        ReasonCode.CHANGE_AMOUNT: QCoreApplication.translate("Reasons", "amount {amount}"),
+        ReasonCode.CHANGE_CHARGE_ID: QCoreApplication.translate(
+            "Reasons", "service's charge id {charge}"
+        ),
+        ReasonCode.CHANGE_TRANSACTION_NEW: QCoreApplication.translate(
+            "Reasons", "card payment {key}: {status}"
+        ),
+        ReasonCode.CHANGE_TRANSACTION_STATUS: QCoreApplication.translate(
+            "Reasons", "card payment {key}: {previous_status} → {status}"
+        ),
+        ReasonCode.CHANGE_TRANSACTION_REFUNDED: QCoreApplication.translate(
+            "Reasons", "card payment {key}: refunded {previous_amount} → {amount}"
+        ),
+        ReasonCode.CHANGE_THREE_DS: QCoreApplication.translate(
+            "Reasons", "3DS {previous_status} → {status}"
+        ),
         ReasonCode.ATTEMPT_RECORDED: QCoreApplication.translate(
             "Reasons", "attempt for sale {sale} recorded before sending: {amount}, {cards}"
         ),
@@ -246,7 +268,7 @@ def templates() -> dict[ReasonCode, str]:
         ),
         ReasonCode.UNREACHABLE: QCoreApplication.translate(
             "Reasons",
-            "{operation}: the service at {url} cannot be reached ({error}); nothing was sent",
+            "{operation}: the service at {url} cannot be reached; nothing was sent",
         ),
         ReasonCode.REPLY_TIMEOUT: QCoreApplication.translate(
             "Reasons",
@@ -255,8 +277,8 @@ def templates() -> dict[ReasonCode, str]:
         ),
         ReasonCode.CONNECTION_LOST: QCoreApplication.translate(
             "Reasons",
-            "{operation}: the connection broke before the reply ({error}); the result is "
-            "unknown until the service is asked",
+            "{operation}: the connection broke before the reply; the result is unknown until "
+            "the service is asked",
         ),
         ReasonCode.REPLY_NOT_DOCUMENTED: QCoreApplication.translate(
             "Reasons", "{operation}: the reply does not match the documented format ({details})"
@@ -331,14 +353,14 @@ def templates() -> dict[ReasonCode, str]:
         ),
         ReasonCode.TOKEN_SERVER_UNREACHABLE: QCoreApplication.translate(
             "Reasons",
-            "{operation}: the token server at {url} cannot be reached ({error}); check the "
-            "network and the environment's authentication address",
+            "{operation}: the token server at {url} cannot be reached; check the network and "
+            "the environment's authentication address",
         ),
         ReasonCode.TOKEN_SERVER_TIMEOUT: QCoreApplication.translate(
             "Reasons", "{operation}: the token server did not answer within {seconds} s"
         ),
         ReasonCode.TOKEN_SERVER_CONNECTION: QCoreApplication.translate(
-            "Reasons", "{operation}: the connection to the token server failed ({error})"
+            "Reasons", "{operation}: the connection to the token server failed"
         ),
         ReasonCode.SECRET_UNREADABLE: QCoreApplication.translate(
             "Reasons", "{operation}: the client secret cannot be read: {error}"
@@ -388,10 +410,10 @@ def templates() -> dict[ReasonCode, str]:
             "Reasons", "the {type} body does not match the format: {details}"
         ),
         ReasonCode.INBOX_UNREADABLE: QCoreApplication.translate(
-            "Reasons", "the body cannot be read ({error})"
+            "Reasons", "the body cannot be read"
         ),
         ReasonCode.INBOX_TYPE_UNREADABLE: QCoreApplication.translate(
-            "Reasons", "the {type} body cannot be read ({error})"
+            "Reasons", "the {type} body cannot be read"
         ),
         ReasonCode.INBOX_NOT_JSON: QCoreApplication.translate(
             "Reasons", "the body is not valid JSON: {error}"

@@ -1,4 +1,9 @@
-"""Sale and refund receipts: rendered as HTML, printed or saved as PDF by Qt's print support."""
+"""Sale and refund receipts: rendered as HTML, printed or saved as PDF by Qt's print support.
+
+A printed or saved receipt carries two copies, the customer's and the shop's, one below the
+other with a cut line between (as a card machine prints them); the screen previews the
+customer's. A receipt of the built-in sandbox says it is a test and names no CNPJ.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,16 @@ from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QMarginsF, QSizeF
-from PySide6.QtGui import QFontDatabase, QPageLayout, QPageSize, QTextDocument
+from PySide6.QtCore import QCoreApplication, QMarginsF, QSizeF, QStandardPaths, QUrl
+from PySide6.QtGui import (
+    QDesktopServices,
+    QFontDatabase,
+    QPageLayout,
+    QPageSize,
+    QTextDocument,
+)
 from PySide6.QtPrintSupport import QPrintDialog, QPrinter
-from PySide6.QtWidgets import QDialog, QWidget
+from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from checkout_desktop.domain import documents
 from checkout_desktop.store.charges import ChargeRecord
@@ -30,6 +41,11 @@ class ReceiptKind(StrEnum):
     REFUND = "refund"
 
 
+class ReceiptCopy(StrEnum):
+    CUSTOMER = "customer"
+    MERCHANT = "merchant"
+
+
 @dataclass(frozen=True)
 class ReceiptCard:
     brand: str | None
@@ -38,6 +54,7 @@ class ReceiptCard:
     installments: int | None
     authorization_code: str | None
     nsu: str | None
+    payment_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,8 @@ class Receipt:
     cards: tuple[ReceiptCard, ...] = field(default_factory=tuple)
     refunded_amount: int | None = None
     this_refund: int | None = None
+    test_mode: bool = False
+    """A charge of the built-in sandbox: no money moved, and no real shop's CNPJ is printed."""
 
 
 def receipt_for(
@@ -64,6 +83,7 @@ def receipt_for(
     kind: ReceiptKind = ReceiptKind.SALE,
     this_refund: int | None = None,
     at: datetime | None = None,
+    test_mode: bool = False,
 ) -> Receipt:
     """The receipt of a stored charge (its cards come from the charge's merged state)."""
     cards = tuple(
@@ -74,6 +94,7 @@ def receipt_for(
             installments=txn.installments,
             authorization_code=txn.authorization_code,
             nsu=txn.nsu,
+            payment_type=None if txn.payment_type is None else str(txn.payment_type),
         )
         for txn in record.state.transactions
     )
@@ -89,6 +110,7 @@ def receipt_for(
         cards=cards,
         refunded_amount=record.refunded_amount,
         this_refund=this_refund,
+        test_mode=test_mode,
     )
 
 
@@ -101,8 +123,34 @@ def _document(text: str | None) -> str | None:
         return text
 
 
-def render_html(receipt: Receipt) -> str:
-    """The receipt as simple HTML (QTextDocument's subset), every value escaped."""
+def _payment_label(payment_type: str | None) -> str | None:
+    if payment_type is None:
+        return None
+    if payment_type.upper() == "CREDIT":
+        return QCoreApplication.translate("Receipt", "Credit")
+    if payment_type.upper() == "WALLET":
+        return QCoreApplication.translate("Receipt", "PicPay wallet")
+    return payment_type
+
+
+def _copy_label(copy: ReceiptCopy) -> str:
+    if copy == ReceiptCopy.CUSTOMER:
+        return QCoreApplication.translate("Receipt", "CUSTOMER COPY")
+    return QCoreApplication.translate("Receipt", "MERCHANT COPY")
+
+
+def render_copies_html(receipt: Receipt) -> str:
+    """Both copies, the customer's first, with a cut line between: what is printed or saved."""
+    cut = QCoreApplication.translate("Receipt", "cut here")
+    return (
+        render_html(receipt, copy=ReceiptCopy.CUSTOMER)
+        + f'<p align="center">- - - - - - ✂ {html.escape(cut)} - - - - - -</p>'
+        + render_html(receipt, copy=ReceiptCopy.MERCHANT)
+    )
+
+
+def render_html(receipt: Receipt, *, copy: ReceiptCopy | None = None) -> str:
+    """One copy of the receipt as simple HTML (QTextDocument's subset), every value escaped."""
     e = html.escape
     title = (
         QCoreApplication.translate("Receipt", "SALE RECEIPT")
@@ -140,6 +188,9 @@ def render_html(receipt: Receipt) -> str:
                 f"{card.brand or ''} •••• {card.last_four or '????'}".strip(),
             ),
         ]
+        payment = _payment_label(card.payment_type)
+        if payment is not None:
+            lines.append((QCoreApplication.translate("Receipt", "Payment"), payment))
         if card.amount is not None and len(receipt.cards) > 1:
             lines.append(
                 (QCoreApplication.translate("Receipt", "On this card"), format_money(card.amount))
@@ -176,13 +227,17 @@ def render_html(receipt: Receipt) -> str:
             + "</table>"
         )
 
-    merchant_doc = _document(receipt.merchant_document)
+    merchant_doc = None if receipt.test_mode else _document(receipt.merchant_document)
+    test_line = QCoreApplication.translate("Receipt", "TEST — NO MONEY WAS MOVED")
     parts = [
         "<div>",
         f'<p align="center"><b>{e(receipt.merchant)}</b>',
         f"<br/>CNPJ {e(merchant_doc)}" if merchant_doc else "",
         "</p>",
-        f'<p align="center"><b>{e(title)}</b></p>',
+        f'<p align="center"><b>{e(test_line)}</b></p>' if receipt.test_mode else "",
+        f'<p align="center"><b>{e(title)}</b>',
+        f"<br/>{e(_copy_label(copy))}" if copy is not None else "",
+        "</p>",
         table(rows),
     ]
     for block in card_blocks:
@@ -202,12 +257,13 @@ def document_for(receipt: Receipt) -> QTextDocument:
     # Sized for a till roll: about 40 characters across 72 mm of printable width.
     font.setPointSizeF(7.5)
     document.setDefaultFont(font)
-    document.setHtml(render_html(receipt))
+    document.setHtml(render_copies_html(receipt))
     return document
 
 
 def _till_layout(printer: QPrinter) -> None:
-    size = QPageSize(QSizeF(RECEIPT_WIDTH_MM, 160.0), QPageSize.Unit.Millimeter, "receipt")
+    # Tall enough for both copies of a two-card sale on one roll "page".
+    size = QPageSize(QSizeF(RECEIPT_WIDTH_MM, 320.0), QPageSize.Unit.Millimeter, "receipt")
     printer.setPageLayout(
         QPageLayout(
             size,
@@ -252,3 +308,41 @@ def _print(document: QTextDocument, printer: QPrinter) -> None:
     document.setDocumentMargin(0)
     document.setPageSize(QSizeF(area.width(), area.height()))
     document.print_(printer)
+
+
+def receipts_folder(last_used: str | None) -> Path:
+    """Where the save dialog opens: the folder last used, else the user's Documents, else home."""
+    if last_used:
+        folder = Path(last_used)
+        if folder.is_dir():
+            return folder
+    documents_dir = QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.DocumentsLocation
+    )
+    if documents_dir and Path(documents_dir).is_dir():
+        return Path(documents_dir)
+    return Path.home()
+
+
+def confirm_saved(path: Path, parent: QWidget | None = None) -> QMessageBox:
+    """A non-blocking note that the receipt was saved, with a button that opens its folder."""
+    box = QMessageBox(parent)
+    box.setObjectName("receiptSaved")
+    box.setIcon(QMessageBox.Icon.Information)
+    box.setWindowTitle(QCoreApplication.translate("Receipt", "Receipt saved"))
+    box.setText(
+        QCoreApplication.translate("Receipt", "The receipt was saved as {name}.").format(
+            name=path.name
+        )
+    )
+    box.setInformativeText(str(path.parent))
+    open_folder = box.addButton(
+        QCoreApplication.translate("Receipt", "Open folder"), QMessageBox.ButtonRole.ActionRole
+    )
+    open_folder.setObjectName("openReceiptFolder")
+    box.addButton(QMessageBox.StandardButton.Ok)
+    open_folder.clicked.connect(
+        lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path.parent)))
+    )
+    box.open()
+    return box

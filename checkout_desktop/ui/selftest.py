@@ -112,17 +112,11 @@ def run_self_test(*, listener_port: int | None = None) -> int:
     """
     # Offscreen: the self-test must run on a server or in CI without a display.
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    import qasync
+    from checkout_desktop.ui import loop
 
-    from checkout_desktop.ui.qt_app import create_application
-
-    app = create_application()
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
     work, root = _temporary_paths()
     try:
-        with loop:
-            line, ok = loop.run_until_complete(self_test(work, listener_port=listener_port))
+        line, ok = loop.run(self_test(work, listener_port=listener_port))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(line, flush=True)
@@ -131,8 +125,10 @@ def run_self_test(*, listener_port: int | None = None) -> int:
 
 async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tuple[str, bool]:
     """The steps; returns the verdict line and whether every step passed."""
-    from checkout_desktop.app import SandboxLink, Terminal, _apply_chromium_flags, start_sandbox
+    from checkout_desktop.sandbox.link import SandboxLink, SandboxLinkError, start_sandbox
+    from checkout_desktop.terminal import Terminal
     from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
+    from checkout_desktop.ui.chromium import apply_profile_flags
     from checkout_desktop.ui.qt_app import build_card_page, wait_for_signal
 
     clock = StepClock()
@@ -142,9 +138,12 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
     card_page: CardPage | None = None
     try:
         begin = time.monotonic()
-        sandbox = start_sandbox(paths)
+        try:
+            sandbox = start_sandbox(paths)
+        except SandboxLinkError as exc:
+            raise SelfTestFailure(f"sandbox: {exc}") from None
         clock.add("sandbox", time.monotonic() - begin)
-        _apply_chromium_flags(settings, sandbox, developer=False)
+        apply_profile_flags(settings, sandbox.sdk_endpoint)
         bus = EventBus()
         notifications: asyncio.Queue[WebhookStored] = asyncio.Queue()
         bus.subscribe(WebhookStored, notifications.put_nowait)

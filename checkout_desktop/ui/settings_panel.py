@@ -31,6 +31,7 @@ from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Settings
+from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
@@ -77,6 +78,12 @@ class SettingsPanel(QWidget):
         general_form = QFormLayout(general)
         general_form.addRow(self.tr("Environment"), self.profile)
         general_form.addRow(self.tr("Shop name"), self.shop_name)
+        self.large_amount = AmountEdit(self)
+        self.large_amount.setObjectName("settingsLargeAmount")
+        self.large_amount.setToolTip(
+            self.tr("The charge screen asks to check sales above this amount (zero: never).")
+        )
+        general_form.addRow(self.tr("Warn above"), self.large_amount)
         general_form.addRow(self.tr("Language"), self.language)
 
         self.port = QSpinBox(self)
@@ -180,6 +187,7 @@ class SettingsPanel(QWidget):
         self.profile.setCurrentIndex(max(self.profile.findData(s.active_profile), 0))
         self.language.setCurrentIndex(max(self.language.findData(s.ui.locale), 0))
         self.shop_name.setText(s.ui.shop_name)
+        self.large_amount.set_centavos(s.ui.large_amount_warning)
         self.port.setValue(s.listener.port)
         self.tunnel.setCurrentIndex(max(self.tunnel.findData(s.tunnel.mode), 0))
         self.public_url.setText(s.tunnel.public_url or "")
@@ -190,6 +198,49 @@ class SettingsPanel(QWidget):
         self._profile_changed()
         self._tunnel_changed()
         self.message.clear()
+
+    def _missing(
+        self,
+        profile: str,
+        client_id: str,
+        document: str,
+        typed: list[tuple[SecretName, str]],
+    ) -> list[str]:
+        """What a real service environment still lacks to charge and receive notifications.
+
+        Saving such an environment without it would only fail at the shop's first sale, so it
+        is refused here, naming each missing item; a secret counts when typed now or already
+        in the keychain.
+        """
+        labels = {
+            SecretName.CLIENT_SECRET: self.tr("client secret"),
+            SecretName.SDK_MERCHANT_TOKEN: self.tr("card SDK token"),
+            SecretName.WEBHOOK_TOKEN: self.tr("webhook token"),
+        }
+        missing: list[str] = []
+        if not client_id:
+            missing.append(self.tr("client id"))
+        if not document:
+            missing.append(self.tr("merchant CNPJ"))
+        given = {secret for secret, _ in typed}
+        for secret, label in labels.items():
+            if secret in given:
+                continue
+            if self._secrets is None:
+                return [self.tr("No keychain is available to store the secrets.")]
+            try:
+                stored = self._secrets.get(profile, secret)
+            except KeychainUnavailable as exc:
+                return [str(exc)]
+            if stored is None:
+                missing.append(label)
+        if not missing:
+            return []
+        return [
+            self.tr("This environment cannot charge without: {items}.").format(
+                items=", ".join(missing)
+            )
+        ]
 
     def _show_pin_state(self) -> None:
         has = bool(self._settings.ui.supervisor_pin_hash) and not self._pin_cleared
@@ -226,6 +277,7 @@ class SettingsPanel(QWidget):
         s.active_profile = name
         s.ui.locale = self.language.currentData()
         s.ui.shop_name = " ".join(self.shop_name.text().split())
+        s.ui.large_amount_warning = self.large_amount.centavos()
         s.listener.port = self.port.value()
         mode = self.tunnel.currentData()
         s.tunnel.mode = mode
@@ -263,6 +315,7 @@ class SettingsPanel(QWidget):
             ):
                 if edit.text().strip():
                     secrets_to_store.append((secret, edit.text().strip()))
+            problems.extend(self._missing(name, client_id, document, secrets_to_store))
         if problems:
             self.message.setText("\n".join(problems))
             self.message.setStyleSheet("color: #b3261e;")

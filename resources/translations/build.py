@@ -25,6 +25,9 @@ ROOT = HERE.parent.parent
 UI = ROOT / "checkout_desktop" / "ui"
 CATALOGS = ("checkout_desktop_pt_BR",)
 # The card page (its own pt-BR/en texts in resources/card/lang) needs no Qt catalogue.
+# No source line numbers in the .ts: they change with every edit of a source file, and made
+# every parallel change to the code conflict in the catalogue.
+LUPDATE_OPTIONS = ("-no-obsolete", "-locations", "none")
 NOT_TRANSLATED = {"webview.py", "bridge.py", "card_page.py", "chromium.py", "__init__.py"}
 
 
@@ -67,7 +70,7 @@ def main() -> int:
     for catalog in CATALOGS:
         ts = HERE / f"{catalog}.ts"
         subprocess.run(
-            [_tool("pyside6-lupdate"), *sources(), "-no-obsolete", "-ts", str(ts)], check=True
+            [_tool("pyside6-lupdate"), *sources(), *LUPDATE_OPTIONS, "-ts", str(ts)], check=True
         )
         missing = untranslated(ts)
         if missing:

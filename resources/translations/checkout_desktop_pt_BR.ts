@@ -4,200 +4,177 @@
 <context>
     <name>AmountEdit</name>
     <message>
-        <location filename="../../checkout_desktop/ui/amount_edit.py" line="97"/>
-        <source>a charge amount cannot be negative</source>
-        <translation>o valor de uma cobrança não pode ser negativo</translation>
+        <source>At most {amount} here.</source>
+        <translation>No máximo {amount} aqui.</translation>
+    </message>
+    <message>
+        <source>The largest amount the terminal takes is {amount}.</source>
+        <translation>O maior valor que o terminal aceita é {amount}.</translation>
+    </message>
+    <message>
+        <source>That is not an amount in reais (example: {example}).</source>
+        <translation>Isso não é um valor em reais (exemplo: {example}).</translation>
+    </message>
+    <message>
+        <source>A charge amount cannot be negative.</source>
+        <translation>O valor de uma cobrança não pode ser negativo.</translation>
     </message>
 </context>
 <context>
     <name>ChargeForm</name>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="80"/>
         <source>Amount</source>
         <translation>Valor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="91"/>
         <source>Installments</source>
         <translation>Parcelas</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="98"/>
         <source>On the card statement (optional)</source>
         <translation>Na fatura do cartão (opcional)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="100"/>
         <source>&amp;Late capture (authorize now, capture later)</source>
         <translation>&amp;Captura posterior (autorizar agora, capturar depois)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="103"/>
         <source>Sale</source>
         <translation>Venda</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="105"/>
         <source>&amp;Amount</source>
         <translation>&amp;Valor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="109"/>
         <source>&amp;Installments</source>
         <translation>&amp;Parcelas</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="112"/>
         <source>&amp;Descriptor</source>
         <translation>&amp;Descritor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="122"/>
         <source>CPF or CNPJ</source>
         <translation>CPF ou CNPJ</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="123"/>
         <source>Customer</source>
         <translation>Cliente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="125"/>
         <source>&amp;Name</source>
         <translation>&amp;Nome</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="126"/>
         <source>&amp;E-mail</source>
         <translation>&amp;E-mail</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="127"/>
         <source>CPF/C&amp;NPJ</source>
         <translation>CPF/C&amp;NPJ</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="129"/>
         <source>Billing address</source>
         <translation>Endereço de cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="154"/>
         <source>CEP</source>
         <translation>CEP</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="155"/>
         <source>Street</source>
         <translation>Rua</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="158"/>
         <source>Complement</source>
         <translation>Complemento</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="160"/>
         <source>Number</source>
         <translation>Número</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="161"/>
         <source>Neighborhood</source>
         <translation>Bairro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="164"/>
         <source>UF</source>
         <translation>UF</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="166"/>
         <source>City</source>
         <translation>Cidade</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="213"/>
+        <source>Large amount: check it with the customer before charging.</source>
+        <translation>Valor alto: confira com o cliente antes de cobrar.</translation>
+    </message>
+    <message>
         <source>single payment</source>
         <translation>à vista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="217"/>
         <source>{n} × {share} (interest-free)</source>
         <translation>{n} × {share} (sem juros)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="258"/>
         <source>Type the amount.</source>
         <translation>Digite o valor.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="262"/>
         <source>The descriptor takes only letters without accents, digits and spaces.</source>
         <translation>O descritor aceita só letras sem acento, dígitos e espaços.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="285"/>
         <source>Type the customer&apos;s name.</source>
         <translation>Digite o nome do cliente.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="288"/>
         <source>The customer&apos;s name takes only letters, digits, spaces and &apos;&amp;&apos;.</source>
         <translation>O nome do cliente aceita só letras, dígitos, espaços e &apos;&amp;&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="291"/>
         <source>Type a valid e-mail address (name@example.com).</source>
         <translation>Digite um e-mail válido (nome@exemplo.com).</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="299"/>
         <source>Type the customer&apos;s CPF or CNPJ.</source>
         <translation>Digite o CPF ou CNPJ do cliente.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="302"/>
         <source>The CPF/CNPJ check digits do not match; check the number.</source>
         <translation>Os dígitos verificadores do CPF/CNPJ não conferem; confira o número.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="306"/>
         <source>A CPF has 11 digits and a CNPJ 14; this one has {n}.</source>
         <translation>Um CPF tem 11 dígitos e um CNPJ, 14; este tem {n}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="326"/>
         <source>Type the CEP as 8 digits, e.g. 01310-100.</source>
         <translation>Digite o CEP com 8 dígitos, por exemplo 01310-100.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="328"/>
         <source>street</source>
         <translation>rua</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="329"/>
         <source>number</source>
         <translation>número</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="330"/>
         <source>neighborhood</source>
         <translation>bairro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="331"/>
         <source>city</source>
         <translation>cidade</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="336"/>
         <source>The billing address needs: {fields}.</source>
         <translation>Falta no endereço de cobrança: {fields}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_form.py" line="340"/>
         <source>Choose the state (UF).</source>
         <translation>Escolha o estado (UF).</translation>
     </message>
@@ -205,42 +182,34 @@
 <context>
     <name>ChargeHistoryModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="78"/>
         <source>Created</source>
         <translation>Criada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="79"/>
         <source>Charge</source>
         <translation>Cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="80"/>
         <source>Amount</source>
         <translation>Valor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="81"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="82"/>
         <source>Refunded</source>
         <translation>Estornado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="83"/>
         <source>Cards</source>
         <translation>Cartões</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="84"/>
         <source>3DS</source>
         <translation>3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="188"/>
         <source>Service id: {id}</source>
         <translation>Id no serviço: {id}</translation>
     </message>
@@ -248,77 +217,62 @@
 <context>
     <name>ChargeScreen</name>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="261"/>
         <source>The part of the sale the next card pays (split a sale across cards)</source>
         <translation>A parte da venda que o próximo cartão paga (para dividir a venda entre cartões)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="263"/>
         <source>&amp;Remove card</source>
         <translation>&amp;Remover cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="265"/>
         <source>Loading the card form…</source>
         <translation>Carregando o formulário do cartão…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="268"/>
         <source>Cards</source>
         <translation>Cartões</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="273"/>
         <source>Amount on the next card</source>
         <translation>Valor no próximo cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="359"/>
         <source>Charging…</source>
         <translation>Cobrando…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="362"/>
         <source>C&amp;harge {amount}</source>
         <translation>Co&amp;brar {amount}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="369"/>
         <source>The cards add up to more than the sale.</source>
         <translation>Os cartões somam mais do que a venda.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="395"/>
         <source>The next card can pay at most {amount}.</source>
         <translation>O próximo cartão pode pagar no máximo {amount}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="401"/>
         <source>Checking the card…</source>
         <translation>Verificando o cartão…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="422"/>
         <source>The sale is already covered by the cards above.</source>
         <translation>A venda já está coberta pelos cartões acima.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="429"/>
         <source>{brand} •••• {last4} added.</source>
         <translation>{brand} •••• {last4} adicionado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="446"/>
         <source>The card was not accepted: {why}</source>
         <translation>O cartão não foi aceito: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="455"/>
         <source>Type the card, then Charge (Ctrl+Enter). To split the sale, set the amount on this card and add it with the card form&apos;s button first.</source>
         <translation>Digite o cartão e cobre (Ctrl+Enter). Para dividir a venda, defina o valor neste cartão e adicione-o antes com o botão do formulário do cartão.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="463"/>
         <source>The card form is unavailable: {why}</source>
         <translation>O formulário do cartão está indisponível: {why}</translation>
     </message>
@@ -326,32 +280,26 @@
 <context>
     <name>ConnectionTest</name>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="686"/>
         <source>Listener</source>
         <translation>Receptor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="687"/>
         <source>Access token</source>
         <translation>Token de acesso</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="696"/>
         <source>port {port} is taken by another program; choose another</source>
         <translation>a porta {port} está ocupada por outro programa; escolha outra</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="708"/>
         <source>Sandbox</source>
         <translation>Sandbox</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="723"/>
         <source>Setup</source>
         <translation>Configuração</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/app.py" line="733"/>
         <source>fetched; valid for {seconds} s</source>
         <translation>obtido; válido por {seconds} s</translation>
     </message>
@@ -359,47 +307,38 @@
 <context>
     <name>CredentialsPage</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="149"/>
         <source>Credentials</source>
         <translation>Credenciais</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="152"/>
         <source>From the merchant panel (Integrations → Checkout). The secret and the SDK token go to this computer&apos;s keychain, never to a file.</source>
         <translation>Do painel do lojista (Integrações → Checkout). O segredo e o token do SDK vão para o chaveiro deste computador, nunca para um arquivo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="172"/>
         <source>Client id</source>
         <translation>Client id</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="173"/>
         <source>Client secret</source>
         <translation>Client secret</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="174"/>
         <source>Merchant CNPJ</source>
         <translation>CNPJ do lojista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="175"/>
         <source>Card SDK token</source>
         <translation>Token do SDK de cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="196"/>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
         <translation>O client id aceita só letras, dígitos, &apos;_&apos; e &apos;-&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="199"/>
         <source>The client secret takes letters, digits and &apos;_&apos; only.</source>
         <translation>O client secret aceita só letras, dígitos e &apos;_&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="204"/>
         <source>The merchant CNPJ is not valid; check its 14 digits.</source>
         <translation>O CNPJ do lojista não é válido; confira os 14 dígitos.</translation>
     </message>
@@ -407,42 +346,34 @@
 <context>
     <name>EnvironmentPage</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="69"/>
         <source>Environment</source>
         <translation>Ambiente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="72"/>
         <source>Where charges go. The built-in sandbox needs no account: it plays the service on this computer, with test cards.</source>
         <translation>Para onde vão as cobranças. O sandbox embutido não precisa de conta: ele faz o papel do serviço neste computador, com cartões de teste.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="90"/>
         <source>System language</source>
         <translation>Idioma do sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="96"/>
         <source>Language</source>
         <translation>Idioma</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="131"/>
         <source>Runs on this computer; test cards only; nothing is charged.</source>
         <translation>Roda neste computador; só cartões de teste; nada é cobrado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="135"/>
         <source>The service&apos;s own test environment; needs sandbox credentials.</source>
         <translation>O ambiente de testes do próprio serviço; precisa de credenciais de sandbox.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="139"/>
         <source>Real charges on real cards.</source>
         <translation>Cobranças reais em cartões reais.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="140"/>
         <source>A custom environment.</source>
         <translation>Um ambiente personalizado.</translation>
     </message>
@@ -450,38 +381,30 @@
 <context>
     <name>EventDetail</name>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="59"/>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="74"/>
         <source>Select an event to see its headers and body.</source>
         <translation>Selecione um evento para ver os cabeçalhos e o corpo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="80"/>
         <source>Event #{id} received {at}</source>
         <translation>Evento nº {id} recebido em {at}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="87"/>
         <source>Why: {reason}</source>
         <translation>Motivo: {reason}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="90"/>
         <source>First delivery: event #{id}</source>
         <translation>Primeira entrega: evento nº {id}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="93"/>
         <source>Charge update: {outcome}</source>
         <translation>Atualização da cobrança: {outcome}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="105"/>
         <source>Headers</source>
         <translation>Cabeçalhos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="106"/>
         <source>Body</source>
         <translation>Corpo</translation>
     </message>
@@ -489,32 +412,26 @@
 <context>
     <name>EventListModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="119"/>
         <source>Received</source>
         <translation>Recebido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="120"/>
         <source>Type</source>
         <translation>Tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="121"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="122"/>
         <source>Charge</source>
         <translation>Cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="123"/>
         <source>Delivery</source>
         <translation>Entrega</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/event_model.py" line="124"/>
         <source>Reason</source>
         <translation>Motivo</translation>
     </message>
@@ -522,67 +439,54 @@
 <context>
     <name>EventsPanel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="126"/>
         <source>Any type</source>
         <translation>Qualquer tipo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="128"/>
         <source>Transaction update</source>
         <translation>Atualização de transação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="132"/>
         <source>3DS challenge</source>
         <translation>Desafio 3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="135"/>
         <source>Self-test</source>
         <translation>Autoteste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="138"/>
         <source>Any status</source>
         <translation>Qualquer situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="143"/>
         <source>Any delivery</source>
         <translation>Qualquer entrega</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="148"/>
         <source>Charge id</source>
         <translation>Id da cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="152"/>
         <source>Search ids, status, reason, body…</source>
         <translation>Buscar ids, situação, motivo, corpo…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="154"/>
         <source>Refresh</source>
         <translation>Atualizar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="156"/>
         <source>Reload from the newest event (shows what another process stored)</source>
         <translation>Recarregar a partir do evento mais novo (mostra o que outro processo gravou)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="245"/>
         <source>{n} events shown; scroll for older ones</source>
         <translation>{n} eventos exibidos; role para ver os mais antigos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="247"/>
         <source>{n} events</source>
         <translation>{n} eventos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/events_panel.py" line="254"/>
         <source>Searching… {n} found so far (looked back to event #{id})</source>
         <translation>Buscando… {n} encontrados até agora (olhou até o evento nº {id})</translation>
     </message>
@@ -590,141 +494,124 @@
 <context>
     <name>FirstRunWizard</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="421"/>
         <source>Set up checkout-desktop</source>
         <translation>Configurar o checkout-desktop</translation>
     </message>
 </context>
 <context>
+    <name>Formatting</name>
+    <message>
+        <source>{minutes} min {seconds} s</source>
+        <translation>{minutes} min {seconds} s</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} s</translation>
+    </message>
+</context>
+<context>
     <name>HistoryPanel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="171"/>
         <source>All charges</source>
         <translation>Todas as cobranças</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="174"/>
         <source>Reload</source>
         <translation>Recarregar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="189"/>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="361"/>
         <source>Select a charge to see its timeline.</source>
         <translation>Selecione uma cobrança para ver sua linha do tempo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="211"/>
         <source>Select a line to see its details.</source>
         <translation>Selecione uma linha para ver os detalhes.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="213"/>
         <source>Re&amp;fund…</source>
         <translation>Es&amp;tornar…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="215"/>
         <source>Ca&amp;pture…</source>
         <translation>Ca&amp;pturar…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="217"/>
         <source>&amp;Query now</source>
         <translation>&amp;Consultar agora</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="219"/>
         <source>&amp;Notifications</source>
         <translation>&amp;Notificações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="220"/>
         <source>Recei&amp;pt</source>
         <translation>Com&amp;provante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="223"/>
         <source>Print…</source>
         <translation>Imprimir…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="224"/>
         <source>Save as PDF…</source>
         <translation>Salvar como PDF…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="345"/>
         <source>occurred at the service: {at}</source>
         <translation>ocorreu no serviço: {at}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="350"/>
         <source>source: {ref}</source>
         <translation>origem: {ref}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="352"/>
         <source>changes: {changes}</source>
         <translation>mudanças: {changes}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="372"/>
         <source>refunded {amount}</source>
         <translation>estornado {amount}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="412"/>
         <source>Refund charge {id} ({cards}). Money goes back to the customer&apos;s card; this cannot be undone.</source>
         <translation>Estornar a cobrança {id} ({cards}). O dinheiro volta para o cartão do cliente; não há como desfazer.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="416"/>
         <source>It is not captured yet: this cancels the authorization.</source>
         <translation>Ela ainda não foi capturada: isto cancela a autorização.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="418"/>
         <source>Refund</source>
         <translation>Estorno</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="435"/>
         <source>Refund of {amount} done.</source>
         <translation>Estorno de {amount} feito.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="444"/>
         <source>Capture</source>
         <translation>Captura</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="446"/>
         <source>Capture charge {id} ({cards}): the authorized amount is charged to the card.</source>
         <translation>Capturar a cobrança {id} ({cards}): o valor autorizado é cobrado no cartão.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="463"/>
         <source>Captured {amount}.</source>
         <translation>Capturado {amount}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="475"/>
         <source>Asked the service just now.</source>
         <translation>Serviço consultado agora.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="489"/>
         <source>Working…</source>
         <translation>Processando…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="499"/>
         <source>Cancelled.</source>
         <translation>Cancelado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="503"/>
         <source>Failed: {why}</source>
         <translation>Falhou: {why}</translation>
     </message>
@@ -732,223 +619,178 @@
 <context>
     <name>Labels</name>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="19"/>
         <source>Pending</source>
         <translation>Pendente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="20"/>
         <source>Pre-authorized</source>
         <translation>Pré-autorizada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="21"/>
         <source>Authorized</source>
         <translation>Autorizada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="22"/>
         <source>Paid</source>
         <translation>Paga</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="23"/>
         <source>Captured</source>
         <translation>Capturada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="24"/>
-        <location filename="../../checkout_desktop/ui/labels.py" line="25"/>
         <source>Partially refunded</source>
         <translation>Estornada em parte</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="26"/>
         <source>Denied</source>
         <translation>Negada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="27"/>
         <source>Error</source>
         <translation>Erro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="28"/>
         <source>Canceled</source>
         <translation>Cancelada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="29"/>
         <source>Refunded</source>
         <translation>Estornada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="30"/>
         <source>Chargeback</source>
         <translation>Chargeback</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="31"/>
         <source>Expired</source>
         <translation>Expirada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="32"/>
         <source>3DS approved</source>
         <translation>3DS aprovado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="33"/>
         <source>3DS challenged</source>
         <translation>3DS em desafio</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="34"/>
         <source>3DS rejected</source>
         <translation>3DS recusado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="36"/>
         <source>Recorded before sending</source>
         <translation>Registrada antes do envio</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="37"/>
         <source>Outcome unknown</source>
         <translation>Resultado desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="38"/>
         <source>Created at the service</source>
         <translation>Criada no serviço</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="39"/>
         <source>Refused, not charged</source>
         <translation>Recusada, não cobrada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="40"/>
         <source>Not found, not charged</source>
         <translation>Não encontrada, não cobrada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="49"/>
         <source>Accepted</source>
         <translation>Aceita</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="50"/>
         <source>Duplicate</source>
         <translation>Duplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="51"/>
         <source>Unknown type</source>
         <translation>Tipo desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="52"/>
         <source>Self-test</source>
         <translation>Autoteste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="53"/>
         <source>Rejected</source>
         <translation>Recusada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="61"/>
         <source>Accepted: stored and applied to its charge.</source>
         <translation>Aceita: gravada e aplicada à sua cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="64"/>
         <source>Duplicate: the same body arrived before; stored, not applied again.</source>
         <translation>Duplicada: o mesmo corpo já tinha chegado; gravada, não aplicada de novo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="67"/>
         <source>Unknown type: stored as received, not applied to any charge.</source>
         <translation>Tipo desconhecido: gravada como chegou, não aplicada a nenhuma cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="70"/>
         <source>Self-test: the inbox&apos;s own health check, not a charge event.</source>
         <translation>Autoteste: a verificação de saúde da própria caixa de entrada, não um evento de cobrança.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="73"/>
         <source>Rejected: the body could not be accepted; kept in quarantine.</source>
         <translation>Recusada: o corpo não pôde ser aceito; mantido em quarentena.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="83"/>
         <source>Request</source>
         <translation>Pedido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="84"/>
         <source>Reply</source>
         <translation>Resposta</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="85"/>
         <source>Notification</source>
         <translation>Notificação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="86"/>
         <source>Reconciliation</source>
         <translation>Conciliação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="87"/>
         <source>3DS</source>
         <translation>3DS</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="88"/>
         <source>System</source>
         <translation>Sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="95"/>
         <source>applied</source>
         <translation>aplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="96"/>
         <source>no change</source>
         <translation>sem mudança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="97"/>
         <source>older, ignored</source>
         <translation>mais antiga, ignorada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="98"/>
         <source>recorded</source>
         <translation>registrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="99"/>
         <source>failed</source>
         <translation>falhou</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="111"/>
         <source>Built-in sandbox (no account needed)</source>
         <translation>Sandbox embutido (sem conta)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="114"/>
         <source>Service sandbox</source>
         <translation>Sandbox do serviço</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/labels.py" line="115"/>
         <source>Production</source>
         <translation>Produção</translation>
     </message>
@@ -956,67 +798,54 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="122"/>
         <source>checkout-desktop — {env}</source>
         <translation>checkout-desktop — {env}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="141"/>
         <source>&amp;Charge</source>
         <translation>&amp;Cobrar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
         <source>&amp;Events</source>
         <translation>&amp;Eventos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
         <source>&amp;History</source>
         <translation>&amp;Histórico</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="145"/>
         <source>&amp;Settings</source>
         <translation>&amp;Configurações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="259"/>
         <source>Charge {id}</source>
         <translation>Cobrança {id}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="260"/>
         <source>Now {status}</source>
         <translation>Agora {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="262"/>
         <source>{before} → {after}</source>
         <translation>{before} → {after}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="322"/>
         <source>Save receipt</source>
         <translation>Salvar comprovante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="322"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="335"/>
         <source>The receipt could not be saved: {why}</source>
         <translation>O comprovante não pôde ser salvo: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="338"/>
         <source>Receipt saved: {path}</source>
         <translation>Comprovante salvo: {path}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="361"/>
         <source>A charge is in flight; the window closes once its reply is recorded.</source>
         <translation>Há uma cobrança em andamento; a janela fecha quando a resposta for gravada.</translation>
     </message>
@@ -1024,32 +853,26 @@
 <context>
     <name>MoneyActionDialog</name>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="99"/>
         <source>Amount</source>
         <translation>Valor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="100"/>
         <source>Up to</source>
         <translation>Até</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="102"/>
         <source>Supervisor PIN</source>
         <translation>PIN do supervisor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="120"/>
         <source>Type an amount above zero.</source>
         <translation>Digite um valor acima de zero.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="124"/>
         <source>At most {amount}.</source>
         <translation>No máximo {amount}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_panel.py" line="136"/>
         <source>Wrong supervisor PIN.</source>
         <translation>PIN do supervisor incorreto.</translation>
     </message>
@@ -1057,698 +880,590 @@
 <context>
     <name>Reasons</name>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="36"/>
         <source>first status of the charge: {status}</source>
         <translation>primeiro status da cobrança: {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="39"/>
         <source>a later {status} update</source>
         <translation>atualização mais recente com o status {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="42"/>
         <source>{status} is later in the charge&apos;s life than {current_status}</source>
         <translation>{status} vem depois de {current_status} no ciclo da cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="45"/>
         <source>already {current_status}; added details the charge did not have</source>
         <translation>já estava com o status {current_status}; foram acrescentados dados que a cobrança não tinha</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="48"/>
         <source>{why}; added details the charge did not have</source>
         <translation>{why}; foram acrescentados dados que a cobrança não tinha</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="51"/>
         <source>already {current_status}; nothing new</source>
         <translation>já estava com o status {current_status}; nada de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="54"/>
         <source>the charge was denied, which is final; {status} is not applied</source>
         <translation>a cobrança foi negada, o que é definitivo; {status} não é aplicado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="57"/>
         <source>{status} comes earlier in a charge&apos;s life than {current_status}; an older input never overwrites a newer state</source>
         <translation>{status} vem antes de {current_status} no ciclo da cobrança; uma informação mais antiga nunca substitui um estado mais recente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="62"/>
         <source>{status} happened at {occurred_at}, before the current state ({current_at})</source>
         <translation>{status} ocorreu em {occurred_at}, antes do estado atual ({current_at})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="65"/>
         <source>{status} is older than the current {current_status}</source>
         <translation>{status} é mais antigo que o status atual {current_status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="68"/>
         <source>3DS challenge result {status}</source>
         <translation>resultado do desafio 3DS: {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="71"/>
         <source>3DS challenge result {status} (paresStatus {pares})</source>
         <translation>resultado do desafio 3DS: {status} (paresStatus {pares})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="74"/>
         <source>older 3DS result; added the charge id</source>
         <translation>resultado 3DS mais antigo; foi acrescentado o id da cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="77"/>
         <source>3DS result {status} already recorded</source>
         <translation>resultado 3DS {status} já registrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="80"/>
         <source>3DS result {status} is older than the recorded {current_status}</source>
         <translation>resultado 3DS {status} é mais antigo que o registrado ({current_status})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="83"/>
+        <source>status {previous_status} → {status}</source>
+        <translation>status {previous_status} → {status}</translation>
+    </message>
+    <message>
+        <source>refunded {previous_amount} → {amount}</source>
+        <translation>estornado {previous_amount} → {amount}</translation>
+    </message>
+    <message>
+        <source>amount {amount}</source>
+        <translation>valor {amount}</translation>
+    </message>
+    <message>
+        <source>service&apos;s charge id {charge}</source>
+        <translation>id da cobrança no serviço {charge}</translation>
+    </message>
+    <message>
+        <source>card payment {key}: {status}</source>
+        <translation>pagamento com cartão {key}: {status}</translation>
+    </message>
+    <message>
+        <source>card payment {key}: {previous_status} → {status}</source>
+        <translation>pagamento com cartão {key}: {previous_status} → {status}</translation>
+    </message>
+    <message>
+        <source>card payment {key}: refunded {previous_amount} → {amount}</source>
+        <translation>pagamento com cartão {key}: estornado {previous_amount} → {amount}</translation>
+    </message>
+    <message>
+        <source>3DS {previous_status} → {status}</source>
+        <translation>3DS {previous_status} → {status}</translation>
+    </message>
+    <message>
         <source>attempt for sale {sale} recorded before sending: {amount}, {cards}</source>
         <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="86"/>
         <source>attempt for sale {sale} recorded before sending: {amount}, {cards}, late capture</source>
         <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}, captura posterior</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="90"/>
         <source>attempt already {state}; {why}</source>
         <translation>tentativa já em “{state}”; {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="93"/>
         <source>the service has this charge ({status}); attempt resolved</source>
         <translation>o serviço tem esta cobrança ({status}); tentativa resolvida</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="96"/>
         <source>{brand} •••• {last_four}</source>
         <translation>{brand} •••• {last_four}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="97"/>
         <source>{brand}</source>
         <translation>{brand}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="98"/>
         <source>card</source>
         <translation>cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="99"/>
         <source>{card} in {installments}x</source>
         <translation>{card} em {installments}x</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="102"/>
         <source>the charge has no status yet</source>
         <translation>a cobrança ainda não tem status</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="105"/>
         <source>{status} is not final</source>
         <translation>{status} não é um status definitivo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="106"/>
         <source>expecting the notification of {status}</source>
         <translation>aguardando a notificação de {status}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="109"/>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="203"/>
         <source>scheduled check</source>
         <translation>verificação agendada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="110"/>
         <source>The result of charge {charge} is not known yet; the terminal is asking the service. Charging this sale again could charge the customer twice, so wait until it is known.</source>
         <translation>O resultado da cobrança {charge} ainda não é conhecido; o terminal está consultando o serviço. Cobrar esta venda de novo poderia cobrar o cliente duas vezes: aguarde o resultado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="116"/>
         <source>This sale was already charged ({charge}, {status}). Refund it before charging the sale again.</source>
         <translation>Esta venda já foi cobrada ({charge}, {status}). Estorne-a antes de cobrar a venda de novo.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="121"/>
         <source>A new charge for this sale is refused.</source>
         <translation>Uma nova cobrança para esta venda foi recusada.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="124"/>
         <source>recorded before sending</source>
         <translation>registrada antes do envio</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="127"/>
         <source>the terminal stopped waiting for the reply; the service will be asked</source>
         <translation>o terminal parou de esperar a resposta; o serviço será consultado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="130"/>
         <source>not charged: {error}</source>
         <translation>não cobrado: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="131"/>
         <source>not charged: the service has no charge ({error})</source>
         <translation>não cobrado: o serviço não tem a cobrança ({error})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="134"/>
         <source>{error}; the service answered, so one query settles it</source>
         <translation>{error}; o serviço respondeu, então uma consulta resolve</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="137"/>
         <source>{error}; the charge may exist: it will be found by asking, never sent again</source>
         <translation>{error}; a cobrança pode existir: ela será localizada por consulta, nunca enviada de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="140"/>
         <source>The result is not known yet ({error}). The terminal keeps asking the service and refuses another charge for this sale until it knows.</source>
         <translation>O resultado ainda não é conhecido ({error}). O terminal continua consultando o serviço e recusa outra cobrança desta venda até saber.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="145"/>
         <source>The result is not known yet ({error}). The terminal keeps asking the service and refuses another charge for this sale until it knows (last query: {last_error}).</source>
         <translation>O resultado ainda não é conhecido ({error}). O terminal continua consultando o serviço e recusa outra cobrança desta venda até saber (última consulta: {last_error}).</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="151"/>
         <source>Approved: {status}.</source>
         <translation>Aprovada: {status}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="152"/>
         <source>Denied: the card was not charged.</source>
         <translation>Negada: o cartão não foi cobrado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="155"/>
         <source>Pending: the service has not decided yet (for example a 3DS challenge); the result arrives by notification or by asking the service.</source>
         <translation>Pendente: o serviço ainda não decidiu (por exemplo, um desafio 3DS); o resultado chega por notificação ou por consulta ao serviço.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="160"/>
         <source>The service reports {status}.</source>
         <translation>O serviço informa: {status}.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="163"/>
         <source>Not charged: an internal error ({kind}).</source>
         <translation>Não cobrado: um erro interno ({kind}).</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="166"/>
         <source>the service has the charge ({status})</source>
         <translation>o serviço tem a cobrança ({status})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="169"/>
         <source>a notification shows the service has the charge ({status})</source>
         <translation>uma notificação mostra que o serviço tem a cobrança ({status})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="172"/>
         <source>capture of {amount} requested</source>
         <translation>captura de {amount} solicitada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="175"/>
         <source>capture failed: {error}</source>
         <translation>a captura falhou: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="176"/>
         <source>capture failed: {error}; the charge will be queried to learn whether it happened</source>
         <translation>a captura falhou: {error}; a cobrança será consultada para saber se ela ocorreu</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="180"/>
         <source>capture outcome unknown</source>
         <translation>resultado da captura desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="183"/>
         <source>capture of {amount}</source>
         <translation>captura de {amount}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="184"/>
         <source>refund of {amount} requested</source>
         <translation>estorno de {amount} solicitado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="187"/>
         <source>refund failed: {error}</source>
         <translation>o estorno falhou: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="188"/>
         <source>refund failed: {error}; the charge will be queried to learn whether it happened</source>
         <translation>o estorno falhou: {error}; a cobrança será consultada para saber se ele ocorreu</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="192"/>
         <source>refund outcome unknown</source>
         <translation>resultado do estorno desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="193"/>
         <source>refund of {amount}</source>
         <translation>estorno de {amount}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="194"/>
         <source>charge {charge} has no known amount; give one</source>
         <translation>a cobrança {charge} não tem valor conhecido; informe um</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="197"/>
         <source>charge {charge} is not in this terminal&apos;s records; query it first</source>
         <translation>a cobrança {charge} não está nos registros deste terminal; consulte-a primeiro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="200"/>
         <source>after the reply</source>
         <translation>após a resposta</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="201"/>
         <source>at start-up</source>
         <translation>na inicialização</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="202"/>
         <source>on demand</source>
         <translation>a pedido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="204"/>
         <source>queried on demand</source>
         <translation>consultada a pedido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="205"/>
         <source>{trigger}: asked the service</source>
         <translation>{trigger}: serviço consultado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="208"/>
         <source>{trigger} ({why})</source>
         <translation>{trigger} ({why})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="209"/>
         <source>{context}: {why}</source>
         <translation>{context}: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="210"/>
         <source>{trigger}: could not ask the service ({error}); will ask again</source>
         <translation>{trigger}: não foi possível consultar o serviço ({error}); será consultado de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="213"/>
         <source>{trigger}: the service answered the request and has no such charge: nothing was charged</source>
         <translation>{trigger}: o serviço respondeu ao pedido e não tem essa cobrança: nada foi cobrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="218"/>
         <source>{trigger}: still no such charge {seconds} s after the attempt, past the point where it could appear: nothing was charged</source>
         <translation>{trigger}: a cobrança ainda não existe {seconds} s após a tentativa, depois do prazo em que poderia aparecer: nada foi cobrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="223"/>
         <source>{trigger}: the service has no such charge yet ({seconds} s after the attempt); the request may still be in progress there, so it will be asked again, never sent again</source>
         <translation>{trigger}: o serviço ainda não tem essa cobrança ({seconds} s após a tentativa); o pedido pode estar em andamento lá, então será consultado de novo, nunca enviado de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="229"/>
         <source>{trigger} ({why}): the service answered: {error}</source>
         <translation>{trigger} ({why}): o serviço respondeu: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="232"/>
         <source>{trigger} ({why}): could not ask the service: {error}</source>
         <translation>{trigger} ({why}): não foi possível consultar o serviço: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="235"/>
         <source>access token request</source>
         <translation>pedido de token de acesso</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="236"/>
         <source>charge request</source>
         <translation>pedido de cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="237"/>
         <source>charge</source>
         <translation>cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="238"/>
         <source>charge query</source>
         <translation>consulta da cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="239"/>
         <source>capture</source>
         <translation>captura</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="240"/>
         <source>refund</source>
         <translation>estorno</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="241"/>
         <source>the charge id {value} is not valid: 6 to 36 letters, digits or hyphens</source>
         <translation>o id da cobrança {value} não é válido: de 6 a 36 letras, dígitos ou hífens</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="244"/>
         <source>an amount is a whole number of centavos, at least 1 (got {value})</source>
         <translation>um valor é um número inteiro de centavos, no mínimo 1 (veio {value})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="247"/>
-        <source>{operation}: the service at {url} cannot be reached ({error}); nothing was sent</source>
-        <translation>{operation}: não foi possível acessar o serviço em {url} ({error}); nada foi enviado</translation>
+        <source>{operation}: the service at {url} cannot be reached; nothing was sent</source>
+        <translation>{operation}: não foi possível acessar o serviço em {url}; nada foi enviado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="251"/>
+        <source>{operation}: the connection broke before the reply; the result is unknown until the service is asked</source>
+        <translation>{operation}: a conexão caiu antes da resposta; o resultado é desconhecido até o serviço ser consultado</translation>
+    </message>
+    <message>
+        <source>{operation}: the token server at {url} cannot be reached; check the network and the environment&apos;s authentication address</source>
+        <translation>{operation}: não foi possível acessar o servidor de tokens em {url}; confira a rede e o endereço de autenticação do ambiente</translation>
+    </message>
+    <message>
+        <source>{operation}: the connection to the token server failed</source>
+        <translation>{operation}: a conexão com o servidor de tokens falhou</translation>
+    </message>
+    <message>
+        <source>the body cannot be read</source>
+        <translation>o corpo não pode ser lido</translation>
+    </message>
+    <message>
+        <source>the {type} body cannot be read</source>
+        <translation>o corpo {type} não pode ser lido</translation>
+    </message>
+    <message>
         <source>{operation}: no reply within {seconds} s; the result is unknown until the service is asked</source>
         <translation>{operation}: sem resposta em {seconds} s; o resultado é desconhecido até o serviço ser consultado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="256"/>
-        <source>{operation}: the connection broke before the reply ({error}); the result is unknown until the service is asked</source>
-        <translation>{operation}: a conexão caiu antes da resposta ({error}); o resultado é desconhecido até o serviço ser consultado</translation>
-    </message>
-    <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="261"/>
         <source>{operation}: the reply does not match the documented format ({details})</source>
         <translation>{operation}: a resposta não segue o formato documentado ({details})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="264"/>
         <source>{operation}: the token reply does not match the documented format ({details})</source>
         <translation>{operation}: a resposta do token não segue o formato documentado ({details})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="268"/>
         <source>{operation}: the reply is about charge {got}, not {expected}</source>
         <translation>{operation}: a resposta é sobre a cobrança {got}, não {expected}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="271"/>
         <source>{operation}: the service answered HTTP {http_code} with a web page instead of data, usually a firewall or proxy block page; the service may refuse calls from this network or country, or the address points at a web site</source>
         <translation>{operation}: o serviço respondeu HTTP {http_code} com uma página web em vez de dados, em geral uma página de bloqueio de firewall ou proxy; o serviço pode recusar chamadas desta rede ou país, ou o endereço aponta para um site</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="277"/>
         <source>{operation}: the service answered HTTP {http_code} with a web page (“{title}”) instead of data, usually a firewall or proxy block page; the service may refuse calls from this network or country, or the address points at a web site</source>
         <translation>{operation}: o serviço respondeu HTTP {http_code} com uma página web (“{title}”) em vez de dados, em geral uma página de bloqueio de firewall ou proxy; o serviço pode recusar chamadas desta rede ou país, ou o endereço aponta para um site</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="283"/>
         <source>{operation}: the service answered HTTP {http_code} with an empty body</source>
         <translation>{operation}: o serviço respondeu HTTP {http_code} sem conteúdo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="286"/>
         <source>{operation}: the service answered HTTP {http_code} with {content_type}, not JSON</source>
         <translation>{operation}: o serviço respondeu HTTP {http_code} com {content_type}, não JSON</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="290"/>
         <source>{operation}: the service refused the request (HTTP {http_code}): {detail}</source>
         <translation>{operation}: o serviço recusou o pedido (HTTP {http_code}): {detail}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="293"/>
         <source>{operation}: the service refused the access token (HTTP {http_code}): {detail}</source>
         <translation>{operation}: o serviço recusou o token de acesso (HTTP {http_code}): {detail}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="297"/>
         <source>{operation}: the service has no such charge (HTTP {http_code}): {detail}</source>
         <translation>{operation}: o serviço não tem essa cobrança (HTTP {http_code}): {detail}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="300"/>
         <source>{operation}: the service refused the content type (HTTP {http_code}): {detail}</source>
         <translation>{operation}: o serviço recusou o tipo de conteúdo (HTTP {http_code}): {detail}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="304"/>
         <source>{operation}: the service failed (HTTP {http_code}): {detail}</source>
         <translation>{operation}: o serviço falhou (HTTP {http_code}): {detail}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="307"/>
         <source>{operation}: the service answered with an error (HTTP {http_code}): {detail}</source>
         <translation>{operation}: o serviço respondeu com um erro (HTTP {http_code}): {detail}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="311"/>
         <source>no error detail in the reply</source>
         <translation>a resposta não traz detalhes do erro</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="314"/>
         <source>an error reply of an unknown shape</source>
         <translation>uma resposta de erro em formato desconhecido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="317"/>
         <source>{operation}: the service refused a freshly issued access token too ({detail}); the credential may lack the checkout permission or have been revoked</source>
         <translation>{operation}: o serviço recusou também um token de acesso recém-emitido ({detail}); a credencial pode não ter a permissão de checkout ou ter sido revogada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="322"/>
         <source>{operation}: the service refused the client id or secret (HTTP {http_code}: {detail}). Check them in Settings → Credentials; a secret stops working 7 days after a new one is generated in the merchant panel, and sandbox and production credentials differ</source>
         <translation>{operation}: o serviço recusou o client id ou o secret (HTTP {http_code}: {detail}). Confira-os em Configurações → Credenciais; um secret deixa de funcionar 7 dias depois que um novo é gerado no painel do lojista, e as credenciais de sandbox e de produção são diferentes</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="329"/>
         <source>{operation}: the token server answered HTTP {http_code}: {detail}</source>
         <translation>{operation}: o servidor de tokens respondeu HTTP {http_code}: {detail}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="332"/>
-        <source>{operation}: the token server at {url} cannot be reached ({error}); check the network and the environment&apos;s authentication address</source>
-        <translation>{operation}: não foi possível acessar o servidor de tokens em {url} ({error}); confira a rede e o endereço de autenticação do ambiente</translation>
-    </message>
-    <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="337"/>
         <source>{operation}: the token server did not answer within {seconds} s</source>
         <translation>{operation}: o servidor de tokens não respondeu em {seconds} s</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="340"/>
-        <source>{operation}: the connection to the token server failed ({error})</source>
-        <translation>{operation}: a conexão com o servidor de tokens falhou ({error})</translation>
-    </message>
-    <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="343"/>
         <source>{operation}: the client secret cannot be read: {error}</source>
         <translation>{operation}: não foi possível ler o client secret: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="346"/>
         <source>{operation}: the stored credentials break the service&apos;s rules ({details}); enter them again in Settings → Credentials</source>
         <translation>{operation}: as credenciais gravadas não seguem as regras do serviço ({details}); digite-as de novo em Configurações → Credenciais</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="351"/>
         <source>the service refused a token it had just issued, and this computer&apos;s clock is {seconds} s behind the service&apos;s clock; set the system clock (enable network time) and try again</source>
         <translation>o serviço recusou um token que acabara de emitir, e o relógio deste computador está {seconds} s atrasado em relação ao do serviço; acerte o relógio do sistema (ative a hora pela rede) e tente de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="357"/>
         <source>the service refused a token it had just issued, and this computer&apos;s clock is {seconds} s ahead of the service&apos;s clock; set the system clock (enable network time) and try again</source>
         <translation>o serviço recusou um token que acabara de emitir, e o relógio deste computador está {seconds} s adiantado em relação ao do serviço; acerte o relógio do sistema (ative a hora pela rede) e tente de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="363"/>
         <source>applied: {why}</source>
         <translation>aplicada: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="364"/>
         <source>applied</source>
         <translation>aplicada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="365"/>
         <source>no change: {why}</source>
         <translation>sem mudança: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="366"/>
         <source>older, ignored: {why}</source>
         <translation>mais antiga, ignorada: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="367"/>
         <source>not applied: {error}</source>
         <translation>não aplicada: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="368"/>
         <source>the event-type header says {header} but the body is {body}; the body decided</source>
         <translation>o cabeçalho de tipo de evento diz {header}, mas o corpo é {body}; valeu o corpo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="372"/>
         <source>a notification of a type this terminal does not know ({type}); stored as received, not applied to any charge</source>
         <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="377"/>
         <source>a notification without a type; stored as received, not applied to any charge</source>
         <translation>uma notificação sem tipo; guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="381"/>
         <source>a self-test body without a nonce</source>
         <translation>um corpo de autoteste sem nonce</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="384"/>
         <source>the body does not match the format: {details}</source>
         <translation>o corpo não segue o formato: {details}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="387"/>
         <source>the {type} body does not match the format: {details}</source>
         <translation>o corpo {type} não segue o formato: {details}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="390"/>
-        <source>the body cannot be read ({error})</source>
-        <translation>o corpo não pode ser lido ({error})</translation>
-    </message>
-    <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="393"/>
-        <source>the {type} body cannot be read ({error})</source>
-        <translation>o corpo {type} não pode ser lido ({error})</translation>
-    </message>
-    <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="396"/>
         <source>the body is not valid JSON: {error}</source>
         <translation>o corpo não é um JSON válido: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="399"/>
         <source>the body is JSON but not an object (got {type})</source>
         <translation>o corpo é JSON, mas não é um objeto (veio {type})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="402"/>
         <source>the body is {size} bytes, over the limit of {limit} bytes; the first {limit} bytes are kept</source>
         <translation>o corpo tem {size} bytes, acima do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="407"/>
         <source>the body is over the limit of {limit} bytes; the first {limit} bytes are kept</source>
         <translation>o corpo passa do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="411"/>
         <source>the body did not arrive within {seconds} s ({size} bytes came); what came is kept</source>
         <translation>o corpo não chegou em {seconds} s ({size} bytes chegaram); o que chegou foi guardado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="415"/>
         <source>the content type {type} is not JSON; the body is kept</source>
         <translation>o tipo de conteúdo {type} não é JSON; o corpo foi guardado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="418"/>
         <source>the body cannot be accepted</source>
         <translation>o corpo não pode ser aceito</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="421"/>
         <source>the card service could not be reached (network, proxy or certificate); nothing was sent</source>
         <translation>não foi possível acessar o serviço de cartões (rede, proxy ou certificado); nada foi enviado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="426"/>
         <source>the card form could not be loaded</source>
         <translation>não foi possível carregar o formulário do cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="429"/>
         <source>the card service did not recognise the card&apos;s brand</source>
         <translation>o serviço de cartões não reconheceu a bandeira do cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="432"/>
         <source>the card service refused the shop&apos;s credentials</source>
         <translation>o serviço de cartões recusou as credenciais da loja</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="435"/>
         <source>the card service refused the card; check what was typed</source>
         <translation>o serviço de cartões recusou o cartão; confira o que foi digitado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="438"/>
         <source>the card page could not be loaded</source>
         <translation>não foi possível carregar a página do cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="441"/>
         <source>the card page keeps failing</source>
         <translation>a página do cartão continua falhando</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="444"/>
         <source>the card service credentials changed; the card form was reloaded, enter the card again</source>
         <translation>as credenciais do serviço de cartões mudaram; o formulário do cartão foi recarregado, digite o cartão de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="449"/>
         <source>the shop&apos;s CNPJ for the card service is not valid: {error}</source>
         <translation>o CNPJ da loja para o serviço de cartões não é válido: {error}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="452"/>
         <source>the card service&apos;s merchant token is empty, too long or holds spaces or control characters; enter it again in Settings → Credentials</source>
         <translation>o token de lojista do serviço de cartões está vazio, longo demais ou contém espaços ou caracteres de controle; digite-o de novo em Configurações → Credenciais</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="457"/>
         <source>the card service&apos;s merchant token is not set; enter it in Settings → Credentials</source>
         <translation>o token de lojista do serviço de cartões não foi informado; digite-o em Configurações → Credenciais</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="461"/>
         <source>the card service&apos;s merchant token cannot be read: no keychain is available</source>
         <translation>não foi possível ler o token de lojista do serviço de cartões: nenhum chaveiro está disponível</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/reasons.py" line="503"/>
         <source>no status</source>
         <translation>sem status</translation>
     </message>
@@ -1756,142 +1471,153 @@
 <context>
     <name>Receipt</name>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="108"/>
+        <source>Credit</source>
+        <translation>Crédito</translation>
+    </message>
+    <message>
+        <source>PicPay wallet</source>
+        <translation>Carteira PicPay</translation>
+    </message>
+    <message>
+        <source>CUSTOMER COPY</source>
+        <translation>VIA DO CLIENTE</translation>
+    </message>
+    <message>
+        <source>MERCHANT COPY</source>
+        <translation>VIA DO ESTABELECIMENTO</translation>
+    </message>
+    <message>
+        <source>cut here</source>
+        <translation>corte aqui</translation>
+    </message>
+    <message>
         <source>SALE RECEIPT</source>
         <translation>COMPROVANTE DE VENDA</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="110"/>
         <source>REFUND RECEIPT</source>
         <translation>COMPROVANTE DE ESTORNO</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="113"/>
         <source>Date</source>
         <translation>Data</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="114"/>
         <source>Charge</source>
         <translation>Cobrança</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="117"/>
         <source>Original amount</source>
         <translation>Valor original</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="122"/>
         <source>Refunded now</source>
         <translation>Estornado agora</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="128"/>
         <source>Refunded in total</source>
         <translation>Estornado no total</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="133"/>
         <source>Amount</source>
         <translation>Valor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="134"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="139"/>
         <source>Card</source>
         <translation>Cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="145"/>
+        <source>Payment</source>
+        <translation>Pagamento</translation>
+    </message>
+    <message>
         <source>On this card</source>
         <translation>Neste cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="151"/>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="158"/>
         <source>Installments</source>
         <translation>Parcelas</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="159"/>
         <source>single payment</source>
         <translation>à vista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="163"/>
         <source>Authorization</source>
         <translation>Autorização</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="165"/>
         <source>NSU</source>
         <translation>NSU</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="193"/>
+        <source>TEST — NO MONEY WAS MOVED</source>
+        <translation>TESTE — NENHUM VALOR FOI COBRADO</translation>
+    </message>
+    <message>
         <source>Keep this receipt.</source>
         <translation>Guarde este comprovante.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/receipts.py" line="240"/>
         <source>Print receipt</source>
         <translation>Imprimir comprovante</translation>
+    </message>
+    <message>
+        <source>Receipt saved</source>
+        <translation>Comprovante salvo</translation>
+    </message>
+    <message>
+        <source>The receipt was saved as {name}.</source>
+        <translation>O comprovante foi salvo como {name}.</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>Abrir pasta</translation>
     </message>
 </context>
 <context>
     <name>ResultView</name>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="99"/>
         <source>&amp;Print receipt</source>
         <translation>&amp;Imprimir comprovante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="101"/>
         <source>Save receipt as P&amp;DF…</source>
         <translation>Salvar comprovante em P&amp;DF…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="103"/>
         <source>&amp;Try another card</source>
         <translation>&amp;Tentar outro cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="105"/>
         <source>&amp;New sale (F2)</source>
         <translation>&amp;Nova venda (F2)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="116"/>
         <source>Receipt</source>
         <translation>Comprovante</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="149"/>
         <source>Outcome unknown — checking</source>
         <translation>Resultado desconhecido — consultando</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="152"/>
         <source>Not charged</source>
         <translation>Não cobrado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="158"/>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="167"/>
         <source>Charge {id}</source>
         <translation>Cobrança {id}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="190"/>
         <source>{brand} •••• {last4} · {amount} · auth {auth} · NSU {nsu}</source>
         <translation>{brand} •••• {last4} · {amount} · autorização {auth} · NSU {nsu}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/charge_screen.py" line="202"/>
         <source>3DS: {status}</source>
         <translation>3DS: {status}</translation>
     </message>
@@ -1899,177 +1625,174 @@
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="69"/>
         <source>System language</source>
         <translation>Idioma do sistema</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="75"/>
         <source>printed on receipts</source>
         <translation>impresso nos comprovantes</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="76"/>
         <source>General</source>
         <translation>Geral</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="78"/>
         <source>Environment</source>
         <translation>Ambiente</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="79"/>
         <source>Shop name</source>
         <translation>Nome da loja</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="80"/>
+        <source>The charge screen asks to check sales above this amount (zero: never).</source>
+        <translation>A tela de cobrança pede conferência de vendas acima deste valor (zero: nunca).</translation>
+    </message>
+    <message>
+        <source>Warn above</source>
+        <translation>Avisar acima de</translation>
+    </message>
+    <message>
         <source>Language</source>
         <translation>Idioma</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="85"/>
         <source>any free port</source>
         <translation>qualquer porta livre</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="88"/>
         <source>No tunnel (local only)</source>
         <translation>Sem túnel (só local)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="89"/>
         <source>My own HTTPS URL (manual)</source>
         <translation>Minha própria URL HTTPS (manual)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="98"/>
         <source>Webhook and reconciliation</source>
         <translation>Webhook e conciliação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="100"/>
         <source>Listener port</source>
         <translation>Porta do receptor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="101"/>
         <source>Tunnel</source>
         <translation>Túnel</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="102"/>
         <source>Public URL</source>
         <translation>URL pública</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="103"/>
         <source>Query open charges every</source>
         <translation>Consultar cobranças em aberto a cada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="109"/>
         <source>4 to 8 digits; empty keeps the current one</source>
         <translation>4 a 8 dígitos; vazio mantém o atual</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="110"/>
         <source>Remove PIN</source>
         <translation>Remover PIN</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="114"/>
         <source>Supervisor PIN for refunds</source>
         <translation>PIN do supervisor para estornos</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="119"/>
         <source>New PIN</source>
         <translation>Novo PIN</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="134"/>
         <source>stored in the keychain; type to replace</source>
         <translation>guardado no chaveiro; digite para substituir</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="135"/>
         <source>Credentials of the selected environment</source>
         <translation>Credenciais do ambiente escolhido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="137"/>
         <source>Client id</source>
         <translation>Client id</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="138"/>
         <source>Merchant CNPJ</source>
         <translation>CNPJ do lojista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="139"/>
         <source>Client secret</source>
         <translation>Client secret</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="140"/>
         <source>Card SDK token</source>
         <translation>Token do SDK de cartão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="141"/>
         <source>Webhook token</source>
         <translation>Token do webhook</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="146"/>
         <source>&amp;Save settings</source>
         <translation>&amp;Salvar configurações</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="148"/>
         <source>Revert</source>
         <translation>Desfazer</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="197"/>
+        <source>client secret</source>
+        <translation>client secret</translation>
+    </message>
+    <message>
+        <source>card SDK token</source>
+        <translation>token do SDK de cartões</translation>
+    </message>
+    <message>
+        <source>webhook token</source>
+        <translation>token do webhook</translation>
+    </message>
+    <message>
+        <source>client id</source>
+        <translation>client id</translation>
+    </message>
+    <message>
+        <source>merchant CNPJ</source>
+        <translation>CNPJ do estabelecimento</translation>
+    </message>
+    <message>
+        <source>This environment cannot charge without: {items}.</source>
+        <translation>Este ambiente não consegue cobrar sem: {items}.</translation>
+    </message>
+    <message>
         <source>Refunds ask for the supervisor PIN.</source>
         <translation>Estornos pedem o PIN do supervisor.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="199"/>
         <source>No PIN: anyone at the terminal can refund.</source>
         <translation>Sem PIN: qualquer pessoa no terminal pode estornar.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="251"/>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
         <translation>O client id aceita só letras, dígitos, &apos;_&apos; e &apos;-&apos;.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="258"/>
         <source>The merchant CNPJ is not valid.</source>
         <translation>O CNPJ do lojista não é válido.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="272"/>
         <source>No keychain is available to store the secrets.</source>
         <translation>Não há chaveiro disponível para guardar os segredos.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="285"/>
         <source>The settings could not be saved: {why}</source>
         <translation>As configurações não puderam ser salvas: {why}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="292"/>
         <source>Saved. The environment, language, port and tunnel apply at the next start.</source>
         <translation>Salvo. Ambiente, idioma, porta e túnel valem a partir do próximo início.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/settings_panel.py" line="294"/>
         <source>Saved.</source>
         <translation>Salvo.</translation>
     </message>
@@ -2077,7 +1800,6 @@
 <context>
     <name>Terminal</name>
     <message>
-        <location filename="../../checkout_desktop/ui/qt_app.py" line="95"/>
         <source>Test shop (built-in sandbox)</source>
         <translation>Loja de teste (sandbox embutido)</translation>
     </message>
@@ -2085,105 +1807,82 @@
 <context>
     <name>TerminalStatusBar</name>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="48"/>
         <source>Environment: {name}</source>
         <translation>Ambiente: {name}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="50"/>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="110"/>
         <source>Token: not requested yet</source>
         <translation>Token: ainda não pedido</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="52"/>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="127"/>
         <source>Listener: starting</source>
         <translation>Receptor: iniciando</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="92"/>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="104"/>
         <source>Token: expired, renewed on next use</source>
         <translation>Token: expirado, renovado no próximo uso</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="97"/>
         <source>Token: valid, {left} left</source>
         <translation>Token: válido, faltam {left}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="101"/>
         <source>Token: requesting…</source>
         <translation>Token: pedindo…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="107"/>
         <source>Token: failed</source>
         <translation>Token: falhou</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="118"/>
         <source>Listener: on {url}</source>
         <translation>Receptor: em {url}</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="121"/>
         <source>Listener: failed</source>
         <translation>Receptor: falhou</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="124"/>
         <source>Listener: stopped</source>
         <translation>Receptor: parado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="136"/>
         <source>Inbox: healthy</source>
         <translation>Caixa de entrada: saudável</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="137"/>
         <source>Inbox: degraded</source>
         <translation>Caixa de entrada: degradada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="138"/>
         <source>Inbox: down</source>
         <translation>Caixa de entrada: fora do ar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="144"/>
         <source>{reason} (since {since})</source>
         <translation>{reason} (desde {since})</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="155"/>
         <source>Tunnel: starting</source>
         <translation>Túnel: iniciando</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="156"/>
         <source>Tunnel: up</source>
         <translation>Túnel: no ar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="157"/>
         <source>Tunnel: down</source>
         <translation>Túnel: fora do ar</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="158"/>
         <source>Tunnel: restarting</source>
         <translation>Túnel: reiniciando</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="172"/>
         <source>{n} charge(s) with unknown outcome: being checked</source>
         <translation>{n} cobrança(s) com resultado desconhecido: em consulta</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/status_bar.py" line="176"/>
         <source>No open attempts</source>
         <translation>Nenhuma tentativa em aberto</translation>
     </message>
@@ -2191,42 +1890,34 @@
 <context>
     <name>TestPage</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="345"/>
         <source>Test connection</source>
         <translation>Testar conexão</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="347"/>
         <source>Gets an access token and sends a test notification to the listener.</source>
         <translation>Obtém um token de acesso e envia uma notificação de teste ao receptor.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="349"/>
         <source>&amp;Run the test again</source>
         <translation>&amp;Testar de novo</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="370"/>
         <source>Testing…</source>
         <translation>Testando…</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="379"/>
         <source>The test was cancelled.</source>
         <translation>O teste foi cancelado.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="382"/>
         <source>Test</source>
         <translation>Teste</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="390"/>
         <source>Everything works. Press Finish to start charging.</source>
         <translation>Tudo funciona. Pressione Concluir para começar a cobrar.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="394"/>
         <source>Something failed (details above). You can go back and fix it, or finish now and fix it later in Settings.</source>
         <translation>Algo falhou (detalhes acima). Você pode voltar e corrigir, ou concluir agora e corrigir depois em Configurações.</translation>
     </message>
@@ -2234,37 +1925,30 @@
 <context>
     <name>TimelineModel</name>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="210"/>
         <source>Recorded</source>
         <translation>Gravado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="211"/>
         <source>Source</source>
         <translation>Origem</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="212"/>
         <source>Input</source>
         <translation>Entrada</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="213"/>
         <source>Outcome</source>
         <translation>Resultado</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="214"/>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="215"/>
         <source>Why</source>
         <translation>Por quê</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/history_model.py" line="301"/>
         <source>Occurred at the service: {at}</source>
         <translation>Ocorreu no serviço: {at}</translation>
     </message>
@@ -2272,12 +1956,10 @@
 <context>
     <name>TunnelNotice</name>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="78"/>
         <source>I updated the merchant panel</source>
         <translation>Já atualizei o painel do lojista</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/main_window.py" line="90"/>
         <source>The public address changed. Until the merchant panel&apos;s notification URL is {url}, no notification reaches this terminal.</source>
         <translation>O endereço público mudou. Enquanto a URL de notificação no painel do lojista não for {url}, nenhuma notificação chega a este terminal.</translation>
     </message>
@@ -2285,47 +1967,38 @@
 <context>
     <name>WebhookPage</name>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="229"/>
         <source>Webhook</source>
         <translation>Webhook</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="235"/>
         <source>No tunnel (local only)</source>
         <translation>Sem túnel (só local)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="236"/>
         <source>My own HTTPS URL (manual)</source>
         <translation>Minha própria URL HTTPS (manual)</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="253"/>
         <source>Listener port</source>
         <translation>Porta do receptor</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="254"/>
         <source>Tunnel</source>
         <translation>Túnel</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="255"/>
         <source>Public URL</source>
         <translation>URL pública</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="256"/>
         <source>Webhook token</source>
         <translation>Token do webhook</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="275"/>
         <source>The built-in sandbox delivers its notifications straight to this computer: no tunnel and no token to enter.</source>
         <translation>O sandbox embutido entrega as notificações direto neste computador: sem túnel e sem token para digitar.</translation>
     </message>
     <message>
-        <location filename="../../checkout_desktop/ui/wizard.py" line="283"/>
         <source>The service reaches the terminal through a public HTTPS URL. Save it in the merchant panel as the notification URL, with the token shown there.</source>
         <translation>O serviço chega ao terminal por uma URL HTTPS pública. Salve-a no painel do lojista como URL de notificação, com o token mostrado lá.</translation>
     </message>

@@ -11,9 +11,10 @@ from typing import Any, TypeVar
 # contexts then); pytest-qt creates the application lazily, after this import.
 import PySide6.QtWebEngineWidgets  # noqa: F401
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
+
+from checkout_desktop.ui import loop
 
 logger = logging.getLogger(__name__)
 
@@ -21,29 +22,17 @@ T = TypeVar("T")
 
 
 @pytest.fixture
-def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
+def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     """An asyncio loop driven by Qt: coroutines advance whenever Qt processes events.
 
-    already_running=True because pytest-qt's qtbot waits, not run_forever(), spin Qt here.
+    pytest-qt's qtbot waits, not the loop itself, spin Qt here.
     """
-    loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
-    try:
-        yield loop
-    finally:
-        # Not loop.stop(): it calls QApplication.exit(), which with no exec() running leaves
-        # Qt's "quit now" flag set, so every later QEventLoop.exec() (each qtbot wait) returns
-        # at once without processing events and the next test's coroutines never run.
-        loop._QEventLoop__is_running = False  # type: ignore[attr-defined]
-        loop.close()
-        # qasync marked the loop as running when it was created "already running";
-        # clear that so the next test (or pytest-asyncio) starts from a clean slate.
-        asyncio.events._set_running_loop(None)
-        asyncio.set_event_loop(None)
+    with loop.attached(qapp) as attached:
+        yield attached
 
 
 @pytest.fixture
-def arun(qtbot: QtBot, qloop: qasync.QEventLoop) -> Callable[..., Any]:
+def arun(qtbot: QtBot, qloop: asyncio.AbstractEventLoop) -> Callable[..., Any]:
     """Run a coroutine (or await a future) from a sync test by spinning Qt until it is done.
 
     Never use this inside an `async def` test: a nested Qt wait there starves asyncio.

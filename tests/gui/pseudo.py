@@ -1,15 +1,20 @@
 """Pseudo-translation for tests: every text the pt_BR catalogue translates comes back marked.
 
 `MarkingTranslator` wraps the real pt_BR catalogues (ours and Qt's own) and returns each
-translation inside ⟦…⟧; a text that did not pass through Qt's translation, or that the
-catalogue does not translate, comes back bare. `visible_texts` reads what a window shows
-(labels, buttons, tabs, group titles, table and list cells and headers, the status bar, text
-panes, message boxes) and `untranslated` keeps the parts of those texts that are neither marked
-nor data, by one rule:
+translation with its words inside ⟦…⟧ — only the words: a `{placeholder}` stays outside, so
+what a template is filled with is checked on its own. A text that did not pass through Qt's
+translation, or that the catalogue does not translate, comes back bare.
 
-    after removing the marked parts, a word of two or more letters is data only when it holds a
-    digit (ids, amounts, times, NSU, last four digits), or is one of the values the test itself
-    typed or the service sent (customer name, e-mail, card brands, the merchant's name).
+`visible_texts` reads what a window shows (labels, buttons, tabs, group titles, table and list
+cells and headers, the status bar, text panes); `untranslated` keeps the words of those texts
+that are neither marked nor data, by one rule (a word being what lies between spaces):
+
+    after removing the marked parts, a word with two or more letters in a row is data only
+    when it holds a digit (ids, amounts, times, NSU, references), is part of an address (a URL
+    or an e-mail), or is one of the values the test itself typed or the service sent (customer
+    name, card brands, authorization codes, the merchant's name, the service's own words).
+
+A pane that shows a delivery exactly as it was received (`VERBATIM`) is data as a whole.
 """
 
 from __future__ import annotations
@@ -43,7 +48,9 @@ logger = logging.getLogger(__name__)
 
 OPEN, CLOSE = "⟦", "⟧"
 _MARKED = re.compile(r"⟦[^⟦⟧]*⟧")
-_WORD = re.compile(r"[^\W\d_]{2,}[\w'’.@-]*|[\w.-]*\d[\w.-]*", re.UNICODE)
+_PLACEHOLDER = re.compile(r"(\{[A-Za-z_]*\})")
+_ADDRESS = re.compile(r"[A-Za-z][\w+.-]*://[^\s⟦⟧]+|[\w.+-]+@[\w-]+\.[\w.-]+")
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 
 
@@ -64,7 +71,7 @@ class MarkingTranslator(QTranslator):
         for translator in self._inner:
             found = translator.translate(context, source_text, disambiguation, n)
             if found:
-                return f"{OPEN}{found}{CLOSE}"
+                return mark(found)
         return None  # null: Qt shows the source text, unmarked
 
     def isEmpty(self) -> bool:
@@ -94,6 +101,14 @@ class MarkingTranslator(QTranslator):
             QLocale.setDefault(previous)
 
 
+def mark(text: str) -> str:
+    """`text` with each run of words between placeholders marked."""
+    return "".join(
+        part if _PLACEHOLDER.fullmatch(part) or not part.strip() else f"{OPEN}{part}{CLOSE}"
+        for part in _PLACEHOLDER.split(text)
+    )
+
+
 def unmarked(text: str) -> str:
     """What is left of `text` once every marked part (nested ones too) is taken out."""
     previous = None
@@ -104,11 +119,15 @@ def unmarked(text: str) -> str:
 
 def untranslated(text: str, data: Iterable[str] = ()) -> list[str]:
     """The words of `text` that are neither marked nor data (see the module's rule)."""
-    rest = unmarked(text)
+    rest = _ADDRESS.sub(" ", unmarked(text))
     for value in sorted(data, key=len, reverse=True):
         if value:
             rest = rest.replace(value, " ")
-    return [w for w in _WORD.findall(rest) if not any(c.isdigit() for c in w)]
+    return [
+        w
+        for w in rest.split()
+        if _LETTERS.search(w) is not None and not any(c.isdigit() for c in w)
+    ]
 
 
 def _model_texts(view: QAbstractItemView) -> Iterator[str]:
@@ -168,11 +187,17 @@ def visible_texts(root: QWidget) -> list[tuple[str, str]]:
     return found
 
 
+VERBATIM = frozenset({"eventRaw"})
+"""Panes that show a delivery exactly as it was received (its headers and body): data."""
+
+
 def english_on_screen(root: QWidget, data: Iterable[str] = ()) -> list[str]:
     """Each visible line with words that escaped translation, with where it is."""
     values = list(data)
     problems = []
     for where, line in visible_texts(root):
+        if where in VERBATIM:
+            continue
         if line.lstrip().startswith(("{", "}", "[", "]", '"')):
             continue  # a raw JSON body, shown as received (developer detail)
         words = untranslated(line, values)

@@ -20,22 +20,23 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 
-from checkout_desktop.app import SandboxLink, Terminal, start_sandbox
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.charging import ChargeOutcome
 from checkout_desktop.paths import AppPaths
+from checkout_desktop.sandbox.link import SandboxLink, start_sandbox
 from checkout_desktop.settings import Settings
 from checkout_desktop.store.charges import ChargeRecord
+from checkout_desktop.terminal import Terminal
+from checkout_desktop.ui import loop
 from checkout_desktop.ui.card_page import SdkCredentialSource
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE
-from checkout_desktop.ui.main_window import MainWindow
-from checkout_desktop.ui.qt_app import build_card_page, merchant_of
+from checkout_desktop.ui.main_window import MainWindow, merchant_of
+from checkout_desktop.ui.qt_app import build_card_page
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.supervisor import hash_pin
 from checkout_desktop.ui.webview import register_schemes
@@ -188,24 +189,19 @@ def shop(
         sdk_slot.port,
         sdk_slot.spki_sha256_b64,
     )
-    loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
-    terminal = run(
-        Terminal.start(settings, paths, sandbox=link, listener_port=0), "the terminal to start"
-    )
-    window = open_window(settings, terminal)
-    shop = Shop(paths, settings, link, terminal, window)
-    try:
-        spin_until(lambda: window.charge_screen.card_page.sdk_ready, "the card page", 30)
-        yield shop
-    finally:
-        close_window(shop.window)
-        run(shop.terminal.stop(), "the terminal to stop")
-        link.stop()
-        loop._QEventLoop__is_running = False  # type: ignore[attr-defined]
-        loop.close()
-        asyncio.events._set_running_loop(None)
-        asyncio.set_event_loop(None)
+    with loop.attached(qapp):
+        terminal = run(
+            Terminal.start(settings, paths, sandbox=link, listener_port=0), "the terminal to start"
+        )
+        window = open_window(settings, terminal)
+        shop = Shop(paths, settings, link, terminal, window)
+        try:
+            spin_until(lambda: window.charge_screen.card_page.sdk_ready, "the card page", 30)
+            yield shop
+        finally:
+            close_window(shop.window)
+            run(shop.terminal.stop(), "the terminal to stop")
+            link.stop()
 
 
 def open_window(settings: Settings, terminal: Terminal, *, load: bool = True) -> MainWindow:
@@ -482,8 +478,8 @@ def test_a_changed_public_url_blocks_until_acknowledged(shop: Shop) -> None:
     assert url in window.tunnel_notice.text.text()
     window.tunnel_notice.button.click()
     assert not window.tunnel_notice.isVisibleTo(window)
-    assert shop.terminal.tunnel is not None
-    assert shop.terminal.tunnel.registered_url == url
+    assert shop.terminal.inbox.tunnel is not None
+    assert shop.terminal.inbox.tunnel.registered_url == url
 
 
 def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import qasync
 
-from checkout_desktop.app import ConnectionTest, port_is_free
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.settings import Settings
+from checkout_desktop.ui.connection_test import ConnectionTest, port_is_free
 
 logger = logging.getLogger(__name__)
 

@@ -19,9 +19,11 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.documents import UFS
+from checkout_desktop.domain.enums import ChargeStatus, WebhookEventType
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.gateway.errors import ApiError, error_detail
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.link import start_sandbox
 from checkout_desktop.settings import Settings
@@ -45,6 +47,10 @@ DATA = (
     "ELO",
     "AMEX",
     "HIPERCARD",
+    # The service's names for its notifications, as its event-type header sends them.
+    *(kind.value for kind in WebhookEventType),
+    # The states' abbreviations (UF) of the billing address.
+    *sorted(UFS),
 )
 
 
@@ -79,12 +85,25 @@ def pseudo_shop(
 
 
 def data_of(shop: Shop) -> tuple[str, ...]:
+    """DATA, the profile's own values, and what the service said about each transaction (its
+    reason message, in the service's words)."""
     profile = shop.settings.profile
-    return (*DATA, profile.label, *(v for v in vars(profile).values() if isinstance(v, str)))
+    sent = [
+        value
+        for record in shop.terminal.service.repo.list_charges(limit=100).items
+        for txn in record.state.transactions
+        for value in (txn.reason, txn.brand, txn.authorization_code)
+        if value
+    ]
+    own = [v for v in vars(profile).values() if isinstance(v, str)]
+    return (*DATA, profile.label, *own, *sent)
 
 
-def assert_all_translated(shop: Shop, root: QWidget | None = None) -> None:
-    problems = english_on_screen(root or shop.window, data_of(shop))
+def assert_all_translated(
+    shop: Shop, root: QWidget | None = None, *, sent: tuple[str, ...] = ()
+) -> None:
+    """`sent`: more words the service sent (e.g. the detail of an error reply)."""
+    problems = english_on_screen(root or shop.window, (*data_of(shop), *sent))
     assert not problems, "text on a pt-BR screen that escaped translation:\n" + "\n".join(problems)
 
 
@@ -99,11 +118,12 @@ def look_everywhere(shop: Shop, mcid: str) -> None:
     for row in range(history.timeline.rowCount()):
         history.timeline_view.selectRow(row)
         assert_all_translated(shop)
-    window.tabs.setCurrentWidget(window.events_panel)
+    window.show_events_of(mcid)
     events = window.events_panel
-    events.model.flush_now()
+    spin_until(lambda: events.model.rowCount() > 0, "the charge's notifications")
     for row in range(min(events.model.rowCount(), 10)):
         events.table.selectRow(row)
+        assert events.detail.shown_id is not None
         assert_all_translated(shop)
     window.tabs.setCurrentIndex(window.charge_tab)
 
@@ -129,8 +149,10 @@ def test_an_approved_card(pseudo_shop: Shop) -> None:
     look_everywhere(pseudo_shop, mcid)
     # A second charge of the paid sale is refused, in words of the UI's language.
     screen = pseudo_shop.window.charge_screen
+    pseudo_shop.window.tabs.setCurrentIndex(pseudo_shop.window.charge_tab)
+    screen.stack.setCurrentIndex(0)
     screen.update_state()
-    assert screen.blocked.text()
+    assert screen.blocked.isVisible() and screen.blocked.text()
     assert_all_translated(pseudo_shop)
 
 
@@ -146,7 +168,11 @@ def test_a_gateway_error(pseudo_shop: Shop) -> None:
     outcome = pseudo_shop.charge_card("4000000000000119")
     assert outcome.attempt in (AttemptState.NOT_FOUND, AttemptState.REJECTED)
     assert pseudo_shop.window.charge_screen.result.message.text()
-    assert_all_translated(pseudo_shop)
+    # The service's own words about the error are shown as it sent them.
+    assert isinstance(outcome.error, ApiError)
+    detail = error_detail(outcome.error)
+    assert isinstance(detail, str)
+    assert_all_translated(pseudo_shop, sent=(detail,))
 
 
 def test_a_pending_3ds_charge(pseudo_shop: Shop) -> None:

@@ -6,7 +6,7 @@ import logging
 
 from pytestqt.qtbot import QtBot
 
-from checkout_desktop.secrets import SecretStore
+from checkout_desktop.secrets import SecretName, SecretStore
 from checkout_desktop.settings import Settings
 from checkout_desktop.ui.settings_panel import SettingsPanel
 from checkout_desktop.ui.supervisor import verify_pin
@@ -50,6 +50,11 @@ def test_real_profile_secrets_go_to_the_keychain(qtbot: QtBot) -> None:
     panel.merchant_document.setText("11.222.333/0001-81")
     panel.client_secret.setText("prodsecret")
     panel.webhook_token.setText("hooktoken")
+    assert not panel.save()  # no card SDK token: the first card sale would fail
+    assert "card SDK token" in panel.message.text()
+    assert saved == []
+    assert backend.entries == {}  # nothing half-stored
+    panel.sdk_token.setText("sdktoken")
     assert panel.save(), panel.message.text()
     result = saved[-1]
     assert result.active_profile == "production"
@@ -57,9 +62,9 @@ def test_real_profile_secrets_go_to_the_keychain(qtbot: QtBot) -> None:
     assert result.profile.merchant_document == "11222333000181"
     assert backend.entries[("checkout-desktop", "production/client_secret")] == "prodsecret"
     assert backend.entries[("checkout-desktop", "production/webhook_token")] == "hooktoken"
-    assert ("checkout-desktop", "production/sdk_merchant_token") not in backend.entries
+    assert backend.entries[("checkout-desktop", "production/sdk_merchant_token")] == "sdktoken"
     dumped = result.model_dump_json()
-    assert "prodsecret" not in dumped and "hooktoken" not in dumped
+    assert "prodsecret" not in dumped and "hooktoken" not in dumped and "sdktoken" not in dumped
     assert panel.client_secret.text() == ""
     assert "next start" in panel.message.text()
 
@@ -98,10 +103,32 @@ def test_non_secret_settings_are_saved(qtbot: QtBot) -> None:
 
 
 def test_receipts_name_the_shop_once_it_is_set(qtbot: QtBot) -> None:
-    from checkout_desktop.ui.qt_app import merchant_of
+    from checkout_desktop.ui.main_window import merchant_of
 
     settings = Settings()
     unnamed = merchant_of(settings.profile, "12345678000195")
     assert unnamed.name == "Test shop (built-in sandbox)"
     named = merchant_of(settings.profile, "12345678000195", " Padaria Sol ")
     assert (named.name, named.document) == ("Padaria Sol", "12345678000195")
+
+
+def test_a_real_environment_cannot_be_saved_without_what_it_needs(qtbot: QtBot) -> None:
+    panel, saved, backend = make(qtbot, Settings())
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    assert not panel.save()
+    text = panel.message.text()
+    for item in ("client id", "merchant CNPJ", "client secret", "card SDK token", "webhook token"):
+        assert item in text, (item, text)
+    assert saved == []
+    # Secrets already in the keychain count: only the fields are needed then.
+    store = SecretStore(backend)
+    store.set("production", SecretName.CLIENT_SECRET, "kept-secret")
+    store.set("production", SecretName.SDK_MERCHANT_TOKEN, "kept-sdk")
+    store.set("production", SecretName.WEBHOOK_TOKEN, "kept-hook")
+    panel.client_id.setText("shop-42")
+    assert not panel.save()
+    assert "merchant CNPJ" in panel.message.text()
+    assert "client secret" not in panel.message.text()
+    panel.merchant_document.setText("11.222.333/0001-81")
+    assert panel.save(), panel.message.text()
+    assert saved[-1].profile.client_id == "shop-42"

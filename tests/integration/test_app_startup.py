@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from checkout_desktop import app
 from checkout_desktop.inbox.events import ListenerState, ListenerStateChanged
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox import SDK_HOST, certs
+from checkout_desktop.sandbox import link as sandbox_link
 from checkout_desktop.settings import (
     BUILTIN_SANDBOX,
     ProfileKind,
@@ -20,7 +20,7 @@ from checkout_desktop.settings import (
     load_settings,
     save_settings,
 )
-from checkout_desktop.ui.chromium import HostMapping
+from checkout_desktop.terminal import Terminal
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ def _validated_choice(paths: AppPaths, profile: str | None) -> bool:
 
 
 def test_the_quick_look_spells_the_sandbox_as_the_settings_do() -> None:
-    assert app._BUILTIN_SANDBOX == BUILTIN_SANDBOX == ProfileKind.BUILTIN_SANDBOX.value
+    assert sandbox_link.BUILTIN_SANDBOX_NAME == BUILTIN_SANDBOX == ProfileKind.BUILTIN_SANDBOX.value
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_the_quick_look_agrees_with_the_validated_settings(
     paths = _paths(tmp_path)
     if saved is not None:
         save_settings(saved, paths)
-    assert app.wants_builtin_sandbox(paths, profile) == _validated_choice(paths, profile)
+    assert sandbox_link.wants_builtin_sandbox(paths, profile) == _validated_choice(paths, profile)
 
 
 def test_the_quick_look_follows_a_renamed_sandbox_profile(tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ def test_the_quick_look_follows_a_renamed_sandbox_profile(tmp_path: Path) -> Non
     settings.profiles["shop-test"] = copy
     settings.active_profile = "shop-test"
     save_settings(settings, paths)
-    assert app.wants_builtin_sandbox(paths, None) is True
+    assert sandbox_link.wants_builtin_sandbox(paths, None) is True
     assert _validated_choice(paths, None) is True
 
 
@@ -81,24 +81,24 @@ def test_the_quick_look_follows_a_renamed_sandbox_profile(tmp_path: Path) -> Non
 def test_the_quick_look_says_no_to_an_unreadable_file(tmp_path: Path, text: str) -> None:
     paths = _paths(tmp_path)
     paths.settings_file.write_text(text, encoding="utf-8", errors="surrogateescape")
-    assert app.wants_builtin_sandbox(paths, None) is False
+    assert sandbox_link.wants_builtin_sandbox(paths, None) is False
 
 
 def test_the_first_start_has_nothing_to_launch_early(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
-    assert app.launch_sandbox(paths) is None
+    assert sandbox_link.launch_sandbox(paths) is None
 
 
 @pytest.mark.asyncio
 async def test_an_early_sandbox_serves_the_mapping_told_before_it_was_up(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
     # A first start in order leaves the kept SDK certificate and the webhook CA file behind.
-    first = await asyncio.to_thread(app.start_sandbox, paths)
+    first = await asyncio.to_thread(sandbox_link.start_sandbox, paths)
     first_pin = first.info.sdk_spki_sha256_b64
     first.stop()
-    early = app.launch_sandbox(paths)
+    early = sandbox_link.launch_sandbox(paths)
     assert early is not None
-    mapping = early.host_mapping()
+    mapping = early.sdk_endpoint()
     assert mapping is not None
     assert (mapping.host, mapping.spki_sha256_b64) == (SDK_HOST, first_pin)
     link = await early.link()
@@ -109,7 +109,7 @@ async def test_an_early_sandbox_serves_the_mapping_told_before_it_was_up(tmp_pat
             mapping.port,
             mapping.spki_sha256_b64,
         )
-        assert link.webhook_ca_file == paths.data_dir / app.SANDBOX_WEBHOOK_CA
+        assert link.webhook_ca_file == paths.data_dir / sandbox_link.SANDBOX_WEBHOOK_CA
     finally:
         link.stop()
 
@@ -117,27 +117,29 @@ async def test_an_early_sandbox_serves_the_mapping_told_before_it_was_up(tmp_pat
 @pytest.mark.asyncio
 async def test_an_early_sandbox_that_serves_another_key_is_refused(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
-    first = await asyncio.to_thread(app.start_sandbox, paths)
+    first = await asyncio.to_thread(sandbox_link.start_sandbox, paths)
     first.stop()
-    early = app.launch_sandbox(paths)
+    early = sandbox_link.launch_sandbox(paths)
     assert early is not None
-    mapping = early.host_mapping()
+    mapping = early.sdk_endpoint()
     assert mapping is not None
     other = certs.generate(SDK_HOST).spki_sha256_b64
-    early._mapping = HostMapping(mapping.host, mapping.port, other)
-    with pytest.raises(app.StartupError, match="renewed its SDK certificate"):
+    early._endpoint = sandbox_link.SdkEndpoint(mapping.host, mapping.port, other)
+    with pytest.raises(sandbox_link.SandboxLinkError, match="renewed its SDK certificate"):
         await early.link()
     assert early.launch.popen.poll() is not None
 
 
 def test_no_early_mapping_without_a_kept_certificate(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
-    (paths.data_dir / app.SANDBOX_WEBHOOK_CA).write_bytes(app.listener_certificate(paths).cert_pem)
-    early = app.launch_sandbox(paths)
+    (paths.data_dir / sandbox_link.SANDBOX_WEBHOOK_CA).write_bytes(
+        sandbox_link.listener_certificate(paths).cert_pem
+    )
+    early = sandbox_link.launch_sandbox(paths)
     assert early is not None
     try:
         # The sandbox makes its certificate itself: the pin is known only from it.
-        assert early.host_mapping() is None
+        assert early.sdk_endpoint() is None
     finally:
         early.cancel()
     assert early.launch.popen.wait(timeout=10) is not None
@@ -147,12 +149,12 @@ def test_no_early_mapping_without_a_kept_certificate(tmp_path: Path) -> None:
 async def test_the_core_can_start_before_its_inbox(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
     settings = Settings(first_run_done=True)
-    link = await asyncio.to_thread(app.start_sandbox, paths)
-    terminal = await app.Terminal.start(
+    link = await asyncio.to_thread(sandbox_link.start_sandbox, paths)
+    terminal = await Terminal.start(
         settings, paths, sandbox=link, listener_port=0, defer_inbox=True
     )
     try:
-        assert terminal.listener is None
+        assert terminal.inbox.listener is None
         assert terminal.notification_url is None
         states = [e for e in terminal.current_state() if isinstance(e, ListenerStateChanged)]
         assert [s.state for s in states] == [ListenerState.STARTING]
@@ -160,15 +162,15 @@ async def test_the_core_can_start_before_its_inbox(tmp_path: Path) -> None:
         assert token.value.get_secret_value()
         assert token.generation == 1
         await terminal.start_inbox()
-        assert terminal.listener is not None
-        assert terminal.listener.running
-        assert terminal.health is not None
+        assert terminal.inbox.listener is not None
+        assert terminal.inbox.listener.running
+        assert terminal.inbox.health is not None
         states = [e for e in terminal.current_state() if isinstance(e, ListenerStateChanged)]
         assert [s.state for s in states] == [ListenerState.LISTENING]
         # The sandbox now delivers to this listener (the admin call went through the core's
         # one HTTP client).
         assert terminal.notification_url is not None
-        assert str(terminal.listener.port) in terminal.notification_url
+        assert str(terminal.inbox.listener.port) in terminal.notification_url
         with pytest.raises(RuntimeError, match="already been started"):
             await terminal.start_inbox()
     finally:

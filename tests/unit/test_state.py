@@ -188,7 +188,10 @@ def test_a_later_partial_refund_is_applied_and_says_what_changed() -> None:
     )
     assert final.refunded_amount == 2500
     assert entries[2].reason == Reason.of(ReasonCode.MERGE_LATER_UPDATE, status="PARTIAL")
-    assert "refunded 1000 → 2500" in entries[2].changes
+    assert (
+        Reason.of(ReasonCode.CHANGE_REFUNDED, previous_amount=1000, amount=2500)
+        in entries[2].changes
+    )
 
 
 def test_an_unpublished_status_is_kept_and_ordered_by_time() -> None:

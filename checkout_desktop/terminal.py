@@ -1,0 +1,284 @@
+"""The terminal's headless core: store, event bus, gateway and inbox, built on the running loop.
+
+`Terminal.start` builds every part at once (the inbox built but idle when deferred), so a
+`Terminal` is complete from construction; nothing here imports Qt. Heavy modules are imported
+where they are first needed, so that the window's start-up decides what loads when.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets as pysecrets
+import sqlite3
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx
+
+    from checkout_desktop.domain.events import DomainEvent, EventBus
+    from checkout_desktop.gateway.charging import ChargeService
+    from checkout_desktop.gateway.tokens import TokenManager
+    from checkout_desktop.inbox.service import Inbox, ListenerTls, Registrar, Registration
+    from checkout_desktop.paths import AppPaths
+    from checkout_desktop.sandbox.link import SandboxLink
+    from checkout_desktop.secrets import Credentials, SecretStore
+    from checkout_desktop.settings import Settings
+    from checkout_desktop.store.events import EventRepository
+
+logger = logging.getLogger(__name__)
+
+
+class StartupError(RuntimeError):
+    """The terminal cannot start as configured; the message says what to fix."""
+
+
+@dataclass
+class Terminal:
+    """Everything but the window: store, bus, gateway, inbox and (for the sandbox) its link."""
+
+    settings: Settings
+    paths: AppPaths
+    bus: EventBus
+    conn: sqlite3.Connection
+    events: EventRepository
+    http: httpx.AsyncClient
+    tokens: TokenManager
+    service: ChargeService
+    inbox: Inbox
+    """Built with the terminal; started by `start_inbox` (at once unless deferred)."""
+    credentials: Credentials
+    merchant_document: str
+    sandbox: SandboxLink | None = None
+    secrets: SecretStore | None = None
+    problems: list[str] = field(default_factory=list)
+    """What did not start (the window shows it); an empty list means everything runs."""
+
+    @property
+    def profile_is_sandbox(self) -> bool:
+        return self.settings.profile.is_builtin_sandbox
+
+    @classmethod
+    async def start(
+        cls,
+        settings: Settings,
+        paths: AppPaths,
+        *,
+        sandbox: SandboxLink | None = None,
+        secrets: SecretStore | None = None,
+        listener_port: int | None = None,
+        bus: EventBus | None = None,
+        health_interval_s: float | None = None,
+        defer_inbox: bool = False,
+    ) -> Terminal:
+        """Build and start the core. For the built-in sandbox, `sandbox` must be running.
+
+        With `defer_inbox`, only the store and the gateway start now (what charging and the
+        access token need); `start_inbox` then starts the inbox, its health checks and the
+        reconciler.
+        """
+        import httpx
+        from pydantic import SecretStr
+
+        from checkout_desktop.domain.events import EventBus
+        from checkout_desktop.gateway.charging import ChargeService
+        from checkout_desktop.gateway.client import ChargeClient
+        from checkout_desktop.gateway.profiles import (
+            client_id_of,
+            resolve_endpoints,
+            sandbox_credentials,
+        )
+        from checkout_desktop.gateway.tokens import TokenManager
+        from checkout_desktop.inbox.service import Inbox
+        from checkout_desktop.secrets import (
+            KeychainCredentials,
+            KeychainUnavailable,
+            SecretMissing,
+            SecretStore,
+        )
+        from checkout_desktop.store import db
+        from checkout_desktop.store.events import EventRepository
+
+        profile = settings.profile
+        bus = bus or EventBus()
+        listener_settings = settings.listener.model_copy()
+        if listener_port is not None:
+            listener_settings.port = listener_port
+        problems: list[str] = []
+        http_verify: Any = True
+        if profile.is_builtin_sandbox:
+            if sandbox is None:
+                raise StartupError("the built-in sandbox profile needs a running sandbox")
+            credentials: Credentials = sandbox_credentials(sandbox.info.credentials)
+            merchant_document = sandbox.info.credentials.merchant_document
+            client_id = client_id_of(profile, sandbox_client_id=sandbox.info.credentials.client_id)
+            webhook_token = credentials.webhook_token()
+            # The sandbox's endpoints are plain HTTP on loopback: a client context that trusts
+            # no authority at all (an https call through it would fail, never pass unchecked)
+            # spares loading the system's certificate bundle, ~20 ms at each start.
+            http_verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        else:
+            secrets = secrets or SecretStore()
+            credentials = KeychainCredentials(secrets, profile.name)
+            merchant_document = profile.merchant_document
+            client_id = client_id_of(profile)
+            try:
+                webhook_token = credentials.webhook_token()
+            except (SecretMissing, KeychainUnavailable) as exc:
+                # Charging still works; only notifications wait for the token.
+                problems.append(str(exc))
+                webhook_token = SecretStr(pysecrets.token_urlsafe(24))
+        endpoints = resolve_endpoints(profile, sandbox=None if sandbox is None else sandbox.info)
+
+        conn = db.connect(paths.database_file)
+        http = httpx.AsyncClient(verify=http_verify)
+        tokens = TokenManager(
+            http=http,
+            token_url=endpoints.token_url,
+            client_id=client_id,
+            credentials=credentials,
+            events=bus,
+            timeout_s=profile.request_timeout_s,
+        )
+        client = ChargeClient(
+            http=http,
+            endpoints=endpoints,
+            tokens=tokens,
+            timeout_s=profile.request_timeout_s,
+            token_field=profile.token_field,
+        )
+        service = ChargeService(
+            conn=conn,
+            client=client,
+            profile=profile.name,
+            events=bus,
+            policy=_check_policy(settings.reconcile_interval_s),
+        )
+        inbox = Inbox(
+            store=paths.database_file,
+            listener_settings=listener_settings,
+            token=webhook_token,
+            bus=bus,
+            tunnel_settings=None if sandbox is not None else settings.tunnel,
+            heartbeat_interval_s=health_interval_s or settings.tunnel.heartbeat_interval_s,
+            tls=None if sandbox is None else _sandbox_tls(sandbox, paths),
+            register=(
+                None
+                if sandbox is None
+                else _sandbox_registrar(sandbox, listener_settings.path, http)
+            ),
+        )
+        terminal = cls(
+            settings=settings,
+            paths=paths,
+            bus=bus,
+            conn=conn,
+            events=EventRepository(conn),
+            http=http,
+            tokens=tokens,
+            service=service,
+            inbox=inbox,
+            credentials=credentials,
+            merchant_document=merchant_document,
+            sandbox=sandbox,
+            secrets=secrets,
+            problems=problems,
+        )
+        if not defer_inbox:
+            try:
+                await terminal.start_inbox()
+            except BaseException:
+                await terminal.stop()
+                raise
+        return terminal
+
+    async def start_inbox(self) -> None:
+        """Start the inbox (writer, listener, tunnel, health) and then the reconciler.
+
+        A listener that cannot bind or a tunnel that cannot be configured goes to `problems`;
+        charging and the reconciler run all the same.
+        """
+        from checkout_desktop.inbox.listener import ListenerError
+
+        if self.inbox.started:
+            raise RuntimeError("the inbox has already been started")
+        try:
+            await self.inbox.start()
+        except ListenerError as exc:
+            self.problems.append(str(exc))
+        finally:
+            self.problems.extend(self.inbox.problems)
+        self.service.start(self.settings.reconcile_interval_s)
+
+    def current_state(self) -> list[DomainEvent]:
+        """The token, listener, tunnel and health states as events, for a window built later."""
+        reason = "; ".join(self.problems) or None
+        return [self.tokens.snapshot(), *self.inbox.current_state(reason)]
+
+    def acknowledge_url(self, url: str) -> None:
+        """The merchant updated the panel's notification URL (the tunnel's notice)."""
+        self.inbox.acknowledge_url(url)
+
+    @property
+    def notification_url(self) -> str | None:
+        return self.inbox.notification_url
+
+    async def stop(self) -> None:
+        """Stop in reverse order; every step runs even if an earlier one fails."""
+        steps: list[tuple[str, Callable[[], Any]]] = [
+            ("reconciler", self.service.stop),
+            ("inbox", self.inbox.stop),
+            ("HTTP client", self.http.aclose),
+        ]
+        for name, step in steps:
+            try:
+                result = step()
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:
+                logger.exception("stopping the %s failed", name)
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.close()
+
+
+def _sandbox_tls(sandbox: SandboxLink, paths: AppPaths) -> Callable[[], ListenerTls]:
+    """The listener's certificate, which the sandbox's webhook sender is told to trust."""
+
+    def tls() -> ListenerTls:
+        from checkout_desktop.inbox.service import ListenerTls
+        from checkout_desktop.sandbox.link import listener_certificate
+
+        cert = listener_certificate(paths)
+        sandbox.webhook_ca_file.write_bytes(cert.cert_pem)
+        return ListenerTls(server=cert.server_context(), client=cert.client_context())
+
+    return tls
+
+
+def _sandbox_registrar(sandbox: SandboxLink, path: str, http: httpx.AsyncClient) -> Registrar:
+    """Sets the notification URL in the sandbox's "merchant panel", as a merchant would."""
+
+    async def register(port: int) -> Registration:
+        from checkout_desktop.inbox.service import Registration
+        from checkout_desktop.sandbox.link import LOCAL_WEBHOOK_HOST, SandboxLinkError
+
+        url = f"https://{LOCAL_WEBHOOK_HOST}:{port}{path}"
+        try:
+            token = await sandbox.set_webhook(url, http)
+        except SandboxLinkError as exc:
+            raise StartupError(str(exc)) from None
+        return Registration(url=url, token=token)
+
+    return register
+
+
+def _check_policy(interval_s: float) -> Any:
+    from datetime import timedelta
+
+    from checkout_desktop.store.charges import CheckPolicy
+
+    return CheckPolicy(interval=timedelta(seconds=interval_s))

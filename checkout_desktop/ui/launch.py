@@ -1,0 +1,301 @@
+"""The window's start-up order, on the one qasync loop, for a two-core shop PC.
+
+The sandbox process was launched first (by the caller; it starts on the other core). The card
+page starts loading as soon as Chromium's flags are known, and only what the card page and the
+access token need comes before the card page is ready; the other tabs, the inbox, its health
+checks and the reconciler start right after. On close, everything stops in reverse order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from checkout_desktop.paths import AppPaths
+    from checkout_desktop.sandbox.link import EarlySandbox, SandboxLink
+    from checkout_desktop.settings import Settings
+    from checkout_desktop.terminal import Terminal
+    from checkout_desktop.ui.card_page import CardPage
+    from checkout_desktop.ui.main_window import MainWindow
+    from checkout_desktop.ui.single_instance import InstanceGuard
+
+logger = logging.getLogger(__name__)
+
+WARM_UP_HEAD_START_S = 0.01
+"""How long the start-up token request gets to go out (or come back) before the window is
+built on the same thread."""
+INBOX_START_WAIT_S = 5.0
+"""The inbox starts once the card page has answered and the start-up token request has ended,
+and at the latest this long after the window is shown."""
+
+
+async def run_window(
+    settings: Settings,
+    paths: AppPaths,
+    *,
+    developer: bool = False,
+    listener_port: int | None = None,
+    early: EarlySandbox | None = None,
+    instance: InstanceGuard | None = None,
+) -> int:
+    """Open the terminal (after the first-run wizard when due) and run it until it is closed.
+
+    `early` is the built-in sandbox launched before anything else loaded; `instance` holds the
+    instance folder, and brings this window forward when the terminal is launched again.
+    Returns the exit code.
+    """
+    from checkout_desktop.ui.chromium import apply_profile_flags
+    from checkout_desktop.ui.qt_app import build_card_page
+
+    sandbox: SandboxLink | None = None
+    card_page: CardPage | None = None
+    endpoint = None if early is None else early.sdk_endpoint()
+    if endpoint is not None:
+        # Chromium starts and loads the card page while the sandbox is still starting.
+        apply_profile_flags(settings, endpoint, developer=developer)
+        card_page = build_card_page(settings, None, developer=developer)
+        card_page.load()
+
+    from checkout_desktop.gateway.profiles import ProfileError
+    from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
+    from checkout_desktop.secrets import SecretStore
+    from checkout_desktop.settings import save_settings
+    from checkout_desktop.terminal import StartupError, Terminal
+    from checkout_desktop.ui.connection_test import ConnectionTest
+    from checkout_desktop.ui.i18n import Translations, choose_locale
+    from checkout_desktop.ui.qt_app import run_wizard
+
+    translations = Translations()
+    translations.install(choose_locale(settings.ui.locale))
+    if early is not None:
+        await _import_core()
+        try:
+            sandbox = await early.link()
+        except SandboxLinkError as exc:
+            print(f"checkout-desktop: {exc}", file=sys.stderr)
+            _discard(card_page)
+            return 1
+    needs_wizard = not settings.first_run_done
+    while True:
+        if needs_wizard:
+            tester = ConnectionTest(paths, secrets=SecretStore())
+            chosen = await run_wizard(settings, tester)
+            if chosen is None:
+                tester.release()
+                return 0
+            settings = chosen
+            save_settings(settings, paths)
+            translations.install(choose_locale(settings.ui.locale))
+            if settings.profile.is_builtin_sandbox:
+                sandbox = tester.sandbox
+            else:
+                tester.release()
+        secrets = None if settings.profile.is_builtin_sandbox else SecretStore()
+        try:
+            if settings.profile.is_builtin_sandbox and sandbox is None:
+                sandbox = start_sandbox(paths)
+            # Before the first QtWebEngine page: Chromium reads its flags once per process.
+            apply_profile_flags(
+                settings, None if sandbox is None else sandbox.sdk_endpoint, developer=developer
+            )
+            terminal = await Terminal.start(
+                settings,
+                paths,
+                sandbox=sandbox,
+                secrets=secrets,
+                listener_port=listener_port,
+                defer_inbox=True,
+            )
+            break
+        except (StartupError, SandboxLinkError, ProfileError) as exc:
+            if sandbox is not None:
+                sandbox.stop()
+                sandbox = None
+            if settings.profile.is_builtin_sandbox or needs_wizard:
+                print(f"checkout-desktop: {exc}", file=sys.stderr)
+                _discard(card_page)
+                return 1
+            # A real environment that cannot start (no client id, say): set it up again rather
+            # than leave the shop with a terminal that does not open.
+            logger.error("the %s profile cannot start: %s", settings.active_profile, exc)
+            needs_wizard = True
+        except BaseException:
+            _discard(card_page)
+            raise
+    inbox: asyncio.Future[None] | None = None
+    try:
+        # The access token now, while the window is built: the status bar shows its time left,
+        # and a credentials problem shows before the first customer is at the counter.
+        warm = asyncio.ensure_future(terminal.tokens.token())
+        warm.add_done_callback(_log_warm_up)
+        # Let the request go out, so the service works on it while the window is built here.
+        await asyncio.wait({warm}, timeout=WARM_UP_HEAD_START_S)
+        window, card_page = _open_window(settings, paths, terminal, card_page, developer=developer)
+        if instance is not None:
+            instance.raise_requested.connect(window.show_normal)
+            instance.listen()
+        inbox = asyncio.ensure_future(_start_inbox_when_ready(terminal, window, card_page, warm))
+        from checkout_desktop.ui.qt_app import close_on_signals, until_closed
+
+        close_on_signals(window.request_close)
+        await until_closed(window)
+    finally:
+        if inbox is not None and not inbox.done():
+            inbox.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await inbox
+        await terminal.stop()
+        if sandbox is not None:
+            sandbox.stop()
+        translations.remove()
+    return 0
+
+
+def _open_window(
+    settings: Settings,
+    paths: AppPaths,
+    terminal: Terminal,
+    card_page: CardPage | None,
+    *,
+    developer: bool,
+) -> tuple[MainWindow, CardPage]:
+    """The main window around the card page (built and loading already, or built now)."""
+    from checkout_desktop.ui.card_page import SdkCredentialSource
+    from checkout_desktop.ui.main_window import MainWindow, merchant_of
+    from checkout_desktop.ui.qt_app import build_card_page
+
+    source = SdkCredentialSource(terminal.merchant_document, terminal.credentials)
+    loading = card_page is not None
+    if card_page is None:
+        card_page = build_card_page(settings, source, developer=developer)
+    else:
+        card_page.set_credential_source(source)
+    window = MainWindow(
+        settings=settings,
+        bus=terminal.bus,
+        service=terminal.service,
+        events=terminal.events,
+        card_page=card_page,
+        merchant=merchant_of(settings.profile, terminal.merchant_document, settings.ui.shop_name),
+        persist=lambda chosen: _persist(chosen, paths),
+        secrets=terminal.secrets,
+        acknowledge_url=terminal.acknowledge_url,
+        defer_panels=True,
+    )
+    for problem in terminal.problems:
+        window.statusBar().showMessage(problem, 30000)
+    window.adapter.replay(terminal.current_state())
+    window.show()
+    if not loading:
+        card_page.load()
+    return window, card_page
+
+
+async def _start_inbox_when_ready(
+    terminal: Terminal, window: MainWindow, card_page: CardPage, warm_up: asyncio.Future[Any]
+) -> None:
+    """Build the other tabs and start the inbox once the card page has answered (ready or
+    failed) and the warm-up token request has ended, or after INBOX_START_WAIT_S at the latest.
+
+    On two cores the card page and the access token come first; notifications that arrive
+    meanwhile wait at the service, which retries them (and the reconciler catches up anyway).
+    """
+    loop = asyncio.get_running_loop()
+    answered: asyncio.Future[None] = loop.create_future()
+
+    def answer(*_args: object) -> None:
+        if not answered.done():
+            answered.set_result(None)
+
+    if card_page.is_ready:
+        answer()
+    card_page.ready.connect(answer)
+    card_page.sdk_unavailable.connect(answer)
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(answered, asyncio.shield(warm_up), return_exceptions=True),
+            INBOX_START_WAIT_S,
+        )
+    except TimeoutError:
+        logger.info("the card page or the access token is still pending; starting the inbox")
+    finally:
+        card_page.ready.disconnect(answer)
+        card_page.sdk_unavailable.disconnect(answer)
+    # The other tabs first: the events list must exist before notifications arrive.
+    window.build_panels()
+    await asyncio.sleep(0)
+    known = len(terminal.problems)
+    from checkout_desktop.terminal import StartupError
+
+    try:
+        await terminal.start_inbox()
+    except StartupError as exc:
+        logger.error("the inbox did not start: %s", exc)
+        terminal.problems.append(str(exc))
+    except Exception as exc:
+        # Charging goes on without notifications; the window says why they are missing.
+        logger.exception("the inbox did not start")
+        terminal.problems.append(f"notifications are off: the inbox did not start ({exc})")
+    for problem in terminal.problems[known:]:
+        window.statusBar().showMessage(problem, 30000)
+    # The listener, tunnel and health states, also for a window that missed their changes.
+    window.adapter.replay(terminal.current_state())
+
+
+_CORE_MODULES = (
+    "httpx",
+    "httpcore",
+    # The HTTP client's event-loop backend, otherwise loaded at its first request.
+    "anyio._backends._asyncio",
+    "anyio.streams.stapled",
+    "anyio.streams.tls",
+    "anyio.to_thread",
+    "checkout_desktop.domain.wire",
+    "checkout_desktop.gateway.tokens",
+    "checkout_desktop.gateway.client",
+    "checkout_desktop.gateway.charging",
+    "checkout_desktop.store.db",
+    "checkout_desktop.store.events",
+)
+"""What the core's start needs (none of it Qt), imported on a worker thread."""
+
+
+async def _import_core() -> None:
+    """Import the core's modules on a worker thread while Chromium starts the card page.
+
+    Chromium's browser side runs its tasks on this thread between Qt events: a long import
+    here holds the card page's navigation up (its first request came ~190 ms after the load
+    was asked, in a trace, while this thread imported). On a worker thread the imports leave
+    this thread's event loop running, and Chromium's C++ tasks need no interpreter lock.
+    """
+    import importlib
+
+    def load() -> None:
+        for name in _CORE_MODULES:
+            importlib.import_module(name)
+
+    await asyncio.to_thread(load)
+
+
+def _discard(card_page: CardPage | None) -> None:
+    if card_page is not None:
+        card_page.close()
+        card_page.deleteLater()
+
+
+def _log_warm_up(task: asyncio.Future[Any]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if exc is not None:
+        logger.warning("could not get an access token at start-up: %s", exc)
+
+
+def _persist(settings: Settings, paths: AppPaths) -> None:
+    from checkout_desktop.settings import save_settings
+
+    save_settings(settings, paths)

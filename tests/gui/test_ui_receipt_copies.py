@@ -1,0 +1,107 @@
+"""Receipts as a shop hands them out: two copies, the payment line, test receipts, saving."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QLocale
+from PySide6.QtWidgets import QMessageBox, QPushButton
+from pytestqt.qtbot import QtBot
+
+from checkout_desktop.ui.receipts import (
+    Receipt,
+    ReceiptCard,
+    ReceiptCopy,
+    ReceiptKind,
+    confirm_saved,
+    receipts_folder,
+    render_html,
+    save_pdf,
+)
+from tests.gui.test_ui_receipts import pdf_text
+
+
+@pytest.fixture(autouse=True)
+def pt_br() -> Iterator[None]:
+    previous = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    yield
+    QLocale.setDefault(previous)
+
+
+def _receipt(*, test_mode: bool = False, installments: int = 3) -> Receipt:
+    return Receipt(
+        kind=ReceiptKind.SALE,
+        merchant="Padaria Central",
+        merchant_document="11222333000181",
+        merchant_charge_id="sale-000001",
+        status="PAID",
+        amount=30000,
+        at=datetime(2026, 11, 23, 15, 0, tzinfo=UTC),
+        cards=(
+            ReceiptCard(
+                brand="VISA",
+                last_four="1111",
+                amount=30000,
+                installments=installments,
+                authorization_code="A1",
+                nsu="9",
+                payment_type="CREDIT",
+            ),
+        ),
+        test_mode=test_mode,
+    )
+
+
+def test_a_saved_receipt_has_the_customer_and_the_merchant_copy(
+    qapp: object, tmp_path: Path
+) -> None:
+    text = pdf_text(save_pdf(_receipt(), tmp_path / "sale.pdf"))
+    assert text.count("SALE RECEIPT") == 2
+    customer, merchant = text.index("CUSTOMER COPY"), text.index("MERCHANT COPY")
+    assert customer < text.index("cut here") < merchant
+    assert text.count("11.222.333/0001-81") == 2
+    assert "Credit" in text
+    assert "3 × R$ 100,00" in text
+
+
+def test_one_copy_is_rendered_for_the_screen(qapp: object) -> None:
+    html = render_html(_receipt(), copy=ReceiptCopy.CUSTOMER)
+    assert "CUSTOMER COPY" in html
+    assert "MERCHANT COPY" not in html
+    assert "COPY" not in render_html(_receipt())
+
+
+def test_a_sandbox_receipt_says_test_and_prints_no_cnpj(qapp: object, tmp_path: Path) -> None:
+    text = pdf_text(save_pdf(_receipt(test_mode=True), tmp_path / "test.pdf"))
+    assert text.count("TEST — NO MONEY WAS MOVED") == 2
+    assert "CNPJ" not in text
+    assert "11.222.333/0001-81" not in text
+
+
+def test_the_save_dialog_opens_in_the_last_folder_then_documents(tmp_path: Path) -> None:
+    last = tmp_path / "recibos"
+    last.mkdir()
+    assert receipts_folder(str(last)) == last
+    fallback = receipts_folder(str(tmp_path / "gone"))
+    assert fallback != tmp_path / "gone"
+    assert fallback.is_dir()
+    assert receipts_folder(None) == fallback
+
+
+def test_saving_is_confirmed_with_a_button_that_opens_the_folder(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    path = tmp_path / "receipt-sale-000001-sale.pdf"
+    box = confirm_saved(path)
+    qtbot.addWidget(box)
+    qtbot.waitExposed(box)
+    assert path.name in box.text()
+    assert box.informativeText() == str(tmp_path)
+    button = box.findChild(QPushButton, "openReceiptFolder")
+    assert button is not None
+    assert box.buttonRole(button) == QMessageBox.ButtonRole.ActionRole
+    box.close()
