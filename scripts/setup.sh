@@ -17,7 +17,8 @@ started=$SECONDS
 # The libraries QtWebEngine/QtGui/xcb load at run time on a minimal Debian 12 (found with
 # ldd in a minbase chroot), plus Xvfb for real-window screenshots and the window-geometry tests
 # (xwininfo reads a window's place; openbox is the window manager some of them run under),
-# and D-Bus + gnome-keyring so the test command can start a real Secret Service keychain.
+# D-Bus + gnome-keyring so the test command can start a real Secret Service keychain, and
+# desktop-file-utils, whose validator checks the shipped desktop entry.
 APT_PACKAGES=(
   libegl1 libgl1 libgbm1 libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3 libnss3 libnspr4
   libasound2 libbrotli1
@@ -30,6 +31,7 @@ APT_PACKAGES=(
   xvfb xauth
   x11-utils openbox
   dbus gnome-keyring
+  desktop-file-utils
 )
 # A Debian python3 can only create a venv with python3-venv (ensurepip); other Pythons
 # (pyenv, python.org builds) bring ensurepip themselves.

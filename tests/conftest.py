@@ -1,10 +1,13 @@
-"""Suite-wide test setup: offscreen Qt, one instance folder per test, and keychain fixtures."""
+"""Suite-wide test setup: offscreen Qt, one instance folder per test, keychain fixtures, and
+the strictness every test gets: a logged error it did not declare fails it, and so does an
+exception in an event handler."""
 
 from __future__ import annotations
 
 import gc
 import logging
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -15,6 +18,9 @@ import keyring.backend
 import keyring.errors
 import pytest
 from keyring.compat import properties
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.logsetup import RedactingFormatter
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +94,66 @@ def _collect_between_tests() -> Iterator[None]:
             break
     if due is not None:
         gc.collect(due)
+
+
+class _ErrorRecorder(logging.Handler):
+    """Keeps the ERROR (and worse) records the terminal's loggers emit during one test."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_unexpected_error_logs(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test fails when `checkout_desktop.*` logs an ERROR it did not declare.
+
+    A test that provokes errors says which with `@pytest.mark.expected_errors(pattern, ...)`:
+    regular expressions searched in each record's message. Errors from the terminal are
+    otherwise easy to miss, since the code goes on after logging them.
+    """
+    recorder = _ErrorRecorder()
+    terminal_logger = logging.getLogger("checkout_desktop")
+    terminal_logger.addHandler(recorder)
+    try:
+        yield
+    finally:
+        terminal_logger.removeHandler(recorder)
+    marker = request.node.get_closest_marker("expected_errors")
+    patterns = [re.compile(p) for p in marker.args] if marker is not None else []
+    if marker is not None and not patterns:
+        pytest.fail("expected_errors needs at least one pattern of the expected messages")
+    unexpected = [
+        record
+        for record in recorder.records
+        if not any(p.search(record.getMessage()) for p in patterns)
+    ]
+    if unexpected:
+        formatter = RedactingFormatter("%(levelname)s %(name)s: %(message)s")
+        shown = "\n".join(formatter.format(record) for record in unexpected)
+        pytest.fail(
+            f"checkout_desktop logged {len(unexpected)} error(s) this test did not expect "
+            f"(declare them with @pytest.mark.expected_errors):\n{shown}",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _event_handlers_raise() -> Iterator[None]:
+    """Under test, an exception in an event handler propagates to the publisher (in the
+    terminal it is logged and the other handlers run)."""
+    EventBus.reraise_handler_errors = True
+    yield
+    EventBus.reraise_handler_errors = False
+
+
+@pytest.fixture
+def tolerant_event_bus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For tests of the bus's own isolation: a failing handler is logged, as in the terminal."""
+    monkeypatch.setattr(EventBus, "reraise_handler_errors", False)
 
 
 @pytest.fixture(autouse=True)

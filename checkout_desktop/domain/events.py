@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from checkout_desktop.domain.timestamps import utc_now
 
@@ -35,6 +35,9 @@ class EventBus:
     the core lose an event it has already committed.
     """
 
+    reraise_handler_errors: ClassVar[bool] = False
+    """Set by the test suite: a failing handler then fails the test that published."""
+
     def __init__(self) -> None:
         self._handlers: dict[type[DomainEvent], list[Handler]] = {}
 
@@ -55,3 +58,5 @@ class EventBus:
                     handler(event)
                 except Exception:
                     logger.exception("a handler of %s failed", type(event).__name__)
+                    if EventBus.reraise_handler_errors:
+                        raise

@@ -177,6 +177,21 @@ class ReasonCode(StrEnum):
     INBOX_NOT_JSON_TYPE = "inbox.not_json_type"
     INBOX_CANNOT_ACCEPT = "inbox.cannot_accept"
 
+    # -- inbox health: the heartbeat's self-test --------------------------------------------
+    HEALTH_NOT_CHECKED = "health.not_checked"
+    HEALTH_LISTENER_DOWN = "health.listener_down"
+    HEALTH_LOCAL_FAILED = "health.local_failed"
+    HEALTH_NO_PUBLIC_URL = "health.no_public_url"
+    HEALTH_TUNNEL_DOWN = "health.tunnel_down"
+    HEALTH_PUBLIC_FAILED = "health.public_failed"
+    HEALTH_URL_NOT_REGISTERED = "health.url_not_registered"
+    HEALTH_NO_URL_REGISTERED = "health.no_url_registered"
+    HEALTH_SLOW = "health.slow"
+    HEALTH_OK = "health.ok"
+    SELF_TEST_HTTP = "self_test.http"
+    SELF_TEST_NOT_STORED = "self_test.not_stored"
+    SELF_TEST_FAILED = "self_test.failed"
+
     # -- the card page (SDK) -------------------------------------------------------------------
     SDK_NETWORK = "sdk.network"
     SDK_LOAD = "sdk.load"
@@ -457,6 +472,26 @@ ENGLISH: dict[ReasonCode, str] = {
     ),
     ReasonCode.INBOX_NOT_JSON_TYPE: "the content type {type} is not JSON; the body is kept",
     ReasonCode.INBOX_CANNOT_ACCEPT: "the body cannot be accepted",
+    ReasonCode.HEALTH_NOT_CHECKED: "not checked yet",
+    ReasonCode.HEALTH_LISTENER_DOWN: "the listener is not running",
+    ReasonCode.HEALTH_LOCAL_FAILED: "local self-test failed: {problem}",
+    ReasonCode.HEALTH_NO_PUBLIC_URL: (
+        "no public URL: the listener works locally, but the service cannot reach it"
+    ),
+    ReasonCode.HEALTH_TUNNEL_DOWN: "the tunnel is not up: {why}",
+    ReasonCode.HEALTH_PUBLIC_FAILED: "a self-test through {url} did not arrive: {problem}",
+    ReasonCode.HEALTH_URL_NOT_REGISTERED: (
+        "the merchant panel holds {registered}; deliveries reach this inbox only once it holds "
+        "{url}"
+    ),
+    ReasonCode.HEALTH_NO_URL_REGISTERED: (
+        "the merchant panel holds no URL; deliveries reach this inbox only once it holds {url}"
+    ),
+    ReasonCode.HEALTH_SLOW: "a self-test through {url} took {seconds} s (over {limit} s)",
+    ReasonCode.HEALTH_OK: "self-test through {url} arrived",
+    ReasonCode.SELF_TEST_HTTP: "the URL answered {http_code}",
+    ReasonCode.SELF_TEST_NOT_STORED: "it was not stored within {seconds} s",
+    ReasonCode.SELF_TEST_FAILED: "{error}",
     ReasonCode.SDK_NETWORK: (
         "the card service could not be reached (network, proxy or certificate); nothing was sent"
     ),

@@ -32,7 +32,8 @@ class TokenStateChanged(DomainEvent):
     valid_until: datetime | None
     seconds_left: float | None
     token_requests: int
-    error: str | None = None
+    error: Reason | None = None
+    """Why the last token request failed (rendered in the UI language)."""
     clock_skew_s: float | None = None
 
 

@@ -108,7 +108,7 @@ class TokenManager:
         self._generation = 0
         self._requests = 0
         self._status = TokenStatus.NONE
-        self._error: str | None = None
+        self._error: Reason | None = None
         self.clock_skew_s: float | None = None
         """Service clock minus local clock, from the token reply's Date header."""
 
@@ -231,7 +231,7 @@ class TokenManager:
             token = await self._request()
         except TokenError as exc:
             self._status = TokenStatus.FAILED
-            self._error = str(exc)
+            self._error = exc.reason
             self._publish()
             raise
         previous = self._current

@@ -68,7 +68,7 @@ class ListenerHealthChanged(DomainEvent):
     """The end-to-end health of the inbox changed level or reason."""
 
     level: HealthLevel
-    reason: str
+    reason: Reason
     since: datetime
 
 

@@ -51,7 +51,7 @@ class ConnectionTest:
         from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
         from checkout_desktop.secrets import KeychainUnavailable, SecretMissing
         from checkout_desktop.terminal import StartupError, Terminal
-        from checkout_desktop.ui.reasons import error_text
+        from checkout_desktop.ui.reasons import error_text, reason_text
         from checkout_desktop.ui.wizard import CheckResult
 
         listener_name = QCoreApplication.translate("ConnectionTest", "Listener")
@@ -112,9 +112,16 @@ class ConnectionTest:
                 results.append(CheckResult(listener_name, False, problem))
             if terminal.inbox.health is not None:
                 status = await terminal.inbox.health.check_now()
-                ok = status.level.value in ("healthy", "degraded")
+                level = status.level.value
                 results.append(
-                    CheckResult(listener_name, ok, f"{status.level.value}: {status.reason}")
+                    CheckResult(
+                        listener_name,
+                        level in ("healthy", "degraded"),
+                        QCoreApplication.translate("ConnectionTest", "{level} ({reason})").format(
+                            level=_health_words(level), reason=reason_text(status.reason)
+                        ),
+                        warning=level == "degraded",
+                    )
                 )
         finally:
             await terminal.stop()
@@ -125,3 +132,13 @@ class ConnectionTest:
         if self.sandbox is not None:
             self.sandbox.stop()
             self.sandbox = None
+
+
+def _health_words(level: str) -> str:
+    """The inbox's health level in plain words (a degraded inbox works, with a warning)."""
+    words = {
+        "healthy": QCoreApplication.translate("ConnectionTest", "working"),
+        "degraded": QCoreApplication.translate("ConnectionTest", "working, with a warning"),
+        "down": QCoreApplication.translate("ConnectionTest", "not working"),
+    }
+    return words.get(level, level)

@@ -83,7 +83,11 @@ async def run_window(
     while True:
         if needs_wizard:
             tester = ConnectionTest(paths, secrets=SecretStore())
-            chosen = await run_wizard(settings, tester)
+            chosen = await run_wizard(
+                settings,
+                tester,
+                on_language=lambda locale: translations.install(choose_locale(locale)),
+            )
             if chosen is None:
                 tester.release()
                 return 0

@@ -33,6 +33,7 @@ from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
+from checkout_desktop.ui.problem_banner import ProblemBanner
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
 
@@ -155,13 +156,18 @@ class MainWindow(QMainWindow):
         # Each other tab holds a host widget; its panel goes in when built.
         self._hosts: list[QVBoxLayout] = []
         tab_indexes = []
-        for label in (self.tr("&Events"), self.tr("&History"), self.tr("&Settings")):
+        for label in (
+            self.tr("&Events"),
+            self.tr("&History"),
+            self.tr("&Today"),
+            self.tr("&Settings"),
+        ):
             host = QWidget(self.tabs)
             host_layout = QVBoxLayout(host)
             host_layout.setContentsMargins(0, 0, 0, 0)
             self._hosts.append(host_layout)
             tab_indexes.append(self.tabs.addTab(host, label))
-        self.events_tab, self.history_tab, self.settings_tab = tab_indexes
+        self.events_tab, self.history_tab, self.today_tab, self.settings_tab = tab_indexes
         self._panels_built = False
 
         self.tunnel_notice = TunnelNotice(self)
@@ -169,6 +175,8 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addWidget(self.tunnel_notice)
+        self.problem_banner = ProblemBanner(self.adapter, card_page, self)
+        layout.addWidget(self.problem_banner)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(body)
 
@@ -197,7 +205,7 @@ class MainWindow(QMainWindow):
         )
         self.tabs.currentChanged.connect(self._tab_chosen)
 
-        for key, tab in (("F5", 0), ("F6", 1), ("F7", 2), ("F8", 3)):
+        for key, tab in (("F5", 0), ("F6", 1), ("F7", 2), ("F8", 3), ("F9", 4)):
             QShortcut(QKeySequence(key), self, lambda tab=tab: self.tabs.setCurrentIndex(tab))
         if not defer_panels:
             self.build_panels()
@@ -213,8 +221,10 @@ class MainWindow(QMainWindow):
         if self._panels_built:
             return
         self._panels_built = True
+        from checkout_desktop.ui.day_totals import DayTotalsPanel
         from checkout_desktop.ui.events_panel import EventsPanel
         from checkout_desktop.ui.history_panel import HistoryPanel
+        from checkout_desktop.ui.receipts import receipts_folder
         from checkout_desktop.ui.settings_panel import SettingsPanel
 
         self.events_panel: EventsPanel = EventsPanel(self._events)
@@ -223,13 +233,24 @@ class MainWindow(QMainWindow):
             adapter=self.adapter,
             pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
         )
+        self.day_totals: DayTotalsPanel = DayTotalsPanel(
+            self._service.repo,
+            profile=self.settings.active_profile,
+            adapter=self.adapter,
+            report_folder=lambda: receipts_folder(self.settings.ui.receipts_folder),
+        )
         self.settings_panel: SettingsPanel = SettingsPanel(
             self.settings, secrets=self._secrets, persist=self._persist
         )
         # The settings form is taller than a 768-line screen: it scrolls there.
         for host, panel in zip(
             self._hosts,
-            (self.events_panel, self.history_panel, scrollable(self.settings_panel)),
+            (
+                self.events_panel,
+                self.history_panel,
+                self.day_totals,
+                scrollable(self.settings_panel),
+            ),
             strict=True,
         ):
             host.addWidget(panel)

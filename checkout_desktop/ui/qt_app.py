@@ -1,6 +1,7 @@
 """Qt start-up in one place: the application object, the card page, the wizard, window waits.
 
-Loop and platform quirks live here so that the composition root reads as a list of steps.
+Platform quirks live here (running the qasync loop lives in `ui/loop.py`), so that the window's
+start-up (`ui/launch.py`) reads as a list of steps.
 """
 
 from __future__ import annotations
@@ -107,12 +108,19 @@ def close_on_signals(close: Callable[[], object]) -> None:
             loop.add_signal_handler(signum, close)
 
 
-async def run_wizard(settings: Settings, tester: ConnectionTester) -> Settings | None:
-    """Show the first-run wizard; the chosen settings, or None when it was cancelled."""
+async def run_wizard(
+    settings: Settings,
+    tester: ConnectionTester,
+    on_language: Callable[[str | None], object] | None = None,
+) -> Settings | None:
+    """Show the first-run wizard; the chosen settings, or None when it was cancelled.
+
+    `on_language` installs a language picked in the wizard, which applies at once.
+    """
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.ui.wizard import FirstRunWizard
 
-    wizard = FirstRunWizard(settings, secrets=SecretStore(), tester=tester)
+    wizard = FirstRunWizard(settings, secrets=SecretStore(), tester=tester, on_language=on_language)
     close_on_signals(wizard.reject)
     wizard.open()
     logger.info("setup wizard open")

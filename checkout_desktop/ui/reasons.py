@@ -440,6 +440,47 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.INBOX_CANNOT_ACCEPT: QCoreApplication.translate(
             "Reasons", "the body cannot be accepted"
         ),
+        ReasonCode.HEALTH_NOT_CHECKED: QCoreApplication.translate("Reasons", "not checked yet"),
+        ReasonCode.HEALTH_LISTENER_DOWN: QCoreApplication.translate(
+            "Reasons", "the listener is not running"
+        ),
+        ReasonCode.HEALTH_LOCAL_FAILED: QCoreApplication.translate(
+            "Reasons", "local self-test failed: {problem}"
+        ),
+        ReasonCode.HEALTH_NO_PUBLIC_URL: QCoreApplication.translate(
+            "Reasons", "no public URL: the listener works locally, but the service cannot reach it"
+        ),
+        ReasonCode.HEALTH_TUNNEL_DOWN: QCoreApplication.translate(
+            "Reasons", "the tunnel is not up: {why}"
+        ),
+        ReasonCode.HEALTH_PUBLIC_FAILED: QCoreApplication.translate(
+            "Reasons", "a self-test through {url} did not arrive: {problem}"
+        ),
+        ReasonCode.HEALTH_URL_NOT_REGISTERED: QCoreApplication.translate(
+            "Reasons",
+            "the merchant panel holds {registered}; notifications reach this terminal only once "
+            "it holds {url}",
+        ),
+        ReasonCode.HEALTH_NO_URL_REGISTERED: QCoreApplication.translate(
+            "Reasons",
+            "the merchant panel holds no URL; notifications reach this terminal only once it "
+            "holds {url}",
+        ),
+        ReasonCode.HEALTH_SLOW: QCoreApplication.translate(
+            "Reasons", "a self-test through {url} took {seconds} s (over {limit} s)"
+        ),
+        ReasonCode.HEALTH_OK: QCoreApplication.translate(
+            "Reasons", "self-test through {url} arrived"
+        ),
+        ReasonCode.SELF_TEST_HTTP: QCoreApplication.translate(
+            "Reasons", "the address answered HTTP {http_code}"
+        ),
+        ReasonCode.SELF_TEST_NOT_STORED: QCoreApplication.translate(
+            "Reasons", "it was not stored within {seconds} s"
+        ),
+        ReasonCode.SELF_TEST_FAILED: QCoreApplication.translate(
+            "Reasons", "the self-test could not be sent"
+        ),
         ReasonCode.SDK_NETWORK: QCoreApplication.translate(
             "Reasons",
             "the card service could not be reached (network, proxy or certificate); nothing "

@@ -324,17 +324,20 @@ def receipts_folder(last_used: str | None) -> Path:
     return Path.home()
 
 
-def confirm_saved(path: Path, parent: QWidget | None = None) -> QMessageBox:
-    """A non-blocking note that the receipt was saved, with a button that opens its folder."""
+def confirm_saved(
+    path: Path, parent: QWidget | None = None, *, report: bool = False
+) -> QMessageBox:
+    """A non-blocking note that a receipt (or report) was saved, with a button to its folder."""
     box = QMessageBox(parent)
     box.setObjectName("receiptSaved")
     box.setIcon(QMessageBox.Icon.Information)
-    box.setWindowTitle(QCoreApplication.translate("Receipt", "Receipt saved"))
-    box.setText(
-        QCoreApplication.translate("Receipt", "The receipt was saved as {name}.").format(
-            name=path.name
-        )
-    )
+    if report:
+        box.setWindowTitle(QCoreApplication.translate("Receipt", "Report saved"))
+        text = QCoreApplication.translate("Receipt", "The report was saved as {name}.")
+    else:
+        box.setWindowTitle(QCoreApplication.translate("Receipt", "Receipt saved"))
+        text = QCoreApplication.translate("Receipt", "The receipt was saved as {name}.")
+    box.setText(text.format(name=path.name))
     box.setInformativeText(str(path.parent))
     open_folder = box.addButton(
         QCoreApplication.translate("Receipt", "Open folder"), QMessageBox.ButtonRole.ActionRole

@@ -2,7 +2,9 @@
 
 The built-in sandbox is preselected, so a new user only presses Next a few times and charges a
 test card a minute later. A real environment's secrets go to the keychain when their page is
-accepted and are never written to the settings file.
+accepted and are never written to the settings file. The language chosen on the first page
+applies at once (every page retranslates itself); the shop page asks for the name receipts
+print and, recommended, a supervisor PIN for refunds.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -36,6 +39,7 @@ from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
 from checkout_desktop.ui.labels import profile_label
+from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +49,13 @@ _CLIENT_SECRET = re.compile(r"^\w+$")
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One step of the connection test."""
+    """One step of the connection test: failed, worked, or worked with a warning."""
 
     name: str
     ok: bool
     detail: str
+    warning: bool = False
+    """It works, but not fully (a listener without a public URL, say): shown amber, not green."""
 
 
 ConnectionTester = Callable[[Settings], Awaitable[list[CheckResult]]]
@@ -62,24 +68,28 @@ class _Page(QWizardPage):
         assert isinstance(wizard, FirstRunWizard)
         return wizard.settings
 
+    def retranslate(self) -> None:
+        """Set every text of the page in the current language (at start and on a change)."""
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
 
 class EnvironmentPage(_Page):
+    language_chosen = Signal(object)
+    """The language setting picked ("pt_BR", "en" or None for the system's), as it changes."""
+
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setTitle(self.tr("Environment"))
-        self.setSubTitle(
-            self.tr(
-                "Where charges go. The built-in sandbox needs no account: it plays the service "
-                "on this computer, with test cards."
-            )
-        )
+        self._profiles = dict(settings.profiles)
         layout = QVBoxLayout(self)
         self.group = QButtonGroup(self)
         self.buttons: dict[str, QRadioButton] = {}
-        for name, profile in settings.profiles.items():
-            button = QRadioButton(profile_label(profile), self)
+        for name in settings.profiles:
+            button = QRadioButton(self)
             button.setObjectName(f"profile-{name}")
-            button.setToolTip(_profile_help(profile))
             self.group.addButton(button)
             self.buttons[name] = button
             layout.addWidget(button)
@@ -87,16 +97,37 @@ class EnvironmentPage(_Page):
         self.buttons.get(chosen, next(iter(self.buttons.values()))).setChecked(True)
         self.language = QComboBox(self)
         self.language.setObjectName("language")
-        self.language.addItem(self.tr("System language"), None)
+        self.language.addItem("", None)
         self.language.addItem("Português (Brasil)", "pt_BR")
         self.language.addItem("English", "en")
         index = self.language.findData(settings.ui.locale)
         self.language.setCurrentIndex(max(index, 0))
+        self.language_label = QLabel(self)
+        self.language_label.setBuddy(self.language)
         form = QFormLayout()
-        form.addRow(self.tr("Language"), self.language)
+        form.addRow(self.language_label, self.language)
         layout.addSpacing(12)
         layout.addLayout(form)
         layout.addStretch(1)
+        self.retranslate()
+        self.language.currentIndexChanged.connect(
+            lambda _index: self.language_chosen.emit(self.language.currentData())
+        )
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Environment"))
+        self.setSubTitle(
+            self.tr(
+                "Where charges go. The built-in sandbox needs no account: it plays the service "
+                "on this computer, with test cards."
+            )
+        )
+        for name, button in self.buttons.items():
+            profile = self._profiles[name]
+            button.setText(profile_label(profile))
+            button.setToolTip(_profile_help(profile))
+        self.language.setItemText(0, self.tr("System language"))
+        self.language_label.setText(self.tr("&Language"))
 
     def chosen_profile(self) -> str:
         for name, button in self.buttons.items():
@@ -146,13 +177,6 @@ class CredentialsPage(_Page):
     def __init__(self, secrets: SecretStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._secrets = secrets
-        self.setTitle(self.tr("Credentials"))
-        self.setSubTitle(
-            self.tr(
-                "From the merchant panel (Integrations → Checkout). The secret and the SDK "
-                "token go to this computer's keychain, never to a file."
-            )
-        )
         self.client_id = QLineEdit(self)
         self.client_id.setObjectName("clientId")
         self.client_secret = QLineEdit(self)
@@ -168,14 +192,39 @@ class CredentialsPage(_Page):
         self.error.setObjectName("credentialsError")
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #b3261e;")
+        self.labels = [QLabel(self) for _ in range(4)]
         form = QFormLayout(self)
-        form.addRow(self.tr("Client id"), self.client_id)
-        form.addRow(self.tr("Client secret"), self.client_secret)
-        form.addRow(self.tr("Merchant CNPJ"), self.merchant_document)
-        form.addRow(self.tr("Card SDK token"), self.sdk_token)
+        for label, edit in zip(
+            self.labels,
+            (self.client_id, self.client_secret, self.merchant_document, self.sdk_token),
+            strict=True,
+        ):
+            label.setBuddy(edit)
+            form.addRow(label, edit)
         form.addRow(self.error)
         for edit in (self.client_id, self.client_secret, self.merchant_document, self.sdk_token):
             edit.textChanged.connect(self.completeChanged)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Credentials"))
+        self.setSubTitle(
+            self.tr(
+                "From the merchant panel (Integrations → Checkout). The secret and the SDK "
+                "token go to this computer's keychain, never to a file."
+            )
+        )
+        for label, text in zip(
+            self.labels,
+            (
+                self.tr("Client id"),
+                self.tr("Client secret"),
+                self.tr("Merchant CNPJ"),
+                self.tr("Card SDK token"),
+            ),
+            strict=True,
+        ):
+            label.setText(text)
 
     def initializePage(self) -> None:
         profile = self.wizard_settings().profile
@@ -226,14 +275,13 @@ class WebhookPage(_Page):
     def __init__(self, secrets: SecretStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._secrets = secrets
-        self.setTitle(self.tr("Webhook"))
         self.port = QSpinBox(self)
         self.port.setObjectName("listenerPort")
         self.port.setRange(1024, 65535)
         self.tunnel = QComboBox(self)
         self.tunnel.setObjectName("tunnelMode")
-        self.tunnel.addItem(self.tr("No tunnel (local only)"), "none")
-        self.tunnel.addItem(self.tr("My own HTTPS URL (manual)"), "manual")
+        self.tunnel.addItem("", "none")
+        self.tunnel.addItem("", "manual")
         self.tunnel.addItem("cloudflared", "cloudflared")
         self.tunnel.addItem("ngrok", "ngrok")
         self.public_url = QLineEdit(self)
@@ -248,17 +296,33 @@ class WebhookPage(_Page):
         self.error.setObjectName("webhookError")
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #b3261e;")
-        form = QFormLayout(self)
-        form.addRow(self.note)
-        form.addRow(self.tr("Listener port"), self.port)
-        form.addRow(self.tr("Tunnel"), self.tunnel)
-        form.addRow(self.tr("Public URL"), self.public_url)
-        self.token_label = QLabel(self.tr("Webhook token"), self)
-        form.addRow(self.token_label, self.token)
-        form.addRow(self.error)
+        self.port_label = QLabel(self)
+        self.tunnel_label = QLabel(self)
+        self.public_url_label = QLabel(self)
+        self.token_label = QLabel(self)
+        self.form = QFormLayout(self)
+        self.form.addRow(self.note)
+        self.form.addRow(self.port_label, self.port)
+        self.form.addRow(self.tunnel_label, self.tunnel)
+        self.form.addRow(self.public_url_label, self.public_url)
+        self.form.addRow(self.token_label, self.token)
+        self.form.addRow(self.error)
         self.tunnel.currentIndexChanged.connect(self._mode_changed)
         self.public_url.textChanged.connect(self._check_url)
         self.token.textChanged.connect(self.completeChanged)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Webhook"))
+        self.tunnel.setItemText(0, self.tr("No tunnel (local only)"))
+        self.tunnel.setItemText(1, self.tr("My own HTTPS URL (manual)"))
+        self.port_label.setText(self.tr("Listener port"))
+        self.tunnel_label.setText(self.tr("Tunnel"))
+        self.public_url_label.setText(self.tr("Public URL"))
+        self.token_label.setText(self.tr("Webhook token"))
+        if self.wizard() is not None:
+            self._show_note()
+            self._check_url()
 
     def _builtin(self) -> bool:
         return self.wizard_settings().profile.is_builtin_sandbox
@@ -270,13 +334,21 @@ class WebhookPage(_Page):
         self.tunnel.setCurrentIndex(max(self.tunnel.findData(settings.tunnel.mode), 0))
         self.public_url.setText(settings.tunnel.public_url or "")
         if builtin:
+            self.tunnel.setCurrentIndex(0)
+        self._show_note()
+        # Rows with nothing to enter are hidden whole, label included.
+        for field in (self.tunnel, self.public_url, self.token):
+            self.form.setRowVisible(field, not builtin)
+        self._mode_changed()
+
+    def _show_note(self) -> None:
+        if self._builtin():
             self.note.setText(
                 self.tr(
                     "The built-in sandbox delivers its notifications straight to this "
                     "computer: no tunnel and no token to enter."
                 )
             )
-            self.tunnel.setCurrentIndex(0)
         else:
             self.note.setText(
                 self.tr(
@@ -284,9 +356,6 @@ class WebhookPage(_Page):
                     "the merchant panel as the notification URL, with the token shown there."
                 )
             )
-        for widget in (self.tunnel, self.public_url, self.token, self.token_label):
-            widget.setVisible(not builtin)
-        self._mode_changed()
 
     def _mode_changed(self, *_args: object) -> None:
         manual = self.tunnel.currentData() == "manual"
@@ -332,6 +401,93 @@ class WebhookPage(_Page):
         return True
 
 
+class ShopPage(_Page):
+    """The name receipts print and, recommended, a supervisor PIN for refunds and captures."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.shop_name = QLineEdit(self)
+        self.shop_name.setObjectName("shopName")
+        self.shop_name.setMaxLength(80)
+        self.pin = QLineEdit(self)
+        self.pin.setObjectName("supervisorPin")
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setMaxLength(8)
+        self.pin_again = QLineEdit(self)
+        self.pin_again.setObjectName("supervisorPinAgain")
+        self.pin_again.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin_again.setMaxLength(8)
+        self.pin_note = QLabel(self)
+        self.pin_note.setObjectName("pinNote")
+        self.pin_note.setWordWrap(True)
+        self.error = QLabel(self)
+        self.error.setObjectName("shopError")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #b3261e;")
+        self.name_label = QLabel(self)
+        self.name_label.setBuddy(self.shop_name)
+        self.pin_label = QLabel(self)
+        self.pin_label.setBuddy(self.pin)
+        self.pin_again_label = QLabel(self)
+        self.pin_again_label.setBuddy(self.pin_again)
+        form = QFormLayout(self)
+        form.addRow(self.name_label, self.shop_name)
+        form.addRow(self.pin_label, self.pin)
+        form.addRow(self.pin_again_label, self.pin_again)
+        form.addRow(self.pin_note)
+        form.addRow(self.error)
+        self.pin.textChanged.connect(self._show_pin_note)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Shop"))
+        self.setSubTitle(
+            self.tr("The name printed on receipts, and who may refund. Both can change later.")
+        )
+        self.shop_name.setPlaceholderText(self.tr("printed on receipts"))
+        self.name_label.setText(self.tr("Shop &name"))
+        self.pin_label.setText(self.tr("Supervisor &PIN (recommended)"))
+        self.pin_again_label.setText(self.tr("PIN &again"))
+        self._show_pin_note()
+
+    def _show_pin_note(self, *_args: object) -> None:
+        if self.pin.text():
+            self.pin_note.setText(
+                self.tr("Refunds and captures will ask for this PIN (4 to 8 digits).")
+            )
+        else:
+            self.pin_note.setText(
+                self.tr(
+                    "Without a PIN anyone at the terminal can refund a sale. A PIN of 4 to 8 "
+                    "digits, known to the owner or supervisor, is recommended."
+                )
+            )
+
+    def initializePage(self) -> None:
+        settings = self.wizard_settings()
+        self.shop_name.setText(settings.ui.shop_name)
+        self.error.clear()
+
+    def validatePage(self) -> bool:
+        settings = self.wizard_settings()
+        pin, again = self.pin.text(), self.pin_again.text()
+        if pin or again:
+            if pin != again:
+                self.error.setText(self.tr("The two PINs differ; type the same PIN twice."))
+                return False
+            try:
+                settings.ui.supervisor_pin_hash = hash_pin(pin)
+            except PinError:
+                self.error.setText(self.tr("A supervisor PIN has 4 to 8 digits."))
+                return False
+        settings.ui.shop_name = " ".join(self.shop_name.text().split())
+        # Only the PIN's salted hash is kept; the typed digits leave the fields now.
+        self.pin.clear()
+        self.pin_again.clear()
+        self.error.clear()
+        return True
+
+
 class TestPage(_Page):
     """Fetches a token and checks the listener; the result decides nothing but is shown."""
 
@@ -342,11 +498,7 @@ class TestPage(_Page):
         self._tester = tester
         self._task: asyncio.Future[list[CheckResult]] | None = None
         self.results: list[CheckResult] = []
-        self.setTitle(self.tr("Test connection"))
-        self.setSubTitle(
-            self.tr("Gets an access token and sends a test notification to the listener.")
-        )
-        self.run_button = QPushButton(self.tr("&Run the test again"), self)
+        self.run_button = QPushButton(self)
         self.run_button.setObjectName("runTest")
         self.list = QListWidget(self)
         self.list.setObjectName("testResults")
@@ -358,6 +510,14 @@ class TestPage(_Page):
         layout.addWidget(self.summary)
         layout.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.run_button.clicked.connect(self.run_checks)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Test connection"))
+        self.setSubTitle(
+            self.tr("Gets an access token and sends a test notification to the listener.")
+        )
+        self.run_button.setText(self.tr("&Run the test again"))
 
     def initializePage(self) -> None:
         self.run_checks()
@@ -383,11 +543,23 @@ class TestPage(_Page):
         else:
             self.results = task.result()
         for result in self.results:
-            mark = "✔" if result.ok else "✘"
+            if not result.ok:
+                mark, colour = "✘", QColor("#b3261e")
+            elif result.warning:
+                mark, colour = "⚠", QColor("#8a5a00")
+            else:
+                mark, colour = "✔", QColor("#1b6e2a")
             item = QListWidgetItem(f"{mark} {result.name}: {result.detail}", self.list)
-            item.setForeground(Qt.GlobalColor.darkGreen if result.ok else Qt.GlobalColor.red)
-        if self.results and all(r.ok for r in self.results):
+            item.setForeground(colour)
+        if self.results and all(r.ok and not r.warning for r in self.results):
             self.summary.setText(self.tr("Everything works. Press Finish to start charging."))
+        elif self.results and all(r.ok for r in self.results):
+            self.summary.setText(
+                self.tr(
+                    "It works, with warnings (marked ⚠ above). You can charge now and fix them "
+                    "later in Settings."
+                )
+            )
         elif self.results:
             self.summary.setText(
                 self.tr(
@@ -407,7 +579,11 @@ class TestPage(_Page):
 
 
 class FirstRunWizard(QWizard):
-    """Edits a copy of the settings; `settings` holds the result once accepted."""
+    """Edits a copy of the settings; `settings` holds the result once accepted.
+
+    `on_language` installs the language picked on the first page (the caller owns the
+    translators); every page then retranslates itself at once.
+    """
 
     def __init__(
         self,
@@ -415,21 +591,47 @@ class FirstRunWizard(QWizard):
         *,
         secrets: SecretStore,
         tester: ConnectionTester,
+        on_language: Callable[[str | None], object] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("Set up checkout-desktop"))
         self.setObjectName("firstRunWizard")
         self.settings = settings.model_copy(deep=True)
+        self._on_language = on_language
         self.environment_page = EnvironmentPage(self.settings, self)
         self.credentials_page = CredentialsPage(secrets, self)
         self.webhook_page = WebhookPage(secrets, self)
+        self.shop_page = ShopPage(self)
         self.test_page = TestPage(tester, self)
         self.environment_id = self.addPage(self.environment_page)
         self.credentials_id = self.addPage(self.credentials_page)
         self.webhook_id = self.addPage(self.webhook_page)
+        self.shop_id = self.addPage(self.shop_page)
         self.test_id = self.addPage(self.test_page)
-        self.resize(640, 480)
+        self.environment_page.language_chosen.connect(self._language_chosen)
+        self.retranslate()
+        self.resize(640, 520)
+
+    def _language_chosen(self, locale: str | None) -> None:
+        self.settings.ui.locale = locale
+        if self._on_language is not None:
+            self._on_language(locale)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("Set up checkout-desktop"))
+        # QWizard keeps its button texts from construction; set them in the language now.
+        for button, text in (
+            (QWizard.WizardButton.BackButton, self.tr("< &Back")),
+            (QWizard.WizardButton.NextButton, self.tr("&Next >")),
+            (QWizard.WizardButton.FinishButton, self.tr("&Finish")),
+            (QWizard.WizardButton.CancelButton, self.tr("Cancel")),
+        ):
+            self.setButtonText(button, text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def accept(self) -> None:
         self.settings.first_run_done = True

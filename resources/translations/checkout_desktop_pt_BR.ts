@@ -303,6 +303,22 @@
         <source>fetched; valid for {seconds} s</source>
         <translation>obtido; válido por {seconds} s</translation>
     </message>
+    <message>
+        <source>{level} ({reason})</source>
+        <translation>{level} ({reason})</translation>
+    </message>
+    <message>
+        <source>working</source>
+        <translation>funcionando</translation>
+    </message>
+    <message>
+        <source>working, with a warning</source>
+        <translation>funcionando, com um aviso</translation>
+    </message>
+    <message>
+        <source>not working</source>
+        <translation>não está funcionando</translation>
+    </message>
 </context>
 <context>
     <name>CredentialsPage</name>
@@ -344,6 +360,113 @@
     </message>
 </context>
 <context>
+    <name>DayTotalsPanel</name>
+    <message>
+        <source>&amp;Today</source>
+        <translation>&amp;Hoje</translation>
+    </message>
+    <message>
+        <source>&amp;Print report</source>
+        <translation>&amp;Imprimir relatório</translation>
+    </message>
+    <message>
+        <source>Save report as P&amp;DF</source>
+        <translation>Salvar relatório em P&amp;DF</translation>
+    </message>
+    <message>
+        <source>Day</source>
+        <translation>Dia</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>Resumo</translation>
+    </message>
+    <message>
+        <source>Sales</source>
+        <translation>Vendas</translation>
+    </message>
+    <message>
+        <source>Gross</source>
+        <translation>Bruto</translation>
+    </message>
+    <message>
+        <source>Refunds</source>
+        <translation>Estornos</translation>
+    </message>
+    <message>
+        <source>Net</source>
+        <translation>Líquido</translation>
+    </message>
+    <message>
+        <source>Authorized, not captured</source>
+        <translation>Autorizadas, não capturadas</translation>
+    </message>
+    <message>
+        <source>Denied attempts</source>
+        <translation>Tentativas negadas</translation>
+    </message>
+    <message>
+        <source>Brand</source>
+        <translation>Bandeira</translation>
+    </message>
+    <message>
+        <source>Payments</source>
+        <translation>Pagamentos</translation>
+    </message>
+    <message>
+        <source>Amount</source>
+        <translation>Valor</translation>
+    </message>
+    <message>
+        <source>Hour</source>
+        <translation>Hora</translation>
+    </message>
+    <message>
+        <source>By brand</source>
+        <translation>Por bandeira</translation>
+    </message>
+    <message>
+        <source>By hour</source>
+        <translation>Por hora</translation>
+    </message>
+    <message>
+        <source>The figures could not be read from the store.</source>
+        <translation>Não foi possível ler os números do banco de dados.</translation>
+    </message>
+    <message>
+        <source>{count} · {amount}</source>
+        <translation>{count} · {amount}</translation>
+    </message>
+    <message>
+        <source>Sales report for {day}</source>
+        <translation>Relatório de vendas de {day}</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>Item</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Valor</translation>
+    </message>
+    <message>
+        <source>the report could not be written to {path}</source>
+        <translation>não foi possível gravar o relatório em {path}</translation>
+    </message>
+    <message>
+        <source>Save report</source>
+        <translation>Salvar relatório</translation>
+    </message>
+    <message>
+        <source>PDF (*.pdf)</source>
+        <translation>PDF (*.pdf)</translation>
+    </message>
+    <message>
+        <source>The report could not be saved: {why}</source>
+        <translation>Não foi possível salvar o relatório: {why}</translation>
+    </message>
+</context>
+<context>
     <name>EnvironmentPage</name>
     <message>
         <source>Environment</source>
@@ -358,8 +481,8 @@
         <translation>Idioma do sistema</translation>
     </message>
     <message>
-        <source>Language</source>
-        <translation>Idioma</translation>
+        <source>&amp;Language</source>
+        <translation>&amp;Idioma</translation>
     </message>
     <message>
         <source>Runs on this computer; test cards only; nothing is charged.</source>
@@ -496,6 +619,22 @@
     <message>
         <source>Set up checkout-desktop</source>
         <translation>Configurar o checkout-desktop</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; &amp;Voltar</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>&amp;Avançar &gt;</translation>
+    </message>
+    <message>
+        <source>&amp;Finish</source>
+        <translation>&amp;Concluir</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancelar</translation>
     </message>
 </context>
 <context>
@@ -814,6 +953,10 @@
         <translation>&amp;Histórico</translation>
     </message>
     <message>
+        <source>&amp;Today</source>
+        <translation>&amp;Hoje</translation>
+    </message>
+    <message>
         <source>&amp;Settings</source>
         <translation>&amp;Configurações</translation>
     </message>
@@ -875,6 +1018,29 @@
     <message>
         <source>Wrong supervisor PIN.</source>
         <translation>PIN do supervisor incorreto.</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemBanner</name>
+    <message>
+        <source>Try &amp;again</source>
+        <translation>&amp;Tentar de novo</translation>
+    </message>
+    <message>
+        <source>The terminal cannot reach the payment service, so no sale can be charged now. Check the internet connection and the credentials in Settings.</source>
+        <translation>O terminal não consegue falar com o serviço de pagamentos, então nenhuma venda pode ser cobrada agora. Confira a conexão com a internet e as credenciais em Configurações.</translation>
+    </message>
+    <message>
+        <source>The card form did not load, so cards cannot be typed now. Check the internet connection, then try again.</source>
+        <translation>O formulário do cartão não carregou, então não dá para digitar cartões agora. Confira a conexão com a internet e tente de novo.</translation>
+    </message>
+    <message>
+        <source>Payment notifications cannot arrive (the inbox did not start). Sales still work; their final status is asked of the service instead.</source>
+        <translation>As notificações de pagamento não podem chegar (a caixa de entrada não iniciou). As vendas continuam funcionando; o status final é consultado no serviço.</translation>
+    </message>
+    <message>
+        <source>Payment notifications are not arriving. Sales still work; their final status is asked of the service instead.</source>
+        <translation>As notificações de pagamento não estão chegando. As vendas continuam funcionando; o status final é consultado no serviço.</translation>
     </message>
 </context>
 <context>
@@ -1228,28 +1394,12 @@
         <translation>{operation}: não foi possível acessar o serviço em {url}; nada foi enviado</translation>
     </message>
     <message>
-        <source>{operation}: the connection broke before the reply; the result is unknown until the service is asked</source>
-        <translation>{operation}: a conexão caiu antes da resposta; o resultado é desconhecido até o serviço ser consultado</translation>
-    </message>
-    <message>
-        <source>{operation}: the token server at {url} cannot be reached; check the network and the environment&apos;s authentication address</source>
-        <translation>{operation}: não foi possível acessar o servidor de tokens em {url}; confira a rede e o endereço de autenticação do ambiente</translation>
-    </message>
-    <message>
-        <source>{operation}: the connection to the token server failed</source>
-        <translation>{operation}: a conexão com o servidor de tokens falhou</translation>
-    </message>
-    <message>
-        <source>the body cannot be read</source>
-        <translation>o corpo não pode ser lido</translation>
-    </message>
-    <message>
-        <source>the {type} body cannot be read</source>
-        <translation>o corpo {type} não pode ser lido</translation>
-    </message>
-    <message>
         <source>{operation}: no reply within {seconds} s; the result is unknown until the service is asked</source>
         <translation>{operation}: sem resposta em {seconds} s; o resultado é desconhecido até o serviço ser consultado</translation>
+    </message>
+    <message>
+        <source>{operation}: the connection broke before the reply; the result is unknown until the service is asked</source>
+        <translation>{operation}: a conexão caiu antes da resposta; o resultado é desconhecido até o serviço ser consultado</translation>
     </message>
     <message>
         <source>{operation}: the reply does not match the documented format ({details})</source>
@@ -1324,8 +1474,16 @@
         <translation>{operation}: o servidor de tokens respondeu HTTP {http_code}: {detail}</translation>
     </message>
     <message>
+        <source>{operation}: the token server at {url} cannot be reached; check the network and the environment&apos;s authentication address</source>
+        <translation>{operation}: não foi possível acessar o servidor de tokens em {url}; confira a rede e o endereço de autenticação do ambiente</translation>
+    </message>
+    <message>
         <source>{operation}: the token server did not answer within {seconds} s</source>
         <translation>{operation}: o servidor de tokens não respondeu em {seconds} s</translation>
+    </message>
+    <message>
+        <source>{operation}: the connection to the token server failed</source>
+        <translation>{operation}: a conexão com o servidor de tokens falhou</translation>
     </message>
     <message>
         <source>{operation}: the client secret cannot be read: {error}</source>
@@ -1388,6 +1546,14 @@
         <translation>o corpo {type} não segue o formato: {details}</translation>
     </message>
     <message>
+        <source>the body cannot be read</source>
+        <translation>o corpo não pode ser lido</translation>
+    </message>
+    <message>
+        <source>the {type} body cannot be read</source>
+        <translation>o corpo {type} não pode ser lido</translation>
+    </message>
+    <message>
         <source>the body is not valid JSON: {error}</source>
         <translation>o corpo não é um JSON válido: {error}</translation>
     </message>
@@ -1414,6 +1580,58 @@
     <message>
         <source>the body cannot be accepted</source>
         <translation>o corpo não pode ser aceito</translation>
+    </message>
+    <message>
+        <source>not checked yet</source>
+        <translation>ainda não verificada</translation>
+    </message>
+    <message>
+        <source>the listener is not running</source>
+        <translation>o receptor de notificações não está funcionando</translation>
+    </message>
+    <message>
+        <source>local self-test failed: {problem}</source>
+        <translation>o autoteste local falhou: {problem}</translation>
+    </message>
+    <message>
+        <source>no public URL: the listener works locally, but the service cannot reach it</source>
+        <translation>sem URL pública: o receptor funciona localmente, mas o serviço não consegue alcançá-lo</translation>
+    </message>
+    <message>
+        <source>the tunnel is not up: {why}</source>
+        <translation>o túnel não está ativo: {why}</translation>
+    </message>
+    <message>
+        <source>a self-test through {url} did not arrive: {problem}</source>
+        <translation>um autoteste por {url} não chegou: {problem}</translation>
+    </message>
+    <message>
+        <source>the merchant panel holds {registered}; notifications reach this terminal only once it holds {url}</source>
+        <translation>o painel do lojista tem {registered}; as notificações só chegam a este terminal quando ele tiver {url}</translation>
+    </message>
+    <message>
+        <source>the merchant panel holds no URL; notifications reach this terminal only once it holds {url}</source>
+        <translation>o painel do lojista não tem URL; as notificações só chegam a este terminal quando ele tiver {url}</translation>
+    </message>
+    <message>
+        <source>a self-test through {url} took {seconds} s (over {limit} s)</source>
+        <translation>um autoteste por {url} levou {seconds} s (acima de {limit} s)</translation>
+    </message>
+    <message>
+        <source>self-test through {url} arrived</source>
+        <translation>o autoteste por {url} chegou</translation>
+    </message>
+    <message>
+        <source>the address answered HTTP {http_code}</source>
+        <translation>o endereço respondeu HTTP {http_code}</translation>
+    </message>
+    <message>
+        <source>it was not stored within {seconds} s</source>
+        <translation>ele não foi gravado em {seconds} s</translation>
+    </message>
+    <message>
+        <source>the self-test could not be sent</source>
+        <translation>não foi possível enviar o autoteste</translation>
     </message>
     <message>
         <source>the card service could not be reached (network, proxy or certificate); nothing was sent</source>
@@ -1565,6 +1783,14 @@
     <message>
         <source>Print receipt</source>
         <translation>Imprimir comprovante</translation>
+    </message>
+    <message>
+        <source>Report saved</source>
+        <translation>Relatório salvo</translation>
+    </message>
+    <message>
+        <source>The report was saved as {name}.</source>
+        <translation>O relatório foi salvo como {name}.</translation>
     </message>
     <message>
         <source>Receipt saved</source>
@@ -1798,6 +2024,49 @@
     </message>
 </context>
 <context>
+    <name>ShopPage</name>
+    <message>
+        <source>Shop</source>
+        <translation>Loja</translation>
+    </message>
+    <message>
+        <source>The name printed on receipts, and who may refund. Both can change later.</source>
+        <translation>O nome impresso nos comprovantes e quem pode estornar. Os dois podem mudar depois.</translation>
+    </message>
+    <message>
+        <source>printed on receipts</source>
+        <translation>impresso nos comprovantes</translation>
+    </message>
+    <message>
+        <source>Shop &amp;name</source>
+        <translation>&amp;Nome da loja</translation>
+    </message>
+    <message>
+        <source>Supervisor &amp;PIN (recommended)</source>
+        <translation>&amp;PIN do supervisor (recomendado)</translation>
+    </message>
+    <message>
+        <source>PIN &amp;again</source>
+        <translation>PIN &amp;novamente</translation>
+    </message>
+    <message>
+        <source>Refunds and captures will ask for this PIN (4 to 8 digits).</source>
+        <translation>Estornos e capturas vão pedir este PIN (4 a 8 dígitos).</translation>
+    </message>
+    <message>
+        <source>Without a PIN anyone at the terminal can refund a sale. A PIN of 4 to 8 digits, known to the owner or supervisor, is recommended.</source>
+        <translation>Sem PIN, qualquer pessoa no terminal pode estornar uma venda. Recomendamos um PIN de 4 a 8 dígitos, conhecido pelo dono ou supervisor.</translation>
+    </message>
+    <message>
+        <source>The two PINs differ; type the same PIN twice.</source>
+        <translation>Os dois PINs são diferentes; digite o mesmo PIN duas vezes.</translation>
+    </message>
+    <message>
+        <source>A supervisor PIN has 4 to 8 digits.</source>
+        <translation>O PIN do supervisor tem de 4 a 8 dígitos.</translation>
+    </message>
+</context>
+<context>
     <name>Terminal</name>
     <message>
         <source>Test shop (built-in sandbox)</source>
@@ -1916,6 +2185,10 @@
     <message>
         <source>Everything works. Press Finish to start charging.</source>
         <translation>Tudo funciona. Pressione Concluir para começar a cobrar.</translation>
+    </message>
+    <message>
+        <source>It works, with warnings (marked ⚠ above). You can charge now and fix them later in Settings.</source>
+        <translation>Funciona, com avisos (marcados com ⚠ acima). Você já pode cobrar e corrigir depois em Configurações.</translation>
     </message>
     <message>
         <source>Something failed (details above). You can go back and fix it, or finish now and fix it later in Settings.</source>

@@ -565,7 +565,7 @@ def test_a_window_opened_with_the_charge_tab_alone_builds_the_others_on_demand(
     )
     try:
         assert not window.panels_built
-        assert window.tabs.count() == 4
+        assert window.tabs.count() == 5
         # Choosing a tab builds the panels, which read what the store holds.
         window.tabs.setCurrentIndex(window.events_tab)
         assert window.panels_built
@@ -575,6 +575,7 @@ def test_a_window_opened_with_the_charge_tab_alone_builds_the_others_on_demand(
         assert window.tabs.widget(window.events_tab).isAncestorOf(panel)
         assert window.tabs.widget(window.history_tab).isAncestorOf(window.history_panel)
         assert window.tabs.widget(window.settings_tab).isAncestorOf(window.settings_panel)
+        assert window.tabs.widget(window.today_tab).isAncestorOf(window.day_totals)
         assert panel.model.rowCount() > 0
         history = window.history_panel.model
         listed = [history.data(history.index(r, 1)) for r in range(history.rowCount())]

@@ -81,7 +81,9 @@ def test_connection_test_fetches_a_token_and_checks_the_listener(
         assert ("Access token", True) in names, results
         listener = [r for r in results if r.name == "Listener"]
         assert listener and listener[0].ok, results
-        assert "healthy" in listener[0].detail
+        # Healthy in plain words, and a green tick: no warning.
+        assert listener[0].detail.startswith("working (")
+        assert not listener[0].warning
         # The sandbox started for the test is kept for the terminal's first start.
         assert tester.sandbox is not None and tester.sandbox.process is not None
         assert tester.sandbox.process.alive()

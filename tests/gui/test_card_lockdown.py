@@ -80,6 +80,7 @@ def test_navigation_away_and_new_windows_are_refused(
     assert refused is None
 
 
+@pytest.mark.expected_errors(r"card page console: .*Content Security Policy")
 def test_csp_blocks_eval_inline_and_foreign_hosts(production_page: PageParts) -> None:
     _, driver, _ = production_page
     result = driver.js(

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import qasync
 from PySide6.QtWidgets import QWizard
 from pytestqt.qtbot import QtBot
@@ -52,6 +53,8 @@ def test_builtin_sandbox_is_preselected_and_skips_credentials(
     wizard.next()
     assert wizard.currentId() == wizard.webhook_id
     assert not wizard.webhook_page.token.isVisible()
+    wizard.next()
+    assert wizard.currentId() == wizard.shop_id
     wizard.next()
     assert wizard.currentId() == wizard.test_id
     qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
@@ -106,7 +109,9 @@ def test_real_profile_secrets_go_to_the_keychain_not_settings(
     hook.token.setText("whk_token_value")
     assert hook.isComplete()
     wizard.next()
-    assert wizard.currentId() == wizard.test_id, hook.error.text()
+    assert wizard.currentId() == wizard.shop_id, hook.error.text()
+    wizard.next()
+    assert wizard.currentId() == wizard.test_id
     qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
     assert "Something failed" in wizard.test_page.summary.text()
     assert "401 invalid_client" in wizard.test_page.list.item(0).text()
@@ -126,6 +131,7 @@ def test_real_profile_secrets_go_to_the_keychain_not_settings(
     )
 
 
+@pytest.mark.expected_errors("the connection test failed: the sandbox did not start")
 def test_a_failing_tester_is_shown_not_raised(qtbot: QtBot, qloop: qasync.QEventLoop) -> None:
     class Broken:
         async def __call__(self, settings: Settings) -> list[CheckResult]:
@@ -134,6 +140,7 @@ def test_a_failing_tester_is_shown_not_raised(qtbot: QtBot, qloop: qasync.QEvent
     wizard = FirstRunWizard(Settings(), secrets=SecretStore(MemoryKeyring()), tester=Broken())
     qtbot.addWidget(wizard)
     wizard.show()
+    wizard.next()
     wizard.next()
     wizard.next()
     qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
@@ -164,6 +171,7 @@ def test_run_wizard_returns_the_chosen_settings_or_none(
     wizard = open_wizard()
     wizard.next()
     wizard.next()
+    wizard.next()
     qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
     wizard.button(QWizard.WizardButton.FinishButton).click()
     chosen = arun(task)
@@ -178,3 +186,125 @@ def test_run_wizard_returns_the_chosen_settings_or_none(
     )
     open_wizard().reject()
     assert arun(task) is None
+
+
+def test_the_language_chosen_on_the_first_page_applies_at_once(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.i18n import Translations, choose_locale
+
+    previous = QLocale()
+    translations = Translations()
+    translations.install(choose_locale("en"))
+    try:
+        wizard = FirstRunWizard(
+            Settings(),
+            secrets=SecretStore(MemoryKeyring()),
+            tester=ScriptedTester([]),
+            on_language=lambda locale: translations.install(choose_locale(locale)),
+        )
+        qtbot.addWidget(wizard)
+        wizard.show()
+        page = wizard.environment_page
+        assert page.title() == "Environment"
+        assert wizard.buttonText(QWizard.WizardButton.NextButton) == "&Next >"
+        page.language.setCurrentIndex(page.language.findData("pt_BR"))
+        qtbot.waitUntil(lambda: page.title() == "Ambiente", timeout=2000)
+        assert wizard.settings.ui.locale == "pt_BR"
+        assert wizard.windowTitle() == "Configurar o checkout-desktop"
+        assert wizard.buttonText(QWizard.WizardButton.NextButton) == "&Avançar >"
+        assert wizard.shop_page.title() == "Loja"
+        assert page.buttons["builtin-sandbox"].text() != "Built-in sandbox (no account)"
+        page.language.setCurrentIndex(page.language.findData("en"))
+        qtbot.waitUntil(lambda: page.title() == "Environment", timeout=2000)
+    finally:
+        translations.remove()
+        QLocale.setDefault(previous)
+
+
+def test_the_builtin_sandbox_shows_no_label_without_a_field(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    wizard, _backend, _tester = make(Settings(), [])
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.next()
+    hook = wizard.webhook_page
+    assert wizard.currentId() == wizard.webhook_id
+    for label in (hook.tunnel_label, hook.public_url_label, hook.token_label):
+        assert not label.isVisible(), label.text()
+    assert hook.port_label.isVisible()
+    wizard.back()
+    wizard.environment_page.buttons["production"].setChecked(True)
+    wizard.next()
+    page = wizard.credentials_page
+    page.client_id.setText("my-client")
+    page.client_secret.setText("s3cretvalue")
+    page.merchant_document.setText(VALID_CNPJ)
+    page.sdk_token.setText("tk_sdk_value")
+    wizard.next()
+    assert wizard.currentId() == wizard.webhook_id
+    for label in (hook.tunnel_label, hook.public_url_label, hook.token_label):
+        assert label.isVisible(), label.text()
+
+
+def test_the_shop_page_sets_the_name_and_a_hashed_pin(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    from checkout_desktop.ui.supervisor import verify_pin
+
+    wizard, _backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.next()
+    wizard.next()
+    shop = wizard.shop_page
+    assert wizard.currentId() == wizard.shop_id
+    assert "recommended" in shop.pin_note.text()
+    shop.shop_name.setText("  Padaria   Sol ")
+    shop.pin.setText("4321")
+    shop.pin_again.setText("4322")
+    wizard.next()
+    assert wizard.currentId() == wizard.shop_id
+    assert "differ" in shop.error.text()
+    shop.pin_again.setText("4321")
+    shop.pin.setText("12")
+    shop.pin_again.setText("12")
+    wizard.next()
+    assert wizard.currentId() == wizard.shop_id
+    assert "4 to 8 digits" in shop.error.text()
+    shop.pin.setText("97531")
+    shop.pin_again.setText("97531")
+    wizard.next()
+    assert wizard.currentId() == wizard.test_id
+    assert shop.pin.text() == "" and shop.pin_again.text() == ""
+    qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    result = wizard.settings
+    assert result.ui.shop_name == "Padaria Sol"
+    stored = result.ui.supervisor_pin_hash
+    assert stored is not None and "97531" not in stored
+    assert verify_pin("97531", stored)
+    assert "97531" not in result.model_dump_json()
+
+
+def test_a_warning_is_amber_not_green(qtbot: QtBot, qloop: qasync.QEventLoop) -> None:
+    results = [
+        CheckResult("Token", True, "fetched"),
+        CheckResult("Listener", True, "working, with a warning (no public URL)", warning=True),
+    ]
+    wizard, _backend, _tester = make(Settings(), results)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    for _ in range(3):
+        wizard.next()
+    qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
+    items = [wizard.test_page.list.item(i) for i in range(wizard.test_page.list.count())]
+    assert items[0].text().startswith("✔")
+    assert items[1].text().startswith("⚠")
+    assert items[0].foreground().color() != items[1].foreground().color()
+    summary = wizard.test_page.summary.text()
+    assert "Everything works" not in summary
+    assert "warnings" in summary

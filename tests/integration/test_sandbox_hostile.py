@@ -110,6 +110,7 @@ async def test_unknown_paths_and_methods_are_json(api: Api) -> None:
     assert "not allowed" in wrong.json()["message"]
 
 
+@pytest.mark.expected_errors("unexpected RuntimeError handling GET /api/v1/charge/")
 @pytest.mark.asyncio
 async def test_an_unexpected_failure_is_a_500_that_logs_no_details(
     api: Api, sdk: SdkClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import ssl
+from datetime import UTC, datetime
 
 import httpx
 import pytest
@@ -155,16 +156,34 @@ async def test_invalid_cards_name_the_field(
     assert "4111111111111111" not in response.text
 
 
+def _set_date(sdk: SdkClient, month: int, day: int) -> datetime:
+    """Move the sandbox's clock forward to that day of next year (it only moves forward)."""
+    clock = sdk.server.clock
+    now = clock.now()
+    target = datetime(now.year + 1, month, day, 12, tzinfo=UTC)
+    clock.advance((target - now).total_seconds())
+    assert (clock.now().year, clock.now().month) == (target.year, month)
+    return target
+
+
 @pytest.mark.asyncio
 async def test_expired_this_year_names_the_month(sdk: SdkClient) -> None:
-    now = sdk.server.clock.now()
-    if now.month == 1:
-        pytest.skip("no earlier month in January")
-    body = card_body(
-        "4111111111111111", expirationMonth=f"{now.month - 1:02d}", expirationYear=str(now.year)
-    )
+    today = _set_date(sdk, 7, 15)
+    body = card_body("4111111111111111", expirationMonth="06", expirationYear=str(today.year))
     response = await sdk.temporary_card(body)
     assert sdk_errors(response) == [(5, "Cartão expirado.", "ExpirationMonth")]
+
+
+@pytest.mark.asyncio
+async def test_in_january_last_december_names_the_year(sdk: SdkClient) -> None:
+    today = _set_date(sdk, 1, 15)
+    body = card_body("4111111111111111", expirationMonth="12", expirationYear=str(today.year - 1))
+    response = await sdk.temporary_card(body)
+    assert sdk_errors(response) == [(5, "Cartão expirado.", "ExpirationYear")]
+    still_valid = card_body(
+        "4111111111111111", expirationMonth="01", expirationYear=str(today.year)
+    )
+    assert (await sdk.temporary_card(still_valid)).status_code == 200
 
 
 @pytest.mark.asyncio

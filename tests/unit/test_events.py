@@ -20,6 +20,8 @@ class SpecialThing(Thing):
     extra: int = 0
 
 
+@pytest.mark.expected_errors("a handler of SpecialThing failed")
+@pytest.mark.usefixtures("tolerant_event_bus")
 def test_publish_reaches_exact_and_base_subscribers(caplog: pytest.LogCaptureFixture) -> None:
     bus = EventBus()
     seen: list[str] = []
@@ -45,3 +47,15 @@ def test_unsubscribe() -> None:
     stop()
     bus.publish(Thing(name="y"))
     assert [e.name for e in seen] == ["x"]
+
+
+@pytest.mark.expected_errors("a handler of Thing failed")
+def test_under_test_a_failing_handler_fails_the_publisher() -> None:
+    bus = EventBus()
+
+    def broken(event: Thing) -> None:
+        raise RuntimeError("view bug")
+
+    bus.subscribe(Thing, broken)
+    with pytest.raises(RuntimeError, match="view bug"):
+        bus.publish(Thing(name="a"))

@@ -1,4 +1,23 @@
-"""The layering rule: only checkout_desktop/ui/ and the composition root may touch Qt or qasync."""
+"""The layer contract over the runtime import graph, no import circles, and Qt only in the GUI.
+
+Layers, highest first; a module may import its own layer and the ones below it, never above:
+
+    entry     app.py, cli.py           arguments and `run`: the composition root's front door
+    ui        ui/                      Qt: windows, panels, the qasync loop, the window's start-up
+    core      terminal.py              the headless core, assembled (composition root, no Qt)
+    charges   charges/                 the charge use case (the package to come)
+    services  gateway/ inbox/ sandbox/ HTTP client, webhook inbox, the service's simulator
+    store     store/                   SQLite: schema, migrations, repositories
+    support   settings secrets logsetup paths
+                                       settings model, keychain, logging with redaction, folders:
+                                       leaf services every layer above the domain may use
+    domain    domain/, the package's __init__
+                                       pure logic: wire models, money, documents, state, events
+
+The services are peers: none imports another, but for the known exceptions listed below, which
+may only shrink. Imports inside `if TYPE_CHECKING:` are not runtime imports and are not counted;
+imports inside functions are. Qt (PySide6, shiboken6, qasync) is for ui/ and app.py only.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +25,11 @@ import ast
 import json
 import logging
 import pkgutil
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import checkout_desktop
@@ -15,17 +37,398 @@ import checkout_desktop
 logger = logging.getLogger(__name__)
 
 PACKAGE_DIR = Path(checkout_desktop.__file__).resolve().parent
+PACKAGE = checkout_desktop.__name__
 FORBIDDEN = frozenset({"PySide6", "shiboken6", "qasync"})
-# The Qt side of the house: the ui package and app.py, the composition root that builds
-# everything on one qasync loop.
+# The Qt side of the house: the ui package and app.py, which runs the window on ui/loop.py.
 QT_PACKAGES = frozenset({"checkout_desktop.ui"})
 QT_MODULES = frozenset({"checkout_desktop.app"})
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("entry", ("app", "cli")),
+    ("ui", ("ui",)),
+    ("core", ("terminal",)),
+    ("charges", ("charges",)),
+    ("services", ("gateway", "inbox", "sandbox")),
+    ("store", ("store",)),
+    ("support", ("settings", "secrets", "logsetup", "paths")),
+    ("domain", ("domain", "")),
+)
+"""Each layer's top-level parts (relative to the package; "" is the package's __init__)."""
+
+PEER_LAYERS = frozenset({"services"})
+"""Layers whose parts are independent of each other."""
+
+KNOWN_PEER_IMPORTS = frozenset(
+    {
+        # Goes away with the charges package, which takes over "apply, then publish".
+        ("checkout_desktop.inbox.charges", "checkout_desktop.gateway.events"),
+    }
+)
+
+KNOWN_SQLITE3_OUTSIDE_STORE = frozenset(
+    {
+        # sqlite3 belongs under store/ (and the sandbox, the service's own process). These pass
+        # connections around today; the store ports take them in. The list may only shrink.
+        "checkout_desktop.gateway.charging",
+        "checkout_desktop.inbox.charges",
+        "checkout_desktop.inbox.cli_events",
+        "checkout_desktop.inbox.writer",
+        "checkout_desktop.terminal",
+    }
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# The checker (runs over any package folder, so that its own test can feed it a bad one)
+
+
+@dataclass(frozen=True, order=True)
+class Import:
+    """One runtime import: `module` imports `target` at `line`."""
+
+    module: str
+    target: str
+    line: int
+
+
+def module_names(package_dir: Path, package: str) -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its __init__)."""
+    found: dict[str, Path] = {}
+    for path in sorted(package_dir.rglob("*.py")):
+        parts = [package, *path.relative_to(package_dir).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+class _RuntimeImports(ast.NodeVisitor):
+    """Collects import statements, nested ones too, except those only the type checker runs."""
+
+    def __init__(self) -> None:
+        self.found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit_If(self, node: ast.If) -> None:
+        if _is_type_checking(node.test):
+            for child in node.orelse:
+                self.visit(child)
+        else:
+            self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.found.append(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self.found.append(node)
+
+
+def runtime_imports(
+    path: Path, module: str, known: Mapping[str, Path], *, is_package: bool
+) -> list[Import]:
+    """The imports `module` runs (absolute names; a `from X import name` that names a
+    submodule counts as importing the submodule)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    visitor = _RuntimeImports()
+    visitor.visit(tree)
+    found: list[Import] = []
+    for node in visitor.found:
+        if isinstance(node, ast.Import):
+            found.extend(Import(module, alias.name, node.lineno) for alias in node.names)
+        else:
+            if node.level:
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                found.append(
+                    Import(module, submodule if submodule in known else source, node.lineno)
+                )
+    return sorted(set(found))
+
+
+def import_graph(package_dir: Path, package: str) -> list[Import]:
+    """Every runtime import of every module in the package."""
+    modules = module_names(package_dir, package)
+    edges: list[Import] = []
+    for name, path in modules.items():
+        edges.extend(runtime_imports(path, name, modules, is_package=path.name == "__init__.py"))
+    return edges
+
+
+def layer_of(
+    module: str, package: str, layers: Sequence[tuple[str, tuple[str, ...]]] = LAYERS
+) -> tuple[int, str, str] | None:
+    """(rank, layer, part) of a module of the package, rank 0 the highest; None if unplaced."""
+    relative = module.removeprefix(package).removeprefix(".")
+    top = relative.split(".")[0] if relative else ""
+    for rank, (layer, parts) in enumerate(layers):
+        if top in parts:
+            return rank, layer, top
+    return None
+
+
+def contract_violations(
+    edges: Iterable[Import],
+    package: str,
+    *,
+    layers: Sequence[tuple[str, tuple[str, ...]]] = LAYERS,
+    peer_layers: frozenset[str] = PEER_LAYERS,
+    known_peer_imports: frozenset[tuple[str, str]] = frozenset(),
+) -> list[str]:
+    """Upward imports, imports between peers, and modules no layer holds."""
+    problems: set[str] = set()
+    for edge in edges:
+        if edge.target != package and not edge.target.startswith(package + "."):
+            continue
+        source = layer_of(edge.module, package, layers)
+        target = layer_of(edge.target, package, layers)
+        for name, place in ((edge.module, source), (edge.target, target)):
+            if place is None:
+                problems.add(f"{name} is in no layer")
+        if source is None or target is None:
+            continue
+        where = f"{edge.module}:{edge.line} imports {edge.target}"
+        if target[0] < source[0]:
+            problems.add(f"{where}: {source[1]} may not import {target[1]}, a higher layer")
+        elif (
+            target[0] == source[0]
+            and source[1] in peer_layers
+            and source[2] != target[2]
+            and (edge.module, edge.target) not in known_peer_imports
+        ):
+            problems.add(f"{where}: {source[2]} and {target[2]} are peers")
+    return sorted(problems)
+
+
+def import_circles(edges: Iterable[Import], package: str) -> list[list[str]]:
+    """The package's import circles (strongly connected groups of its modules), each sorted."""
+    graph: dict[str, set[str]] = {}
+    for edge in edges:
+        if edge.target.startswith(package + ".") or edge.target == package:
+            graph.setdefault(edge.module, set()).add(edge.target)
+            graph.setdefault(edge.target, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt == node:
+                continue
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(circles)
+
+
+def importers_of(edges: Iterable[Import], top_level: str) -> set[str]:
+    """The modules that import `top_level` (or a submodule of it) at run time."""
+    return {
+        edge.module
+        for edge in edges
+        if edge.target == top_level or edge.target.startswith(top_level + ".")
+    }
 
 
 def _is_qt_side(module: str) -> bool:
     if module in QT_MODULES:
         return True
     return any(module == pkg or module.startswith(pkg + ".") for pkg in QT_PACKAGES)
+
+
+def qt_outside_the_gui(edges: Iterable[Import], package: str) -> list[str]:
+    """Qt imports by modules other than the package's ui/ and app.py."""
+
+    def gui(module: str) -> bool:
+        return module == f"{package}.app" or (module + ".").startswith(f"{package}.ui.")
+
+    return sorted(
+        f"{edge.module}:{edge.line} imports {edge.target}"
+        for edge in edges
+        if edge.target.split(".")[0] in FORBIDDEN and not gui(edge.module)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The checker sees what it must (a package with every kind of fault)
+
+
+def _write(root: Path, files: Mapping[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_the_checker_reports_an_upward_import_a_circle_peers_and_qt(tmp_path: Path) -> None:
+    package = tmp_path / "shop"
+    _write(
+        package,
+        {
+            "__init__.py": "",
+            "domain/__init__.py": "",
+            # A forbidden edge, written lazily inside a function: still a runtime import.
+            "domain/money.py": "def f():\n    from shop.ui import window\n",
+            # Only for the type checker: not an edge.
+            "domain/state.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from shop.store import db\n"
+                "else:\n    import json\n"
+            ),
+            "store/__init__.py": "",
+            # A circle, one side through a relative import.
+            "store/db.py": "from . import schema\n",
+            "store/schema.py": "import shop.store.db\n",
+            "gateway/__init__.py": "",
+            "gateway/client.py": "from shop.inbox.listener import Listener\n",
+            "inbox/__init__.py": "",
+            "inbox/listener.py": "from shop.domain import money\nfrom shop import settings\n",
+            "settings.py": "",
+            "ui/__init__.py": "",
+            "ui/window.py": "from PySide6.QtWidgets import QWidget\nfrom shop.store import db\n",
+            "cli.py": "try:\n    import qasync\nexcept ImportError:\n    qasync = None\n",
+            "extra.py": "from shop.domain import money\n",
+        },
+    )
+    edges = import_graph(package, "shop")
+    assert contract_violations(edges, "shop") == [
+        "shop.domain.money:2 imports shop.ui.window: domain may not import ui, a higher layer",
+        "shop.extra is in no layer",
+        "shop.gateway.client:1 imports shop.inbox.listener: gateway and inbox are peers",
+    ]
+    assert contract_violations(
+        edges,
+        "shop",
+        known_peer_imports=frozenset({("shop.gateway.client", "shop.inbox.listener")}),
+    ) == [
+        "shop.domain.money:2 imports shop.ui.window: domain may not import ui, a higher layer",
+        "shop.extra is in no layer",
+    ]
+    assert import_circles(edges, "shop") == [["shop.store.db", "shop.store.schema"]]
+    assert qt_outside_the_gui(edges, "shop") == ["shop.cli:2 imports qasync"]
+
+
+def test_the_contract_fails_when_a_forbidden_import_is_added_to_the_real_package(
+    tmp_path: Path,
+) -> None:
+    copy = tmp_path / PACKAGE
+    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert (
+        contract_violations(
+            import_graph(copy, PACKAGE), PACKAGE, known_peer_imports=KNOWN_PEER_IMPORTS
+        )
+        == []
+    )
+    money = copy / "domain" / "money.py"
+    money.write_text(
+        money.read_text(encoding="utf-8") + "\n\ndef _late() -> None:\n"
+        "    from checkout_desktop.ui import labels  # noqa: F401\n",
+        encoding="utf-8",
+    )
+    selftest = copy / "ui" / "selftest.py"
+    selftest.write_text(
+        selftest.read_text(encoding="utf-8") + "\nimport checkout_desktop.app  # noqa: E402\n",
+        encoding="utf-8",
+    )
+    edges = import_graph(copy, PACKAGE)
+    problems = contract_violations(edges, PACKAGE, known_peer_imports=KNOWN_PEER_IMPORTS)
+    assert len(problems) == 2, problems
+    assert problems[0].startswith("checkout_desktop.domain.money:")
+    assert problems[0].endswith(
+        "imports checkout_desktop.ui.labels: domain may not import ui, a higher layer"
+    )
+    assert problems[1].endswith(
+        "imports checkout_desktop.app: ui may not import entry, a higher layer"
+    )
+    assert [f"{PACKAGE}.app", f"{PACKAGE}.ui.selftest"] in import_circles(edges, PACKAGE)
+
+
+# ---------------------------------------------------------------------------------------------
+# The real package keeps the contract
+
+
+def _edges() -> list[Import]:
+    return import_graph(PACKAGE_DIR, PACKAGE)
+
+
+def test_every_module_is_in_a_layer_and_imports_only_its_own_or_lower_ones() -> None:
+    edges = _edges()
+    assert {edge.module for edge in edges} >= {
+        f"{PACKAGE}.app",
+        f"{PACKAGE}.terminal",
+        f"{PACKAGE}.ui.launch",
+        f"{PACKAGE}.domain.money",
+    }, "the checker did not scan the package"
+    problems = contract_violations(edges, PACKAGE, known_peer_imports=KNOWN_PEER_IMPORTS)
+    assert not problems, "the layer contract (see this file's docstring) is broken:\n" + "\n".join(
+        problems
+    )
+
+
+def test_the_known_peer_imports_are_still_there() -> None:
+    """An exception that is gone must leave the list, so that it cannot come back unnoticed."""
+    edges = {(edge.module, edge.target) for edge in _edges()}
+    assert edges >= KNOWN_PEER_IMPORTS, (
+        f"remove these from KNOWN_PEER_IMPORTS, they no longer exist: {KNOWN_PEER_IMPORTS - edges}"
+    )
+
+
+def test_there_are_no_import_circles() -> None:
+    assert import_circles(_edges(), PACKAGE) == []
+
+
+def test_the_gui_never_imports_the_entry_modules() -> None:
+    importers = importers_of(_edges(), f"{PACKAGE}.app") | importers_of(_edges(), f"{PACKAGE}.cli")
+    assert not {m for m in importers if m.startswith(f"{PACKAGE}.ui")}, importers
+
+
+def test_sqlite3_outside_the_store_only_where_known() -> None:
+    users = {
+        module
+        for module in importers_of(_edges(), "sqlite3")
+        if not module.startswith((f"{PACKAGE}.store.", f"{PACKAGE}.sandbox."))
+    }
+    assert users <= KNOWN_SQLITE3_OUTSIDE_STORE, (
+        f"sqlite3 belongs under store/; new users: {sorted(users - KNOWN_SQLITE3_OUTSIDE_STORE)}"
+    )
+    assert users >= KNOWN_SQLITE3_OUTSIDE_STORE, (
+        "these no longer import sqlite3: remove them from KNOWN_SQLITE3_OUTSIDE_STORE: "
+        f"{sorted(KNOWN_SQLITE3_OUTSIDE_STORE - users)}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Qt only on the GUI side
 
 
 def _module_name(path: Path) -> str:
@@ -113,6 +516,7 @@ def test_rule_check_sees_a_forbidden_import(tmp_path: Path) -> None:
 def test_headless_modules_do_not_import_qt() -> None:
     sources = _headless_sources()
     assert any(path.parent.name == "domain" for path in sources), "domain/ was not scanned"
+    assert PACKAGE_DIR / "terminal.py" in sources, "the headless core was not scanned"
     offenders = {
         str(path.relative_to(PACKAGE_DIR.parent)): hits
         for path in sources
@@ -122,6 +526,7 @@ def test_headless_modules_do_not_import_qt() -> None:
         "only checkout_desktop/ui/ and checkout_desktop/app.py may import "
         f"{', '.join(sorted(FORBIDDEN))}; these do: {offenders}"
     )
+    assert qt_outside_the_gui(_edges(), PACKAGE) == []
 
 
 # Imports each module in turn and reports which one first pulled a forbidden package in.
@@ -146,6 +551,7 @@ print(json.dumps(report))
 def test_headless_modules_do_not_pull_in_qt_transitively() -> None:
     modules = _headless_modules()
     assert "checkout_desktop.domain" in modules, modules
+    assert "checkout_desktop.terminal" in modules, modules
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, ",".join(sorted(FORBIDDEN)), *modules],
         capture_output=True,

@@ -1,0 +1,115 @@
+"""The shop's day in figures: sales, refunds and net, by brand and by hour, for one environment.
+
+Read-only queries over the charge tables. A charge counts on the day it was created (in the
+shop's time zone, which the caller turns into a UTC range), and only for the environment whose
+attempt created it, so test sales of a sandbox never add to production's day.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+
+from checkout_desktop.store.charges import ChargeRepository, from_ts, ts
+
+# Statuses of a charge that took the customer's money at some point (a refunded sale was a sale).
+_SOLD = ("PAID", "AUTHORIZED", "PARTIAL", "REFUNDED", "CHARGEBACK")
+# Approved but not captured yet: money held, not taken.
+_HELD = ("PRE_AUTHORIZED",)
+_DENIED = ("DENIED", "ERROR")
+
+
+class ReportUnavailable(RuntimeError):
+    """The store could not be read for a report."""
+
+
+@dataclass(frozen=True)
+class BrandTotal:
+    brand: str
+    count: int
+    amount: int
+
+
+@dataclass
+class DayTotals:
+    """Figures in centavos; `by_hour` maps the local hour (0–23) to (sales, amount)."""
+
+    start: datetime
+    end: datetime
+    sales: int = 0
+    gross: int = 0
+    refunds: int = 0
+    held_count: int = 0
+    held_amount: int = 0
+    denied: int = 0
+    by_brand: list[BrandTotal] = field(default_factory=list)
+    by_hour: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def net(self) -> int:
+        return self.gross - self.refunds
+
+
+def day_totals(
+    repo: ChargeRepository, *, start: datetime, end: datetime, profile: str, zone: tzinfo
+) -> DayTotals:
+    """Totals of the charges `profile` created in [start, end) (aware datetimes)."""
+    try:
+        return _day_totals(repo.conn, start=start, end=end, profile=profile, zone=zone)
+    except sqlite3.Error as exc:
+        raise ReportUnavailable(f"the day's totals could not be read: {exc}") from exc
+
+
+def _day_totals(
+    conn: sqlite3.Connection, *, start: datetime, end: datetime, profile: str, zone: tzinfo
+) -> DayTotals:
+    rows = conn.execute(
+        "SELECT c.merchant_charge_id, c.status, COALESCE(c.amount, a.amount) AS amount, "
+        "COALESCE(c.refunded_amount, 0) AS refunded, c.created_at "
+        "FROM charge c JOIN charge_attempt a ON a.merchant_charge_id = c.merchant_charge_id "
+        "WHERE a.profile = :profile AND c.created_at >= :start AND c.created_at < :end",
+        {"profile": profile, "start": ts(start), "end": ts(end)},
+    ).fetchall()
+    totals = DayTotals(start=start, end=end)
+    sold: list[str] = []
+    hours: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for mcid, status, amount, refunded, created in rows:
+        value = int(amount or 0)
+        if status in _SOLD:
+            totals.sales += 1
+            totals.gross += value
+            totals.refunds += int(refunded)
+            sold.append(mcid)
+            moment = from_ts(created)
+            assert moment is not None
+            hour = hours[moment.astimezone(zone).hour]
+            hour[0] += 1
+            hour[1] += value
+        elif status in _HELD:
+            totals.held_count += 1
+            totals.held_amount += value
+        elif status in _DENIED:
+            totals.denied += 1
+    totals.by_hour = {hour: (count, amount) for hour, (count, amount) in sorted(hours.items())}
+    totals.by_brand = _by_brand(conn, sold)
+    return totals
+
+
+def _by_brand(conn: sqlite3.Connection, charges: list[str]) -> list[BrandTotal]:
+    brands: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    # One parameter however many charges: SQLite caps the number of parameters of a statement.
+    for brand, amount in conn.execute(
+        "SELECT COALESCE(brand, ''), COALESCE(amount, 0) FROM charge_transaction "
+        "WHERE merchant_charge_id IN (SELECT value FROM json_each(:ids))",
+        {"ids": json.dumps(charges)},
+    ):
+        entry = brands[brand or "?"]
+        entry[0] += 1
+        entry[1] += int(amount)
+    return sorted(
+        (BrandTotal(brand, count, amount) for brand, (count, amount) in brands.items()),
+        key=lambda total: (-total.amount, total.brand),
+    )

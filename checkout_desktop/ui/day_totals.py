@@ -1,0 +1,280 @@
+"""The "Today" panel: the day's sales, refunds and net, by brand and by hour; printable.
+
+Figures follow the store live (a changed charge refreshes them, coalesced), for the running
+environment only, over the shop PC's local day.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+
+from PySide6.QtCore import QDate, Qt, QTimer
+from PySide6.QtGui import QTextDocument
+from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+from PySide6.QtWidgets import (
+    QDateEdit,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.reports import DayTotals, ReportUnavailable, day_totals
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.formatting import format_money
+
+logger = logging.getLogger(__name__)
+
+REFRESH_MS = 500
+"""Changes arriving together (a burst of notifications) refresh the figures once."""
+
+
+def local_zone() -> tzinfo:
+    zone = datetime.now().astimezone().tzinfo
+    assert zone is not None
+    return zone
+
+
+def day_range(day: QDate, zone: tzinfo) -> tuple[datetime, datetime]:
+    """The local day `day` as an aware [start, end) range."""
+    start = datetime(day.year(), day.month(), day.day(), tzinfo=zone)
+    return start, start + timedelta(days=1)
+
+
+class DayTotalsPanel(QWidget):
+    """Today's totals (or any day's), read from the store for one environment."""
+
+    def __init__(
+        self,
+        repo: ChargeRepository,
+        *,
+        profile: str,
+        adapter: QtEventAdapter | None = None,
+        zone: tzinfo | None = None,
+        report_folder: Callable[[], Path] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._repo = repo
+        self._profile = profile
+        self._zone = zone or local_zone()
+        self._report_folder = report_folder or Path.home
+        self.totals: DayTotals | None = None
+
+        self.day = QDateEdit(QDate.currentDate(), self)
+        self.day.setObjectName("totalsDay")
+        self.day.setCalendarPopup(True)
+        self.day.setMaximumDate(QDate.currentDate().addDays(1))
+        self.today_button = QPushButton(self.tr("&Today"), self)
+        self.print_button = QPushButton(self.tr("&Print report"), self)
+        self.print_button.setObjectName("printTotals")
+        self.pdf_button = QPushButton(self.tr("Save report as P&DF"), self)
+        self.pdf_button.setObjectName("pdfTotals")
+        top = QHBoxLayout()
+        top.addWidget(QLabel(self.tr("Day"), self))
+        top.addWidget(self.day)
+        top.addWidget(self.today_button)
+        top.addStretch(1)
+        top.addWidget(self.print_button)
+        top.addWidget(self.pdf_button)
+
+        self.figures: dict[str, QLabel] = {}
+        summary = QGroupBox(self.tr("Summary"), self)
+        form = QFormLayout(summary)
+        for key, label in (
+            ("sales", self.tr("Sales")),
+            ("gross", self.tr("Gross")),
+            ("refunds", self.tr("Refunds")),
+            ("net", self.tr("Net")),
+            ("held", self.tr("Authorized, not captured")),
+            ("denied", self.tr("Denied attempts")),
+        ):
+            value = QLabel(self)
+            value.setObjectName(f"total-{key}")
+            self.figures[key] = value
+            form.addRow(label, value)
+        big = self.figures["net"].font()
+        big.setBold(True)
+        big.setPointSizeF(big.pointSizeF() * 1.3)
+        self.figures["net"].setFont(big)
+
+        self.brands = self._table(
+            "totalsByBrand", (self.tr("Brand"), self.tr("Payments"), self.tr("Amount"))
+        )
+        self.hours = self._table(
+            "totalsByHour", (self.tr("Hour"), self.tr("Sales"), self.tr("Amount"))
+        )
+        tables = QHBoxLayout()
+        for title, table in ((self.tr("By brand"), self.brands), (self.tr("By hour"), self.hours)):
+            box = QGroupBox(title, self)
+            QVBoxLayout(box).addWidget(table)
+            tables.addWidget(box, 1)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(summary)
+        layout.addLayout(tables, 1)
+
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_MS)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self.day.dateChanged.connect(lambda _day: self.refresh())
+        self.today_button.clicked.connect(lambda: self.day.setDate(QDate.currentDate()))
+        self.print_button.clicked.connect(self.print_report)
+        self.pdf_button.clicked.connect(self.ask_pdf)
+        if adapter is not None:
+            adapter.charge_changed.connect(lambda _event: self._refresh_timer.start())
+        self.refresh()
+
+    def _table(self, name: str, headers: tuple[str, str, str]) -> QTableWidget:
+        table = QTableWidget(0, len(headers), self)
+        table.setObjectName(name)
+        table.setHorizontalHeaderLabels(list(headers))
+        table.verticalHeader().setVisible(False)
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        return table
+
+    def refresh(self) -> None:
+        start, end = day_range(self.day.date(), self._zone)
+        try:
+            totals = day_totals(
+                self._repo, start=start, end=end, profile=self._profile, zone=self._zone
+            )
+        except ReportUnavailable:
+            logger.exception("the day's totals could not be read")
+            self.figures["sales"].setText(self.tr("The figures could not be read from the store."))
+            return
+        self.totals = totals
+        self.figures["sales"].setText(str(totals.sales))
+        self.figures["gross"].setText(format_money(totals.gross))
+        self.figures["refunds"].setText(format_money(totals.refunds))
+        self.figures["net"].setText(format_money(totals.net))
+        self.figures["held"].setText(
+            self.tr("{count} · {amount}").format(
+                count=totals.held_count, amount=format_money(totals.held_amount)
+            )
+        )
+        self.figures["denied"].setText(str(totals.denied))
+        self._fill(
+            self.brands,
+            [(b.brand, str(b.count), format_money(b.amount)) for b in totals.by_brand],
+        )
+        self._fill(
+            self.hours,
+            [
+                (f"{hour:02d}h", str(count), format_money(amount))
+                for hour, (count, amount) in totals.by_hour.items()
+            ],
+        )
+
+    @staticmethod
+    def _fill(table: QTableWidget, rows: list[tuple[str, str, str]]) -> None:
+        table.setRowCount(len(rows))
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                if c > 0:  # counts and amounts line up on the right
+                    item.setTextAlignment(right)
+                table.setItem(r, c, item)
+
+    # -- the printable report ---------------------------------------------------------------
+
+    def report_html(self) -> str:
+        totals = self.totals
+        if totals is None:
+            return ""
+        e = html.escape
+        day = self.day.date().toString("dd/MM/yyyy")
+
+        def table(headers: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
+            head = "".join(f"<th align='left'>{e(h)}</th>" for h in headers)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows
+            )
+            return (
+                f"<table width='100%' cellspacing='0' cellpadding='2'><tr>{head}</tr>{body}</table>"
+            )
+
+        summary = [
+            (self.tr("Sales"), str(totals.sales)),
+            (self.tr("Gross"), format_money(totals.gross)),
+            (self.tr("Refunds"), format_money(totals.refunds)),
+            (self.tr("Net"), format_money(totals.net)),
+            (self.tr("Authorized, not captured"), format_money(totals.held_amount)),
+            (self.tr("Denied attempts"), str(totals.denied)),
+        ]
+        brands = [(b.brand, str(b.count), format_money(b.amount)) for b in totals.by_brand]
+        hours = [
+            (f"{hour:02d}h", str(count), format_money(amount))
+            for hour, (count, amount) in totals.by_hour.items()
+        ]
+        title = self.tr("Sales report for {day}").format(day=day)
+        return "".join(
+            [
+                f"<h2>{e(title)}</h2>",
+                table((self.tr("Figure"), self.tr("Value")), summary),
+                f"<h3>{e(self.tr('By brand'))}</h3>",
+                table((self.tr("Brand"), self.tr("Payments"), self.tr("Amount")), brands),
+                f"<h3>{e(self.tr('By hour'))}</h3>",
+                table((self.tr("Hour"), self.tr("Sales"), self.tr("Amount")), hours),
+            ]
+        )
+
+    def _document(self) -> QTextDocument:
+        document = QTextDocument()
+        document.setHtml(self.report_html())
+        return document
+
+    def save_pdf(self, path: Path) -> Path:
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+        printer.setOutputFileName(str(path))
+        self._document().print_(printer)
+        if not path.exists() or path.stat().st_size == 0:
+            raise OSError(self.tr("the report could not be written to {path}").format(path=path))
+        return path
+
+    def ask_pdf(self) -> None:
+        day = self.day.date().toString("yyyy-MM-dd")
+        start = str(self._report_folder() / f"sales-{day}.pdf")
+        dialog = QFileDialog(self, self.tr("Save report"), start, self.tr("PDF (*.pdf)"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("pdf")
+        dialog.fileSelected.connect(lambda chosen: self._save_chosen(Path(chosen)))
+        dialog.open()
+
+    def _save_chosen(self, path: Path) -> None:
+        from checkout_desktop.ui.receipts import confirm_saved
+
+        try:
+            confirm_saved(self.save_pdf(path), self, report=True)
+        except OSError as exc:
+            logger.error("the sales report could not be saved: %s", exc)
+            QMessageBox.warning(
+                self,
+                self.tr("Save report"),
+                self.tr("The report could not be saved: {why}").format(why=exc),
+            )
+
+    def print_report(self) -> None:
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        dialog = QPrintDialog(printer, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self._document().print_(printer)

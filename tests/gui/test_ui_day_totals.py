@@ -1,0 +1,156 @@
+"""Today's totals: the day's sales, refunds and net for the running environment only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QDate, QLocale
+from pytestqt.qtbot import QtBot
+
+from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
+from checkout_desktop.domain.state import ChargeUpdate
+from checkout_desktop.domain.wire import CreditInfo, TransactionInfo
+from checkout_desktop.store import db
+from checkout_desktop.store.charges import CardSummary, ChargeRepository
+from checkout_desktop.store.reports import day_totals
+from checkout_desktop.ui.day_totals import DayTotalsPanel, day_range
+from tests.gui.test_ui_receipts import pdf_text
+
+BRT = timezone(timedelta(hours=-3))
+DAY = datetime(2026, 11, 23, tzinfo=BRT)
+
+
+@pytest.fixture(autouse=True)
+def pt_br() -> Iterator[None]:
+    previous = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    yield
+    QLocale.setDefault(previous)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[ChargeRepository]:
+    conn = db.connect(tmp_path / "store.sqlite3")
+    try:
+        yield ChargeRepository(conn)
+    finally:
+        conn.close()
+
+
+def _charge(
+    repo: ChargeRepository,
+    mcid: str,
+    *,
+    at: datetime,
+    amount: int,
+    status: ChargeStatus,
+    brand: str = "VISA",
+    refunded: int = 0,
+    profile: str = "production",
+) -> None:
+    txn_status = {
+        ChargeStatus.PAID: TransactionStatus.PAID,
+        ChargeStatus.REFUNDED: TransactionStatus.REFUNDED,
+        ChargeStatus.PARTIAL: TransactionStatus.PAID,
+        ChargeStatus.PRE_AUTHORIZED: TransactionStatus.PRE_AUTHORIZED,
+    }.get(status, TransactionStatus.DENIED)
+    with db.transaction(repo.conn):
+        repo.record_attempt(
+            merchant_charge_id=mcid,
+            sale_id=f"S-{mcid}",
+            profile=profile,
+            amount=amount,
+            cards=[CardSummary(brand=brand, last_four="1111")],
+        )
+        repo.apply_update(
+            ChargeUpdate(
+                merchant_charge_id=mcid,
+                charge_id=f"svc-{mcid}",
+                status=status,
+                amount=amount,
+                refunded_amount=refunded,
+                transactions=[
+                    TransactionInfo(
+                        transactionId=f"t-{mcid}",
+                        transactionStatus=txn_status,
+                        amount=amount,
+                        credit=CreditInfo(brand=brand, cardNumber="411111******1111"),
+                    )
+                ],
+                occurred_at=at,
+                source="api",
+            ),
+            source="reply",
+            source_ref=None,
+        )
+        # The charge's creation instant is what the day is counted by.
+        repo.conn.execute(
+            "UPDATE charge SET created_at = :at WHERE merchant_charge_id = :mcid",
+            {"at": at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "mcid": mcid},
+        )
+
+
+def _shop_day(repo: ChargeRepository) -> None:
+    at = DAY.replace
+    _charge(repo, "a", at=at(hour=9, minute=5), amount=10000, status=ChargeStatus.PAID)
+    _charge(repo, "b", at=at(hour=9, minute=40), amount=5000, status=ChargeStatus.PAID, brand="ELO")
+    _charge(repo, "c", at=at(hour=14), amount=2000, status=ChargeStatus.REFUNDED, refunded=2000)
+    _charge(repo, "d", at=at(hour=15), amount=3000, status=ChargeStatus.PARTIAL, refunded=1000)
+    _charge(repo, "e", at=at(hour=16), amount=7000, status=ChargeStatus.PRE_AUTHORIZED)
+    _charge(repo, "f", at=at(hour=17), amount=9900, status=ChargeStatus.DENIED)
+    # Not this day in Brasília (23:30 of the day before), and not this environment.
+    _charge(repo, "g", at=DAY - timedelta(minutes=30), amount=100, status=ChargeStatus.PAID)
+    _charge(
+        repo, "h", at=at(hour=10), amount=100, status=ChargeStatus.PAID, profile="builtin-sandbox"
+    )
+
+
+def test_the_days_figures_count_this_environments_sales_of_that_local_day(
+    repo: ChargeRepository,
+) -> None:
+    _shop_day(repo)
+    start, end = DAY, DAY + timedelta(days=1)
+    totals = day_totals(repo, start=start, end=end, profile="production", zone=BRT)
+    assert totals.sales == 4  # a, b, c (refunded later), d (partly refunded)
+    assert totals.gross == 10000 + 5000 + 2000 + 3000
+    assert totals.refunds == 2000 + 1000
+    assert totals.net == 20000 - 3000
+    assert (totals.held_count, totals.held_amount) == (1, 7000)
+    assert totals.denied == 1
+    assert totals.by_hour == {9: (2, 15000), 14: (1, 2000), 15: (1, 3000)}
+    brands = {b.brand: (b.count, b.amount) for b in totals.by_brand}
+    assert brands == {"VISA": (3, 15000), "ELO": (1, 5000)}
+    sandbox = day_totals(repo, start=start, end=end, profile="builtin-sandbox", zone=BRT)
+    assert (sandbox.sales, sandbox.gross) == (1, 100)
+
+
+def test_the_panel_shows_the_figures_and_saves_a_report(
+    qtbot: QtBot, repo: ChargeRepository, tmp_path: Path
+) -> None:
+    _shop_day(repo)
+    panel = DayTotalsPanel(repo, profile="production", zone=BRT)
+    qtbot.addWidget(panel)
+    panel.day.setDate(QDate(2026, 11, 23))
+    assert day_range(QDate(2026, 11, 23), BRT) == (DAY, DAY + timedelta(days=1))
+    figures = {key: label.text().replace("\u00a0", " ") for key, label in panel.figures.items()}
+    assert figures["sales"] == "4"
+    assert figures["gross"] == "R$ 200,00"
+    assert figures["refunds"] == "R$ 30,00"
+    assert figures["net"] == "R$ 170,00"
+    assert figures["denied"] == "1"
+    assert panel.brands.rowCount() == 2
+    assert panel.brands.item(0, 0).text() == "VISA"
+    assert [panel.hours.item(r, 0).text() for r in range(panel.hours.rowCount())] == [
+        "09h",
+        "14h",
+        "15h",
+    ]
+    text = pdf_text(panel.save_pdf(tmp_path / "sales.pdf"))
+    assert "23/11/2026" in text
+    assert "R$ 170,00" in text and "ELO" in text
+    panel.day.setDate(QDate(2026, 11, 24))
+    assert panel.figures["sales"].text() == "0"
+    assert panel.brands.rowCount() == 0

@@ -1,0 +1,107 @@
+"""The problem banner: shown while the service, the card form or the inbox cannot work."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QPushButton, QWidget
+from pytestqt.qtbot import QtBot
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
+from checkout_desktop.inbox.events import (
+    HealthLevel,
+    ListenerHealthChanged,
+    ListenerState,
+    ListenerStateChanged,
+)
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.problem_banner import Problem, ProblemBanner
+from checkout_desktop.ui.reasons import reason_text
+
+
+class FakeCardPage(QObject):
+    """The card page's three signals the banner listens to, and a load() it may call."""
+
+    ready = Signal()
+    sdk_unavailable = Signal(object)  # Reason
+    credentials_error = Signal(object)  # Reason
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+
+    def load(self) -> None:
+        self.loads += 1
+
+
+def _token(status: TokenStatus, error: Reason | None = None) -> TokenStateChanged:
+    return TokenStateChanged(
+        status=status, valid_until=None, seconds_left=None, token_requests=1, error=error
+    )
+
+
+def test_each_problem_shows_while_it_lasts(qtbot: QtBot) -> None:
+    bus = EventBus()
+    adapter = QtEventAdapter(bus)
+    page = FakeCardPage()
+    window = QWidget()
+    qtbot.addWidget(window)
+    banner = ProblemBanner(adapter, page, window)  # type: ignore[arg-type]
+    window.show()
+    assert banner.isHidden()
+
+    refused = Reason.of(
+        ReasonCode.TOKEN_SERVER_CONNECTION,
+        operation=Reason.of(ReasonCode.OP_TOKEN),
+        error="ConnectError",
+    )
+    adapter.token_state_changed.emit(_token(TokenStatus.FAILED, refused))
+    assert banner.isVisible()
+    assert banner.problems() == [Problem.SERVICE]
+    assert "cannot reach the payment service" in banner.lines[Problem.SERVICE].text()
+    assert banner.lines[Problem.SERVICE].toolTip() == reason_text(refused)
+
+    unavailable = Reason.of(ReasonCode.SDK_LOAD)
+    page.sdk_unavailable.emit(unavailable)
+    assert banner.lines[Problem.CARD_FORM].toolTip() == reason_text(unavailable)
+    assert banner.problems() == [Problem.SERVICE, Problem.CARD_FORM]
+    again = banner.findChild(QPushButton, "reloadCardForm")
+    assert again is not None
+    again.click()
+    assert page.loads == 1
+
+    now = datetime(2026, 11, 23, tzinfo=UTC)
+    adapter.listener_state_changed.emit(
+        ListenerStateChanged(state=ListenerState.LISTENING, url="https://127.0.0.1:1/")
+    )
+    adapter.listener_health_changed.emit(
+        ListenerHealthChanged(
+            level=HealthLevel.DOWN, reason=Reason.of(ReasonCode.HEALTH_LISTENER_DOWN), since=now
+        )
+    )
+    assert banner.problems() == [Problem.SERVICE, Problem.CARD_FORM, Problem.INBOX]
+
+    # Each goes away by itself once its cause is gone.
+    adapter.token_state_changed.emit(_token(TokenStatus.VALID))
+    page.ready.emit()
+    adapter.listener_health_changed.emit(
+        ListenerHealthChanged(
+            level=HealthLevel.DEGRADED, reason=Reason.of(ReasonCode.HEALTH_NO_PUBLIC_URL), since=now
+        )
+    )
+    qtbot.waitUntil(lambda: banner.problems() == [], timeout=2000)
+    assert banner.isHidden()
+
+
+def test_a_listener_that_cannot_start_is_a_problem(qtbot: QtBot) -> None:
+    adapter = QtEventAdapter(EventBus())
+    banner = ProblemBanner(adapter)
+    qtbot.addWidget(banner)
+    adapter.listener_state_changed.emit(
+        ListenerStateChanged(state=ListenerState.FAILED, url=None, reason="port 8787 is taken")
+    )
+    assert banner.problems() == [Problem.INBOX]
+    assert banner.lines[Problem.INBOX].toolTip() == "port 8787 is taken"
