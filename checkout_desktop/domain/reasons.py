@@ -98,6 +98,32 @@ class ReasonCode(StrEnum):
     REFUND_FAILED_QUERY = "refund.failed_query"
     REFUND_UNKNOWN = "refund.unknown"
     REFUND_OF = "refund.of"
+    CANCEL_OF = "cancel.of"
+    MONEY_STEP = "money.step"
+    MONEY_STEP_DETAIL = "money.step_detail"
+    STEP_REQUESTED = "money.step.requested"
+    STEP_SENT = "money.step.sent"
+    STEP_CONFIRMED = "money.step.confirmed"
+    STEP_UNKNOWN = "money.step.unknown"
+    STEP_REFUSED = "money.step.refused"
+    STEP_NOT_SENT = "money.step.not_sent"
+    STEP_NOT_APPLIED = "money.step.not_applied"
+    STEP_WAITING = "money.step.waiting"
+    FIGURES = "money.figures"
+    FIGURES_NO_AMOUNT = "money.figures_no_amount"
+    STOPPED_WAITING_REPLY = "money.stopped_waiting"
+    CONTEXT_BEFORE_SENDING = "money.context.before_sending"
+    CONTEXT_AFTER_REFUSAL = "money.context.after_refusal"
+    CONTEXT_SWEEP = "money.context.sweep"
+    MONEY_NO_AMOUNT = "money.no_amount"
+    MONEY_AMOUNT_TOO_SMALL = "money.amount_too_small"
+    MONEY_CAPTURE_NOT_PREAUTHORIZED = "money.capture_not_preauthorized"
+    MONEY_OVER_AUTHORIZED = "money.over_authorized"
+    MONEY_CANCEL_IN_FULL = "money.cancel_in_full"
+    MONEY_ALREADY_REFUNDED = "money.already_refunded"
+    MONEY_NOTHING_TO_REFUND = "money.nothing_to_refund"
+    MONEY_OVER_REFUNDABLE = "money.over_refundable"
+    MONEY_REFUSED = "money.refused"
     NO_KNOWN_AMOUNT = "charge.no_known_amount"
     NOT_IN_STORE = "charge.not_in_store"
 
@@ -312,6 +338,38 @@ ENGLISH: dict[ReasonCode, str] = {
     ),
     ReasonCode.REFUND_UNKNOWN: "refund outcome unknown",
     ReasonCode.REFUND_OF: "refund of {amount} centavos",
+    ReasonCode.CANCEL_OF: "cancel of {amount} centavos",
+    ReasonCode.MONEY_STEP: "{operation} {step}",
+    ReasonCode.MONEY_STEP_DETAIL: "{operation} {step} ({detail})",
+    ReasonCode.STEP_REQUESTED: "requested",
+    ReasonCode.STEP_SENT: "sent to the service",
+    ReasonCode.STEP_CONFIRMED: "confirmed by the service",
+    ReasonCode.STEP_UNKNOWN: "outcome unknown; the charge will be queried, never sent again",
+    ReasonCode.STEP_REFUSED: "refused by the service",
+    ReasonCode.STEP_NOT_SENT: "not sent: it never reached the service",
+    ReasonCode.STEP_NOT_APPLIED: "not done: the service's figures show no such change",
+    ReasonCode.STEP_WAITING: (
+        "not visible at the service yet; it will be asked again, never sent again"
+    ),
+    ReasonCode.FIGURES: "{status}, refunded {refunded_amount} of {amount} centavos",
+    ReasonCode.FIGURES_NO_AMOUNT: "{status}, refunded {refunded_amount} of ? centavos",
+    ReasonCode.STOPPED_WAITING_REPLY: "the terminal stopped waiting for the reply",
+    ReasonCode.CONTEXT_BEFORE_SENDING: "before sending: asked the service",
+    ReasonCode.CONTEXT_AFTER_REFUSAL: "after the refusal: asked the service",
+    ReasonCode.CONTEXT_SWEEP: "daily sweep: asked the service",
+    ReasonCode.MONEY_NO_AMOUNT: "the service shows no amount for the charge",
+    ReasonCode.MONEY_AMOUNT_TOO_SMALL: "the amount must be at least 1 centavo",
+    ReasonCode.MONEY_CAPTURE_NOT_PREAUTHORIZED: (
+        "only a pre-authorized charge can be captured, and this one is {status}"
+    ),
+    ReasonCode.MONEY_OVER_AUTHORIZED: "the amount exceeds the {amount} centavos authorized",
+    ReasonCode.MONEY_CANCEL_IN_FULL: (
+        "a charge not yet captured is canceled in full ({amount} centavos)"
+    ),
+    ReasonCode.MONEY_ALREADY_REFUNDED: "it is already fully refunded",
+    ReasonCode.MONEY_NOTHING_TO_REFUND: "a {status} charge has nothing to refund",
+    ReasonCode.MONEY_OVER_REFUNDABLE: "the amount exceeds the {amount} centavos still refundable",
+    ReasonCode.MONEY_REFUSED: "refused",
     ReasonCode.NO_KNOWN_AMOUNT: "charge {charge} has no known amount; give one",
     ReasonCode.NOT_IN_STORE: "no charge {charge} in the store; query it before acting on it",
     ReasonCode.TRIGGER_AFTER_REPLY: "after the reply",

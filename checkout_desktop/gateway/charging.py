@@ -25,6 +25,13 @@ from datetime import datetime, timedelta
 
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.money_ops import (
+    UNRESOLVED_MONEY_STATES,
+    Figures,
+    MoneyOpKind,
+    MoneyOpState,
+    money_operation,
+)
 from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger, trigger_reason
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
 from checkout_desktop.domain.timestamps import utc_now
@@ -39,6 +46,7 @@ from checkout_desktop.gateway.errors import (
 from checkout_desktop.gateway.events import (
     AttemptChanged,
     ChargeChanged,
+    MoneyOperationChanged,
     ReconciliationFinished,
     charge_changed,
 )
@@ -50,6 +58,9 @@ from checkout_desktop.store.charges import (
     ChargeRepository,
     CheckPolicy,
     MergeResult,
+    MoneyOperationOpen,
+    MoneyOpRecord,
+    SweepRecord,
 )
 from checkout_desktop.store.db import transaction
 
@@ -70,6 +81,187 @@ _NOTHING_HELD = frozenset(
     {ChargeStatus.DENIED, ChargeStatus.ERROR, ChargeStatus.CANCELED, ChargeStatus.REFUNDED}
 )
 _APPROVED = frozenset({ChargeStatus.PAID, ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
+_UNCAPTURED = frozenset({ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
+_CAPTURED = frozenset({ChargeStatus.PAID, ChargeStatus.PARTIAL})
+
+# Why the service is asked around a money operation (timeline triggers).
+BEFORE_SENDING = Reason.of(ReasonCode.CONTEXT_BEFORE_SENDING)
+AFTER_REFUSAL = Reason.of(ReasonCode.CONTEXT_AFTER_REFUSAL)
+SWEEP = Reason.of(ReasonCode.CONTEXT_SWEEP)
+
+
+class MoneyOperationError(RuntimeError):
+    """A refund, capture or cancel that did not go through, or not yet; says why and how far.
+
+    `figures` are the service's (or, failing that, the store's) status, amount and refunded
+    amount, so the clerk sees where the charge stands rather than a bare error.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        figures: Figures | None,
+        error: GatewayError | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.merchant_charge_id = merchant_charge_id
+        self.kind = kind
+        self.amount = amount
+        self.figures = figures
+        self.error = error
+
+
+class MoneyOperationBusy(MoneyOperationError):
+    """An earlier operation of the charge is still being confirmed: refused, nothing sent."""
+
+    def __init__(
+        self,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        pending: MoneyOpRecord | None,
+        figures: Figures | None,
+    ) -> None:
+        what = (
+            "an operation" if pending is None else f"a {pending.kind} of {pending.amount} centavos"
+        )
+        super().__init__(
+            f"charge {merchant_charge_id} has {what} whose outcome is still being confirmed with "
+            f"the service; a {kind} now could move the money twice, so it is refused until the "
+            "earlier one is settled",
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            figures=figures,
+        )
+        self.pending = pending
+
+
+class MoneyOperationRefused(MoneyOperationError):
+    """The service refused it, or its figures rule it out: nothing was moved."""
+
+    def __init__(
+        self,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        figures: Figures | None,
+        error: GatewayError | None = None,
+        why: Reason | None = None,
+    ) -> None:
+        shown = "figures unknown" if figures is None else figures.describe()
+        cause = why or (error.reason if error is not None else Reason.of(ReasonCode.MONEY_REFUSED))
+        super().__init__(
+            f"{kind} of charge {merchant_charge_id} not done: {cause}; the service shows {shown}",
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            figures=figures,
+            error=error,
+        )
+        self.why = cause
+        """Why it was not done (rendered in the UI language)."""
+
+
+class MoneyOperationUnknown(MoneyOperationError):
+    """Sent without a usable reply: the terminal asks the service and never sends it again."""
+
+    def __init__(
+        self,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        figures: Figures | None,
+        error: GatewayError,
+    ) -> None:
+        super().__init__(
+            f"{kind} of charge {merchant_charge_id}: outcome unknown ({error}); the terminal asks "
+            "the service and refuses another operation of this charge until it knows",
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            figures=figures,
+            error=error,
+        )
+
+
+@dataclass(frozen=True)
+class MoneyView:
+    """A charge as the refund and capture dialogs see it."""
+
+    charge: ChargeRecord
+    pending: MoneyOpRecord | None
+
+    @classmethod
+    def of(cls, charge: ChargeRecord, pending: MoneyOpRecord | None) -> MoneyView:
+        return cls(charge, pending)
+
+    @property
+    def refundable(self) -> int:
+        """What may still be refunded, after the pending operation (if any) is counted done."""
+        charge = self.charge
+        if charge.status not in _UNCAPTURED | _CAPTURED or charge.amount is None:
+            return 0
+        figures = Figures.of(charge.state)
+        left = charge.amount - figures.refunded
+        if self.pending is not None and self.pending.kind != MoneyOpKind.CAPTURE:
+            left = 0 if self.pending.kind == MoneyOpKind.CANCEL else left - self.pending.amount
+        return max(0, left)
+
+    @property
+    def capturable(self) -> bool:
+        return self.pending is None and self.charge.status == ChargeStatus.PRE_AUTHORIZED
+
+    @property
+    def busy(self) -> bool:
+        return self.pending is not None
+
+
+def _plan(
+    asked: MoneyOpKind, mcid: str, amount: int | None, figures: Figures
+) -> tuple[MoneyOpKind, int]:
+    """The operation to send given the service's figures, or MoneyOperationRefused."""
+
+    def refuse(why: Reason) -> MoneyOperationRefused:
+        return MoneyOperationRefused(
+            merchant_charge_id=mcid, kind=asked, amount=amount, figures=figures, why=why
+        )
+
+    status, total = figures.status, figures.amount
+    if total is None:
+        raise refuse(Reason.of(ReasonCode.MONEY_NO_AMOUNT))
+    if amount is not None and amount <= 0:
+        raise refuse(Reason.of(ReasonCode.MONEY_AMOUNT_TOO_SMALL))
+    shown = None if status is None else str(status)
+    if asked == MoneyOpKind.CAPTURE:
+        if status not in _UNCAPTURED:
+            raise refuse(Reason.of(ReasonCode.MONEY_CAPTURE_NOT_PREAUTHORIZED, status=shown))
+        value = total if amount is None else amount
+        if value > total:
+            raise refuse(Reason.of(ReasonCode.MONEY_OVER_AUTHORIZED, amount=total))
+        return MoneyOpKind.CAPTURE, value
+    if status in _UNCAPTURED:
+        if amount is not None and amount != total:
+            raise refuse(Reason.of(ReasonCode.MONEY_CANCEL_IN_FULL, amount=total))
+        return MoneyOpKind.CANCEL, total
+    if status == ChargeStatus.REFUNDED:
+        raise refuse(Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED))
+    if status not in _CAPTURED:
+        raise refuse(Reason.of(ReasonCode.MONEY_NOTHING_TO_REFUND, status=shown))
+    left = total - figures.refunded
+    value = left if amount is None else amount
+    if left <= 0:
+        raise refuse(Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED))
+    if value > left:
+        raise refuse(Reason.of(ReasonCode.MONEY_OVER_REFUNDABLE, amount=left))
+    return MoneyOpKind.REFUND, value
 
 
 class SaleBusy(RuntimeError):
@@ -124,6 +316,9 @@ class ReconcileReport:
     charges_changed: int
     still_unknown: tuple[str, ...]
     errors: tuple[str, ...]
+    operations_checked: int = 0
+    operations_resolved: int = 0
+    swept: int = 0
 
     def event(self) -> ReconciliationFinished:
         return ReconciliationFinished(
@@ -134,6 +329,9 @@ class ReconcileReport:
             charges_changed=self.charges_changed,
             still_unknown=self.still_unknown,
             errors=self.errors,
+            operations_checked=self.operations_checked,
+            operations_resolved=self.operations_resolved,
+            swept=self.swept,
         )
 
 
@@ -152,6 +350,9 @@ class ChargeService:
         unknown_retry_max_s: float = 30.0,
         batch: int = 50,
         clock: Callable[[], datetime] = utc_now,
+        sweep_every_s: float = 86400.0,
+        sweep_batch: int = 10,
+        sweep_spacing_s: float = 60.0,
     ) -> None:
         self.conn = conn
         self.client = client
@@ -163,6 +364,14 @@ class ChargeService:
         self.batch = batch
         self._clock = clock
         self._in_flight: set[str] = set()
+        self._money_in_flight: set[str] = set()
+        # The daily sweep asks about at most `sweep_batch` charges per step, one step every
+        # `sweep_spacing_s` at most: a day of 500 sales takes under an hour of light traffic.
+        self.sweep_every = timedelta(seconds=sweep_every_s)
+        self.sweep_batch = sweep_batch
+        self.sweep_spacing = timedelta(seconds=sweep_spacing_s)
+        # Not at start-up: the start-up pass is for what is unresolved.
+        self._last_sweep_step: datetime | None = clock()
         self._reconcile_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -315,24 +524,28 @@ class ChargeService:
             exc,
         )
 
-    # -- capture and refund --------------------------------------------------------------------
+    # -- money operations: capture, refund, cancel ---------------------------------------------
+
+    def money_view(self, merchant_charge_id: str) -> MoneyView:
+        """What a clerk may do with a charge now: what is left to refund, and what is pending."""
+        record = self._known_charge(merchant_charge_id)
+        return MoneyView.of(record, self.repo.open_money_operation(merchant_charge_id))
 
     async def capture(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
         """Capture a PRE_AUTHORIZED charge (the whole authorized amount unless told otherwise)."""
-        record = self._known_charge(merchant_charge_id)
-        value = amount if amount is not None else record.amount
-        if value is None:
-            raise ValueError(Reason.of(ReasonCode.NO_KNOWN_AMOUNT, charge=merchant_charge_id))
-        return await self._money_call("capture", merchant_charge_id, value)
+        self._known_charge(merchant_charge_id)
+        return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
     async def refund(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
-        """Refund all (default) or part of a charge; before capture this cancels it."""
-        record = self._known_charge(merchant_charge_id)
-        if amount is None:
-            if record.amount is None:
-                raise ValueError(Reason.of(ReasonCode.NO_KNOWN_AMOUNT, charge=merchant_charge_id))
-            amount = record.amount - (record.refunded_amount or 0)
-        return await self._money_call("refund", merchant_charge_id, amount)
+        """Refund all (default) or part of a charge; before capture this cancels it in full.
+
+        Refused with MoneyOperationBusy while an earlier operation of the charge is unresolved,
+        and with MoneyOperationRefused (carrying the service's figures) when the service's
+        figures or the service itself rule it out. MoneyOperationUnknown: sent, outcome not
+        known yet; the terminal asks the service and never sends it again.
+        """
+        self._known_charge(merchant_charge_id)
+        return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
 
     def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
         record = self.repo.charge(merchant_charge_id)
@@ -340,56 +553,207 @@ class ChargeService:
             raise ChargeNotKnown(Reason.of(ReasonCode.NOT_IN_STORE, charge=merchant_charge_id))
         return record
 
-    async def _money_call(self, what: str, merchant_charge_id: str, amount: int) -> ChargeRecord:
-        capture = what == "capture"
-        with transaction(self.conn):
-            self.repo.add_timeline(
-                merchant_charge_id,
-                source="request",
-                outcome="recorded",
-                reason=Reason.of(
-                    ReasonCode.CAPTURE_REQUESTED if capture else ReasonCode.REFUND_REQUESTED,
-                    amount=amount,
-                ),
-            )
-        call = self.client.capture if what == "capture" else self.client.refund
-        try:
-            reply = await call(merchant_charge_id, amount)
-        except GatewayError as exc:
-            unknown = exc.sent is None or (exc.status is not None and exc.status >= 500)
-            with transaction(self.conn):
-                self.repo.add_timeline(
-                    merchant_charge_id,
-                    source="reply",
-                    outcome="failed",
-                    reason=Reason.of(
-                        (ReasonCode.CAPTURE_FAILED_QUERY if unknown else ReasonCode.CAPTURE_FAILED)
-                        if capture
-                        else (
-                            ReasonCode.REFUND_FAILED_QUERY if unknown else ReasonCode.REFUND_FAILED
-                        ),
-                        error=exc.reason,
-                    ),
-                )
-                if unknown:
-                    self.repo.schedule_check(
-                        merchant_charge_id,
-                        reason=Reason.of(
-                            ReasonCode.CAPTURE_UNKNOWN if capture else ReasonCode.REFUND_UNKNOWN
-                        ),
-                        at=self._clock(),
-                    )
-            if unknown:
-                self.wake()
-            raise
-        self._apply(
-            reply,
-            source="reply",
-            context=Reason.of(
-                ReasonCode.CAPTURE_OF if capture else ReasonCode.REFUND_OF, amount=amount
-            ),
+    def _refuse_if_busy(
+        self, merchant_charge_id: str, kind: MoneyOpKind, amount: int | None
+    ) -> None:
+        pending = self.repo.open_money_operation(merchant_charge_id)
+        if pending is None and merchant_charge_id not in self._money_in_flight:
+            return
+        raise MoneyOperationBusy(
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            pending=pending,
+            figures=self._stored_figures(merchant_charge_id),
         )
-        return self._known_charge(merchant_charge_id)
+
+    def _stored_figures(self, merchant_charge_id: str) -> Figures | None:
+        record = self.repo.charge(merchant_charge_id)
+        return None if record is None else Figures.of(record.state)
+
+    async def _money_call(
+        self, asked: MoneyOpKind, merchant_charge_id: str, amount: int | None
+    ) -> ChargeRecord:
+        mcid = merchant_charge_id
+        self._refuse_if_busy(mcid, asked, amount)
+        self._money_in_flight.add(mcid)
+        try:
+            # The service's figures just before sending: what the operation is judged against
+            # if its reply is lost, and what rules out a refund above what is left.
+            before = await self.client.query(mcid)
+            figures = Figures.of(
+                self._apply(before, source="reconciliation", context=BEFORE_SENDING).current
+            )
+            kind, value = _plan(asked, mcid, amount, figures)
+            with transaction(self.conn):
+                try:
+                    op = self.repo.record_money_operation(mcid, kind, value, figures)
+                except MoneyOperationOpen:
+                    raise MoneyOperationBusy(
+                        merchant_charge_id=mcid,
+                        kind=kind,
+                        amount=value,
+                        pending=self.repo.open_money_operation(mcid),
+                        figures=figures,
+                    ) from None
+            self._publish_op(op)
+            # Durable against a crash of the process (WAL); the RECORDED row above is the one
+            # that must survive a power cut, and both are settled the same way.
+            with _sync_mode(self.conn, relaxed=True), transaction(self.conn):
+                op = self.repo.move_money_operation(
+                    op,
+                    MoneyOpState.SENT,
+                    source="request",
+                    reason=op.reason("sent"),
+                    outcome="sent",
+                )
+            self._publish_op(op)
+            call = self.client.capture if kind == MoneyOpKind.CAPTURE else self.client.refund
+            try:
+                reply = await call(mcid, value)
+            except asyncio.CancelledError:
+                self._settle_op(
+                    op,
+                    MoneyOpState.UNKNOWN,
+                    op.reason("unknown", Reason.of(ReasonCode.STOPPED_WAITING_REPLY)),
+                    source="system",
+                )
+                raise
+            except GatewayError as exc:
+                return await self._money_failure(op, exc)
+            with _sync_mode(self.conn, relaxed=True), transaction(self.conn):
+                result = self.repo.apply_update(
+                    reply.update(source="reply"),
+                    source="reply",
+                    source_ref=op.ref,
+                    body=reply.body,
+                    context=money_operation(kind, value),
+                )
+                op = self.repo.move_money_operation(
+                    op,
+                    MoneyOpState.CONFIRMED,
+                    source="reply",
+                    reason=op.reason("confirmed", Figures.of(result.current).reason()),
+                    answered=True,
+                )
+            self._published(result, source="reply")
+            if op.id not in result.confirmed_operations:
+                self._publish_op(op)
+            return self._known_charge(mcid)
+        finally:
+            self._money_in_flight.discard(mcid)
+
+    async def _money_failure(self, op: MoneyOpRecord, exc: GatewayError) -> ChargeRecord:
+        status = exc.status
+        if exc.sent is False:
+            self._settle_op(
+                op, MoneyOpState.REJECTED, op.reason("not_sent", exc.reason), source="request"
+            )
+            raise exc
+        if status is not None and 400 <= status < 500:
+            # The service refused it: nothing moved. Its figures tell the clerk why.
+            self._settle_op(
+                op,
+                MoneyOpState.REJECTED,
+                op.reason("refused", exc.reason),
+                source="reply",
+                answered=True,
+            )
+            figures = await self._figures_after_refusal(op)
+            raise MoneyOperationRefused(
+                merchant_charge_id=op.merchant_charge_id,
+                kind=op.kind,
+                amount=op.amount,
+                figures=figures,
+                error=exc,
+            ) from exc
+        answered = isinstance(exc, ApiError | ReplyUnreadable)
+        self._settle_op(
+            op,
+            MoneyOpState.UNKNOWN,
+            op.reason("unknown", exc.reason),
+            source="reply",
+            answered=answered,
+        )
+        current = self.repo.money_operation(op.id)
+        assert current is not None
+        state = await self._resolve_money_op(current, trigger="after the reply")
+        if state == MoneyOpState.CONFIRMED:
+            return self._known_charge(op.merchant_charge_id)
+        if state == MoneyOpState.NOT_APPLIED:
+            raise exc
+        self.wake()
+        raise MoneyOperationUnknown(
+            merchant_charge_id=op.merchant_charge_id,
+            kind=op.kind,
+            amount=op.amount,
+            figures=self._stored_figures(op.merchant_charge_id),
+            error=exc,
+        ) from exc
+
+    async def _figures_after_refusal(self, op: MoneyOpRecord) -> Figures | None:
+        """Ask at once why the service refused ("already refunded"…): the clerk sees its figures."""
+        mcid = op.merchant_charge_id
+        try:
+            reply = await self.client.query(mcid)
+        except GatewayError:
+            with transaction(self.conn):
+                self.repo.schedule_check(mcid, reason=op.reason("refused"), at=self._clock())
+            self.wake()
+            return self._stored_figures(mcid)
+        result = self._apply(reply, source="reconciliation", context=AFTER_REFUSAL)
+        return Figures.of(result.current)
+
+    async def _resolve_money_op(self, op: MoneyOpRecord, *, trigger: Trigger) -> MoneyOpState:
+        """Query the charge of an unresolved operation and settle it by the service's figures."""
+        mcid = op.merchant_charge_id
+        try:
+            reply = await self.client.query(mcid)
+        except GatewayError as exc:
+            self._settle_op(
+                op,
+                MoneyOpState.UNKNOWN,
+                Reason.of(
+                    ReasonCode.RECONCILE_CANNOT_ASK,
+                    trigger=trigger_reason(trigger),
+                    error=exc.reason,
+                ),
+                source="reconciliation",
+                query=True,
+            )
+            return MoneyOpState.UNKNOWN
+        with transaction(self.conn):
+            result = self.repo.apply_update(
+                reply.update(source="reconciliation"),
+                source="reconciliation",
+                source_ref=op.ref,
+                body=reply.body,
+                context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
+            )
+            figures = Figures.of(result.current)
+            current = self.repo.money_operation(op.id)
+            assert current is not None
+            if current.unresolved:
+                age = self._clock() - current.created_at
+                if current.answered or age >= self.unknown_grace:
+                    current = self.repo.move_money_operation(
+                        current,
+                        MoneyOpState.NOT_APPLIED,
+                        source="reconciliation",
+                        reason=current.reason("not_applied", figures.reason()),
+                        count_query=True,
+                    )
+                else:
+                    current = self.repo.move_money_operation(
+                        current,
+                        MoneyOpState.UNKNOWN,
+                        source="reconciliation",
+                        reason=current.reason("waiting", figures.reason()),
+                        count_query=True,
+                    )
+        self._published(result, source="reconciliation")
+        self._publish_op(current)
+        return current.state
 
     # -- querying and reconciliation -----------------------------------------------------------
 
@@ -434,6 +798,21 @@ class ChargeService:
                 attempts_resolved += 1
             if error:
                 errors.append(f"{mcid}: {error}")
+        ops_checked = ops_resolved = 0
+        for op in self.repo.unresolved_money_operations(limit=self.batch):
+            mcid = op.merchant_charge_id
+            if mcid in self._money_in_flight:
+                continue  # its own request is still waiting for the reply
+            seen.add(mcid)
+            if due_only and not self._op_due(op, now):
+                still_unknown.append(mcid)
+                continue
+            ops_checked += 1
+            op_state = await self._resolve_money_op(op, trigger=trigger)
+            if op_state in UNRESOLVED_MONEY_STATES:
+                still_unknown.append(mcid)
+            else:
+                ops_resolved += 1
         for record in self.repo.due_checks(now=now, limit=self.batch):
             mcid = record.merchant_charge_id
             if mcid in seen or mcid in self._in_flight:
@@ -443,6 +822,10 @@ class ChargeService:
             charges_changed += int(changed)
             if error:
                 errors.append(f"{mcid}: {error}")
+        swept = 0
+        if self._sweep_step_due(now):
+            swept, sweep_errors = await self._sweep_step(now, skip=seen)
+            errors.extend(sweep_errors)
         report = ReconcileReport(
             trigger=trigger,
             attempts_checked=attempts_checked,
@@ -451,8 +834,11 @@ class ChargeService:
             charges_changed=charges_changed,
             still_unknown=tuple(still_unknown),
             errors=tuple(errors),
+            operations_checked=ops_checked,
+            operations_resolved=ops_resolved,
+            swept=swept,
         )
-        if attempts_checked or charges_checked:
+        if attempts_checked or charges_checked or ops_checked or swept:
             logger.info(
                 "reconciliation (%s): %d attempt(s) asked, %d resolved, %d charge(s) checked, "
                 "%d changed, %d error(s)",
@@ -464,6 +850,65 @@ class ChargeService:
                 len(errors),
             )
         return report
+
+    # -- the daily sweep ------------------------------------------------------------------------
+
+    def _sweep_step_due(self, now: datetime) -> bool:
+        last = self._last_sweep_step
+        return last is None or now - last >= self.sweep_spacing
+
+    async def sweep_now(self) -> SweepRecord:
+        """Run the current sweep (starting one if it is due) to its end, or to its first
+        failed query; for tests and tools."""
+        while True:
+            _, errors = await self._sweep_step(self._clock(), skip=set())
+            sweep = self.repo.last_sweep()
+            assert sweep is not None
+            if sweep.finished_at is not None or errors:
+                return sweep
+
+    async def _sweep_step(self, now: datetime, *, skip: set[str]) -> tuple[int, list[str]]:
+        """Ask about the next few charges of the day's sweep: a refund or chargeback done
+        outside the terminal (the merchant panel) reaches the history even after a charge's
+        last notification. Returns how many charges were asked about and any errors."""
+        self._last_sweep_step = now
+        sweep = self.repo.last_sweep()
+        if sweep is None or sweep.finished_at is not None:
+            if sweep is not None and now - sweep.started_at < self.sweep_every:
+                return 0, []
+            start = now - self.sweep_every if sweep is None else sweep.window_to
+            with transaction(self.conn):
+                sweep = self.repo.start_sweep(window_from=start, window_to=now)
+        batch = self.repo.sweep_batch(sweep, self.sweep_batch)
+        asked = changed = 0
+        after = sweep.after_id
+        errors: list[str] = []
+        for record in batch:
+            mcid = record.merchant_charge_id
+            if mcid not in skip and mcid not in self._money_in_flight:
+                try:
+                    reply = await self.client.query(mcid)
+                except ChargeNotFound:
+                    pass  # an attempt's record the service never held: nothing to sweep
+                except GatewayError as exc:
+                    # Asked again at the next step; the sweep does not skip a charge.
+                    errors.append(f"{mcid}: {exc}")
+                    break
+                else:
+                    result = self._apply(reply, source="reconciliation", context=SWEEP)
+                    asked += 1
+                    changed += int(result.changed)
+            after = record.id
+        finished = len(batch) < self.sweep_batch and not errors
+        with transaction(self.conn):
+            self.repo.advance_sweep(
+                sweep, after_id=after, checked=asked, changed=changed, finished=finished
+            )
+        return asked, errors
+
+    def _op_due(self, op: MoneyOpRecord, now: datetime) -> bool:
+        wait = min(timedelta(seconds=2 ** min(op.queries, 10)), self.unknown_retry_max)
+        return now >= op.updated_at + wait
 
     def _attempt_due(self, attempt: AttemptRecord, now: datetime) -> bool:
         # Unknown attempts are asked about quickly at first, then less often (1, 2, 4 … s).
@@ -581,7 +1026,9 @@ class ChargeService:
             except Exception:
                 logger.exception("a reconciliation pass failed; the next one runs as scheduled")
             trigger = "schedule"
-            fast = bool(self.repo.unresolved_attempts(limit=1))
+            fast = bool(self.repo.unresolved_attempts(limit=1)) or bool(
+                self.repo.unresolved_money_operations(limit=1)
+            )
             delay = min(interval_s, fast_interval_s) if fast else interval_s
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
@@ -618,9 +1065,45 @@ class ChargeService:
                     ),
                 )
             )
+        self._published(result, source=source)
+        return result
+
+    def _published(self, result: MergeResult, *, source: str) -> None:
+        """Publish what a committed merge did: the charge's change and settled operations."""
         if result.changed:
             self._publish(charge_changed(result, source=source))
-        return result
+        for op_id in result.confirmed_operations:
+            op = self.repo.money_operation(op_id)
+            if op is not None:
+                self._publish_op(op)
+
+    def _publish_op(self, op: MoneyOpRecord) -> None:
+        self._publish(
+            MoneyOperationChanged(
+                merchant_charge_id=op.merchant_charge_id,
+                operation_id=op.id,
+                kind=str(op.kind),
+                amount=op.amount,
+                state=str(op.state),
+            )
+        )
+
+    def _settle_op(
+        self,
+        op: MoneyOpRecord,
+        state: MoneyOpState,
+        reason: Reason,
+        *,
+        source: str,
+        answered: bool = False,
+        query: bool = False,
+    ) -> None:
+        with transaction(self.conn):
+            updated = self.repo.move_money_operation(
+                op, state, source=source, reason=reason, answered=answered, count_query=query
+            )
+        if updated.state != op.state:
+            self._publish_op(updated)
 
     def _settle(
         self,
@@ -685,6 +1168,11 @@ __all__ = [
     "ChargeChanged",
     "ChargeOutcome",
     "ChargeService",
+    "MoneyOperationBusy",
+    "MoneyOperationError",
+    "MoneyOperationRefused",
+    "MoneyOperationUnknown",
+    "MoneyView",
     "ReconcileReport",
     "SaleBusy",
     "StartCheck",

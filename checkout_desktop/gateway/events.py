@@ -61,6 +61,17 @@ class ChargeChanged(DomainEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class MoneyOperationChanged(DomainEvent):
+    """A refund, capture or cancel was recorded or moved on (published after its commit)."""
+
+    merchant_charge_id: str
+    operation_id: int
+    kind: str
+    amount: int
+    state: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ReconciliationFinished(DomainEvent):
     """One reconciliation pass: what was asked, what changed, what failed."""
 
@@ -71,6 +82,9 @@ class ReconciliationFinished(DomainEvent):
     charges_changed: int
     still_unknown: tuple[str, ...]
     errors: tuple[str, ...]
+    operations_checked: int = 0
+    operations_resolved: int = 0
+    swept: int = 0
 
 
 def charge_changed(result: MergeResult, *, source: str) -> ChargeChanged:
@@ -93,6 +107,7 @@ def charge_changed(result: MergeResult, *, source: str) -> ChargeChanged:
 __all__ = [
     "AttemptChanged",
     "ChargeChanged",
+    "MoneyOperationChanged",
     "ReconciliationFinished",
     "TokenStateChanged",
     "TokenStatus",

@@ -214,7 +214,7 @@ async def token(request: web.Request) -> web.Response:
 # The sandbox's own controls (not part of the service): faults, token expiry, webhook, log
 
 
-def _require_admin(request: web.Request) -> SandboxServer:
+def require_admin(request: web.Request) -> SandboxServer:
     server = server_of(request)
     given = request.headers.get(ADMIN_HEADER, "")
     if not hmac.compare_digest(given.encode(), server.admin_token.encode()):
@@ -223,12 +223,12 @@ def _require_admin(request: web.Request) -> SandboxServer:
 
 
 async def admin_get_faults(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     return json_response(server.config.faults.as_dict())
 
 
 async def admin_patch_faults(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     try:
         changes = await read_json_object(request)
     except BodyProblem as exc:
@@ -242,12 +242,12 @@ async def admin_patch_faults(request: web.Request) -> web.Response:
 
 
 async def admin_expire_tokens(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     return json_response({"expired": server.expire_tokens_now()})
 
 
 async def admin_webhook(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     try:
         body = await read_json_object(request)
     except BodyProblem as exc:
@@ -272,7 +272,7 @@ async def admin_webhook(request: web.Request) -> web.Response:
 
 
 async def admin_deliveries(request: web.Request) -> web.Response:
-    server = _require_admin(request)
+    server = require_admin(request)
     return json_response([record.as_json() for record in server.state.deliveries])
 
 

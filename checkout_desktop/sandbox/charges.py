@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from aiohttp import web
 
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus, WebhookEventType
-from checkout_desktop.sandbox.api import api_error, apply_faults, field_error, require_bearer
+from checkout_desktop.sandbox.api import (
+    api_error,
+    apply_faults,
+    field_error,
+    require_admin,
+    require_bearer,
+)
 from checkout_desktop.sandbox.api import server_of as _server
 from checkout_desktop.sandbox.cards import CardBehaviour
 from checkout_desktop.sandbox.httpkit import BodyProblem, json_response, read_json_object
@@ -401,6 +407,7 @@ async def capture(request: web.Request) -> web.Response:
     charge.updated_at = now
     logger.info("charge %s captured", charge.merchant_charge_id)
     notify_payment(server, charge)
+    await _late_money_reply(server)
     return json_response(charge_reply(charge))
 
 
@@ -411,6 +418,20 @@ async def refund(request: web.Request) -> web.Response:
     charge = _charge_or_404(server, request)
     amount = await _amount(request, required=True)
     assert amount is not None
+    refund_charge(server, charge, amount)
+    await _late_money_reply(server)
+    return json_response(charge_reply(charge))
+
+
+async def _late_money_reply(server: SandboxServer) -> None:
+    """The money moved; only the reply is late (the ambiguous case of a refund or capture)."""
+    delay = server.config.faults.money_reply_delay_s
+    if delay > 0 and not await server.sleep_unless_stopping(delay):
+        raise api_error(503, "the sandbox is stopping")
+
+
+def refund_charge(server: SandboxServer, charge: SandboxCharge, amount: int) -> None:
+    """Refund (or, before capture, cancel) a charge and notify; an api_error when it cannot."""
     now = server.clock.now()
     if charge.status == ChargeStatus.PRE_AUTHORIZED:
         if amount != charge.amount:
@@ -463,10 +484,26 @@ async def refund(request: web.Request) -> web.Response:
     charge.updated_at = now
     logger.info("charge %s refund: %s", charge.merchant_charge_id, charge.status.value)
     notify_payment(server, charge)
-    return json_response(charge_reply(charge))
 
 
 _REFUNDABLE = frozenset({TransactionStatus.PAID, TransactionStatus.PARTIALLY_REFUNDED})
+
+
+async def admin_refund(request: web.Request) -> web.Response:
+    """Refund a charge at the service itself, as the merchant panel does (not the terminal)."""
+    server = require_admin(request)
+    charge = _charge_or_404(server, request)
+    try:
+        body = await read_json_object(request)
+    except BodyProblem as exc:
+        raise api_error(400, str(exc)) from None
+    amount = body.get("amount")
+    if set(body) - {"amount"} or not isinstance(amount, int) or isinstance(amount, bool):
+        raise api_error(400, 'send {"amount": <whole centavos>} and nothing else')
+    if amount < 1:
+        raise api_error(400, "amount must be at least 1")
+    refund_charge(server, charge, amount)
+    return json_response(charge_reply(charge))
 
 
 def add_charge_routes(app: web.Application) -> None:
@@ -474,3 +511,4 @@ def add_charge_routes(app: web.Application) -> None:
     app.router.add_get(CHARGE_PATH, query)
     app.router.add_post(CHARGE_PATH + "/capture", capture)
     app.router.add_post(CHARGE_PATH + "/refund", refund)
+    app.router.add_post("/_sandbox/charges/{merchantChargeId}/refund", admin_refund)

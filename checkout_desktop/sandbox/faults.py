@@ -30,6 +30,8 @@ class FaultSettings:
       second one follows within ``webhook_reorder_window_s``.
     - ``webhook_drop_first``: the first N attempts of every notification are lost (never sent)
       and the sender retries after its back-off, as after a timeout.
+    - ``money_reply_delay_s``: capture and refund replies wait this long *after* the money
+      moved and its notification was queued: the reply is late, the change is done.
     """
 
     latency_s: float = 0.0
@@ -41,6 +43,7 @@ class FaultSettings:
     webhook_reorder: bool = False
     webhook_reorder_window_s: float = 1.0
     webhook_drop_first: int = 0
+    money_reply_delay_s: float = 0.0
 
     def __post_init__(self) -> None:
         self.check()
@@ -49,7 +52,12 @@ class FaultSettings:
         """Raise FaultSettingError when a value is out of range (also after run-time edits)."""
         if not 0.0 <= self.error_rate <= 1.0:
             raise FaultSettingError(f"error_rate must be between 0 and 1, got {self.error_rate}")
-        for name in ("latency_s", "webhook_delay_s", "webhook_reorder_window_s"):
+        for name in (
+            "latency_s",
+            "webhook_delay_s",
+            "webhook_reorder_window_s",
+            "money_reply_delay_s",
+        ):
             value = getattr(self, name)
             if not 0.0 <= value <= 3600.0:
                 raise FaultSettingError(f"{name} must be between 0 and 3600 seconds, got {value}")
@@ -85,6 +93,7 @@ _CLI_FAULTS: dict[str, tuple[str, type]] = {
     "webhook-reorder": ("webhook_reorder", bool),
     "webhook-reorder-window": ("webhook_reorder_window_s", float),
     "webhook-drop-first": ("webhook_drop_first", int),
+    "money-reply-delay": ("money_reply_delay_s", float),
 }
 
 CLI_FAULT_NAMES = tuple(_CLI_FAULTS)

@@ -109,6 +109,14 @@ def error_middleware(render: Renderer, app_name: str) -> Any:
                 message = f"method {request.method} is not allowed on {request.path}"
             headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
             response = json_response(render(request, exc.status, message), exc.status, headers)
+        except ConnectionResetError:
+            # The client hung up before its request was read (a timeout on its side): nothing
+            # failed here, and the reply goes nowhere.
+            logger.info(
+                "%s: the client went away during %s %s", app_name, request.method, request.path
+            )
+            message = "the connection closed before the request was read"
+            response = json_response(render(request, 400, message), 400)
         except Exception as exc:
             # Never log the exception's text or the body: either may carry card data.
             logger.error(

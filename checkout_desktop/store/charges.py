@@ -18,6 +18,14 @@ from typing import Any, Generic, TypeVar
 
 from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.money_ops import (
+    UNRESOLVED_MONEY_STATES,
+    Figures,
+    MoneyOpKind,
+    MoneyOpState,
+    is_done,
+    money_reason,
+)
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
@@ -200,6 +208,59 @@ class AttemptRecord:
 
 
 @dataclass(frozen=True)
+class MoneyOpRecord:
+    """A refund, capture or cancel of a charge, recorded before it was sent."""
+
+    id: int
+    merchant_charge_id: str
+    kind: MoneyOpKind
+    amount: int
+    state: MoneyOpState
+    base: Figures
+    """The service's figures just before the operation was sent (its baseline)."""
+    created_at: datetime
+    updated_at: datetime
+    resolved_at: datetime | None
+    answered: bool
+    """The service answered the request (even with an error): its handling has ended."""
+    queries: int
+    detail: str | None
+
+    @property
+    def unresolved(self) -> bool:
+        return self.state in UNRESOLVED_MONEY_STATES
+
+    def done_by(self, figures: Figures) -> bool:
+        return is_done(self.kind, self.amount, self.base.refunded, figures)
+
+    def reason(self, step: str, detail: str | Reason | None = None) -> Reason:
+        return money_reason(self.kind, self.amount, step, detail)
+
+    @property
+    def ref(self) -> str:
+        return f"operation {self.id}"
+
+
+@dataclass(frozen=True)
+class SweepRecord:
+    """One daily sweep: every charge created in [window_from, window_to) is asked about once."""
+
+    id: int
+    started_at: datetime
+    window_from: datetime
+    window_to: datetime
+    after_id: int
+    """The last charge id asked about (the sweep resumes after it, also after a restart)."""
+    checked: int
+    changed: int
+    finished_at: datetime | None
+
+
+class MoneyOperationOpen(RepositoryError):
+    """A second operation for a charge while one is still unresolved (never written)."""
+
+
+@dataclass(frozen=True)
 class ChargeRecord:
     id: int
     merchant_charge_id: str
@@ -258,6 +319,8 @@ class MergeResult:
     sale_id: str | None
     attempt_resolved: bool = False
     """The input resolved an attempt that was RECORDED or UNKNOWN (the service has the charge)."""
+    confirmed_operations: tuple[int, ...] = ()
+    """Money operations whose outcome was open and which the input's figures show done."""
 
     @property
     def changed(self) -> bool:
@@ -523,6 +586,220 @@ class ChargeRepository:
         ).fetchall()
         return [_attempt(r) for r in rows]
 
+    # -- money operations ----------------------------------------------------------------------
+
+    def record_money_operation(
+        self, merchant_charge_id: str, kind: MoneyOpKind, amount: int, base: Figures
+    ) -> MoneyOpRecord:
+        """Record a refund, capture or cancel before it is sent (commit before sending).
+
+        Raises MoneyOperationOpen while the charge has an unresolved operation.
+        """
+        self._writing("record_money_operation")
+        if amount <= 0:
+            raise RepositoryError(f"charge {merchant_charge_id}: the amount must be positive")
+        now = ts(self.now())
+        try:
+            cursor = self.conn.execute(
+                "INSERT INTO money_operation (merchant_charge_id, kind, amount, state, "
+                "base_status, base_amount, base_refunded, created_at, updated_at) VALUES "
+                "(:m, :kind, :amount, :state, :bs, :ba, :br, :now, :now)",
+                {
+                    "m": merchant_charge_id,
+                    "kind": kind.value,
+                    "amount": amount,
+                    "state": MoneyOpState.RECORDED.value,
+                    "bs": None if base.status is None else str(base.status),
+                    "ba": base.amount,
+                    "br": base.refunded,
+                    "now": now,
+                },
+            )
+        except sqlite3.IntegrityError:
+            open_op = self.open_money_operation(merchant_charge_id)
+            if open_op is None:
+                raise
+            raise MoneyOperationOpen(
+                f"charge {merchant_charge_id} has a {open_op.kind} ({open_op.ref}) whose outcome "
+                "is not known yet"
+            ) from None
+        op_id = cursor.lastrowid
+        assert op_id is not None
+        at = _required_ts(now)
+        record = MoneyOpRecord(
+            id=op_id,
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            state=MoneyOpState.RECORDED,
+            base=base,
+            created_at=at,
+            updated_at=at,
+            resolved_at=None,
+            answered=False,
+            queries=0,
+            detail=None,
+        )
+        self.add_timeline(
+            merchant_charge_id,
+            source="request",
+            outcome="recorded",
+            reason=record.reason("requested"),
+            source_ref=record.ref,
+            input_status=MoneyOpState.RECORDED.value,
+        )
+        return record
+
+    def move_money_operation(
+        self,
+        op: MoneyOpRecord,
+        new_state: MoneyOpState,
+        *,
+        source: str,
+        reason: Reason,
+        outcome: str | None = None,
+        source_ref: str | None = None,
+        detail: str | None = None,
+        count_query: bool = False,
+        answered: bool = False,
+    ) -> MoneyOpRecord:
+        """Move an unresolved operation on (a resolved one never changes again)."""
+        self._writing("move_money_operation")
+        current = self.money_operation(op.id)
+        if current is None:
+            raise RepositoryError(f"no money operation {op.id}")
+        now = ts(self.now())
+        if not current.unresolved:
+            if count_query:
+                self.conn.execute(
+                    "UPDATE money_operation SET queries = queries + 1 WHERE id = :id",
+                    {"id": op.id},
+                )
+            return replace(current, queries=current.queries + int(count_query))
+        resolved = new_state not in UNRESOLVED_MONEY_STATES
+        self.conn.execute(
+            "UPDATE money_operation SET state = :state, updated_at = :now, "
+            "resolved_at = CASE WHEN :resolved THEN :now ELSE resolved_at END, "
+            "queries = queries + :q, detail = COALESCE(:detail, detail), "
+            "answered = MAX(answered, :answered) WHERE id = :id",
+            {
+                "state": new_state.value,
+                "now": now,
+                "resolved": int(resolved),
+                "q": int(count_query),
+                "detail": detail,
+                "answered": int(answered),
+                "id": op.id,
+            },
+        )
+        changed = new_state != current.state
+        self.add_timeline(
+            current.merchant_charge_id,
+            source=source,
+            outcome=outcome or (Outcome.APPLIED.value if changed else Outcome.DUPLICATE.value),
+            reason=reason,
+            source_ref=source_ref or current.ref,
+            input_status=new_state.value,
+            previous_status=current.state.value,
+            new_status=new_state.value,
+        )
+        at = _required_ts(now)
+        return replace(
+            current,
+            state=new_state,
+            updated_at=at,
+            resolved_at=at if resolved else None,
+            queries=current.queries + int(count_query),
+            detail=current.detail if detail is None else detail,
+            answered=current.answered or answered,
+        )
+
+    def money_operation(self, op_id: int) -> MoneyOpRecord | None:
+        row = self.conn.execute(
+            "SELECT * FROM money_operation WHERE id = :id", {"id": op_id}
+        ).fetchone()
+        return None if row is None else _money_op(row)
+
+    def open_money_operation(self, merchant_charge_id: str) -> MoneyOpRecord | None:
+        """The charge's unresolved operation, if any (there is at most one)."""
+        row = self.conn.execute(
+            "SELECT * FROM money_operation WHERE merchant_charge_id = :m "
+            "AND state IN ('RECORDED', 'SENT', 'UNKNOWN')",
+            {"m": merchant_charge_id},
+        ).fetchone()
+        return None if row is None else _money_op(row)
+
+    def unresolved_money_operations(self, limit: int = 100) -> list[MoneyOpRecord]:
+        """Operations whose outcome is not known, oldest first."""
+        rows = self.conn.execute(
+            "SELECT * FROM money_operation WHERE state IN ('RECORDED', 'SENT', 'UNKNOWN') "
+            "ORDER BY id LIMIT :limit",
+            {"limit": limit},
+        ).fetchall()
+        return [_money_op(r) for r in rows]
+
+    def money_operations(self, merchant_charge_id: str) -> list[MoneyOpRecord]:
+        rows = self.conn.execute(
+            "SELECT * FROM money_operation WHERE merchant_charge_id = :m ORDER BY id",
+            {"m": merchant_charge_id},
+        ).fetchall()
+        return [_money_op(r) for r in rows]
+
+    # -- the daily sweep -----------------------------------------------------------------------
+
+    def last_sweep(self) -> SweepRecord | None:
+        row = self.conn.execute("SELECT * FROM charge_sweep ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else _sweep(row)
+
+    def start_sweep(self, *, window_from: datetime, window_to: datetime) -> SweepRecord:
+        self._writing("start_sweep")
+        now = self.now()
+        cursor = self.conn.execute(
+            "INSERT INTO charge_sweep (started_at, window_from, window_to) VALUES (:now, :wf, :wt)",
+            {"now": ts(now), "wf": ts(window_from), "wt": ts(window_to)},
+        )
+        sweep_id = cursor.lastrowid
+        assert sweep_id is not None
+        return SweepRecord(sweep_id, now, window_from, window_to, 0, 0, 0, None)
+
+    def sweep_batch(self, sweep: SweepRecord, limit: int) -> list[ChargeRecord]:
+        """The next charges of the sweep's window, by id (uses the created_at index)."""
+        rows = self.conn.execute(
+            "SELECT * FROM charge WHERE created_at >= :wf AND created_at < :wt AND id > :after "
+            "ORDER BY id LIMIT :limit",
+            {
+                "wf": ts(sweep.window_from),
+                "wt": ts(sweep.window_to),
+                "after": sweep.after_id,
+                "limit": limit,
+            },
+        ).fetchall()
+        return [_charge(r) for r in rows]
+
+    def advance_sweep(
+        self, sweep: SweepRecord, *, after_id: int, checked: int, changed: int, finished: bool
+    ) -> SweepRecord:
+        self._writing("advance_sweep")
+        now = self.now()
+        self.conn.execute(
+            "UPDATE charge_sweep SET after_id = :after, checked = checked + :checked, "
+            "changed = changed + :changed, finished_at = :fin WHERE id = :id",
+            {
+                "after": after_id,
+                "checked": checked,
+                "changed": changed,
+                "fin": ts(now) if finished else None,
+                "id": sweep.id,
+            },
+        )
+        return replace(
+            sweep,
+            after_id=after_id,
+            checked=sweep.checked + checked,
+            changed=sweep.changed + changed,
+            finished_at=now if finished else None,
+        )
+
     # -- charges -------------------------------------------------------------------------------
 
     def apply_update(
@@ -634,6 +911,9 @@ class ChargeRepository:
                 reason=Reason.of(ReasonCode.ATTEMPT_RESOLVED, status=str(state.status)),
             )
             attempt_resolved = True
+        confirmed: tuple[int, ...] = ()
+        if isinstance(update, ChargeUpdate):
+            confirmed = self._confirm_by_figures(mcid, state, source=source, source_ref=source_ref)
         return MergeResult(
             merchant_charge_id=mcid,
             outcome=result.entry.outcome,
@@ -644,7 +924,27 @@ class ChargeRepository:
             timeline_id=timeline_id,
             sale_id=sale_id,
             attempt_resolved=attempt_resolved,
+            confirmed_operations=confirmed,
         )
+
+    def _confirm_by_figures(
+        self, mcid: str, state: ChargeState, *, source: str, source_ref: str | None
+    ) -> tuple[int, ...]:
+        """Settle the charge's open money operation when the service's figures show it done."""
+        op = self.open_money_operation(mcid)
+        if op is None:
+            return ()
+        figures = Figures.of(state)
+        if not op.done_by(figures):
+            return ()
+        self.move_money_operation(
+            op,
+            MoneyOpState.CONFIRMED,
+            source=source,
+            reason=op.reason("confirmed", figures.reason()),
+            source_ref=source_ref,
+        )
+        return (op.id,)
 
     def _find_row(self, update: ChargeUpdate | ThreeDsUpdate) -> sqlite3.Row | None:
         row: sqlite3.Row | None = None
@@ -964,6 +1264,40 @@ def _change_reasons(changes: list[Any]) -> tuple[Reason, ...] | None:
         return None
 
 
+def _sweep(row: sqlite3.Row) -> SweepRecord:
+    return SweepRecord(
+        id=int(row["id"]),
+        started_at=_required_ts(row["started_at"]),
+        window_from=_required_ts(row["window_from"]),
+        window_to=_required_ts(row["window_to"]),
+        after_id=int(row["after_id"]),
+        checked=int(row["checked"]),
+        changed=int(row["changed"]),
+        finished_at=from_ts(row["finished_at"]),
+    )
+
+
+def _money_op(row: sqlite3.Row) -> MoneyOpRecord:
+    return MoneyOpRecord(
+        id=int(row["id"]),
+        merchant_charge_id=row["merchant_charge_id"],
+        kind=MoneyOpKind(row["kind"]),
+        amount=int(row["amount"]),
+        state=MoneyOpState(row["state"]),
+        base=Figures(
+            status=None if row["base_status"] is None else ChargeStatus(row["base_status"]),
+            amount=row["base_amount"],
+            refunded=int(row["base_refunded"]),
+        ),
+        created_at=_required_ts(row["created_at"]),
+        updated_at=_required_ts(row["updated_at"]),
+        resolved_at=from_ts(row["resolved_at"]),
+        answered=bool(row["answered"]),
+        queries=int(row["queries"]),
+        detail=row["detail"],
+    )
+
+
 def _timeline(row: sqlite3.Row) -> TimelineRecord:
     occurred = row["occurred_at"]
     changes = json.loads(row["changes_json"])
@@ -994,9 +1328,12 @@ __all__ = [
     "ChargeRepository",
     "CheckPolicy",
     "MergeResult",
+    "MoneyOpRecord",
+    "MoneyOperationOpen",
     "NotInTransaction",
     "Page",
     "RepositoryError",
+    "SweepRecord",
     "TimelineRecord",
     "mask_json",
     "ts",

@@ -88,6 +88,43 @@ CREATE TABLE charge_timeline (
 CREATE INDEX charge_timeline_charge ON charge_timeline (merchant_charge_id, id);
 """
 
+# Refunds, captures and cancellations recorded before they are sent (like charge attempts),
+# and the daily sweep that asks about each charge of the day once.
+V3 = """
+CREATE TABLE money_operation (
+    id INTEGER PRIMARY KEY,
+    merchant_charge_id TEXT NOT NULL REFERENCES charge (merchant_charge_id),
+    kind TEXT NOT NULL CHECK (kind IN ('refund', 'capture', 'cancel')),
+    amount INTEGER NOT NULL CHECK (amount > 0),
+    state TEXT NOT NULL,
+    base_status TEXT,
+    base_amount INTEGER,
+    base_refunded INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    resolved_at TEXT,
+    answered INTEGER NOT NULL DEFAULT 0,
+    queries INTEGER NOT NULL DEFAULT 0,
+    detail TEXT
+);
+CREATE INDEX money_operation_charge ON money_operation (merchant_charge_id, id);
+-- One operation at a time per charge: a second open one cannot even be written.
+CREATE UNIQUE INDEX money_operation_open ON money_operation (merchant_charge_id)
+    WHERE state IN ('RECORDED', 'SENT', 'UNKNOWN');
+
+CREATE TABLE charge_sweep (
+    id INTEGER PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    window_from TEXT NOT NULL,
+    window_to TEXT NOT NULL,
+    after_id INTEGER NOT NULL DEFAULT 0,
+    checked INTEGER NOT NULL DEFAULT 0,
+    changed INTEGER NOT NULL DEFAULT 0,
+    finished_at TEXT
+);
+CREATE INDEX charge_created ON charge (created_at, id);
+"""
+
 # Reasons as data (checkout_desktop.domain.reasons): the code and its arguments (JSON) beside
 # the English text, so each screen shows them in its own language. Rows written before this
 # step keep only their text and are shown as stored.

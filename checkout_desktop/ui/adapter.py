@@ -15,6 +15,7 @@ from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.gateway.events import (
     AttemptChanged,
     ChargeChanged,
+    MoneyOperationChanged,
     ReconciliationFinished,
     TokenStateChanged,
 )
@@ -46,6 +47,7 @@ class QtEventAdapter(QObject):
     token_state_changed = Signal(TokenStateChanged)
     attempt_changed = Signal(AttemptChanged)
     charge_changed = Signal(ChargeChanged)
+    money_operation_changed = Signal(MoneyOperationChanged)
     reconciliation_finished = Signal(ReconciliationFinished)
 
     def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
@@ -61,6 +63,7 @@ class QtEventAdapter(QObject):
             (TokenStateChanged, self.token_state_changed),
             (AttemptChanged, self.attempt_changed),
             (ChargeChanged, self.charge_changed),
+            (MoneyOperationChanged, self.money_operation_changed),
             (ReconciliationFinished, self.reconciliation_finished),
         ]
         self._routes = routes

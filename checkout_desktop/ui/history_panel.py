@@ -7,7 +7,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 
-from PySide6.QtCore import QItemSelection, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QItemSelection, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,9 +29,17 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.gateway.charging import ChargeService
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
+from checkout_desktop.gateway.charging import (
+    ChargeService,
+    MoneyOperationBusy,
+    MoneyOperationError,
+    MoneyOperationRefused,
+    MoneyOperationUnknown,
+    MoneyView,
+)
 from checkout_desktop.gateway.errors import GatewayError
-from checkout_desktop.gateway.events import ChargeChanged
+from checkout_desktop.gateway.events import ChargeChanged, MoneyOperationChanged
 from checkout_desktop.store.charges import ChargeRecord
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
@@ -47,20 +55,63 @@ from checkout_desktop.ui.supervisor import PinError, verify_pin
 
 logger = logging.getLogger(__name__)
 
-_REFUNDABLE = frozenset(
-    {ChargeStatus.PAID, ChargeStatus.PARTIAL, ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED}
-)
+
+def pending_text(kind: MoneyOpKind | str) -> str:
+    """The clerk's message while an earlier operation of the charge is being confirmed."""
+    texts = {
+        MoneyOpKind.REFUND: QCoreApplication.translate(
+            "HistoryPanel",
+            "The previous refund is still being confirmed with the service. Another refund or "
+            "capture of this charge is refused until it is, so that money never moves twice.",
+        ),
+        MoneyOpKind.CAPTURE: QCoreApplication.translate(
+            "HistoryPanel",
+            "The previous capture is still being confirmed with the service. Another refund or "
+            "capture of this charge is refused until it is, so that money never moves twice.",
+        ),
+        MoneyOpKind.CANCEL: QCoreApplication.translate(
+            "HistoryPanel",
+            "The previous cancellation is still being confirmed with the service. Another "
+            "refund or capture of this charge is refused until it is, so that money never "
+            "moves twice.",
+        ),
+    }
+    return texts.get(MoneyOpKind(kind), texts[MoneyOpKind.REFUND])
 
 
-def refundable_amount(record: ChargeRecord) -> int:
-    """What can still be refunded: the charged amount less what was refunded already."""
-    if record.status not in _REFUNDABLE or record.amount is None:
-        return 0
-    return max(0, record.amount - (record.refunded_amount or 0))
+def figures_text(figures: Figures | None) -> str:
+    """Where the charge stands at the service: status, amount, refunded."""
+    if figures is None:
+        return QCoreApplication.translate(
+            "HistoryPanel", "The service could not be asked; its figures will be fetched again."
+        )
+    return QCoreApplication.translate(
+        "HistoryPanel", "The service shows: {status}, {amount} charged, {refunded} refunded."
+    ).format(
+        status=status_label(None if figures.status is None else str(figures.status)),
+        amount=format_money(figures.amount),
+        refunded=format_money(figures.refunded),
+    )
 
 
-def can_capture(record: ChargeRecord) -> bool:
-    return record.status == ChargeStatus.PRE_AUTHORIZED
+def money_error_text(exc: MoneyOperationError) -> str:
+    """A refused, pending or unclear refund/capture in the clerk's words, with the figures."""
+    if isinstance(exc, MoneyOperationBusy):
+        return pending_text(exc.kind if exc.pending is None else exc.pending.kind)
+    if isinstance(exc, MoneyOperationUnknown):
+        return QCoreApplication.translate(
+            "HistoryPanel",
+            "The request was sent but its answer was lost. The terminal is asking the service "
+            "and will not send it again; nothing else can be done with this charge until then.",
+        )
+    assert isinstance(exc, MoneyOperationRefused)
+    return (
+        QCoreApplication.translate("HistoryPanel", "Not done: {why}.").format(
+            why=reason_text(exc.why)
+        )
+        + " "
+        + figures_text(exc.figures)
+    )
 
 
 class MoneyActionDialog(QDialog):
@@ -284,6 +335,7 @@ class HistoryPanel(QWidget):
         self.pdf_action.triggered.connect(lambda: self._receipt(as_pdf=True))
         self.model.modelReset.connect(self._update_actions)
         adapter.charge_changed.connect(self.on_charge_changed)
+        adapter.money_operation_changed.connect(self.on_money_operation_changed)
         self._update_actions()
 
     # -- selection ---------------------------------------------------------------------------
@@ -291,6 +343,15 @@ class HistoryPanel(QWidget):
     def selected(self) -> ChargeRecord | None:
         mcid = self.timeline.merchant_charge_id
         return None if mcid is None else self._service.repo.charge(mcid)
+
+    def selected_view(self) -> MoneyView | None:
+        """The selected charge with its pending operation (what may be refunded or captured)."""
+        record = self.selected()
+        if record is None:
+            return None
+        return MoneyView.of(
+            record, self._service.repo.open_money_operation(record.merchant_charge_id)
+        )
 
     def select_charge(self, merchant_charge_id: str) -> bool:
         """Show one charge (from the charge screen or the event list)."""
@@ -360,7 +421,8 @@ class HistoryPanel(QWidget):
         self.timeline_detail.setPlainText("\n".join(lines))
 
     def _update_actions(self) -> None:
-        record = self.selected()
+        view = self.selected_view()
+        record = None if view is None else view.charge
         busy = self._busy is not None and not self._busy.done()
         if record is None:
             self.title.setText(self.tr("Select a charge to see its timeline."))
@@ -380,8 +442,11 @@ class HistoryPanel(QWidget):
                 parts.append(f"3DS {status_label(record.three_ds_status)}")
             self.title.setText(" · ".join(parts))
         has = record is not None
-        refundable = record is not None and refundable_amount(record) > 0
-        capturable = record is not None and can_capture(record)
+        refundable = view is not None and view.refundable > 0 and not view.busy
+        capturable = view is not None and view.capturable
+        if view is not None and view.pending is not None and not busy:
+            self.message.setText(pending_text(view.pending.kind))
+            self.message.setStyleSheet("color: #8a5a00;")
         self.refund_button.setEnabled(refundable and not busy)
         self.capture_button.setEnabled(capturable and not busy)
         self.query_button.setEnabled(has and not busy)
@@ -396,6 +461,23 @@ class HistoryPanel(QWidget):
         if event.merchant_charge_id == self.timeline.merchant_charge_id:
             self._update_actions()
 
+    def on_money_operation_changed(self, event: MoneyOperationChanged) -> None:
+        if event.merchant_charge_id != self.timeline.merchant_charge_id:
+            return
+        self.timeline.charge_changed(event.merchant_charge_id)
+        pending_before = self.message.text()
+        self._update_actions()
+        view = self.selected_view()
+        if (
+            view is not None
+            and view.pending is None
+            and pending_before.startswith(pending_text(event.kind))
+        ):
+            self.message.setText(
+                self.tr("The service confirmed where the charge stands; you may act on it again.")
+            )
+            self.message.setStyleSheet("")
+
     def refresh_timeline(self) -> None:
         """Re-read the shown timeline (inputs recorded without a charge change, e.g. a failed
         refund, publish no event)."""
@@ -406,10 +488,15 @@ class HistoryPanel(QWidget):
     # -- actions -----------------------------------------------------------------------------
 
     def ask_refund(self) -> None:
-        record = self.selected()
-        if record is None:
+        view = self.selected_view()
+        if view is None:
             return
-        maximum = refundable_amount(record)
+        record = view.charge
+        if view.pending is not None:
+            self.message.setText(pending_text(view.pending.kind))
+            return
+        # What is still refundable once the pending operations are counted.
+        maximum = view.refundable
         if maximum <= 0:
             return
         before_capture = record.status == ChargeStatus.PRE_AUTHORIZED
@@ -424,6 +511,7 @@ class HistoryPanel(QWidget):
             explanation=explanation,
             maximum=maximum,
             pin_hash=self._pin_hash(),
+            allow_partial=not before_capture,
             parent=self,
         )
         mcid = record.merchant_charge_id
@@ -442,8 +530,14 @@ class HistoryPanel(QWidget):
         )
 
     def ask_capture(self) -> None:
-        record = self.selected()
-        if record is None or not can_capture(record) or record.amount is None:
+        view = self.selected_view()
+        if view is None:
+            return
+        if view.pending is not None:
+            self.message.setText(pending_text(view.pending.kind))
+            return
+        record = view.charge
+        if not view.capturable or record.amount is None:
             return
         self.dialog = MoneyActionDialog(
             title=self.tr("Capture"),
@@ -502,7 +596,10 @@ class HistoryPanel(QWidget):
         def finished(task: asyncio.Future[object]) -> None:
             if task.cancelled():
                 self.message.setText(self.tr("Cancelled."))
-            elif (exc := task.exception()) is not None:
+            elif isinstance(exc := task.exception(), MoneyOperationError):
+                self.message.setText(money_error_text(exc))
+                self.message.setStyleSheet("color: #b3261e;")
+            elif exc is not None:
                 if not isinstance(exc, GatewayError | ValueError | LookupError):
                     logger.error("%s of %s failed", action, merchant_charge_id, exc_info=exc)
                 self.message.setText(self.tr("Failed: {why}").format(why=error_text(exc)))

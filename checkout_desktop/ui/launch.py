@@ -126,6 +126,9 @@ async def run_window(
             # A real environment that cannot start (no client id, say): set it up again rather
             # than leave the shop with a terminal that does not open.
             logger.error("the %s profile cannot start: %s", settings.active_profile, exc)
+            if not await ask_to_fix_profile(settings, str(exc)):
+                _discard(card_page)
+                return 1
             needs_wizard = True
         except BaseException:
             _discard(card_page)
@@ -303,3 +306,41 @@ def _persist(settings: Settings, paths: AppPaths) -> None:
     from checkout_desktop.settings import save_settings
 
     save_settings(settings, paths)
+
+
+async def ask_to_fix_profile(settings: Settings, why: str) -> bool:
+    """Say why the chosen environment cannot start; True when the user opens the setup."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QMessageBox
+
+    from checkout_desktop.ui.labels import profile_label
+    from checkout_desktop.ui.qt_app import close_on_signals, wait_for_signal
+
+    box = QMessageBox()
+    box.setObjectName("profileCannotStart")
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle(QCoreApplication.translate("Launch", "checkout-desktop"))
+    box.setText(
+        QCoreApplication.translate(
+            "Launch", "The environment “{env}” cannot start, so no sale can be charged yet."
+        ).format(env=profile_label(settings.profile))
+    )
+    box.setInformativeText(
+        QCoreApplication.translate(
+            "Launch", "Open the setup to fix it now, or quit and fix it later."
+        )
+    )
+    box.setDetailedText(why)
+    fix = box.addButton(
+        QCoreApplication.translate("Launch", "Open the &setup"), QMessageBox.ButtonRole.AcceptRole
+    )
+    fix.setObjectName("openSetup")
+    box.addButton(QCoreApplication.translate("Launch", "&Quit"), QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(fix)
+    close_on_signals(box.reject)
+    box.open()
+    logger.info("start-up problem shown: the %s profile cannot start", settings.active_profile)
+    await wait_for_signal(box.finished)
+    chosen = box.clickedButton() is fix
+    box.deleteLater()
+    return chosen

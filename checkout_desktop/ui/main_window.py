@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPushButton,
     QSystemTrayIcon,
     QTabWidget,
@@ -170,6 +171,7 @@ class MainWindow(QMainWindow):
         self.events_tab, self.history_tab, self.today_tab, self.settings_tab = tab_indexes
         self._panels_built = False
 
+        self._close_box: QMessageBox | None = None
         self.tunnel_notice = TunnelNotice(self)
         body = QWidget(self)
         layout = QVBoxLayout(body)
@@ -405,15 +407,33 @@ class MainWindow(QMainWindow):
 
         self.charge_screen.charge_finished.connect(close_after)
 
+    def _ask_close_after_charge(self) -> None:
+        """Say why the window stays open, and offer to close it once the charge is recorded."""
+        if self._close_box is not None and self._close_box.isVisible():
+            return
+        box = QMessageBox(self)
+        box.setObjectName("closeDuringCharge")
+        box.setIcon(QMessageBox.Icon.Information)
+        box.setWindowTitle(self.tr("A charge is in progress"))
+        box.setText(
+            self.tr(
+                "A charge is in progress. The window cannot close until its reply is recorded, "
+                "so the sale's result is never lost."
+            )
+        )
+        later = box.addButton(self.tr("Close when it &ends"), QMessageBox.ButtonRole.AcceptRole)
+        later.setObjectName("closeWhenDone")
+        box.addButton(self.tr("&Keep it open"), QMessageBox.ButtonRole.RejectRole)
+        later.clicked.connect(self.request_close)
+        self._close_box = box
+        box.open()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.charge_screen.in_flight:
             # The reply of an in-flight charge must be recorded; closing now would leave the
             # attempt UNKNOWN (safe, resolved at the next start, but slower for the shop).
-            self.statusBar().showMessage(
-                self.tr("A charge is in flight; the window closes once its reply is recorded."),
-                5000,
-            )
             event.ignore()
+            self._ask_close_after_charge()
             return
         self.adapter.close()
         if self.tray is not None:

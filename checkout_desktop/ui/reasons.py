@@ -213,6 +213,72 @@ def templates() -> dict[ReasonCode, str]:
         ),
         ReasonCode.REFUND_UNKNOWN: QCoreApplication.translate("Reasons", "refund outcome unknown"),
         ReasonCode.REFUND_OF: QCoreApplication.translate("Reasons", "refund of {amount}"),
+        ReasonCode.CANCEL_OF: QCoreApplication.translate("Reasons", "cancellation of {amount}"),
+        ReasonCode.MONEY_STEP: QCoreApplication.translate("Reasons", "{operation}: {step}"),
+        ReasonCode.MONEY_STEP_DETAIL: QCoreApplication.translate(
+            "Reasons", "{operation}: {step} ({detail})"
+        ),
+        ReasonCode.STEP_REQUESTED: QCoreApplication.translate("Reasons", "requested"),
+        ReasonCode.STEP_SENT: QCoreApplication.translate("Reasons", "sent to the service"),
+        ReasonCode.STEP_CONFIRMED: QCoreApplication.translate(
+            "Reasons", "confirmed by the service"
+        ),
+        ReasonCode.STEP_UNKNOWN: QCoreApplication.translate(
+            "Reasons", "outcome unknown; the charge will be queried, never sent again"
+        ),
+        ReasonCode.STEP_REFUSED: QCoreApplication.translate("Reasons", "refused by the service"),
+        ReasonCode.STEP_NOT_SENT: QCoreApplication.translate(
+            "Reasons", "not sent: it never reached the service"
+        ),
+        ReasonCode.STEP_NOT_APPLIED: QCoreApplication.translate(
+            "Reasons", "not done: the service's figures show no such change"
+        ),
+        ReasonCode.STEP_WAITING: QCoreApplication.translate(
+            "Reasons", "not visible at the service yet; it will be asked again, never sent again"
+        ),
+        ReasonCode.FIGURES: QCoreApplication.translate(
+            "Reasons", "{status}, refunded {refunded_amount} of {amount}"
+        ),
+        ReasonCode.FIGURES_NO_AMOUNT: QCoreApplication.translate(
+            "Reasons", "{status}, refunded {refunded_amount}"
+        ),
+        ReasonCode.STOPPED_WAITING_REPLY: QCoreApplication.translate(
+            "Reasons", "the terminal stopped waiting for the reply"
+        ),
+        ReasonCode.CONTEXT_BEFORE_SENDING: QCoreApplication.translate(
+            "Reasons", "before sending: asked the service"
+        ),
+        ReasonCode.CONTEXT_AFTER_REFUSAL: QCoreApplication.translate(
+            "Reasons", "after the refusal: asked the service"
+        ),
+        ReasonCode.CONTEXT_SWEEP: QCoreApplication.translate(
+            "Reasons", "daily check: asked the service"
+        ),
+        ReasonCode.MONEY_NO_AMOUNT: QCoreApplication.translate(
+            "Reasons", "the service shows no amount for the charge"
+        ),
+        ReasonCode.MONEY_AMOUNT_TOO_SMALL: QCoreApplication.translate(
+            "Reasons", "the amount must be at least 1 centavo"
+        ),
+        ReasonCode.MONEY_CAPTURE_NOT_PREAUTHORIZED: QCoreApplication.translate(
+            "Reasons", "only a pre-authorized charge can be captured, and this one is {status}"
+        ),
+        ReasonCode.MONEY_OVER_AUTHORIZED: QCoreApplication.translate(
+            "Reasons", "the amount exceeds the {amount} authorized"
+        ),
+        ReasonCode.MONEY_CANCEL_IN_FULL: QCoreApplication.translate(
+            "Reasons", "a charge not yet captured is canceled in full ({amount})"
+        ),
+        ReasonCode.MONEY_ALREADY_REFUNDED: QCoreApplication.translate(
+            "Reasons", "it is already fully refunded"
+        ),
+        ReasonCode.MONEY_NOTHING_TO_REFUND: QCoreApplication.translate(
+            "Reasons", "a charge that is {status} has nothing to refund"
+        ),
+        ReasonCode.MONEY_OVER_REFUNDABLE: QCoreApplication.translate(
+            "Reasons", "the amount exceeds the {amount} still refundable"
+        ),
+        ReasonCode.MONEY_REFUSED: QCoreApplication.translate("Reasons", "refused"),
         ReasonCode.NO_KNOWN_AMOUNT: QCoreApplication.translate(
             "Reasons", "charge {charge} has no known amount; give one"
         ),

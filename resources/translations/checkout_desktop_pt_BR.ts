@@ -651,6 +651,34 @@
 <context>
     <name>HistoryPanel</name>
     <message>
+        <source>The previous refund is still being confirmed with the service. Another refund or capture of this charge is refused until it is, so that money never moves twice.</source>
+        <translation>O estorno anterior ainda está sendo confirmado com o serviço. Outro estorno ou captura desta cobrança fica recusado até lá, para que o dinheiro nunca seja movido duas vezes.</translation>
+    </message>
+    <message>
+        <source>The previous capture is still being confirmed with the service. Another refund or capture of this charge is refused until it is, so that money never moves twice.</source>
+        <translation>A captura anterior ainda está sendo confirmada com o serviço. Outro estorno ou captura desta cobrança fica recusado até lá, para que o dinheiro nunca seja movido duas vezes.</translation>
+    </message>
+    <message>
+        <source>The previous cancellation is still being confirmed with the service. Another refund or capture of this charge is refused until it is, so that money never moves twice.</source>
+        <translation>O cancelamento anterior ainda está sendo confirmado com o serviço. Outro estorno ou captura desta cobrança fica recusado até lá, para que o dinheiro nunca seja movido duas vezes.</translation>
+    </message>
+    <message>
+        <source>The service could not be asked; its figures will be fetched again.</source>
+        <translation>Não foi possível consultar o serviço; os valores serão consultados de novo.</translation>
+    </message>
+    <message>
+        <source>The service shows: {status}, {amount} charged, {refunded} refunded.</source>
+        <translation>O serviço mostra: {status}, {amount} cobrados, {refunded} estornados.</translation>
+    </message>
+    <message>
+        <source>The request was sent but its answer was lost. The terminal is asking the service and will not send it again; nothing else can be done with this charge until then.</source>
+        <translation>O pedido foi enviado, mas a resposta se perdeu. O terminal está consultando o serviço e não vai enviá-lo de novo; nada mais pode ser feito com esta cobrança até lá.</translation>
+    </message>
+    <message>
+        <source>Not done: {why}.</source>
+        <translation>Não realizado: {why}.</translation>
+    </message>
+    <message>
         <source>All charges</source>
         <translation>Todas as cobranças</translation>
     </message>
@@ -709,6 +737,10 @@
     <message>
         <source>refunded {amount}</source>
         <translation>estornado {amount}</translation>
+    </message>
+    <message>
+        <source>The service confirmed where the charge stands; you may act on it again.</source>
+        <translation>O serviço confirmou a situação da cobrança; você pode agir sobre ela de novo.</translation>
     </message>
     <message>
         <source>Refund charge {id} ({cards}). Money goes back to the customer&apos;s card; this cannot be undone.</source>
@@ -935,6 +967,29 @@
     </message>
 </context>
 <context>
+    <name>Launch</name>
+    <message>
+        <source>checkout-desktop</source>
+        <translation>checkout-desktop</translation>
+    </message>
+    <message>
+        <source>The environment “{env}” cannot start, so no sale can be charged yet.</source>
+        <translation>O ambiente “{env}” não consegue iniciar, então nenhuma venda pode ser cobrada ainda.</translation>
+    </message>
+    <message>
+        <source>Open the setup to fix it now, or quit and fix it later.</source>
+        <translation>Abra a configuração para corrigir agora, ou saia e corrija depois.</translation>
+    </message>
+    <message>
+        <source>Open the &amp;setup</source>
+        <translation>Abrir a &amp;configuração</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Sair</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>checkout-desktop — {env}</source>
@@ -989,8 +1044,20 @@
         <translation>Comprovante salvo: {path}</translation>
     </message>
     <message>
-        <source>A charge is in flight; the window closes once its reply is recorded.</source>
-        <translation>Há uma cobrança em andamento; a janela fecha quando a resposta for gravada.</translation>
+        <source>A charge is in progress</source>
+        <translation>Há uma cobrança em andamento</translation>
+    </message>
+    <message>
+        <source>A charge is in progress. The window cannot close until its reply is recorded, so the sale&apos;s result is never lost.</source>
+        <translation>Há uma cobrança em andamento. A janela só pode fechar depois que a resposta for registrada, para que o resultado da venda nunca se perca.</translation>
+    </message>
+    <message>
+        <source>Close when it &amp;ends</source>
+        <translation>Fechar quando &amp;terminar</translation>
+    </message>
+    <message>
+        <source>&amp;Keep it open</source>
+        <translation>&amp;Manter aberta</translation>
     </message>
 </context>
 <context>
@@ -1296,6 +1363,110 @@
     <message>
         <source>refund of {amount}</source>
         <translation>estorno de {amount}</translation>
+    </message>
+    <message>
+        <source>cancellation of {amount}</source>
+        <translation>cancelamento de {amount}</translation>
+    </message>
+    <message>
+        <source>{operation}: {step}</source>
+        <translation>{operation}: {step}</translation>
+    </message>
+    <message>
+        <source>{operation}: {step} ({detail})</source>
+        <translation>{operation}: {step} ({detail})</translation>
+    </message>
+    <message>
+        <source>requested</source>
+        <translation>pedido registrado</translation>
+    </message>
+    <message>
+        <source>sent to the service</source>
+        <translation>enviado ao serviço</translation>
+    </message>
+    <message>
+        <source>confirmed by the service</source>
+        <translation>confirmado pelo serviço</translation>
+    </message>
+    <message>
+        <source>outcome unknown; the charge will be queried, never sent again</source>
+        <translation>resultado desconhecido; a cobrança será consultada, nunca enviada de novo</translation>
+    </message>
+    <message>
+        <source>refused by the service</source>
+        <translation>recusado pelo serviço</translation>
+    </message>
+    <message>
+        <source>not sent: it never reached the service</source>
+        <translation>não enviado: não chegou ao serviço</translation>
+    </message>
+    <message>
+        <source>not done: the service&apos;s figures show no such change</source>
+        <translation>não realizado: os valores do serviço não mostram essa mudança</translation>
+    </message>
+    <message>
+        <source>not visible at the service yet; it will be asked again, never sent again</source>
+        <translation>ainda não aparece no serviço; será consultado de novo, nunca enviado de novo</translation>
+    </message>
+    <message>
+        <source>{status}, refunded {refunded_amount} of {amount}</source>
+        <translation>{status}, estornado {refunded_amount} de {amount}</translation>
+    </message>
+    <message>
+        <source>{status}, refunded {refunded_amount}</source>
+        <translation>{status}, estornado {refunded_amount}</translation>
+    </message>
+    <message>
+        <source>the terminal stopped waiting for the reply</source>
+        <translation>o terminal parou de esperar a resposta</translation>
+    </message>
+    <message>
+        <source>before sending: asked the service</source>
+        <translation>antes do envio: serviço consultado</translation>
+    </message>
+    <message>
+        <source>after the refusal: asked the service</source>
+        <translation>após a recusa: serviço consultado</translation>
+    </message>
+    <message>
+        <source>daily check: asked the service</source>
+        <translation>verificação diária: serviço consultado</translation>
+    </message>
+    <message>
+        <source>the service shows no amount for the charge</source>
+        <translation>o serviço não mostra valor para a cobrança</translation>
+    </message>
+    <message>
+        <source>the amount must be at least 1 centavo</source>
+        <translation>o valor precisa ser de pelo menos 1 centavo</translation>
+    </message>
+    <message>
+        <source>only a pre-authorized charge can be captured, and this one is {status}</source>
+        <translation>só uma cobrança pré-autorizada pode ser capturada, e esta está {status}</translation>
+    </message>
+    <message>
+        <source>the amount exceeds the {amount} authorized</source>
+        <translation>o valor passa dos {amount} autorizados</translation>
+    </message>
+    <message>
+        <source>a charge not yet captured is canceled in full ({amount})</source>
+        <translation>uma cobrança ainda não capturada é cancelada por inteiro ({amount})</translation>
+    </message>
+    <message>
+        <source>it is already fully refunded</source>
+        <translation>ela já foi estornada por inteiro</translation>
+    </message>
+    <message>
+        <source>a charge that is {status} has nothing to refund</source>
+        <translation>uma cobrança {status} não tem o que estornar</translation>
+    </message>
+    <message>
+        <source>the amount exceeds the {amount} still refundable</source>
+        <translation>o valor passa dos {amount} que ainda podem ser estornados</translation>
+    </message>
+    <message>
+        <source>refused</source>
+        <translation>recusado</translation>
     </message>
     <message>
         <source>charge {charge} has no known amount; give one</source>

@@ -521,8 +521,11 @@ def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> No
     spin_until(lambda: shop.record(mcid).status == ChargeStatus.REFUNDED, "the full refund", 20)
     spin_until(lambda: not panel.refund_button.isEnabled(), "refund to be disabled")
     sources = shop.timeline_sources(mcid)
-    requests = [s for s in sources if s[0] == "request"]
-    assert len(requests) == 4  # the charge, the capture and two refunds
+    requests = [s for s in sources if s[0] == "request" and s[1] != "SENT"]
+    assert len(requests) == 4  # the charge, the capture and two refunds, each recorded first
+    assert [s for s in sources if s[0] == "request" and s[1] == "SENT"] == [
+        ("request", "SENT", "SENT")
+    ] * 3
     spin_until(
         lambda: ("Refunded", "Accepted") in shop.event_rows(mcid), "the REFUNDED notification"
     )
@@ -639,3 +642,31 @@ def test_no_card_number_reached_the_store_or_logs(shop: Shop) -> None:
     for blob in blobs:
         for number in numbers:
             assert number.encode() not in blob
+
+
+def test_closing_during_a_charge_asks_and_closes_once_the_reply_is_recorded(
+    shop: Shop,
+) -> None:
+    from PySide6.QtWidgets import QMessageBox, QPushButton
+
+    window = open_window(shop.settings, shop.terminal, load=False)
+    screen = window.charge_screen
+    try:
+        # A charge whose reply is still awaited (the flag the charge task sets while it runs).
+        screen._in_flight = True
+        window.close()
+        assert window.isVisible()  # refused: the reply must be recorded first
+        box = window.findChild(QMessageBox, "closeDuringCharge")
+        assert box is not None and box.isVisible()
+        assert "in progress" in box.text()
+        window.close()  # asking again does not stack a second dialog
+        assert len(window.findChildren(QMessageBox, "closeDuringCharge")) == 1
+        later = box.findChild(QPushButton, "closeWhenDone")
+        assert later is not None
+        later.click()
+        assert window.isVisible()
+        screen._in_flight = False
+        screen.charge_finished.emit(None)
+        spin_until(lambda: not window.isVisible(), "the window to close after the reply")
+    finally:
+        close_window(window)

@@ -104,8 +104,9 @@ def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_pat
     assert "secret" not in json.dumps(saved).lower()
 
 
-def test_a_real_profile_that_cannot_start_opens_the_setup_again(tmp_path: Path) -> None:
-    # Production chosen but never set up (no client id): the terminal must not just exit.
+def test_a_real_profile_that_cannot_start_says_why_before_anything_else(tmp_path: Path) -> None:
+    # Production chosen but never set up (no client id): the terminal must not just exit, nor
+    # silently reopen the setup; it says why and offers the setup (in-process test below).
     settings = Settings(first_run_done=True, active_profile="production")
     process, paths, console = _launch(tmp_path, settings)
     log = paths.log_dir / "checkout-desktop.log"
@@ -116,12 +117,15 @@ def test_a_real_profile_that_cannot_start_opens_the_setup_again(tmp_path: Path) 
             60,
         )
         assert "no client id" in log.read_text()
-        _wait_for(lambda: "setup wizard open" in log.read_text(), "the setup wizard", 30)
-        process.send_signal(signal.SIGTERM)
+        _wait_for(
+            lambda: "start-up problem shown" in log.read_text(), "the start-up problem dialog", 30
+        )
+        assert "setup wizard open" not in log.read_text()  # only once the user asks for it
+        process.send_signal(signal.SIGTERM)  # as Quit: the dialog closes, the run ends
         process.wait(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
         console.close()
-    assert process.returncode == 0, (tmp_path / "console.txt").read_text()[-3000:]
+    assert process.returncode == 1, (tmp_path / "console.txt").read_text()[-3000:]

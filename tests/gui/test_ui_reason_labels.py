@@ -18,6 +18,8 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.money_ops import MONEY_STEPS, Figures, MoneyOpKind, money_reason
 from checkout_desktop.domain.reasons import (
     ENGLISH,
     Reason,
@@ -159,3 +161,16 @@ def test_english_ui_renders_amounts_as_money(translations: Translations) -> None
     reason = Reason.of(ReasonCode.REFUND_REQUESTED, amount=2000)
     assert reason.english() == "refund of 2000 centavos requested"
     assert reason_text(reason) == f"refund of {format_money(2000)} requested"
+
+
+def test_every_money_operation_step_is_shown_in_portuguese(translations: Translations) -> None:
+    assert translations.install(PT_BR)
+    figures = Figures(ChargeStatus.PAID, 2000, 0)
+    for kind in MoneyOpKind:
+        for step in MONEY_STEPS:
+            reason = money_reason(kind, 2000, step, figures.reason())
+            shown = reason_text(reason).replace("\u00a0", " ")
+            assert "centavos" not in shown, shown
+            assert format_money(2000).replace("\u00a0", " ") in shown, shown
+            assert status_label("PAID") in shown, shown
+    assert reason_text(money_reason(MoneyOpKind.REFUND, 500, "requested")).startswith("estorno")

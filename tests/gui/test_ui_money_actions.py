@@ -1,0 +1,122 @@
+"""The history panel's refund and capture while an earlier operation is still being confirmed."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from PySide6.QtCore import QLocale
+from PySide6.QtWidgets import QApplication
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
+from checkout_desktop.gateway.charging import ChargeService, MoneyOperationBusy, MoneyView
+from checkout_desktop.gateway.client import ChargeClient
+from checkout_desktop.gateway.profiles import Endpoints
+from checkout_desktop.gateway.tokens import TokenManager
+from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.history_panel import HistoryPanel, money_error_text
+from checkout_desktop.ui.i18n import Translations
+from tests.integration.charging_support import (
+    APPROVED,
+    SandboxAccess,
+    card_token,
+    charge_request,
+    visa,
+)
+
+logger = logging.getLogger(__name__)
+
+PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
+
+
+@pytest.fixture
+def translations(qapp: QApplication) -> Iterator[Translations]:
+    installed = Translations()
+    yield installed
+    installed.remove()
+
+
+def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
+    arun: Callable[..., Any], qtbot: Any, tmp_path: Path, translations: Translations
+) -> None:
+    assert translations.install(PT_BR)
+    sandbox = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
+    arun(sandbox.start())
+    access = SandboxAccess.of_server(sandbox)
+    conn = connect(tmp_path / "s.sqlite3")
+    http = httpx.AsyncClient(trust_env=False)
+    bus = EventBus()
+    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
+    tokens = TokenManager(
+        http=http,
+        token_url=endpoints.token_url,
+        client_id=access.client_id,
+        credentials=access.credentials(),
+    )
+    service = ChargeService(
+        conn=conn,
+        client=ChargeClient(http=http, endpoints=endpoints, tokens=tokens),
+        profile="builtin-sandbox",
+        events=bus,
+    )
+    adapter = QtEventAdapter(bus)
+    panel = HistoryPanel(service=service, adapter=adapter, pin_hash=lambda: None)
+    qtbot.addWidget(panel)
+    try:
+        token = arun(card_token(access, APPROVED))
+        outcome = arun(
+            service.charge(
+                sale_id="sale-1", request=charge_request(token, amount=1500), cards=visa("1111")
+            )
+        )
+        mcid = outcome.merchant_charge_id
+        # A refund of 500 whose reply was lost (as a crash leaves it), never seen at the service.
+        with transaction(conn):
+            op = service.repo.record_money_operation(
+                mcid, MoneyOpKind.REFUND, 500, Figures(ChargeStatus.PAID, 1500, 0)
+            )
+            service.repo.move_money_operation(
+                op, MoneyOpState.SENT, source="request", reason=op.reason("sent")
+            )
+        view = service.money_view(mcid)
+        assert isinstance(view, MoneyView) and view.busy
+        assert view.refundable == 1000  # what is left once the pending refund counts as done
+
+        assert panel.select_charge(mcid)
+        assert not panel.refund_button.isEnabled()
+        assert not panel.capture_button.isEnabled()
+        assert panel.message.text().startswith("O estorno anterior ainda está sendo confirmado")
+        panel.ask_refund()
+        assert panel.dialog is None
+        with pytest.raises(MoneyOperationBusy) as busy:
+            arun(service.refund(mcid, 100))
+        assert money_error_text(busy.value).startswith("O estorno anterior")
+
+        # The service's figures settle it (past the grace period: not done); the panel frees it.
+        service.unknown_grace = timedelta(0)
+        with qtbot.waitSignal(adapter.money_operation_changed, timeout=5000):
+            arun(service.reconcile(trigger="on demand"))
+        assert service.repo.money_operations(mcid)[0].state == MoneyOpState.NOT_APPLIED
+        assert panel.refund_button.isEnabled()
+        assert "pode agir" in panel.message.text()
+        panel.ask_refund()
+        assert panel.dialog is not None
+        assert panel.dialog.amount.centavos() == 1500
+        panel.dialog.reject()
+        sent = [e.reason_data for e in service.repo.timeline(mcid).items]
+        assert sent.count(op.reason("sent")) == 1
+        assert sandbox.state.charges[mcid].refunded_amount == 0
+    finally:
+        adapter.close()
+        arun(http.aclose())
+        conn.close()
+        arun(sandbox.stop())
