@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import ChargeState, charge_stage
 
 logger = logging.getLogger(__name__)
@@ -64,10 +65,19 @@ class Figures:
             refunded = sum(t.refunded_amount or 0 for t in state.transactions)
         return cls(state.status, state.amount, refunded)
 
+    def reason(self) -> Reason:
+        """The figures as a reason (status, refunded, amount), for the timeline and the clerk."""
+        status = None if self.status is None else str(self.status)
+        if self.amount is None:
+            return Reason.of(
+                ReasonCode.FIGURES_NO_AMOUNT, status=status, refunded_amount=self.refunded
+            )
+        return Reason.of(
+            ReasonCode.FIGURES, status=status, refunded_amount=self.refunded, amount=self.amount
+        )
+
     def describe(self) -> str:
-        status = "no status" if self.status is None else str(self.status)
-        amount = "?" if self.amount is None else str(self.amount)
-        return f"{status}, refunded {self.refunded} of {amount} centavos"
+        return self.reason().english()
 
 
 def is_done(kind: MoneyOpKind, amount: int, base_refunded: int, figures: Figures) -> bool:
@@ -86,23 +96,38 @@ def is_done(kind: MoneyOpKind, amount: int, base_refunded: int, figures: Figures
     return charge_stage(figures.status) >= charge_stage(ChargeStatus.PAID)
 
 
-# One phrase per step of an operation's life, as the timeline shows it.
-MONEY_STEPS: dict[str, str] = {
-    "requested": "requested",
-    "sent": "sent to the service",
-    "confirmed": "confirmed by the service",
-    "unknown": "outcome unknown; the charge will be queried, never sent again",
-    "refused": "refused by the service",
-    "not_sent": "not sent: it never reached the service",
-    "not_applied": "not done: the service's figures show no such change",
-    "waiting": "not visible at the service yet; it will be asked again, never sent again",
+# One reason per step of an operation's life, as the timeline shows it.
+MONEY_STEPS: dict[str, ReasonCode] = {
+    "requested": ReasonCode.STEP_REQUESTED,
+    "sent": ReasonCode.STEP_SENT,
+    "confirmed": ReasonCode.STEP_CONFIRMED,
+    "unknown": ReasonCode.STEP_UNKNOWN,
+    "refused": ReasonCode.STEP_REFUSED,
+    "not_sent": ReasonCode.STEP_NOT_SENT,
+    "not_applied": ReasonCode.STEP_NOT_APPLIED,
+    "waiting": ReasonCode.STEP_WAITING,
+}
+_KINDS = {
+    MoneyOpKind.REFUND: ReasonCode.REFUND_OF,
+    MoneyOpKind.CAPTURE: ReasonCode.CAPTURE_OF,
+    MoneyOpKind.CANCEL: ReasonCode.CANCEL_OF,
 }
 
 
-def money_reason(kind: MoneyOpKind | str, amount: int, step: str, detail: str | None = None) -> str:
-    """The timeline's words for one step of one operation (English, as stored)."""
-    phrase = MONEY_STEPS[step]
-    return f"{kind} of {amount} centavos {phrase}" + (f" ({detail})" if detail else "")
+def money_operation(kind: MoneyOpKind | str, amount: int) -> Reason:
+    """ "refund of 500 centavos", as a reason."""
+    return Reason.of(_KINDS[MoneyOpKind(kind)], amount=amount)
+
+
+def money_reason(
+    kind: MoneyOpKind | str, amount: int, step: str, detail: str | Reason | None = None
+) -> Reason:
+    """The timeline's reason for one step of one operation."""
+    operation = money_operation(kind, amount)
+    phrase = Reason.of(MONEY_STEPS[step])
+    if detail is None or detail == "":
+        return Reason.of(ReasonCode.MONEY_STEP, operation=operation, step=phrase)
+    return Reason.of(ReasonCode.MONEY_STEP_DETAIL, operation=operation, step=phrase, detail=detail)
 
 
 __all__ = [
@@ -112,5 +137,6 @@ __all__ = [
     "MoneyOpKind",
     "MoneyOpState",
     "is_done",
+    "money_operation",
     "money_reason",
 ]

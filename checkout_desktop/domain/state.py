@@ -36,6 +36,7 @@ from checkout_desktop.domain.enums import (
     ThreeDsStatus,
     TransactionStatus,
 )
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate, TransactionInfo
 
 logger = logging.getLogger(__name__)
@@ -310,12 +311,12 @@ class TimelineEntry:
     """What one input did to a charge, in words a person can read."""
 
     outcome: Outcome
-    reason: str
+    reason: Reason
     previous_status: str | None
     new_status: str | None
     input_status: str | None
     occurred_at: datetime | None
-    changes: tuple[str, ...] = field(default_factory=tuple)
+    changes: tuple[Reason, ...] = field(default_factory=tuple)
 
     @property
     def applied(self) -> bool:
@@ -487,26 +488,43 @@ def merge_transaction(
 
 def _merge_transactions(
     current: tuple[TransactionState, ...], incoming: Iterable[TransactionState]
-) -> tuple[tuple[TransactionState, ...], list[str]]:
+) -> tuple[tuple[TransactionState, ...], list[Reason]]:
     by_key = {t.key: t for t in current}
-    changes: list[str] = []
+    changes: list[Reason] = []
     for txn in incoming:
         before = by_key.get(txn.key)
         merged, order = merge_transaction(before, txn)
         if before is None:
-            changes.append(f"transaction {txn.key}: {_name(txn.status)}")
+            changes.append(
+                Reason.of(
+                    ReasonCode.CHANGE_TRANSACTION_NEW, key=txn.key, status=_opt_str(txn.status)
+                )
+            )
         elif order > 0 and merged.status != before.status:
             changes.append(
-                f"transaction {txn.key}: {_name(before.status)} → {_name(merged.status)}"
+                Reason.of(
+                    ReasonCode.CHANGE_TRANSACTION_STATUS,
+                    key=txn.key,
+                    previous_status=_opt_str(before.status),
+                    status=_opt_str(merged.status),
+                )
             )
         elif order > 0 and merged.refunded_amount != before.refunded_amount:
             changes.append(
-                f"transaction {txn.key}: refunded {before.refunded_amount} → "
-                f"{merged.refunded_amount}"
+                Reason.of(
+                    ReasonCode.CHANGE_TRANSACTION_REFUNDED,
+                    key=txn.key,
+                    previous_amount=before.refunded_amount,
+                    amount=merged.refunded_amount,
+                )
             )
         by_key[txn.key] = merged
     # Sorted by key so the tuple does not depend on the order transactions were first seen.
     return tuple(by_key[k] for k in sorted(by_key)), changes
+
+
+def _opt_str(status: object) -> str | None:
+    return None if status is None else str(status)
 
 
 def _name(status: object) -> str:
@@ -537,7 +555,7 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
         current.transactions,
         (transaction_from_info(info, i) for i, info in enumerate(update.transactions)),
     )
-    changes: list[str] = []
+    changes: list[Reason] = []
     fields: dict[str, Any] = {"transactions": transactions, "inputs": current.inputs + 1}
 
     if order > 0:
@@ -548,20 +566,32 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
         if update.refunded_amount is not None:
             fields["refunded_amount"] = update.refunded_amount
         if current.status != update.status:
-            changes.append(f"status {_name(current.status)} → {update.status}")
+            changes.append(
+                Reason.of(
+                    ReasonCode.CHANGE_STATUS,
+                    previous_status=_opt_str(current.status),
+                    status=str(update.status),
+                )
+            )
         if (fields.get("refunded_amount") or 0) != (current.refunded_amount or 0):
-            changes.append(f"refunded {current.refunded_amount or 0} → {fields['refunded_amount']}")
+            changes.append(
+                Reason.of(
+                    ReasonCode.CHANGE_REFUNDED,
+                    previous_amount=current.refunded_amount or 0,
+                    amount=fields["refunded_amount"],
+                )
+            )
     else:
         if order == 0:
             fields["status_at"] = _latest(current.status_at, update.occurred_at)
         if current.amount is None and update.amount is not None:
             fields["amount"] = update.amount
-            changes.append(f"amount {update.amount}")
+            changes.append(Reason.of(ReasonCode.CHANGE_AMOUNT, amount=update.amount))
         if current.refunded_amount is None and update.refunded_amount is not None and order == 0:
             fields["refunded_amount"] = update.refunded_amount
     if current.charge_id is None and update.charge_id is not None:
         fields["charge_id"] = update.charge_id
-        changes.append(f"charge id {update.charge_id}")
+        changes.append(Reason.of(ReasonCode.CHANGE_CHARGE_ID, charge=update.charge_id))
 
     if update.source == "webhook":
         notified = _compare_charge(
@@ -582,21 +612,25 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
     if changes and order > 0:
         outcome = Outcome.APPLIED
         if current.status is None:
-            reason = f"first status of the charge: {update.status}"
+            reason = Reason.of(ReasonCode.MERGE_FIRST_STATUS, status=str(update.status))
         elif current.status == update.status:
-            reason = f"a later {update.status} update"
+            reason = Reason.of(ReasonCode.MERGE_LATER_UPDATE, status=str(update.status))
         else:
-            reason = f"{update.status} is later in the charge's life than {current.status}"
+            reason = Reason.of(
+                ReasonCode.MERGE_LATER_STAGE,
+                status=str(update.status),
+                current_status=str(current.status),
+            )
     elif changes:
         outcome = Outcome.APPLIED
         reason = (
-            f"already {_name(current.status)}; added details the charge did not have"
+            Reason.of(ReasonCode.MERGE_DETAILS_ADDED, current_status=_opt_str(current.status))
             if order == 0
-            else f"{_older_reason(update, current)}; added details the charge did not have"
+            else Reason.of(ReasonCode.MERGE_OLDER_DETAILS_ADDED, why=_older_reason(update, current))
         )
     elif order >= 0:
         outcome = Outcome.DUPLICATE
-        reason = f"already {_name(current.status)}; nothing new"
+        reason = Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status=_opt_str(current.status))
     else:
         outcome = Outcome.IGNORED
         reason = _older_reason(update, current)
@@ -612,24 +646,26 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
     return Merge(new_state, entry)
 
 
-def _older_reason(update: ChargeUpdate, current: ChargeState) -> str:
+def _older_reason(update: ChargeUpdate, current: ChargeState) -> Reason:
+    status = str(update.status)
     if current.status == ChargeStatus.DENIED:
-        return f"the charge is DENIED, which is final; {update.status} is not applied"
+        return Reason.of(ReasonCode.MERGE_AFTER_DENIED, status=status)
     if charge_stage(update.status) < charge_stage(current.status):
-        return (
-            f"{update.status} comes earlier in a charge's life than {current.status}; "
-            "an older input never overwrites a newer state"
+        return Reason.of(
+            ReasonCode.MERGE_EARLIER_STAGE, status=status, current_status=_opt_str(current.status)
         )
     if (
         update.occurred_at is not None
         and current.status_at is not None
         and update.occurred_at < current.status_at
     ):
-        return (
-            f"{update.status} happened at {update.occurred_at.isoformat()}, before the current "
-            f"state ({current.status_at.isoformat()})"
+        return Reason.of(
+            ReasonCode.MERGE_HAPPENED_BEFORE,
+            status=status,
+            occurred_at=update.occurred_at.isoformat(),
+            current_at=current.status_at.isoformat(),
         )
-    return f"{update.status} is older than the current {current.status}"
+    return Reason.of(ReasonCode.MERGE_OLDER, status=status, current_status=_opt_str(current.status))
 
 
 def merge_three_ds(state: ChargeState, update: ThreeDsUpdate) -> Merge:
@@ -643,10 +679,10 @@ def merge_three_ds(state: ChargeState, update: ThreeDsUpdate) -> Merge:
         occurred_at=update.occurred_at,
     )
     fields: dict[str, Any] = {"inputs": current.inputs + 1}
-    changes: list[str] = []
+    changes: list[Reason] = []
     if current.charge_id is None and update.charge_id is not None:
         fields["charge_id"] = update.charge_id
-        changes.append(f"charge id {update.charge_id}")
+        changes.append(Reason.of(ReasonCode.CHANGE_CHARGE_ID, charge=update.charge_id))
     if before is None:
         order = 1
     else:
@@ -660,23 +696,36 @@ def merge_three_ds(state: ChargeState, update: ThreeDsUpdate) -> Merge:
                 order = 1 if str(update.status) > str(before.status) else -1
     if order > 0:
         fields["three_ds"] = new
-        changes.append(f"3DS {_name(None if before is None else before.status)} → {update.status}")
+        changes.append(
+            Reason.of(
+                ReasonCode.CHANGE_THREE_DS,
+                previous_status=None if before is None else str(before.status),
+                status=str(update.status),
+            )
+        )
     new_state = replace(current, **fields)
     if changes:
         outcome = Outcome.APPLIED
-        reason = (
-            f"3DS challenge result {update.status}"
-            + (f" (paresStatus {update.pares_status})" if update.pares_status else "")
-            if order > 0
-            else "older 3DS result; added the charge id"
-        )
+        if order <= 0:
+            reason = Reason.of(ReasonCode.THREE_DS_OLDER_CHARGE_ID)
+        elif update.pares_status:
+            reason = Reason.of(
+                ReasonCode.THREE_DS_RESULT_PARES,
+                status=str(update.status),
+                pares=str(update.pares_status),
+            )
+        else:
+            reason = Reason.of(ReasonCode.THREE_DS_RESULT, status=str(update.status))
     elif order == 0:
         outcome = Outcome.DUPLICATE
-        reason = f"3DS result {update.status} already recorded"
+        reason = Reason.of(ReasonCode.THREE_DS_ALREADY, status=str(update.status))
     else:
         outcome = Outcome.IGNORED
-        recorded = _name(None if before is None else before.status)
-        reason = f"3DS result {update.status} is older than the recorded {recorded}"
+        reason = Reason.of(
+            ReasonCode.THREE_DS_OLDER,
+            status=str(update.status),
+            current_status=None if before is None else str(before.status),
+        )
     entry = TimelineEntry(
         outcome=outcome,
         reason=reason,

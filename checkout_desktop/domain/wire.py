@@ -46,6 +46,7 @@ from checkout_desktop.domain.enums import (
     TokenFieldSpelling,
     TransactionStatus,
 )
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import Timestamp
 
 TEMPORARY_CARD_TOKEN_PATTERN = r"^card_t/[A-Za-z0-9_\-+/=.]{4,200}$"
@@ -574,6 +575,10 @@ _WEBHOOK = TypeAdapter[Any](WebhookBody)
 class WireFormatError(ValueError):
     """A body that is not the JSON object the service's format requires."""
 
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
+
 
 def load_json_object(payload: bytes | str | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(payload, Mapping):
@@ -581,9 +586,9 @@ def load_json_object(payload: bytes | str | Mapping[str, Any]) -> dict[str, Any]
     try:
         value = json.loads(payload)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WireFormatError(f"the body is not valid JSON: {exc}") from None
+        raise WireFormatError(Reason.of(ReasonCode.INBOX_NOT_JSON, error=str(exc))) from None
     if not isinstance(value, dict):
-        raise WireFormatError(f"the body is JSON but not an object (got {type(value).__name__})")
+        raise WireFormatError(Reason.of(ReasonCode.INBOX_NOT_OBJECT, type=type(value).__name__))
     return value
 
 

@@ -30,7 +30,9 @@ from checkout_desktop.domain.money_ops import (
     Figures,
     MoneyOpKind,
     MoneyOpState,
+    money_operation,
 )
+from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger, trigger_reason
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
@@ -83,9 +85,9 @@ _UNCAPTURED = frozenset({ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
 _CAPTURED = frozenset({ChargeStatus.PAID, ChargeStatus.PARTIAL})
 
 # Why the service is asked around a money operation (timeline triggers).
-BEFORE_SENDING = "before sending: asked the service"
-AFTER_REFUSAL = "after the refusal: asked the service"
-SWEEP = "daily sweep: asked the service"
+BEFORE_SENDING = Reason.of(ReasonCode.CONTEXT_BEFORE_SENDING)
+AFTER_REFUSAL = Reason.of(ReasonCode.CONTEXT_AFTER_REFUSAL)
+SWEEP = Reason.of(ReasonCode.CONTEXT_SWEEP)
 
 
 class MoneyOperationError(RuntimeError):
@@ -151,10 +153,10 @@ class MoneyOperationRefused(MoneyOperationError):
         amount: int | None,
         figures: Figures | None,
         error: GatewayError | None = None,
-        why: str | None = None,
+        why: Reason | None = None,
     ) -> None:
         shown = "figures unknown" if figures is None else figures.describe()
-        cause = why or (str(error) if error is not None else "refused")
+        cause = why or (error.reason if error is not None else Reason.of(ReasonCode.MONEY_REFUSED))
         super().__init__(
             f"{kind} of charge {merchant_charge_id} not done: {cause}; the service shows {shown}",
             merchant_charge_id=merchant_charge_id,
@@ -164,6 +166,7 @@ class MoneyOperationRefused(MoneyOperationError):
             error=error,
         )
         self.why = cause
+        """Why it was not done (rendered in the UI language)."""
 
 
 class MoneyOperationUnknown(MoneyOperationError):
@@ -226,45 +229,47 @@ def _plan(
 ) -> tuple[MoneyOpKind, int]:
     """The operation to send given the service's figures, or MoneyOperationRefused."""
 
-    def refuse(why: str) -> MoneyOperationRefused:
+    def refuse(why: Reason) -> MoneyOperationRefused:
         return MoneyOperationRefused(
             merchant_charge_id=mcid, kind=asked, amount=amount, figures=figures, why=why
         )
 
     status, total = figures.status, figures.amount
     if total is None:
-        raise refuse("the service shows no amount for the charge")
+        raise refuse(Reason.of(ReasonCode.MONEY_NO_AMOUNT))
     if amount is not None and amount <= 0:
-        raise refuse("the amount must be at least 1 centavo")
+        raise refuse(Reason.of(ReasonCode.MONEY_AMOUNT_TOO_SMALL))
+    shown = None if status is None else str(status)
     if asked == MoneyOpKind.CAPTURE:
         if status not in _UNCAPTURED:
-            raise refuse(f"only a pre-authorized charge can be captured, and this one is {status}")
+            raise refuse(Reason.of(ReasonCode.MONEY_CAPTURE_NOT_PREAUTHORIZED, status=shown))
         value = total if amount is None else amount
         if value > total:
-            raise refuse(f"the amount exceeds the {total} centavos authorized")
+            raise refuse(Reason.of(ReasonCode.MONEY_OVER_AUTHORIZED, amount=total))
         return MoneyOpKind.CAPTURE, value
     if status in _UNCAPTURED:
         if amount is not None and amount != total:
-            raise refuse(f"a charge not yet captured is canceled in full ({total} centavos)")
+            raise refuse(Reason.of(ReasonCode.MONEY_CANCEL_IN_FULL, amount=total))
         return MoneyOpKind.CANCEL, total
     if status == ChargeStatus.REFUNDED:
-        raise refuse("it is already fully refunded")
+        raise refuse(Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED))
     if status not in _CAPTURED:
-        raise refuse(f"a {status} charge has nothing to refund")
+        raise refuse(Reason.of(ReasonCode.MONEY_NOTHING_TO_REFUND, status=shown))
     left = total - figures.refunded
     value = left if amount is None else amount
     if left <= 0:
-        raise refuse("it is already fully refunded")
+        raise refuse(Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED))
     if value > left:
-        raise refuse(f"the amount exceeds the {left} centavos still refundable")
+        raise refuse(Reason.of(ReasonCode.MONEY_OVER_REFUNDABLE, amount=left))
     return MoneyOpKind.REFUND, value
 
 
 class SaleBusy(RuntimeError):
     """A second charge for a sale that has an unresolved attempt or is already paid."""
 
-    def __init__(self, sale_id: str, reason: str, merchant_charge_id: str | None) -> None:
-        super().__init__(reason)
+    def __init__(self, sale_id: str, reason: Reason, merchant_charge_id: str | None) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
         self.sale_id = sale_id
         self.merchant_charge_id = merchant_charge_id
 
@@ -274,7 +279,7 @@ class StartCheck:
     """Whether a new charge may start for a sale, and if not, why (and which charge blocks)."""
 
     allowed: bool
-    reason: str | None = None
+    reason: Reason | None = None
     blocking_charge: str | None = None
 
     def __bool__(self) -> bool:
@@ -289,7 +294,8 @@ class ChargeOutcome:
     sale_id: str
     attempt: AttemptState
     status: ChargeStatus | None
-    message: str
+    message: Reason
+    """Why it ended so (rendered in the UI language; `message.english()` for logs)."""
     error: GatewayError | None = None
 
     @property
@@ -303,7 +309,7 @@ class ChargeOutcome:
 
 @dataclass(frozen=True)
 class ReconcileReport:
-    trigger: str
+    trigger: Trigger
     attempts_checked: int
     attempts_resolved: int
     charges_checked: int
@@ -378,9 +384,9 @@ class ChargeService:
         if pending is not None:
             return StartCheck(
                 False,
-                f"sale {sale_id} has a charge ({pending.merchant_charge_id}) whose outcome is not "
-                "known yet; the terminal is asking the service. Charging again could charge the "
-                "customer twice, so wait until it is resolved",
+                Reason.of(
+                    ReasonCode.START_UNRESOLVED, sale=sale_id, charge=pending.merchant_charge_id
+                ),
                 pending.merchant_charge_id,
             )
         for charge in self.repo.charges_for_sale(sale_id):
@@ -390,8 +396,12 @@ class ChargeService:
             if held:
                 return StartCheck(
                     False,
-                    f"sale {sale_id} already has charge {charge.merchant_charge_id} with status "
-                    f"{charge.status}; refund it before charging the sale again",
+                    Reason.of(
+                        ReasonCode.START_MONEY_HELD,
+                        sale=sale_id,
+                        charge=charge.merchant_charge_id,
+                        status=str(charge.status),
+                    ),
                     charge.merchant_charge_id,
                 )
         return StartCheck(True)
@@ -413,7 +423,11 @@ class ChargeService:
         with transaction(self.conn):
             check = self.can_start_charge(sale_id)
             if not check:
-                raise SaleBusy(sale_id, check.reason or "refused", check.blocking_charge)
+                raise SaleBusy(
+                    sale_id,
+                    check.reason or Reason.of(ReasonCode.START_REFUSED),
+                    check.blocking_charge,
+                )
             attempt = self.repo.record_attempt(
                 merchant_charge_id=mcid,
                 sale_id=sale_id,
@@ -427,7 +441,7 @@ class ChargeService:
                 merchant_charge_id=mcid,
                 sale_id=sale_id,
                 state=AttemptState.RECORDED,
-                reason="recorded before sending",
+                reason=Reason.of(ReasonCode.RECORDED_BEFORE_SENDING),
             )
         )
         self._in_flight.add(mcid)
@@ -438,7 +452,7 @@ class ChargeService:
             self._settle(
                 attempt,
                 AttemptState.UNKNOWN,
-                "the terminal stopped waiting for the reply; the service will be asked",
+                Reason.of(ReasonCode.STOPPED_WAITING),
                 source="system",
             )
             raise
@@ -464,7 +478,7 @@ class ChargeService:
         status = exc.status
         if exc.sent is False or (status is not None and 400 <= status < 500):
             # Never reached the service, or the service refused it outright: nothing exists.
-            reason = f"not charged: {exc}"
+            reason = Reason.of(ReasonCode.NOT_CHARGED, error=exc.reason)
             self._settle(
                 attempt,
                 AttemptState.REJECTED,
@@ -475,10 +489,9 @@ class ChargeService:
             )
             return ChargeOutcome(mcid, sale, AttemptState.REJECTED, None, reason, exc)
         answered = isinstance(exc, ApiError | ReplyUnreadable)
-        why = (
-            f"{exc}; the service answered, so one query settles it"
-            if answered
-            else f"{exc}; the charge may exist: it will be found by asking, never sent again"
+        why = Reason.of(
+            ReasonCode.UNKNOWN_ANSWERED if answered else ReasonCode.UNKNOWN_MAY_EXIST,
+            error=exc.reason,
         )
         self._settle(
             attempt, AttemptState.UNKNOWN, why, source="reply", detail=str(exc), answered=answered
@@ -490,7 +503,12 @@ class ChargeService:
             return ChargeOutcome(mcid, sale, state, status_now, _status_message(status_now), exc)
         if state == AttemptState.NOT_FOUND:
             return ChargeOutcome(
-                mcid, sale, state, None, f"not charged: the service has no charge ({exc})", exc
+                mcid,
+                sale,
+                state,
+                None,
+                Reason.of(ReasonCode.NOT_CHARGED_NO_CHARGE, error=exc.reason),
+                exc,
             )
         self.wake()
         return ChargeOutcome(
@@ -498,9 +516,11 @@ class ChargeService:
             sale,
             AttemptState.UNKNOWN,
             None,
-            f"outcome unknown ({exc}); the terminal keeps asking the service and refuses "
-            "another charge for this sale until it knows"
-            + (f" (last query: {error})" if error else ""),
+            Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=exc.reason)
+            if error is None
+            else Reason.of(
+                ReasonCode.OUTCOME_UNKNOWN_LAST_QUERY, error=exc.reason, last_error=error
+            ),
             exc,
         )
 
@@ -530,9 +550,7 @@ class ChargeService:
     def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
         record = self.repo.charge(merchant_charge_id)
         if record is None:
-            raise ChargeNotKnown(
-                f"no charge {merchant_charge_id} in the store; query it before acting on it"
-            )
+            raise ChargeNotKnown(Reason.of(ReasonCode.NOT_IN_STORE, charge=merchant_charge_id))
         return record
 
     def _refuse_if_busy(
@@ -597,7 +615,7 @@ class ChargeService:
                 self._settle_op(
                     op,
                     MoneyOpState.UNKNOWN,
-                    op.reason("unknown", "the terminal stopped waiting for the reply"),
+                    op.reason("unknown", Reason.of(ReasonCode.STOPPED_WAITING_REPLY)),
                     source="system",
                 )
                 raise
@@ -609,13 +627,13 @@ class ChargeService:
                     source="reply",
                     source_ref=op.ref,
                     body=reply.body,
-                    context=f"{kind} of {value} centavos",
+                    context=money_operation(kind, value),
                 )
                 op = self.repo.move_money_operation(
                     op,
                     MoneyOpState.CONFIRMED,
                     source="reply",
-                    reason=op.reason("confirmed", Figures.of(result.current).describe()),
+                    reason=op.reason("confirmed", Figures.of(result.current).reason()),
                     answered=True,
                 )
             self._published(result, source="reply")
@@ -629,7 +647,7 @@ class ChargeService:
         status = exc.status
         if exc.sent is False:
             self._settle_op(
-                op, MoneyOpState.REJECTED, op.reason("not_sent", str(exc)), source="request"
+                op, MoneyOpState.REJECTED, op.reason("not_sent", exc.reason), source="request"
             )
             raise exc
         if status is not None and 400 <= status < 500:
@@ -637,7 +655,7 @@ class ChargeService:
             self._settle_op(
                 op,
                 MoneyOpState.REJECTED,
-                op.reason("refused", str(exc)),
+                op.reason("refused", exc.reason),
                 source="reply",
                 answered=True,
             )
@@ -653,7 +671,7 @@ class ChargeService:
         self._settle_op(
             op,
             MoneyOpState.UNKNOWN,
-            op.reason("unknown", str(exc)),
+            op.reason("unknown", exc.reason),
             source="reply",
             answered=answered,
         )
@@ -686,7 +704,7 @@ class ChargeService:
         result = self._apply(reply, source="reconciliation", context=AFTER_REFUSAL)
         return Figures.of(result.current)
 
-    async def _resolve_money_op(self, op: MoneyOpRecord, *, trigger: str) -> MoneyOpState:
+    async def _resolve_money_op(self, op: MoneyOpRecord, *, trigger: Trigger) -> MoneyOpState:
         """Query the charge of an unresolved operation and settle it by the service's figures."""
         mcid = op.merchant_charge_id
         try:
@@ -695,7 +713,11 @@ class ChargeService:
             self._settle_op(
                 op,
                 MoneyOpState.UNKNOWN,
-                f"{trigger}: could not ask the service ({exc}); will ask again",
+                Reason.of(
+                    ReasonCode.RECONCILE_CANNOT_ASK,
+                    trigger=trigger_reason(trigger),
+                    error=exc.reason,
+                ),
                 source="reconciliation",
                 query=True,
             )
@@ -706,7 +728,7 @@ class ChargeService:
                 source="reconciliation",
                 source_ref=op.ref,
                 body=reply.body,
-                context=f"{trigger}: asked the service",
+                context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
             )
             figures = Figures.of(result.current)
             current = self.repo.money_operation(op.id)
@@ -718,7 +740,7 @@ class ChargeService:
                         current,
                         MoneyOpState.NOT_APPLIED,
                         source="reconciliation",
-                        reason=current.reason("not_applied", figures.describe()),
+                        reason=current.reason("not_applied", figures.reason()),
                         count_query=True,
                     )
                 else:
@@ -726,7 +748,7 @@ class ChargeService:
                         current,
                         MoneyOpState.UNKNOWN,
                         source="reconciliation",
-                        reason=current.reason("waiting", figures.describe()),
+                        reason=current.reason("waiting", figures.reason()),
                         count_query=True,
                     )
         self._published(result, source="reconciliation")
@@ -738,7 +760,7 @@ class ChargeService:
     async def refresh(self, merchant_charge_id: str) -> ChargeRecord:
         """Ask the service about one charge now and merge the answer."""
         reply = await self.client.query(merchant_charge_id)
-        self._apply(reply, source="reconciliation", context="queried on demand")
+        self._apply(reply, source="reconciliation", context=Reason.of(ReasonCode.QUERIED_ON_DEMAND))
         return self._known_charge(merchant_charge_id)
 
     async def reconcile_unresolved(self) -> ReconcileReport:
@@ -746,7 +768,7 @@ class ChargeService:
         return await self.reconcile(trigger="start-up", due_only=False)
 
     async def reconcile(
-        self, *, trigger: str = "on demand", due_only: bool = False
+        self, *, trigger: Trigger = "on demand", due_only: bool = False
     ) -> ReconcileReport:
         """One pass: unresolved attempts, then charges due for a check. One pass at a time."""
         async with self._reconcile_lock:
@@ -754,7 +776,7 @@ class ChargeService:
         self._publish(report.event())
         return report
 
-    async def _reconcile(self, trigger: str, due_only: bool) -> ReconcileReport:
+    async def _reconcile(self, trigger: Trigger, due_only: bool) -> ReconcileReport:
         now = self._clock()
         attempts_checked = attempts_resolved = charges_checked = charges_changed = 0
         still_unknown: list[str] = []
@@ -894,8 +916,8 @@ class ChargeService:
         return now >= attempt.updated_at + wait
 
     async def _resolve_attempt(
-        self, attempt: AttemptRecord, *, trigger: str
-    ) -> tuple[AttemptState, ChargeStatus | None, str | None]:
+        self, attempt: AttemptRecord, *, trigger: Trigger
+    ) -> tuple[AttemptState, ChargeStatus | None, Reason | None]:
         """Query an attempt's charge; returns its attempt state, charge status and any error."""
         mcid = attempt.merchant_charge_id
         try:
@@ -903,56 +925,67 @@ class ChargeService:
         except ChargeNotFound:
             return self._not_found(attempt, trigger), None, None
         except GatewayError as exc:
-            reason = f"{trigger}: could not ask the service ({exc}); will ask again"
+            reason = Reason.of(
+                ReasonCode.RECONCILE_CANNOT_ASK, trigger=trigger_reason(trigger), error=exc.reason
+            )
             self._settle(attempt, AttemptState.UNKNOWN, reason, source="reconciliation", query=True)
-            return AttemptState.UNKNOWN, None, str(exc)
+            return AttemptState.UNKNOWN, None, exc.reason
         result = self._apply(
-            reply, source="reconciliation", context=f"{trigger}: asked the service"
+            reply,
+            source="reconciliation",
+            context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
         )
         return AttemptState.CREATED, result.current.status, None
 
-    def _not_found(self, attempt: AttemptRecord, trigger: str) -> AttemptState:
+    def _not_found(self, attempt: AttemptRecord, trigger: Trigger) -> AttemptState:
         age = self._clock() - attempt.created_at
+        seconds = f"{age.total_seconds():.0f}"
+        why = trigger_reason(trigger)
         if attempt.answered:
             state = AttemptState.NOT_FOUND
-            reason = (
-                f"{trigger}: the service answered the request and has no such charge: "
-                "nothing was charged"
-            )
+            reason = Reason.of(ReasonCode.RECONCILE_ANSWERED_NONE, trigger=why)
         elif age >= self.unknown_grace:
             state = AttemptState.NOT_FOUND
-            reason = (
-                f"{trigger}: still no such charge {age.total_seconds():.0f} s after the attempt, "
-                "past the point where it could appear: nothing was charged"
-            )
+            reason = Reason.of(ReasonCode.RECONCILE_NONE_PAST_GRACE, trigger=why, seconds=seconds)
         else:
             state = AttemptState.UNKNOWN
-            reason = (
-                f"{trigger}: the service has no such charge yet ({age.total_seconds():.0f} s "
-                "after the attempt); the request may still be in progress there, so it will be "
-                "asked again, never sent again"
-            )
+            reason = Reason.of(ReasonCode.RECONCILE_NONE_YET, trigger=why, seconds=seconds)
         self._settle(attempt, state, reason, source="reconciliation", query=True)
         return state
 
-    async def _check_charge(self, record: ChargeRecord, *, trigger: str) -> tuple[bool, str | None]:
+    async def _check_charge(
+        self, record: ChargeRecord, *, trigger: Trigger
+    ) -> tuple[bool, Reason | None]:
         mcid = record.merchant_charge_id
-        why = record.check_reason or "scheduled check"
+        why = record.check_reason_data or Reason.of(ReasonCode.CHECK_SCHEDULED)
+        when = trigger_reason(trigger)
         try:
             reply = await self.client.query(mcid)
         except ChargeNotFound as exc:
             with transaction(self.conn):
                 self.repo.mark_checked(
-                    mcid, found=False, reason=f"{trigger} ({why}): the service answered: {exc}"
+                    mcid,
+                    found=False,
+                    reason=Reason.of(
+                        ReasonCode.CHECK_ANSWERED, trigger=when, why=why, error=exc.reason
+                    ),
                 )
-            return False, str(exc)
+            return False, exc.reason
         except GatewayError as exc:
             with transaction(self.conn):
                 self.repo.mark_checked(
-                    mcid, found=False, reason=f"{trigger} ({why}): could not ask the service: {exc}"
+                    mcid,
+                    found=False,
+                    reason=Reason.of(
+                        ReasonCode.CHECK_CANNOT_ASK, trigger=when, why=why, error=exc.reason
+                    ),
                 )
-            return False, str(exc)
-        result = self._apply(reply, source="reconciliation", context=f"{trigger} ({why})")
+            return False, exc.reason
+        result = self._apply(
+            reply,
+            source="reconciliation",
+            context=Reason.of(ReasonCode.TRIGGER_BECAUSE, trigger=when, why=why),
+        )
         return result.changed, None
 
     # -- the scheduled reconciler --------------------------------------------------------------
@@ -984,7 +1017,7 @@ class ChargeService:
             await task
 
     async def _run(self, interval_s: float, fast_interval_s: float) -> None:
-        trigger = "start-up"
+        trigger: Trigger = "start-up"
         while True:
             try:
                 await self.reconcile(trigger=trigger, due_only=trigger != "start-up")
@@ -1010,7 +1043,7 @@ class ChargeService:
         reply: ServiceReply,
         *,
         source: str,
-        context: str | None,
+        context: Reason | None,
         attempt_backed: bool = False,
     ) -> MergeResult:
         with _sync_mode(self.conn, relaxed=attempt_backed), transaction(self.conn):
@@ -1027,7 +1060,9 @@ class ChargeService:
                     merchant_charge_id=result.merchant_charge_id,
                     sale_id=result.sale_id,
                     state=AttemptState.CREATED,
-                    reason=f"the service has the charge ({result.current.status})",
+                    reason=Reason.of(
+                        ReasonCode.SERVICE_HAS_CHARGE, status=str(result.current.status)
+                    ),
                 )
             )
         self._published(result, source=source)
@@ -1057,7 +1092,7 @@ class ChargeService:
         self,
         op: MoneyOpRecord,
         state: MoneyOpState,
-        reason: str,
+        reason: Reason,
         *,
         source: str,
         answered: bool = False,
@@ -1074,7 +1109,7 @@ class ChargeService:
         self,
         attempt: AttemptRecord,
         state: AttemptState,
-        reason: str,
+        reason: Reason,
         *,
         source: str,
         detail: str | None = None,
@@ -1119,17 +1154,14 @@ def _sync_mode(conn: sqlite3.Connection, *, relaxed: bool) -> Iterator[None]:
         conn.execute("PRAGMA synchronous = FULL")
 
 
-def _status_message(status: ChargeStatus | None) -> str:
+def _status_message(status: ChargeStatus | None) -> Reason:
     if status in _APPROVED:
-        return f"approved: {status}"
+        return Reason.of(ReasonCode.OUTCOME_APPROVED, status=str(status))
     if status == ChargeStatus.DENIED:
-        return "denied: the card was not charged"
+        return Reason.of(ReasonCode.OUTCOME_DENIED)
     if status == ChargeStatus.PENDING:
-        return (
-            "pending: the service has not decided yet (for example a 3DS challenge); the "
-            "result arrives by notification or reconciliation"
-        )
-    return f"the service reports {status}"
+        return Reason.of(ReasonCode.OUTCOME_PENDING)
+    return Reason.of(ReasonCode.OUTCOME_OTHER, status=None if status is None else str(status))
 
 
 __all__ = [

@@ -17,6 +17,7 @@ import httpx
 from pydantic import ValidationError
 
 from checkout_desktop.domain.enums import TokenFieldSpelling
+from checkout_desktop.domain.reasons import Reason, ReasonCode, operation_reason
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import (
     MERCHANT_CHARGE_ID_PATTERN,
@@ -64,8 +65,11 @@ def check_merchant_charge_id(value: str) -> str:
     """The service's rule for merchantChargeId: 6 to 36 letters, digits or hyphens."""
     if not 6 <= len(value) <= 36 or not set(value) <= _MCID_CHARS:
         raise RequestInvalid(
-            f"merchantChargeId {value!r} must be 6 to 36 letters, digits or hyphens "
-            f"(pattern {MERCHANT_CHARGE_ID_PATTERN})",
+            Reason.of(
+                ReasonCode.BAD_MERCHANT_CHARGE_ID,
+                value=value,
+                pattern=MERCHANT_CHARGE_ID_PATTERN,
+            ),
             operation="charge request",
         )
     return value
@@ -141,15 +145,22 @@ class ChargeClient:
             reply = ChargeReply.model_validate(data)
         except ValidationError as exc:
             raise InvalidReply(
-                f"{operation}: the reply does not match the documented charge body "
-                f"({describe_validation(exc)})",
+                Reason.of(
+                    ReasonCode.REPLY_NOT_DOCUMENTED,
+                    operation=operation_reason(operation),
+                    details=describe_validation(exc),
+                ),
                 operation=operation,
                 status=response.status_code,
             ) from None
         if reply.merchantChargeId != merchant_charge_id:
             raise InvalidReply(
-                f"{operation}: the reply is about charge {reply.merchantChargeId!r}, not "
-                f"{merchant_charge_id!r}",
+                Reason.of(
+                    ReasonCode.REPLY_OTHER_CHARGE,
+                    operation=operation_reason(operation),
+                    got=reply.merchantChargeId,
+                    expected=merchant_charge_id,
+                ),
                 operation=operation,
                 status=response.status_code,
             )
@@ -175,9 +186,11 @@ class ChargeClient:
             raise skew
         error = api_error(operation, 401, json_object(response))
         raise Unauthorized(
-            f"{operation}: the service refused a freshly issued access token too "
-            f"({error.message.split(': ', 1)[-1]}); the credential may lack the checkout scope "
-            "or have been revoked",
+            Reason.of(
+                ReasonCode.TOKEN_REFUSED_AGAIN,
+                operation=operation_reason(operation),
+                detail=error.reason,
+            ),
             operation=operation,
             status=401,
             body=getattr(error, "body", None),
@@ -202,20 +215,30 @@ class ChargeClient:
             )
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
             raise ServiceUnreachable(
-                f"{operation}: cannot reach the service at {self.endpoints.base_url} "
-                f"({type(exc).__name__}); nothing was sent",
+                Reason.of(
+                    ReasonCode.UNREACHABLE,
+                    operation=operation_reason(operation),
+                    url=self.endpoints.base_url,
+                    error=type(exc).__name__,
+                ),
                 operation=operation,
             ) from None
         except httpx.TimeoutException:
             raise ReplyTimeout(
-                f"{operation}: no reply within {self.timeout_s:g} s; the outcome is unknown "
-                "until the service is asked",
+                Reason.of(
+                    ReasonCode.REPLY_TIMEOUT,
+                    operation=operation_reason(operation),
+                    seconds=f"{self.timeout_s:g}",
+                ),
                 operation=operation,
             ) from None
         except httpx.HTTPError as exc:
             raise ConnectionLost(
-                f"{operation}: the connection broke before the reply ({type(exc).__name__}); "
-                "the outcome is unknown until the service is asked",
+                Reason.of(
+                    ReasonCode.CONNECTION_LOST,
+                    operation=operation_reason(operation),
+                    error=type(exc).__name__,
+                ),
                 operation=operation,
             ) from None
 
@@ -227,7 +250,7 @@ def _amount_body(
         return kind(amount=amount).model_dump(mode="json")
     except ValidationError:
         raise RequestInvalid(
-            f"a {what} amount is a whole number of centavos, at least 1 (got {amount!r})",
+            Reason.of(ReasonCode.BAD_AMOUNT, value=repr(amount)),
             operation=f"charge {what}",
         ) from None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from checkout_desktop.domain.reasons import Reason, ReasonCode, operation_reason
 from checkout_desktop.domain.wire import ApiErrorBody, OAuthErrorBody
 from checkout_desktop.logsetup import redact
 
@@ -29,8 +30,11 @@ class GatewayError(Exception):
     sent: bool | None = None
     """False: the request certainly never reached the service. True: it did. None: unknown."""
 
-    def __init__(self, message: str, *, operation: str, status: int | None = None) -> None:
+    def __init__(self, reason: Reason, *, operation: str, status: int | None = None) -> None:
+        message = reason.english()
         super().__init__(message)
+        self.reason = reason
+        """Why, for the screen (rendered in the UI language); `message` is its English."""
         self.message = message
         self.operation = operation
         self.status = status
@@ -85,9 +89,9 @@ class ApiError(GatewayError):
     sent = True
 
     def __init__(
-        self, message: str, *, operation: str, status: int, body: ApiErrorBody | None = None
+        self, reason: Reason, *, operation: str, status: int, body: ApiErrorBody | None = None
     ) -> None:
-        super().__init__(message, operation=operation, status=status)
+        super().__init__(reason, operation=operation, status=status)
         self.body = body
 
 
@@ -128,8 +132,8 @@ class CredentialsUnavailable(TokenError):
 class ClockSkew(TokenError):
     """The computer's clock is far from the service's, and a fresh token was refused."""
 
-    def __init__(self, message: str, *, operation: str, skew_s: float) -> None:
-        super().__init__(message, operation=operation, status=401)
+    def __init__(self, reason: Reason, *, operation: str, skew_s: float) -> None:
+        super().__init__(reason, operation=operation, status=401)
         self.skew_s = skew_s
 
 
@@ -162,50 +166,58 @@ def non_json_message(
 ) -> NonJsonReply:
     kind = (content_type or "no content type").split(";")[0].strip()
     title = page_title(text) if "html" in kind or "<html" in text[:500].lower() else None
-    if title or "html" in kind:
-        shown = f' ("{title}")' if title else ""
-        message = (
-            f"{operation}: the service answered HTTP {status} with an HTML page{shown} instead "
-            "of JSON, usually a firewall or proxy block page; the service may refuse calls from "
-            "this network or country, or the base URL points at a web site"
+    op = operation_reason(operation)
+    if title:
+        reason = Reason.of(
+            ReasonCode.REPLY_HTML_TITLED, operation=op, http_code=status, title=title
         )
+    elif "html" in kind:
+        reason = Reason.of(ReasonCode.REPLY_HTML, operation=op, http_code=status)
     elif not text.strip():
-        message = f"{operation}: the service answered HTTP {status} with an empty body"
+        reason = Reason.of(ReasonCode.REPLY_EMPTY, operation=op, http_code=status)
     else:
-        message = f"{operation}: the service answered HTTP {status} with {kind}, not JSON"
-    return NonJsonReply(message, operation=operation, status=status)
+        reason = Reason.of(
+            ReasonCode.REPLY_NOT_JSON, operation=op, http_code=status, content_type=kind
+        )
+    return NonJsonReply(reason, operation=operation, status=status)
 
 
 def api_error(operation: str, status: int, body: dict[str, Any] | None) -> ApiError:
     parsed: ApiErrorBody | None = None
-    detail = "no error detail in the reply"
+    detail: str | Reason = Reason.of(ReasonCode.NO_ERROR_DETAIL)
     if body is not None:
         try:
             parsed = ApiErrorBody.model_validate(body)
             # The service's own words, but never a card number or token it might echo back.
             detail = redact(parsed.describe())
         except ValidationError:
-            detail = "an error body of an unknown shape"
-    kinds: dict[int, tuple[type[ApiError], str]] = {
-        400: (BadRequest, "refused the request"),
-        401: (Unauthorized, "refused the access token"),
-        404: (ChargeNotFound, "has no such charge"),
-        415: (UnsupportedMediaType, "refused the content type"),
+            detail = Reason.of(ReasonCode.UNKNOWN_ERROR_BODY)
+    kinds: dict[int, tuple[type[ApiError], ReasonCode]] = {
+        400: (BadRequest, ReasonCode.API_REFUSED),
+        401: (Unauthorized, ReasonCode.API_TOKEN_REFUSED),
+        404: (ChargeNotFound, ReasonCode.API_NO_CHARGE),
+        415: (UnsupportedMediaType, ReasonCode.API_MEDIA_REFUSED),
     }
-    kind, what = kinds.get(
+    kind, code = kinds.get(
         status,
-        (ServerError, "failed") if status >= 500 else (ApiError, "answered with an error"),
+        (ServerError, ReasonCode.API_FAILED) if status >= 500 else (ApiError, ReasonCode.API_ERROR),
     )
     return kind(
-        f"{operation}: the service {what} (HTTP {status}): {detail}",
+        Reason.of(code, operation=operation_reason(operation), http_code=status, detail=detail),
         operation=operation,
         status=status,
         body=parsed,
     )
 
 
+def error_detail(error: ApiError) -> str | Reason:
+    """What the service said in an error reply (its words, or why there are none)."""
+    detail = error.reason.args.get("detail")
+    return detail if isinstance(detail, str | Reason) else Reason.of(ReasonCode.NO_ERROR_DETAIL)
+
+
 def oauth_error(operation: str, status: int, body: dict[str, Any] | None) -> TokenError:
-    detail = "no error detail in the reply"
+    detail: str | Reason = Reason.of(ReasonCode.NO_ERROR_DETAIL)
     code = None
     if body is not None:
         try:
@@ -213,18 +225,18 @@ def oauth_error(operation: str, status: int, body: dict[str, Any] | None) -> Tok
             detail = redact(parsed.describe())
             code = parsed.error
         except ValidationError:
-            detail = "an error body of an unknown shape"
+            detail = Reason.of(ReasonCode.UNKNOWN_ERROR_BODY)
+    op = operation_reason(operation)
     if status == 401 or code in {"invalid_client", "unauthorized_client", "invalid_grant"}:
         return InvalidCredentials(
-            f"{operation}: the service refused the client id or secret (HTTP {status}: "
-            f"{detail}). Check them in Settings → Credentials; a secret stops working 7 days "
-            "after a new one is generated in the merchant panel, and sandbox and production "
-            "credentials differ",
+            Reason.of(
+                ReasonCode.CREDENTIALS_REFUSED, operation=op, http_code=status, detail=detail
+            ),
             operation=operation,
             status=status,
         )
     return TokenError(
-        f"{operation}: the token server answered HTTP {status}: {detail}",
+        Reason.of(ReasonCode.TOKEN_SERVER_ERROR, operation=op, http_code=status, detail=detail),
         operation=operation,
         status=status,
     )

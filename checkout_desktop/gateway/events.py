@@ -8,6 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from checkout_desktop.domain.events import DomainEvent
+from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.store.charges import MergeResult
 
@@ -31,7 +32,8 @@ class TokenStateChanged(DomainEvent):
     valid_until: datetime | None
     seconds_left: float | None
     token_requests: int
-    error: str | None = None
+    error: Reason | None = None
+    """Why the last token request failed (rendered in the UI language)."""
     clock_skew_s: float | None = None
 
 
@@ -42,7 +44,7 @@ class AttemptChanged(DomainEvent):
     merchant_charge_id: str
     sale_id: str
     state: AttemptState
-    reason: str
+    reason: Reason
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,8 +56,8 @@ class ChargeChanged(DomainEvent):
     status: str | None
     previous_status: str | None
     source: str
-    reason: str
-    changes: tuple[str, ...] = field(default_factory=tuple)
+    reason: Reason
+    changes: tuple[Reason, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True, kw_only=True)

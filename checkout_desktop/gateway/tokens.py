@@ -20,6 +20,7 @@ import httpx
 from pydantic import SecretStr, ValidationError
 
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode, operation_reason
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import TokenRequest, TokenResponse
 from checkout_desktop.gateway.errors import (
@@ -40,6 +41,7 @@ from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMis
 logger = logging.getLogger(__name__)
 
 OPERATION = "token request"
+_OP = operation_reason(OPERATION)
 
 
 class TokenReplyUnreadable(TokenError):
@@ -106,7 +108,7 @@ class TokenManager:
         self._generation = 0
         self._requests = 0
         self._status = TokenStatus.NONE
-        self._error: str | None = None
+        self._error: Reason | None = None
         self.clock_skew_s: float | None = None
         """Service clock minus local clock, from the token reply's Date header."""
 
@@ -186,11 +188,11 @@ class TokenManager:
         skew = self.clock_skew_s
         if skew is None or abs(skew) <= self._skew_limit_s:
             return None
-        direction = "behind" if skew > 0 else "ahead of"
         return ClockSkew(
-            f"the service refused a token it had just issued, and this computer's clock is "
-            f"{abs(skew):.0f} s {direction} the service's clock; set the system clock (enable "
-            "network time) and try again",
+            Reason.of(
+                ReasonCode.CLOCK_BEHIND if skew > 0 else ReasonCode.CLOCK_AHEAD,
+                seconds=f"{abs(skew):.0f}",
+            ),
             operation=OPERATION,
             skew_s=skew,
         )
@@ -229,7 +231,7 @@ class TokenManager:
             token = await self._request()
         except TokenError as exc:
             self._status = TokenStatus.FAILED
-            self._error = str(exc)
+            self._error = exc.reason
             self._publish()
             raise
         previous = self._current
@@ -252,14 +254,18 @@ class TokenManager:
             secret = self._credentials.client_secret()
         except (SecretMissing, KeychainUnavailable) as exc:
             raise CredentialsUnavailable(
-                f"{OPERATION}: cannot read the client secret: {exc}", operation=OPERATION
+                Reason.of(ReasonCode.SECRET_UNREADABLE, operation=_OP, error=str(exc)),
+                operation=OPERATION,
             ) from None
         try:
             body = TokenRequest(client_id=self._client_id, client_secret=secret).to_wire()
         except ValidationError as exc:
             raise TokenError(
-                f"{OPERATION}: the stored credentials break the service's rules "
-                f"({describe_validation(exc)}); enter them again in Settings → Credentials",
+                Reason.of(
+                    ReasonCode.CREDENTIALS_BREAK_RULES,
+                    operation=_OP,
+                    details=describe_validation(exc),
+                ),
                 operation=OPERATION,
             ) from None
         sent_at = self._monotonic()
@@ -273,18 +279,26 @@ class TokenManager:
             )
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
             raise ServiceUnreachableToken(
-                f"{OPERATION}: cannot reach the token server at {self._token_url} "
-                f"({type(exc).__name__}); check the network and the profile's auth URL",
+                Reason.of(
+                    ReasonCode.TOKEN_SERVER_UNREACHABLE,
+                    operation=_OP,
+                    url=self._token_url,
+                    error=type(exc).__name__,
+                ),
                 operation=OPERATION,
             ) from None
         except httpx.TimeoutException:
             raise TokenError(
-                f"{OPERATION}: the token server did not answer within {self._timeout_s:g} s",
+                Reason.of(
+                    ReasonCode.TOKEN_SERVER_TIMEOUT, operation=_OP, seconds=f"{self._timeout_s:g}"
+                ),
                 operation=OPERATION,
             ) from None
         except httpx.HTTPError as exc:
             raise TokenError(
-                f"{OPERATION}: the connection to the token server failed ({type(exc).__name__})",
+                Reason.of(
+                    ReasonCode.TOKEN_SERVER_CONNECTION, operation=_OP, error=type(exc).__name__
+                ),
                 operation=OPERATION,
             ) from None
         self._note_skew(response)
@@ -294,15 +308,18 @@ class TokenManager:
             reply = non_json_message(
                 OPERATION, response.status_code, response.headers.get("content-type"), response.text
             )
-            raise TokenReplyUnreadable(str(reply), operation=OPERATION, status=reply.status)
+            raise TokenReplyUnreadable(reply.reason, operation=OPERATION, status=reply.status)
         if response.status_code != 200 or data is None:
             raise oauth_error(OPERATION, response.status_code, data)
         try:
             parsed = TokenResponse.model_validate(data)
         except ValidationError as exc:
             raise TokenReplyUnreadable(
-                f"{OPERATION}: the token reply does not match the documented body "
-                f"({describe_validation(exc)})",
+                Reason.of(
+                    ReasonCode.TOKEN_REPLY_NOT_DOCUMENTED,
+                    operation=_OP,
+                    details=describe_validation(exc),
+                ),
                 operation=OPERATION,
                 status=response.status_code,
             ) from None

@@ -6,7 +6,8 @@ import logging
 import sqlite3
 
 from checkout_desktop.domain.events import DomainEvent
-from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.state import AttemptState, Outcome
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.gateway.events import AttemptChanged, charge_changed
 from checkout_desktop.inbox.writer import Applied
@@ -15,6 +16,11 @@ from checkout_desktop.store.charges import ChargeRepository
 logger = logging.getLogger(__name__)
 
 SOURCE = "webhook"
+_OUTCOMES = {
+    Outcome.APPLIED: ReasonCode.INBOX_APPLIED,
+    Outcome.DUPLICATE: ReasonCode.INBOX_DUPLICATE,
+    Outcome.IGNORED: ReasonCode.INBOX_IGNORED,
+}
 
 
 def apply_to_charges(
@@ -33,12 +39,15 @@ def apply_to_charges(
                 merchant_charge_id=result.merchant_charge_id,
                 sale_id=result.sale_id,
                 state=AttemptState.CREATED,
-                reason=f"a notification shows the service has the charge ({result.current.status})",
+                reason=Reason.of(
+                    ReasonCode.NOTIFICATION_HAS_CHARGE, status=str(result.current.status)
+                ),
             )
         )
     if result.changed:
         events.append(charge_changed(result, source=SOURCE))
-    return Applied(outcome=f"{result.outcome.value}: {result.reason}", events=tuple(events))
+    outcome = _OUTCOMES[result.outcome]
+    return Applied(outcome=Reason.of(outcome, why=result.reason), events=tuple(events))
 
 
 __all__ = ["SOURCE", "apply_to_charges"]

@@ -8,6 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from checkout_desktop.domain.events import DomainEvent
+from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.store.events import Verdict
 
 logger = logging.getLogger(__name__)
@@ -25,9 +26,9 @@ class WebhookStored(DomainEvent):
     merchant_charge_id: str | None
     charge_id: str | None
     status: str | None
-    reason: str | None
+    reason: Reason | None
     duplicate_of: int | None
-    merge_outcome: str | None
+    merge_outcome: Reason | None
     self_test_nonce: str | None = None
 
 
@@ -67,7 +68,7 @@ class ListenerHealthChanged(DomainEvent):
     """The end-to-end health of the inbox changed level or reason."""
 
     level: HealthLevel
-    reason: str
+    reason: Reason
     since: datetime
 
 

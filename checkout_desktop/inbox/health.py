@@ -23,6 +23,7 @@ import httpx
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.inbox.events import (
     HealthLevel,
@@ -44,7 +45,7 @@ _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 @dataclass(frozen=True)
 class HealthStatus:
     level: HealthLevel
-    reason: str
+    reason: Reason
     since: datetime
     checked_at: datetime | None = None
     round_trip_s: float | None = None
@@ -82,7 +83,7 @@ class HealthMonitor:
         self._client_factory = client_factory
         self._verify = verify
         self._status = HealthStatus(
-            level=HealthLevel.DOWN, reason="not checked yet", since=utc_now()
+            level=HealthLevel.DOWN, reason=Reason.of(ReasonCode.HEALTH_NOT_CHECKED), since=utc_now()
         )
         self._waiting: dict[str, asyncio.Future[WebhookStored]] = {}
         self._unsubscribe: list[Callable[[], None]] = []
@@ -139,7 +140,7 @@ class HealthMonitor:
         if future is not None and not future.done():
             future.set_result(event)
 
-    def _set(self, level: HealthLevel, reason: str, round_trip: float | None) -> HealthStatus:
+    def _set(self, level: HealthLevel, reason: Reason, round_trip: float | None) -> HealthStatus:
         now = utc_now()
         previous = self._status
         since = previous.since if previous.level == level else now
@@ -157,43 +158,57 @@ class HealthMonitor:
         async with self._lock:
             local = self._listener.url
             if not self._listener.running or local is None:
-                return self._set(HealthLevel.DOWN, "the listener is not running", None)
+                return self._set(HealthLevel.DOWN, Reason.of(ReasonCode.HEALTH_LISTENER_DOWN), None)
             tunnel = self._tunnel
             if tunnel is None or tunnel.mode == "none":
                 problem, took = await self._self_test(local)
                 if problem is not None:
-                    return self._set(HealthLevel.DOWN, f"local self-test failed: {problem}", None)
+                    return self._set(
+                        HealthLevel.DOWN,
+                        Reason.of(ReasonCode.HEALTH_LOCAL_FAILED, problem=problem),
+                        None,
+                    )
                 return self._set(
-                    HealthLevel.DEGRADED,
-                    "no public URL: the listener works locally, but the service cannot reach it",
-                    took,
+                    HealthLevel.DEGRADED, Reason.of(ReasonCode.HEALTH_NO_PUBLIC_URL), took
                 )
             target = tunnel.notification_url
             if tunnel.status.state != TunnelState.UP or target is None:
+                # The tunnel's own words (its program's output), or its state.
                 why = tunnel.status.reason or tunnel.status.state.value
-                return self._set(HealthLevel.DOWN, f"the tunnel is not up: {why}", None)
+                return self._set(
+                    HealthLevel.DOWN, Reason.of(ReasonCode.HEALTH_TUNNEL_DOWN, why=why), None
+                )
             problem, took = await self._self_test(target)
             if problem is not None:
                 return self._set(
                     HealthLevel.DOWN,
-                    f"a self-test through {target} did not arrive: {problem}",
+                    Reason.of(ReasonCode.HEALTH_PUBLIC_FAILED, url=target, problem=problem),
                     None,
                 )
             if not tunnel.url_is_registered:
+                registered = tunnel.registered_url
                 return self._set(
                     HealthLevel.DOWN,
-                    f"the merchant panel holds {tunnel.registered_url or 'no URL'}; "
-                    f"deliveries reach this inbox only once it holds {target}",
+                    Reason.of(ReasonCode.HEALTH_NO_URL_REGISTERED, url=target)
+                    if registered is None
+                    else Reason.of(
+                        ReasonCode.HEALTH_URL_NOT_REGISTERED, registered=registered, url=target
+                    ),
                     took,
                 )
             assert took is not None
             if took > self._slow_after:
                 return self._set(
                     HealthLevel.DEGRADED,
-                    f"a self-test through {target} took {took:.1f} s (over {self._slow_after:g} s)",
+                    Reason.of(
+                        ReasonCode.HEALTH_SLOW,
+                        url=target,
+                        seconds=f"{took:.1f}",
+                        limit=f"{self._slow_after:g}",
+                    ),
                     took,
                 )
-            return self._set(HealthLevel.HEALTHY, f"self-test through {target} arrived", took)
+            return self._set(HealthLevel.HEALTHY, Reason.of(ReasonCode.HEALTH_OK, url=target), took)
 
     def _client(self, url: str) -> httpx.AsyncClient:
         if self._client_factory is not None:
@@ -205,7 +220,7 @@ class HealthMonitor:
             timeout=self._timeout, verify=self._verify, trust_env=host not in _LOOPBACK
         )
 
-    async def _self_test(self, url: str) -> tuple[str | None, float | None]:
+    async def _self_test(self, url: str) -> tuple[Reason | None, float | None]:
         """Post one self-test and wait to see it stored: (problem, round trip in seconds)."""
         nonce = uuid.uuid4().hex
         loop = asyncio.get_running_loop()
@@ -226,12 +241,14 @@ class HealthMonitor:
                     timeout=self._timeout,
                 )
             if response.status_code // 100 != 2:
-                return f"the URL answered {response.status_code}", None
+                return Reason.of(ReasonCode.SELF_TEST_HTTP, http_code=response.status_code), None
             await asyncio.wait_for(arrived, timeout=self._timeout)
         except TimeoutError:
-            return f"it was not stored within {self._timeout:g} s", None
+            return Reason.of(ReasonCode.SELF_TEST_NOT_STORED, seconds=f"{self._timeout:g}"), None
         except httpx.HTTPError as exc:
-            return f"{type(exc).__name__}: {exc}", None
+            return Reason.of(
+                ReasonCode.SELF_TEST_FAILED, error=f"{type(exc).__name__}: {exc}"
+            ), None
         finally:
             unsubscribe()
             self._waiting.pop(nonce, None)

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from checkout_desktop.domain.carddata import mask_card_numbers, mask_text
 from checkout_desktop.domain.enums import WebhookBodyType, WebhookEventType
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import (
     ChargeUpdate,
     PaymentEnvelope,
@@ -63,30 +64,25 @@ _LONG_DIGITS = re.compile(rb"[0-9]{%d,}" % (MAX_NUMBER_CHARS + 1))
 _NUMBERS = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*', re.DOTALL)
 
 
-# The inbox's own quarantine reasons, in one place (the parse limits and text that is not
-# Unicode); the parsers' and the models' reasons are composed where they are detected.
-def _too_deep_reason() -> str:
-    return f"the body is nested more than {MAX_DEPTH} levels deep; it is kept as received"
+# The inbox's own quarantine reasons beyond the parsers' and the models' (the parse limits,
+# text that is not Unicode, a row the store refused) are these four codes of domain.reasons.
+def _too_deep_reason() -> Reason:
+    return Reason.of(ReasonCode.INBOX_TOO_DEEP, limit=MAX_DEPTH)
 
 
-def _too_long_number_reason(digits: int) -> str:
-    return (
-        f"the body holds a number of {digits} digits, over the limit of {MAX_NUMBER_CHARS}; "
-        "it is kept as received"
-    )
+def _too_long_number_reason(digits: int) -> Reason:
+    return Reason.of(ReasonCode.INBOX_NUMBER_TOO_LONG, digits=digits, limit=MAX_NUMBER_CHARS)
 
 
-def _not_unicode_reason(where: str) -> str:
-    return (
-        f"the body's {where} is not valid Unicode text (a lone surrogate); it is kept as received"
-    )
+def _not_unicode_reason(where: str) -> Reason:
+    return Reason.of(ReasonCode.INBOX_NOT_UNICODE, field=where)
 
 
-def _unstorable_reason(error: str) -> str:
-    return f"the body could not be stored as read ({error}); it is kept as received"
+def _unstorable_reason(error: str) -> Reason:
+    return Reason.of(ReasonCode.INBOX_UNSTORABLE, error=error)
 
 
-def limits_problem(body: bytes) -> str | None:
+def limits_problem(body: bytes) -> Reason | None:
     """Why `body` breaks a parse limit (depth, number length), or None; never parses it."""
     if body.count(_OPENERS[0]) + body.count(_OPENERS[1]) > MAX_DEPTH:
         depth = 0
@@ -125,7 +121,7 @@ def _not_unicode_field(event: NewEvent) -> str | None:
         "chargeId": event.charge_id,
         "status": event.status,
         "type": event.body_type,
-        "reason": event.reason,
+        "reason": None if event.reason is None else event.reason.english(),
         "event-type header": event.event_type,
     }
     for name, value in fields.items():
@@ -259,7 +255,6 @@ def at_the_door(event: NewEvent) -> NewEvent:
         charge_id=_masked_or_none(event.charge_id),
         status=_masked_or_none(event.status),
         body_type=_masked_or_none(event.body_type),
-        reason=_masked_or_none(event.reason),
     )
 
 
@@ -267,14 +262,14 @@ def _masked_or_none(text: str | None) -> str | None:
     return None if text is None else mask_text(text)
 
 
-def quarantine(received: Received, reason: str) -> Intake:
+def quarantine(received: Received, reason: Reason) -> Intake:
     """A delivery kept as it came (card numbers masked), with the reason it was not accepted."""
     return Intake(
         event=at_the_door(
             NewEvent(
                 received_at=received.received_at,
                 verdict=Verdict.QUARANTINED,
-                reason=_clip(reason),
+                reason=reason,
                 body=received.body,
                 body_sha256=body_digest(received.body),
                 headers=received.headers,
@@ -302,7 +297,9 @@ def classify(received: Received) -> Intake:
     try:
         intake = _classify(received)
     except (RecursionError, ValueError, TypeError) as exc:
-        return quarantine(received, f"the body cannot be read ({type(exc).__name__})")
+        return quarantine(
+            received, Reason.of(ReasonCode.INBOX_UNREADABLE, error=type(exc).__name__)
+        )
     where = _not_unicode_field(intake.event)
     if where is not None:
         return quarantine(received, _not_unicode_reason(where))
@@ -316,7 +313,7 @@ def unstorable(intake: Intake, error: BaseException) -> Intake:
         event=NewEvent(
             received_at=event.received_at,
             verdict=Verdict.QUARANTINED,
-            reason=_clip(_unstorable_reason(type(error).__name__)),
+            reason=_unstorable_reason(type(error).__name__),
             body=event.body,
             body_sha256=event.body_sha256,
             headers={storable_text(k): storable_text(v) for k, v in event.headers.items()},
@@ -348,21 +345,31 @@ def _classify_slowly(received: Received) -> Intake:
     try:
         raw = load_json_object(received.body)
     except WireFormatError as exc:
-        return quarantine(received, str(exc))
+        return quarantine(received, exc.reason)
     if raw.get("type") == SELF_TEST_BODY_TYPE:
         return _self_test(received, raw)
     kind = raw.get("type")
-    label = f"{kind} body" if isinstance(kind, str) else "body"
+    named = isinstance(kind, str)
     try:
         parsed = parse_webhook(raw)
     except ValidationError as exc:
+        details = _clip(describe_validation(exc))
         return quarantine(
-            received, f"the {label} does not match the format: {describe_validation(exc)}"
+            received,
+            Reason.of(ReasonCode.INBOX_TYPE_NOT_FORMAT, type=kind, details=details)
+            if named
+            else Reason.of(ReasonCode.INBOX_NOT_FORMAT, details=details),
         )
     except (TypeError, ValueError) as exc:
         # The models should turn every bad shape into a ValidationError; anything else is
         # still a body we cannot read, and it must be kept rather than lost.
-        return quarantine(received, f"the {label} cannot be read ({type(exc).__name__})")
+        error = type(exc).__name__
+        return quarantine(
+            received,
+            Reason.of(ReasonCode.INBOX_TYPE_UNREADABLE, type=kind, error=error)
+            if named
+            else Reason.of(ReasonCode.INBOX_UNREADABLE, error=error),
+        )
     return _accepted(received, parsed, raw)
 
 
@@ -417,15 +424,15 @@ def _accepted(
     else:
         assert raw is not None
         merchant, charge, status = _unknown_fields(raw)
-        shown_type = parsed.type if parsed.type else "no type"
         event = NewEvent(
             received_at=received.received_at,
             verdict=Verdict.UNKNOWN,
             body=received.body,
             body_sha256=digest,
             headers=received.headers,
-            reason=f"a notification of a type this terminal does not know ({shown_type}); "
-            "stored as received, not applied to any charge",
+            reason=Reason.of(ReasonCode.INBOX_UNKNOWN_TYPE, type=parsed.type)
+            if parsed.type
+            else Reason.of(ReasonCode.INBOX_UNKNOWN_NO_TYPE),
             event_type=received.event_type,
             body_type=parsed.type,
             layout="unknown",
@@ -439,22 +446,19 @@ def _accepted(
     return Intake(event=event, update=update)
 
 
-def _header_mismatch(event_type: str | None, body_type: WebhookBodyType) -> str | None:
+def _header_mismatch(event_type: str | None, body_type: WebhookBodyType) -> Reason | None:
     if event_type is None:
         return None
     expected = _EXPECTED_BODY.get(WebhookEventType(event_type))
     if expected is not None and expected != body_type:
-        return (
-            f"the event-type header says {event_type} but the body is {body_type.value}; "
-            "the body decided"
-        )
+        return Reason.of(ReasonCode.INBOX_HEADER_MISMATCH, header=event_type, body=body_type.value)
     return None
 
 
 def _self_test(received: Received, raw: Mapping[str, Any]) -> Intake:
     nonce = _string(raw.get("nonce"))
     if nonce is None:
-        return quarantine(received, "a self-test body without a nonce")
+        return quarantine(received, Reason.of(ReasonCode.INBOX_SELF_TEST_NO_NONCE))
     return Intake(
         event=NewEvent(
             received_at=received.received_at,

@@ -20,6 +20,7 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.inbox.events import (
     ListenerState,
@@ -67,9 +68,10 @@ def check_bind_host(host: str, *, allow_remote: bool = False) -> None:
     if not allow_remote:
         raise ListenerError(
             "the inbox listens on this machine only (127.0.0.1 or ::1), not on "
-            f"{host or 'every address'}; change the listener's host in the settings back to 127.0.0.1 (a tunnel "
-            "or a reverse proxy on this machine forwards the service's deliveries), or start "
-            "`checkout-desktop listen --allow-remote` to share the inbox on a trusted network"
+            f"{host or 'every address'}; change the listener's host in the settings back to "
+            "127.0.0.1 (a tunnel or a reverse proxy on this machine forwards the service's "
+            "deliveries), or start `checkout-desktop listen --allow-remote` to share the inbox "
+            "on a trusted network"
         )
     logger.warning(
         "the inbox listens on %s, reachable from other machines (--allow-remote); "
@@ -323,7 +325,7 @@ class WebhookListener:
             return "wrong webhook token"
         return None
 
-    async def _read_body(self, request: web.Request) -> tuple[bytes, int | None, str | None]:
+    async def _read_body(self, request: web.Request) -> tuple[bytes, int | None, Reason | None]:
         """The body, up to the size limit and within the read time: (bytes, status, problem)."""
         limit = self._settings.max_body_bytes
         declared = request.content_length
@@ -345,12 +347,12 @@ class WebhookListener:
                         break
                     if size + len(chunk) > limit:
                         chunks.append(chunk[: limit - size])
-                        shown = f"{declared} bytes" if declared is not None else "more"
                         return (
                             b"".join(chunks),
                             413,
-                            f"the body is {shown}, over the limit of {limit} bytes; "
-                            f"the first {limit} bytes are kept",
+                            Reason.of(ReasonCode.INBOX_TOO_LARGE_UNKNOWN, limit=limit)
+                            if declared is None
+                            else Reason.of(ReasonCode.INBOX_TOO_LARGE, size=declared, limit=limit),
                         )
                     size += len(chunk)
                     chunks.append(chunk)
@@ -358,8 +360,11 @@ class WebhookListener:
             return (
                 b"".join(chunks),
                 408,
-                f"the body did not arrive within {self._settings.read_timeout_s:g} s "
-                f"({size} bytes came); what came is kept",
+                Reason.of(
+                    ReasonCode.INBOX_STALLED,
+                    seconds=f"{self._settings.read_timeout_s:g}",
+                    size=size,
+                ),
             )
         return b"".join(chunks), None, None
 
@@ -386,13 +391,13 @@ class WebhookListener:
         )
         if status is None and not is_json_media_type(content_type):
             status = 415
-            problem = f"the content type {content_type!r} is not JSON; the body is kept"
+            problem = Reason.of(ReasonCode.INBOX_NOT_JSON_TYPE, type=repr(content_type))
         if status is not None:
             assert problem is not None
             return await self._store_refusal(quarantine(received, problem), status, problem)
         intake = classify(received)
         if intake.event.verdict == Verdict.QUARANTINED:
-            reason = intake.event.reason or "the body cannot be accepted"
+            reason = intake.event.reason or Reason.of(ReasonCode.INBOX_CANNOT_ACCEPT)
             return await self._store_refusal(intake, 400, reason)
         try:
             result = await self._writer.submit(intake)
@@ -417,14 +422,16 @@ class WebhookListener:
             content_type="application/json",
         )
 
-    async def _store_refusal(self, intake: Intake, status: int, reason: str) -> web.Response:
+    async def _store_refusal(self, intake: Intake, status: int, reason: Reason) -> web.Response:
         try:
             result: WriteResult = await self._writer.submit(intake)
         except InboxUnavailable as exc:
             return self._unavailable(exc)
         self.stats.quarantined += 1
         logger.warning("quarantined delivery %d (%d): %s", result.event_id, status, reason)
-        return _error(status, reason, stored=result.event_id, verdict=result.verdict.value)
+        return _error(
+            status, reason.english(), stored=result.event_id, verdict=result.verdict.value
+        )
 
     def _unavailable(self, exc: InboxUnavailable) -> web.Response:
         self.stats.unavailable += 1

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.events import WebhookStored
 from checkout_desktop.inbox.intake import Intake, unstorable
@@ -45,18 +46,18 @@ logger = logging.getLogger(__name__)
 class Applied:
     """What the charge state machine did with one delivery."""
 
-    outcome: str
-    """A short text kept with the event (e.g. "applied: PAID after AUTHORIZED")."""
+    outcome: Reason
+    """What the merge did, kept with the event (its code, arguments and English text)."""
     events: tuple[DomainEvent, ...] = ()
     """Domain events to publish once the delivery's transaction has committed."""
 
 
 ChargeApplier = Callable[
-    [sqlite3.Connection, ChargeUpdate | ThreeDsUpdate, str], Applied | str | None
+    [sqlite3.Connection, ChargeUpdate | ThreeDsUpdate, str], Applied | Reason | None
 ]
 """Feeds one accepted update to the charge state machine inside the writer's open transaction
 (it must not begin or commit); gets the store connection, the update and a source reference
-("webhook_event:<id>"); returns what it did (an Applied, or just an outcome text), or None."""
+("webhook_event:<id>"); returns what it did (an Applied, or just an outcome reason), or None."""
 
 DEFAULT_MAX_BATCH = 64
 DEFAULT_MAX_QUEUE = 4096
@@ -93,7 +94,7 @@ class WriteResult:
     event_id: int
     verdict: Verdict
     duplicate_of: int | None
-    merge_outcome: str | None
+    merge_outcome: Reason | None
     published: tuple[DomainEvent, ...] = ()
 
 
@@ -430,13 +431,14 @@ class InboxWriter:
             conn.execute("ROLLBACK TO apply_update")
             conn.execute("RELEASE apply_update")
             logger.exception("the charge state machine failed on webhook event %d", event_id)
-            return Applied(f"not applied: {type(exc).__name__}: {exc}"[:_MAX_OUTCOME])
+            error = f"{type(exc).__name__}: {exc}"[:_MAX_OUTCOME]
+            return Applied(Reason.of(ReasonCode.INBOX_NOT_APPLIED, error=error))
         conn.execute("RELEASE apply_update")
         if returned is None:
-            return Applied("applied")
-        if isinstance(returned, str):
-            return Applied(returned[:_MAX_OUTCOME])
-        return Applied(returned.outcome[:_MAX_OUTCOME], returned.events)
+            return Applied(Reason.of(ReasonCode.INBOX_APPLIED_BARE))
+        if isinstance(returned, Reason):
+            return Applied(returned)
+        return returned
 
 
 def _stored_event(intake: Intake, result: WriteResult) -> WebhookStored:

@@ -26,6 +26,7 @@ from checkout_desktop.domain.money_ops import (
     is_done,
     money_reason,
 )
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
     AttemptState,
@@ -83,6 +84,11 @@ class NotInTransaction(RepositoryError):
 
 class ChargeNotKnown(RepositoryError, LookupError):
     """An input names a charge the store has never seen and cannot be filed under a charge."""
+
+    def __init__(self, why: str | Reason) -> None:
+        super().__init__(str(why))
+        self.reason = why if isinstance(why, Reason) else None
+        """Why, for the screen, where the refusal is one a clerk can meet."""
 
 
 def ts(moment: datetime) -> str:
@@ -160,10 +166,22 @@ class CardSummary:
             installments=int(data.get("installments", 1)),
         )
 
+    def reason(self) -> Reason:
+        """Brand, last four and installments, as a reason any screen can render."""
+        brand: str | Reason = self.brand or Reason.of(ReasonCode.CARD_UNKNOWN_BRAND)
+        card = (
+            Reason.of(ReasonCode.CARD, brand=brand, last_four=self.last_four)
+            if self.last_four
+            else Reason.of(ReasonCode.CARD_BRAND_ONLY, brand=brand)
+        )
+        if self.installments > 1:
+            return Reason.of(
+                ReasonCode.CARD_INSTALLMENTS, card=card, installments=self.installments
+            )
+        return card
+
     def describe(self) -> str:
-        brand = self.brand or "card"
-        tail = f" •••• {self.last_four}" if self.last_four else ""
-        return f"{brand}{tail}" + (f" in {self.installments}x" if self.installments > 1 else "")
+        return self.reason().english()
 
 
 @dataclass(frozen=True)
@@ -215,7 +233,7 @@ class MoneyOpRecord:
     def done_by(self, figures: Figures) -> bool:
         return is_done(self.kind, self.amount, self.base.refunded, figures)
 
-    def reason(self, step: str, detail: str | None = None) -> str:
+    def reason(self, step: str, detail: str | Reason | None = None) -> Reason:
         return money_reason(self.kind, self.amount, step, detail)
 
     @property
@@ -260,6 +278,8 @@ class ChargeRecord:
     checks: int
     next_check_at: datetime | None
     check_reason: str | None
+    check_reason_data: Reason | None = None
+    """Why the next check is planned, as a reason (None for rows from before reasons)."""
 
 
 @dataclass(frozen=True)
@@ -276,7 +296,13 @@ class TimelineRecord:
     new_status: str | None
     reason: str
     changes: tuple[str, ...]
+    """What the input changed, in English (as stored)."""
     body: Any
+    reason_data: Reason | None = None
+    """`reason` as a code and arguments; None for a row written before reasons were kept so
+    (such a row is shown as its stored text)."""
+    changes_data: tuple[Reason, ...] | None = None
+    """`changes` as reasons; None for a row written before they were kept so."""
 
 
 @dataclass(frozen=True)
@@ -285,10 +311,10 @@ class MergeResult:
 
     merchant_charge_id: str
     outcome: Outcome
-    reason: str
+    reason: Reason
     previous: ChargeState | None
     current: ChargeState
-    changes: tuple[str, ...]
+    changes: tuple[Reason, ...]
     timeline_id: int
     sale_id: str | None
     attempt_resolved: bool = False
@@ -328,16 +354,17 @@ class CheckPolicy:
 
     def schedule(
         self, state: ChargeState, *, source: str, checks: int, now: datetime
-    ) -> tuple[datetime | None, str | None]:
+    ) -> tuple[datetime | None, Reason | None]:
         """The next time to query the charge and why; None when nothing is expected."""
         if state.status is None:
-            return now + self.interval, "the charge has no status yet"
+            return now + self.interval, Reason.of(ReasonCode.CHECK_NO_STATUS)
+        status = str(state.status)
         if not state.is_final:
-            return now + self.backoff(checks), f"{state.status} is not final"
+            return now + self.backoff(checks), Reason.of(ReasonCode.CHECK_NOT_FINAL, status=status)
         if state.awaiting_notification and source != "reconciliation":
             return (
                 now + self.notification_grace,
-                f"expecting the notification of {state.status}",
+                Reason.of(ReasonCode.CHECK_EXPECT_NOTIFICATION, status=status),
             )
         return None, None
 
@@ -405,14 +432,17 @@ class ChargeRepository:
                 f"charge {merchant_charge_id} was already attempted; a merchantChargeId is "
                 "never reused (the service refuses a second charge under the same id)"
             ) from None
-        cards_text = ", ".join(c.describe() for c in cards)
         self.add_timeline(
             merchant_charge_id,
             source="request",
             outcome="recorded",
-            reason=(
-                f"attempt for sale {sale_id} recorded before sending: {amount} centavos, "
-                f"{cards_text}" + (", late capture" if late_capture else "")
+            reason=Reason.of(
+                ReasonCode.ATTEMPT_RECORDED_LATE_CAPTURE
+                if late_capture
+                else ReasonCode.ATTEMPT_RECORDED,
+                sale=sale_id,
+                amount=amount,
+                cards=tuple(c.reason() for c in cards),
             ),
         )
         # The row as inserted (what reading it back would give, without the read).
@@ -439,7 +469,7 @@ class ChargeRepository:
         new_state: AttemptState,
         *,
         source: str,
-        reason: str,
+        reason: Reason,
         detail: str | None = None,
         count_query: bool = False,
         answered: bool = False,
@@ -465,7 +495,7 @@ class ChargeRepository:
         new_state: AttemptState,
         *,
         source: str,
-        reason: str,
+        reason: Reason,
         detail: str | None = None,
         count_query: bool = False,
         answered: bool = False,
@@ -483,7 +513,7 @@ class ChargeRepository:
                 merchant_charge_id,
                 source=source,
                 outcome=Outcome.IGNORED.value,
-                reason=f"attempt already {current.state}; {reason}",
+                reason=Reason.of(ReasonCode.ATTEMPT_ALREADY, state=current.state.value, why=reason),
                 input_status=new_state.value,
             )
             return replace(current, queries=current.queries + int(count_query))
@@ -626,7 +656,7 @@ class ChargeRepository:
         new_state: MoneyOpState,
         *,
         source: str,
-        reason: str,
+        reason: Reason,
         outcome: str | None = None,
         source_ref: str | None = None,
         detail: str | None = None,
@@ -779,7 +809,7 @@ class ChargeRepository:
         source: str,
         source_ref: str | None,
         body: Mapping[str, Any] | None = None,
-        context: str | None = None,
+        context: Reason | None = None,
     ) -> MergeResult:
         """Merge one input into its charge, write the timeline row and return what changed.
 
@@ -826,15 +856,18 @@ class ChargeRepository:
             "checked": now if source == "reconciliation" else None,
             "checks": checks,
             "next": None if next_check is None else ts(next_check),
-            "why": check_reason,
+            "why": None if check_reason is None else check_reason.english(),
+            "why_code": None if check_reason is None else check_reason.code.value,
+            "why_args": None if check_reason is None else check_reason.args_json(),
         }
         if row is None:
             self.conn.execute(
                 "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
                 "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
-                "last_webhook_at, last_checked_at, checks, next_check_at, check_reason) VALUES "
+                "last_webhook_at, last_checked_at, checks, next_check_at, check_reason, "
+                "check_reason_code, check_reason_args) VALUES "
                 "(:mcid, :cid, :sale, :status, :amount, :refunded, :tds, :state, :now, :now, "
-                ":webhook, :checked, :checks, :next, :why)",
+                ":webhook, :checked, :checks, :next, :why, :why_code, :why_args)",
                 params,
             )
         else:
@@ -845,7 +878,8 @@ class ChargeRepository:
                 "updated_at = CASE WHEN :changed THEN :now ELSE updated_at END, "
                 "last_webhook_at = COALESCE(:webhook, last_webhook_at), "
                 "last_checked_at = COALESCE(:checked, last_checked_at), checks = :checks, "
-                "next_check_at = :next, check_reason = :why WHERE merchant_charge_id = :mcid",
+                "next_check_at = :next, check_reason = :why, check_reason_code = :why_code, "
+                "check_reason_args = :why_args WHERE merchant_charge_id = :mcid",
                 {**params, "changed": int(result.changed)},
             )
         self._write_transactions(mcid, state, now)
@@ -854,7 +888,11 @@ class ChargeRepository:
             source=source,
             source_ref=source_ref,
             outcome=result.entry.outcome.value,
-            reason=result.entry.reason if context is None else f"{context}: {result.entry.reason}",
+            reason=(
+                result.entry.reason
+                if context is None
+                else Reason.of(ReasonCode.WITH_CONTEXT, context=context, why=result.entry.reason)
+            ),
             input_status=result.entry.input_status,
             occurred_at=result.entry.occurred_at,
             previous_status=result.entry.previous_status,
@@ -870,7 +908,7 @@ class ChargeRepository:
                 attempt,
                 AttemptState.CREATED,
                 source=source,
-                reason=f"the service has this charge ({state.status}); attempt resolved",
+                reason=Reason.of(ReasonCode.ATTEMPT_RESOLVED, status=str(state.status)),
             )
             attempt_resolved = True
         confirmed: tuple[int, ...] = ()
@@ -903,7 +941,7 @@ class ChargeRepository:
             op,
             MoneyOpState.CONFIRMED,
             source=source,
-            reason=op.reason("confirmed", figures.describe()),
+            reason=op.reason("confirmed", figures.reason()),
             source_ref=source_ref,
         )
         return (op.id,)
@@ -1006,7 +1044,7 @@ class ChargeRepository:
         ).fetchall()
         return [_charge(r) for r in rows]
 
-    def mark_checked(self, merchant_charge_id: str, *, found: bool, reason: str) -> None:
+    def mark_checked(self, merchant_charge_id: str, *, found: bool, reason: Reason) -> None:
         """Record a reconciler query that did not change the charge, and schedule the next one."""
         self._writing("mark_checked")
         row = self.conn.execute(
@@ -1022,12 +1060,15 @@ class ChargeRepository:
         )
         self.conn.execute(
             "UPDATE charge SET last_checked_at = :now, checks = :checks, next_check_at = :next, "
-            "check_reason = :why WHERE merchant_charge_id = :m",
+            "check_reason = :why, check_reason_code = :why_code, check_reason_args = :why_args "
+            "WHERE merchant_charge_id = :m",
             {
                 "now": ts(now),
                 "checks": checks,
                 "next": None if next_check is None else ts(next_check),
-                "why": why,
+                "why": None if why is None else why.english(),
+                "why_code": None if why is None else why.code.value,
+                "why_args": None if why is None else why.args_json(),
                 "m": merchant_charge_id,
             },
         )
@@ -1039,14 +1080,21 @@ class ChargeRepository:
             input_status=None if record.status is None else str(record.status),
         )
 
-    def schedule_check(self, merchant_charge_id: str, *, reason: str, at: datetime) -> None:
+    def schedule_check(self, merchant_charge_id: str, *, reason: Reason, at: datetime) -> None:
         """Ask the reconciler to query a charge at `at` (sooner than planned, never later)."""
         self._writing("schedule_check")
         self.conn.execute(
             "UPDATE charge SET next_check_at = CASE WHEN next_check_at IS NULL "
-            "OR next_check_at > :at THEN :at ELSE next_check_at END, check_reason = :why "
+            "OR next_check_at > :at THEN :at ELSE next_check_at END, check_reason = :why, "
+            "check_reason_code = :why_code, check_reason_args = :why_args "
             "WHERE merchant_charge_id = :m",
-            {"at": ts(at), "why": reason, "m": merchant_charge_id},
+            {
+                "at": ts(at),
+                "why": reason.english(),
+                "why_code": reason.code.value,
+                "why_args": reason.args_json(),
+                "m": merchant_charge_id,
+            },
         )
 
     # -- timeline ------------------------------------------------------------------------------
@@ -1057,13 +1105,13 @@ class ChargeRepository:
         *,
         source: str,
         outcome: str,
-        reason: str,
+        reason: Reason,
         source_ref: str | None = None,
         input_status: str | None = None,
         occurred_at: datetime | None = None,
         previous_status: str | None = None,
         new_status: str | None = None,
-        changes: Iterable[str] = (),
+        changes: Iterable[Reason] = (),
         body: Mapping[str, Any] | None = None,
     ) -> int:
         self._writing("add_timeline")
@@ -1074,8 +1122,8 @@ class ChargeRepository:
         cursor = self.conn.execute(
             "INSERT INTO charge_timeline (merchant_charge_id, recorded_at, source, source_ref, "
             "input_status, occurred_at, outcome, previous_status, new_status, reason, "
-            "changes_json, body_json) VALUES (:m, :now, :source, :ref, :input, :occurred, "
-            ":outcome, :prev, :new, :reason, :changes, :body)",
+            "reason_code, reason_args, changes_json, body_json) VALUES (:m, :now, :source, :ref, "
+            ":input, :occurred, :outcome, :prev, :new, :reason, :code, :args, :changes, :body)",
             {
                 "m": merchant_charge_id,
                 "now": ts(self.now()),
@@ -1086,8 +1134,13 @@ class ChargeRepository:
                 "outcome": outcome,
                 "prev": previous_status,
                 "new": new_status,
-                "reason": reason,
-                "changes": json.dumps(list(changes)),
+                "reason": reason.english(),
+                "code": reason.code.value,
+                "args": reason.args_json(),
+                # Each change as {"code", "args", "text"}: the text is its English, for exports.
+                "changes": json.dumps(
+                    [{**c.to_json(), "text": c.english()} for c in changes], ensure_ascii=False
+                ),
                 "body": None if body is None else json.dumps(mask_json(body)),
             },
         )
@@ -1193,7 +1246,22 @@ def _charge(row: sqlite3.Row) -> ChargeRecord:
         checks=int(row["checks"]),
         next_check_at=from_ts(row["next_check_at"]),
         check_reason=row["check_reason"],
+        check_reason_data=Reason.from_stored(row["check_reason_code"], row["check_reason_args"]),
     )
+
+
+def _change_text(change: Any) -> str:
+    return str(change["text"]) if isinstance(change, dict) else str(change)
+
+
+def _change_reasons(changes: list[Any]) -> tuple[Reason, ...] | None:
+    """The changes as reasons, or None for a row from before they were kept so (strings)."""
+    if not all(isinstance(c, dict) for c in changes):
+        return None
+    try:
+        return tuple(Reason.from_json(c) for c in changes)
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _sweep(row: sqlite3.Row) -> SweepRecord:
@@ -1232,6 +1300,7 @@ def _money_op(row: sqlite3.Row) -> MoneyOpRecord:
 
 def _timeline(row: sqlite3.Row) -> TimelineRecord:
     occurred = row["occurred_at"]
+    changes = json.loads(row["changes_json"])
     return TimelineRecord(
         id=int(row["id"]),
         merchant_charge_id=row["merchant_charge_id"],
@@ -1244,8 +1313,10 @@ def _timeline(row: sqlite3.Row) -> TimelineRecord:
         previous_status=row["previous_status"],
         new_status=row["new_status"],
         reason=row["reason"],
-        changes=tuple(json.loads(row["changes_json"])),
+        changes=tuple(_change_text(c) for c in changes),
+        changes_data=_change_reasons(changes),
         body=None if row["body_json"] is None else json.loads(row["body_json"]),
+        reason_data=Reason.from_stored(row["reason_code"], row["reason_args"]),
     )
 
 

@@ -24,6 +24,8 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "charges, attempts, transactions, timeline", schema_charges.V1),
     (2, "webhook inbox: events, quarantine, dedupe", schema_inbox.V2),
     (3, "money operations recorded before sending; the daily sweep", schema_charges.V3),
+    (4, "timeline and check reasons kept as codes", schema_charges.REASONS),
+    (5, "inbox reasons kept as codes", schema_inbox.REASONS),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

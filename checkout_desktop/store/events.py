@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from checkout_desktop.domain.reasons import Reason
+
 logger = logging.getLogger(__name__)
 
 MAX_PAGE = 1000
@@ -20,6 +22,8 @@ SEARCH_MIN_CHARS = 3
 shorter one is scanned for (it is common enough that a page fills fast)."""
 INDEX_BATCH = 500
 """Rows the inbox writer adds to the search index in one transaction."""
+MAX_REASON_TEXT = 600
+"""A stored reason's English text is cut here (its code and arguments are kept whole)."""
 
 # The columns a text search looks in, as the search index holds them: keep in step with
 # EventFilter.where() and schema_inbox.SEARCH_INDEX.
@@ -67,7 +71,7 @@ class NewEvent:
     body: bytes
     body_sha256: str
     headers: Mapping[str, str]
-    reason: str | None = None
+    reason: Reason | None = None
     event_type: str | None = None
     body_type: str | None = None
     layout: str | None = None
@@ -97,6 +101,10 @@ class EventSummary:
     status: str | None
     duplicate_of: int | None
     merge_outcome: str | None
+    reason_data: Reason | None
+    """`reason` as a code and arguments (None on rows stored before reasons were kept so)."""
+    merge_data: Reason | None
+    """`merge_outcome` likewise."""
 
 
 def _refuse_constant(name: str) -> Any:
@@ -210,7 +218,8 @@ class EventPage:
 
 _SUMMARY_COLUMNS = (
     "id, received_at, verdict, reason, event_type, body_type, layout, event_ref, "
-    "merchant_charge_id, charge_id, status, duplicate_of, merge_outcome"
+    "merchant_charge_id, charge_id, status, duplicate_of, merge_outcome, reason_code, "
+    "reason_args, merge_code, merge_args"
 )
 _FULL_COLUMNS = _SUMMARY_COLUMNS + ", body_sha256, content_type, remote, headers_json, body"
 
@@ -230,6 +239,8 @@ def _summary_fields(row: sqlite3.Row) -> dict[str, Any]:
         "status": row["status"],
         "duplicate_of": row["duplicate_of"],
         "merge_outcome": row["merge_outcome"],
+        "reason_data": Reason.from_stored(row["reason_code"], row["reason_args"]),
+        "merge_data": Reason.from_stored(row["merge_code"], row["merge_args"]),
     }
 
 
@@ -311,16 +322,18 @@ class EventRepository:
 
     def insert(self, event: NewEvent) -> int:
         cursor = self._conn.execute(
-            "INSERT INTO webhook_event (received_at, verdict, reason, event_type, body_type, "
-            "layout, event_ref, merchant_charge_id, charge_id, status, duplicate_of, "
-            "body_sha256, content_type, remote, headers_json, body) VALUES (:received_at, "
-            ":verdict, :reason, :event_type, :body_type, :layout, :event_ref, "
-            ":merchant_charge_id, :charge_id, :status, :duplicate_of, :body_sha256, "
-            ":content_type, :remote, :headers_json, :body)",
+            "INSERT INTO webhook_event (received_at, verdict, reason, reason_code, reason_args, "
+            "event_type, body_type, layout, event_ref, merchant_charge_id, charge_id, status, "
+            "duplicate_of, body_sha256, content_type, remote, headers_json, body) VALUES "
+            "(:received_at, :verdict, :reason, :reason_code, :reason_args, :event_type, "
+            ":body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, :status, "
+            ":duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body)",
             {
                 "received_at": format_instant(event.received_at),
                 "verdict": event.verdict.value,
-                "reason": event.reason,
+                "reason": None if event.reason is None else _clip(event.reason.english()),
+                "reason_code": None if event.reason is None else event.reason.code.value,
+                "reason_args": None if event.reason is None else event.reason.args_json(),
                 "event_type": event.event_type,
                 "body_type": event.body_type,
                 "layout": event.layout,
@@ -340,10 +353,16 @@ class EventRepository:
         assert row_id is not None
         return row_id
 
-    def set_merge_outcome(self, event_id: int, outcome: str) -> None:
+    def set_merge_outcome(self, event_id: int, outcome: Reason) -> None:
         self._conn.execute(
-            "UPDATE webhook_event SET merge_outcome = :outcome WHERE id = :id",
-            {"outcome": outcome, "id": event_id},
+            "UPDATE webhook_event SET merge_outcome = :outcome, merge_code = :code, "
+            "merge_args = :args WHERE id = :id",
+            {
+                "outcome": _clip(outcome.english()),
+                "code": outcome.code.value,
+                "args": outcome.args_json(),
+                "id": event_id,
+            },
         )
 
     def index_for_search(self, max_rows: int = INDEX_BATCH) -> tuple[int, int]:
@@ -638,3 +657,7 @@ __all__ = [
     "Verdict",
     "format_instant",
 ]
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_REASON_TEXT else text[: MAX_REASON_TEXT - 1] + "…"

@@ -124,3 +124,13 @@ CREATE TABLE charge_sweep (
 );
 CREATE INDEX charge_created ON charge (created_at, id);
 """
+
+# Reasons as data (checkout_desktop.domain.reasons): the code and its arguments (JSON) beside
+# the English text, so each screen shows them in its own language. Rows written before this
+# step keep only their text and are shown as stored.
+REASONS = """
+ALTER TABLE charge_timeline ADD COLUMN reason_code TEXT;
+ALTER TABLE charge_timeline ADD COLUMN reason_args TEXT;
+ALTER TABLE charge ADD COLUMN check_reason_code TEXT;
+ALTER TABLE charge ADD COLUMN check_reason_args TEXT;
+"""

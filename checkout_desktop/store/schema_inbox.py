@@ -75,3 +75,12 @@ CREATE VIRTUAL TABLE webhook_event_fts USING fts5(
     content='webhook_event', content_rowid='id', tokenize='trigram', detail=none
 );
 """
+
+# Reasons as data: why a delivery was set aside (`reason`) and what it did to its charge
+# (`merge_outcome`), as a code and its arguments beside the stored English text.
+REASONS = """
+ALTER TABLE webhook_event ADD COLUMN reason_code TEXT;
+ALTER TABLE webhook_event ADD COLUMN reason_args TEXT;
+ALTER TABLE webhook_event ADD COLUMN merge_code TEXT;
+ALTER TABLE webhook_event ADD COLUMN merge_args TEXT;
+"""

@@ -14,6 +14,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from checkout_desktop.domain.documents import DocumentError, validate_cnpj
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMissing
 from checkout_desktop.ui.bridge import CardBridge, CardToken, PageReady, SdkFailure
@@ -27,7 +28,11 @@ _TOKEN_TEXT = re.compile(r"^[\x21-\x7e]{1,512}$")
 
 
 class CardCredentialsError(ValueError):
-    """The SDK credentials cannot be handed to the page; the message says why."""
+    """The SDK credentials cannot be handed to the page; `reason` says why."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -56,11 +61,11 @@ class CardPage(QWidget):
     """
 
     ready = Signal()
-    sdk_unavailable = Signal(str)
+    sdk_unavailable = Signal(object)  # Reason
     token_created = Signal(object)  # CardToken
     sdk_error = Signal(object)  # SdkFailure
     credentials_needed = Signal()
-    credentials_error = Signal(str)
+    credentials_error = Signal(object)  # Reason
     security_event = Signal(str)
     navigation_refused = Signal(str)
 
@@ -139,22 +144,16 @@ class CardPage(QWidget):
             document = validate_cnpj(merchant_document)
         except DocumentError as exc:
             raise CardCredentialsError(
-                f"the merchant CNPJ for the card SDK is not valid: {exc}"
+                Reason.of(ReasonCode.CARD_PAGE_BAD_CNPJ, error=str(exc))
             ) from None
         token = transparent_token.get_secret_value().strip()
         if not _TOKEN_TEXT.match(token):
-            raise CardCredentialsError(
-                "the card SDK's merchant token is empty, too long or holds spaces or control "
-                "characters; enter it again in Settings → Credentials"
-            )
+            raise CardCredentialsError(Reason.of(ReasonCode.CARD_PAGE_BAD_TOKEN))
         register_secret(token)
         fingerprint = _fingerprint(document, token)
         if self._given_credentials is not None and self._given_credentials != fingerprint:
             logger.warning("card SDK credentials changed: reloading the card page")
-            self.credentials_error.emit(
-                "the card service credentials changed; the card form was reloaded, enter the "
-                "card again"
-            )
+            self.credentials_error.emit(Reason.of(ReasonCode.CARD_PAGE_CREDENTIALS_CHANGED))
             # The reload resets the bridge; the credentials below wait for the new page.
             self.load()
         self._given_credentials = fingerprint
@@ -183,7 +182,7 @@ class CardPage(QWidget):
         self._loading = False
         if not ok:
             logger.error("the card page could not be loaded")
-            self.sdk_unavailable.emit("the card page could not be loaded")
+            self.sdk_unavailable.emit(Reason.of(ReasonCode.CARD_PAGE_NOT_LOADED))
 
     def _on_page_ready(self, info: PageReady) -> None:
         self._renderer_restarts = 0
@@ -192,9 +191,9 @@ class CardPage(QWidget):
         if info.sdk == "ready":
             self.ready.emit()
         else:
-            reason = info.reason or "the card SDK could not be loaded"
-            logger.error("card page: %s", reason)
-            self.sdk_unavailable.emit(reason)
+            # The page's own words go to the log; the screen says it in its language.
+            logger.error("card page: %s", info.reason or "the card SDK could not be loaded")
+            self.sdk_unavailable.emit(Reason.of(ReasonCode.SDK_LOAD))
 
     def _on_sdk_failed(self, failure: SdkFailure) -> None:
         self.sdk_error.emit(failure)
@@ -206,18 +205,20 @@ class CardPage(QWidget):
         try:
             token = self._source.credentials.sdk_merchant_token()
         except SecretMissing as exc:
+            logger.warning("card page: %s", exc)
             self.bridge.refuse_credentials("missing")
-            self.credentials_error.emit(str(exc))
+            self.credentials_error.emit(Reason.of(ReasonCode.CARD_PAGE_NO_CREDENTIALS))
             return
         except KeychainUnavailable as exc:
+            logger.warning("card page: %s", exc)
             self.bridge.refuse_credentials("unavailable")
-            self.credentials_error.emit(str(exc))
+            self.credentials_error.emit(Reason.of(ReasonCode.CARD_PAGE_KEYCHAIN))
             return
         try:
             self.set_credentials(self._source.merchant_document, token)
         except CardCredentialsError as exc:
             self.bridge.refuse_credentials("missing")
-            self.credentials_error.emit(str(exc))
+            self.credentials_error.emit(exc.reason)
 
     def _on_renderer_gone(
         self, status: QWebEnginePage.RenderProcessTerminationStatus, exit_code: int
@@ -227,10 +228,26 @@ class CardPage(QWidget):
             return
         logger.error("card page: the renderer process ended (%s, code %d)", status.name, exit_code)
         if self._renderer_restarts >= MAX_RENDERER_RESTARTS:
-            self.sdk_unavailable.emit("the card page's renderer keeps failing")
+            self.sdk_unavailable.emit(Reason.of(ReasonCode.CARD_PAGE_RENDERER_FAILING))
             return
         self._renderer_restarts += 1
         self.load()
+
+
+_SDK_STAGES = {
+    "load": ReasonCode.SDK_LOAD,
+    "brand": ReasonCode.SDK_BRAND,
+    "credentials": ReasonCode.SDK_CREDENTIALS,
+    "token": ReasonCode.SDK_TOKEN,
+}
+
+
+def sdk_failure_reason(failure: SdkFailure) -> Reason:
+    """Why the card service did not take the card, by what failed (the service's own words
+    stay on the card page, beside the field they are about)."""
+    if failure.network:
+        return Reason.of(ReasonCode.SDK_NETWORK)
+    return Reason.of(_SDK_STAGES[failure.stage])
 
 
 __all__ = [
@@ -239,4 +256,5 @@ __all__ = [
     "CardToken",
     "SdkCredentialSource",
     "SdkFailure",
+    "sdk_failure_reason",
 ]

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.wire import (
     ChargeAuthorizationRequest,
@@ -45,12 +46,13 @@ from checkout_desktop.store.charges import CardSummary, ChargeRecord
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.bridge import CardToken, SdkFailure
-from checkout_desktop.ui.card_page import CardPage
+from checkout_desktop.ui.card_page import CardPage, sdk_failure_reason
 from checkout_desktop.ui.charge_form import ChargeForm, SaleDraft
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.geometry import scrollable
 from checkout_desktop.ui.history_model import status_colour
 from checkout_desktop.ui.labels import status_label
+from checkout_desktop.ui.reasons import reason_text
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +155,7 @@ class ResultView(QWidget):
         else:
             self._show_status(status)
         # An approval needs no words beyond its status; anything else says why.
-        self.message.setText("" if outcome.approved else outcome.message)
+        self.message.setText("" if outcome.approved else reason_text(outcome.message))
         self.charge.setText(self.tr("Charge {id}").format(id=outcome.merchant_charge_id))
         self._show_details(record)
 
@@ -364,7 +366,7 @@ class ChargeScreen(QWidget):
             )
         problems = self.form.problems()
         check = self._service.can_start_charge(self.sale_id)
-        self.blocked.setText("" if check else (check.reason or ""))
+        self.blocked.setText("" if check else reason_text(check.reason))
         over = self.covered() > amount
         if over:
             problems = [*problems, self.tr("The cards add up to more than the sale.")]
@@ -440,8 +442,14 @@ class ChargeScreen(QWidget):
     def _on_sdk_error(self, failure: SdkFailure) -> None:
         self._pending_amount = None
         self._charge_after_token = False
+        # The service's own words are shown on the card page, next to the field they concern.
         messages = "; ".join(entry.message for entry in failure.errors) or failure.stage
-        self.card_state.setText(self.tr("The card was not accepted: {why}").format(why=messages))
+        logger.info("the card was not accepted (%s): %s", failure.stage, messages)
+        self.card_state.setText(
+            self.tr("The card was not accepted: {why}").format(
+                why=reason_text(sdk_failure_reason(failure))
+            )
+        )
         self.update_state()
 
     def _on_card_ready(self) -> None:
@@ -453,8 +461,10 @@ class ChargeScreen(QWidget):
         )
         self.update_state()
 
-    def _on_card_unavailable(self, reason: str) -> None:
-        self.card_state.setText(self.tr("The card form is unavailable: {why}").format(why=reason))
+    def _on_card_unavailable(self, reason: Reason) -> None:
+        self.card_state.setText(
+            self.tr("The card form is unavailable: {why}").format(why=reason_text(reason))
+        )
         self.update_state()
 
     # -- charging ---------------------------------------------------------------------------
@@ -476,7 +486,7 @@ class ChargeScreen(QWidget):
             return
         check = self._service.can_start_charge(self.sale_id)
         if not check:
-            self.blocked.setText(check.reason or "")
+            self.blocked.setText(reason_text(check.reason))
             self.update_state()
             return
         self._start(draft)
@@ -535,14 +545,12 @@ class ChargeScreen(QWidget):
         if exc is not None:
             mcid = self.current_charge or ""
             if isinstance(exc, SaleBusy):
-                message = str(exc)
-            elif isinstance(exc, GatewayError | ValueError):
-                message = self.tr("Not charged: {why}").format(why=exc)
+                message = exc.reason
+            elif isinstance(exc, GatewayError):
+                message = Reason.of(ReasonCode.NOT_CHARGED, error=exc.reason)
             else:
                 logger.error("the charge failed unexpectedly", exc_info=exc)
-                message = self.tr("Not charged: an internal error ({kind})").format(
-                    kind=type(exc).__name__
-                )
+                message = Reason.of(ReasonCode.INTERNAL_ERROR, kind=type(exc).__name__)
             outcome = ChargeOutcome(mcid, self.sale_id, AttemptState.REJECTED, None, message)
         else:
             outcome = task.result()

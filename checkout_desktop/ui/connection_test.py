@@ -51,6 +51,7 @@ class ConnectionTest:
         from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
         from checkout_desktop.secrets import KeychainUnavailable, SecretMissing
         from checkout_desktop.terminal import StartupError, Terminal
+        from checkout_desktop.ui.reasons import error_text, reason_text
         from checkout_desktop.ui.wizard import CheckResult
 
         listener_name = QCoreApplication.translate("ConnectionTest", "Listener")
@@ -106,7 +107,7 @@ class ConnectionTest:
                     )
                 )
             except (GatewayError, SecretMissing, KeychainUnavailable) as exc:
-                results.append(CheckResult(token_name, False, str(exc)))
+                results.append(CheckResult(token_name, False, error_text(exc)))
             for problem in terminal.problems:
                 results.append(CheckResult(listener_name, False, problem))
             if terminal.inbox.health is not None:
@@ -116,7 +117,9 @@ class ConnectionTest:
                     CheckResult(
                         listener_name,
                         level in ("healthy", "degraded"),
-                        f"{_health_words(level)} ({status.reason})",
+                        QCoreApplication.translate("ConnectionTest", "{level} ({reason})").format(
+                            level=_health_words(level), reason=reason_text(status.reason)
+                        ),
                         warning=level == "degraded",
                     )
                 )

@@ -22,7 +22,8 @@ from PySide6.QtGui import QBrush, QColor
 
 from checkout_desktop.store.events import MAX_PAGE, EventFilter, EventRepository, EventSummary
 from checkout_desktop.ui.formatting import format_instant
-from checkout_desktop.ui.labels import reason_label, status_label, verdict_label
+from checkout_desktop.ui.labels import status_label, verdict_label
+from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
 logger = logging.getLogger(__name__)
@@ -309,7 +310,7 @@ class EventListModel(ReadOnlyTableModel):
             return texts[column]
         if role == _TOOLTIP:
             if column == _REASON_COLUMN and event.reason:
-                return reason_label(event.reason)
+                return reason_text(event.reason_data, event.reason)
             if column == _CHARGE_COLUMN and event.charge_id:
                 return event.charge_id
             return None
@@ -335,5 +336,9 @@ class EventListModel(ReadOnlyTableModel):
             return event.merchant_charge_id or event.charge_id or "—"
         if name == "verdict":
             return verdict_label(event.verdict.value)
-        reason = reason_label(event.reason or event.merge_outcome)
+        reason = (
+            reason_text(event.reason_data, event.reason)
+            if event.reason
+            else reason_text(event.merge_data, event.merge_outcome)
+        )
         return reason.splitlines()[0] if reason else ""

@@ -28,11 +28,11 @@ from checkout_desktop.store.events import EventFilter, EventRepository, StoredEv
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
 from checkout_desktop.ui.formatting import format_instant_precise
 from checkout_desktop.ui.labels import (
-    reason_label,
     status_label,
     verdict_explanation,
     verdict_label,
 )
+from checkout_desktop.ui.reasons import reason_text
 
 logger = logging.getLogger(__name__)
 
@@ -83,13 +83,15 @@ class EventDetail(QWidget):
             verdict_explanation(event.verdict.value),
         ]
         if event.reason:
-            lines.append(self.tr("Why: {reason}").format(reason=reason_label(event.reason)))
+            lines.append(
+                self.tr("Why: {reason}").format(reason=reason_text(event.reason_data, event.reason))
+            )
         if event.duplicate_of is not None:
             lines.append(self.tr("First delivery: event #{id}").format(id=event.duplicate_of))
         if event.merge_outcome:
             lines.append(
                 self.tr("Charge update: {outcome}").format(
-                    outcome=reason_label(event.merge_outcome)
+                    outcome=reason_text(event.merge_data, event.merge_outcome)
                 )
             )
         self.summary.setText("\n".join(lines))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
-from PySide6.QtCore import QDateTime, QLocale, QTimeZone
+from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QTimeZone
 
 logger = logging.getLogger(__name__)
 
@@ -58,5 +58,7 @@ def format_duration(seconds: float) -> str:
     whole = max(0, int(seconds))
     minutes, secs = divmod(whole, 60)
     if minutes:
-        return f"{minutes} min {secs:02d} s"
-    return f"{secs} s"
+        return QCoreApplication.translate("Formatting", "{minutes} min {seconds} s").format(
+            minutes=minutes, seconds=f"{secs:02d}"
+        )
+    return QCoreApplication.translate("Formatting", "{seconds} s").format(seconds=secs)

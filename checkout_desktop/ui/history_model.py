@@ -15,7 +15,8 @@ from PySide6.QtGui import QBrush, QColor
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.store.charges import ChargeRecord, ChargeRepository, Page, TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
-from checkout_desktop.ui.labels import outcome_label, reason_label, source_label, status_label
+from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
 logger = logging.getLogger(__name__)
@@ -292,10 +293,10 @@ class TimelineModel(ReadOnlyTableModel):
                     before = status_label(item.previous_status) if item.previous_status else "∅"
                     return f"{before} → {status_label(item.new_status)}"
                 return status_label(item.new_status) if item.new_status else ""
-            reason = reason_label(item.reason)
+            reason = reason_text(item.reason_data, item.reason)
             return reason.splitlines()[0] if reason else ""
         if role == Qt.ItemDataRole.ToolTipRole and name == "reason":
-            return reason_label(item.reason)
+            return reason_text(item.reason_data, item.reason)
         if role == Qt.ItemDataRole.ToolTipRole and name == "recorded" and item.occurred_at:
             return self.tr("Occurred at the service: {at}").format(
                 at=format_instant_precise(item.occurred_at)

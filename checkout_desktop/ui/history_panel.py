@@ -49,7 +49,8 @@ from checkout_desktop.ui.history_model import (
     TimelineModel,
     cards_text,
 )
-from checkout_desktop.ui.labels import outcome_label, reason_label, source_label, status_label
+from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 
 logger = logging.getLogger(__name__)
@@ -105,7 +106,9 @@ def money_error_text(exc: MoneyOperationError) -> str:
         )
     assert isinstance(exc, MoneyOperationRefused)
     return (
-        QCoreApplication.translate("HistoryPanel", "Not done: {why}.").format(why=exc.why)
+        QCoreApplication.translate("HistoryPanel", "Not done: {why}.").format(
+            why=reason_text(exc.why)
+        )
         + " "
         + figures_text(exc.figures)
     )
@@ -396,7 +399,7 @@ class HistoryPanel(QWidget):
         lines = [
             f"{format_instant_precise(item.recorded_at)} · {source_label(item.source)} · "
             f"{outcome_label(item.outcome)}",
-            reason_label(item.reason),
+            reason_text(item.reason_data, item.reason),
         ]
         if item.occurred_at is not None:
             lines.append(
@@ -407,7 +410,12 @@ class HistoryPanel(QWidget):
         if item.source_ref:
             lines.append(self.tr("source: {ref}").format(ref=item.source_ref))
         if item.changes:
-            lines.append(self.tr("changes: {changes}").format(changes=", ".join(item.changes)))
+            shown = (
+                ", ".join(reason_text(c) for c in item.changes_data)
+                if item.changes_data is not None
+                else ", ".join(item.changes)
+            )
+            lines.append(self.tr("changes: {changes}").format(changes=shown))
         if item.body is not None:
             lines.append(json.dumps(item.body, indent=2, ensure_ascii=False))
         self.timeline_detail.setPlainText("\n".join(lines))
@@ -594,7 +602,7 @@ class HistoryPanel(QWidget):
             elif exc is not None:
                 if not isinstance(exc, GatewayError | ValueError | LookupError):
                     logger.error("%s of %s failed", action, merchant_charge_id, exc_info=exc)
-                self.message.setText(self.tr("Failed: {why}").format(why=exc))
+                self.message.setText(self.tr("Failed: {why}").format(why=error_text(exc)))
                 self.message.setStyleSheet("color: #b3261e;")
             else:
                 self.message.setText(done)

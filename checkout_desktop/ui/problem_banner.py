@@ -13,6 +13,7 @@ from enum import IntEnum
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
 from checkout_desktop.inbox.events import (
     HealthLevel,
@@ -22,6 +23,7 @@ from checkout_desktop.inbox.events import (
 )
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.card_page import CardPage
+from checkout_desktop.ui.reasons import reason_text
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +63,7 @@ class ProblemBanner(QFrame):
         if card_page is not None:
             card_page.sdk_unavailable.connect(lambda why: self.on_card_form(False, why))
             card_page.credentials_error.connect(lambda why: self.on_card_form(False, why))
-            card_page.ready.connect(lambda: self.on_card_form(True, ""))
+            card_page.ready.connect(lambda: self.on_card_form(True, None))
         self.hide()
 
     def problems(self) -> list[Problem]:
@@ -109,12 +111,12 @@ class ProblemBanner(QFrame):
                     "The terminal cannot reach the payment service, so no sale can be charged "
                     "now. Check the internet connection and the credentials in Settings."
                 ),
-                event.error or "",
+                reason_text(event.error),
             )
         elif event.status == TokenStatus.VALID:
             self._set(Problem.SERVICE, None)
 
-    def on_card_form(self, working: bool, why: str) -> None:
+    def on_card_form(self, working: bool, why: Reason | None) -> None:
         if working:
             self._set(Problem.CARD_FORM, None)
             return
@@ -124,7 +126,7 @@ class ProblemBanner(QFrame):
                 "The card form did not load, so cards cannot be typed now. Check the internet "
                 "connection, then try again."
             ),
-            why,
+            reason_text(why),
         )
 
     def on_listener_state(self, event: ListenerStateChanged) -> None:
@@ -151,7 +153,7 @@ class ProblemBanner(QFrame):
                     "Payment notifications are not arriving. Sales still work; their final "
                     "status is asked of the service instead."
                 ),
-                event.reason,
+                reason_text(event.reason),
             )
         else:
             self._set(Problem.INBOX, None)

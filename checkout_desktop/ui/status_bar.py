@@ -9,6 +9,7 @@ from datetime import datetime
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.gateway.events import AttemptChanged, TokenStateChanged, TokenStatus
 from checkout_desktop.inbox.events import (
@@ -21,6 +22,7 @@ from checkout_desktop.inbox.events import (
 )
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_duration
+from checkout_desktop.ui.reasons import reason_text
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +61,7 @@ class TerminalStatusBar(QStatusBar):
             self.addPermanentWidget(label)
         self._token_status = TokenStatus.NONE
         self._valid_until: datetime | None = None
-        self._token_error: str | None = None
+        self._token_error: Reason | None = None
         self._listener_state: ListenerState | None = None
         self._listener_url: str | None = None
         self._health: ListenerHealthChanged | None = None
@@ -109,7 +111,7 @@ class TerminalStatusBar(QStatusBar):
         else:
             self.token.setText(self.tr("Token: not requested yet"))
             self.token.setStyleSheet("")
-        self.token.setToolTip(self._token_error or "")
+        self.token.setToolTip(reason_text(self._token_error))
 
     def on_listener_state(self, event: ListenerStateChanged) -> None:
         self._listener_state = event.state
@@ -142,7 +144,8 @@ class TerminalStatusBar(QStatusBar):
         self.listener.setStyleSheet(style)
         self.listener.setToolTip(
             self.tr("{reason} (since {since})").format(
-                reason=event.reason, since=event.since.astimezone().strftime("%H:%M:%S")
+                reason=reason_text(event.reason),
+                since=event.since.astimezone().strftime("%H:%M:%S"),
             )
         )
 

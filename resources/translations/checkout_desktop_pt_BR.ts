@@ -276,14 +276,6 @@
         <source>The card form is unavailable: {why}</source>
         <translation>O formulário do cartão está indisponível: {why}</translation>
     </message>
-    <message>
-        <source>Not charged: {why}</source>
-        <translation>Não cobrado: {why}</translation>
-    </message>
-    <message>
-        <source>Not charged: an internal error ({kind})</source>
-        <translation>Não cobrado: erro interno ({kind})</translation>
-    </message>
 </context>
 <context>
     <name>ConnectionTest</name>
@@ -310,6 +302,10 @@
     <message>
         <source>fetched; valid for {seconds} s</source>
         <translation>obtido; válido por {seconds} s</translation>
+    </message>
+    <message>
+        <source>{level} ({reason})</source>
+        <translation>{level} ({reason})</translation>
     </message>
     <message>
         <source>working</source>
@@ -642,6 +638,17 @@
     </message>
 </context>
 <context>
+    <name>Formatting</name>
+    <message>
+        <source>{minutes} min {seconds} s</source>
+        <translation>{minutes} min {seconds} s</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} s</translation>
+    </message>
+</context>
+<context>
     <name>HistoryPanel</name>
     <message>
         <source>The previous refund is still being confirmed with the service. Another refund or capture of this charge is refused until it is, so that money never moves twice.</source>
@@ -958,338 +965,6 @@
         <source>Production</source>
         <translation>Produção</translation>
     </message>
-    <message>
-        <source>no status</source>
-        <translation>sem status</translation>
-    </message>
-    <message>
-        <source>after the reply</source>
-        <translation>após a resposta</translation>
-    </message>
-    <message>
-        <source>at start-up</source>
-        <translation>na inicialização</translation>
-    </message>
-    <message>
-        <source>on demand</source>
-        <translation>a pedido</translation>
-    </message>
-    <message>
-        <source>scheduled check</source>
-        <translation>verificação agendada</translation>
-    </message>
-    <message>
-        <source>before sending</source>
-        <translation>antes de enviar</translation>
-    </message>
-    <message>
-        <source>after the refusal</source>
-        <translation>após a recusa</translation>
-    </message>
-    <message>
-        <source>daily sweep</source>
-        <translation>verificação diária</translation>
-    </message>
-    <message>
-        <source>in {count}x</source>
-        <translation>em {count}x</translation>
-    </message>
-    <message>
-        <source>card</source>
-        <translation>cartão</translation>
-    </message>
-    <message>
-        <source>capture of {amount}</source>
-        <translation>captura de {amount}</translation>
-    </message>
-    <message>
-        <source>cancellation of {amount}</source>
-        <translation>cancelamento de {amount}</translation>
-    </message>
-    <message>
-        <source>refund of {amount}</source>
-        <translation>estorno de {amount}</translation>
-    </message>
-    <message>
-        <source>requested</source>
-        <translation>solicitado</translation>
-    </message>
-    <message>
-        <source>sent to the service</source>
-        <translation>enviado ao serviço</translation>
-    </message>
-    <message>
-        <source>confirmed by the service</source>
-        <translation>confirmado pelo serviço</translation>
-    </message>
-    <message>
-        <source>outcome unknown; the charge will be queried, never sent again</source>
-        <translation>resultado desconhecido; a cobrança será consultada, nunca enviada de novo</translation>
-    </message>
-    <message>
-        <source>refused by the service</source>
-        <translation>recusado pelo serviço</translation>
-    </message>
-    <message>
-        <source>not sent: it never reached the service</source>
-        <translation>não enviado: não chegou ao serviço</translation>
-    </message>
-    <message>
-        <source>not done: the service&apos;s figures show no such change</source>
-        <translation>não realizado: os valores do serviço não mostram essa mudança</translation>
-    </message>
-    <message>
-        <source>not visible at the service yet; it will be asked again, never sent again</source>
-        <translation>ainda não aparece no serviço; será consultado de novo, nunca enviado de novo</translation>
-    </message>
-    <message>
-        <source>{status}, refunded {refunded} of {amount}</source>
-        <translation>{status}, estornado {refunded} de {amount}</translation>
-    </message>
-    <message>
-        <source>first status of the charge: {status}</source>
-        <translation>primeiro status da cobrança: {status}</translation>
-    </message>
-    <message>
-        <source>a later {status} update</source>
-        <translation>atualização mais recente com o status {status}</translation>
-    </message>
-    <message>
-        <source>{new} is later in the charge&apos;s life than {current}</source>
-        <translation>{new} vem depois de {current} no ciclo da cobrança</translation>
-    </message>
-    <message>
-        <source>already {status}; added details the charge did not have</source>
-        <translation>já estava com o status {status}; foram acrescentados dados que a cobrança não tinha</translation>
-    </message>
-    <message>
-        <source>{reason}; added details the charge did not have</source>
-        <translation>{reason}; foram acrescentados dados que a cobrança não tinha</translation>
-    </message>
-    <message>
-        <source>already {status}; nothing new</source>
-        <translation>já estava com o status {status}; nada de novo</translation>
-    </message>
-    <message>
-        <source>the charge is {denied}, which is final; {status} is not applied</source>
-        <translation>a cobrança está com o status {denied}, que é definitivo; {status} não é aplicado</translation>
-    </message>
-    <message>
-        <source>{new} comes earlier in a charge&apos;s life than {current}; an older input never overwrites a newer state</source>
-        <translation>{new} vem antes de {current} no ciclo da cobrança; uma informação mais antiga nunca substitui um estado mais recente</translation>
-    </message>
-    <message>
-        <source>{status} happened at {at}, before the current state ({current})</source>
-        <translation>{status} ocorreu em {at}, antes do estado atual ({current})</translation>
-    </message>
-    <message>
-        <source>{new} is older than the current {current}</source>
-        <translation>{new} é mais antigo que o status atual {current}</translation>
-    </message>
-    <message>
-        <source>3DS challenge result {status} (paresStatus {pares})</source>
-        <translation>resultado do desafio 3DS: {status} (paresStatus {pares})</translation>
-    </message>
-    <message>
-        <source>3DS challenge result {status}</source>
-        <translation>resultado do desafio 3DS: {status}</translation>
-    </message>
-    <message>
-        <source>older 3DS result; added the charge id</source>
-        <translation>resultado 3DS mais antigo; foi acrescentado o id da cobrança</translation>
-    </message>
-    <message>
-        <source>3DS result {status} already recorded</source>
-        <translation>resultado 3DS {status} já registrado</translation>
-    </message>
-    <message>
-        <source>3DS result {new} is older than the recorded {current}</source>
-        <translation>resultado 3DS {new} é mais antigo que o registrado ({current})</translation>
-    </message>
-    <message>
-        <source>attempt for sale {sale} recorded before sending: {amount}, {cards}, late capture</source>
-        <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}, captura posterior</translation>
-    </message>
-    <message>
-        <source>attempt for sale {sale} recorded before sending: {amount}, {cards}</source>
-        <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}</translation>
-    </message>
-    <message>
-        <source>attempt already {state}; {reason}</source>
-        <translation>tentativa já em “{state}”; {reason}</translation>
-    </message>
-    <message>
-        <source>the service has this charge ({status}); attempt resolved</source>
-        <translation>o serviço tem esta cobrança ({status}); tentativa resolvida</translation>
-    </message>
-    <message>
-        <source>the service has the charge ({status})</source>
-        <translation>o serviço tem a cobrança ({status})</translation>
-    </message>
-    <message>
-        <source>a notification shows the service has the charge ({status})</source>
-        <translation>uma notificação mostra que o serviço tem a cobrança ({status})</translation>
-    </message>
-    <message>
-        <source>the charge has no status yet</source>
-        <translation>a cobrança ainda não tem status</translation>
-    </message>
-    <message>
-        <source>{status} is not final</source>
-        <translation>{status} não é um status definitivo</translation>
-    </message>
-    <message>
-        <source>expecting the notification of {status}</source>
-        <translation>aguardando a notificação de {status}</translation>
-    </message>
-    <message>
-        <source>not charged: the service has no charge ({error})</source>
-        <translation>não cobrado: o serviço não tem a cobrança ({error})</translation>
-    </message>
-    <message>
-        <source>not charged: {error}</source>
-        <translation>não cobrado: {error}</translation>
-    </message>
-    <message>
-        <source>{error}; the service answered, so one query settles it</source>
-        <translation>{error}; o serviço respondeu, então uma consulta resolve</translation>
-    </message>
-    <message>
-        <source>{error}; the charge may exist: it will be found by asking, never sent again</source>
-        <translation>{error}; a cobrança pode existir: ela será localizada por consulta, nunca enviada de novo</translation>
-    </message>
-    <message>
-        <source>capture of {amount} requested</source>
-        <translation>captura de {amount} solicitada</translation>
-    </message>
-    <message>
-        <source>refund of {amount} requested</source>
-        <translation>estorno de {amount} solicitado</translation>
-    </message>
-    <message>
-        <source>capture failed: {error}; the charge will be queried to learn whether it happened</source>
-        <translation>a captura falhou: {error}; a cobrança será consultada para saber se ela ocorreu</translation>
-    </message>
-    <message>
-        <source>refund failed: {error}; the charge will be queried to learn whether it happened</source>
-        <translation>o estorno falhou: {error}; a cobrança será consultada para saber se ele ocorreu</translation>
-    </message>
-    <message>
-        <source>capture failed: {error}</source>
-        <translation>a captura falhou: {error}</translation>
-    </message>
-    <message>
-        <source>refund failed: {error}</source>
-        <translation>o estorno falhou: {error}</translation>
-    </message>
-    <message>
-        <source>capture outcome unknown</source>
-        <translation>resultado da captura desconhecido</translation>
-    </message>
-    <message>
-        <source>refund outcome unknown</source>
-        <translation>resultado do estorno desconhecido</translation>
-    </message>
-    <message>
-        <source>{action}: {reason}</source>
-        <translation>{action}: {reason}</translation>
-    </message>
-    <message>
-        <source>{trigger}: could not ask the service ({error}); will ask again</source>
-        <translation>{trigger}: não foi possível consultar o serviço ({error}); será consultado de novo</translation>
-    </message>
-    <message>
-        <source>{trigger}: the service answered the request and has no such charge: nothing was charged</source>
-        <translation>{trigger}: o serviço respondeu ao pedido e não tem essa cobrança: nada foi cobrado</translation>
-    </message>
-    <message>
-        <source>{trigger}: still no such charge {seconds} s after the attempt, past the point where it could appear: nothing was charged</source>
-        <translation>{trigger}: a cobrança ainda não existe {seconds} s após a tentativa, depois do prazo em que poderia aparecer: nada foi cobrado</translation>
-    </message>
-    <message>
-        <source>{trigger}: the service has no such charge yet ({seconds} s after the attempt); the request may still be in progress there, so it will be asked again, never sent again</source>
-        <translation>{trigger}: o serviço ainda não tem essa cobrança ({seconds} s após a tentativa); o pedido pode estar em andamento lá, então será consultado de novo, nunca enviado de novo</translation>
-    </message>
-    <message>
-        <source>{trigger}: asked the service: {reason}</source>
-        <translation>{trigger}: serviço consultado: {reason}</translation>
-    </message>
-    <message>
-        <source>{trigger} ({why}): the service answered: {error}</source>
-        <translation>{trigger} ({why}): o serviço respondeu: {error}</translation>
-    </message>
-    <message>
-        <source>{trigger} ({why}): could not ask the service: {error}</source>
-        <translation>{trigger} ({why}): não foi possível consultar o serviço: {error}</translation>
-    </message>
-    <message>
-        <source>{trigger} ({why}): {reason}</source>
-        <translation>{trigger} ({why}): {reason}</translation>
-    </message>
-    <message>
-        <source>{outcome}: {reason}</source>
-        <translation>{outcome}: {reason}</translation>
-    </message>
-    <message>
-        <source>not applied: {error}</source>
-        <translation>não aplicada: {error}</translation>
-    </message>
-    <message>
-        <source>the event-type header says {header} but the body is {body}; the body decided</source>
-        <translation>o cabeçalho de tipo de evento diz {header}, mas o corpo é {body}; valeu o corpo</translation>
-    </message>
-    <message>
-        <source>a notification of a type this terminal does not know ({type}); stored as received, not applied to any charge</source>
-        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
-    </message>
-    <message>
-        <source>no type</source>
-        <translation>sem tipo</translation>
-    </message>
-    <message>
-        <source>a self-test body without a nonce</source>
-        <translation>um corpo de autoteste sem nonce</translation>
-    </message>
-    <message>
-        <source>the {type} body does not match the format: {details}</source>
-        <translation>o corpo {type} não segue o formato: {details}</translation>
-    </message>
-    <message>
-        <source>the body does not match the format: {details}</source>
-        <translation>o corpo não segue o formato: {details}</translation>
-    </message>
-    <message>
-        <source>the {type} body cannot be read ({error})</source>
-        <translation>o corpo {type} não pode ser lido ({error})</translation>
-    </message>
-    <message>
-        <source>the body cannot be read ({error})</source>
-        <translation>o corpo não pode ser lido ({error})</translation>
-    </message>
-    <message>
-        <source>the body is not valid JSON: {error}</source>
-        <translation>o corpo não é um JSON válido: {error}</translation>
-    </message>
-    <message>
-        <source>the body is JSON but not an object (got {type})</source>
-        <translation>o corpo é JSON, mas não é um objeto (veio {type})</translation>
-    </message>
-    <message>
-        <source>the body is {size} bytes, over the limit of {limit} bytes; the first {limit} bytes are kept</source>
-        <translation>o corpo tem {size} bytes, acima do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
-    </message>
-    <message>
-        <source>the body is over the limit of {limit} bytes; the first {limit} bytes are kept</source>
-        <translation>o corpo passa do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
-    </message>
-    <message>
-        <source>the body did not arrive within {seconds} s ({size} bytes came); what came is kept</source>
-        <translation>o corpo não chegou em {seconds} s ({size} bytes chegaram); o que chegou foi guardado</translation>
-    </message>
-    <message>
-        <source>the content type {type} is not JSON; the body is kept</source>
-        <translation>o tipo de conteúdo {type} não é JSON; o corpo foi guardado</translation>
-    </message>
 </context>
 <context>
     <name>Launch</name>
@@ -1433,6 +1108,753 @@
     <message>
         <source>Payment notifications are not arriving. Sales still work; their final status is asked of the service instead.</source>
         <translation>As notificações de pagamento não estão chegando. As vendas continuam funcionando; o status final é consultado no serviço.</translation>
+    </message>
+</context>
+<context>
+    <name>Reasons</name>
+    <message>
+        <source>first status of the charge: {status}</source>
+        <translation>primeiro status da cobrança: {status}</translation>
+    </message>
+    <message>
+        <source>a later {status} update</source>
+        <translation>atualização mais recente com o status {status}</translation>
+    </message>
+    <message>
+        <source>{status} is later in the charge&apos;s life than {current_status}</source>
+        <translation>{status} vem depois de {current_status} no ciclo da cobrança</translation>
+    </message>
+    <message>
+        <source>already {current_status}; added details the charge did not have</source>
+        <translation>já estava com o status {current_status}; foram acrescentados dados que a cobrança não tinha</translation>
+    </message>
+    <message>
+        <source>{why}; added details the charge did not have</source>
+        <translation>{why}; foram acrescentados dados que a cobrança não tinha</translation>
+    </message>
+    <message>
+        <source>already {current_status}; nothing new</source>
+        <translation>já estava com o status {current_status}; nada de novo</translation>
+    </message>
+    <message>
+        <source>the charge was denied, which is final; {status} is not applied</source>
+        <translation>a cobrança foi negada, o que é definitivo; {status} não é aplicado</translation>
+    </message>
+    <message>
+        <source>{status} comes earlier in a charge&apos;s life than {current_status}; an older input never overwrites a newer state</source>
+        <translation>{status} vem antes de {current_status} no ciclo da cobrança; uma informação mais antiga nunca substitui um estado mais recente</translation>
+    </message>
+    <message>
+        <source>{status} happened at {occurred_at}, before the current state ({current_at})</source>
+        <translation>{status} ocorreu em {occurred_at}, antes do estado atual ({current_at})</translation>
+    </message>
+    <message>
+        <source>{status} is older than the current {current_status}</source>
+        <translation>{status} é mais antigo que o status atual {current_status}</translation>
+    </message>
+    <message>
+        <source>3DS challenge result {status}</source>
+        <translation>resultado do desafio 3DS: {status}</translation>
+    </message>
+    <message>
+        <source>3DS challenge result {status} (paresStatus {pares})</source>
+        <translation>resultado do desafio 3DS: {status} (paresStatus {pares})</translation>
+    </message>
+    <message>
+        <source>older 3DS result; added the charge id</source>
+        <translation>resultado 3DS mais antigo; foi acrescentado o id da cobrança</translation>
+    </message>
+    <message>
+        <source>3DS result {status} already recorded</source>
+        <translation>resultado 3DS {status} já registrado</translation>
+    </message>
+    <message>
+        <source>3DS result {status} is older than the recorded {current_status}</source>
+        <translation>resultado 3DS {status} é mais antigo que o registrado ({current_status})</translation>
+    </message>
+    <message>
+        <source>status {previous_status} → {status}</source>
+        <translation>status {previous_status} → {status}</translation>
+    </message>
+    <message>
+        <source>refunded {previous_amount} → {amount}</source>
+        <translation>estornado {previous_amount} → {amount}</translation>
+    </message>
+    <message>
+        <source>amount {amount}</source>
+        <translation>valor {amount}</translation>
+    </message>
+    <message>
+        <source>service&apos;s charge id {charge}</source>
+        <translation>id da cobrança no serviço {charge}</translation>
+    </message>
+    <message>
+        <source>card payment {key}: {status}</source>
+        <translation>pagamento com cartão {key}: {status}</translation>
+    </message>
+    <message>
+        <source>card payment {key}: {previous_status} → {status}</source>
+        <translation>pagamento com cartão {key}: {previous_status} → {status}</translation>
+    </message>
+    <message>
+        <source>card payment {key}: refunded {previous_amount} → {amount}</source>
+        <translation>pagamento com cartão {key}: estornado {previous_amount} → {amount}</translation>
+    </message>
+    <message>
+        <source>3DS {previous_status} → {status}</source>
+        <translation>3DS {previous_status} → {status}</translation>
+    </message>
+    <message>
+        <source>attempt for sale {sale} recorded before sending: {amount}, {cards}</source>
+        <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}</translation>
+    </message>
+    <message>
+        <source>attempt for sale {sale} recorded before sending: {amount}, {cards}, late capture</source>
+        <translation>tentativa da venda {sale} registrada antes do envio: {amount}, {cards}, captura posterior</translation>
+    </message>
+    <message>
+        <source>attempt already {state}; {why}</source>
+        <translation>tentativa já em “{state}”; {why}</translation>
+    </message>
+    <message>
+        <source>the service has this charge ({status}); attempt resolved</source>
+        <translation>o serviço tem esta cobrança ({status}); tentativa resolvida</translation>
+    </message>
+    <message>
+        <source>{brand} •••• {last_four}</source>
+        <translation>{brand} •••• {last_four}</translation>
+    </message>
+    <message>
+        <source>{brand}</source>
+        <translation>{brand}</translation>
+    </message>
+    <message>
+        <source>card</source>
+        <translation>cartão</translation>
+    </message>
+    <message>
+        <source>{card} in {installments}x</source>
+        <translation>{card} em {installments}x</translation>
+    </message>
+    <message>
+        <source>the charge has no status yet</source>
+        <translation>a cobrança ainda não tem status</translation>
+    </message>
+    <message>
+        <source>{status} is not final</source>
+        <translation>{status} não é um status definitivo</translation>
+    </message>
+    <message>
+        <source>expecting the notification of {status}</source>
+        <translation>aguardando a notificação de {status}</translation>
+    </message>
+    <message>
+        <source>scheduled check</source>
+        <translation>verificação agendada</translation>
+    </message>
+    <message>
+        <source>The result of charge {charge} is not known yet; the terminal is asking the service. Charging this sale again could charge the customer twice, so wait until it is known.</source>
+        <translation>O resultado da cobrança {charge} ainda não é conhecido; o terminal está consultando o serviço. Cobrar esta venda de novo poderia cobrar o cliente duas vezes: aguarde o resultado.</translation>
+    </message>
+    <message>
+        <source>This sale was already charged ({charge}, {status}). Refund it before charging the sale again.</source>
+        <translation>Esta venda já foi cobrada ({charge}, {status}). Estorne-a antes de cobrar a venda de novo.</translation>
+    </message>
+    <message>
+        <source>A new charge for this sale is refused.</source>
+        <translation>Uma nova cobrança para esta venda foi recusada.</translation>
+    </message>
+    <message>
+        <source>recorded before sending</source>
+        <translation>registrada antes do envio</translation>
+    </message>
+    <message>
+        <source>the terminal stopped waiting for the reply; the service will be asked</source>
+        <translation>o terminal parou de esperar a resposta; o serviço será consultado</translation>
+    </message>
+    <message>
+        <source>not charged: {error}</source>
+        <translation>não cobrado: {error}</translation>
+    </message>
+    <message>
+        <source>not charged: the service has no charge ({error})</source>
+        <translation>não cobrado: o serviço não tem a cobrança ({error})</translation>
+    </message>
+    <message>
+        <source>{error}; the service answered, so one query settles it</source>
+        <translation>{error}; o serviço respondeu, então uma consulta resolve</translation>
+    </message>
+    <message>
+        <source>{error}; the charge may exist: it will be found by asking, never sent again</source>
+        <translation>{error}; a cobrança pode existir: ela será localizada por consulta, nunca enviada de novo</translation>
+    </message>
+    <message>
+        <source>The result is not known yet ({error}). The terminal keeps asking the service and refuses another charge for this sale until it knows.</source>
+        <translation>O resultado ainda não é conhecido ({error}). O terminal continua consultando o serviço e recusa outra cobrança desta venda até saber.</translation>
+    </message>
+    <message>
+        <source>The result is not known yet ({error}). The terminal keeps asking the service and refuses another charge for this sale until it knows (last query: {last_error}).</source>
+        <translation>O resultado ainda não é conhecido ({error}). O terminal continua consultando o serviço e recusa outra cobrança desta venda até saber (última consulta: {last_error}).</translation>
+    </message>
+    <message>
+        <source>Approved: {status}.</source>
+        <translation>Aprovada: {status}.</translation>
+    </message>
+    <message>
+        <source>Denied: the card was not charged.</source>
+        <translation>Negada: o cartão não foi cobrado.</translation>
+    </message>
+    <message>
+        <source>Pending: the service has not decided yet (for example a 3DS challenge); the result arrives by notification or by asking the service.</source>
+        <translation>Pendente: o serviço ainda não decidiu (por exemplo, um desafio 3DS); o resultado chega por notificação ou por consulta ao serviço.</translation>
+    </message>
+    <message>
+        <source>The service reports {status}.</source>
+        <translation>O serviço informa: {status}.</translation>
+    </message>
+    <message>
+        <source>Not charged: an internal error ({kind}).</source>
+        <translation>Não cobrado: um erro interno ({kind}).</translation>
+    </message>
+    <message>
+        <source>the service has the charge ({status})</source>
+        <translation>o serviço tem a cobrança ({status})</translation>
+    </message>
+    <message>
+        <source>a notification shows the service has the charge ({status})</source>
+        <translation>uma notificação mostra que o serviço tem a cobrança ({status})</translation>
+    </message>
+    <message>
+        <source>capture of {amount} requested</source>
+        <translation>captura de {amount} solicitada</translation>
+    </message>
+    <message>
+        <source>capture failed: {error}</source>
+        <translation>a captura falhou: {error}</translation>
+    </message>
+    <message>
+        <source>capture failed: {error}; the charge will be queried to learn whether it happened</source>
+        <translation>a captura falhou: {error}; a cobrança será consultada para saber se ela ocorreu</translation>
+    </message>
+    <message>
+        <source>capture outcome unknown</source>
+        <translation>resultado da captura desconhecido</translation>
+    </message>
+    <message>
+        <source>capture of {amount}</source>
+        <translation>captura de {amount}</translation>
+    </message>
+    <message>
+        <source>refund of {amount} requested</source>
+        <translation>estorno de {amount} solicitado</translation>
+    </message>
+    <message>
+        <source>refund failed: {error}</source>
+        <translation>o estorno falhou: {error}</translation>
+    </message>
+    <message>
+        <source>refund failed: {error}; the charge will be queried to learn whether it happened</source>
+        <translation>o estorno falhou: {error}; a cobrança será consultada para saber se ele ocorreu</translation>
+    </message>
+    <message>
+        <source>refund outcome unknown</source>
+        <translation>resultado do estorno desconhecido</translation>
+    </message>
+    <message>
+        <source>refund of {amount}</source>
+        <translation>estorno de {amount}</translation>
+    </message>
+    <message>
+        <source>cancellation of {amount}</source>
+        <translation>cancelamento de {amount}</translation>
+    </message>
+    <message>
+        <source>{operation}: {step}</source>
+        <translation>{operation}: {step}</translation>
+    </message>
+    <message>
+        <source>{operation}: {step} ({detail})</source>
+        <translation>{operation}: {step} ({detail})</translation>
+    </message>
+    <message>
+        <source>requested</source>
+        <translation>pedido registrado</translation>
+    </message>
+    <message>
+        <source>sent to the service</source>
+        <translation>enviado ao serviço</translation>
+    </message>
+    <message>
+        <source>confirmed by the service</source>
+        <translation>confirmado pelo serviço</translation>
+    </message>
+    <message>
+        <source>outcome unknown; the charge will be queried, never sent again</source>
+        <translation>resultado desconhecido; a cobrança será consultada, nunca enviada de novo</translation>
+    </message>
+    <message>
+        <source>refused by the service</source>
+        <translation>recusado pelo serviço</translation>
+    </message>
+    <message>
+        <source>not sent: it never reached the service</source>
+        <translation>não enviado: não chegou ao serviço</translation>
+    </message>
+    <message>
+        <source>not done: the service&apos;s figures show no such change</source>
+        <translation>não realizado: os valores do serviço não mostram essa mudança</translation>
+    </message>
+    <message>
+        <source>not visible at the service yet; it will be asked again, never sent again</source>
+        <translation>ainda não aparece no serviço; será consultado de novo, nunca enviado de novo</translation>
+    </message>
+    <message>
+        <source>{status}, refunded {refunded_amount} of {amount}</source>
+        <translation>{status}, estornado {refunded_amount} de {amount}</translation>
+    </message>
+    <message>
+        <source>{status}, refunded {refunded_amount}</source>
+        <translation>{status}, estornado {refunded_amount}</translation>
+    </message>
+    <message>
+        <source>the terminal stopped waiting for the reply</source>
+        <translation>o terminal parou de esperar a resposta</translation>
+    </message>
+    <message>
+        <source>before sending: asked the service</source>
+        <translation>antes do envio: serviço consultado</translation>
+    </message>
+    <message>
+        <source>after the refusal: asked the service</source>
+        <translation>após a recusa: serviço consultado</translation>
+    </message>
+    <message>
+        <source>daily check: asked the service</source>
+        <translation>verificação diária: serviço consultado</translation>
+    </message>
+    <message>
+        <source>the service shows no amount for the charge</source>
+        <translation>o serviço não mostra valor para a cobrança</translation>
+    </message>
+    <message>
+        <source>the amount must be at least 1 centavo</source>
+        <translation>o valor precisa ser de pelo menos 1 centavo</translation>
+    </message>
+    <message>
+        <source>only a pre-authorized charge can be captured, and this one is {status}</source>
+        <translation>só uma cobrança pré-autorizada pode ser capturada, e esta está {status}</translation>
+    </message>
+    <message>
+        <source>the amount exceeds the {amount} authorized</source>
+        <translation>o valor passa dos {amount} autorizados</translation>
+    </message>
+    <message>
+        <source>a charge not yet captured is canceled in full ({amount})</source>
+        <translation>uma cobrança ainda não capturada é cancelada por inteiro ({amount})</translation>
+    </message>
+    <message>
+        <source>it is already fully refunded</source>
+        <translation>ela já foi estornada por inteiro</translation>
+    </message>
+    <message>
+        <source>a charge that is {status} has nothing to refund</source>
+        <translation>uma cobrança {status} não tem o que estornar</translation>
+    </message>
+    <message>
+        <source>the amount exceeds the {amount} still refundable</source>
+        <translation>o valor passa dos {amount} que ainda podem ser estornados</translation>
+    </message>
+    <message>
+        <source>refused</source>
+        <translation>recusado</translation>
+    </message>
+    <message>
+        <source>charge {charge} has no known amount; give one</source>
+        <translation>a cobrança {charge} não tem valor conhecido; informe um</translation>
+    </message>
+    <message>
+        <source>charge {charge} is not in this terminal&apos;s records; query it first</source>
+        <translation>a cobrança {charge} não está nos registros deste terminal; consulte-a primeiro</translation>
+    </message>
+    <message>
+        <source>after the reply</source>
+        <translation>após a resposta</translation>
+    </message>
+    <message>
+        <source>at start-up</source>
+        <translation>na inicialização</translation>
+    </message>
+    <message>
+        <source>on demand</source>
+        <translation>a pedido</translation>
+    </message>
+    <message>
+        <source>queried on demand</source>
+        <translation>consultada a pedido</translation>
+    </message>
+    <message>
+        <source>{trigger}: asked the service</source>
+        <translation>{trigger}: serviço consultado</translation>
+    </message>
+    <message>
+        <source>{trigger} ({why})</source>
+        <translation>{trigger} ({why})</translation>
+    </message>
+    <message>
+        <source>{context}: {why}</source>
+        <translation>{context}: {why}</translation>
+    </message>
+    <message>
+        <source>{trigger}: could not ask the service ({error}); will ask again</source>
+        <translation>{trigger}: não foi possível consultar o serviço ({error}); será consultado de novo</translation>
+    </message>
+    <message>
+        <source>{trigger}: the service answered the request and has no such charge: nothing was charged</source>
+        <translation>{trigger}: o serviço respondeu ao pedido e não tem essa cobrança: nada foi cobrado</translation>
+    </message>
+    <message>
+        <source>{trigger}: still no such charge {seconds} s after the attempt, past the point where it could appear: nothing was charged</source>
+        <translation>{trigger}: a cobrança ainda não existe {seconds} s após a tentativa, depois do prazo em que poderia aparecer: nada foi cobrado</translation>
+    </message>
+    <message>
+        <source>{trigger}: the service has no such charge yet ({seconds} s after the attempt); the request may still be in progress there, so it will be asked again, never sent again</source>
+        <translation>{trigger}: o serviço ainda não tem essa cobrança ({seconds} s após a tentativa); o pedido pode estar em andamento lá, então será consultado de novo, nunca enviado de novo</translation>
+    </message>
+    <message>
+        <source>{trigger} ({why}): the service answered: {error}</source>
+        <translation>{trigger} ({why}): o serviço respondeu: {error}</translation>
+    </message>
+    <message>
+        <source>{trigger} ({why}): could not ask the service: {error}</source>
+        <translation>{trigger} ({why}): não foi possível consultar o serviço: {error}</translation>
+    </message>
+    <message>
+        <source>access token request</source>
+        <translation>pedido de token de acesso</translation>
+    </message>
+    <message>
+        <source>charge request</source>
+        <translation>pedido de cobrança</translation>
+    </message>
+    <message>
+        <source>charge</source>
+        <translation>cobrança</translation>
+    </message>
+    <message>
+        <source>charge query</source>
+        <translation>consulta da cobrança</translation>
+    </message>
+    <message>
+        <source>capture</source>
+        <translation>captura</translation>
+    </message>
+    <message>
+        <source>refund</source>
+        <translation>estorno</translation>
+    </message>
+    <message>
+        <source>the charge id {value} is not valid: 6 to 36 letters, digits or hyphens</source>
+        <translation>o id da cobrança {value} não é válido: de 6 a 36 letras, dígitos ou hífens</translation>
+    </message>
+    <message>
+        <source>an amount is a whole number of centavos, at least 1 (got {value})</source>
+        <translation>um valor é um número inteiro de centavos, no mínimo 1 (veio {value})</translation>
+    </message>
+    <message>
+        <source>{operation}: the service at {url} cannot be reached; nothing was sent</source>
+        <translation>{operation}: não foi possível acessar o serviço em {url}; nada foi enviado</translation>
+    </message>
+    <message>
+        <source>{operation}: no reply within {seconds} s; the result is unknown until the service is asked</source>
+        <translation>{operation}: sem resposta em {seconds} s; o resultado é desconhecido até o serviço ser consultado</translation>
+    </message>
+    <message>
+        <source>{operation}: the connection broke before the reply; the result is unknown until the service is asked</source>
+        <translation>{operation}: a conexão caiu antes da resposta; o resultado é desconhecido até o serviço ser consultado</translation>
+    </message>
+    <message>
+        <source>{operation}: the reply does not match the documented format ({details})</source>
+        <translation>{operation}: a resposta não segue o formato documentado ({details})</translation>
+    </message>
+    <message>
+        <source>{operation}: the token reply does not match the documented format ({details})</source>
+        <translation>{operation}: a resposta do token não segue o formato documentado ({details})</translation>
+    </message>
+    <message>
+        <source>{operation}: the reply is about charge {got}, not {expected}</source>
+        <translation>{operation}: a resposta é sobre a cobrança {got}, não {expected}</translation>
+    </message>
+    <message>
+        <source>{operation}: the service answered HTTP {http_code} with a web page instead of data, usually a firewall or proxy block page; the service may refuse calls from this network or country, or the address points at a web site</source>
+        <translation>{operation}: o serviço respondeu HTTP {http_code} com uma página web em vez de dados, em geral uma página de bloqueio de firewall ou proxy; o serviço pode recusar chamadas desta rede ou país, ou o endereço aponta para um site</translation>
+    </message>
+    <message>
+        <source>{operation}: the service answered HTTP {http_code} with a web page (“{title}”) instead of data, usually a firewall or proxy block page; the service may refuse calls from this network or country, or the address points at a web site</source>
+        <translation>{operation}: o serviço respondeu HTTP {http_code} com uma página web (“{title}”) em vez de dados, em geral uma página de bloqueio de firewall ou proxy; o serviço pode recusar chamadas desta rede ou país, ou o endereço aponta para um site</translation>
+    </message>
+    <message>
+        <source>{operation}: the service answered HTTP {http_code} with an empty body</source>
+        <translation>{operation}: o serviço respondeu HTTP {http_code} sem conteúdo</translation>
+    </message>
+    <message>
+        <source>{operation}: the service answered HTTP {http_code} with {content_type}, not JSON</source>
+        <translation>{operation}: o serviço respondeu HTTP {http_code} com {content_type}, não JSON</translation>
+    </message>
+    <message>
+        <source>{operation}: the service refused the request (HTTP {http_code}): {detail}</source>
+        <translation>{operation}: o serviço recusou o pedido (HTTP {http_code}): {detail}</translation>
+    </message>
+    <message>
+        <source>{operation}: the service refused the access token (HTTP {http_code}): {detail}</source>
+        <translation>{operation}: o serviço recusou o token de acesso (HTTP {http_code}): {detail}</translation>
+    </message>
+    <message>
+        <source>{operation}: the service has no such charge (HTTP {http_code}): {detail}</source>
+        <translation>{operation}: o serviço não tem essa cobrança (HTTP {http_code}): {detail}</translation>
+    </message>
+    <message>
+        <source>{operation}: the service refused the content type (HTTP {http_code}): {detail}</source>
+        <translation>{operation}: o serviço recusou o tipo de conteúdo (HTTP {http_code}): {detail}</translation>
+    </message>
+    <message>
+        <source>{operation}: the service failed (HTTP {http_code}): {detail}</source>
+        <translation>{operation}: o serviço falhou (HTTP {http_code}): {detail}</translation>
+    </message>
+    <message>
+        <source>{operation}: the service answered with an error (HTTP {http_code}): {detail}</source>
+        <translation>{operation}: o serviço respondeu com um erro (HTTP {http_code}): {detail}</translation>
+    </message>
+    <message>
+        <source>no error detail in the reply</source>
+        <translation>a resposta não traz detalhes do erro</translation>
+    </message>
+    <message>
+        <source>an error reply of an unknown shape</source>
+        <translation>uma resposta de erro em formato desconhecido</translation>
+    </message>
+    <message>
+        <source>{operation}: the service refused a freshly issued access token too ({detail}); the credential may lack the checkout permission or have been revoked</source>
+        <translation>{operation}: o serviço recusou também um token de acesso recém-emitido ({detail}); a credencial pode não ter a permissão de checkout ou ter sido revogada</translation>
+    </message>
+    <message>
+        <source>{operation}: the service refused the client id or secret (HTTP {http_code}: {detail}). Check them in Settings → Credentials; a secret stops working 7 days after a new one is generated in the merchant panel, and sandbox and production credentials differ</source>
+        <translation>{operation}: o serviço recusou o client id ou o secret (HTTP {http_code}: {detail}). Confira-os em Configurações → Credenciais; um secret deixa de funcionar 7 dias depois que um novo é gerado no painel do lojista, e as credenciais de sandbox e de produção são diferentes</translation>
+    </message>
+    <message>
+        <source>{operation}: the token server answered HTTP {http_code}: {detail}</source>
+        <translation>{operation}: o servidor de tokens respondeu HTTP {http_code}: {detail}</translation>
+    </message>
+    <message>
+        <source>{operation}: the token server at {url} cannot be reached; check the network and the environment&apos;s authentication address</source>
+        <translation>{operation}: não foi possível acessar o servidor de tokens em {url}; confira a rede e o endereço de autenticação do ambiente</translation>
+    </message>
+    <message>
+        <source>{operation}: the token server did not answer within {seconds} s</source>
+        <translation>{operation}: o servidor de tokens não respondeu em {seconds} s</translation>
+    </message>
+    <message>
+        <source>{operation}: the connection to the token server failed</source>
+        <translation>{operation}: a conexão com o servidor de tokens falhou</translation>
+    </message>
+    <message>
+        <source>{operation}: the client secret cannot be read: {error}</source>
+        <translation>{operation}: não foi possível ler o client secret: {error}</translation>
+    </message>
+    <message>
+        <source>{operation}: the stored credentials break the service&apos;s rules ({details}); enter them again in Settings → Credentials</source>
+        <translation>{operation}: as credenciais gravadas não seguem as regras do serviço ({details}); digite-as de novo em Configurações → Credenciais</translation>
+    </message>
+    <message>
+        <source>the service refused a token it had just issued, and this computer&apos;s clock is {seconds} s behind the service&apos;s clock; set the system clock (enable network time) and try again</source>
+        <translation>o serviço recusou um token que acabara de emitir, e o relógio deste computador está {seconds} s atrasado em relação ao do serviço; acerte o relógio do sistema (ative a hora pela rede) e tente de novo</translation>
+    </message>
+    <message>
+        <source>the service refused a token it had just issued, and this computer&apos;s clock is {seconds} s ahead of the service&apos;s clock; set the system clock (enable network time) and try again</source>
+        <translation>o serviço recusou um token que acabara de emitir, e o relógio deste computador está {seconds} s adiantado em relação ao do serviço; acerte o relógio do sistema (ative a hora pela rede) e tente de novo</translation>
+    </message>
+    <message>
+        <source>applied: {why}</source>
+        <translation>aplicada: {why}</translation>
+    </message>
+    <message>
+        <source>applied</source>
+        <translation>aplicada</translation>
+    </message>
+    <message>
+        <source>no change: {why}</source>
+        <translation>sem mudança: {why}</translation>
+    </message>
+    <message>
+        <source>older, ignored: {why}</source>
+        <translation>mais antiga, ignorada: {why}</translation>
+    </message>
+    <message>
+        <source>not applied: {error}</source>
+        <translation>não aplicada: {error}</translation>
+    </message>
+    <message>
+        <source>the event-type header says {header} but the body is {body}; the body decided</source>
+        <translation>o cabeçalho de tipo de evento diz {header}, mas o corpo é {body}; valeu o corpo</translation>
+    </message>
+    <message>
+        <source>a notification of a type this terminal does not know ({type}); stored as received, not applied to any charge</source>
+        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
+    </message>
+    <message>
+        <source>a notification without a type; stored as received, not applied to any charge</source>
+        <translation>uma notificação sem tipo; guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
+    </message>
+    <message>
+        <source>a self-test body without a nonce</source>
+        <translation>um corpo de autoteste sem nonce</translation>
+    </message>
+    <message>
+        <source>the body does not match the format: {details}</source>
+        <translation>o corpo não segue o formato: {details}</translation>
+    </message>
+    <message>
+        <source>the {type} body does not match the format: {details}</source>
+        <translation>o corpo {type} não segue o formato: {details}</translation>
+    </message>
+    <message>
+        <source>the body cannot be read</source>
+        <translation>o corpo não pode ser lido</translation>
+    </message>
+    <message>
+        <source>the {type} body cannot be read</source>
+        <translation>o corpo {type} não pode ser lido</translation>
+    </message>
+    <message>
+        <source>the body is not valid JSON: {error}</source>
+        <translation>o corpo não é um JSON válido: {error}</translation>
+    </message>
+    <message>
+        <source>the body is JSON but not an object (got {type})</source>
+        <translation>o corpo é JSON, mas não é um objeto (veio {type})</translation>
+    </message>
+    <message>
+        <source>the body is {size} bytes, over the limit of {limit} bytes; the first {limit} bytes are kept</source>
+        <translation>o corpo tem {size} bytes, acima do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
+    </message>
+    <message>
+        <source>the body is over the limit of {limit} bytes; the first {limit} bytes are kept</source>
+        <translation>o corpo passa do limite de {limit} bytes; os primeiros {limit} bytes foram guardados</translation>
+    </message>
+    <message>
+        <source>the body did not arrive within {seconds} s ({size} bytes came); what came is kept</source>
+        <translation>o corpo não chegou em {seconds} s ({size} bytes chegaram); o que chegou foi guardado</translation>
+    </message>
+    <message>
+        <source>the content type {type} is not JSON; the body is kept</source>
+        <translation>o tipo de conteúdo {type} não é JSON; o corpo foi guardado</translation>
+    </message>
+    <message>
+        <source>the body cannot be accepted</source>
+        <translation>o corpo não pode ser aceito</translation>
+    </message>
+    <message>
+        <source>not checked yet</source>
+        <translation>ainda não verificada</translation>
+    </message>
+    <message>
+        <source>the listener is not running</source>
+        <translation>o receptor de notificações não está funcionando</translation>
+    </message>
+    <message>
+        <source>local self-test failed: {problem}</source>
+        <translation>o autoteste local falhou: {problem}</translation>
+    </message>
+    <message>
+        <source>no public URL: the listener works locally, but the service cannot reach it</source>
+        <translation>sem URL pública: o receptor funciona localmente, mas o serviço não consegue alcançá-lo</translation>
+    </message>
+    <message>
+        <source>the tunnel is not up: {why}</source>
+        <translation>o túnel não está ativo: {why}</translation>
+    </message>
+    <message>
+        <source>a self-test through {url} did not arrive: {problem}</source>
+        <translation>um autoteste por {url} não chegou: {problem}</translation>
+    </message>
+    <message>
+        <source>the merchant panel holds {registered}; notifications reach this terminal only once it holds {url}</source>
+        <translation>o painel do lojista tem {registered}; as notificações só chegam a este terminal quando ele tiver {url}</translation>
+    </message>
+    <message>
+        <source>the merchant panel holds no URL; notifications reach this terminal only once it holds {url}</source>
+        <translation>o painel do lojista não tem URL; as notificações só chegam a este terminal quando ele tiver {url}</translation>
+    </message>
+    <message>
+        <source>a self-test through {url} took {seconds} s (over {limit} s)</source>
+        <translation>um autoteste por {url} levou {seconds} s (acima de {limit} s)</translation>
+    </message>
+    <message>
+        <source>self-test through {url} arrived</source>
+        <translation>o autoteste por {url} chegou</translation>
+    </message>
+    <message>
+        <source>the address answered HTTP {http_code}</source>
+        <translation>o endereço respondeu HTTP {http_code}</translation>
+    </message>
+    <message>
+        <source>it was not stored within {seconds} s</source>
+        <translation>ele não foi gravado em {seconds} s</translation>
+    </message>
+    <message>
+        <source>the self-test could not be sent</source>
+        <translation>não foi possível enviar o autoteste</translation>
+    </message>
+    <message>
+        <source>the card service could not be reached (network, proxy or certificate); nothing was sent</source>
+        <translation>não foi possível acessar o serviço de cartões (rede, proxy ou certificado); nada foi enviado</translation>
+    </message>
+    <message>
+        <source>the card form could not be loaded</source>
+        <translation>não foi possível carregar o formulário do cartão</translation>
+    </message>
+    <message>
+        <source>the card service did not recognise the card&apos;s brand</source>
+        <translation>o serviço de cartões não reconheceu a bandeira do cartão</translation>
+    </message>
+    <message>
+        <source>the card service refused the shop&apos;s credentials</source>
+        <translation>o serviço de cartões recusou as credenciais da loja</translation>
+    </message>
+    <message>
+        <source>the card service refused the card; check what was typed</source>
+        <translation>o serviço de cartões recusou o cartão; confira o que foi digitado</translation>
+    </message>
+    <message>
+        <source>the card page could not be loaded</source>
+        <translation>não foi possível carregar a página do cartão</translation>
+    </message>
+    <message>
+        <source>the card page keeps failing</source>
+        <translation>a página do cartão continua falhando</translation>
+    </message>
+    <message>
+        <source>the card service credentials changed; the card form was reloaded, enter the card again</source>
+        <translation>as credenciais do serviço de cartões mudaram; o formulário do cartão foi recarregado, digite o cartão de novo</translation>
+    </message>
+    <message>
+        <source>the shop&apos;s CNPJ for the card service is not valid: {error}</source>
+        <translation>o CNPJ da loja para o serviço de cartões não é válido: {error}</translation>
+    </message>
+    <message>
+        <source>the card service&apos;s merchant token is empty, too long or holds spaces or control characters; enter it again in Settings → Credentials</source>
+        <translation>o token de lojista do serviço de cartões está vazio, longo demais ou contém espaços ou caracteres de controle; digite-o de novo em Configurações → Credenciais</translation>
+    </message>
+    <message>
+        <source>the card service&apos;s merchant token is not set; enter it in Settings → Credentials</source>
+        <translation>o token de lojista do serviço de cartões não foi informado; digite-o em Configurações → Credenciais</translation>
+    </message>
+    <message>
+        <source>the card service&apos;s merchant token cannot be read: no keychain is available</source>
+        <translation>não foi possível ler o token de lojista do serviço de cartões: nenhum chaveiro está disponível</translation>
+    </message>
+    <message>
+        <source>no status</source>
+        <translation>sem status</translation>
     </message>
 </context>
 <context>

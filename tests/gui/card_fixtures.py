@@ -29,6 +29,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 
+from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.sandbox import certs
 from checkout_desktop.sandbox.process import SandboxProcess, start_sandbox_process
 from checkout_desktop.sandbox.server import SDK_HOST
@@ -241,11 +242,11 @@ class PageRecorder:
     def __init__(self, card_page: CardPage) -> None:
         self.tokens: list[Any] = []
         self.sdk_errors: list[Any] = []
-        self.unavailable: list[str] = []
+        self.unavailable: list[Reason] = []
         self.ready = 0
         self.navigation_refused: list[str] = []
         self.security_events: list[str] = []
-        self.credential_errors: list[str] = []
+        self.credential_errors: list[Reason] = []
         self.raw_messages: list[tuple[str, str]] = []
         card_page.token_created.connect(self.tokens.append)
         card_page.sdk_error.connect(self.sdk_errors.append)

@@ -24,6 +24,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.charging import ChargeOutcome
 from checkout_desktop.paths import AppPaths
@@ -36,6 +37,7 @@ from checkout_desktop.ui.card_page import SdkCredentialSource
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE
 from checkout_desktop.ui.main_window import MainWindow, merchant_of
 from checkout_desktop.ui.qt_app import build_card_page
+from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.supervisor import hash_pin
 from checkout_desktop.ui.webview import register_schemes
 
@@ -269,7 +271,9 @@ def test_an_approved_card_is_paid_in_screen_list_and_timeline(
     screen = shop.window.charge_screen
     screen.update_state()
     assert not screen.charge_button.isEnabled()
-    assert "already has charge" in screen.blocked.text()
+    check = shop.terminal.service.can_start_charge(screen.sale_id)
+    assert check.reason is not None and check.reason.code == ReasonCode.START_MONEY_HELD
+    assert screen.blocked.text() == reason_text(check.reason)
 
 
 def test_a_denied_card_is_denied_everywhere_and_the_sale_can_retry(shop: Shop) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWebEngineCore import QWebEnginePage
 
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.settings import default_profiles
 from checkout_desktop.ui.card_page import CardPage
 from checkout_desktop.ui.chromium import FLAGS_ENV
@@ -243,7 +244,7 @@ def page_without_sdk(
 
 def test_a_missing_sdk_script_shows_a_clear_state(page_without_sdk: PageParts) -> None:
     card_page, driver, recorder = page_without_sdk
-    assert recorder.unavailable == ["the SDK script could not be loaded"]
+    assert recorder.unavailable == [Reason.of(ReasonCode.SDK_LOAD)]
     assert recorder.ready == 0 and not card_page.sdk_ready
     assert not driver.hidden("sdk-state")
     assert driver.text("sdk-state").startswith("The card service script could not be loaded.")

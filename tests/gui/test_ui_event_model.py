@@ -14,6 +14,7 @@ import pytest
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.store import db
 from checkout_desktop.store.events import EventFilter, EventRepository, NewEvent, Verdict
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
@@ -22,6 +23,9 @@ from checkout_desktop.ui.events_panel import EventsPanel
 logger = logging.getLogger(__name__)
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+QUARANTINE = Reason.of(ReasonCode.INBOX_NOT_JSON, error="Expecting value")
+# How the list shows it in English (the UI's wording: the same words as the stored text here).
+QUARANTINE_TEXT = "the body is not valid JSON: Expecting value"
 
 
 def _body(n: int, status: str, charge: str) -> bytes:
@@ -65,7 +69,7 @@ def insert_events(
                         event_ref=f"evt-{n}",
                         merchant_charge_id=charge,
                         status=status,
-                        reason="quarantine reason" if verdict == Verdict.QUARANTINED else None,
+                        reason=QUARANTINE if verdict == Verdict.QUARANTINED else None,
                     )
                 )
             )
@@ -182,7 +186,7 @@ def test_panel_filters_search_and_shows_raw_json_and_headers(
     assert '"merchantChargeId": "sale-cccccc"' in raw
     assert "event-type: TransactionUpdateMessage" in raw
     assert "[not stored: bare token]" in raw
-    assert "quarantine reason" in panel.detail.summary.text()
+    assert QUARANTINE_TEXT in panel.detail.summary.text()
     assert "Rejected" in panel.detail.summary.text()
 
 
@@ -256,7 +260,7 @@ def test_the_cells_say_what_the_row_holds(qtbot: QtBot, conn: sqlite3.Connection
         "Denied",
         "sale-000009",
         "Rejected",
-        "quarantine reason",
+        QUARANTINE_TEXT,
     ]
     # Formatted once, then read back as they were.
     assert [model.data(model.index(0, c)) for c in range(model.columnCount())] == row
@@ -264,7 +268,7 @@ def test_the_cells_say_what_the_row_holds(qtbot: QtBot, conn: sqlite3.Connection
     assert isinstance(verdict, QBrush)
     assert verdict.color().name() == "#b3261e"
     assert model.data(model.index(0, 0), Qt.ItemDataRole.ForegroundRole) is None
-    assert model.data(model.index(0, 5), Qt.ItemDataRole.ToolTipRole) == "quarantine reason"
+    assert model.data(model.index(0, 5), Qt.ItemDataRole.ToolTipRole) == QUARANTINE_TEXT
     assert model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole) is None
     assert model.data(model.index(0, 0), Qt.ItemDataRole.FontRole) is None
     assert model.data(model.index(0, 0), EVENT_ID_ROLE) == summary.id

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
 from checkout_desktop.inbox.events import (
     HealthLevel,
@@ -18,14 +19,15 @@ from checkout_desktop.inbox.events import (
 )
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.problem_banner import Problem, ProblemBanner
+from checkout_desktop.ui.reasons import reason_text
 
 
 class FakeCardPage(QObject):
     """The card page's three signals the banner listens to, and a load() it may call."""
 
     ready = Signal()
-    sdk_unavailable = Signal(str)
-    credentials_error = Signal(str)
+    sdk_unavailable = Signal(object)  # Reason
+    credentials_error = Signal(object)  # Reason
 
     def __init__(self) -> None:
         super().__init__()
@@ -35,7 +37,7 @@ class FakeCardPage(QObject):
         self.loads += 1
 
 
-def _token(status: TokenStatus, error: str | None = None) -> TokenStateChanged:
+def _token(status: TokenStatus, error: Reason | None = None) -> TokenStateChanged:
     return TokenStateChanged(
         status=status, valid_until=None, seconds_left=None, token_requests=1, error=error
     )
@@ -51,13 +53,20 @@ def test_each_problem_shows_while_it_lasts(qtbot: QtBot) -> None:
     window.show()
     assert banner.isHidden()
 
-    adapter.token_state_changed.emit(_token(TokenStatus.FAILED, "connection refused"))
+    refused = Reason.of(
+        ReasonCode.TOKEN_SERVER_CONNECTION,
+        operation=Reason.of(ReasonCode.OP_TOKEN),
+        error="ConnectError",
+    )
+    adapter.token_state_changed.emit(_token(TokenStatus.FAILED, refused))
     assert banner.isVisible()
     assert banner.problems() == [Problem.SERVICE]
     assert "cannot reach the payment service" in banner.lines[Problem.SERVICE].text()
-    assert banner.lines[Problem.SERVICE].toolTip() == "connection refused"
+    assert banner.lines[Problem.SERVICE].toolTip() == reason_text(refused)
 
-    page.sdk_unavailable.emit("Network Error")
+    unavailable = Reason.of(ReasonCode.SDK_LOAD)
+    page.sdk_unavailable.emit(unavailable)
+    assert banner.lines[Problem.CARD_FORM].toolTip() == reason_text(unavailable)
     assert banner.problems() == [Problem.SERVICE, Problem.CARD_FORM]
     again = banner.findChild(QPushButton, "reloadCardForm")
     assert again is not None
@@ -69,7 +78,9 @@ def test_each_problem_shows_while_it_lasts(qtbot: QtBot) -> None:
         ListenerStateChanged(state=ListenerState.LISTENING, url="https://127.0.0.1:1/")
     )
     adapter.listener_health_changed.emit(
-        ListenerHealthChanged(level=HealthLevel.DOWN, reason="no delivery came back", since=now)
+        ListenerHealthChanged(
+            level=HealthLevel.DOWN, reason=Reason.of(ReasonCode.HEALTH_LISTENER_DOWN), since=now
+        )
     )
     assert banner.problems() == [Problem.SERVICE, Problem.CARD_FORM, Problem.INBOX]
 
@@ -77,7 +88,9 @@ def test_each_problem_shows_while_it_lasts(qtbot: QtBot) -> None:
     adapter.token_state_changed.emit(_token(TokenStatus.VALID))
     page.ready.emit()
     adapter.listener_health_changed.emit(
-        ListenerHealthChanged(level=HealthLevel.DEGRADED, reason="no public URL", since=now)
+        ListenerHealthChanged(
+            level=HealthLevel.DEGRADED, reason=Reason.of(ReasonCode.HEALTH_NO_PUBLIC_URL), since=now
+        )
     )
     qtbot.waitUntil(lambda: banner.problems() == [], timeout=2000)
     assert banner.isHidden()

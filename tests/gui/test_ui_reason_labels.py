@@ -1,169 +1,176 @@
-"""Reasons the core writes (in English, as stored) are shown in the UI's language."""
+"""Every reason the core gives has a UI rendering, translated, with its arguments shown.
+
+The test walks `ReasonCode` (no template is typed here): a code without an English text or a
+UI template fails, a template that escapes Qt's translation fails (a marking translator shows
+which texts went through `tr`), and a pt_BR rendering must show each argument the way the
+rest of the UI shows it (statuses by their labels, amounts as money, instants by the locale).
+"""
 
 from __future__ import annotations
 
 import logging
+import re
+import string
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
-from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus
+from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.money_ops import MONEY_STEPS, Figures, MoneyOpKind, money_reason
-from checkout_desktop.domain.state import ChargeState, merge
-from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
-from checkout_desktop.inbox.intake import Received, classify
-from checkout_desktop.store.charges import CheckPolicy
+from checkout_desktop.domain.reasons import (
+    ENGLISH,
+    Reason,
+    ReasonCode,
+    is_amount_arg,
+    is_instant_arg,
+    is_status_arg,
+)
 from checkout_desktop.ui.formatting import format_instant_precise, format_money
 from checkout_desktop.ui.i18n import Translations
-from checkout_desktop.ui.labels import reason_label, status_label
+from checkout_desktop.ui.labels import status_label
+from checkout_desktop.ui.reasons import error_text, reason_text, templates
+from tests.gui.pseudo import MarkingTranslator, unmarked
 
 logger = logging.getLogger(__name__)
 
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 EN_US = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-T1 = T0 + timedelta(minutes=5)
+AT = datetime(2026, 3, 1, 12, 0, 5, 123000, tzinfo=UTC)
 
 
 @pytest.fixture
 def translations(qapp: QApplication) -> Iterator[Translations]:
+    previous = QLocale()
     installed = Translations()
     yield installed
     installed.remove()
+    QLocale.setDefault(previous)
 
 
-def _update(status: ChargeStatus, at: datetime, amount: int | None = 8990) -> ChargeUpdate:
-    return ChargeUpdate("sale-1-a", "ch_1", status, amount, None, occurred_at=at)
+def _fields(template: str) -> list[str]:
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
-def _three_ds(status: ThreeDsStatus, at: datetime, pares: str | None = None) -> ThreeDsUpdate:
-    return ThreeDsUpdate("sale-1-a", "ch_1", status, pares, None, at, at)
+def _sample(name: str) -> object:
+    if is_status_arg(name):
+        return "PRE_AUTHORIZED"
+    if is_amount_arg(name):
+        return 8990
+    if is_instant_arg(name):
+        return AT.isoformat()
+    if name in ("why", "context", "trigger", "operation", "card", "brand"):
+        return Reason.of(ReasonCode.CHECK_SCHEDULED)
+    if name == "cards":
+        return (Reason.of(ReasonCode.CARD, brand="VISA", last_four="4242"),)
+    return f"<{name}>"
 
 
-def _core_reasons() -> list[tuple[str, list[str]]]:
-    """(reason as the core writes it, the raw values its translation must show)."""
-    first = merge(None, _update(ChargeStatus.PRE_AUTHORIZED, T0))
-    paid = merge(first.state, _update(ChargeStatus.PAID, T1))
-    again = merge(paid.state, _update(ChargeStatus.PAID, T1))
-    later_same = merge(paid.state, _update(ChargeStatus.PAID, T1 + timedelta(minutes=1)))
-    earlier = merge(paid.state, _update(ChargeStatus.PRE_AUTHORIZED, T1))
-    older_time = merge(paid.state, _update(ChargeStatus.PAID, T0))
-    no_amount = ChargeState(merchant_charge_id="sale-1-a", status=ChargeStatus.PAID, status_at=T1)
-    details = merge(no_amount, _update(ChargeStatus.PAID, T1))
-    denied = merge(None, _update(ChargeStatus.DENIED, T0))
-    after_denied = merge(denied.state, _update(ChargeStatus.PAID, T1))
-    tds = merge(paid.state, _three_ds(ThreeDsStatus.CHALLENGED, T0, "Y"))
-    tds_again = merge(tds.state, _three_ds(ThreeDsStatus.CHALLENGED, T0, "Y"))
-    tds_older = merge(
-        merge(tds.state, _three_ds(ThreeDsStatus.APPROVED, T1)).state,
-        _three_ds(ThreeDsStatus.CHALLENGED, T1),
-    )
-    policy = CheckPolicy()
-    not_final = policy.schedule(first.state, source="reply", checks=0, now=T1)[1]
-    no_status = policy.schedule(ChargeState("sale-1-a"), source="reply", checks=0, now=T1)[1]
-    assert not_final is not None and no_status is not None
-    reasons: list[tuple[str, list[object]]] = [
-        (first.entry.reason, ["PRE_AUTHORIZED"]),
-        (paid.entry.reason, ["PAID", "PRE_AUTHORIZED"]),
-        (again.entry.reason, ["PAID"]),
-        (f"duplicate: {again.entry.reason}", ["PAID"]),
-        (later_same.entry.reason, ["PAID"]),
-        (earlier.entry.reason, ["PAID", "PRE_AUTHORIZED"]),
-        (f"ignored: {older_time.entry.reason}", ["PAID", T0, T1]),
-        (details.entry.reason, ["PAID"]),
-        (after_denied.entry.reason, ["PAID", "DENIED"]),
-        (tds.entry.reason, ["Challenged"]),
-        (tds_again.entry.reason, ["Challenged"]),
-        (tds_older.entry.reason, ["Challenged", "Approved"]),
-        (not_final, ["PRE_AUTHORIZED"]),
-        (no_status, []),
-    ]
-    # The store's and gateway's templates need a database or a service to produce; they are
-    # written out here exactly as store/charges.py and gateway/charging.py compose them.
-    reasons += [
-        (
-            "attempt for sale S-77 recorded before sending: 8990 centavos, visa •••• 4242 in 3x",
-            ["S-77", 8990, "4242"],
-        ),
-        ("capture of 8990 centavos requested", [8990]),
-        (f"refund of 2000 centavos: {later_same.entry.reason}", [2000, "PAID"]),
-        (f"start-up: asked the service: {paid.entry.reason}", ["PAID"]),
-        (f"schedule ({not_final}): {again.entry.reason}", ["PAID", "PRE_AUTHORIZED"]),
-        ("the service has this charge (PAID); attempt resolved", ["PAID"]),
-        (f"attempt already CREATED; {first.entry.reason}", ["CREATED", "PRE_AUTHORIZED"]),
-        (f"before sending: asked the service: {again.entry.reason}", ["PAID"]),
-        (f"cancel of 8990 centavos: {later_same.entry.reason}", [8990, "PAID"]),
-    ]
-    # Every step of a money operation, as domain/money_ops.money_reason writes it.
-    figures = Figures(ChargeStatus.PARTIAL, 8990, 2000)
-    for kind in MoneyOpKind:
-        for step in MONEY_STEPS:
-            reasons.append((money_reason(kind, 2000, step), [2000]))
-        reasons.append(
-            (money_reason(kind, 2000, "confirmed", figures.describe()), [2000, "PARTIAL", 8990])
-        )
-    return [(r, [_shown(v) for v in values]) for r, values in reasons]
+def _example(code: ReasonCode) -> Reason:
+    return Reason(code, {name: _sample(name) for name in _fields(ENGLISH[code])})
 
 
-def _shown(value: object) -> str:
-    if isinstance(value, datetime):
-        return format_instant_precise(value)
-    if isinstance(value, int):
-        return format_money(value)
-    if (isinstance(value, str) and value.isupper()) or value in ("Challenged", "Approved"):
+def _shown(name: str, value: object) -> str:
+    """How an argument must appear on a pt_BR screen."""
+    if isinstance(value, Reason):
+        return reason_text(value)
+    if isinstance(value, tuple):
+        return ", ".join(reason_text(v) for v in value)
+    if is_status_arg(name):
         return status_label(str(value))
+    if is_amount_arg(name):
+        assert isinstance(value, int)
+        return format_money(value)
+    if is_instant_arg(name):
+        return format_instant_precise(datetime.fromisoformat(str(value)))
     return str(value)
 
 
-def _inbox_reasons() -> list[str]:
-    def received(body: bytes, content_type: str = "application/json") -> Received:
-        return Received(body, {}, T0, None, content_type, "127.0.0.1")
-
-    texts = [
-        classify(received(b"{not json")).event.reason,
-        classify(received(b"[1]")).event.reason,
-        classify(received(b'{"type": "PAYMENT", "data": 3}')).event.reason,
-        classify(received(b'{"type": "SOMETHING_NEW", "id": "e1"}')).event.reason,
-    ]
-    return [t for t in texts if t]
+def test_every_code_has_a_ui_template_using_only_its_arguments(qapp: QApplication) -> None:
+    table = templates()
+    missing = [code.name for code in ReasonCode if code not in table]
+    assert not missing, f"codes without a UI template: {missing}"
+    for code in ReasonCode:
+        assert code in ENGLISH, f"{code.name} has no English text"
+        extra = set(_fields(table[code])) - set(_fields(ENGLISH[code]))
+        assert not extra, f"{code.name}'s UI template names arguments it never has: {extra}"
 
 
-def test_portuguese_renders_every_core_template(translations: Translations) -> None:
+def test_every_template_goes_through_the_catalogue(qapp: QApplication) -> None:
+    # Marked only where the pt_BR catalogue has a translation: an untranslated or
+    # never-translated template comes back bare.
+    with MarkingTranslator.installed(qapp):
+        table = templates()
+        bare = [
+            code.name
+            for code in ReasonCode
+            if re.sub(r"\{\w*\}", "", unmarked(table[code])).strip()
+        ]
+    assert not bare, f"templates with no pt_BR translation: {bare}"
+
+
+def test_portuguese_renders_each_code_with_its_arguments(translations: Translations) -> None:
     assert translations.install(PT_BR)
-    for text, values in _core_reasons():
-        shown = reason_label(text)
-        assert shown != text, text
-        for value in values:
-            assert value.replace("\u00a0", " ") in shown.replace("\u00a0", " "), (text, shown)
-    inbox = _inbox_reasons()
-    assert len(inbox) == 4
-    for text in inbox:
-        assert reason_label(text) != text, text
+    table = templates()
+    for code in ReasonCode:
+        reason = _example(code)
+        shown = reason_text(reason)
+        assert "{" not in shown, (code.name, shown)
+        for name in _fields(table[code]):
+            expected = _shown(name, reason.args[name])
+            assert expected in shown, (code.name, name, expected, shown)
+        if _fields(ENGLISH[code]) or code.name.startswith(("CARD", "OP_")):
+            continue
+        # A reason with no argument reads differently from its English in Portuguese.
+        assert shown != reason.english(), code.name
 
 
-def test_unknown_text_passes_through(translations: Translations) -> None:
+def test_nested_reasons_are_rendered_in_the_ui_language(translations: Translations) -> None:
     assert translations.install(PT_BR)
-    for text in ("something the core never wrote", "PAID", "a: b: c", ""):
-        assert reason_label(text) == text
+    reason = Reason.of(
+        ReasonCode.WITH_CONTEXT,
+        context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=Reason.of(ReasonCode.TRIGGER_START_UP)),
+        why=Reason.of(ReasonCode.MERGE_LATER_STAGE, status="PAID", current_status="PRE_AUTHORIZED"),
+    )
+    assert reason_text(reason) == (
+        "na inicialização: serviço consultado: Paga vem depois de Pré-autorizada no ciclo da "
+        "cobrança"
+    )
+    assert reason.english() == (
+        "start-up: asked the service: PAID is later in the charge's life than PRE_AUTHORIZED"
+    )
 
 
-def test_english_shows_the_stored_text(translations: Translations) -> None:
+def test_old_rows_show_their_stored_text(translations: Translations) -> None:
+    assert translations.install(PT_BR)
+    assert reason_text(None, "a reason written before codes") == "a reason written before codes"
+    assert reason_text(None, None) == ""
+
+
+def test_exceptions_carrying_a_reason_are_rendered(translations: Translations) -> None:
+    assert translations.install(PT_BR)
+    error = ValueError(Reason.of(ReasonCode.NO_KNOWN_AMOUNT, charge="ch-1"))
+    assert error_text(error) == "a cobrança ch-1 não tem valor conhecido; informe um"
+    assert error_text(RuntimeError("plain")) == "plain"
+
+
+def test_english_ui_renders_amounts_as_money(translations: Translations) -> None:
     assert not translations.install(EN_US)
-    for text, _ in _core_reasons():
-        assert reason_label(text) == text
+    reason = Reason.of(ReasonCode.REFUND_REQUESTED, amount=2000)
+    assert reason.english() == "refund of 2000 centavos requested"
+    assert reason_text(reason) == f"refund of {format_money(2000)} requested"
 
 
 def test_every_money_operation_step_is_shown_in_portuguese(translations: Translations) -> None:
     assert translations.install(PT_BR)
+    figures = Figures(ChargeStatus.PAID, 2000, 0)
     for kind in MoneyOpKind:
-        for step, phrase in MONEY_STEPS.items():
-            shown = reason_label(
-                money_reason(kind, 2000, step, "PAID, refunded 0 of 2000 centavos")
-            )
-            assert phrase not in shown, shown
+        for step in MONEY_STEPS:
+            reason = money_reason(kind, 2000, step, figures.reason())
+            shown = reason_text(reason).replace("\u00a0", " ")
             assert "centavos" not in shown, shown
-            assert format_money(2000).replace("\u00a0", " ") in shown.replace("\u00a0", " ")
-    assert reason_label(money_reason(MoneyOpKind.REFUND, 500, "requested")).startswith("estorno")
+            assert format_money(2000).replace("\u00a0", " ") in shown, shown
+            assert status_label("PAID") in shown, shown
+    assert reason_text(money_reason(MoneyOpKind.REFUND, 500, "requested")).startswith("estorno")

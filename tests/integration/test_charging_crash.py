@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.sandbox.process import SandboxProcess, start_sandbox_process
 from tests.integration.charging_support import (
@@ -141,10 +142,15 @@ async def test_killed_after_sending_ends_as_exactly_one_charge(
         # It was found by asking; nothing was sent again.
         assert ("POST", "/api/v1/charge/authorization") not in requests
         assert ("GET", f"/api/v1/charge/{mcid}") in requests
-        reasons = [e.reason for e in stack.service.repo.timeline(mcid).items]
-        assert any(r.startswith("start-up: asked the service") for r in reasons)
+        reasons = [e.reason_data for e in stack.service.repo.timeline(mcid).items]
+        asked = Reason.of(ReasonCode.ASKED_SERVICE, trigger=Reason.of(ReasonCode.TRIGGER_START_UP))
+        assert any(
+            r is not None and r.code == ReasonCode.WITH_CONTEXT and r.args["context"] == asked
+            for r in reasons
+        )
         again = stack.service.can_start_charge("sale-crash")
-        assert not again and "already has charge" in (again.reason or "")
+        assert not again and again.reason is not None
+        assert again.reason.code == ReasonCode.START_MONEY_HELD
     assert await service_has(access, mcid) == 200
 
 

@@ -61,7 +61,8 @@ async def test_charging_reads_the_client_secret_from_the_keychain_when_needed(
             )
             assert refused.attempt == AttemptState.REJECTED
             assert isinstance(refused.error, InvalidCredentials)
-            assert "wrong_secret_value" not in refused.message
+            assert "wrong_secret_value" not in refused.message.english()
+            assert "wrong_secret_value" not in refused.message.args_json()
             assert refused.merchant_charge_id not in server.state.charges
 
             store.set(PROFILE, SecretName.CLIENT_SECRET, SecretStr(access.client_secret))

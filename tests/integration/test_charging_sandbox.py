@@ -12,7 +12,8 @@ import pytest
 import pytest_asyncio
 
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState, money_reason
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.charging import MoneyOperationRefused, SaleBusy
 from checkout_desktop.gateway.errors import Unauthorized
@@ -95,7 +96,10 @@ async def test_every_test_card_ends_in_its_outcome(sandbox: SandboxServer, tmp_p
         # HTTP 500 and no charge: one query settles it, since the service did answer.
         failed = outcomes[GATEWAY_ERROR]
         assert failed.attempt == AttemptState.NOT_FOUND
-        assert "not charged" in failed.message and "HTTP 500" in failed.message
+        assert failed.message.code == ReasonCode.NOT_CHARGED_NO_CHARGE
+        error = failed.message.args["error"]
+        assert isinstance(error, Reason) and error.code == ReasonCode.API_FAILED
+        assert error.args["http_code"] == 500
         assert failed.merchant_charge_id not in sandbox.state.charges
         # The slow card: no reply in time, the charge exists, found by asking.
         slow = outcomes[SLOW]
@@ -107,12 +111,16 @@ async def test_every_test_card_ends_in_its_outcome(sandbox: SandboxServer, tmp_p
             "reconciliation",
             "reconciliation",
         ]
-        assert "no reply within 1 s" in timeline[1].reason
+        timed_out = timeline[1].reason_data
+        assert timed_out is not None and timed_out.code == ReasonCode.UNKNOWN_MAY_EXIST
+        assert timed_out.args["error"] == Reason.of(
+            ReasonCode.REPLY_TIMEOUT, operation=Reason.of(ReasonCode.OP_AUTHORIZATION), seconds="1"
+        )
         assert timeline[2].input_status == "PAID"
         # 3DS: pending until the challenge is answered, then PAID on the next query.
         three_ds = outcomes[THREE_DS_APPROVED]
         assert three_ds.status == ChargeStatus.PENDING
-        assert "pending" in three_ds.message
+        assert three_ds.message == Reason.of(ReasonCode.OUTCOME_PENDING)
 
         async def three_ds_paid() -> bool:
             record = await stack.service.refresh(three_ds.merchant_charge_id)
@@ -238,7 +246,9 @@ async def test_a_401_that_survives_renewal_fails_clearly_and_charges_nothing(
         )
         assert outcome.attempt == AttemptState.REJECTED
         assert isinstance(outcome.error, Unauthorized)
-        assert "refused a freshly issued access token too" in outcome.message
+        assert outcome.message.code == ReasonCode.NOT_CHARGED
+        assert outcome.message.args["error"] == outcome.error.reason
+        assert outcome.error.reason.code == ReasonCode.TOKEN_REFUSED_AGAIN
         assert outcome.merchant_charge_id not in sandbox.state.charges
         # Exactly one renewal and one retry, then the clear error.
         assert sandbox.state.tokens_issued == 2
@@ -273,11 +283,16 @@ async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolv
         )
         await watcher
         assert outcome.unknown
-        assert "outcome unknown" in outcome.message
+        assert outcome.message.code in (
+            ReasonCode.OUTCOME_UNKNOWN,
+            ReasonCode.OUTCOME_UNKNOWN_LAST_QUERY,
+        )
         check = stack.service.can_start_charge("sale-slow")
         assert not check
         assert check.blocking_charge == outcome.merchant_charge_id
-        assert "not known yet" in (check.reason or "")
+        assert check.reason == Reason.of(
+            ReasonCode.START_UNRESOLVED, sale="sale-slow", charge=outcome.merchant_charge_id
+        )
         with pytest.raises(SaleBusy, match="could charge the customer twice"):
             await stack.service.charge(
                 sale_id="sale-slow", request=charge_request(spare_token), cards=visa("1111")
@@ -286,7 +301,7 @@ async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolv
         sandbox.faults.update(latency_s=0.0)
 
         async def resolved() -> bool:
-            await stack.service.reconcile(trigger="test")
+            await stack.service.reconcile(trigger="on demand")
             attempt = stack.service.repo.attempt(outcome.merchant_charge_id)
             assert attempt is not None
             return not attempt.unresolved
@@ -304,7 +319,8 @@ async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolv
         assert "reconciliation" in sources
         # Paid now: a second charge for the sale is still refused, for a new reason.
         again = stack.service.can_start_charge("sale-slow")
-        assert not again and "already has charge" in (again.reason or "")
+        assert not again and again.reason is not None
+        assert again.reason.code == ReasonCode.START_MONEY_HELD
 
 
 @pytest.mark.asyncio
@@ -323,13 +339,16 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
         assert (partial.status, partial.refunded_amount) == (ChargeStatus.PAID, 500)
         full = await stack.service.refund(late.merchant_charge_id)
         assert (full.status, full.refunded_amount) == (ChargeStatus.REFUNDED, 1500)
-        reasons = [e.reason for e in stack.service.repo.timeline(late.merchant_charge_id).items]
-        assert "capture of 1500 centavos requested" in reasons
-        assert "refund of 500 centavos requested" in reasons
-        assert "refund of 1000 centavos requested" in reasons
+        reasons = [
+            e.reason_data for e in stack.service.repo.timeline(late.merchant_charge_id).items
+        ]
+        assert money_reason(MoneyOpKind.CAPTURE, 1500, "requested") in reasons
+        assert money_reason(MoneyOpKind.REFUND, 500, "requested") in reasons
+        assert money_reason(MoneyOpKind.REFUND, 1000, "requested") in reasons
         # Ruled out by the service's own figures (asked just before): nothing is sent.
-        with pytest.raises(MoneyOperationRefused, match="already fully refunded") as refused:
+        with pytest.raises(MoneyOperationRefused) as refused:
             await stack.service.refund(late.merchant_charge_id, 1)
+        assert refused.value.why == Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED)
         assert refused.value.figures == Figures(ChargeStatus.REFUNDED, 1500, 1500)
         ops = stack.service.repo.money_operations(late.merchant_charge_id)
         assert [(o.kind, o.amount, o.state) for o in ops] == [
@@ -360,7 +379,8 @@ async def test_the_reconciler_checks_charges_whose_notification_did_not_arrive(
     async with charging_stack(access, tmp_path / "store.sqlite3", policy=policy) as stack:
         mcid = await _paid(stack, access, "sale-1")
         record = stack.service.repo.charge(mcid)
-        assert record is not None and record.check_reason == "expecting the notification of PAID"
+        expecting = Reason.of(ReasonCode.CHECK_EXPECT_NOTIFICATION, status="PAID")
+        assert record is not None and record.check_reason_data == expecting
         stack.service.start(interval_s=0.2, fast_interval_s=0.1)
 
         async def checked() -> bool:
@@ -371,5 +391,11 @@ async def test_the_reconciler_checks_charges_whose_notification_did_not_arrive(
         await stack.service.stop()
         last = stack.service.repo.timeline(mcid).items[-1]
         assert last.source == "reconciliation"
-        assert "expecting the notification of PAID" in last.reason
+        assert last.reason_data is not None
+        assert last.reason_data.code == ReasonCode.WITH_CONTEXT
+        assert last.reason_data.args["context"] == Reason.of(
+            ReasonCode.TRIGGER_BECAUSE,
+            trigger=Reason.of(ReasonCode.TRIGGER_SCHEDULE),
+            why=expecting,
+        )
         assert last.outcome == "duplicate"

@@ -12,6 +12,7 @@ import pytest
 import pytest_asyncio
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.errors import ServiceUnreachable
 from checkout_desktop.gateway.events import (
@@ -118,7 +119,9 @@ async def test_an_unreachable_token_server_charges_nothing(
         )
         assert outcome.attempt == AttemptState.REJECTED
         assert isinstance(outcome.error, ServiceUnreachable)
-        assert outcome.message.startswith("not charged: token request: cannot reach")
+        assert outcome.message == Reason.of(ReasonCode.NOT_CHARGED, error=outcome.error.reason)
+        assert outcome.error.reason.code == ReasonCode.TOKEN_SERVER_UNREACHABLE
+        assert outcome.error.reason.args["operation"] == Reason.of(ReasonCode.OP_TOKEN)
         assert stack.service.can_start_charge("sale-1")
         timeline = stack.service.repo.timeline(outcome.merchant_charge_id).items
         assert [e.source for e in timeline] == ["request", "request"]
@@ -165,7 +168,9 @@ async def test_three_ds_rejected_ends_denied_and_frees_the_sale(
         )
         assert outcome.status == ChargeStatus.PENDING
         blocked = stack.service.can_start_charge("sale-1")
-        assert not blocked and "PENDING" in (blocked.reason or "")
+        assert not blocked and blocked.reason is not None
+        assert blocked.reason.code == ReasonCode.START_MONEY_HELD
+        assert blocked.reason.args["status"] == "PENDING"
         for _ in range(100):
             record = await stack.service.refresh(outcome.merchant_charge_id)
             if record.status == ChargeStatus.DENIED:

@@ -17,6 +17,7 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.inbox.events import HealthLevel, ListenerHealthChanged, WebhookStored
 from checkout_desktop.inbox.health import HealthMonitor
 from checkout_desktop.inbox.listener import WebhookListener
@@ -109,7 +110,8 @@ async def test_healthy_when_the_self_test_arrives_through_the_public_url(rig: Ri
     monitor = rig.monitor(tunnel)
     status = await monitor.check_now()
     assert status.level == HealthLevel.HEALTHY, status.reason
-    assert status.reason == f"self-test through {rig.public_url} arrived"
+    assert status.reason == Reason.of(ReasonCode.HEALTH_OK, url=rig.public_url)
+    assert status.reason.english() == f"self-test through {rig.public_url} arrived"
     assert status.round_trip_s is not None
     since = status.since
     again = await monitor.check_now()
@@ -124,7 +126,7 @@ async def test_healthy_when_the_self_test_arrives_through_the_public_url(rig: Ri
 async def test_no_public_url_is_degraded_after_a_local_self_test(rig: Rig) -> None:
     status = await rig.monitor(None).check_now()
     assert status.level == HealthLevel.DEGRADED
-    assert "no public URL" in status.reason
+    assert status.reason == Reason.of(ReasonCode.HEALTH_NO_PUBLIC_URL)
     assert rig.self_tests() == 1
 
 
@@ -156,8 +158,7 @@ async def test_url_not_in_the_merchant_panel_is_down(rig: Rig, tmp_path: Path) -
         monitor = rig.monitor(tunnel)
         status = await monitor.check_now()
         assert status.level == HealthLevel.DOWN
-        assert "merchant panel holds no URL" in status.reason
-        assert rig.public_url in status.reason
+        assert status.reason == Reason.of(ReasonCode.HEALTH_NO_URL_REGISTERED, url=rig.public_url)
         tunnel.acknowledge()
         assert (await monitor.check_now()).level == HealthLevel.HEALTHY
     finally:
@@ -182,8 +183,11 @@ async def test_public_url_reaching_another_server_is_down(rig: Rig) -> None:
         await tunnel.start()
         status = await rig.monitor(tunnel, timeout_s=0.5).check_now()
         assert status.level == HealthLevel.DOWN
-        assert f"through {elsewhere} did not arrive" in status.reason
-        assert "not stored within 0.5 s" in status.reason
+        assert status.reason == Reason.of(
+            ReasonCode.HEALTH_PUBLIC_FAILED,
+            url=elsewhere,
+            problem=Reason.of(ReasonCode.SELF_TEST_NOT_STORED, seconds="0.5"),
+        )
     finally:
         await runner.cleanup()
 
@@ -194,12 +198,14 @@ async def test_wrong_token_or_dead_url_is_down(rig: Rig) -> None:
     await tunnel.start()
     wrong = await rig.monitor(tunnel, token="not-the-token").check_now()
     assert wrong.level == HealthLevel.DOWN
-    assert "answered 401" in wrong.reason
+    assert wrong.reason.args["problem"] == Reason.of(ReasonCode.SELF_TEST_HTTP, http_code=401)
     dead = rig.manual("https://localhost:1/webhooks/checkout")
     await dead.start()
     unreachable = await rig.monitor(dead).check_now()
     assert unreachable.level == HealthLevel.DOWN
-    assert "ConnectError" in unreachable.reason
+    problem = unreachable.reason.args["problem"]
+    assert isinstance(problem, Reason) and problem.code == ReasonCode.SELF_TEST_FAILED
+    assert "ConnectError" in str(problem.args["error"])
     assert rig.self_tests() == 0
 
 
@@ -213,7 +219,7 @@ async def test_stopped_listener_is_down_and_since_moves(rig: Rig) -> None:
     await rig.listener.stop()
     down = await monitor.check_now()
     assert down.level == HealthLevel.DOWN
-    assert down.reason == "the listener is not running"
+    assert down.reason == Reason.of(ReasonCode.HEALTH_LISTENER_DOWN)
     assert down.since > healthy.since
     assert [c.level for c in rig.changes] == [HealthLevel.HEALTHY, HealthLevel.DOWN]
 

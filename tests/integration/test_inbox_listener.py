@@ -22,6 +22,7 @@ import trustme
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.gateway.events import ChargeChanged
 from checkout_desktop.inbox.charges import apply_to_charges
@@ -106,11 +107,11 @@ async def open_inbox(
 def recording_applier(inbox_ref: list[Inbox]) -> ChargeApplier:
     """Records each call, checking it runs inside the writer's transaction with the row there."""
 
-    def apply(conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> str:
+    def apply(conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
         event_id = int(ref.split(":")[1])
         row = conn.execute("SELECT verdict FROM webhook_event WHERE id = ?", (event_id,)).fetchone()
         inbox_ref[0].applied.append((ref, conn.in_transaction, 0 if row is None else 1))
-        return f"applied {update.status}"
+        return Reason.of(ReasonCode.INBOX_APPLIED_BARE)
 
     return apply
 
@@ -168,13 +169,14 @@ async def test_accepted_delivery_is_committed_before_the_ack(inbox: Inbox) -> No
     )
     assert row.body_json() == payment()
     assert row.headers["Authorization"] == "[not stored: bare token]"
-    assert row.merge_outcome == "applied PAID"
+    assert row.merge_data == Reason.of(ReasonCode.INBOX_APPLIED_BARE)
+    assert row.merge_outcome == "applied"
     assert inbox.applied == [(f"webhook_event:{row.id}", True, 1)]
     (stored,) = inbox.stored()
     assert (stored.event_id, stored.verdict, stored.merge_outcome) == (
         row.id,
         Verdict.ACCEPTED,
-        "applied PAID",
+        Reason.of(ReasonCode.INBOX_APPLIED_BARE),
     )
 
 
@@ -334,7 +336,7 @@ async def test_event_type_header_spelled_with_underscore(inbox: Inbox) -> None:
 @pytest.mark.expected_errors("the charge state machine failed on webhook event")
 @pytest.mark.asyncio
 async def test_state_machine_failure_keeps_the_event(tmp_path: Path) -> None:
-    def broken(conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> str:
+    def broken(conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
         conn.execute("CREATE TABLE scratch (x)")  # rolled back with the savepoint
         raise RuntimeError("state machine bug")
 
@@ -343,6 +345,9 @@ async def test_state_machine_failure_keeps_the_event(tmp_path: Path) -> None:
         response = await post(inbox.url, payment(), headers())
         assert response.status_code == 200
         (row,) = inbox.rows()
+        assert row.merge_data == Reason.of(
+            ReasonCode.INBOX_NOT_APPLIED, error="RuntimeError: state machine bug"
+        )
         assert row.merge_outcome == "not applied: RuntimeError: state machine bug"
         conn = sqlite3.connect(inbox.db_path)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
@@ -461,13 +466,14 @@ async def test_notifications_reach_the_charge_state_machine_in_the_same_commit(
         )
         assert [r.status_code for r in (authorized, paid, stale, orphan)] == [200] * 4
         rows = inbox.rows()
-        assert [r.merge_outcome.split(":")[0] for r in rows if r.merge_outcome] == [
-            "applied",
-            "applied",
-            "ignored",
-            "not applied",
+        assert [r.merge_data.code for r in rows if r.merge_data] == [
+            ReasonCode.INBOX_APPLIED,
+            ReasonCode.INBOX_APPLIED,
+            ReasonCode.INBOX_IGNORED,
+            ReasonCode.INBOX_NOT_APPLIED,
         ]
-        assert rows[3].merge_outcome is not None and "ChargeNotKnown" in rows[3].merge_outcome
+        assert rows[3].merge_data is not None
+        assert "ChargeNotKnown" in str(rows[3].merge_data.args["error"])
         conn = db.connect(inbox.db_path)
         try:
             repo = ChargeRepository(conn)

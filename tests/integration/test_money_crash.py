@@ -20,7 +20,13 @@ import httpx
 import pytest
 
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.money_ops import MoneyOpKind, MoneyOpState
+from checkout_desktop.domain.money_ops import (
+    MoneyOpKind,
+    MoneyOpState,
+    money_operation,
+    money_reason,
+)
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import merge_charge_update
 from checkout_desktop.gateway.charging import MoneyOperationBusy
 from checkout_desktop.sandbox.process import SandboxProcess, start_sandbox_process
@@ -189,9 +195,15 @@ async def test_killed_between_sending_and_the_reply_ends_equal_to_the_service(
         # Found by asking; nothing was sent again.
         assert [r for r in requests if r[1].startswith("/api/") and r[0] == "POST"] == []
         assert ("GET", f"/api/v1/charge/{mcid}") in requests
-        reasons = [e.reason for e in stack.service.repo.timeline(mcid).items]
-        assert any(r.startswith(f"{op.kind} of {op.amount} centavos confirmed") for r in reasons)
-        assert f"{op.kind} of {op.amount} centavos sent to the service" in reasons
+        reasons = [e.reason_data for e in stack.service.repo.timeline(mcid).items]
+        confirmed = Reason.of(ReasonCode.STEP_CONFIRMED)
+        assert any(
+            r is not None
+            and r.args.get("operation") == money_operation(op.kind, op.amount)
+            and r.args.get("step") == confirmed
+            for r in reasons
+        )
+        assert money_reason(op.kind, op.amount, "sent") in reasons
         await store_equals_service(stack, mcid)
         # Settled: the clerk may act again, on the service's figures.
         assert not stack.service.money_view(mcid).busy

@@ -13,7 +13,8 @@ import pytest
 import pytest_asyncio
 
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState, money_reason
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate
 from checkout_desktop.gateway.charging import (
     MoneyOperationBusy,
@@ -97,7 +98,7 @@ async def test_a_lost_refund_reply_is_settled_by_asking_never_by_sending_again(
         assert (op.kind, op.amount, op.state) == (MoneyOpKind.REFUND, 400, MoneyOpState.CONFIRMED)
         assert op.base == Figures(ChargeStatus.PAID, 1500, 0)
         steps = [
-            (e.source, e.reason)
+            (e.source, e.reason_data)
             for e in stack.service.repo.timeline(mcid).items
             if e.source_ref == op.ref
         ]
@@ -109,13 +110,22 @@ async def test_a_lost_refund_reply_is_settled_by_asking_never_by_sending_again(
             "reconciliation",
             "reconciliation",
         ]
-        assert steps[0][1] == "refund of 400 centavos requested"
-        assert steps[1][1] == "refund of 400 centavos sent to the service"
-        assert steps[2][1].startswith("refund of 400 centavos outcome unknown; ")
-        assert "no reply within 0.5 s" in steps[2][1]
-        assert steps[3][1].startswith("after the reply: asked the service: ")
-        assert steps[4][1] == (
-            "refund of 400 centavos confirmed by the service (PAID, refunded 400 of 1500 centavos)"
+        refund = MoneyOpKind.REFUND
+        assert steps[0][1] == money_reason(refund, 400, "requested")
+        assert steps[1][1] == money_reason(refund, 400, "sent")
+        unknown = steps[2][1]
+        assert unknown is not None and unknown.code == ReasonCode.MONEY_STEP_DETAIL
+        assert unknown.args["step"] == Reason.of(ReasonCode.STEP_UNKNOWN)
+        timeout = unknown.args["detail"]
+        assert isinstance(timeout, Reason) and timeout.code == ReasonCode.REPLY_TIMEOUT
+        assert timeout.args["seconds"] == "0.5"
+        asked = steps[3][1]
+        assert asked is not None and asked.code == ReasonCode.WITH_CONTEXT
+        assert asked.args["context"] == Reason.of(
+            ReasonCode.ASKED_SERVICE, trigger=Reason.of(ReasonCode.TRIGGER_AFTER_REPLY)
+        )
+        assert steps[4][1] == money_reason(
+            refund, 400, "confirmed", Figures(ChargeStatus.PAID, 1500, 400).reason()
         )
     assert sandbox.state.charges[mcid].refunded_amount == 400
 
@@ -220,7 +230,9 @@ async def test_an_unseen_operation_waits_for_the_grace_period_before_it_counts_a
             op = repo.record_money_operation(
                 mcid, MoneyOpKind.REFUND, 700, Figures(ChargeStatus.PAID, 1500, 0)
             )
-            repo.move_money_operation(op, MoneyOpState.SENT, source="request", reason="sent")
+            repo.move_money_operation(
+                op, MoneyOpState.SENT, source="request", reason=op.reason("sent")
+            )
         with transaction(stack.conn), pytest.raises(MoneyOperationOpen):
             repo.record_money_operation(
                 mcid, MoneyOpKind.REFUND, 1, Figures(ChargeStatus.PAID, 1500, 0)
@@ -229,6 +241,10 @@ async def test_an_unseen_operation_waits_for_the_grace_period_before_it_counts_a
         assert report.operations_resolved == 0 and report.still_unknown == (mcid,)
         current = repo.money_operation(op.id)
         assert current is not None and current.state == MoneyOpState.UNKNOWN
+        assert repo.timeline(mcid).items[-1].reason_data == money_reason(
+            MoneyOpKind.REFUND, 700, "waiting", Figures(ChargeStatus.PAID, 1500, 0).reason()
+        )
+        # The English text is kept beside the code, for exports and logs.
         assert repo.timeline(mcid).items[-1].reason == (
             "refund of 700 centavos not visible at the service yet; it will be asked again, "
             "never sent again (PAID, refunded 0 of 1500 centavos)"
@@ -324,8 +340,12 @@ async def test_a_refund_made_at_the_service_appears_within_one_sweep(
         assert [c.merchant_charge_id for c in changes] == [ids[1]]
         last = stack.service.repo.timeline(ids[1]).items[-1]
         assert last.source == "reconciliation"
-        assert last.reason.startswith("daily sweep: asked the service: ")
-        assert "refunded 0 → 600" in last.changes
+        assert last.reason_data is not None
+        assert last.reason_data.code == ReasonCode.WITH_CONTEXT
+        assert last.reason_data.args["context"] == Reason.of(ReasonCode.CONTEXT_SWEEP)
+        assert Reason.of(ReasonCode.CHANGE_REFUNDED, previous_amount=0, amount=600) in (
+            last.changes_data or ()
+        )
         # Once a day: the next pass starts no new sweep.
         third = await stack.service.reconcile(trigger="schedule", due_only=True)
         assert third.swept == 0

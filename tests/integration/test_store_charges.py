@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState, Outcome
 from checkout_desktop.domain.wire import (
     ChargeReply,
@@ -37,6 +38,9 @@ logger = logging.getLogger(__name__)
 
 NOW = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
 PAN = "4111111111111111"
+# Reasons the tests hand to the store (what the charge service would give).
+START_UP = Reason.of(ReasonCode.TRIGGER_START_UP)
+LATE = Reason.of(ReasonCode.SERVICE_HAS_CHARGE, status="PAID")
 
 
 class Clock:
@@ -154,7 +158,16 @@ def test_an_attempt_is_recorded_with_brand_and_last_four_only(
         record(repo, "charge-000001")
     entry = repo.timeline("charge-000001").items[0]
     assert entry.source == "request"
-    assert "recorded before sending: 1500 centavos, VISA •••• 1111" in entry.reason
+    assert entry.reason_data == Reason.of(
+        ReasonCode.ATTEMPT_RECORDED,
+        sale="sale-1",
+        amount=1500,
+        cards=(Reason.of(ReasonCode.CARD, brand="VISA", last_four="1111"),),
+    )
+    # The English text is kept beside the code, for exports and logs.
+    assert entry.reason == (
+        "attempt for sale sale-1 recorded before sending: 1500 centavos, VISA •••• 1111"
+    )
     # The write is durable: a new connection sees it.
     other = connect(db_path)
     try:
@@ -262,10 +275,13 @@ def test_out_of_order_and_duplicate_inputs_keep_the_latest_state(repo: ChargeRep
         ("webhook", "43", "REFUNDED"),
         ("webhook", "44", "PARTIAL"),
     ]
-    assert "earlier in a charge's life than PARTIAL" in merge_rows[1].reason
-    assert merge_rows[2].reason.endswith("added details the charge did not have")
+    codes = [r.reason_data.code if r.reason_data else None for r in merge_rows]
+    assert codes[1] == ReasonCode.MERGE_EARLIER_STAGE
+    assert codes[2] in (ReasonCode.MERGE_DETAILS_ADDED, ReasonCode.MERGE_OLDER_DETAILS_ADDED)
     assert (merge_rows[2].previous_status, merge_rows[2].new_status) == ("PARTIAL", "PARTIAL")
-    assert merge_rows[3].reason == "already PARTIAL; nothing new"
+    assert merge_rows[3].reason_data == Reason.of(
+        ReasonCode.MERGE_NOTHING_NEW, current_status="PARTIAL"
+    )
 
 
 def test_a_notification_first_creates_the_charge(repo: ChargeRepository) -> None:
@@ -319,7 +335,10 @@ def test_resolved_attempts_never_change_again(repo: ChargeRepository) -> None:
     record(repo, "charge-000007")
     with transaction(repo.conn):
         repo.set_attempt_state(
-            "charge-000007", AttemptState.UNKNOWN, source="reply", reason="timeout"
+            "charge-000007",
+            AttemptState.UNKNOWN,
+            source="reply",
+            reason=Reason.of(ReasonCode.STOPPED_WAITING),
         )
     assert repo.unresolved_attempt_for_sale("sale-1") is not None
     with transaction(repo.conn):
@@ -327,19 +346,21 @@ def test_resolved_attempts_never_change_again(repo: ChargeRepository) -> None:
             "charge-000007",
             AttemptState.NOT_FOUND,
             source="reconciliation",
-            reason="gone",
+            reason=Reason.of(ReasonCode.RECONCILE_ANSWERED_NONE, trigger=START_UP),
             count_query=True,
         )
     with transaction(repo.conn):
         after = repo.set_attempt_state(
-            "charge-000007", AttemptState.CREATED, source="reconciliation", reason="late"
+            "charge-000007", AttemptState.CREATED, source="reconciliation", reason=LATE
         )
     assert after.state == AttemptState.NOT_FOUND
     assert after.queries == 1
     assert repo.unresolved_attempt_for_sale("sale-1") is None
     assert repo.unresolved_attempts() == []
     last = repo.timeline("charge-000007").items[-1]
-    assert (last.outcome, last.reason) == ("ignored", "attempt already NOT_FOUND; late")
+    assert last.outcome == "ignored"
+    assert last.reason_data == Reason.of(ReasonCode.ATTEMPT_ALREADY, state="NOT_FOUND", why=LATE)
+    assert last.reason == f"attempt already NOT_FOUND; {LATE.english()}"
 
 
 def test_checks_are_scheduled_by_status_and_notification(
@@ -351,6 +372,9 @@ def test_checks_are_scheduled_by_status_and_notification(
     charge = repo.charge(mcid)
     assert charge is not None
     assert charge.next_check_at == NOW + timedelta(seconds=120)
+    assert charge.check_reason_data == Reason.of(
+        ReasonCode.CHECK_EXPECT_NOTIFICATION, status="PAID"
+    )
     assert charge.check_reason == "expecting the notification of PAID"
     assert repo.due_checks() == []
     clock.now = NOW + timedelta(seconds=121)
@@ -378,14 +402,24 @@ def test_checks_are_scheduled_by_status_and_notification(
         assert again.next_check_at == clock.now + timedelta(seconds=expected)
         assert again.last_checked_at == clock.now
     with transaction(repo.conn):
-        repo.mark_checked(pre, found=False, reason="could not ask: offline")
+        repo.mark_checked(
+            pre,
+            found=False,
+            reason=Reason.of(
+                ReasonCode.CHECK_CANNOT_ASK,
+                trigger=START_UP,
+                why=Reason.of(ReasonCode.CHECK_SCHEDULED),
+                error="offline",
+            ),
+        )
     last = repo.charge(pre)
     assert last is not None and last.checks == 6
     with transaction(repo.conn):
-        repo.schedule_check(pre, reason="refund outcome unknown", at=clock.now)
+        repo.schedule_check(pre, reason=Reason.of(ReasonCode.REFUND_UNKNOWN), at=clock.now)
     soon = repo.charge(pre)
     assert soon is not None
     assert (soon.next_check_at, soon.check_reason) == (clock.now, "refund outcome unknown")
+    assert soon.check_reason_data == Reason.of(ReasonCode.REFUND_UNKNOWN)
 
 
 def test_history_pages_by_keyset(repo: ChargeRepository) -> None:
@@ -465,6 +499,6 @@ def test_attempt_records_returned_by_writes_are_what_the_store_holds(
     for state, options in steps:
         with transaction(repo.conn):
             returned = repo.set_attempt_state(
-                "charge-000042", state, source="reconciliation", reason="step", **options
+                "charge-000042", state, source="reconciliation", reason=LATE, **options
             )
         assert returned == repo.attempt("charge-000042"), state

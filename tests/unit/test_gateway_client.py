@@ -18,6 +18,7 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.errors import (
@@ -25,6 +26,7 @@ from checkout_desktop.gateway.errors import (
     ChargeNotFound,
     ClockSkew,
     ConnectionLost,
+    GatewayError,
     InvalidReply,
     NonJsonReply,
     ReplyTimeout,
@@ -216,8 +218,11 @@ async def test_a_second_401_is_a_clear_error(service: FakeService, client: Charg
     service.refuse_all_tokens = True
     with pytest.raises(Unauthorized) as caught:
         await client.query(MCID)
-    assert "refused a freshly issued access token" in str(caught.value)
-    assert "token expired or invalid" in str(caught.value)
+    reason = caught.value.reason
+    assert reason.code == ReasonCode.TOKEN_REFUSED_AGAIN
+    detail = reason.args["detail"]
+    assert isinstance(detail, Reason) and detail.code == ReasonCode.API_TOKEN_REFUSED
+    assert detail.args["detail"] == "token expired or invalid"
     assert service.token_requests == 2
     assert len(service.api_requests) == 2
 
@@ -228,41 +233,66 @@ async def test_a_second_401_with_a_wrong_clock_says_so(
 ) -> None:
     service.date = datetime.now(UTC) - timedelta(hours=2)
     service.refuse_all_tokens = True
-    with pytest.raises(ClockSkew, match="ahead of the service's clock") as caught:
+    with pytest.raises(ClockSkew) as caught:
         await client.query(MCID)
+    assert caught.value.reason.code == ReasonCode.CLOCK_AHEAD
     assert caught.value.skew_s < -7000
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
-    ("handler", "error", "text"),
+    ("handler", "error", "code", "text"),
     [
         (
             scripted(400, {"message": "invalid", "errors": [{"field": "amount", "message": "<1"}]}),
             BadRequest,
-            "refused the request (HTTP 400): invalid; amount: <1",
+            ReasonCode.API_REFUSED,
+            "invalid; amount: <1",
         ),
-        (scripted(404, {"message": "charge not found"}), ChargeNotFound, "charge not found"),
+        (
+            scripted(404, {"message": "charge not found"}),
+            ChargeNotFound,
+            ReasonCode.API_NO_CHARGE,
+            "charge not found",
+        ),
         (
             scripted(
                 400,
                 {"message": "card 4111 1111 1111 1111 refused, token a1b2c3d4e5.f6g7h8i9j0.k1l2m3"},
             ),
             BadRequest,
+            ReasonCode.API_REFUSED,
             "card [card number] refused, token [token]",
         ),
-        (scripted(500, {"error": {"message": "boom"}}), ServerError, "failed (HTTP 500): boom"),
+        (
+            scripted(500, {"error": {"message": "boom"}}),
+            ServerError,
+            ReasonCode.API_FAILED,
+            "boom",
+        ),
         (
             scripted(403, text="<html><title>Blocked</title></html>", ctype="text/html"),
             NonJsonReply,
-            'HTML page ("Blocked") instead of JSON, usually a firewall or proxy block page',
+            ReasonCode.REPLY_HTML_TITLED,
+            "Blocked",
         ),
-        (scripted(200, text="", ctype="text/plain"), NonJsonReply, "HTTP 200 with an empty body"),
-        (scripted(200, {"merchantChargeId": MCID}), InvalidReply, "chargeStatus: Field required"),
+        (
+            scripted(200, text="", ctype="text/plain"),
+            NonJsonReply,
+            ReasonCode.REPLY_EMPTY,
+            None,
+        ),
+        (
+            scripted(200, {"merchantChargeId": MCID}),
+            InvalidReply,
+            ReasonCode.REPLY_NOT_DOCUMENTED,
+            "chargeStatus: Field required",
+        ),
         (
             scripted(200, {**ex.CHARGE_REPLY, "merchantChargeId": "other-charge-1"}),
             InvalidReply,
-            "is about charge 'other-charge-1'",
+            ReasonCode.REPLY_OTHER_CHARGE,
+            "other-charge-1",
         ),
     ],
 )
@@ -270,14 +300,20 @@ async def test_error_replies_become_typed_readable_errors(
     service: FakeService,
     client: ChargeClient,
     handler: Handler,
-    error: type[Exception],
-    text: str,
+    error: type[GatewayError],
+    code: ReasonCode,
+    text: str | None,
 ) -> None:
     service.handler = handler
     with pytest.raises(error) as caught:
         await client.query(MCID)
-    assert text in str(caught.value)
-    assert caught.value.sent is True  # type: ignore[attr-defined]
+    reason = caught.value.reason
+    assert reason.code == code
+    assert reason.args["operation"] == Reason.of(ReasonCode.OP_QUERY)
+    if text is not None:
+        # What the service said (its words, redacted) is data of the reason.
+        assert any(text in str(value) for value in reason.args.values()), reason
+    assert caught.value.sent is True
 
 
 @pytest.mark.asyncio

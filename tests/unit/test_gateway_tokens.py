@@ -18,6 +18,7 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.gateway.errors import (
     CredentialsUnavailable,
     InvalidCredentials,
@@ -237,12 +238,13 @@ async def test_refused_credentials_give_a_clear_error_without_the_secret(
     tokens = manager(http, server, events=bus)
     with pytest.raises(InvalidCredentials) as caught:
         await tokens.token()
-    message = str(caught.value)
-    assert "invalid_client: Invalid client credentials" in message
-    assert "revokes" in message or "7 days" in message
-    assert SECRET not in message
+    reason = caught.value.reason
+    assert reason.code == ReasonCode.CREDENTIALS_REFUSED
+    # The service's own words are kept as they came; the secret never is.
+    assert reason.args["detail"] == "invalid_client: Invalid client credentials"
+    assert SECRET not in str(caught.value) and SECRET not in reason.args_json()
     assert seen[-1].status == TokenStatus.FAILED
-    assert seen[-1].error == message
+    assert seen[-1].error == reason
     # The failure is not cached: the next caller asks again.
     with pytest.raises(InvalidCredentials):
         await tokens.token()
@@ -264,23 +266,27 @@ async def test_an_html_block_page_becomes_a_readable_error(
     tokens = manager(http, server)
     with pytest.raises(TokenReplyUnreadable) as caught:
         await tokens.token()
-    message = str(caught.value)
-    assert "HTTP 403" in message
-    assert 'HTML page ("Attention Required! | Cloudflare") instead of JSON' in message
+    assert caught.value.reason == Reason.of(
+        ReasonCode.REPLY_HTML_TITLED,
+        operation=Reason.of(ReasonCode.OP_TOKEN),
+        http_code=403,
+        title="Attention Required! | Cloudflare",
+    )
     assert caught.value.status == 403
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
-    ("status", "body", "content_type", "expected"),
+    ("status", "body", "content_type", "code", "expected"),
     [
-        (200, "ok", "text/plain", "HTTP 200 with text/plain, not JSON"),
-        (502, "", "text/plain", "HTTP 502 with an empty body"),
-        (200, json.dumps([1, 2]), "application/json", "HTTP 200 with application/json, not JSON"),
+        (200, "ok", "text/plain", ReasonCode.REPLY_NOT_JSON, "text/plain"),
+        (502, "", "text/plain", ReasonCode.REPLY_EMPTY, None),
+        (200, json.dumps([1, 2]), "application/json", ReasonCode.REPLY_NOT_JSON, None),
         (
             200,
             json.dumps({"expires_in": 300, "token_type": "Bearer", "scope": "x"}),
             "application/json",
+            ReasonCode.TOKEN_REPLY_NOT_DOCUMENTED,
             "access_token: Field required",
         ),
         (
@@ -289,6 +295,7 @@ async def test_an_html_block_page_becomes_a_readable_error(
                 {"access_token": "not-a-jwt", "expires_in": 300, "token_type": "B", "scope": "x"}
             ),
             "application/json",
+            ReasonCode.TOKEN_REPLY_NOT_DOCUMENTED,
             "access_token is not a three-part token",
         ),
     ],
@@ -299,7 +306,8 @@ async def test_unusable_token_replies_are_named(
     status: int,
     body: str,
     content_type: str,
-    expected: str,
+    code: ReasonCode,
+    expected: str | None,
 ) -> None:
     async def reply(request: web.Request) -> web.StreamResponse:
         return web.Response(text=body, status=status, content_type=content_type)
@@ -307,8 +315,11 @@ async def test_unusable_token_replies_are_named(
     server.handler = reply
     with pytest.raises(TokenError) as caught:
         await manager(http, server).token()
-    assert expected in str(caught.value)
-    assert "not-a-jwt" not in str(caught.value)
+    reason = caught.value.reason
+    assert reason.code == code
+    if expected is not None:
+        assert any(expected in str(value) for value in reason.args.values()), reason
+    assert "not-a-jwt" not in str(caught.value) and "not-a-jwt" not in reason.args_json()
 
 
 @pytest.mark.asyncio

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.intake import (
     SELF_TEST_BODY_TYPE,
@@ -147,37 +148,52 @@ def test_unknown_type_is_stored_and_shown() -> None:
     assert event.verdict == Verdict.UNKNOWN
     assert (event.body_type, event.event_type) == ("REFUND_NOTICE", "RefundUpdateMessage")
     assert (event.merchant_charge_id, event.status, event.event_ref) == (MCID, "X", "r-1")
-    assert event.reason is not None and "REFUND_NOTICE" in event.reason
+    assert event.reason == Reason.of(ReasonCode.INBOX_UNKNOWN_TYPE, type="REFUND_NOTICE")
     assert intake.update is None
 
 
 def test_object_without_type_is_unknown() -> None:
     intake = classify(received({"hello": "world"}))
     assert intake.event.verdict == Verdict.UNKNOWN
-    assert intake.event.reason is not None and "no type" in intake.event.reason
+    assert intake.event.reason == Reason.of(ReasonCode.INBOX_UNKNOWN_NO_TYPE)
 
 
 @pytest.mark.parametrize(
-    ("body", "needle"),
+    ("body", "code", "needle"),
     [
-        (b"{not json", "not valid JSON"),
-        (b"\xff\xfe\x00", "not valid JSON"),
-        (b"[1, 2]", "not an object"),
-        (b"", "not valid JSON"),
-        (json.dumps({"type": "PAYMENT", "id": CHARGE}).encode(), "merchantChargeId"),
+        (b"{not json", ReasonCode.INBOX_NOT_JSON, None),
+        (b"\xff\xfe\x00", ReasonCode.INBOX_NOT_JSON, None),
+        (b"[1, 2]", ReasonCode.INBOX_NOT_OBJECT, None),
+        (b"", ReasonCode.INBOX_NOT_JSON, None),
+        (
+            json.dumps({"type": "PAYMENT", "id": CHARGE}).encode(),
+            ReasonCode.INBOX_TYPE_NOT_FORMAT,
+            "merchantChargeId",
+        ),
         (
             json.dumps({"type": "THREE_DS_CHALLENGE", "data": {"status": "Approved"}}).encode(),
+            ReasonCode.INBOX_TYPE_NOT_FORMAT,
             "neither merchantChargeId nor chargeId",
         ),
-        (json.dumps({**flat(), "amount": "lots"}).encode(), "amount"),
-        (json.dumps({"type": 5}).encode(), "type"),
+        (
+            json.dumps({**flat(), "amount": "lots"}).encode(),
+            ReasonCode.INBOX_TYPE_NOT_FORMAT,
+            "amount",
+        ),
+        (json.dumps({"type": 5}).encode(), ReasonCode.INBOX_NOT_FORMAT, "type"),
     ],
 )
-def test_bad_bodies_are_quarantined_with_a_reason(body: bytes, needle: str) -> None:
+def test_bad_bodies_are_quarantined_with_a_reason(
+    body: bytes, code: ReasonCode, needle: str | None
+) -> None:
     intake = classify(received(body))
     assert intake.event.verdict == Verdict.QUARANTINED
     assert intake.event.body == body
-    assert intake.event.reason is not None and needle in intake.event.reason
+    reason = intake.event.reason
+    assert reason is not None and reason.code == code
+    if needle is not None:
+        # The validation details (which field, why) are data of the reason, never the values.
+        assert needle in str(reason.args["details"])
     assert intake.update is None
 
 
@@ -185,14 +201,20 @@ def test_quarantine_reason_never_echoes_values() -> None:
     body = {**flat(), "amount": "4111 1111 1111 1111"}
     intake = classify(received(body))
     assert intake.event.verdict == Verdict.QUARANTINED
-    assert "4111" not in (intake.event.reason or "")
+    assert intake.event.reason is not None
+    assert "4111" not in intake.event.reason.english()
+    assert "4111" not in intake.event.reason.args_json()
 
 
 def test_header_body_mismatch_is_noted_and_the_body_decides() -> None:
     intake = classify(received(three_ds(), "TransactionUpdateMessage"))
     assert intake.event.verdict == Verdict.ACCEPTED
     assert isinstance(intake.update, ThreeDsUpdate)
-    assert intake.event.reason is not None and "body decided" in intake.event.reason
+    assert intake.event.reason == Reason.of(
+        ReasonCode.INBOX_HEADER_MISMATCH,
+        header="TransactionUpdateMessage",
+        body="THREE_DS_CHALLENGE",
+    )
 
 
 def test_self_test_has_its_own_verdict_and_no_update() -> None:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, TransactionStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import ChargeState, Outcome
 from checkout_desktop.domain.wire import (
     ChargeUpdate,
@@ -119,7 +120,7 @@ def test_first_input_sets_the_status_and_details() -> None:
         "77",
     )
     assert entries[0].outcome == Outcome.APPLIED
-    assert entries[0].reason == "first status of the charge: PAID"
+    assert entries[0].reason == Reason.of(ReasonCode.MERGE_FIRST_STATUS, status="PAID")
 
 
 def test_an_older_status_arriving_late_is_ignored_with_a_reason() -> None:
@@ -130,7 +131,8 @@ def test_an_older_status_arriving_late_is_ignored_with_a_reason() -> None:
     assert final.status == ChargeStatus.PAID
     assert final.transactions[0].status == TransactionStatus.PAID
     assert entries[1].outcome == Outcome.IGNORED
-    assert "earlier in a charge's life than PAID" in entries[1].reason
+    assert entries[1].reason.code == ReasonCode.MERGE_EARLIER_STAGE
+    assert entries[1].reason.args["current_status"] == "PAID"
     assert (entries[1].previous_status, entries[1].new_status) == ("PAID", "PAID")
 
 
@@ -150,7 +152,7 @@ def test_duplicates_are_recorded_as_duplicates() -> None:
     final, entries = fold(paid, paid, paid)
     assert final.status == ChargeStatus.PAID
     assert [e.outcome for e in entries] == [Outcome.APPLIED, Outcome.DUPLICATE, Outcome.DUPLICATE]
-    assert entries[1].reason == "already PAID; nothing new"
+    assert entries[1].reason == Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PAID")
     assert final.inputs == 3
 
 
@@ -162,7 +164,7 @@ def test_denied_is_final_whatever_arrives_after_it() -> None:
     )
     assert final.status == ChargeStatus.DENIED
     assert [e.outcome for e in entries[1:]] == [Outcome.IGNORED, Outcome.IGNORED]
-    assert "DENIED, which is final" in entries[1].reason
+    assert entries[1].reason.code == ReasonCode.MERGE_AFTER_DENIED
 
 
 def test_partial_refunds_order_by_time_then_amount() -> None:
@@ -174,7 +176,7 @@ def test_partial_refunds_order_by_time_then_amount() -> None:
     assert final.status == ChargeStatus.PARTIAL
     assert final.refunded_amount == 2000
     assert entries[1].outcome == Outcome.IGNORED
-    assert "before the current state" in entries[1].reason
+    assert entries[1].reason.code == ReasonCode.MERGE_HAPPENED_BEFORE
     assert entries[2].outcome == Outcome.IGNORED
 
 
@@ -185,8 +187,11 @@ def test_a_later_partial_refund_is_applied_and_says_what_changed() -> None:
         update("PARTIAL", at=t(3), refunded=2500),
     )
     assert final.refunded_amount == 2500
-    assert entries[2].reason == "a later PARTIAL update"
-    assert "refunded 1000 → 2500" in entries[2].changes
+    assert entries[2].reason == Reason.of(ReasonCode.MERGE_LATER_UPDATE, status="PARTIAL")
+    assert (
+        Reason.of(ReasonCode.CHANGE_REFUNDED, previous_amount=1000, amount=2500)
+        in entries[2].changes
+    )
 
 
 def test_an_unpublished_status_is_kept_and_ordered_by_time() -> None:
@@ -206,7 +211,10 @@ def test_an_older_input_still_fills_gaps() -> None:
     assert final.status == ChargeStatus.PAID
     assert final.charge_id == "ch-9"
     assert entries[1].outcome == Outcome.APPLIED
-    assert "added details" in entries[1].reason
+    assert entries[1].reason.code in (
+        ReasonCode.MERGE_DETAILS_ADDED,
+        ReasonCode.MERGE_OLDER_DETAILS_ADDED,
+    )
     assert final.transactions[0].status == TransactionStatus.PRE_AUTHORIZED
 
 
@@ -253,7 +261,11 @@ def test_three_ds_result_is_recorded_beside_the_status() -> None:
         Outcome.APPLIED,
         Outcome.DUPLICATE,
     ]
-    assert "3DS challenge result Approved" in entries[0].reason
+    assert entries[0].reason.code in (
+        ReasonCode.THREE_DS_RESULT,
+        ReasonCode.THREE_DS_RESULT_PARES,
+    )
+    assert entries[0].reason.args["status"] == "Approved"
 
 
 def test_a_three_ds_result_naming_only_the_service_id_needs_a_state() -> None:

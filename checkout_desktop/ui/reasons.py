@@ -1,0 +1,662 @@
+"""Reasons (`checkout_desktop.domain.reasons`) in the UI's language, one template per code.
+
+Each `ReasonCode` has one entry below, translated by Qt (`QCoreApplication.translate`, context
+"Reasons"); its arguments are shown the way the rest of the UI shows them: statuses by their
+labels, amounts as money, instants in the locale's format, nested reasons rendered the same
+way. A stored row from before reasons were kept as codes has no `Reason`: its stored text is
+shown as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from PySide6.QtCore import QCoreApplication
+
+from checkout_desktop.domain.reasons import (
+    ArgValue,
+    Reason,
+    ReasonCode,
+    is_amount_arg,
+    is_instant_arg,
+    is_status_arg,
+)
+from checkout_desktop.ui.formatting import format_instant_precise, format_money
+from checkout_desktop.ui.labels import status_label
+
+logger = logging.getLogger(__name__)
+
+CONTEXT = "Reasons"
+
+
+def templates() -> dict[ReasonCode, str]:
+    """Every code's template in the UI's language now (a test checks none is missing)."""
+    return {
+        ReasonCode.MERGE_FIRST_STATUS: QCoreApplication.translate(
+            "Reasons", "first status of the charge: {status}"
+        ),
+        ReasonCode.MERGE_LATER_UPDATE: QCoreApplication.translate(
+            "Reasons", "a later {status} update"
+        ),
+        ReasonCode.MERGE_LATER_STAGE: QCoreApplication.translate(
+            "Reasons", "{status} is later in the charge's life than {current_status}"
+        ),
+        ReasonCode.MERGE_DETAILS_ADDED: QCoreApplication.translate(
+            "Reasons", "already {current_status}; added details the charge did not have"
+        ),
+        ReasonCode.MERGE_OLDER_DETAILS_ADDED: QCoreApplication.translate(
+            "Reasons", "{why}; added details the charge did not have"
+        ),
+        ReasonCode.MERGE_NOTHING_NEW: QCoreApplication.translate(
+            "Reasons", "already {current_status}; nothing new"
+        ),
+        ReasonCode.MERGE_AFTER_DENIED: QCoreApplication.translate(
+            "Reasons", "the charge was denied, which is final; {status} is not applied"
+        ),
+        ReasonCode.MERGE_EARLIER_STAGE: QCoreApplication.translate(
+            "Reasons",
+            "{status} comes earlier in a charge's life than {current_status}; an older input "
+            "never overwrites a newer state",
+        ),
+        ReasonCode.MERGE_HAPPENED_BEFORE: QCoreApplication.translate(
+            "Reasons", "{status} happened at {occurred_at}, before the current state ({current_at})"
+        ),
+        ReasonCode.MERGE_OLDER: QCoreApplication.translate(
+            "Reasons", "{status} is older than the current {current_status}"
+        ),
+        ReasonCode.THREE_DS_RESULT: QCoreApplication.translate(
+            "Reasons", "3DS challenge result {status}"
+        ),
+        ReasonCode.THREE_DS_RESULT_PARES: QCoreApplication.translate(
+            "Reasons", "3DS challenge result {status} (paresStatus {pares})"
+        ),
+        ReasonCode.THREE_DS_OLDER_CHARGE_ID: QCoreApplication.translate(
+            "Reasons", "older 3DS result; added the charge id"
+        ),
+        ReasonCode.THREE_DS_ALREADY: QCoreApplication.translate(
+            "Reasons", "3DS result {status} already recorded"
+        ),
+        ReasonCode.THREE_DS_OLDER: QCoreApplication.translate(
+            "Reasons", "3DS result {status} is older than the recorded {current_status}"
+        ),
+        ReasonCode.CHANGE_STATUS: QCoreApplication.translate(
+            "Reasons", "status {previous_status} → {status}"
+        ),
+        ReasonCode.CHANGE_REFUNDED: QCoreApplication.translate(
+            "Reasons", "refunded {previous_amount} → {amount}"
+        ),
+        ReasonCode.CHANGE_AMOUNT: QCoreApplication.translate("Reasons", "amount {amount}"),
+        ReasonCode.CHANGE_CHARGE_ID: QCoreApplication.translate(
+            "Reasons", "service's charge id {charge}"
+        ),
+        ReasonCode.CHANGE_TRANSACTION_NEW: QCoreApplication.translate(
+            "Reasons", "card payment {key}: {status}"
+        ),
+        ReasonCode.CHANGE_TRANSACTION_STATUS: QCoreApplication.translate(
+            "Reasons", "card payment {key}: {previous_status} → {status}"
+        ),
+        ReasonCode.CHANGE_TRANSACTION_REFUNDED: QCoreApplication.translate(
+            "Reasons", "card payment {key}: refunded {previous_amount} → {amount}"
+        ),
+        ReasonCode.CHANGE_THREE_DS: QCoreApplication.translate(
+            "Reasons", "3DS {previous_status} → {status}"
+        ),
+        ReasonCode.ATTEMPT_RECORDED: QCoreApplication.translate(
+            "Reasons", "attempt for sale {sale} recorded before sending: {amount}, {cards}"
+        ),
+        ReasonCode.ATTEMPT_RECORDED_LATE_CAPTURE: QCoreApplication.translate(
+            "Reasons",
+            "attempt for sale {sale} recorded before sending: {amount}, {cards}, late capture",
+        ),
+        ReasonCode.ATTEMPT_ALREADY: QCoreApplication.translate(
+            "Reasons", "attempt already {state}; {why}"
+        ),
+        ReasonCode.ATTEMPT_RESOLVED: QCoreApplication.translate(
+            "Reasons", "the service has this charge ({status}); attempt resolved"
+        ),
+        ReasonCode.CARD: QCoreApplication.translate("Reasons", "{brand} •••• {last_four}"),
+        ReasonCode.CARD_BRAND_ONLY: QCoreApplication.translate("Reasons", "{brand}"),
+        ReasonCode.CARD_UNKNOWN_BRAND: QCoreApplication.translate("Reasons", "card"),
+        ReasonCode.CARD_INSTALLMENTS: QCoreApplication.translate(
+            "Reasons", "{card} in {installments}x"
+        ),
+        ReasonCode.CHECK_NO_STATUS: QCoreApplication.translate(
+            "Reasons", "the charge has no status yet"
+        ),
+        ReasonCode.CHECK_NOT_FINAL: QCoreApplication.translate("Reasons", "{status} is not final"),
+        ReasonCode.CHECK_EXPECT_NOTIFICATION: QCoreApplication.translate(
+            "Reasons", "expecting the notification of {status}"
+        ),
+        ReasonCode.CHECK_SCHEDULED: QCoreApplication.translate("Reasons", "scheduled check"),
+        ReasonCode.START_UNRESOLVED: QCoreApplication.translate(
+            "Reasons",
+            "The result of charge {charge} is not known yet; the terminal is asking the "
+            "service. Charging this sale again could charge the customer twice, so wait "
+            "until it is known.",
+        ),
+        ReasonCode.START_MONEY_HELD: QCoreApplication.translate(
+            "Reasons",
+            "This sale was already charged ({charge}, {status}). Refund it before charging "
+            "the sale again.",
+        ),
+        ReasonCode.START_REFUSED: QCoreApplication.translate(
+            "Reasons", "A new charge for this sale is refused."
+        ),
+        ReasonCode.RECORDED_BEFORE_SENDING: QCoreApplication.translate(
+            "Reasons", "recorded before sending"
+        ),
+        ReasonCode.STOPPED_WAITING: QCoreApplication.translate(
+            "Reasons", "the terminal stopped waiting for the reply; the service will be asked"
+        ),
+        ReasonCode.NOT_CHARGED: QCoreApplication.translate("Reasons", "not charged: {error}"),
+        ReasonCode.NOT_CHARGED_NO_CHARGE: QCoreApplication.translate(
+            "Reasons", "not charged: the service has no charge ({error})"
+        ),
+        ReasonCode.UNKNOWN_ANSWERED: QCoreApplication.translate(
+            "Reasons", "{error}; the service answered, so one query settles it"
+        ),
+        ReasonCode.UNKNOWN_MAY_EXIST: QCoreApplication.translate(
+            "Reasons", "{error}; the charge may exist: it will be found by asking, never sent again"
+        ),
+        ReasonCode.OUTCOME_UNKNOWN: QCoreApplication.translate(
+            "Reasons",
+            "The result is not known yet ({error}). The terminal keeps asking the service "
+            "and refuses another charge for this sale until it knows.",
+        ),
+        ReasonCode.OUTCOME_UNKNOWN_LAST_QUERY: QCoreApplication.translate(
+            "Reasons",
+            "The result is not known yet ({error}). The terminal keeps asking the service "
+            "and refuses another charge for this sale until it knows (last query: "
+            "{last_error}).",
+        ),
+        ReasonCode.OUTCOME_APPROVED: QCoreApplication.translate("Reasons", "Approved: {status}."),
+        ReasonCode.OUTCOME_DENIED: QCoreApplication.translate(
+            "Reasons", "Denied: the card was not charged."
+        ),
+        ReasonCode.OUTCOME_PENDING: QCoreApplication.translate(
+            "Reasons",
+            "Pending: the service has not decided yet (for example a 3DS challenge); the "
+            "result arrives by notification or by asking the service.",
+        ),
+        ReasonCode.OUTCOME_OTHER: QCoreApplication.translate(
+            "Reasons", "The service reports {status}."
+        ),
+        ReasonCode.INTERNAL_ERROR: QCoreApplication.translate(
+            "Reasons", "Not charged: an internal error ({kind})."
+        ),
+        ReasonCode.SERVICE_HAS_CHARGE: QCoreApplication.translate(
+            "Reasons", "the service has the charge ({status})"
+        ),
+        ReasonCode.NOTIFICATION_HAS_CHARGE: QCoreApplication.translate(
+            "Reasons", "a notification shows the service has the charge ({status})"
+        ),
+        ReasonCode.CAPTURE_REQUESTED: QCoreApplication.translate(
+            "Reasons", "capture of {amount} requested"
+        ),
+        ReasonCode.CAPTURE_FAILED: QCoreApplication.translate("Reasons", "capture failed: {error}"),
+        ReasonCode.CAPTURE_FAILED_QUERY: QCoreApplication.translate(
+            "Reasons",
+            "capture failed: {error}; the charge will be queried to learn whether it happened",
+        ),
+        ReasonCode.CAPTURE_UNKNOWN: QCoreApplication.translate(
+            "Reasons", "capture outcome unknown"
+        ),
+        ReasonCode.CAPTURE_OF: QCoreApplication.translate("Reasons", "capture of {amount}"),
+        ReasonCode.REFUND_REQUESTED: QCoreApplication.translate(
+            "Reasons", "refund of {amount} requested"
+        ),
+        ReasonCode.REFUND_FAILED: QCoreApplication.translate("Reasons", "refund failed: {error}"),
+        ReasonCode.REFUND_FAILED_QUERY: QCoreApplication.translate(
+            "Reasons",
+            "refund failed: {error}; the charge will be queried to learn whether it happened",
+        ),
+        ReasonCode.REFUND_UNKNOWN: QCoreApplication.translate("Reasons", "refund outcome unknown"),
+        ReasonCode.REFUND_OF: QCoreApplication.translate("Reasons", "refund of {amount}"),
+        ReasonCode.CANCEL_OF: QCoreApplication.translate("Reasons", "cancellation of {amount}"),
+        ReasonCode.MONEY_STEP: QCoreApplication.translate("Reasons", "{operation}: {step}"),
+        ReasonCode.MONEY_STEP_DETAIL: QCoreApplication.translate(
+            "Reasons", "{operation}: {step} ({detail})"
+        ),
+        ReasonCode.STEP_REQUESTED: QCoreApplication.translate("Reasons", "requested"),
+        ReasonCode.STEP_SENT: QCoreApplication.translate("Reasons", "sent to the service"),
+        ReasonCode.STEP_CONFIRMED: QCoreApplication.translate(
+            "Reasons", "confirmed by the service"
+        ),
+        ReasonCode.STEP_UNKNOWN: QCoreApplication.translate(
+            "Reasons", "outcome unknown; the charge will be queried, never sent again"
+        ),
+        ReasonCode.STEP_REFUSED: QCoreApplication.translate("Reasons", "refused by the service"),
+        ReasonCode.STEP_NOT_SENT: QCoreApplication.translate(
+            "Reasons", "not sent: it never reached the service"
+        ),
+        ReasonCode.STEP_NOT_APPLIED: QCoreApplication.translate(
+            "Reasons", "not done: the service's figures show no such change"
+        ),
+        ReasonCode.STEP_WAITING: QCoreApplication.translate(
+            "Reasons", "not visible at the service yet; it will be asked again, never sent again"
+        ),
+        ReasonCode.FIGURES: QCoreApplication.translate(
+            "Reasons", "{status}, refunded {refunded_amount} of {amount}"
+        ),
+        ReasonCode.FIGURES_NO_AMOUNT: QCoreApplication.translate(
+            "Reasons", "{status}, refunded {refunded_amount}"
+        ),
+        ReasonCode.STOPPED_WAITING_REPLY: QCoreApplication.translate(
+            "Reasons", "the terminal stopped waiting for the reply"
+        ),
+        ReasonCode.CONTEXT_BEFORE_SENDING: QCoreApplication.translate(
+            "Reasons", "before sending: asked the service"
+        ),
+        ReasonCode.CONTEXT_AFTER_REFUSAL: QCoreApplication.translate(
+            "Reasons", "after the refusal: asked the service"
+        ),
+        ReasonCode.CONTEXT_SWEEP: QCoreApplication.translate(
+            "Reasons", "daily check: asked the service"
+        ),
+        ReasonCode.MONEY_NO_AMOUNT: QCoreApplication.translate(
+            "Reasons", "the service shows no amount for the charge"
+        ),
+        ReasonCode.MONEY_AMOUNT_TOO_SMALL: QCoreApplication.translate(
+            "Reasons", "the amount must be at least 1 centavo"
+        ),
+        ReasonCode.MONEY_CAPTURE_NOT_PREAUTHORIZED: QCoreApplication.translate(
+            "Reasons", "only a pre-authorized charge can be captured, and this one is {status}"
+        ),
+        ReasonCode.MONEY_OVER_AUTHORIZED: QCoreApplication.translate(
+            "Reasons", "the amount exceeds the {amount} authorized"
+        ),
+        ReasonCode.MONEY_CANCEL_IN_FULL: QCoreApplication.translate(
+            "Reasons", "a charge not yet captured is canceled in full ({amount})"
+        ),
+        ReasonCode.MONEY_ALREADY_REFUNDED: QCoreApplication.translate(
+            "Reasons", "it is already fully refunded"
+        ),
+        ReasonCode.MONEY_NOTHING_TO_REFUND: QCoreApplication.translate(
+            "Reasons", "a charge that is {status} has nothing to refund"
+        ),
+        ReasonCode.MONEY_OVER_REFUNDABLE: QCoreApplication.translate(
+            "Reasons", "the amount exceeds the {amount} still refundable"
+        ),
+        ReasonCode.MONEY_REFUSED: QCoreApplication.translate("Reasons", "refused"),
+        ReasonCode.NO_KNOWN_AMOUNT: QCoreApplication.translate(
+            "Reasons", "charge {charge} has no known amount; give one"
+        ),
+        ReasonCode.NOT_IN_STORE: QCoreApplication.translate(
+            "Reasons", "charge {charge} is not in this terminal's records; query it first"
+        ),
+        ReasonCode.TRIGGER_AFTER_REPLY: QCoreApplication.translate("Reasons", "after the reply"),
+        ReasonCode.TRIGGER_START_UP: QCoreApplication.translate("Reasons", "at start-up"),
+        ReasonCode.TRIGGER_ON_DEMAND: QCoreApplication.translate("Reasons", "on demand"),
+        ReasonCode.TRIGGER_SCHEDULE: QCoreApplication.translate("Reasons", "scheduled check"),
+        ReasonCode.QUERIED_ON_DEMAND: QCoreApplication.translate("Reasons", "queried on demand"),
+        ReasonCode.ASKED_SERVICE: QCoreApplication.translate(
+            "Reasons", "{trigger}: asked the service"
+        ),
+        ReasonCode.TRIGGER_BECAUSE: QCoreApplication.translate("Reasons", "{trigger} ({why})"),
+        ReasonCode.WITH_CONTEXT: QCoreApplication.translate("Reasons", "{context}: {why}"),
+        ReasonCode.RECONCILE_CANNOT_ASK: QCoreApplication.translate(
+            "Reasons", "{trigger}: could not ask the service ({error}); will ask again"
+        ),
+        ReasonCode.RECONCILE_ANSWERED_NONE: QCoreApplication.translate(
+            "Reasons",
+            "{trigger}: the service answered the request and has no such charge: nothing was "
+            "charged",
+        ),
+        ReasonCode.RECONCILE_NONE_PAST_GRACE: QCoreApplication.translate(
+            "Reasons",
+            "{trigger}: still no such charge {seconds} s after the attempt, past the point "
+            "where it could appear: nothing was charged",
+        ),
+        ReasonCode.RECONCILE_NONE_YET: QCoreApplication.translate(
+            "Reasons",
+            "{trigger}: the service has no such charge yet ({seconds} s after the attempt); "
+            "the request may still be in progress there, so it will be asked again, never "
+            "sent again",
+        ),
+        ReasonCode.CHECK_ANSWERED: QCoreApplication.translate(
+            "Reasons", "{trigger} ({why}): the service answered: {error}"
+        ),
+        ReasonCode.CHECK_CANNOT_ASK: QCoreApplication.translate(
+            "Reasons", "{trigger} ({why}): could not ask the service: {error}"
+        ),
+        ReasonCode.OP_TOKEN: QCoreApplication.translate("Reasons", "access token request"),
+        ReasonCode.OP_CHARGE_REQUEST: QCoreApplication.translate("Reasons", "charge request"),
+        ReasonCode.OP_AUTHORIZATION: QCoreApplication.translate("Reasons", "charge"),
+        ReasonCode.OP_QUERY: QCoreApplication.translate("Reasons", "charge query"),
+        ReasonCode.OP_CAPTURE: QCoreApplication.translate("Reasons", "capture"),
+        ReasonCode.OP_REFUND: QCoreApplication.translate("Reasons", "refund"),
+        ReasonCode.BAD_MERCHANT_CHARGE_ID: QCoreApplication.translate(
+            "Reasons", "the charge id {value} is not valid: 6 to 36 letters, digits or hyphens"
+        ),
+        ReasonCode.BAD_AMOUNT: QCoreApplication.translate(
+            "Reasons", "an amount is a whole number of centavos, at least 1 (got {value})"
+        ),
+        ReasonCode.UNREACHABLE: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service at {url} cannot be reached; nothing was sent",
+        ),
+        ReasonCode.REPLY_TIMEOUT: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: no reply within {seconds} s; the result is unknown until the "
+            "service is asked",
+        ),
+        ReasonCode.CONNECTION_LOST: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the connection broke before the reply; the result is unknown until "
+            "the service is asked",
+        ),
+        ReasonCode.REPLY_NOT_DOCUMENTED: QCoreApplication.translate(
+            "Reasons", "{operation}: the reply does not match the documented format ({details})"
+        ),
+        ReasonCode.TOKEN_REPLY_NOT_DOCUMENTED: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the token reply does not match the documented format ({details})",
+        ),
+        ReasonCode.REPLY_OTHER_CHARGE: QCoreApplication.translate(
+            "Reasons", "{operation}: the reply is about charge {got}, not {expected}"
+        ),
+        ReasonCode.REPLY_HTML: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service answered HTTP {http_code} with a web page instead of "
+            "data, usually a firewall or proxy block page; the service may refuse calls from "
+            "this network or country, or the address points at a web site",
+        ),
+        ReasonCode.REPLY_HTML_TITLED: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service answered HTTP {http_code} with a web page (“{title}”) "
+            "instead of data, usually a firewall or proxy block page; the service may refuse "
+            "calls from this network or country, or the address points at a web site",
+        ),
+        ReasonCode.REPLY_EMPTY: QCoreApplication.translate(
+            "Reasons", "{operation}: the service answered HTTP {http_code} with an empty body"
+        ),
+        ReasonCode.REPLY_NOT_JSON: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service answered HTTP {http_code} with {content_type}, not JSON",
+        ),
+        ReasonCode.API_REFUSED: QCoreApplication.translate(
+            "Reasons", "{operation}: the service refused the request (HTTP {http_code}): {detail}"
+        ),
+        ReasonCode.API_TOKEN_REFUSED: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service refused the access token (HTTP {http_code}): {detail}",
+        ),
+        ReasonCode.API_NO_CHARGE: QCoreApplication.translate(
+            "Reasons", "{operation}: the service has no such charge (HTTP {http_code}): {detail}"
+        ),
+        ReasonCode.API_MEDIA_REFUSED: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service refused the content type (HTTP {http_code}): {detail}",
+        ),
+        ReasonCode.API_FAILED: QCoreApplication.translate(
+            "Reasons", "{operation}: the service failed (HTTP {http_code}): {detail}"
+        ),
+        ReasonCode.API_ERROR: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service answered with an error (HTTP {http_code}): {detail}",
+        ),
+        ReasonCode.NO_ERROR_DETAIL: QCoreApplication.translate(
+            "Reasons", "no error detail in the reply"
+        ),
+        ReasonCode.UNKNOWN_ERROR_BODY: QCoreApplication.translate(
+            "Reasons", "an error reply of an unknown shape"
+        ),
+        ReasonCode.TOKEN_REFUSED_AGAIN: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service refused a freshly issued access token too ({detail}); "
+            "the credential may lack the checkout permission or have been revoked",
+        ),
+        ReasonCode.CREDENTIALS_REFUSED: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the service refused the client id or secret (HTTP {http_code}: "
+            "{detail}). Check them in Settings → Credentials; a secret stops working 7 days "
+            "after a new one is generated in the merchant panel, and sandbox and production "
+            "credentials differ",
+        ),
+        ReasonCode.TOKEN_SERVER_ERROR: QCoreApplication.translate(
+            "Reasons", "{operation}: the token server answered HTTP {http_code}: {detail}"
+        ),
+        ReasonCode.TOKEN_SERVER_UNREACHABLE: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the token server at {url} cannot be reached; check the network and "
+            "the environment's authentication address",
+        ),
+        ReasonCode.TOKEN_SERVER_TIMEOUT: QCoreApplication.translate(
+            "Reasons", "{operation}: the token server did not answer within {seconds} s"
+        ),
+        ReasonCode.TOKEN_SERVER_CONNECTION: QCoreApplication.translate(
+            "Reasons", "{operation}: the connection to the token server failed"
+        ),
+        ReasonCode.SECRET_UNREADABLE: QCoreApplication.translate(
+            "Reasons", "{operation}: the client secret cannot be read: {error}"
+        ),
+        ReasonCode.CREDENTIALS_BREAK_RULES: QCoreApplication.translate(
+            "Reasons",
+            "{operation}: the stored credentials break the service's rules ({details}); "
+            "enter them again in Settings → Credentials",
+        ),
+        ReasonCode.CLOCK_BEHIND: QCoreApplication.translate(
+            "Reasons",
+            "the service refused a token it had just issued, and this computer's clock is "
+            "{seconds} s behind the service's clock; set the system clock (enable network "
+            "time) and try again",
+        ),
+        ReasonCode.CLOCK_AHEAD: QCoreApplication.translate(
+            "Reasons",
+            "the service refused a token it had just issued, and this computer's clock is "
+            "{seconds} s ahead of the service's clock; set the system clock (enable network "
+            "time) and try again",
+        ),
+        ReasonCode.INBOX_APPLIED: QCoreApplication.translate("Reasons", "applied: {why}"),
+        ReasonCode.INBOX_APPLIED_BARE: QCoreApplication.translate("Reasons", "applied"),
+        ReasonCode.INBOX_DUPLICATE: QCoreApplication.translate("Reasons", "no change: {why}"),
+        ReasonCode.INBOX_IGNORED: QCoreApplication.translate("Reasons", "older, ignored: {why}"),
+        ReasonCode.INBOX_NOT_APPLIED: QCoreApplication.translate("Reasons", "not applied: {error}"),
+        ReasonCode.INBOX_HEADER_MISMATCH: QCoreApplication.translate(
+            "Reasons",
+            "the event-type header says {header} but the body is {body}; the body decided",
+        ),
+        ReasonCode.INBOX_UNKNOWN_TYPE: QCoreApplication.translate(
+            "Reasons",
+            "a notification of a type this terminal does not know ({type}); stored as "
+            "received, not applied to any charge",
+        ),
+        ReasonCode.INBOX_UNKNOWN_NO_TYPE: QCoreApplication.translate(
+            "Reasons",
+            "a notification without a type; stored as received, not applied to any charge",
+        ),
+        ReasonCode.INBOX_SELF_TEST_NO_NONCE: QCoreApplication.translate(
+            "Reasons", "a self-test body without a nonce"
+        ),
+        ReasonCode.INBOX_NOT_FORMAT: QCoreApplication.translate(
+            "Reasons", "the body does not match the format: {details}"
+        ),
+        ReasonCode.INBOX_TYPE_NOT_FORMAT: QCoreApplication.translate(
+            "Reasons", "the {type} body does not match the format: {details}"
+        ),
+        ReasonCode.INBOX_UNREADABLE: QCoreApplication.translate(
+            "Reasons", "the body cannot be read"
+        ),
+        ReasonCode.INBOX_TYPE_UNREADABLE: QCoreApplication.translate(
+            "Reasons", "the {type} body cannot be read"
+        ),
+        ReasonCode.INBOX_NOT_JSON: QCoreApplication.translate(
+            "Reasons", "the body is not valid JSON: {error}"
+        ),
+        ReasonCode.INBOX_NOT_OBJECT: QCoreApplication.translate(
+            "Reasons", "the body is JSON but not an object (got {type})"
+        ),
+        ReasonCode.INBOX_TOO_LARGE: QCoreApplication.translate(
+            "Reasons",
+            "the body is {size} bytes, over the limit of {limit} bytes; the first {limit} "
+            "bytes are kept",
+        ),
+        ReasonCode.INBOX_TOO_LARGE_UNKNOWN: QCoreApplication.translate(
+            "Reasons",
+            "the body is over the limit of {limit} bytes; the first {limit} bytes are kept",
+        ),
+        ReasonCode.INBOX_STALLED: QCoreApplication.translate(
+            "Reasons",
+            "the body did not arrive within {seconds} s ({size} bytes came); what came is kept",
+        ),
+        ReasonCode.INBOX_NOT_JSON_TYPE: QCoreApplication.translate(
+            "Reasons", "the content type {type} is not JSON; the body is kept"
+        ),
+        ReasonCode.INBOX_CANNOT_ACCEPT: QCoreApplication.translate(
+            "Reasons", "the body cannot be accepted"
+        ),
+        ReasonCode.INBOX_TOO_DEEP: QCoreApplication.translate(
+            "Reasons", "the body is nested more than {limit} levels deep; it is kept as received"
+        ),
+        ReasonCode.INBOX_NUMBER_TOO_LONG: QCoreApplication.translate(
+            "Reasons",
+            "the body holds a number of {digits} digits, over the limit of {limit}; it is kept "
+            "as received",
+        ),
+        ReasonCode.INBOX_NOT_UNICODE: QCoreApplication.translate(
+            "Reasons",
+            "the body's {field} is not valid Unicode text (a lone surrogate); it is kept as "
+            "received",
+        ),
+        ReasonCode.INBOX_UNSTORABLE: QCoreApplication.translate(
+            "Reasons", "the body could not be stored as read ({error}); it is kept as received"
+        ),
+        ReasonCode.HEALTH_NOT_CHECKED: QCoreApplication.translate("Reasons", "not checked yet"),
+        ReasonCode.HEALTH_LISTENER_DOWN: QCoreApplication.translate(
+            "Reasons", "the listener is not running"
+        ),
+        ReasonCode.HEALTH_LOCAL_FAILED: QCoreApplication.translate(
+            "Reasons", "local self-test failed: {problem}"
+        ),
+        ReasonCode.HEALTH_NO_PUBLIC_URL: QCoreApplication.translate(
+            "Reasons", "no public URL: the listener works locally, but the service cannot reach it"
+        ),
+        ReasonCode.HEALTH_TUNNEL_DOWN: QCoreApplication.translate(
+            "Reasons", "the tunnel is not up: {why}"
+        ),
+        ReasonCode.HEALTH_PUBLIC_FAILED: QCoreApplication.translate(
+            "Reasons", "a self-test through {url} did not arrive: {problem}"
+        ),
+        ReasonCode.HEALTH_URL_NOT_REGISTERED: QCoreApplication.translate(
+            "Reasons",
+            "the merchant panel holds {registered}; notifications reach this terminal only once "
+            "it holds {url}",
+        ),
+        ReasonCode.HEALTH_NO_URL_REGISTERED: QCoreApplication.translate(
+            "Reasons",
+            "the merchant panel holds no URL; notifications reach this terminal only once it "
+            "holds {url}",
+        ),
+        ReasonCode.HEALTH_SLOW: QCoreApplication.translate(
+            "Reasons", "a self-test through {url} took {seconds} s (over {limit} s)"
+        ),
+        ReasonCode.HEALTH_OK: QCoreApplication.translate(
+            "Reasons", "self-test through {url} arrived"
+        ),
+        ReasonCode.SELF_TEST_HTTP: QCoreApplication.translate(
+            "Reasons", "the address answered HTTP {http_code}"
+        ),
+        ReasonCode.SELF_TEST_NOT_STORED: QCoreApplication.translate(
+            "Reasons", "it was not stored within {seconds} s"
+        ),
+        ReasonCode.SELF_TEST_FAILED: QCoreApplication.translate(
+            "Reasons", "the self-test could not be sent"
+        ),
+        ReasonCode.SDK_NETWORK: QCoreApplication.translate(
+            "Reasons",
+            "the card service could not be reached (network, proxy or certificate); nothing "
+            "was sent",
+        ),
+        ReasonCode.SDK_LOAD: QCoreApplication.translate(
+            "Reasons", "the card form could not be loaded"
+        ),
+        ReasonCode.SDK_BRAND: QCoreApplication.translate(
+            "Reasons", "the card service did not recognise the card's brand"
+        ),
+        ReasonCode.SDK_CREDENTIALS: QCoreApplication.translate(
+            "Reasons", "the card service refused the shop's credentials"
+        ),
+        ReasonCode.SDK_TOKEN: QCoreApplication.translate(
+            "Reasons", "the card service refused the card; check what was typed"
+        ),
+        ReasonCode.CARD_PAGE_NOT_LOADED: QCoreApplication.translate(
+            "Reasons", "the card page could not be loaded"
+        ),
+        ReasonCode.CARD_PAGE_RENDERER_FAILING: QCoreApplication.translate(
+            "Reasons", "the card page keeps failing"
+        ),
+        ReasonCode.CARD_PAGE_CREDENTIALS_CHANGED: QCoreApplication.translate(
+            "Reasons",
+            "the card service credentials changed; the card form was reloaded, enter the "
+            "card again",
+        ),
+        ReasonCode.CARD_PAGE_BAD_CNPJ: QCoreApplication.translate(
+            "Reasons", "the shop's CNPJ for the card service is not valid: {error}"
+        ),
+        ReasonCode.CARD_PAGE_BAD_TOKEN: QCoreApplication.translate(
+            "Reasons",
+            "the card service's merchant token is empty, too long or holds spaces or control "
+            "characters; enter it again in Settings → Credentials",
+        ),
+        ReasonCode.CARD_PAGE_NO_CREDENTIALS: QCoreApplication.translate(
+            "Reasons",
+            "the card service's merchant token is not set; enter it in Settings → Credentials",
+        ),
+        ReasonCode.CARD_PAGE_KEYCHAIN: QCoreApplication.translate(
+            "Reasons", "the card service's merchant token cannot be read: no keychain is available"
+        ),
+    }
+
+
+def reason_text(reason: Reason | None, stored: str | None = None) -> str:
+    """`reason` in the UI's language; `stored` (the row's text) when there is no reason."""
+    if reason is None:
+        return stored or ""
+    return _render(reason, templates())
+
+
+def error_text(exc: BaseException) -> str:
+    """An exception's reason in the UI's language, where it carries one; else its text."""
+    reason = getattr(exc, "reason", None)
+    if not isinstance(reason, Reason) and exc.args and isinstance(exc.args[0], Reason):
+        reason = exc.args[0]
+    if isinstance(reason, Reason):
+        return reason_text(reason)
+    return str(exc)
+
+
+def _render(reason: Reason, table: dict[ReasonCode, str]) -> str:
+    template = table[reason.code]
+    values = {name: _arg(name, value, table) for name, value in reason.args.items()}
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):
+        # A translation that names an argument the code does not carry: say it in English
+        # rather than lose it.
+        logger.error("the translation of %s does not fit its arguments", reason.code)
+        return reason.english()
+
+
+def _arg(name: str, value: ArgValue, table: dict[ReasonCode, str]) -> str:
+    if isinstance(value, Reason):
+        return _render(value, table)
+    if isinstance(value, tuple):
+        return ", ".join(_render(v, table) for v in value)
+    if is_status_arg(name):
+        if value is None:
+            return QCoreApplication.translate("Reasons", "no status")
+        return status_label(str(value))
+    if is_amount_arg(name) and isinstance(value, int):
+        return format_money(value)
+    if is_instant_arg(name) and isinstance(value, str):
+        try:
+            return format_instant_precise(datetime.fromisoformat(value))
+        except ValueError:
+            return value
+    if value is None:
+        return "—"
+    return str(value)
+
+
+__all__ = ["CONTEXT", "error_text", "reason_text", "templates"]

@@ -1,0 +1,204 @@
+"""A pt-BR run shows no English: every visible text came through the pt_BR catalogue.
+
+The real window charges on the built-in sandbox with a marking translator installed (each
+translation the pt_BR catalogues hold comes back as ⟦…⟧, see tests/gui/pseudo.py). After each
+path a clerk meets — an approved card, a denied card, a gateway error, a pending 3DS charge,
+an unreachable service, and the history, timeline and event list of those charges — every
+visible text of the window (labels, buttons, tabs, status bar, table and list cells, text
+panes) must be marked or data (ids, amounts, times, last four digits, and the values the test
+typed or the service sent). Card numbers are typed into the card page as in test_app_e2e.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication, QWidget
+
+from checkout_desktop.domain.documents import UFS
+from checkout_desktop.domain.enums import ChargeStatus, WebhookEventType
+from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.gateway.errors import ApiError, error_detail
+from checkout_desktop.paths import AppPaths
+from checkout_desktop.sandbox.link import start_sandbox
+from checkout_desktop.settings import Settings
+from checkout_desktop.terminal import Terminal
+from checkout_desktop.ui import loop
+from tests.gui.pseudo import MarkingTranslator, english_on_screen
+from tests.gui.test_app_e2e import CPF, Shop, close_window, open_window, run, spin_until
+
+logger = logging.getLogger(__name__)
+
+pytest_plugins = ["tests.gui.card_fixtures"]
+pytestmark = [pytest.mark.webengine, pytest.mark.slow]
+
+# What the test typed and the sandbox sends back as data (never words the terminal wrote).
+DATA = (
+    "Maria da Silva",
+    "maria@example.com",
+    CPF,
+    "VISA",
+    "MASTERCARD",
+    "ELO",
+    "AMEX",
+    "HIPERCARD",
+    # The service's names for its notifications, as its event-type header sends them.
+    *(kind.value for kind in WebhookEventType),
+    # The states' abbreviations (UF) of the billing address.
+    *sorted(UFS),
+)
+
+
+@pytest.fixture(scope="module")
+def pseudo_shop(
+    qapp: QApplication, tmp_path_factory: pytest.TempPathFactory, sdk_slot: Any
+) -> Iterator[Shop]:
+    home = tmp_path_factory.mktemp("pseudo")
+    paths = AppPaths(home / "config", home / "data", home / "logs").ensure()
+    settings = Settings(first_run_done=True)
+    settings.ui.locale = "pt_BR"
+    link = start_sandbox(
+        paths,
+        extra_args=(
+            *sdk_slot.sandbox_args,
+            *("--three-ds-delay", "0.5", "--webhook-backoff", "0.2"),
+        ),
+    )
+    with MarkingTranslator.installed(qapp), loop.attached(qapp):
+        terminal = run(
+            Terminal.start(settings, paths, sandbox=link, listener_port=0), "the terminal to start"
+        )
+        window = open_window(settings, terminal)
+        shop = Shop(paths, settings, link, terminal, window)
+        try:
+            spin_until(lambda: window.charge_screen.card_page.sdk_ready, "the card page", 30)
+            yield shop
+        finally:
+            close_window(shop.window)
+            run(shop.terminal.stop(), "the terminal to stop")
+            link.stop()
+
+
+def data_of(shop: Shop) -> tuple[str, ...]:
+    """DATA, the profile's own values, and what the service said about each transaction (its
+    reason message, in the service's words)."""
+    profile = shop.settings.profile
+    sent = [
+        value
+        for record in shop.terminal.service.repo.list_charges(limit=100).items
+        for txn in record.state.transactions
+        for value in (txn.reason, txn.brand, txn.authorization_code)
+        if value
+    ]
+    own = [v for v in vars(profile).values() if isinstance(v, str)]
+    return (*DATA, profile.label, *own, *sent)
+
+
+def assert_all_translated(
+    shop: Shop, root: QWidget | None = None, *, sent: tuple[str, ...] = ()
+) -> None:
+    """`sent`: more words the service sent (e.g. the detail of an error reply)."""
+    problems = english_on_screen(root or shop.window, (*data_of(shop), *sent))
+    assert not problems, "text on a pt-BR screen that escaped translation:\n" + "\n".join(problems)
+
+
+def look_everywhere(shop: Shop, mcid: str) -> None:
+    """The charge screen, then the charge in the history (timeline row by row), then its
+    notifications in the event list (each row's detail)."""
+    window = shop.window
+    assert_all_translated(shop)
+    window.show_charge(mcid)
+    history = window.history_panel
+    spin_until(lambda: history.timeline.rowCount() > 0, "the charge's timeline")
+    for row in range(history.timeline.rowCount()):
+        history.timeline_view.selectRow(row)
+        assert_all_translated(shop)
+    window.show_events_of(mcid)
+    events = window.events_panel
+    spin_until(lambda: events.model.rowCount() > 0, "the charge's notifications")
+    for row in range(min(events.model.rowCount(), 10)):
+        events.table.selectRow(row)
+        assert events.detail.shown_id is not None
+        assert_all_translated(shop)
+    window.tabs.setCurrentIndex(window.charge_tab)
+
+
+def test_the_marking_translator_catches_an_english_text(pseudo_shop: Shop) -> None:
+    # The check itself can fail: a label set without tr() is reported.
+    label = pseudo_shop.window.charge_screen.form.errors
+    label.setText("Charged twice")
+    label.show()
+    try:
+        problems = english_on_screen(pseudo_shop.window, data_of(pseudo_shop))
+        assert any("Charged twice" in p for p in problems), problems
+    finally:
+        label.clear()
+
+
+def test_an_approved_card(pseudo_shop: Shop) -> None:
+    outcome = pseudo_shop.charge_card("4111111111111111", amount=2590)
+    assert outcome.approved
+    mcid = outcome.merchant_charge_id
+    pseudo_shop.wait_status(mcid, ChargeStatus.PAID)
+    spin_until(lambda: bool(pseudo_shop.event_rows(mcid)), "the PAID notification")
+    look_everywhere(pseudo_shop, mcid)
+    # A second charge of the paid sale is refused, in words of the UI's language.
+    screen = pseudo_shop.window.charge_screen
+    pseudo_shop.window.tabs.setCurrentIndex(pseudo_shop.window.charge_tab)
+    screen.stack.setCurrentIndex(0)
+    screen.update_state()
+    assert screen.blocked.isVisible() and screen.blocked.text()
+    assert_all_translated(pseudo_shop)
+
+
+def test_a_denied_card(pseudo_shop: Shop) -> None:
+    outcome = pseudo_shop.charge_card("4000000000000002")
+    assert outcome.status == ChargeStatus.DENIED
+    assert outcome.message.code == ReasonCode.OUTCOME_DENIED
+    assert pseudo_shop.window.charge_screen.result.message.text()
+    look_everywhere(pseudo_shop, outcome.merchant_charge_id)
+
+
+def test_a_gateway_error(pseudo_shop: Shop) -> None:
+    outcome = pseudo_shop.charge_card("4000000000000119")
+    assert outcome.attempt in (AttemptState.NOT_FOUND, AttemptState.REJECTED)
+    assert pseudo_shop.window.charge_screen.result.message.text()
+    # The service's own words about the error are shown as it sent them.
+    assert isinstance(outcome.error, ApiError)
+    detail = error_detail(outcome.error)
+    assert isinstance(detail, str)
+    assert_all_translated(pseudo_shop, sent=(detail,))
+
+
+def test_a_pending_3ds_charge(pseudo_shop: Shop) -> None:
+    outcome = pseudo_shop.charge_card("4000000000003220")
+    assert outcome.status == ChargeStatus.PENDING
+    assert outcome.message.code == ReasonCode.OUTCOME_PENDING
+    # While it is pending...
+    assert_all_translated(pseudo_shop)
+    mcid = outcome.merchant_charge_id
+    # ...and once the challenge is answered.
+    pseudo_shop.wait_status(mcid, ChargeStatus.PAID)
+    result = pseudo_shop.window.charge_screen.result
+    spin_until(lambda: bool(result.three_ds.text()), "the 3DS status on screen")
+    look_everywhere(pseudo_shop, mcid)
+
+
+def test_an_unreachable_service(pseudo_shop: Shop) -> None:
+    client = pseudo_shop.terminal.service.client
+    endpoints = client.endpoints
+    # Nothing listens on port 1 of this machine: the charge request cannot be sent.
+    client.endpoints = replace(endpoints, base_url="http://127.0.0.1:1")
+    try:
+        outcome = pseudo_shop.charge_card("4111111111111111")
+    finally:
+        client.endpoints = endpoints
+    assert outcome.attempt == AttemptState.REJECTED
+    assert outcome.message.code == ReasonCode.NOT_CHARGED
+    assert pseudo_shop.window.charge_screen.result.message.text()
+    assert_all_translated(pseudo_shop)
