@@ -218,6 +218,7 @@ class ReasonCode(StrEnum):
     HEALTH_NO_URL_REGISTERED = "health.no_url_registered"
     HEALTH_SLOW = "health.slow"
     HEALTH_OK = "health.ok"
+    HEALTH_STORE_REFUSING = "health.store_refusing"
     SELF_TEST_HTTP = "self_test.http"
     SELF_TEST_NOT_STORED = "self_test.not_stored"
     SELF_TEST_FAILED = "self_test.failed"
@@ -564,6 +565,9 @@ ENGLISH: dict[ReasonCode, str] = {
     ),
     ReasonCode.HEALTH_SLOW: "a self-test through {url} took {seconds} s (over {limit} s)",
     ReasonCode.HEALTH_OK: "self-test through {url} arrived",
+    ReasonCode.HEALTH_STORE_REFUSING: (
+        "{count} deliveries could not be stored since the last check: {error}"
+    ),
     ReasonCode.SELF_TEST_HTTP: "the URL answered {http_code}",
     ReasonCode.SELF_TEST_NOT_STORED: "it was not stored within {seconds} s",
     ReasonCode.SELF_TEST_FAILED: "{error}",

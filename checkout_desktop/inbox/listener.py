@@ -175,6 +175,8 @@ class WebhookListener:
         self._site: _GatedSite | None = None
         self._port: int | None = None
         self.stats = ListenerStats()
+        self.last_unavailable: str | None = None
+        """Why the last delivery could not be stored (503), for the health monitor."""
         self._log_refused = RateLimitedLog(logger, "refused a delivery from %s: %s")
 
     @staticmethod
@@ -435,6 +437,7 @@ class WebhookListener:
 
     def _unavailable(self, exc: InboxUnavailable) -> web.Response:
         self.stats.unavailable += 1
+        self.last_unavailable = str(exc)
         logger.error("a delivery could not be stored: %s", exc)
         response = _error(503, f"the delivery was not stored; retry later ({exc})")
         response.headers["Retry-After"] = "5"

@@ -176,9 +176,27 @@ class InboxWriter:
         # Every delivery touches a few random index pages (body hash, charge ids); a larger
         # page cache keeps them in memory as the store grows toward millions of rows.
         conn.execute(f"PRAGMA cache_size = {-_CACHE_KIB}")
+        # A WAL left large by a crash or a full disk is folded in and cut back first.
+        try:
+            db.checkpoint(conn)
+        except sqlite3.Error as exc:
+            logger.warning("the inbox's WAL could not be checkpointed at start (%s)", exc)
         # A transaction begun on the loop must never sleep there waiting for a lock.
         conn.execute("PRAGMA busy_timeout = 0")
         return conn
+
+    def _checkpoint_after_failure(self) -> None:
+        """After a commit failed for want of disk space: fold the WAL in and truncate it, so
+        the space it holds is free for the next commit (best effort, on the thread)."""
+        conn = self._conn
+        assert conn is not None
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            db.checkpoint(conn)
+        except sqlite3.Error as exc:
+            logger.debug("checkpoint after a failed commit did not run (%s)", exc)
+        finally:
+            conn.execute("PRAGMA busy_timeout = 0")
 
     def _index_progress(self) -> tuple[int, int]:
         assert self._conn is not None
@@ -308,6 +326,8 @@ class InboxWriter:
             await loop.run_in_executor(self._executor, self._commit)
         except Exception as exc:
             self.stats.failed_batches += 1
+            if "full" in str(exc).lower():
+                await loop.run_in_executor(self._executor, self._checkpoint_after_failure)
             if (
                 len(intakes) == 1
                 and isinstance(exc, _UNSTORABLE)

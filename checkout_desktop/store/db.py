@@ -32,6 +32,8 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 APPLICATION_ID = 0x43484B44
 """`PRAGMA application_id` of a checkout-desktop store ("CHKD"): a file without it is not ours."""
+WAL_SIZE_LIMIT = 1024 * 1024
+"""Bytes of WAL kept after a checkpoint (SQLite truncates the file down to this)."""
 QUICK_CHECK_BUDGET_S = 2.0
 """The start-up integrity check stops after this long (a huge store is not checked whole)."""
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -204,6 +206,9 @@ def _connect(path: Path, *, readonly: bool, migrate_schema: bool) -> sqlite3.Con
             if str(mode).lower() != "wal":
                 logger.warning("the store at %s runs in %s mode, not WAL", path, mode)
             conn.execute("PRAGMA synchronous = FULL")
+            # After each checkpoint the WAL is cut back to this size: a burst does not leave
+            # a large file behind on a small disk.
+            conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
             if migrate_schema:
                 quick_check(conn, path)
                 migrate(conn, path)
@@ -316,6 +321,15 @@ def ensure_search_index(conn: sqlite3.Connection, path: Path) -> bool:
         raise
     conn.execute("COMMIT")
     return True
+
+
+def checkpoint(conn: sqlite3.Connection) -> bool:
+    """Copy the WAL into the database and truncate it; False when readers kept it from ending.
+
+    Frees the disk space the WAL holds, so a disk that the WAL filled can take commits again.
+    """
+    row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    return row is not None and int(row[0]) == 0
 
 
 @contextmanager

@@ -554,6 +554,9 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.HEALTH_OK: QCoreApplication.translate(
             "Reasons", "self-test through {url} arrived"
         ),
+        ReasonCode.HEALTH_STORE_REFUSING: QCoreApplication.translate(
+            "Reasons", "{count} deliveries could not be stored since the last check: {error}"
+        ),
         ReasonCode.SELF_TEST_HTTP: QCoreApplication.translate(
             "Reasons", "the address answered HTTP {http_code}"
         ),

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from checkout_desktop import cli
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.logsetup import OwnerOnlyRotatingFileHandler, setup_logging
 from checkout_desktop.store import db
 from checkout_desktop.store.events import EventRepository, NewEvent, Verdict
@@ -59,7 +60,7 @@ def _store_with_hostile_rows(home: Path) -> None:
                         body=body,
                         body_sha256=f"{n:064x}",
                         headers={},
-                        reason="kept",
+                        reason=Reason.of(ReasonCode.INBOX_CANNOT_ACCEPT),
                     )
                 )
     finally:
