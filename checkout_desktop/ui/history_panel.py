@@ -49,7 +49,7 @@ from checkout_desktop.ui.history_model import (
     TimelineModel,
     cards_text,
 )
-from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.labels import outcome_label, source_label, source_ref_label, status_label
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 
@@ -408,7 +408,7 @@ class HistoryPanel(QWidget):
                 )
             )
         if item.source_ref:
-            lines.append(self.tr("source: {ref}").format(ref=item.source_ref))
+            lines.append(self.tr("source: {ref}").format(ref=source_ref_label(item.source_ref)))
         if item.changes:
             shown = (
                 ", ".join(reason_text(c) for c in item.changes_data)

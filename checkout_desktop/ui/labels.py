@@ -38,6 +38,10 @@ def status_label(status: str | None) -> str:
         "CREATED": QCoreApplication.translate("Labels", "Created at the service"),
         "REJECTED": QCoreApplication.translate("Labels", "Refused, not charged"),
         "NOT_FOUND": QCoreApplication.translate("Labels", "Not found, not charged"),
+        # Refund, capture and cancel states (domain/money_ops.MoneyOpState).
+        "SENT": QCoreApplication.translate("Labels", "Sent to the service"),
+        "CONFIRMED": QCoreApplication.translate("Labels", "Confirmed by the service"),
+        "NOT_APPLIED": QCoreApplication.translate("Labels", "Not done"),
     }
     return labels.get(status, status)
 
@@ -97,8 +101,20 @@ def outcome_label(outcome: str) -> str:
         "ignored": QCoreApplication.translate("Labels", "older, ignored"),
         "recorded": QCoreApplication.translate("Labels", "recorded"),
         "failed": QCoreApplication.translate("Labels", "failed"),
+        "sent": QCoreApplication.translate("Labels", "sent"),
     }
     return labels.get(outcome, outcome)
+
+
+def source_ref_label(ref: str) -> str:
+    """What a timeline row came from: a stored notification or a money operation, by number."""
+    kind, _, number = ref.replace(":", " ").partition(" ")
+    if number.isdigit():
+        if kind == "webhook_event":
+            return QCoreApplication.translate("Labels", "notification #{id}").format(id=number)
+        if kind == "operation":
+            return QCoreApplication.translate("Labels", "refund or capture #{id}").format(id=number)
+    return ref
 
 
 def profile_label(profile: Profile) -> str:
@@ -121,6 +137,7 @@ __all__ = [
     "outcome_label",
     "profile_label",
     "source_label",
+    "source_ref_label",
     "status_label",
     "verdict_explanation",
     "verdict_label",

@@ -870,6 +870,18 @@
         <translation>Não encontrada, não cobrada</translation>
     </message>
     <message>
+        <source>Sent to the service</source>
+        <translation>Enviada ao serviço</translation>
+    </message>
+    <message>
+        <source>Confirmed by the service</source>
+        <translation>Confirmada pelo serviço</translation>
+    </message>
+    <message>
+        <source>Not done</source>
+        <translation>Não realizada</translation>
+    </message>
+    <message>
         <source>Accepted</source>
         <translation>Aceita</translation>
     </message>
@@ -952,6 +964,18 @@
     <message>
         <source>failed</source>
         <translation>falhou</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>enviado</translation>
+    </message>
+    <message>
+        <source>notification #{id}</source>
+        <translation>notificação nº {id}</translation>
+    </message>
+    <message>
+        <source>refund or capture #{id}</source>
+        <translation>estorno ou captura nº {id}</translation>
     </message>
     <message>
         <source>Built-in sandbox (no account needed)</source>

@@ -122,7 +122,8 @@ def untranslated(text: str, data: Iterable[str] = ()) -> list[str]:
     rest = _ADDRESS.sub(" ", unmarked(text))
     for value in sorted(data, key=len, reverse=True):
         if value:
-            rest = rest.replace(value, " ")
+            # Whole words only: the state "SE" is data, the "SE" in "SENT" is not.
+            rest = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", rest)
     return [
         w
         for w in rest.split()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,11 +27,24 @@ from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.errors import ApiError, error_detail
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.link import start_sandbox
+from checkout_desktop.secrets import SecretStore
 from checkout_desktop.settings import Settings
 from checkout_desktop.terminal import Terminal
 from checkout_desktop.ui import loop
+from checkout_desktop.ui.connection_test import ConnectionTest
+from checkout_desktop.ui.supervisor import hash_pin
+from checkout_desktop.ui.wizard import FirstRunWizard
+from tests.conftest import MemoryKeyring
 from tests.gui.pseudo import MarkingTranslator, english_on_screen
-from tests.gui.test_app_e2e import CPF, Shop, close_window, open_window, run, spin_until
+from tests.gui.test_app_e2e import (
+    CPF,
+    SUPERVISOR_PIN,
+    Shop,
+    close_window,
+    open_window,
+    run,
+    spin_until,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +65,11 @@ DATA = (
     *(kind.value for kind in WebhookEventType),
     # The states' abbreviations (UF) of the billing address.
     *sorted(UFS),
+    # Each language named in itself, and the tunnel programs' names.
+    "Português (Brasil)",
+    "English",
+    "cloudflared",
+    "ngrok",
 )
 
 
@@ -62,6 +81,7 @@ def pseudo_shop(
     paths = AppPaths(home / "config", home / "data", home / "logs").ensure()
     settings = Settings(first_run_done=True)
     settings.ui.locale = "pt_BR"
+    settings.ui.supervisor_pin_hash = hash_pin(SUPERVISOR_PIN)
     link = start_sandbox(
         paths,
         extra_args=(
@@ -202,3 +222,54 @@ def test_an_unreachable_service(pseudo_shop: Shop) -> None:
     assert outcome.message.code == ReasonCode.NOT_CHARGED
     assert pseudo_shop.window.charge_screen.result.message.text()
     assert_all_translated(pseudo_shop)
+
+
+def test_a_refund_from_the_history_and_the_other_tabs(pseudo_shop: Shop) -> None:
+    outcome = pseudo_shop.charge_card("4111111111111111", amount=3000)
+    mcid = outcome.merchant_charge_id
+    pseudo_shop.wait_status(mcid, ChargeStatus.PAID)
+    window = pseudo_shop.window
+    window.show_charge(mcid)
+    panel = window.history_panel
+    panel.ask_refund()
+    dialog = panel.dialog
+    assert dialog is not None
+    spin_until(dialog.isVisible, "the refund dialog")
+    assert_all_translated(pseudo_shop, dialog)
+    dialog.amount.set_centavos(1000)
+    dialog.pin.setText(SUPERVISOR_PIN)
+    dialog.accept()
+    spin_until(
+        lambda: (pseudo_shop.record(mcid).refunded_amount or 0) == 1000, "the partial refund", 20
+    )
+    spin_until(lambda: panel._busy is None or panel._busy.done(), "the refund to finish")
+    look_everywhere(pseudo_shop, mcid)
+    for index in (window.today_tab, window.settings_tab):
+        window.tabs.setCurrentIndex(index)
+        assert_all_translated(pseudo_shop)
+    window.tabs.setCurrentIndex(window.charge_tab)
+
+
+def test_the_first_run_wizard_with_its_real_connection_test(
+    pseudo_shop: Shop, tmp_path: Path
+) -> None:
+    # On the module's loop, with its marking translator installed.
+    paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs").ensure()
+    settings = Settings()
+    settings.ui.locale = "pt_BR"
+    tester = ConnectionTest(paths, secrets=SecretStore(MemoryKeyring()))
+    wizard = FirstRunWizard(settings, secrets=SecretStore(MemoryKeyring()), tester=tester)
+    wizard.show()
+    try:
+        data = (*DATA, *(p.label for p in settings.profiles.values()))
+        while wizard.currentId() != wizard.test_id:
+            problems = english_on_screen(wizard, data)
+            assert not problems, "\n".join(problems)
+            wizard.next()
+        spin_until(wizard.test_page.isComplete, "the connection test", 60)
+        assert wizard.test_page.list.count() >= 2
+        problems = english_on_screen(wizard, data)
+        assert not problems, "\n".join(problems)
+    finally:
+        wizard.close()
+        tester.release()
