@@ -47,6 +47,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from checkout_desktop.errors import PlainError
+
+    try:
+        return _run_command(args)
+    except PlainError as exc:
+        # A broken store, settings file or instance folder: said in a dialog as well, since a
+        # window started from a menu has no terminal to print to (cli.py prints and exits).
+        if not args.self_test:
+            from checkout_desktop.ui.startup_problem import show_startup_problem
+
+            show_startup_problem(str(exc))
+        raise
+
+
+def _run_command(args: argparse.Namespace) -> int:
     from checkout_desktop.logsetup import setup_logging
     from checkout_desktop.paths import app_paths
     from checkout_desktop.sandbox.link import launch_sandbox, wants_builtin_sandbox
@@ -89,11 +104,11 @@ def _run(
         if args.profile:
             settings.active_profile = args.profile
         _ = settings.profile
-    except SettingsError as exc:
-        print(f"checkout-desktop: {exc}", file=sys.stderr)
+    except SettingsError:
         if early is not None:
             early.cancel()
-        return 2
+        # `run` shows it in a dialog; the command line prints it and exits 2.
+        raise
     if early is not None and not (settings.first_run_done and settings.profile.is_builtin_sandbox):
         early.cancel()
         early = None

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from checkout_desktop import __version__
+from checkout_desktop.errors import PlainError
 
 
 class Subcommand(Protocol):
@@ -74,7 +75,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if module_name is None:
         parser.print_help()
         return 2
-    return _load(module_name).run(args)
+    try:
+        return _load(module_name).run(args)
+    except PlainError as exc:
+        # A broken store, settings file or instance folder: the message says what to do, and
+        # the exit code says which (see the README); a traceback would only hide it.
+        command = "" if args.command in (None, "run") else f" {args.command}"
+        print(f"checkout-desktop{command}: {exc}", file=sys.stderr)
+        return exc.exit_code
 
 
 _GLOBALS_WITH_VALUE = {"--data-dir"}

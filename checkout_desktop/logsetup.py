@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
+import os
 import re
+import sys
 import threading
+from io import TextIOWrapper
 from pathlib import Path
+from typing import Any
 
 from checkout_desktop.domain.documents import luhn_valid
 
@@ -30,6 +35,13 @@ def register_secret(value: str) -> None:
     if value and len(value) >= 4:
         with _lock:
             _known_secrets.add(value)
+
+
+def holds_secret(text: str) -> bool:
+    """Whether `text` contains any registered secret (a token a header must not keep)."""
+    with _lock:
+        secrets = list(_known_secrets)
+    return any(secret in text for secret in secrets)
 
 
 def forget_secret(value: str) -> None:
@@ -80,6 +92,55 @@ class RedactingFormatter(logging.Formatter):
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
+class OwnerOnlyRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log whose every file (the current one and each rotated one) is created 0600,
+    and that survives a full disk quietly: one notice on standard error when writing fails,
+    nothing more until a line can be written again, then one notice that it can."""
+
+    def __init__(self, filename: Path, **kwargs: Any) -> None:
+        self._failing = False
+        self._failed_now = False
+        super().__init__(filename, **kwargs)
+
+    def _open(self) -> TextIOWrapper:
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        stream = open(fd, self.mode, encoding=self.encoding, errors=self.errors)  # noqa: SIM115
+        assert isinstance(stream, TextIOWrapper)
+        return stream
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._failed_now = False
+        super().emit(record)
+        if self._failing and not self._failed_now:
+            self._failing = False
+            _notice(f"checkout-desktop: the log {self.baseFilename} can be written again")
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        self._failed_now = True
+        error = sys.exc_info()[1]
+        if not isinstance(error, OSError):
+            super().handleError(record)
+            return
+        if not self._failing:
+            self._failing = True
+            _notice(
+                f"checkout-desktop: the log {self.baseFilename} cannot be written "
+                f"({error.strerror or error}); log lines are dropped until it can be"
+            )
+        # A half-written stream may hold the failed line: start the next one afresh.
+        try:
+            if self.stream is not None:
+                self.stream.close()
+        except OSError:
+            pass
+        self.stream = None
+
+
+def _notice(text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr, flush=True)
+
+
 def setup_logging(
     log_dir: Path | None = None, *, level: int = logging.INFO, console: bool = True
 ) -> None:
@@ -94,7 +155,7 @@ def setup_logging(
         handlers.append(logging.StreamHandler())
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        file_handler = logging.handlers.RotatingFileHandler(
+        file_handler = OwnerOnlyRotatingFileHandler(
             log_dir / "checkout-desktop.log", maxBytes=5_000_000, backupCount=5, encoding="utf-8"
         )
         handlers.append(file_handler)
@@ -105,5 +166,7 @@ def setup_logging(
         root.addHandler(handler)
     root.setLevel(level)
     if log_dir is not None:
+        from checkout_desktop.paths import tighten
+
         for path in log_dir.glob("checkout-desktop.log*"):
-            path.chmod(0o600)
+            tighten(path)

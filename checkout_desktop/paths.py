@@ -3,14 +3,60 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 
+from checkout_desktop.errors import PlainError
+
 APP_NAME = "checkout-desktop"
 HOME_ENV = "CHECKOUT_DESKTOP_HOME"
+
+
+class InstanceFolderError(PlainError):
+    """An instance folder others could change; the message says how to fix it."""
+
+    exit_code = 2
+
+
+def secure_folder(folder: Path) -> None:
+    """Make a folder of the instance owner-only: create it 0700, tighten one this user owns,
+    refuse one that other users can write to (they could swap the files inside)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    info = folder.stat()
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o022 and not (mode & stat.S_ISVTX and info.st_uid == os.getuid()):
+        raise InstanceFolderError(
+            f"the folder {folder} can be changed by other users (mode {mode:03o}); make it "
+            f"yours alone with `chmod 700 {folder}` and start again"
+        )
+    if info.st_uid != os.getuid():
+        raise InstanceFolderError(
+            f"the folder {folder} belongs to another user; use a folder of your own "
+            "(--data-dir or CHECKOUT_DESKTOP_HOME)"
+        )
+    if mode & 0o077:
+        os.chmod(folder, mode & 0o700)
+
+
+def tighten(path: Path) -> None:
+    """Make a file the terminal owns owner-only, never loosening it and never following a link.
+
+    A symlink (its target is someone else's file), a file of another user, and a file already
+    stricter than 0600 (a deliberately read-only 0400 store) are left as they are.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+        return
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o077:
+        os.chmod(path, mode & 0o700, follow_symlinks=False)
 
 
 @dataclass(frozen=True)
@@ -30,8 +76,21 @@ class AppPaths:
         return self.data_dir / "checkout.sqlite3"
 
     def ensure(self) -> AppPaths:
-        for folder in (self.config_dir, self.data_dir, self.log_dir):
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        """Create the folders owner-only (0700), tighten ones this user owns, and refuse
+        folders other users can write to (InstanceFolderError, with how to fix it)."""
+        folders = (self.config_dir, self.data_dir, self.log_dir)
+        parents = {f.parent for f in folders}
+        if len(parents) == 1:
+            # One instance folder holds all three ($CHECKOUT_DESKTOP_HOME, --data-dir).
+            secure_folder(parents.pop())
+        for folder in folders:
+            try:
+                secure_folder(folder)
+            except (NotADirectoryError, FileExistsError):
+                raise InstanceFolderError(
+                    f"{folder} is a file where the terminal keeps a folder; move it away and "
+                    "start again"
+                ) from None
         return self
 
 

@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import re
+import stat
 import tempfile
 from enum import StrEnum
 from pathlib import Path
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import TokenFieldSpelling
+from checkout_desktop.errors import PlainError
 from checkout_desktop.paths import AppPaths
 
 logger = logging.getLogger(__name__)
@@ -25,8 +27,10 @@ BUILTIN_SANDBOX = "builtin-sandbox"
 _SECRETISH = re.compile(r"(?i)(secret|password|passwd|token|bearer)")
 
 
-class SettingsError(RuntimeError):
+class SettingsError(PlainError):
     """The settings file cannot be used; the message says which file and why."""
+
+    exit_code = 2
 
 
 class ProfileKind(StrEnum):
@@ -119,6 +123,12 @@ class ListenerSettings(_Strict):
     path: Annotated[str, Field(pattern=r"^/[A-Za-z0-9/_\-]*$")] = "/webhooks/checkout"
     max_body_bytes: Annotated[int, Field(ge=1024, le=16 * 1024 * 1024)] = 256 * 1024
     read_timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
+    # A request's head must arrive within this time of the connection (and of the previous
+    # answer on a kept-alive one); open connections are capped in total and per source, kept
+    # well below the common 1,024 open-files limit.
+    head_timeout_s: Annotated[float, Field(gt=0, le=120)] = 15.0
+    max_connections: Annotated[int, Field(ge=4, le=4096)] = 256
+    max_connections_per_source: Annotated[int, Field(ge=1, le=4096)] = 128
 
 
 class TunnelSettings(_Strict):
@@ -187,24 +197,107 @@ def _migrate(raw: dict[str, object]) -> dict[str, object]:
     return raw
 
 
-def load_settings(paths: AppPaths) -> Settings:
-    """Read the settings file; a missing file gives the defaults, a broken one a clear error."""
-    target = paths.settings_file
-    if not target.exists():
-        return Settings()
+MAX_SETTINGS_BYTES = 1024 * 1024
+"""A settings file is a few kilobytes; anything this large is not one."""
+MAX_SETTINGS_DEPTH = 32
+
+
+def _read_regular_file(target: Path) -> bytes | None:
+    """The file's bytes, None when it does not exist; only a regular file of bounded size is
+    read (a FIFO or a device would block start-up or never end)."""
     try:
-        raw = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked next.
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SettingsError(f"cannot read settings file {target}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SettingsError(
+                f"settings file {target} is not a regular file; move it away and start again "
+                "(the defaults are used when the file is missing)"
+            )
+        if info.st_size > MAX_SETTINGS_BYTES:
+            raise SettingsError(
+                f"settings file {target} is {info.st_size} bytes, larger than settings can be "
+                f"({MAX_SETTINGS_BYTES}); move it away and start again"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_SETTINGS_BYTES:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise SettingsError(f"cannot read settings file {target}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_SETTINGS_BYTES:
+        raise SettingsError(f"settings file {target} is larger than settings can be")
+    return b"".join(chunks)
+
+
+def _too_deep(data: bytes) -> bool:
+    if data.count(b"[") + data.count(b"{") <= MAX_SETTINGS_DEPTH:
+        return False
+    depth = 0
+    inside = escaped = False
+    for byte in data:
+        if inside:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                inside = False
+        elif byte == 0x22:
+            inside = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > MAX_SETTINGS_DEPTH:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
+def load_settings(paths: AppPaths) -> Settings:
+    """Read the settings file; a missing file gives the defaults, a broken one a clear error
+    that names the file."""
+    target = paths.settings_file
+    data = _read_regular_file(target)
+    if data is None:
+        return Settings()
+    if _too_deep(data):
+        raise SettingsError(
+            f"settings file {target} nests more than {MAX_SETTINGS_DEPTH} levels deep; "
+            "it is not a settings file"
+        )
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SettingsError(f"settings file {target} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
         raise SettingsError(f"cannot read settings file {target}: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        # json.loads refuses integers beyond Python's digit limit with a bare ValueError.
+        raise SettingsError(f"settings file {target} cannot be read: {exc}") from None
     if not isinstance(raw, dict):
         raise SettingsError(f"settings file {target} does not hold a JSON object")
     try:
         return Settings.model_validate(_migrate(raw))
     except ValidationError as exc:
         details = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+            for err in exc.errors(include_input=False, include_url=False)[:10]
         )
         raise SettingsError(f"settings file {target} is not valid: {details}") from None
+    except (ValueError, RecursionError) as exc:
+        raise SettingsError(f"settings file {target} is not valid: {exc}") from None
 
 
 def save_settings(settings: Settings, paths: AppPaths) -> Path:

@@ -202,6 +202,10 @@ class ReasonCode(StrEnum):
     INBOX_STALLED = "inbox.stalled"
     INBOX_NOT_JSON_TYPE = "inbox.not_json_type"
     INBOX_CANNOT_ACCEPT = "inbox.cannot_accept"
+    INBOX_TOO_DEEP = "inbox.too_deep"
+    INBOX_NUMBER_TOO_LONG = "inbox.number_too_long"
+    INBOX_NOT_UNICODE = "inbox.not_unicode"
+    INBOX_UNSTORABLE = "inbox.unstorable"
 
     # -- inbox health: the heartbeat's self-test --------------------------------------------
     HEALTH_NOT_CHECKED = "health.not_checked"
@@ -214,6 +218,7 @@ class ReasonCode(StrEnum):
     HEALTH_NO_URL_REGISTERED = "health.no_url_registered"
     HEALTH_SLOW = "health.slow"
     HEALTH_OK = "health.ok"
+    HEALTH_STORE_REFUSING = "health.store_refusing"
     SELF_TEST_HTTP = "self_test.http"
     SELF_TEST_NOT_STORED = "self_test.not_stored"
     SELF_TEST_FAILED = "self_test.failed"
@@ -530,6 +535,19 @@ ENGLISH: dict[ReasonCode, str] = {
     ),
     ReasonCode.INBOX_NOT_JSON_TYPE: "the content type {type} is not JSON; the body is kept",
     ReasonCode.INBOX_CANNOT_ACCEPT: "the body cannot be accepted",
+    ReasonCode.INBOX_TOO_DEEP: (
+        "the body is nested more than {limit} levels deep; it is kept as received"
+    ),
+    ReasonCode.INBOX_NUMBER_TOO_LONG: (
+        "the body holds a number of {digits} digits, over the limit of {limit}; it is kept as "
+        "received"
+    ),
+    ReasonCode.INBOX_NOT_UNICODE: (
+        "the body's {field} is not valid Unicode text (a lone surrogate); it is kept as received"
+    ),
+    ReasonCode.INBOX_UNSTORABLE: (
+        "the body could not be stored as read ({error}); it is kept as received"
+    ),
     ReasonCode.HEALTH_NOT_CHECKED: "not checked yet",
     ReasonCode.HEALTH_LISTENER_DOWN: "the listener is not running",
     ReasonCode.HEALTH_LOCAL_FAILED: "local self-test failed: {problem}",
@@ -547,6 +565,9 @@ ENGLISH: dict[ReasonCode, str] = {
     ),
     ReasonCode.HEALTH_SLOW: "a self-test through {url} took {seconds} s (over {limit} s)",
     ReasonCode.HEALTH_OK: "self-test through {url} arrived",
+    ReasonCode.HEALTH_STORE_REFUSING: (
+        "{count} deliveries could not be stored since the last check: {error}"
+    ),
     ReasonCode.SELF_TEST_HTTP: "the URL answered {http_code}",
     ReasonCode.SELF_TEST_NOT_STORED: "it was not stored within {seconds} s",
     ReasonCode.SELF_TEST_FAILED: "{error}",

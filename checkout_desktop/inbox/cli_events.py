@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 from typing import TextIO, cast
 
-from checkout_desktop.inbox.export import ExportError, ExportFormat, parse_when, write_events
+from checkout_desktop.inbox.export import (
+    ExportError,
+    ExportFormat,
+    ExportStats,
+    parse_when,
+    write_events,
+)
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.store import db
@@ -84,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         conn = db.connect(store, readonly=True)
-    except (db.StoreError, sqlite3.Error) as exc:
-        print(f"checkout-desktop events: cannot read {store}: {exc}", file=sys.stderr)
-        return 1
+    except db.StoreError as exc:
+        print(f"checkout-desktop events: {exc}", file=sys.stderr)
+        return exc.exit_code
     try:
         with contextlib.ExitStack() as stack:
             out: TextIO = sys.stdout
@@ -96,17 +102,24 @@ def run(args: argparse.Namespace) -> int:
                 target.touch(mode=0o600, exist_ok=True)
                 out = stack.enter_context(target.open("w", encoding="utf-8", newline=""))
             events = EventRepository(conn).iter_full(where)
-            count = write_events(events, out, cast(ExportFormat, args.format))
+            stats = ExportStats()
+            count = write_events(events, out, cast(ExportFormat, args.format), stats)
             out.flush()
     except OSError as exc:
         print(f"checkout-desktop events: cannot write the export: {exc}", file=sys.stderr)
         return 1
     except sqlite3.Error as exc:
         print(f"checkout-desktop events: cannot read {store}: {exc}", file=sys.stderr)
-        return 1
+        return db.StoreError.exit_code
     finally:
         conn.close()
     logger.info("exported %d deliveries", count)
+    if stats.raw_rows:
+        print(
+            f"checkout-desktop events: {stats.raw_rows} of {count} deliveries could not be "
+            'rendered and were exported raw (body as base64, flagged "unrenderable")',
+            file=sys.stderr,
+        )
     if args.output:
         print(f"exported {count} deliveries to {args.output}", file=sys.stderr)
     return 0

@@ -20,7 +20,7 @@ from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.inbox.events import ListenerHealthChanged, TunnelUrlChanged
-from checkout_desktop.inbox.listener import ListenerError
+from checkout_desktop.inbox.listener import ListenerError, check_bind_host
 from checkout_desktop.inbox.service import Inbox
 from checkout_desktop.inbox.tunnel import TunnelConfigError
 from checkout_desktop.logsetup import register_secret, setup_logging
@@ -35,7 +35,6 @@ from checkout_desktop.settings import ListenerSettings, Settings, SettingsError,
 
 logger = logging.getLogger(__name__)
 
-_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 _MAX_TOKEN_FILE = 4096
 
 
@@ -95,6 +94,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="loopback address to bind (default: the one in settings, normally 127.0.0.1)",
     )
     parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that is not loopback (an inbox shared on a trusted network); "
+        "without it any address but 127.0.0.1, ::1 or localhost is refused",
+    )
+    parser.add_argument(
         "--token-file",
         metavar="FILE",
         help="read the webhook token from FILE instead of the keychain; FILE must be readable "
@@ -115,11 +120,7 @@ def _listener_settings(settings: Settings, args: argparse.Namespace) -> Listener
     if args.host is not None:
         updates["host"] = args.host
     chosen = ListenerSettings.model_validate({**settings.listener.model_dump(), **updates})
-    if chosen.host not in _LOOPBACK:
-        raise SettingsError(
-            f"the inbox listens on this machine only (127.0.0.1 or ::1), not {chosen.host}; "
-            "a tunnel or a reverse proxy on this machine forwards the service's deliveries"
-        )
+    check_bind_host(chosen.host, allow_remote=args.allow_remote)
     return chosen
 
 
@@ -139,7 +140,13 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings(paths)
         listener_settings = _listener_settings(settings, args)
         token = webhook_token(settings, token_file=args.token_file, profile=args.profile)
-    except (SettingsError, TokenFileError, SecretMissing, KeychainUnavailable) as exc:
+    except (
+        SettingsError,
+        ListenerError,
+        TokenFileError,
+        SecretMissing,
+        KeychainUnavailable,
+    ) as exc:
         print(f"checkout-desktop listen: {exc}", file=sys.stderr)
         if isinstance(exc, SecretMissing):
             print("  (or pass the token with --token-file FILE)", file=sys.stderr)
@@ -148,7 +155,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"checkout-desktop listen: {exc}", file=sys.stderr)
         return 2
     return asyncio.run(
-        _serve(settings, listener_settings, token, paths.database_file, tunnel=not args.no_tunnel)
+        _serve(
+            settings,
+            listener_settings,
+            token,
+            paths.database_file,
+            tunnel=not args.no_tunnel,
+            allow_remote=args.allow_remote,
+        )
     )
 
 
@@ -159,6 +173,7 @@ async def _serve(
     store: Path,
     *,
     tunnel: bool,
+    allow_remote: bool = False,
 ) -> int:
     bus = EventBus()
     bus.subscribe(TunnelUrlChanged, _print_url_notice)
@@ -174,6 +189,7 @@ async def _serve(
         tunnel_settings=settings.tunnel if tunnel else None,
         heartbeat_interval_s=settings.tunnel.heartbeat_interval_s,
         strict_tunnel=True,
+        allow_remote=allow_remote,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -12,6 +12,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, TextIO
 
@@ -53,6 +54,14 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 class ExportError(ValueError):
     """An export option cannot be used; the message says which and why."""
+
+
+@dataclass
+class ExportStats:
+    """What an export wrote: every row, and how many of them only as raw bytes."""
+
+    rows: int = 0
+    raw_rows: int = 0
 
 
 def parse_when(text: str, *, now: datetime | None = None) -> datetime:
@@ -118,12 +127,41 @@ def event_record(event: StoredEvent) -> dict[str, Any]:
     return record
 
 
-def write_jsonl(events: Iterable[StoredEvent], out: TextIO) -> int:
-    count = 0
+def raw_record(event: StoredEvent) -> dict[str, Any]:
+    """A row that cannot be rendered as usual: its id, time and verdict, the body as base64,
+    and a flag that says so; every field here is safe to write."""
+    return {
+        "id": event.id,
+        "received_at": event.received_at.isoformat(),
+        "verdict": event.verdict.value,
+        "body_sha256": event.body_sha256,
+        "unrenderable": True,
+        "body_base64": base64.b64encode(event.body).decode("ascii"),
+    }
+
+
+def _jsonl_line(event: StoredEvent, stats: ExportStats) -> str:
+    try:
+        line = json.dumps(event_record(event), ensure_ascii=False, allow_nan=False)
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate from a \\u escape: written escaped, still the same JSON.
+        line = json.dumps(event_record(event), ensure_ascii=True, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        logger.warning("event %d cannot be rendered; exported raw", event.id)
+        stats.raw_rows += 1
+        line = json.dumps(raw_record(event))
+    return line
+
+
+def write_jsonl(
+    events: Iterable[StoredEvent], out: TextIO, stats: ExportStats | None = None
+) -> int:
+    stats = stats if stats is not None else ExportStats()
     for event in events:
-        out.write(json.dumps(event_record(event), ensure_ascii=False) + "\n")
-        count += 1
-    return count
+        out.write(_jsonl_line(event, stats) + "\n")
+        stats.rows += 1
+    return stats.rows
 
 
 def _cell(value: Any) -> str:
@@ -135,25 +173,46 @@ def _cell(value: Any) -> str:
     return text
 
 
-def write_csv(events: Iterable[StoredEvent], out: TextIO) -> int:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    count = 0
-    for event in events:
+def _csv_row(event: StoredEvent, stats: ExportStats) -> list[str]:
+    try:
         record = event_record(event)
         body = event.body.decode("utf-8", errors="replace")
         row = [record.get(column) for column in CSV_COLUMNS[:-1]]
-        writer.writerow([str(v) if isinstance(v, int) else _cell(v) for v in row] + [_cell(body)])
-        count += 1
-    return count
+        cells = [str(v) if isinstance(v, int) else _cell(v) for v in row] + [_cell(body)]
+        for cell in cells:
+            cell.encode("utf-8")
+    except (ValueError, TypeError, RecursionError):
+        logger.warning("event %d cannot be rendered; exported raw", event.id)
+        stats.raw_rows += 1
+        raw = raw_record(event)
+        cells = [str(raw.get(c, "")) for c in CSV_COLUMNS[:-1]]
+        cells[CSV_COLUMNS.index("reason")] = "unrenderable: body as base64"
+        cells.append(raw["body_base64"])
+    return cells
 
 
-def write_events(events: Iterable[StoredEvent], out: TextIO, fmt: ExportFormat) -> int:
-    """Write every event in the chosen format; returns how many were written."""
+def write_csv(events: Iterable[StoredEvent], out: TextIO, stats: ExportStats | None = None) -> int:
+    stats = stats if stats is not None else ExportStats()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for event in events:
+        writer.writerow(_csv_row(event, stats))
+        stats.rows += 1
+    return stats.rows
+
+
+def write_events(
+    events: Iterable[StoredEvent],
+    out: TextIO,
+    fmt: ExportFormat,
+    stats: ExportStats | None = None,
+) -> int:
+    """Write every event in the chosen format; returns how many were written. A row that
+    cannot be rendered is written raw (body as base64, flagged) and counted in `stats`."""
     if fmt == "jsonl":
-        return write_jsonl(events, out)
+        return write_jsonl(events, out, stats)
     if fmt == "csv":
-        return write_csv(events, out)
+        return write_csv(events, out, stats)
     raise ExportError(f"unknown export format {fmt!r}; use jsonl or csv")
 
 
@@ -161,8 +220,10 @@ __all__ = [
     "CSV_COLUMNS",
     "ExportError",
     "ExportFormat",
+    "ExportStats",
     "event_record",
     "parse_when",
+    "raw_record",
     "write_csv",
     "write_events",
     "write_jsonl",

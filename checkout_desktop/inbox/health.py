@@ -91,6 +91,7 @@ class HealthMonitor:
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._lock = asyncio.Lock()
+        self._unavailable_seen = listener.stats.unavailable
 
     @property
     def status(self) -> HealthStatus:
@@ -159,6 +160,20 @@ class HealthMonitor:
             local = self._listener.url
             if not self._listener.running or local is None:
                 return self._set(HealthLevel.DOWN, Reason.of(ReasonCode.HEALTH_LISTENER_DOWN), None)
+            # Deliveries answered 503 since the last check: the store does not take them, even
+            # if the self-test (which touches no charge) may still get through.
+            refused = self._listener.stats.unavailable - self._unavailable_seen
+            self._unavailable_seen = self._listener.stats.unavailable
+            if refused > 0:
+                return self._set(
+                    HealthLevel.DOWN,
+                    Reason.of(
+                        ReasonCode.HEALTH_STORE_REFUSING,
+                        count=refused,
+                        error=self._listener.last_unavailable,
+                    ),
+                    None,
+                )
             tunnel = self._tunnel
             if tunnel is None or tunnel.mode == "none":
                 problem, took = await self._self_test(local)

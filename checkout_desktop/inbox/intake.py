@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
+from checkout_desktop.domain.carddata import mask_card_numbers, mask_text
 from checkout_desktop.domain.enums import WebhookBodyType, WebhookEventType
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import (
@@ -32,6 +34,7 @@ from checkout_desktop.domain.wire import (
     three_ds_update,
     validate_webhook_json,
 )
+from checkout_desktop.logsetup import holds_secret
 from checkout_desktop.store.events import NewEvent, Verdict
 
 logger = logging.getLogger(__name__)
@@ -47,6 +50,88 @@ _EXPECTED_BODY = {
     WebhookEventType.CHALLENGE_3DS_UPDATE: WebhookBodyType.THREE_DS_CHALLENGE,
 }
 _MAX_REASON = 600
+SECRET_MARKER = "[not stored: a known secret]"
+
+# Parse limits, checked on the bytes before any parser sees them: the service's bodies nest a
+# few levels and carry amounts of a few digits, while a body nested thousands deep or an integer
+# of thousands of digits makes the parsers raise (RecursionError, Python's 4,300-digit
+# conversion limit) instead of answering. Such a body is quarantined whole.
+MAX_DEPTH = 64
+MAX_NUMBER_CHARS = 64
+_OPENERS = (b"[", b"{")
+_STRUCTURE = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_LONG_DIGITS = re.compile(rb"[0-9]{%d,}" % (MAX_NUMBER_CHARS + 1))
+_NUMBERS = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*', re.DOTALL)
+
+
+# The inbox's own quarantine reasons beyond the parsers' and the models' (the parse limits,
+# text that is not Unicode, a row the store refused) are these four codes of domain.reasons.
+def _too_deep_reason() -> Reason:
+    return Reason.of(ReasonCode.INBOX_TOO_DEEP, limit=MAX_DEPTH)
+
+
+def _too_long_number_reason(digits: int) -> Reason:
+    return Reason.of(ReasonCode.INBOX_NUMBER_TOO_LONG, digits=digits, limit=MAX_NUMBER_CHARS)
+
+
+def _not_unicode_reason(where: str) -> Reason:
+    return Reason.of(ReasonCode.INBOX_NOT_UNICODE, field=where)
+
+
+def _unstorable_reason(error: str) -> Reason:
+    return Reason.of(ReasonCode.INBOX_UNSTORABLE, error=error)
+
+
+def limits_problem(body: bytes) -> Reason | None:
+    """Why `body` breaks a parse limit (depth, number length), or None; never parses it."""
+    if body.count(_OPENERS[0]) + body.count(_OPENERS[1]) > MAX_DEPTH:
+        depth = 0
+        for match in _STRUCTURE.finditer(body):
+            token = match.group()
+            if token in _OPENERS:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return _too_deep_reason()
+            elif token in (b"]", b"}"):
+                depth -= 1
+    if _LONG_DIGITS.search(body) is not None:
+        # Only numbers count: a long run of digits inside a string is text, not a number.
+        for match in _NUMBERS.finditer(body):
+            token = match.group()
+            if not token.startswith(b'"') and len(token) > MAX_NUMBER_CHARS:
+                return _too_long_number_reason(len(token))
+    return None
+
+
+def storable_text(text: str) -> str:
+    """`text` as valid Unicode: a lone surrogate (from a header's undecodable bytes or a JSON
+    `\\u` escape) is written as its escape, so the store and the logs can always take it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _not_unicode_field(event: NewEvent) -> str | None:
+    """The first text field of `event` that SQLite cannot store (a lone surrogate), if any."""
+    fields = {
+        "id": event.event_ref,
+        "merchantChargeId": event.merchant_charge_id,
+        "chargeId": event.charge_id,
+        "status": event.status,
+        "type": event.body_type,
+        "reason": None if event.reason is None else event.reason.english(),
+        "event-type header": event.event_type,
+    }
+    for name, value in fields.items():
+        if value is None:
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return name
+    return None
 
 
 @dataclass(frozen=True)
@@ -82,7 +167,15 @@ def safe_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     """The delivery's headers as stored: repeated names joined, credential values replaced."""
     stored: dict[str, str] = {}
     for name, value in headers:
-        shown = credential_marker(name, value) if name.lower() in _CREDENTIAL_HEADERS else value
+        name = storable_text(name)
+        if name.lower() in _CREDENTIAL_HEADERS:
+            shown = credential_marker(name, value)
+        elif holds_secret(value):
+            # A known secret (the webhook token under another header name, an API token)
+            # is never stored, whatever header carried it.
+            shown = SECRET_MARKER
+        else:
+            shown = mask_text(storable_text(value))
         stored[name] = f"{stored[name]}, {shown}" if name in stored else shown
     return stored
 
@@ -101,6 +194,7 @@ def body_digest(body: bytes) -> str:
 
 
 def _clip(text: str) -> str:
+    text = storable_text(text)
     return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
 
 
@@ -146,25 +240,91 @@ class Received:
     remote: str | None
 
 
+def at_the_door(event: NewEvent) -> NewEvent:
+    """`event` as it may be stored: card numbers masked in the body and in the fields the list
+    and the search index show. The hash stays the raw body's, so a re-delivery of the same
+    bytes is still recognised as a duplicate."""
+    body, count = mask_card_numbers(event.body)
+    if not count:
+        return event
+    return replace(
+        event,
+        body=body,
+        event_ref=_masked_or_none(event.event_ref),
+        merchant_charge_id=_masked_or_none(event.merchant_charge_id),
+        charge_id=_masked_or_none(event.charge_id),
+        status=_masked_or_none(event.status),
+        body_type=_masked_or_none(event.body_type),
+    )
+
+
+def _masked_or_none(text: str | None) -> str | None:
+    return None if text is None else mask_text(text)
+
+
 def quarantine(received: Received, reason: Reason) -> Intake:
-    """A delivery kept as it came, with the reason it could not be accepted."""
+    """A delivery kept as it came (card numbers masked), with the reason it was not accepted."""
     return Intake(
-        event=NewEvent(
-            received_at=received.received_at,
-            verdict=Verdict.QUARANTINED,
-            reason=reason,
-            body=received.body,
-            body_sha256=body_digest(received.body),
-            headers=received.headers,
-            event_type=received.event_type,
-            content_type=received.content_type,
-            remote=received.remote,
+        event=at_the_door(
+            NewEvent(
+                received_at=received.received_at,
+                verdict=Verdict.QUARANTINED,
+                reason=reason,
+                body=received.body,
+                body_sha256=body_digest(received.body),
+                headers=received.headers,
+                event_type=_storable_or_none(received.event_type),
+                content_type=_storable_or_none(received.content_type),
+                remote=received.remote,
+            )
         )
     )
 
 
+def _storable_or_none(text: str | None) -> str | None:
+    return None if text is None else storable_text(text)
+
+
 def classify(received: Received) -> Intake:
-    """Decide what one authenticated JSON delivery is; never raises."""
+    """Decide what one authenticated JSON delivery is; never raises.
+
+    The parse limits are checked on the bytes first; whatever the parsers or the models still
+    cannot take, and any text field that is not valid Unicode, makes a quarantined record.
+    """
+    problem = limits_problem(received.body)
+    if problem is not None:
+        return quarantine(received, problem)
+    try:
+        intake = _classify(received)
+    except (RecursionError, ValueError, TypeError) as exc:
+        return quarantine(
+            received, Reason.of(ReasonCode.INBOX_UNREADABLE, error=type(exc).__name__)
+        )
+    where = _not_unicode_field(intake.event)
+    if where is not None:
+        return quarantine(received, _not_unicode_reason(where))
+    return replace(intake, event=at_the_door(intake.event))
+
+
+def unstorable(intake: Intake, error: BaseException) -> Intake:
+    """The quarantined record of a delivery the store refused as read (kept as raw bytes)."""
+    event = intake.event
+    return Intake(
+        event=NewEvent(
+            received_at=event.received_at,
+            verdict=Verdict.QUARANTINED,
+            reason=_unstorable_reason(type(error).__name__),
+            body=event.body,
+            body_sha256=event.body_sha256,
+            headers={storable_text(k): storable_text(v) for k, v in event.headers.items()},
+            event_type=_storable_or_none(event.event_type),
+            content_type=_storable_or_none(event.content_type),
+            remote=event.remote,
+        )
+    )
+
+
+def _classify(received: Received) -> Intake:
     try:
         # Bytes to models in one pass; whatever it refuses takes the slower path, which reads
         # the body as before and names the reason (or accepts what json.loads alone can read).
@@ -319,15 +479,22 @@ def _self_test(received: Received, raw: Mapping[str, Any]) -> Intake:
 
 __all__ = [
     "EVENT_TYPE_HEADERS",
+    "MAX_DEPTH",
+    "MAX_NUMBER_CHARS",
+    "SECRET_MARKER",
     "SELF_TEST_BODY_TYPE",
     "SELF_TEST_EVENT_TYPE",
     "Intake",
     "Received",
+    "at_the_door",
     "body_digest",
     "classify",
     "credential_marker",
     "describe_validation",
     "event_type_of",
+    "limits_problem",
     "quarantine",
     "safe_headers",
+    "storable_text",
+    "unstorable",
 ]

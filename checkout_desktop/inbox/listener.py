@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import logging
 import ssl
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from checkout_desktop.inbox.events import (
     ListenerStateChanged,
     WebhookRefused,
 )
+from checkout_desktop.inbox.gate import ConnectionGate, RateLimitedLog
 from checkout_desktop.inbox.intake import (
     Intake,
     Received,
@@ -37,6 +39,7 @@ from checkout_desktop.inbox.intake import (
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.settings import ListenerSettings
+from checkout_desktop.store.db import StoreError
 from checkout_desktop.store.events import Verdict
 
 logger = logging.getLogger(__name__)
@@ -47,6 +50,44 @@ _JSON_TYPES = frozenset({"application/json", "text/json"})
 
 class ListenerError(RuntimeError):
     """The listener cannot start; the message says why (port taken, bad address, no token)."""
+
+
+LOOPBACK_NAMES = frozenset({"localhost"})
+
+
+def check_bind_host(host: str, *, allow_remote: bool = False) -> None:
+    """The one loopback rule for every way the inbox starts (window, `listen`, tests).
+
+    The inbox listens on this machine only: a tunnel or a reverse proxy on the same machine
+    forwards the service's deliveries. Any other address is refused with a plain message,
+    unless `allow_remote` says so explicitly (`listen --allow-remote`, for an inbox shared on
+    a trusted network), and then a warning is logged.
+    """
+    if _is_loopback(host):
+        return
+    if not allow_remote:
+        raise ListenerError(
+            "the inbox listens on this machine only (127.0.0.1 or ::1), not on "
+            f"{host or 'every address'}; change the listener's host in the settings back to "
+            "127.0.0.1 (a tunnel or a reverse proxy on this machine forwards the service's "
+            "deliveries), or start `checkout-desktop listen --allow-remote` to share the inbox "
+            "on a trusted network"
+        )
+    logger.warning(
+        "the inbox listens on %s, reachable from other machines (--allow-remote); "
+        "only the webhook token keeps strangers out",
+        host or "every address",
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        # A name other than localhost may resolve to any address: not loopback by rule.
+        return False
 
 
 @dataclass
@@ -81,6 +122,32 @@ def _error(status: int, message: str, **extra: Any) -> web.Response:
     return web.json_response({"error": message, **extra}, status=status)
 
 
+class _GatedSite(web.TCPSite):
+    """A TCP site whose connections pass through a ConnectionGate."""
+
+    def __init__(self, runner: web.AppRunner, gate_args: dict[str, int], **kwargs: Any) -> None:
+        super().__init__(runner, **kwargs)
+        self._gate_args = gate_args
+        self.gate: ConnectionGate | None = None
+
+    async def start(self) -> None:
+        server = self._runner.server
+        assert server is not None
+        self.gate = ConnectionGate(server, **self._gate_args)
+        self._runner._reg_site(self)
+        try:
+            self._server = await asyncio.get_running_loop().create_server(
+                self.gate,
+                self._host,
+                self._port,
+                ssl=self._ssl_context,
+                backlog=self._backlog,
+            )
+        except BaseException:
+            self._runner._unreg_site(self)
+            raise
+
+
 class WebhookListener:
     """Serves the notification path on the app's asyncio loop and hands deliveries to a writer.
 
@@ -96,15 +163,21 @@ class WebhookListener:
         writer: InboxWriter,
         bus: EventBus | None = None,
         ssl_context: ssl.SSLContext | None = None,
+        allow_remote: bool = False,
     ) -> None:
         self._settings = settings
+        self._allow_remote = allow_remote
         self._writer = writer
         self._bus = bus
         self._ssl = ssl_context
         self._token = self._check_token(token)
         self._runner: web.AppRunner | None = None
+        self._site: _GatedSite | None = None
         self._port: int | None = None
         self.stats = ListenerStats()
+        self.last_unavailable: str | None = None
+        """Why the last delivery could not be stored (503), for the health monitor."""
+        self._log_refused = RateLimitedLog(logger, "refused a delivery from %s: %s")
 
     @staticmethod
     def _check_token(token: SecretStr) -> bytes:
@@ -136,6 +209,11 @@ class WebhookListener:
         return f"{scheme}://{shown}:{self._port}{self._settings.path}"
 
     @property
+    def gate(self) -> ConnectionGate | None:
+        """The connection gate while the listener runs (its counters, for tests and health)."""
+        return None if self._site is None else self._site.gate
+
+    @property
     def running(self) -> bool:
         return self._runner is not None
 
@@ -143,6 +221,11 @@ class WebhookListener:
         """Start the writer and bind; returns the local URL of the notification path."""
         if self._runner is not None:
             raise ListenerError("the listener is already running")
+        try:
+            check_bind_host(self._settings.host, allow_remote=self._allow_remote)
+        except ListenerError as exc:
+            self._failed(str(exc))
+            raise
         self._publish_state(ListenerState.STARTING, None)
         app = web.Application()
         app.router.add_post(self._settings.path, self._handle)
@@ -150,21 +233,43 @@ class WebhookListener:
             app,
             access_log=None,
             handle_signals=False,
-            keepalive_timeout=75,
+            # Also the head timeout: aiohttp runs this timer from the moment a connection is
+            # made, and closes a connection whose request head has not arrived when it fires.
+            keepalive_timeout=self._settings.head_timeout_s,
             # Requests in flight at stop get this long to be committed and answered.
             shutdown_timeout=self._settings.read_timeout_s + 5,
         )
         await runner.setup()
-        site = web.TCPSite(
+        site = _GatedSite(
             runner,
-            self._settings.host,
-            self._settings.port,
+            {
+                "max_total": self._settings.max_connections,
+                "max_per_source": self._settings.max_connections_per_source,
+            },
+            host=self._settings.host,
+            port=self._settings.port,
             ssl_context=self._ssl,
-            backlog=512,
+            # asyncio accepts up to `backlog` connections per wake-up: a small batch keeps the
+            # descriptors of a burst (new, kept, and closing ones) well below 1,024.
+            backlog=128,
         )
         try:
             if not self._writer.running:
                 await self._writer.start()
+        except StoreError as exc:
+            # Raised as it is: its type tells the caller the store is the problem (exit 3).
+            await runner.cleanup()
+            self._failed(str(exc))
+            raise
+        except OSError as exc:
+            await runner.cleanup()
+            reason = f"cannot open the inbox's store: {exc}"
+            self._failed(reason)
+            raise ListenerError(reason) from None
+        except BaseException:
+            await runner.cleanup()
+            raise
+        try:
             await site.start()
         except OSError as exc:
             await runner.cleanup()
@@ -174,13 +279,14 @@ class WebhookListener:
                 " (another program, or another checkout-desktop, may hold the port; change the "
                 "port in Settings → Webhooks)"
             )
-            self._publish_state(ListenerState.FAILED, reason)
+            self._failed(reason)
             raise ListenerError(reason) from None
         except BaseException:
             await runner.cleanup()
             await self._writer.close()
             raise
         self._runner = runner
+        self._site = site
         self._port = int(runner.addresses[0][1])
         url = self.url
         assert url is not None
@@ -191,12 +297,18 @@ class WebhookListener:
     async def stop(self) -> None:
         """Stop accepting, answer the requests in flight, commit everything, close the store."""
         runner, self._runner = self._runner, None
+        self._site = None
         if runner is not None:
             await runner.cleanup()
         await self._writer.close()
         if runner is not None:
             self._publish_state(ListenerState.STOPPED, None)
             self._port = None
+
+    def _failed(self, reason: str) -> None:
+        # Logged here, so the window's log says why as well as `listen`'s standard error.
+        logger.error("the webhook listener did not start: %s", reason)
+        self._publish_state(ListenerState.FAILED, reason)
 
     def _publish_state(self, state: ListenerState, reason: str | None) -> None:
         if self._bus is not None:
@@ -263,7 +375,7 @@ class WebhookListener:
         refusal = self._refusal(request)
         if refusal is not None:
             self.stats.refused += 1
-            logger.warning("refused a delivery from %s: %s", request.remote, refusal)
+            self._log_refused(request.remote, refusal)
             if self._bus is not None:
                 self._bus.publish(
                     WebhookRefused(http_status=401, reason=refusal, remote=request.remote)
@@ -293,6 +405,15 @@ class WebhookListener:
             result = await self._writer.submit(intake)
         except InboxUnavailable as exc:
             return self._unavailable(exc)
+        if result.verdict == Verdict.QUARANTINED:
+            # The store could not take the body as read; its bytes are kept in the quarantine.
+            self.stats.quarantined += 1
+            return _error(
+                400,
+                "the body cannot be accepted; it is kept",
+                stored=result.event_id,
+                verdict=result.verdict.value,
+            )
         if result.verdict == Verdict.DUPLICATE:
             self.stats.duplicates += 1
         else:
@@ -316,6 +437,7 @@ class WebhookListener:
 
     def _unavailable(self, exc: InboxUnavailable) -> web.Response:
         self.stats.unavailable += 1
+        self.last_unavailable = str(exc)
         logger.error("a delivery could not be stored: %s", exc)
         response = _error(503, f"the delivery was not stored; retry later ({exc})")
         response.headers["Retry-After"] = "5"
@@ -326,6 +448,7 @@ __all__ = [
     "ListenerError",
     "ListenerStats",
     "WebhookListener",
+    "check_bind_host",
     "is_json_media_type",
     "presented_token",
 ]

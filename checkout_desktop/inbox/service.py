@@ -65,12 +65,14 @@ class Inbox:
         tls: Callable[[], ListenerTls] | None = None,
         register: Registrar | None = None,
         strict_tunnel: bool = False,
+        allow_remote: bool = False,
     ) -> None:
         """`tls` is asked for the listener's TLS contexts when the inbox starts (plain HTTP
         without it); `register`, when given, tells the service the listener's URL, and the health
         checks then go through that URL. A tunnel that cannot be configured is reported in
         `problems` and the rest runs without it, or with `strict_tunnel` raises
-        TunnelConfigError (the listener then runs: `stop` the inbox)."""
+        TunnelConfigError (the listener then runs: `stop` the inbox). `allow_remote` lets the
+        listener bind an address that is not loopback (`listen --allow-remote` only)."""
         self.store = store
         self.listener_settings = listener_settings
         self.token = token
@@ -80,6 +82,7 @@ class Inbox:
         self._tls = tls
         self._register = register
         self._strict_tunnel = strict_tunnel
+        self._allow_remote = allow_remote
         self.listener: WebhookListener | None = None
         """None until `start`; then set even if it failed to bind (`listener.running` says)."""
         self.tunnel: TunnelSupervisor | None = None
@@ -124,6 +127,7 @@ class Inbox:
             writer=writer,
             bus=self.bus,
             ssl_context=ssl_context,
+            allow_remote=self._allow_remote,
         )
         url = await self.listener.start()
         port = self.listener.port

@@ -35,7 +35,7 @@ from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.events import WebhookStored
-from checkout_desktop.inbox.intake import Intake
+from checkout_desktop.inbox.intake import Intake, unstorable
 from checkout_desktop.store import db
 from checkout_desktop.store.events import INDEX_BATCH, EventRepository, Verdict
 
@@ -78,6 +78,9 @@ _INDEX_BUSY_BATCH = 100
 _INDEX_RETRY_S = 5.0
 # Errors that one delivery's data can cause; anything else is the store's trouble.
 _ONE_BAD_ROW = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.InterfaceError, ValueError)
+# Of those, the ones that come from what was read out of a body (text that is not Unicode, a
+# value SQLite cannot bind): the body's bytes themselves can still be kept.
+_UNSTORABLE = (UnicodeError, OverflowError, sqlite3.DataError, sqlite3.InterfaceError)
 
 
 class InboxUnavailable(RuntimeError):
@@ -173,9 +176,27 @@ class InboxWriter:
         # Every delivery touches a few random index pages (body hash, charge ids); a larger
         # page cache keeps them in memory as the store grows toward millions of rows.
         conn.execute(f"PRAGMA cache_size = {-_CACHE_KIB}")
+        # A WAL left large by a crash or a full disk is folded in and cut back first.
+        try:
+            db.checkpoint(conn)
+        except sqlite3.Error as exc:
+            logger.warning("the inbox's WAL could not be checkpointed at start (%s)", exc)
         # A transaction begun on the loop must never sleep there waiting for a lock.
         conn.execute("PRAGMA busy_timeout = 0")
         return conn
+
+    def _checkpoint_after_failure(self) -> None:
+        """After a commit failed for want of disk space: fold the WAL in and truncate it, so
+        the space it holds is free for the next commit (best effort, on the thread)."""
+        conn = self._conn
+        assert conn is not None
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            db.checkpoint(conn)
+        except sqlite3.Error as exc:
+            logger.debug("checkpoint after a failed commit did not run (%s)", exc)
+        finally:
+            conn.execute("PRAGMA busy_timeout = 0")
 
     def _index_progress(self) -> tuple[int, int]:
         assert self._conn is not None
@@ -305,6 +326,17 @@ class InboxWriter:
             await loop.run_in_executor(self._executor, self._commit)
         except Exception as exc:
             self.stats.failed_batches += 1
+            if "full" in str(exc).lower():
+                await loop.run_in_executor(self._executor, self._checkpoint_after_failure)
+            if (
+                len(intakes) == 1
+                and isinstance(exc, _UNSTORABLE)
+                and intakes[0].event.verdict != Verdict.QUARANTINED
+            ):
+                # The store refused what was read from the body: keep the bytes themselves in
+                # the quarantine, so the delivery ends as a row rather than a 503 on every retry.
+                logger.warning("a delivery could not be stored as read (%s); quarantined", exc)
+                return await self._write([unstorable(intakes[0], exc)])
             if len(intakes) == 1 or not isinstance(exc, _ONE_BAD_ROW):
                 # A busy, full or failing disk fails every delivery alike: no retry one by one
                 # (each would wait out the busy timeout again); the senders retry after a 503.

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sqlite3
+import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from checkout_desktop.errors import PlainError
+from checkout_desktop.paths import tighten
 from checkout_desktop.store import schema_charges, schema_inbox
 
 logger = logging.getLogger(__name__)
@@ -24,12 +30,135 @@ MIGRATIONS: list[tuple[int, str, str]] = [
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
-class StoreError(RuntimeError):
-    """The store cannot be used; the message says which file and why."""
+APPLICATION_ID = 0x43484B44
+"""`PRAGMA application_id` of a checkout-desktop store ("CHKD"): a file without it is not ours."""
+WAL_SIZE_LIMIT = 1024 * 1024
+"""Bytes of WAL kept after a checkpoint (SQLite truncates the file down to this)."""
+QUICK_CHECK_BUDGET_S = 2.0
+"""The start-up integrity check stops after this long (a huge store is not checked whole)."""
+_SQLITE_HEADER = b"SQLite format 3\x00"
+# Tables a store written before application_id existed already holds: such a file is ours.
+_OWN_TABLES = frozenset({"webhook_event", "charge"})
+
+
+class StoreError(PlainError):
+    """The store cannot be used; the message says which file, why, and what to do.
+
+    `exit_code` is what the command line exits with (documented in the README).
+    """
+
+    exit_code = 3
 
 
 class SchemaTooNew(StoreError):
     pass
+
+
+class ForeignStore(StoreError):
+    """The file is not a checkout-desktop store (another program's database, or not one)."""
+
+
+class StoreCorrupt(StoreError):
+    """The store failed its integrity check."""
+
+
+class StoreNotWritable(StoreError):
+    """The store or its folder cannot be written (permissions, a read-only disk)."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be opened for another reason (full disk, its folder is a file)."""
+
+
+def _describe(path: Path, exc: BaseException) -> StoreError:
+    """A plain StoreError for what sqlite3 or the OS said while opening the store."""
+    text = str(exc)
+    lowered = text.lower()
+    if isinstance(exc, StoreError):
+        return exc
+    if "not a database" in lowered or "malformed" in lowered:
+        return StoreCorrupt(
+            f"the store {path} is damaged or not a database ({text}); the file is left as it "
+            "is: move it away (the terminal then starts a new, empty store) and keep it for "
+            "support"
+        )
+    if "readonly" in lowered or "read-only" in lowered or isinstance(exc, PermissionError):
+        return StoreNotWritable(
+            f"the store {path} cannot be written ({text}); check that the file and its "
+            "folder belong to this user and are writable (chmod u+w), and that the disk is "
+            "not mounted read-only"
+        )
+    if "disk is full" in lowered or "no space" in lowered:
+        return StoreUnavailable(
+            f"the disk holding the store {path} is full; free some space and start again"
+        )
+    if isinstance(exc, NotADirectoryError | FileExistsError):
+        return StoreUnavailable(
+            f"the store's folder {path.parent} is not a folder (a file has its name); move that "
+            "file away and start again"
+        )
+    if isinstance(exc, IsADirectoryError):
+        return StoreUnavailable(f"the store {path} is a folder, not a file; move it away")
+    return StoreUnavailable(f"the store {path} cannot be opened: {text}")
+
+
+def _identify(path: Path) -> None:
+    """Refuse a file that is not a checkout-desktop store, before anything writes to it."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreUnavailable(f"the store {path} is not a regular file; move it away")
+    if info.st_size == 0:
+        return
+    with path.open("rb") as handle:
+        header = handle.read(len(_SQLITE_HEADER))
+    if header != _SQLITE_HEADER:
+        raise ForeignStore(
+            f"the file {path} is not an SQLite database, so not a checkout-desktop store; it "
+            "is left untouched: move it away and start again"
+        )
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    try:
+        app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        tables = {
+            str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+    finally:
+        conn.close()
+    if app_id == APPLICATION_ID:
+        return
+    if app_id == 0 and (not tables or tables & _OWN_TABLES):
+        return
+    raise ForeignStore(
+        f"the file {path} is another program's database (application id {app_id:#x}, "
+        f"{len(tables)} tables), not a checkout-desktop store; it is left untouched: move it "
+        "away and start again"
+    )
+
+
+def quick_check(
+    conn: sqlite3.Connection, path: Path, budget_s: float = QUICK_CHECK_BUDGET_S
+) -> None:
+    """`PRAGMA quick_check`, stopped after `budget_s`; raises StoreCorrupt when it fails."""
+    deadline = time.monotonic() + budget_s
+    conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+    try:
+        rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.OperationalError as exc:
+        if "interrupted" in str(exc).lower():
+            logger.info("store %s: the integrity check took over %g s; skipped", path, budget_s)
+            return
+        raise
+    finally:
+        conn.set_progress_handler(None, 0)
+    if rows != ["ok"]:
+        raise StoreCorrupt(
+            f"the store {path} failed its integrity check ({'; '.join(rows)[:300]}); it is left "
+            "as it is: stop every checkout-desktop, move the file (and its -wal and -shm files) "
+            "away to keep for support, and start again with a new store"
+        )
 
 
 def connect(
@@ -38,28 +167,59 @@ def connect(
     """Open the store with WAL, full durability, foreign keys and a busy timeout.
 
     The connection is in autocommit mode; writes go through `transaction()`, which issues
-    BEGIN IMMEDIATE so that one writer at a time holds the lock from the start.
+    BEGIN IMMEDIATE so that one writer at a time holds the lock from the start. A file that is
+    not a checkout-desktop store is refused before anything writes to it; every problem is a
+    StoreError with a plain message.
     """
+    try:
+        return _connect(path, readonly=readonly, migrate_schema=migrate_schema)
+    except (sqlite3.Error, OSError) as exc:
+        raise _describe(path, exc) from None
+
+
+def _connect(path: Path, *, readonly: bool, migrate_schema: bool) -> sqlite3.Connection:
     if readonly:
+        _identify(path)
         uri = f"file:{path}?mode=ro"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     else:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _identify(path)
+        if not os.path.lexists(path):
+            # Created owner-only before SQLite opens it: SQLite gives the -wal and -shm files
+            # the database file's permissions.
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+            raise StoreNotWritable(
+                f"the store {path} cannot be written (the file or its folder is read-only); "
+                "make both writable by this user (chmod u+w), or start with another "
+                "--data-dir"
+            )
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA busy_timeout = 5000")
-    conn.execute("PRAGMA foreign_keys = ON")
-    if not readonly:
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            logger.warning("the store at %s runs in %s mode, not WAL", path, mode)
-        conn.execute("PRAGMA synchronous = FULL")
-        if migrate_schema:
-            migrate(conn, path)
-            ensure_search_index(conn, path)
-        path.chmod(0o600)
-    else:
-        _refuse_newer(conn, path)
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not readonly:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                logger.warning("the store at %s runs in %s mode, not WAL", path, mode)
+            conn.execute("PRAGMA synchronous = FULL")
+            # After each checkpoint the WAL is cut back to this size: a burst does not leave
+            # a large file behind on a small disk.
+            conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+            if migrate_schema:
+                quick_check(conn, path)
+                migrate(conn, path)
+                ensure_search_index(conn, path)
+            for suffix in ("", "-wal", "-shm"):
+                tighten(Path(f"{path}{suffix}"))
+        else:
+            _refuse_newer(conn, path)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -78,23 +238,29 @@ def _refuse_newer(conn: sqlite3.Connection, path: Path) -> int:
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> int:
-    """Apply every missing step, each in its own transaction; refuse a newer schema."""
+    """Apply every missing step in one transaction (all or none); refuse a newer schema."""
     current = _refuse_newer(conn, path)
-    for version, description, script in MIGRATIONS:
-        if version <= current:
-            continue
-        logger.info("store %s: migrating to schema %d (%s)", path, version, description)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+    pending = [step for step in MIGRATIONS if step[0] > current]
+    if not pending and _application_id(conn) == APPLICATION_ID:
+        return current
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for version, description, script in pending:
+            logger.info("store %s: migrating to schema %d (%s)", path, version, description)
             for statement in _statements(script):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {int(version)}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        current = version
+            current = version
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
     return current
+
+
+def _application_id(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA application_id").fetchone()[0])
 
 
 def _statements(script: str) -> list[str]:
@@ -155,6 +321,15 @@ def ensure_search_index(conn: sqlite3.Connection, path: Path) -> bool:
         raise
     conn.execute("COMMIT")
     return True
+
+
+def checkpoint(conn: sqlite3.Connection) -> bool:
+    """Copy the WAL into the database and truncate it; False when readers kept it from ending.
+
+    Frees the disk space the WAL holds, so a disk that the WAL filled can take commits again.
+    """
+    row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    return row is not None and int(row[0]) == 0
 
 
 @contextmanager

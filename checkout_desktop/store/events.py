@@ -107,6 +107,10 @@ class EventSummary:
     """`merge_outcome` likewise."""
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not strict JSON")
+
+
 @dataclass(frozen=True)
 class StoredEvent(EventSummary):
     """A whole stored delivery, as received (the Authorization value was never kept)."""
@@ -121,10 +125,13 @@ class StoredEvent(EventSummary):
         return self.body.decode("utf-8", errors="replace")
 
     def body_json(self) -> Any | None:
-        """The body as JSON, or None when it is not valid JSON (quarantined bodies)."""
+        """The body as JSON, or None when it is not valid, strict JSON (quarantined bodies:
+        broken, nested too deep, a number too long, NaN or Infinity)."""
         try:
-            return json.loads(self.body)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            return json.loads(self.body, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            # ValueError covers UnicodeDecodeError, JSONDecodeError and integers past
+            # Python's digit limit.
             return None
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
@@ -12,7 +10,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from PySide6.QtCore import QEvent, QObject, Signal, Slot
 
-from checkout_desktop.domain.documents import luhn_valid
+from checkout_desktop.domain.carddata import find_card_data as screen_card_data
 from checkout_desktop.domain.enums import CardBrand
 
 logger = logging.getLogger(__name__)
@@ -20,70 +18,26 @@ logger = logging.getLogger(__name__)
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_CHARS = 16_384
 
-# Digits, possibly grouped by spaces or dashes as card numbers are written.
-_DIGIT_RUN = re.compile(r"\d(?:[ \-]?\d)*")
-_NON_DIGIT = re.compile(r"\D")
-# Field names under which a page could try to pass card data; compared without case or
-# punctuation, so "card_number", "CardNumber" and "card-number" are one name.
-_CARD_DATA_KEYS = frozenset(
-    {
-        "cvv",
-        "cvv2",
-        "cvc",
-        "cvc2",
-        "cid",
-        "securitycode",
-        "cardsecuritycode",
-        "number",
-        "cardnumber",
-        "pan",
-        "primaryaccountnumber",
-        "expiry",
-        "expirydate",
-        "expiration",
-        "expirationdate",
-        "expirationmonth",
-        "expirationyear",
-        "expmonth",
-        "expyear",
-    }
-)
+# The token is random text whose digits mean nothing together; the last four digits are the one
+# short code a message may carry.
+_OPAQUE_KEYS = frozenset({"token"})
+_SHORT_CODE_KEYS = frozenset({"lastFour"})
+# The brands the service names (CardBrand's members): a closed set, so a brand field cannot
+# carry anything else into the logs or the receipt.
+KNOWN_BRANDS = frozenset(b.value for b in CardBrand)
+# The SDK credentials are handed to a page load once (the SDK keeps them); requests that were
+# refused (keychain locked, token missing) may be repeated after a fix, up to this many.
+MAX_CREDENTIAL_REQUESTS = 5
 
 
 def find_card_data(raw: str) -> str | None:
     """What card data a bridge message carries, described without the data itself, or None.
 
-    A Luhn-valid run of 12–19 digits is taken as a card number; a run of more than 19 digits
-    may hide one; a key named like a CVV, card number or expiry is refused whatever its value.
+    The text is normalised before it is looked at (JSON unescaped, NFKC, every separator):
+    see domain.carddata. A key named like a CVV, card number or expiry is refused whatever its
+    value; so is a value that reads as an expiry or a security code.
     """
-    for match in _DIGIT_RUN.finditer(raw):
-        digits = _NON_DIGIT.sub("", match.group(0))
-        if len(digits) > 19:
-            return f"a run of {len(digits)} digits that may hold a card number"
-        if len(digits) >= 12 and luhn_valid(digits):
-            return "a card number"
-    try:
-        decoded = json.loads(raw)
-    except ValueError:
-        return None
-    return _card_key(decoded)
-
-
-def _card_key(value: object) -> str | None:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            folded = re.sub(r"[^a-z0-9]", "", str(key).lower())
-            if folded in _CARD_DATA_KEYS:
-                return f"a field named {str(key)[:40]!r}"
-            found = _card_key(item)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for item in value:
-            found = _card_key(item)
-            if found:
-                return found
-    return None
+    return screen_card_data(raw, opaque_keys=_OPAQUE_KEYS, short_code_keys=_SHORT_CODE_KEYS)
 
 
 class BridgeMessage(BaseModel):
@@ -110,7 +64,7 @@ class CredentialsRequest(BridgeMessage):
     purpose: Literal["createTemporaryCard"]
 
 
-_BRAND_TEXT = r"^[A-Za-z][A-Za-z0-9 _\-]{1,29}$"
+_BRAND_TEXT = r"^[A-Za-z]{2,20}$"
 
 
 class TokenCreated(BridgeMessage):
@@ -118,6 +72,14 @@ class TokenCreated(BridgeMessage):
 
     token: Annotated[str, Field(pattern=r"^card_t/[A-Za-z0-9_\-+/=.]{1,512}$")]
     brand: Annotated[str, Field(pattern=_BRAND_TEXT)]
+
+    @field_validator("brand")
+    @classmethod
+    def _known_brand(cls, value: str) -> str:
+        if value.upper() not in KNOWN_BRANDS:
+            raise ValueError("a brand outside the known set")
+        return value
+
     lastFour: Annotated[str, Field(pattern=r"^[0-9]{4}$")]
     holderName: Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^0-9]+$")]
 
@@ -195,6 +157,8 @@ class CardBridge(QObject):
         super().__init__(parent)
         self.events = CardBridgeEvents(self)
         self._ready = False
+        self._credential_requests = 0
+        self._credentials_given = False
         self._pending: list[Callable[[], None]] = []
         self.ready_info: PageReady | None = None
         # Diagnostics and tests: sees every raw page→Python message before it is screened.
@@ -225,9 +189,12 @@ class CardBridge(QObject):
     def page_reset(self) -> None:
         """The page is (re)loading: hold calls until the new page says it is ready."""
         self._ready = False
+        self._credential_requests = 0
+        self._credentials_given = False
         self.ready_info = None
 
     def provide_credentials(self, merchant_document: str, transparent_token: str) -> None:
+        self._credentials_given = True
         self.when_ready(lambda: self.credentialsProvided.emit(merchant_document, transparent_token))
 
     def refuse_credentials(self, reason: Literal["missing", "unavailable"]) -> None:
@@ -302,6 +269,15 @@ class CardBridge(QObject):
     def credentialsNeeded(self, payload: str) -> bool:
         if self._receive("credentialsNeeded", payload, CredentialsRequest) is None:
             return False
+        if self._credentials_given or self._credential_requests >= MAX_CREDENTIAL_REQUESTS:
+            # The SDK's merchant token is handed over once per page load; a script that keeps
+            # asking gets nothing more (a new sale reloads the page).
+            logger.warning(
+                "security event: the card page asked for the SDK credentials again; refused"
+            )
+            self.events.security_event.emit("credentialsNeeded: asked again; refused")
+            return False
+        self._credential_requests += 1
         self.events.credentials_requested.emit()
         return True
 
@@ -311,8 +287,6 @@ class CardBridge(QObject):
         if message is None:
             return False
         brand = CardBrand(message.brand)
-        if not brand.is_known:
-            logger.info("card page: the card service named a brand we do not know: %s", brand)
         token = CardToken(
             token=message.token,
             brand=brand,

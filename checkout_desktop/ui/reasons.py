@@ -506,6 +506,22 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.INBOX_CANNOT_ACCEPT: QCoreApplication.translate(
             "Reasons", "the body cannot be accepted"
         ),
+        ReasonCode.INBOX_TOO_DEEP: QCoreApplication.translate(
+            "Reasons", "the body is nested more than {limit} levels deep; it is kept as received"
+        ),
+        ReasonCode.INBOX_NUMBER_TOO_LONG: QCoreApplication.translate(
+            "Reasons",
+            "the body holds a number of {digits} digits, over the limit of {limit}; it is kept "
+            "as received",
+        ),
+        ReasonCode.INBOX_NOT_UNICODE: QCoreApplication.translate(
+            "Reasons",
+            "the body's {field} is not valid Unicode text (a lone surrogate); it is kept as "
+            "received",
+        ),
+        ReasonCode.INBOX_UNSTORABLE: QCoreApplication.translate(
+            "Reasons", "the body could not be stored as read ({error}); it is kept as received"
+        ),
         ReasonCode.HEALTH_NOT_CHECKED: QCoreApplication.translate("Reasons", "not checked yet"),
         ReasonCode.HEALTH_LISTENER_DOWN: QCoreApplication.translate(
             "Reasons", "the listener is not running"
@@ -537,6 +553,9 @@ def templates() -> dict[ReasonCode, str]:
         ),
         ReasonCode.HEALTH_OK: QCoreApplication.translate(
             "Reasons", "self-test through {url} arrived"
+        ),
+        ReasonCode.HEALTH_STORE_REFUSING: QCoreApplication.translate(
+            "Reasons", "{count} deliveries could not be stored since the last check: {error}"
         ),
         ReasonCode.SELF_TEST_HTTP: QCoreApplication.translate(
             "Reasons", "the address answered HTTP {http_code}"

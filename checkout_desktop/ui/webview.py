@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +39,27 @@ from PySide6.QtWebEngineCore import (
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
+from checkout_desktop.domain.carddata import hide_card_numbers
 from checkout_desktop.logsetup import redact
 from checkout_desktop.paths import resources_dir
 from checkout_desktop.settings import Profile
 from checkout_desktop.ui.chromium import note_engine_starting
 
 logger = logging.getLogger(__name__)
+
+# A URL in a console message (a CSP report names the blocked URL in full): its query and
+# fragment may carry whatever a script put there, card digits included, so only the scheme,
+# host and path are logged.
+_URL = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s'\"?#<>]*)[?#][^\s'\"<>]*")
+_MAX_CONSOLE = 2000
+
+
+def console_text(message: str) -> str:
+    """A page's console message as it may be logged: URL queries dropped, card numbers masked
+    (after normalisation, so escaped or fullwidth digits are masked too), secrets redacted."""
+    text = _URL.sub(lambda m: m.group(1) + "?[query dropped]", message[: _MAX_CONSOLE * 4])
+    return redact(hide_card_numbers(text)[:_MAX_CONSOLE])
+
 
 SCHEME = "checkout-desktop"
 CARD_HOST = "card"
@@ -415,7 +431,7 @@ class LockedPage(QWebEnginePage):
         logger.log(
             levels.get(level, logging.INFO),
             "card page console: %s (%s:%d)",
-            redact(message[:2000]),
+            console_text(message),
             where,
             lineNumber,
         )

@@ -1777,6 +1777,22 @@
         <translation>o corpo não pode ser aceito</translation>
     </message>
     <message>
+        <source>the body is nested more than {limit} levels deep; it is kept as received</source>
+        <translation>o corpo tem mais de {limit} níveis de aninhamento; foi guardado como chegou</translation>
+    </message>
+    <message>
+        <source>the body holds a number of {digits} digits, over the limit of {limit}; it is kept as received</source>
+        <translation>o corpo traz um número de {digits} dígitos, acima do limite de {limit}; foi guardado como chegou</translation>
+    </message>
+    <message>
+        <source>the body&apos;s {field} is not valid Unicode text (a lone surrogate); it is kept as received</source>
+        <translation>o campo {field} do corpo não é texto Unicode válido (um substituto isolado); foi guardado como chegou</translation>
+    </message>
+    <message>
+        <source>the body could not be stored as read ({error}); it is kept as received</source>
+        <translation>o corpo não pôde ser gravado como foi lido ({error}); foi guardado como chegou</translation>
+    </message>
+    <message>
         <source>not checked yet</source>
         <translation>ainda não verificada</translation>
     </message>
@@ -1815,6 +1831,10 @@
     <message>
         <source>self-test through {url} arrived</source>
         <translation>o autoteste por {url} chegou</translation>
+    </message>
+    <message>
+        <source>{count} deliveries could not be stored since the last check: {error}</source>
+        <translation>{count} entregas não puderam ser gravadas desde a última verificação: {error}</translation>
     </message>
     <message>
         <source>the address answered HTTP {http_code}</source>
@@ -2259,6 +2279,13 @@
     <message>
         <source>A supervisor PIN has 4 to 8 digits.</source>
         <translation>O PIN do supervisor tem de 4 a 8 dígitos.</translation>
+    </message>
+</context>
+<context>
+    <name>StartupProblem</name>
+    <message>
+        <source>The terminal cannot start.</source>
+        <translation>O terminal não pode iniciar.</translation>
     </message>
 </context>
 <context>

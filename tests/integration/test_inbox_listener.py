@@ -417,6 +417,7 @@ async def test_https_listener_and_lifecycle_events(tmp_path: Path) -> None:
     assert states == [ListenerState.STARTING, ListenerState.LISTENING, ListenerState.STOPPED]
 
 
+@pytest.mark.expected_errors("the webhook listener did not start")
 @pytest.mark.asyncio
 async def test_port_in_use_is_a_clear_error(inbox: Inbox, tmp_path: Path) -> None:
     port = inbox.listener.port

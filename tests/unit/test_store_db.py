@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from checkout_desktop.store.db import SCHEMA_VERSION, SchemaTooNew, connect, transaction
+from checkout_desktop.store.db import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    SchemaTooNew,
+    connect,
+    transaction,
+)
 
 
 def test_new_store_is_migrated_wal_full_and_owner_only(tmp_path: Path) -> None:
@@ -29,6 +35,8 @@ def test_newer_schema_is_refused_and_untouched(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite3"
     raw = sqlite3.connect(path)
     raw.execute("CREATE TABLE future (x)")
+    # A newer checkout-desktop's store: it carries the application id.
+    raw.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     raw.commit()
     raw.close()
