@@ -209,6 +209,9 @@ def _connect(path: Path, *, readonly: bool, migrate_schema: bool) -> sqlite3.Con
             # After each checkpoint the WAL is cut back to this size: a burst does not leave
             # a large file behind on a small disk.
             conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+            # Checkpoint every WAL_SIZE_LIMIT bytes rather than SQLite's 4 MB: on a small disk
+            # a WAL that may not be checkpointed until it holds 4 MB fills the disk and stays.
+            conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_SIZE_LIMIT // 4096}")
             if migrate_schema:
                 quick_check(conn, path)
                 migrate(conn, path)
