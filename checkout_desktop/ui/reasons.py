@@ -595,7 +595,7 @@ def templates() -> dict[ReasonCode, str]:
             "card again",
         ),
         ReasonCode.CARD_PAGE_BAD_CNPJ: QCoreApplication.translate(
-            "Reasons", "the shop's CNPJ for the card service is not valid: {error}"
+            "Reasons", "the shop's CNPJ for the card service is not valid"
         ),
         ReasonCode.CARD_PAGE_BAD_TOKEN: QCoreApplication.translate(
             "Reasons",

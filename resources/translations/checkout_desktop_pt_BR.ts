@@ -1897,8 +1897,8 @@
         <translation>as credenciais do serviço de cartões mudaram; o formulário do cartão foi recarregado, digite o cartão de novo</translation>
     </message>
     <message>
-        <source>the shop&apos;s CNPJ for the card service is not valid: {error}</source>
-        <translation>o CNPJ da loja para o serviço de cartões não é válido: {error}</translation>
+        <source>the shop&apos;s CNPJ for the card service is not valid</source>
+        <translation>o CNPJ da loja para o serviço de cartões não é válido</translation>
     </message>
     <message>
         <source>the card service&apos;s merchant token is empty, too long or holds spaces or control characters; enter it again in Settings → Credentials</source>
