@@ -13,6 +13,7 @@ from io import TextIOWrapper
 from pathlib import Path
 from typing import Any
 
+from checkout_desktop.domain.carddata import hide_card_numbers
 from checkout_desktop.domain.documents import luhn_valid
 
 _known_secrets: set[str] = set()
@@ -66,7 +67,15 @@ def redact(text: str) -> str:
     text = _JWT.sub("[token]", text)
     text = _CARD_TOKEN.sub(lambda m: f"card_t/{m.group(1)}…", text)
     text = _TRANSPARENT_TOKEN.sub("tk_[redacted]", text)
-    return _PAN_CANDIDATE.sub(_mask_pan, text)
+    text = _PAN_CANDIDATE.sub(_mask_pan, text)
+    # Numbers written any other way (dots, slashes, no-break spaces, fullwidth digits): found
+    # on the normalised text, which replaces the line only when it held one.
+    hidden = hide_card_numbers(text)
+    return (
+        hidden
+        if "[card number]" in hidden and hidden.count("[card number]") > text.count("[card number]")
+        else text
+    )
 
 
 class RedactionFilter(logging.Filter):

@@ -180,15 +180,45 @@ def find_card_data(
 
 def hide_card_numbers(text: str, marker: str = "[card number]") -> str:
     """`text` normalised, with every card number (any spelling) replaced by `marker`: for
-    text about to be logged, where not even the first digits are needed."""
+    text about to be logged, where not even the first digits are needed.
+
+    A run of digit groups may hold a number beside other digits ("line 38: 5500 0000 …"), so
+    every stretch of whole groups with 12 to 19 digits is checked, the longest first.
+    """
 
     def replace(match: re.Match[str]) -> str:
-        digits = _NON_DIGIT.sub("", match.group(0))
-        if len(digits) > MAX_PAN or (len(digits) >= MIN_PAN and luhn_valid(digits)):
-            return marker
-        return match.group(0)
+        run = match.group(0)
+        groups = [(g.start(), g.end()) for g in _GROUP.finditer(run)]
+        spans: list[tuple[int, int]] = []
+        i = 0
+        while i < len(groups):
+            for j in range(len(groups) - 1, i - 1, -1):
+                if not _written_as_one_number(run, groups[i : j + 1]):
+                    continue
+                digits = "".join(run[a:b] for a, b in groups[i : j + 1])
+                if MIN_PAN <= len(digits) <= MAX_PAN and luhn_valid(digits):
+                    spans.append((groups[i][0], groups[j][1]))
+                    i = j
+                    break
+            i += 1
+        for a, b in reversed(spans):
+            run = run[:a] + marker + run[b:]
+        return run
 
     return _DIGIT_RUN.sub(replace, normalise(text))
+
+
+_GROUP = re.compile(r"[0-9]+")
+
+
+def _written_as_one_number(run: str, groups: list[tuple[int, int]]) -> bool:
+    """Groups a person writes one number in: the same separator throughout and groups of at
+    least three digits but the last ("5500 0000 0000 0004", "3782-822463-10005"), unlike a
+    time or a list of small numbers ("11-23 07:52:11,474")."""
+    if len(groups) == 1:
+        return True
+    separators = {run[groups[k][1] : groups[k + 1][0]] for k in range(len(groups) - 1)}
+    return len(separators) == 1 and all(b - a >= 3 for a, b in groups[:-1])
 
 
 # -- masking (bytes at the inbox's door) ---------------------------------------------------------

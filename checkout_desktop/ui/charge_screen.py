@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -39,7 +40,12 @@ from checkout_desktop.domain.wire import (
     CreditRequest,
     TransactionRequest,
 )
-from checkout_desktop.gateway.charging import ChargeOutcome, ChargeService, SaleBusy
+from checkout_desktop.gateway.charging import (
+    ChargeOutcome,
+    ChargeService,
+    MoneyOperationError,
+    SaleBusy,
+)
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.gateway.events import AttemptChanged, ChargeChanged
 from checkout_desktop.store.charges import CardSummary, ChargeRecord
@@ -52,7 +58,8 @@ from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.geometry import scrollable
 from checkout_desktop.ui.history_model import status_colour
 from checkout_desktop.ui.labels import status_label
-from checkout_desktop.ui.reasons import reason_text
+from checkout_desktop.ui.money_texts import money_error_text
+from checkout_desktop.ui.reasons import error_text, reason_text
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +78,18 @@ class SaleCard:
 
     def describe(self) -> str:
         return f"{self.token.brand.value} •••• {self.token.last_four} — {self.token.holder_name}"
+
+
+_RECEIPT_STATUSES = frozenset(
+    {
+        ChargeStatus.PAID,
+        ChargeStatus.AUTHORIZED,
+        ChargeStatus.PRE_AUTHORIZED,
+        ChargeStatus.PARTIAL,
+        ChargeStatus.REFUNDED,
+        ChargeStatus.CHARGEBACK,
+    }
+)
 
 
 class ResultView(QWidget):
@@ -103,6 +122,9 @@ class ResultView(QWidget):
         self.pdf_button.setObjectName("saveReceipt")
         self.retry_button = QPushButton(self.tr("&Try another card"), self)
         self.retry_button.setObjectName("retrySale")
+        self.capture_button = QPushButton(self.tr("&Capture now"), self)
+        self.capture_button.setObjectName("captureNow")
+        self.capture_button.hide()
         self.new_sale_button = QPushButton(self.tr("&New sale (F2)"), self)
         self.new_sale_button.setObjectName("newSale")
         self.amount = QLabel(self)
@@ -116,7 +138,7 @@ class ResultView(QWidget):
         self.preview.setMinimumWidth(320)
         self.preview_title = QLabel(self.tr("Receipt"), self)
         buttons = QHBoxLayout()
-        for button in (self.print_button, self.pdf_button, self.retry_button):
+        for button in (self.capture_button, self.print_button, self.pdf_button, self.retry_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.new_sale_button)
@@ -140,6 +162,8 @@ class ResultView(QWidget):
         layout.addLayout(body, 1)
         layout.addLayout(buttons)
         self.record: ChargeRecord | None = None
+        self.sale_amount: int | None = None
+        """The sale's amount, shown when no charge record exists (a refused request)."""
         self.receipt_html: Callable[[str], str] | None = None
         """Renders a charge's receipt (set by the window, which knows the merchant)."""
 
@@ -163,7 +187,7 @@ class ResultView(QWidget):
         """A later update of the charge shown (a notification, a reconciliation)."""
         self.record = record
         self._show_status(record.status)
-        if record.status in (ChargeStatus.PAID, ChargeStatus.PRE_AUTHORIZED):
+        if record.status == ChargeStatus.PAID:
             self.message.clear()
         self.charge.setText(self.tr("Charge {id}").format(id=record.merchant_charge_id))
         self._show_details(record)
@@ -174,10 +198,19 @@ class ResultView(QWidget):
         self.status.setStyleSheet("" if colour is None else f"color: {colour.name()};")
 
     def _show_details(self, record: ChargeRecord | None) -> None:
+        held = record is not None and record.status == ChargeStatus.PRE_AUTHORIZED
+        self.capture_button.setVisible(held)
+        if held:
+            self.message.setText(
+                self.tr(
+                    "Authorized: the amount is held on the card, not charged yet. Capture it "
+                    "to charge it (now, or later from the history)."
+                )
+            )
         if record is None:
             self.cards.clear()
             self.three_ds.clear()
-            self.amount.clear()
+            self.amount.setText(format_money(self.sale_amount) if self.sale_amount else "")
             self.preview.clear()
             self.preview.hide()
             self.preview_title.hide()
@@ -204,10 +237,8 @@ class ResultView(QWidget):
             )
         else:
             self.three_ds.clear()
-        has_receipt = record.status is not None and record.status not in (
-            ChargeStatus.DENIED,
-            ChargeStatus.ERROR,
-        )
+        # A receipt states a settled sale: none while pending, denied or failed.
+        has_receipt = record.status in _RECEIPT_STATUSES
         self.print_button.setEnabled(has_receipt)
         self.pdf_button.setEnabled(has_receipt)
         show_preview = has_receipt and self.receipt_html is not None
@@ -249,6 +280,10 @@ class ChargeScreen(QWidget):
         self.last_outcome: ChargeOutcome | None = None
         # Field problems are listed only once staff have tried to charge, not while typing.
         self._attempted_check = False
+        # Whether the clerk tried to charge this sale while a new charge was refused.
+        self._busy_tried = False
+        self._capturing = False
+        self.capture_box: QMessageBox | None = None
 
         self.form = ChargeForm(self)
 
@@ -263,7 +298,7 @@ class ChargeScreen(QWidget):
         )
         self.remove_card_button = QPushButton(self.tr("&Remove card"), self)
         self.remove_card_button.setObjectName("removeCard")
-        self.card_state = QLabel(self.tr("Loading the card form…"), self)
+        self.card_state = QLabel(self)
         self.card_state.setObjectName("cardState")
         self.card_state.setWordWrap(True)
         cards_box = QGroupBox(self.tr("Cards"), self)
@@ -318,6 +353,7 @@ class ChargeScreen(QWidget):
         self.remove_card_button.clicked.connect(self.remove_selected_card)
         self.result.new_sale_button.clicked.connect(self.new_sale)
         self.result.retry_button.clicked.connect(self.retry_sale)
+        self.result.capture_button.clicked.connect(self.capture_now)
         self.result.print_button.clicked.connect(lambda: self._receipt(as_pdf=False))
         self.result.pdf_button.clicked.connect(lambda: self._receipt(as_pdf=True))
         self.form.changed.connect(self.update_state)
@@ -333,6 +369,8 @@ class ChargeScreen(QWidget):
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.charge)
         QShortcut(QKeySequence(Qt.Key.Key_F2), self, self.new_sale)
         self.setTabOrder(self.form.amount, self.form.installments)
+        # The card page may have become ready before this screen was built (it loads early).
+        self._show_card_hint()
         self.update_state()
 
     # -- sale state -------------------------------------------------------------------------
@@ -366,7 +404,10 @@ class ChargeScreen(QWidget):
             )
         problems = self.form.problems()
         check = self._service.can_start_charge(self.sale_id)
-        self.blocked.setText("" if check else reason_text(check.reason))
+        # Why a new charge is refused is said only once the clerk tries one: while this sale's
+        # own charge runs, or after it was paid, the refusal is expected and is no alarm.
+        if check or not self._busy_tried:
+            self.blocked.setText("")
         over = self.covered() > amount
         if over:
             problems = [*problems, self.tr("The cards add up to more than the sale.")]
@@ -453,13 +494,19 @@ class ChargeScreen(QWidget):
         self.update_state()
 
     def _on_card_ready(self) -> None:
+        self._show_card_hint()
+        self.update_state()
+
+    def _show_card_hint(self) -> None:
+        if not self.card_page.sdk_ready:
+            self.card_state.setText(self.tr("Loading the card form…"))
+            return
         self.card_state.setText(
             self.tr(
                 "Type the card, then Charge (Ctrl+Enter). To split the sale, set the amount on "
                 "this card and add it with the card form's button first."
             )
         )
-        self.update_state()
 
     def _on_card_unavailable(self, reason: Reason) -> None:
         self.card_state.setText(
@@ -471,7 +518,16 @@ class ChargeScreen(QWidget):
 
     def charge(self) -> None:
         """The single Charge action."""
-        if self._in_flight or not self.charge_button.isEnabled():
+        if self._in_flight:
+            return
+        check = self._service.can_start_charge(self.sale_id)
+        if not check:
+            # The button is disabled, but Ctrl+Enter (or a stale click) still deserves an answer.
+            self._busy_tried = True
+            self.update_state()
+            self.blocked.setText(reason_text(check.reason))
+            return
+        if not self.charge_button.isEnabled():
             return
         self._attempted_check = True
         draft = self.form.draft()
@@ -486,8 +542,9 @@ class ChargeScreen(QWidget):
             return
         check = self._service.can_start_charge(self.sale_id)
         if not check:
-            self.blocked.setText(reason_text(check.reason))
+            self._busy_tried = True
             self.update_state()
+            self.blocked.setText(reason_text(check.reason))
             return
         self._start(draft)
 
@@ -556,6 +613,7 @@ class ChargeScreen(QWidget):
             outcome = task.result()
         self.last_outcome = outcome
         record = self._service.repo.charge(outcome.merchant_charge_id)
+        self.result.sale_amount = self.form.amount.centavos()
         self.result.show_outcome(outcome, record)
         retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or (
             record is not None and record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
@@ -581,6 +639,50 @@ class ChargeScreen(QWidget):
         if event.sale_id == self.sale_id:
             self.update_state()
 
+    def capture_now(self) -> None:
+        """Capture the pre-authorized charge on the result screen, after the clerk confirms."""
+        record = self.result.record
+        if record is None or record.status != ChargeStatus.PRE_AUTHORIZED or self._capturing:
+            return
+        box = QMessageBox(self)
+        box.setObjectName("confirmCapture")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("Capture"))
+        box.setText(
+            self.tr("Charge {amount} to the card now?").format(amount=format_money(record.amount))
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        mcid = record.merchant_charge_id
+        box.accepted.connect(lambda: self._capture(mcid))
+        self.capture_box = box
+        box.open()
+
+    def _capture(self, mcid: str) -> None:
+        self._capturing = True
+        self.result.capture_button.setEnabled(False)
+        self.result.message.setText(self.tr("Capturing…"))
+        task = asyncio.ensure_future(self._service.capture(mcid))
+
+        def finished(done: asyncio.Future[ChargeRecord]) -> None:
+            self._capturing = False
+            self.result.capture_button.setEnabled(True)
+            if done.cancelled():
+                return
+            exc = done.exception()
+            latest = self._service.repo.charge(mcid)
+            if latest is not None and self.current_charge == mcid:
+                self.result.show_record(latest)
+            if isinstance(exc, MoneyOperationError):
+                self.result.message.setText(money_error_text(exc))
+            elif exc is not None:
+                if not isinstance(exc, GatewayError):
+                    logger.error("capture of %s failed", mcid, exc_info=exc)
+                self.result.message.setText(
+                    self.tr("The capture failed: {why}").format(why=error_text(exc))
+                )
+
+        task.add_done_callback(finished)
+
     def retry_sale(self) -> None:
         """Back to the same sale (after a denial or a refusal): same amount, new card."""
         self._cards.clear()
@@ -597,6 +699,8 @@ class ChargeScreen(QWidget):
         self.sale_id = new_sale_id()
         self._attempts = 0
         self._attempted_check = False
+        self._busy_tried = False
+        self.blocked.clear()
         self._cards.clear()
         self._pending_amount = None
         self._charge_after_token = False
@@ -604,6 +708,7 @@ class ChargeScreen(QWidget):
         self.last_outcome = None
         self._render_cards()
         self.card_page.clear()
+        self._show_card_hint()
         self.form.reset()
         self.stack.setCurrentIndex(0)
         self.update_state()

@@ -7,7 +7,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 
-from PySide6.QtCore import QCoreApplication, QItemSelection, Qt, Signal
+from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,13 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
 from checkout_desktop.gateway.charging import (
     ChargeService,
-    MoneyOperationBusy,
     MoneyOperationError,
-    MoneyOperationRefused,
-    MoneyOperationUnknown,
     MoneyView,
 )
 from checkout_desktop.gateway.errors import GatewayError
@@ -50,68 +46,11 @@ from checkout_desktop.ui.history_model import (
     cards_text,
 )
 from checkout_desktop.ui.labels import outcome_label, source_label, source_ref_label, status_label
+from checkout_desktop.ui.money_texts import money_error_text, pending_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 
 logger = logging.getLogger(__name__)
-
-
-def pending_text(kind: MoneyOpKind | str) -> str:
-    """The clerk's message while an earlier operation of the charge is being confirmed."""
-    texts = {
-        MoneyOpKind.REFUND: QCoreApplication.translate(
-            "HistoryPanel",
-            "The previous refund is still being confirmed with the service. Another refund or "
-            "capture of this charge is refused until it is, so that money never moves twice.",
-        ),
-        MoneyOpKind.CAPTURE: QCoreApplication.translate(
-            "HistoryPanel",
-            "The previous capture is still being confirmed with the service. Another refund or "
-            "capture of this charge is refused until it is, so that money never moves twice.",
-        ),
-        MoneyOpKind.CANCEL: QCoreApplication.translate(
-            "HistoryPanel",
-            "The previous cancellation is still being confirmed with the service. Another "
-            "refund or capture of this charge is refused until it is, so that money never "
-            "moves twice.",
-        ),
-    }
-    return texts.get(MoneyOpKind(kind), texts[MoneyOpKind.REFUND])
-
-
-def figures_text(figures: Figures | None) -> str:
-    """Where the charge stands at the service: status, amount, refunded."""
-    if figures is None:
-        return QCoreApplication.translate(
-            "HistoryPanel", "The service could not be asked; its figures will be fetched again."
-        )
-    return QCoreApplication.translate(
-        "HistoryPanel", "The service shows: {status}, {amount} charged, {refunded} refunded."
-    ).format(
-        status=status_label(None if figures.status is None else str(figures.status)),
-        amount=format_money(figures.amount),
-        refunded=format_money(figures.refunded),
-    )
-
-
-def money_error_text(exc: MoneyOperationError) -> str:
-    """A refused, pending or unclear refund/capture in the clerk's words, with the figures."""
-    if isinstance(exc, MoneyOperationBusy):
-        return pending_text(exc.kind if exc.pending is None else exc.pending.kind)
-    if isinstance(exc, MoneyOperationUnknown):
-        return QCoreApplication.translate(
-            "HistoryPanel",
-            "The request was sent but its answer was lost. The terminal is asking the service "
-            "and will not send it again; nothing else can be done with this charge until then.",
-        )
-    assert isinstance(exc, MoneyOperationRefused)
-    return (
-        QCoreApplication.translate("HistoryPanel", "Not done: {why}.").format(
-            why=reason_text(exc.why)
-        )
-        + " "
-        + figures_text(exc.figures)
-    )
 
 
 class MoneyActionDialog(QDialog):

@@ -276,6 +276,22 @@
         <source>The card form is unavailable: {why}</source>
         <translation>O formulário do cartão está indisponível: {why}</translation>
     </message>
+    <message>
+        <source>Capture</source>
+        <translation>Capturar</translation>
+    </message>
+    <message>
+        <source>Charge {amount} to the card now?</source>
+        <translation>Cobrar {amount} no cartão agora?</translation>
+    </message>
+    <message>
+        <source>Capturing…</source>
+        <translation>Capturando…</translation>
+    </message>
+    <message>
+        <source>The capture failed: {why}</source>
+        <translation>A captura falhou: {why}</translation>
+    </message>
 </context>
 <context>
     <name>ConnectionTest</name>
@@ -2035,6 +2051,10 @@
         <translation>&amp;Tentar outro cartão</translation>
     </message>
     <message>
+        <source>&amp;Capture now</source>
+        <translation>&amp;Capturar agora</translation>
+    </message>
+    <message>
         <source>&amp;New sale (F2)</source>
         <translation>&amp;Nova venda (F2)</translation>
     </message>
@@ -2053,6 +2073,10 @@
     <message>
         <source>Charge {id}</source>
         <translation>Cobrança {id}</translation>
+    </message>
+    <message>
+        <source>Authorized: the amount is held on the card, not charged yet. Capture it to charge it (now, or later from the history).</source>
+        <translation>Autorizada: o valor está reservado no cartão, ainda não cobrado. Capture para cobrar (agora ou depois, pelo histórico).</translation>
     </message>
     <message>
         <source>{brand} •••• {last4} · {amount} · auth {auth} · NSU {nsu}</source>

@@ -267,10 +267,12 @@ def test_an_approved_card_is_paid_in_screen_list_and_timeline(
     assert sources[0][0] == "request"
     assert ("reply", "PAID", "PAID") in sources
     assert any(source == "webhook" for source, _, _ in sources)
-    # A paid sale cannot be charged again.
+    # A paid sale cannot be charged again; trying says why.
     screen = shop.window.charge_screen
     screen.update_state()
     assert not screen.charge_button.isEnabled()
+    assert screen.blocked.text() == ""  # no alarm until the clerk tries
+    screen.charge()
     check = shop.terminal.service.can_start_charge(screen.sale_id)
     assert check.reason is not None and check.reason.code == ReasonCode.START_MONEY_HELD
     assert screen.blocked.text() == reason_text(check.reason)
@@ -549,6 +551,54 @@ def test_query_now_asks_the_service(shop: Shop) -> None:
     assert records[-1].source == "reconciliation"
 
 
+def test_a_pre_authorized_result_offers_capture_and_shows_one_status(shop: Shop) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    outcome = shop.charge_card("4111111111111111", amount=4200, late_capture=True)
+    assert outcome.status == ChargeStatus.PRE_AUTHORIZED
+    screen = shop.window.charge_screen
+    result = screen.result
+    assert result.capture_button.isVisible()
+    assert "held on the card" in result.message.text()
+    screen.capture_now()
+    box = screen.capture_box
+    assert box is not None and box.isVisible()
+    box.button(QMessageBox.StandardButton.Yes).click()
+    spin_until(lambda: result.status.text() == "Paid", "the captured status on the result", 20)
+    assert shop.record(outcome.merchant_charge_id).status == ChargeStatus.PAID
+    spin_until(lambda: not result.capture_button.isVisible(), "the capture button to go")
+    assert result.print_button.isEnabled()
+    assert "held on the card" not in result.message.text()
+
+
+def test_results_without_a_settled_sale_offer_no_receipt_and_keep_the_amount(shop: Shop) -> None:
+    denied = shop.charge_card("4000000000000002", amount=3100)
+    assert denied.status == ChargeStatus.DENIED
+    result = shop.window.charge_screen.result
+    assert not result.print_button.isEnabled() and not result.pdf_button.isEnabled()
+    shop.window.charge_screen.new_sale()
+    failed = shop.charge_card("4000000000000119", amount=3300)  # HTTP 500: nothing created
+    assert failed.status is None
+    assert not result.print_button.isEnabled()
+    from checkout_desktop.ui.formatting import format_money
+
+    assert result.amount.text() == format_money(3300)
+    shop.window.charge_screen.new_sale()
+
+
+def test_the_sale_busy_note_appears_only_when_the_clerk_charges_again(shop: Shop) -> None:
+    screen = shop.window.charge_screen
+    outcome = shop.charge_card("5555555555554444", amount=2000)
+    assert outcome.status == ChargeStatus.PAID
+    assert screen.blocked.text() == ""  # a normal sale shows no warning
+    screen.retry_sale()  # back to the same (paid) sale
+    assert screen.blocked.text() == ""
+    screen.charge()
+    assert screen.blocked.text() != ""  # now the clerk tried: say why
+    screen.new_sale()
+    assert screen.blocked.text() == ""
+
+
 def test_a_window_opened_with_the_charge_tab_alone_builds_the_others_on_demand(
     shop: Shop,
 ) -> None:
@@ -647,6 +697,7 @@ def test_no_card_number_reached_the_store_or_logs(shop: Shop) -> None:
 def test_closing_during_a_charge_asks_and_closes_once_the_reply_is_recorded(
     shop: Shop,
 ) -> None:
+    # Late in the module: a second window's card page leaves the shop's unable to load again.
     from PySide6.QtWidgets import QMessageBox, QPushButton
 
     window = open_window(shop.settings, shop.terminal, load=False)

@@ -172,7 +172,7 @@ def test_an_approved_card(pseudo_shop: Shop) -> None:
     screen = pseudo_shop.window.charge_screen
     pseudo_shop.window.tabs.setCurrentIndex(pseudo_shop.window.charge_tab)
     screen.stack.setCurrentIndex(0)
-    screen.update_state()
+    screen.charge()
     assert screen.blocked.isVisible() and screen.blocked.text()
     assert_all_translated(pseudo_shop)
 

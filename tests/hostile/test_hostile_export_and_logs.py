@@ -11,6 +11,7 @@ import base64
 import errno
 import json
 import logging
+import re
 import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -153,3 +154,35 @@ def test_rotated_logs_are_owner_only(tmp_path: Path) -> None:
     assert len(files) == 4
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+
+
+def test_no_spelling_of_a_card_number_survives_a_forced_rotation(tmp_path: Path) -> None:
+    setup_logging(tmp_path, console=False)
+    handler = next(
+        h for h in logging.getLogger().handlers if isinstance(h, OwnerOnlyRotatingFileHandler)
+    )
+    handler.maxBytes = 300
+    log = logging.getLogger("checkout_desktop.test_rotation_secrets")
+    number = "5500000000000004"
+    spellings = [
+        number,
+        "5500 0000 0000 0004",
+        "5500.0000.0000.0004",
+        "5500/0000/0000/0004",
+        "5500\u00a00000\u00a00000\u00a00004",
+        "".join(chr(0xFF10 + int(c)) for c in number),
+    ]
+    for n in range(40):
+        log.warning("line %d: %s", n, spellings[n % len(spellings)])
+    handler.doRollover()
+    files = sorted(tmp_path.glob("checkout-desktop.log*"))
+    assert len(files) > 1
+    text = "".join(p.read_text(encoding="utf-8") for p in files)
+    assert "line 39" in text
+    assert "[card number]" in text
+    for spelling in spellings:
+        assert spelling not in text, spelling
+    assert "0004" not in text
+    # Times and line numbers are not mistaken for card numbers.
+    stamp = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} WARNING .*: line \d+: ")
+    assert all(stamp.match(line) for line in text.splitlines())

@@ -123,3 +123,26 @@ def test_listen_help_documents_allow_remote(capsys: pytest.CaptureFixture[str]) 
     with pytest.raises(SystemExit):
         cli.main(["listen", "--help"])
     assert "--allow-remote" in capsys.readouterr().out
+
+
+@pytest.mark.expected_errors("the webhook listener did not start")
+@pytest.mark.asyncio
+async def test_the_inbox_service_of_the_window_and_listen_refuses_too(tmp_path: Path) -> None:
+    """The window and `listen` both start the inbox through inbox.service.Inbox."""
+    from checkout_desktop.inbox.service import Inbox
+
+    inbox = Inbox(
+        store=tmp_path / "store.sqlite3",
+        listener_settings=ListenerSettings(host="0.0.0.0", port=0),
+        token=SecretStr(TOKEN),
+        bus=EventBus(),
+        tunnel_settings=None,
+        heartbeat_interval_s=60.0,
+    )
+    try:
+        with pytest.raises(ListenerError, match="this machine only"):
+            await inbox.start()
+        assert inbox.listener is not None and not inbox.listener.running
+        assert inbox.health is None  # nothing else started
+    finally:
+        await inbox.stop()
