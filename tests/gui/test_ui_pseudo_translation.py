@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from checkout_desktop.domain.documents import UFS
 from checkout_desktop.domain.enums import ChargeStatus, WebhookEventType
-from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.errors import ApiError, error_detail
 from checkout_desktop.paths import AppPaths
@@ -32,6 +32,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.terminal import Terminal
 from checkout_desktop.ui import loop
 from checkout_desktop.ui.connection_test import ConnectionTest
+from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.supervisor import hash_pin
 from checkout_desktop.ui.wizard import FirstRunWizard
 from tests.conftest import MemoryKeyring
@@ -273,3 +274,22 @@ def test_the_first_run_wizard_with_its_real_connection_test(
     finally:
         wizard.close()
         tester.release()
+
+
+def test_a_card_the_service_does_not_recognise(pseudo_shop: Shop) -> None:
+    window = pseudo_shop.window
+    window.tabs.setCurrentIndex(window.charge_tab)
+    pseudo_shop.sale(1990)
+    screen = window.charge_screen
+    spin_until(lambda: screen.card_page.sdk_ready, "the card page's SDK")
+    failures: list[object] = []
+    screen.card_page.sdk_error.connect(failures.append)
+    try:
+        # A Luhn-valid number whose BIN the service does not know.
+        pseudo_shop.type_card("9999990000000003")
+        spin_until(lambda: bool(failures), "the card service's refusal")
+    finally:
+        screen.card_page.sdk_error.disconnect(failures.append)
+    # Said by what failed (the brand), not in the service's words, which stay on the page.
+    assert reason_text(Reason.of(ReasonCode.SDK_BRAND)) in screen.card_state.text()
+    assert_all_translated(pseudo_shop)
