@@ -16,6 +16,10 @@ APP_NAME = "checkout-desktop"
 HOME_ENV = "CHECKOUT_DESKTOP_HOME"
 
 
+_POSIX = os.name == "posix"
+"""Owner-only modes are enforced where files have POSIX modes (not on Windows)."""
+
+
 class InstanceFolderError(PlainError):
     """An instance folder others could change; the message says how to fix it."""
 
@@ -26,9 +30,11 @@ def secure_folder(folder: Path) -> None:
     """Make a folder of the instance owner-only: create it 0700, tighten one this user owns,
     refuse one that other users can write to (they could swap the files inside)."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not _POSIX:
+        return
     info = folder.stat()
     mode = stat.S_IMODE(info.st_mode)
-    if mode & 0o022 and not (mode & stat.S_ISVTX and info.st_uid == os.getuid()):
+    if mode & 0o022:
         raise InstanceFolderError(
             f"the folder {folder} can be changed by other users (mode {mode:03o}); make it "
             f"yours alone with `chmod 700 {folder}` and start again"
@@ -48,15 +54,21 @@ def tighten(path: Path) -> None:
     A symlink (its target is someone else's file), a file of another user, and a file already
     stricter than 0600 (a deliberately read-only 0400 store) are left as they are.
     """
+    if not _POSIX:
+        return
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
+        # The checks and the change run on the opened file itself: a file swapped for a
+        # symlink in between is not followed (O_NOFOLLOW), so only this file can change.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
         return
-    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
-        return
-    mode = stat.S_IMODE(info.st_mode)
-    if mode & 0o077:
-        os.chmod(path, mode & 0o700, follow_symlinks=False)
+    try:
+        info = os.fstat(fd)
+        mode = stat.S_IMODE(info.st_mode)
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and mode & 0o077:
+            os.fchmod(fd, mode & 0o700)
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)

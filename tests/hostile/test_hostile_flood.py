@@ -79,7 +79,10 @@ def test_valid_deliveries_are_answered_under_a_half_open_flood(
             connection.close()
     out, err = child.communicate(input="", timeout=60)
     counters = json.loads(out.strip().splitlines()[-1])
-    print(f"answered {answered} of {DELIVERIES} under {HALF_OPEN} half-open; {counters}")
+    print(
+        f"answered {answered} of {DELIVERIES} under {HALF_OPEN} half-open; {counters}; "
+        f"{len(err.splitlines())} lines on standard error"
+    )
     assert answered == DELIVERIES, (problems, err[-3000:])
     assert counters["stored"] == DELIVERIES
     assert counters["evicted"] > 0

@@ -113,3 +113,23 @@ def test_readable_folders_of_ours_are_tightened(tmp_path: Path) -> None:
     app_paths(home).ensure()
     for name in ("config", "data", "logs"):
         assert stat.S_IMODE((home / name).stat().st_mode) == 0o700, name
+
+
+def test_existing_files_of_ours_are_tightened_at_start(tmp_path: Path) -> None:
+    import sqlite3
+
+    from checkout_desktop.logsetup import setup_logging
+    from checkout_desktop.store import db
+
+    home = _home(tmp_path)
+    paths = app_paths(home).ensure()
+    raw = sqlite3.connect(paths.database_file)
+    raw.close()
+    paths.database_file.chmod(0o644)
+    log = paths.log_dir / "checkout-desktop.log.1"
+    log.write_text("an old rotated log\n")
+    log.chmod(0o644)
+    db.connect(paths.database_file).close()
+    setup_logging(paths.log_dir, console=False)
+    assert stat.S_IMODE(paths.database_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(log.stat().st_mode) == 0o600
