@@ -1,11 +1,14 @@
 """Refresh the README screenshots: the app under Xvfb against the built-in sandbox.
 
     .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--language pt_BR|en]
+        [--screen 1366x768] [--suffix -1024]
 
-Re-runs itself under `xvfb-run` (1280x800x24) unless $DISPLAY is already set, starts the real
+Re-runs itself under `xvfb-run` (a shop screen: 1366x768x24 unless told) unless $DISPLAY is
+already set, places the window as on a shop PC (`ui/geometry.py`), starts the real
 terminal (sandbox process, store, gateway, inbox, window) in a temporary instance folder, types
 a sale and a sandbox test card, charges it, waits for its notification, and saves
-charge-screen.png, event-list.png and timeline.png. Nothing touches the shop's own settings or
+charge-screen.png, charge-result.png, event-list.png, timeline.png and today.png (each name
+followed by --suffix when given). Nothing touches the shop's own settings or
 store. Like `--self-test`, it types the sandbox's public test card into the card page through
 the self-test's JavaScript snippet: the number never passes through this script's Python code.
 """
@@ -24,13 +27,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCREEN = "1280x800x24"
-WINDOW = (1280, 800)
+SCREEN = "1366x768"
 
 logger = logging.getLogger("screenshots")
 
 
-def _under_xvfb(argv: list[str]) -> int:
+def _under_xvfb(argv: list[str], screen: str) -> int:
     if shutil.which("xvfb-run") is None:
         print(
             "screenshots: xvfb-run is missing (Debian: apt-get install xvfb xauth)", file=sys.stderr
@@ -38,7 +40,7 @@ def _under_xvfb(argv: list[str]) -> int:
         return 2
     env = dict(os.environ, CHECKOUT_SCREENSHOTS_CHILD="1")
     env.pop("QT_QPA_PLATFORM", None)
-    command = ["xvfb-run", "-a", "-s", f"-screen 0 {SCREEN}", sys.executable, __file__, *argv]
+    command = ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", sys.executable, __file__, *argv]
     return subprocess.run(command, env=env, check=False).returncode
 
 
@@ -50,7 +52,7 @@ async def _wait(predicate: object, what: str, limit_s: float = 30.0) -> None:
         await asyncio.sleep(0.05)
 
 
-async def _shoot(out: Path, language: str) -> None:
+async def _shoot(out: Path, language: str, suffix: str) -> None:
     from PySide6.QtCore import QLocale
     from PySide6.QtWidgets import QApplication
 
@@ -89,8 +91,6 @@ async def _shoot(out: Path, language: str) -> None:
             persist=lambda _s: None,
             secrets=None,
         )
-        window.resize(*WINDOW)
-        window.move(0, 0)
         window.show()
         window.adapter.replay(terminal.current_state())
         card_page.load()
@@ -108,7 +108,7 @@ async def _shoot(out: Path, language: str) -> None:
         await _wait(lambda: bool(filled), "the card form to be filled")
         await asyncio.sleep(0.6)  # the brand badge and field checks render
         QApplication.processEvents()
-        window.grab().save(str(out / "charge-screen.png"))
+        window.grab().save(str(out / f"charge-screen{suffix}.png"))
 
         done: list[object] = []
         screen.charge_finished.connect(done.append)
@@ -118,7 +118,7 @@ async def _shoot(out: Path, language: str) -> None:
         assert mcid is not None
         await _wait(lambda: window.events_panel.model.rowCount() >= 2, "the charge's notification")
         await asyncio.sleep(0.3)
-        window.grab().save(str(out / "charge-result.png"))
+        window.grab().save(str(out / f"charge-result{suffix}.png"))
 
         # A second sale authorized now and captured later, then partly refunded: a timeline
         # with every kind of input, and more rows in the event list.
@@ -157,7 +157,7 @@ async def _shoot(out: Path, language: str) -> None:
                 panel.table.selectRow(row)
                 break
         await asyncio.sleep(0.3)
-        window.grab().save(str(out / "event-list.png"))
+        window.grab().save(str(out / f"event-list{suffix}.png"))
 
         window.show_charge(second)
         history = window.history_panel
@@ -169,9 +169,14 @@ async def _shoot(out: Path, language: str) -> None:
         )
         history.timeline_view.selectRow(capture)
         await asyncio.sleep(0.3)
-        window.grab().save(str(out / "timeline.png"))
-        for name in ("charge-screen", "charge-result", "event-list", "timeline"):
-            print(out / f"{name}.png")
+        window.grab().save(str(out / f"timeline{suffix}.png"))
+        window.tabs.setCurrentIndex(window.today_tab)
+        await asyncio.sleep(0.8)  # the figures refresh after the last changes
+        window.day_totals.refresh()
+        QApplication.processEvents()
+        window.grab().save(str(out / f"today{suffix}.png"))
+        for name in ("charge-screen", "charge-result", "event-list", "timeline", "today"):
+            print(out / f"{name}{suffix}.png")
         QLocale.setDefault(QLocale.system())
         window.close()
     finally:
@@ -186,14 +191,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--language", choices=("pt_BR", "en"), default="pt_BR")
+    parser.add_argument("--screen", default=SCREEN, help="the Xvfb screen, WIDTHxHEIGHT")
+    parser.add_argument("--suffix", default="", help="added to each picture's name")
     args = parser.parse_args()
     if os.environ.get("CHECKOUT_SCREENSHOTS_CHILD") != "1" and not os.environ.get("DISPLAY"):
-        return _under_xvfb(sys.argv[1:])
+        return _under_xvfb(sys.argv[1:], args.screen)
     logging.basicConfig(level=logging.WARNING)
     from checkout_desktop.ui import loop
 
     args.out.mkdir(parents=True, exist_ok=True)
-    loop.run(_shoot(args.out.resolve(), args.language))
+    loop.run(_shoot(args.out.resolve(), args.language, args.suffix))
     return 0
 
 
