@@ -126,3 +126,24 @@ async def test_a_request_head_that_never_ends_is_closed(tmp_path: Path) -> None:
             held_writer.close()
     finally:
         await inbox.listener.stop()
+
+
+@pytest.mark.asyncio
+async def test_refused_deliveries_are_logged_sparingly(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    from tests.integration.test_inbox_listener import open_inbox, post
+
+    inbox = await open_inbox(tmp_path)
+    try:
+        with caplog.at_level(logging.WARNING, logger="checkout_desktop.inbox.listener"):
+            for _ in range(100):
+                response = await post(inbox.url, payment(), headers(token="wrong-token"))
+                assert response.status_code == 401
+        refusals = [r for r in caplog.records if "refused a delivery" in r.getMessage()]
+        assert 1 <= len(refusals) <= 2
+        assert inbox.listener.stats.refused == 100
+    finally:
+        await inbox.listener.stop()
