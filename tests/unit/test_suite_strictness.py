@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+from pathlib import Path
 
 import pytest
 
@@ -46,7 +48,18 @@ def test_failing_handler():
 """
 
 
-def test_undeclared_errors_and_failing_handlers_fail_their_test(pytester: pytest.Pytester) -> None:
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_undeclared_errors_and_failing_handlers_fail_their_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The sample suite runs in a temporary folder: the repository's `tests` package must be
+    # importable there too (a fresh clone has no PYTHONPATH of its own).
+    inherited = os.environ.get("PYTHONPATH")
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(ROOT), *([inherited] if inherited else [])])
+    )
     pytester.makeconftest(
         "from tests.conftest import _event_handlers_raise, _fail_on_unexpected_error_logs\n"
         "__all__ = ['_event_handlers_raise', '_fail_on_unexpected_error_logs']\n"
