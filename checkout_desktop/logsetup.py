@@ -163,11 +163,27 @@ def setup_logging(
     if console:
         handlers.append(logging.StreamHandler())
     if log_dir is not None:
-        log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        file_handler = OwnerOnlyRotatingFileHandler(
-            log_dir / "checkout-desktop.log", maxBytes=5_000_000, backupCount=5, encoding="utf-8"
-        )
-        handlers.append(file_handler)
+        try:
+            log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            file_handler = OwnerOnlyRotatingFileHandler(
+                log_dir / "checkout-desktop.log",
+                maxBytes=5_000_000,
+                backupCount=5,
+                encoding="utf-8",
+            )
+        except OSError as exc:
+            # A log that cannot be written (read-only or full disk) must not stop the terminal:
+            # what it would have said goes to the console, and whatever else cannot be written
+            # (the store) is refused in plain words by its own check.
+            _notice(
+                f"checkout-desktop: cannot write the log in {log_dir} ({exc.strerror or exc}); "
+                "logging to the console only"
+            )
+            log_dir = None
+            if not console:
+                handlers.append(logging.StreamHandler())
+        else:
+            handlers.append(file_handler)
     for handler in handlers:
         handler.addFilter(RedactionFilter())
         handler.setFormatter(RedactingFormatter(_FORMAT))

@@ -20,11 +20,19 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
+from checkout_desktop.errors import PlainError
+
 logger = logging.getLogger(__name__)
 
 LOCK_FILE = "terminal.lock"
 _RAISE = b"raise\n"
 _CONNECT_WAIT_MS = 2000
+
+
+class InstanceFolderNotWritable(PlainError):
+    """The data folder cannot hold the terminal's lock: nothing else could be written there."""
+
+    exit_code = 2
 
 
 def server_name(data_dir: Path) -> str:
@@ -59,7 +67,14 @@ class InstanceGuard(QObject):
         if self._fd is not None:
             return True
         path = self.data_dir / LOCK_FILE
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise InstanceFolderNotWritable(
+                f"checkout-desktop cannot write in its data folder {self.data_dir} "
+                f"({exc.strerror or exc}); make it writable by this user (or choose another "
+                "folder with --data-dir) and start again"
+            ) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -163,4 +178,4 @@ def announce_running(guard: InstanceGuard) -> int:
         "wait for it to finish starting or close it, then try again",
         file=sys.stderr,
     )
-    return 3
+    return 1
