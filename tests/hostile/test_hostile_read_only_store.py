@@ -100,3 +100,51 @@ def test_the_window_on_a_read_only_disk_says_so_and_exits_3(read_only_home: Path
     assert result.returncode == 2, output
     assert "Traceback" not in output
     assert str(read_only_home / "data") in output
+
+
+@pytest.fixture
+def full_disk_home(tmp_path: Path) -> Iterator[Path]:
+    disk = tmp_path / "full"
+    disk.mkdir()
+    done = _mount("-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", str(disk))
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        home = disk / "home"
+        app_paths(home).ensure()
+        # Fill the disk to the last block before the store is ever created.
+        with (disk / "ballast").open("wb") as ballast:
+            try:
+                while True:
+                    ballast.write(b"\0" * 65536)
+                    ballast.flush()
+            except OSError:
+                pass
+        yield home
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+@pytest.mark.expected_errors("the webhook listener did not start")
+def test_listen_on_a_full_disk_at_start_says_so_and_exits_3(
+    full_disk_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = tmp_path / "token"
+    token.write_text("whk_store_token_0123456789")
+    token.chmod(0o600)
+    code = cli.main(
+        [
+            "--data-dir",
+            str(full_disk_home),
+            "listen",
+            "--port",
+            "0",
+            "--no-tunnel",
+            "--token-file",
+            str(token),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "Traceback" not in err
+    assert "checkout.sqlite3" in err
