@@ -21,6 +21,25 @@ def _mount(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["mount", *args], capture_output=True, check=False)
 
 
+def _listen(home: Path, tmp_path: Path) -> int:
+    """`checkout-desktop listen` on `home`'s store, as a shop would start it; its exit code."""
+    token = tmp_path / "token"
+    token.write_text("whk_store_token_0123456789")
+    token.chmod(0o600)
+    return cli.main(
+        [
+            "--data-dir",
+            str(home),
+            "listen",
+            "--port",
+            "0",
+            "--no-tunnel",
+            "--token-file",
+            str(token),
+        ]
+    )
+
+
 @pytest.fixture
 def read_only_home(tmp_path: Path) -> Iterator[Path]:
     disk = tmp_path / "disk"
@@ -53,21 +72,7 @@ def test_a_store_on_a_read_only_disk_is_refused_plainly(read_only_home: Path) ->
 def test_listen_and_events_on_a_read_only_disk_exit_3(
     read_only_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    token = tmp_path / "token"
-    token.write_text("whk_store_token_0123456789")
-    token.chmod(0o600)
-    code = cli.main(
-        [
-            "--data-dir",
-            str(read_only_home),
-            "listen",
-            "--port",
-            "0",
-            "--no-tunnel",
-            "--token-file",
-            str(token),
-        ]
-    )
+    code = _listen(read_only_home, tmp_path)
     err = capsys.readouterr().err
     assert code == 3, err
     assert "Traceback" not in err
@@ -129,21 +134,7 @@ def full_disk_home(tmp_path: Path) -> Iterator[Path]:
 def test_listen_on_a_full_disk_at_start_says_so_and_exits_3(
     full_disk_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    token = tmp_path / "token"
-    token.write_text("whk_store_token_0123456789")
-    token.chmod(0o600)
-    code = cli.main(
-        [
-            "--data-dir",
-            str(full_disk_home),
-            "listen",
-            "--port",
-            "0",
-            "--no-tunnel",
-            "--token-file",
-            str(token),
-        ]
-    )
+    code = _listen(full_disk_home, tmp_path)
     err = capsys.readouterr().err
     assert code == 3, err
     assert "Traceback" not in err
