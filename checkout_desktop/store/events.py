@@ -147,6 +147,8 @@ class EventFilter:
     """
 
     types: tuple[str, ...] = ()
+    exclude_types: tuple[str, ...] = ()
+    """Types left out (the inbox's own health self-tests, unless asked for)."""
     statuses: tuple[str, ...] = ()
     verdicts: tuple[Verdict, ...] = ()
     charge: str | None = None
@@ -160,6 +162,12 @@ class EventFilter:
         if self.types:
             names = _bind(params, "type", self.types)
             clauses.append(f"(event_type IN ({names}) OR body_type IN ({names}))")
+        if self.exclude_types:
+            names = _bind(params, "not_type", self.exclude_types)
+            clauses.append(
+                f"NOT (COALESCE(event_type, '') IN ({names}) "
+                f"OR COALESCE(body_type, '') IN ({names}))"
+            )
         if self.statuses:
             clauses.append(f"status IN ({_bind(params, 'status', self.statuses)})")
         if self.verdicts:

@@ -22,7 +22,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from checkout_desktop.store.events import MAX_PAGE, EventFilter, EventRepository, EventSummary
 from checkout_desktop.ui.formatting import format_instant
-from checkout_desktop.ui.labels import status_label, verdict_label
+from checkout_desktop.ui.labels import event_type_label, status_label, verdict_label
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
@@ -83,6 +83,7 @@ class EventListModel(ReadOnlyTableModel):
         page_size: int = 200,
         coalesce_ms: int = COALESCE_MS,
         first_scan_window: int = _FIRST_WINDOW,
+        event_filter: EventFilter | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -90,7 +91,7 @@ class EventListModel(ReadOnlyTableModel):
             raise ValueError(f"a page holds 1 to {MAX_PAGE} rows, not {page_size}")
         self._repo = repository
         self._page_size = page_size
-        self._filter = EventFilter()
+        self._filter = event_filter or EventFilter()
         self._rows: list[EventSummary] = []
         # Each shown row's six texts, by event id, formatted at its first paint. Texts are
         # fixed for a run (the language applies at the next start); a reload starts afresh.
@@ -329,7 +330,7 @@ class EventListModel(ReadOnlyTableModel):
         if name == "received":
             return format_instant(event.received_at)
         if name == "type":
-            return event.event_type or event.body_type or "—"
+            return event_type_label(event.event_type or event.body_type)
         if name == "status":
             return status_label(event.status)
         if name == "charge":

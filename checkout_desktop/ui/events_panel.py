@@ -9,6 +9,7 @@ from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -119,7 +120,12 @@ class EventsPanel(QWidget):
     def __init__(self, repository: EventRepository, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._repo = repository
-        self.model = EventListModel(repository, parent=self)
+        # The inbox's own health self-tests are hidden from the start (see current_filter).
+        self.model = EventListModel(
+            repository,
+            event_filter=EventFilter(exclude_types=(SELF_TEST_EVENT_TYPE, SELF_TEST_BODY_TYPE)),
+            parent=self,
+        )
 
         self.type_filter = QComboBox(self)
         self.type_filter.setObjectName("typeFilter")
@@ -133,6 +139,11 @@ class EventsPanel(QWidget):
             (WebhookEventType.CHALLENGE_3DS_UPDATE.value, WebhookBodyType.THREE_DS_CHALLENGE.value),
         )
         self.type_filter.addItem(self.tr("Self-test"), (SELF_TEST_EVENT_TYPE, SELF_TEST_BODY_TYPE))
+        self.show_self_tests = QCheckBox(self.tr("Show health &self-tests"), self)
+        self.show_self_tests.setObjectName("showSelfTests")
+        self.show_self_tests.setToolTip(
+            self.tr("The inbox checks itself every minute with a test delivery; shown on request.")
+        )
         self.status_filter = QComboBox(self)
         self.status_filter.setObjectName("statusFilter")
         self.status_filter.addItem(self.tr("Any status"), None)
@@ -162,6 +173,7 @@ class EventsPanel(QWidget):
         filters.addWidget(self.type_filter)
         filters.addWidget(self.status_filter)
         filters.addWidget(self.verdict_filter)
+        filters.addWidget(self.show_self_tests)
         filters.addWidget(self.charge_filter, 1)
         filters.addWidget(self.search, 2)
         filters.addWidget(self.refresh_button)
@@ -200,6 +212,7 @@ class EventsPanel(QWidget):
         self._search_timer.timeout.connect(self.apply_filters)
         for combo in (self.type_filter, self.status_filter, self.verdict_filter):
             combo.currentIndexChanged.connect(self.apply_filters)
+        self.show_self_tests.toggled.connect(self.apply_filters)
         self.charge_filter.textChanged.connect(self._search_timer.start)
         self.search.textChanged.connect(self._search_timer.start)
         self.refresh_button.clicked.connect(self.model.refresh)
@@ -214,8 +227,12 @@ class EventsPanel(QWidget):
         types = self.type_filter.currentData() or ()
         status = self.status_filter.currentData()
         verdict = self.verdict_filter.currentData()
+        self_tests = (SELF_TEST_EVENT_TYPE, SELF_TEST_BODY_TYPE)
+        # The inbox's heartbeat stores a self-test every minute: hidden unless asked for.
+        hide = not self.show_self_tests.isChecked() and tuple(types) != self_tests
         return EventFilter(
             types=tuple(types),
+            exclude_types=self_tests if hide else (),
             statuses=(status,) if status else (),
             verdicts=(Verdict(verdict),) if verdict else (),
             charge=self.charge_filter.text().strip() or None,

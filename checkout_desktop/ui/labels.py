@@ -46,6 +46,24 @@ def status_label(status: str | None) -> str:
     return labels.get(status, status)
 
 
+def event_type_label(event_type: str | None) -> str:
+    """A delivery's type in plain words; a type the terminal does not know is shown as sent."""
+    if not event_type:
+        return "—"
+    payment = QCoreApplication.translate("Labels", "Payment update")
+    three_ds = QCoreApplication.translate("Labels", "3DS result")
+    self_test = QCoreApplication.translate("Labels", "Inbox health check")
+    labels = {
+        "TransactionUpdateMessage": payment,
+        "PAYMENT": payment,
+        "Challenge3dsUpdateMessage": three_ds,
+        "THREE_DS_CHALLENGE": three_ds,
+        "CheckoutDesktopSelfTest": self_test,
+        "CHECKOUT_DESKTOP_SELF_TEST": self_test,
+    }
+    return labels.get(event_type, event_type)
+
+
 def verdict_label(verdict: str | None) -> str:
     if not verdict:
         return "—"

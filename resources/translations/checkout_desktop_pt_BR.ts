@@ -594,6 +594,14 @@
         <translation>Autoteste</translation>
     </message>
     <message>
+        <source>Show health &amp;self-tests</source>
+        <translation>Mostrar &amp;testes de saúde</translation>
+    </message>
+    <message>
+        <source>The inbox checks itself every minute with a test delivery; shown on request.</source>
+        <translation>A caixa de entrada se testa a cada minuto com uma entrega de teste; aparece só se pedido.</translation>
+    </message>
+    <message>
         <source>Any status</source>
         <translation>Qualquer situação</translation>
     </message>
@@ -896,6 +904,18 @@
     <message>
         <source>Not done</source>
         <translation>Não realizada</translation>
+    </message>
+    <message>
+        <source>Payment update</source>
+        <translation>Atualização de pagamento</translation>
+    </message>
+    <message>
+        <source>3DS result</source>
+        <translation>Resultado 3DS</translation>
+    </message>
+    <message>
+        <source>Inbox health check</source>
+        <translation>Teste de saúde da caixa de entrada</translation>
     </message>
     <message>
         <source>Accepted</source>

@@ -86,8 +86,10 @@ def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
 
 
 def test_model_passes_qtmodeltester_through_paging_and_live_inserts(
-    qtmodeltester: ModelTester, conn: sqlite3.Connection
+    qtbot: QtBot, qtmodeltester: ModelTester, conn: sqlite3.Connection
 ) -> None:
+    # qtbot: the model's coalescing timer needs the application (and its event dispatcher)
+    # even when this test runs first or alone.
     insert_events(conn, 45)
     model = EventListModel(EventRepository(conn), page_size=20)
     assert model.rowCount() == 20
@@ -256,7 +258,7 @@ def test_the_cells_say_what_the_row_holds(qtbot: QtBot, conn: sqlite3.Connection
     assert summary is not None
     assert row == [
         format_instant(summary.received_at),
-        "TransactionUpdateMessage",
+        "Payment update",
         "Denied",
         "sale-000009",
         "Rejected",
@@ -288,3 +290,45 @@ def test_a_reload_shows_the_rows_afresh(qtbot: QtBot, conn: sqlite3.Connection) 
         "sale-000002",
         "sale-000002",
     ]
+
+
+def _insert_self_tests(conn: sqlite3.Connection, count: int, start: int) -> None:
+    repo = EventRepository(conn)
+    with db.transaction(conn):
+        for n in range(start, start + count):
+            body = json.dumps({"type": "CHECKOUT_DESKTOP_SELF_TEST", "nonce": str(n)}).encode()
+            repo.insert(
+                NewEvent(
+                    received_at=START + timedelta(seconds=n),
+                    verdict=Verdict.SELF_TEST,
+                    body=body,
+                    body_sha256=hashlib.sha256(body).hexdigest(),
+                    headers={"event-type": "CheckoutDesktopSelfTest"},
+                    event_type="CheckoutDesktopSelfTest",
+                    body_type="CHECKOUT_DESKTOP_SELF_TEST",
+                    layout="flat",
+                    event_ref=f"self-{n}",
+                )
+            )
+
+
+def test_types_read_in_plain_words_and_health_self_tests_hide_until_asked(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    insert_events(conn, 3)
+    _insert_self_tests(conn, 5, start=10)  # the newest rows: one a minute in a real shop
+    panel = EventsPanel(EventRepository(conn))
+    qtbot.addWidget(panel)
+    model = panel.model
+    assert model.rowCount() == 3  # only the payment updates
+    types = {model.data(model.index(r, 1)) for r in range(model.rowCount())}
+    assert types == {"Payment update"}
+    panel.show_self_tests.setChecked(True)
+    qtbot.waitUntil(lambda: model.rowCount() == 8, timeout=2000)
+    types = {model.data(model.index(r, 1)) for r in range(model.rowCount())}
+    assert types == {"Payment update", "Inbox health check"}
+    panel.show_self_tests.setChecked(False)
+    qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=2000)
+    # Choosing the self-test type shows them whatever the box says.
+    panel.type_filter.setCurrentIndex(panel.type_filter.count() - 1)
+    qtbot.waitUntil(lambda: model.rowCount() == 5, timeout=2000)
