@@ -382,7 +382,15 @@
     showStatus("working", null, false);
     var bin = card.number.slice(0, 6);
     var withBrand = function (brand) {
-      if (!brand) { finish(); if (!el("number-error").textContent) { setError("number", t("brand_missing")); } return; }
+      if (!brand) {
+        finish();
+        // A lookup that never got an answer says "unreachable" already: that is not a brand
+        // the service failed to recognise, and the two messages would contradict each other.
+        if (!el("number-error").textContent && el("service-state").hidden) {
+          setError("number", t("brand_missing"));
+        }
+        return;
+      }
       card.brand = brand;
       askCredentials(card);
       card = null;

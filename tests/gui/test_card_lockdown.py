@@ -264,3 +264,17 @@ def test_developer_mode_allows_the_inspector(card_ui: CardUi) -> None:
         assert card_page.view.dev_tools is not None and card_page.view.dev_tools.isVisible()
     finally:
         card_ui.close_page(card_page)
+
+
+def test_an_unreachable_service_is_not_called_an_unknown_brand(
+    production_page: PageParts,
+) -> None:
+    _, driver, recorder = production_page
+    driver.fill(number="4111111111111111")
+    driver.press_submit()
+    # The brand lookup cannot connect: the page says so, and only so.
+    driver.wait_until(lambda: bool(recorder.sdk_errors), "the SDK's error callback")
+    driver.wait_until(lambda: not driver.state()["busy"], "the submit to end")
+    assert not driver.hidden("service-state")
+    assert driver.text("service-state").startswith("Sem contato com o serviço de cartões")
+    assert "bandeira" not in driver.text("number-error")
