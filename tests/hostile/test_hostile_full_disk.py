@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.hostile.tmpfs import small_tmpfs
 from tests.integration.test_inbox_listener import headers, open_inbox, payment, post
 
 SIZE = "3m"
@@ -21,19 +21,8 @@ SIZE = "3m"
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    mount = tmp_path / "small"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={SIZE},mode=0700", "tmpfs", str(mount)],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
+    with small_tmpfs(tmp_path / "small", SIZE) as disk:
+        yield disk
 
 
 def _size(path: str) -> int:

@@ -15,10 +15,7 @@ import pytest
 from checkout_desktop import cli
 from checkout_desktop.paths import app_paths
 from checkout_desktop.store import db
-
-
-def _mount(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["mount", *args], capture_output=True, check=False)
+from tests.hostile.tmpfs import mount, small_tmpfs
 
 
 def _listen(home: Path, tmp_path: Path) -> int:
@@ -42,20 +39,13 @@ def _listen(home: Path, tmp_path: Path) -> int:
 
 @pytest.fixture
 def read_only_home(tmp_path: Path) -> Iterator[Path]:
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    done = _mount("-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", str(disk))
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with small_tmpfs(tmp_path / "disk", "8m") as disk:
         home = disk / "home"
         paths = app_paths(home).ensure()
         db.connect(paths.database_file).close()  # a good store, written while it could be
-        remounted = _mount("-o", "remount,ro", str(disk))
+        remounted = mount("-o", "remount,ro", str(disk))
         assert remounted.returncode == 0, remounted.stderr
         yield home
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def test_a_store_on_a_read_only_disk_is_refused_plainly(read_only_home: Path) -> None:
@@ -109,12 +99,7 @@ def test_the_window_on_a_read_only_disk_says_so_and_exits_3(read_only_home: Path
 
 @pytest.fixture
 def full_disk_home(tmp_path: Path) -> Iterator[Path]:
-    disk = tmp_path / "full"
-    disk.mkdir()
-    done = _mount("-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", str(disk))
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with small_tmpfs(tmp_path / "full", "2m") as disk:
         home = disk / "home"
         app_paths(home).ensure()
         # Fill the disk to the last block before the store is ever created.
@@ -126,8 +111,6 @@ def full_disk_home(tmp_path: Path) -> Iterator[Path]:
             except OSError:
                 pass
         yield home
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 @pytest.mark.expected_errors("the webhook listener did not start")
