@@ -55,6 +55,19 @@ def day_range(day: QDate, zone: tzinfo) -> tuple[datetime, datetime]:
     return start, start + timedelta(days=1)
 
 
+def _brand_rows(totals: DayTotals) -> list[tuple[str, str, str]]:
+    """The by-brand table's rows, as shown on screen and printed."""
+    return [(b.brand, str(b.count), format_money(b.amount)) for b in totals.by_brand]
+
+
+def _hour_rows(totals: DayTotals) -> list[tuple[str, str, str]]:
+    """The by-hour table's rows, as shown on screen and printed."""
+    return [
+        (f"{hour:02d}h", str(count), format_money(amount))
+        for hour, (count, amount) in totals.by_hour.items()
+    ]
+
+
 class DayTotalsPanel(QWidget):
     """Today's totals (or any day's), read from the store for one environment."""
 
@@ -171,17 +184,8 @@ class DayTotalsPanel(QWidget):
             )
         )
         self.figures["denied"].setText(str(totals.denied))
-        self._fill(
-            self.brands,
-            [(b.brand, str(b.count), format_money(b.amount)) for b in totals.by_brand],
-        )
-        self._fill(
-            self.hours,
-            [
-                (f"{hour:02d}h", str(count), format_money(amount))
-                for hour, (count, amount) in totals.by_hour.items()
-            ],
-        )
+        self._fill(self.brands, _brand_rows(totals))
+        self._fill(self.hours, _hour_rows(totals))
 
     @staticmethod
     def _fill(table: QTableWidget, rows: list[tuple[str, str, str]]) -> None:
@@ -220,11 +224,7 @@ class DayTotalsPanel(QWidget):
             (self.tr("Authorized, not captured"), format_money(totals.held_amount)),
             (self.tr("Denied attempts"), str(totals.denied)),
         ]
-        brands = [(b.brand, str(b.count), format_money(b.amount)) for b in totals.by_brand]
-        hours = [
-            (f"{hour:02d}h", str(count), format_money(amount))
-            for hour, (count, amount) in totals.by_hour.items()
-        ]
+        brands, hours = _brand_rows(totals), _hour_rows(totals)
         title = self.tr("Sales report for {day}").format(day=day)
         return "".join(
             [
