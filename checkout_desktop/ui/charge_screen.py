@@ -540,12 +540,8 @@ class ChargeScreen(QWidget):
             self._charge_after_token = True
             self.add_card()
             return
-        check = self._service.can_start_charge(self.sale_id)
-        if not check:
-            self._busy_tried = True
-            self.update_state()
-            self.blocked.setText(reason_text(check.reason))
-            return
+        # The sale was checked above in this same call (and the service refuses a busy sale
+        # again, durably, when the charge is recorded).
         self._start(draft)
 
     def _request(self, draft: SaleDraft, merchant_charge_id: str) -> ChargeAuthorizationRequest:
