@@ -2,12 +2,53 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_NAIVE_ZONE = "America/Sao_Paulo"
+# Brazil has kept -03:00 all year since 2019: the stand-in where no time-zone database exists.
+_BRASILIA_FIXED = timezone(timedelta(hours=-3), "-03")
+
+
+def zone_named(name: str) -> tzinfo:
+    """The time zone `name`; UTC for "UTC", fixed -03:00 for Brasília without a zone database.
+
+    ValueError for a name the zone database does not know.
+    """
+    if name.upper() == "UTC":
+        return UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        if name == DEFAULT_NAIVE_ZONE:
+            return _BRASILIA_FIXED
+        raise ValueError(f"unknown time zone {name!r}") from None
+
+
+_naive_zone: tzinfo = zone_named(DEFAULT_NAIVE_ZONE)
+
+
+def set_naive_zone(name: str) -> None:
+    """Read timestamps without an offset in the zone `name` (the profile's; ValueError if unknown).
+
+    Every documented offset of the service is -03:00 and its one example without offset (the 3DS
+    notification) is Brasília time, so a naive time is read there unless the profile says not.
+    """
+    global _naive_zone
+    _naive_zone = zone_named(name)
+
+
+def naive_zone() -> tzinfo:
+    return _naive_zone
+
 
 _ISO = re.compile(
     r"^(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<time>\d{2}:\d{2}(?::\d{2})?)"
@@ -19,8 +60,8 @@ _ISO = re.compile(
 def parse_timestamp(text: str) -> datetime:
     """Parse a service timestamp into an aware datetime.
 
-    A timestamp without offset is read as UTC (the 3DS notification example has none; the
-    service's other timestamps carry one). Fractions beyond microseconds are truncated.
+    A timestamp without offset is read in the profile's time zone (`set_naive_zone`, Brasília
+    by default). Fractions beyond microseconds are truncated.
     """
     stripped = text.strip()
     match = _ISO.match(stripped)
@@ -33,7 +74,7 @@ def parse_timestamp(text: str) -> datetime:
     except ValueError:
         pass
     else:
-        return fast if fast.tzinfo is not None else fast.replace(tzinfo=UTC)
+        return fast if fast.tzinfo is not None else fast.replace(tzinfo=_naive_zone)
     return parse_by_parts(match)
 
 
@@ -43,7 +84,9 @@ def parse_by_parts(match: re.Match[str]) -> datetime:
     clock = match["time"] if match["time"].count(":") == 2 else match["time"] + ":00"
     parsed = datetime.fromisoformat(f"{match['date']}T{clock}.{frac}")
     tz = match["tz"]
-    if tz is None or tz in ("Z", "z"):
+    if tz is None:
+        return parsed.replace(tzinfo=_naive_zone)
+    if tz in ("Z", "z"):
         return parsed.replace(tzinfo=UTC)
     sign = 1 if tz[0] == "+" else -1
     digits = tz[1:].replace(":", "")

@@ -20,6 +20,7 @@ from checkout_desktop.sandbox.httpkit import (
     json_response,
     read_json_object,
 )
+from checkout_desktop.sandbox.variants import VariantError
 
 if TYPE_CHECKING:
     from checkout_desktop.sandbox.server import SandboxServer
@@ -44,10 +45,61 @@ def server_of(request: web.Request) -> SandboxServer:
 
 
 def oauth_error(status: int, error: str, description: str) -> HttpError:
+    """The token endpoint's error: OAuth's `error`/`error_description` inside the service's
+    documented body, so a client reading either shape finds what went wrong."""
     headers = {"Cache-Control": "no-store", "Pragma": "no-cache"}
     if status == 401:
         headers["WWW-Authenticate"] = 'Basic realm="checkout", error="invalid_client"'
-    return HttpError(status, {"error": error, "error_description": description}, headers)
+    body = error_body(description, BUSINESS_CODES.get(error, error.upper()))
+    body.update({"error": error, "error_description": description})
+    return HttpError(status, body, headers)
+
+
+# The service publishes no table of business codes; these are the sandbox's own, each naming
+# what went wrong in the service's style (a client must show an unknown one as it comes).
+INVALID_REQUEST = "INVALID_REQUEST"
+CHARGE_NOT_FOUND = "CHARGE_NOT_FOUND"
+DUPLICATE_MERCHANT_CHARGE_ID = "DUPLICATE_MERCHANT_CHARGE_ID"
+INVALID_CHARGE_STATE = "INVALID_CHARGE_STATE"
+AMOUNT_ABOVE_LIMIT = "AMOUNT_ABOVE_LIMIT"
+INVALID_CARD_TOKEN = "INVALID_CARD_TOKEN"
+CARD_TOKEN_MISSING = "CARD_TOKEN_MISSING"
+REQUIRED_FIELD_MISSING = "REQUIRED_FIELD_MISSING"
+INVALID_DOCUMENT = "INVALID_DOCUMENT"
+ACQUIRER_UNAVAILABLE = "ACQUIRER_UNAVAILABLE"
+BUSINESS_CODES = {
+    "invalid_client": "INVALID_CLIENT",
+    "invalid_request": INVALID_REQUEST,
+    "unsupported_grant_type": "UNSUPPORTED_GRANT_TYPE",
+    "server_error": "INTERNAL_ERROR",
+}
+_STATUS_CODES = {
+    400: INVALID_REQUEST,
+    401: "UNAUTHORIZED",
+    404: "RESOURCE_NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    408: "REQUEST_TIMEOUT",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    500: "INTERNAL_ERROR",
+    503: "SERVICE_UNAVAILABLE",
+}
+
+
+def status_business_code(status: int) -> str:
+    return _STATUS_CODES.get(status, "INTERNAL_ERROR" if status >= 500 else INVALID_REQUEST)
+
+
+def error_body(
+    message: str, business_code: str, errors: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The service's documented error body: `{message, success, businessCode, errors}`."""
+    return {
+        "message": message,
+        "success": False,
+        "businessCode": business_code,
+        "errors": errors or [],
+    }
 
 
 def api_error(
@@ -55,20 +107,25 @@ def api_error(
     message: str,
     errors: list[dict[str, Any]] | None = None,
     headers: dict[str, str] | None = None,
+    *,
+    business_code: str | None = None,
 ) -> HttpError:
-    """The REST API's error body: `{message, errors: [{field, message, code}]}`."""
-    return HttpError(status, {"message": message, "errors": errors or []}, headers)
+    """An error reply of the REST API in the documented body shape."""
+    code = business_code or status_business_code(status)
+    return HttpError(status, error_body(message, code, errors), headers)
 
 
-def field_error(field: str | None, message: str, code: str) -> dict[str, Any]:
-    return {"field": field, "message": message, "code": code}
+def field_error(field: str | None, message: str) -> dict[str, Any]:
+    """One item of `errors`: `{message, field}`, as documented."""
+    return {"message": message, "field": field}
 
 
 def _render(request: web.Request, status: int, message: str) -> dict[str, Any]:
+    body = error_body(message, status_business_code(status))
     if request.path.startswith("/oauth2"):
-        error = "server_error" if status >= 500 else "invalid_request"
-        return {"error": error, "error_description": message}
-    return {"message": message, "errors": []}
+        body["error"] = "server_error" if status >= 500 else "invalid_request"
+        body["error_description"] = message
+    return body
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,7 +168,7 @@ def _unauthorized(message: str) -> HttpError:
     return api_error(
         401,
         message,
-        [field_error("Authorization", message, "unauthorized")],
+        [field_error("Authorization", message)],
         {"WWW-Authenticate": 'Bearer error="invalid_token"'},
     )
 
@@ -241,6 +298,28 @@ async def admin_patch_faults(request: web.Request) -> web.Response:
     return json_response(server.config.faults.as_dict())
 
 
+async def admin_get_variants(request: web.Request) -> web.Response:
+    server = require_admin(request)
+    return json_response(server.variants.as_dict())
+
+
+async def admin_patch_variants(request: web.Request) -> web.Response:
+    """Change variants while the sandbox runs: `{"not-found": "404", "require": "none"}`."""
+    server = require_admin(request)
+    try:
+        changes = await read_json_object(request)
+    except BodyProblem as exc:
+        raise api_error(400, str(exc)) from None
+    try:
+        server.variants.update(changes)
+    except VariantError as exc:
+        raise api_error(400, str(exc)) from None
+    logger.info(
+        "variants changed: %s", ", ".join(f"{k}={server.variants.as_dict()[k]}" for k in changes)
+    )
+    return json_response(server.variants.as_dict())
+
+
 async def admin_expire_tokens(request: web.Request) -> web.Response:
     server = require_admin(request)
     return json_response({"expired": server.expire_tokens_now()})
@@ -286,6 +365,8 @@ def build_api_app(server: SandboxServer) -> web.Application:
     app.router.add_post("/oauth2/token", token)
     app.router.add_get("/_sandbox/faults", admin_get_faults)
     app.router.add_patch("/_sandbox/faults", admin_patch_faults)
+    app.router.add_get("/_sandbox/variants", admin_get_variants)
+    app.router.add_patch("/_sandbox/variants", admin_patch_variants)
     app.router.add_post("/_sandbox/tokens/expire", admin_expire_tokens)
     app.router.add_put("/_sandbox/webhook", admin_webhook)
     app.router.add_get("/_sandbox/deliveries", admin_deliveries)

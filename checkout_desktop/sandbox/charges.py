@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import string
 import uuid
@@ -12,6 +13,14 @@ from aiohttp import web
 
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus, WebhookEventType
 from checkout_desktop.sandbox.api import (
+    AMOUNT_ABOVE_LIMIT,
+    CARD_TOKEN_MISSING,
+    CHARGE_NOT_FOUND,
+    DUPLICATE_MERCHANT_CHARGE_ID,
+    INVALID_CARD_TOKEN,
+    INVALID_CHARGE_STATE,
+    INVALID_DOCUMENT,
+    REQUIRED_FIELD_MISSING,
     api_error,
     apply_faults,
     field_error,
@@ -81,7 +90,7 @@ def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
             )
         elif error["type"] == "extra_forbidden":
             message = "unknown field"
-        items.append(field_error(field or None, message, str(error["type"])))
+        items.append(field_error(field or None, message))
     return items
 
 
@@ -102,14 +111,16 @@ async def _json_body(request: web.Request) -> dict[str, Any]:
         raise api_error(400, str(exc)) from None
 
 
-def _charge_or_404(server: SandboxServer, request: web.Request) -> SandboxCharge:
+def _charge_or_not_found(server: SandboxServer, request: web.Request) -> SandboxCharge:
+    """The charge named in the path, or "not found" as the `not-found` variant answers it."""
     merchant_charge_id = request.match_info["merchantChargeId"]
     charge = server.state.charges.get(merchant_charge_id)
     if charge is None:
         raise api_error(
-            404,
-            f"no charge with merchantChargeId {merchant_charge_id[:40]}",
-            [field_error("merchantChargeId", "not found", "not_found")],
+            server.variants.not_found_status,
+            "Charge not found.",
+            [field_error("merchantChargeId", f"charge {merchant_charge_id[:40]} not found")],
+            business_code=CHARGE_NOT_FOUND,
         )
     return charge
 
@@ -119,11 +130,14 @@ def _charge_or_404(server: SandboxServer, request: web.Request) -> SandboxCharge
 
 
 def notify_payment(server: SandboxServer, charge: SandboxCharge) -> None:
+    variants = server.variants
     body = payment_notification(
         charge,
         server.webhooks.next_layout(),
         server.state.credentials.merchant_document,
         server.clock.now(),
+        naive=variants.timestamps == "naive-brt",
+        envelope_id="charge" if variants.envelope_id == "charge" else "notification",
     )
     server.webhooks.enqueue(WebhookEventType.TRANSACTION_UPDATE, body, charge.merchant_charge_id)
 
@@ -152,24 +166,23 @@ def _resolve_tokens(
         value = txn.credit.temporaryCardToken
         token = server.state.card_tokens.get(value)
         if value in seen:
-            errors.append(
-                field_error(where, "the same card token appears twice; one per card", "duplicate")
-            )
+            errors.append(field_error(where, "the same card token appears twice; one per card"))
         elif token is None:
-            errors.append(field_error(where, "unknown temporary card token", "invalid_token"))
+            errors.append(field_error(where, "unknown temporary card token"))
         elif token.used:
-            errors.append(
-                field_error(where, "this temporary card token was already used", "token_used")
-            )
+            errors.append(field_error(where, "this temporary card token was already used"))
         elif now >= token.expires_at:
-            errors.append(
-                field_error(where, "this temporary card token has expired", "token_expired")
-            )
+            errors.append(field_error(where, "this temporary card token has expired"))
         else:
             cards.append(token)
         seen.add(value)
     if errors:
-        raise api_error(400, "the charge request has invalid card tokens", errors)
+        raise api_error(
+            400,
+            "the charge request has invalid card tokens",
+            errors,
+            business_code=INVALID_CARD_TOKEN,
+        )
     return cards
 
 
@@ -214,6 +227,52 @@ def _settle(charge: SandboxCharge) -> None:
         charge.status = ChargeStatus.PAID
 
 
+_TOKEN_SPELLINGS = ("temporatyCardToken", "temporaryCardToken")
+_DOCUMENTED_DOCUMENT = re.compile(r"^\d{9}$|^\d{11}$|^[A-Z0-9]{9}$")
+
+
+def _check_variants(server: SandboxServer, body: dict[str, Any]) -> None:
+    """What the variants in force demand of a charge the wire model already accepted."""
+    variants = server.variants
+    wanted = [s for s in _TOKEN_SPELLINGS if variants.accepts_token_field(s)]
+    missing = []
+    for index, txn in enumerate(body.get("transactions") or []):
+        credit = txn.get("credit") if isinstance(txn, dict) else None
+        if isinstance(credit, dict) and not any(credit.get(s) for s in wanted):
+            missing.append(
+                field_error(
+                    f"transactions[{index}].credit.{wanted[0]}",
+                    f"the card token is required ({' or '.join(wanted)}); card data is missing",
+                )
+            )
+    if missing:
+        raise api_error(
+            400, "Card data is missing: no card token.", missing, business_code=CARD_TOKEN_MISSING
+        )
+    raw_customer = body.get("customer")
+    customer: dict[str, Any] = raw_customer if isinstance(raw_customer, dict) else {}
+    required = []
+    if variants.requires_phone and not customer.get("phone"):
+        required.append(field_error("customer.phone", "customer.phone is required"))
+    if variants.requires_device and not body.get("deviceInformation"):
+        required.append(field_error("deviceInformation", "deviceInformation is required"))
+    if required:
+        raise api_error(
+            400,
+            "Required fields are missing.",
+            required,
+            business_code=REQUIRED_FIELD_MISSING,
+        )
+    document = str(customer.get("document", ""))
+    if variants.customer_document == "no-cnpj" and not _DOCUMENTED_DOCUMENT.match(document):
+        raise api_error(
+            400,
+            "The customer document is invalid.",
+            [field_error("customer.document", "must match ^\\d{9}$|^\\d{11}$|^[A-Z0-9]{9}$")],
+            business_code=INVALID_DOCUMENT,
+        )
+
+
 async def authorize(request: web.Request) -> web.Response:
     server = _server(request)
     await apply_faults(request)
@@ -226,6 +285,7 @@ async def authorize(request: web.Request) -> web.Response:
     try:
         # Strict, from the JSON text: a string is not a number, a number is not a boolean.
         wanted = ChargeAuthorizationRequest.model_validate_json(await request.read(), strict=True)
+        _check_variants(server, body)
     except ValidationError as exc:
         raise api_error(400, "the charge request is invalid", validation_errors(exc)) from None
     finally:
@@ -236,7 +296,8 @@ async def authorize(request: web.Request) -> web.Response:
             400,
             f"merchantChargeId {wanted.merchantChargeId} was already used; a new charge needs "
             "a new merchantChargeId",
-            [field_error("merchantChargeId", "already used", "duplicate_merchant_charge_id")],
+            [field_error("merchantChargeId", "already used")],
+            business_code=DUPLICATE_MERCHANT_CHARGE_ID,
         )
     cards = _resolve_tokens(server, wanted)
     if any(card.behaviour == CardBehaviour.GATEWAY_ERROR for card in cards):
@@ -291,7 +352,7 @@ async def authorize(request: web.Request) -> web.Response:
     notify_payment(server, charge)
     if charge.status == ChargeStatus.PENDING:
         server.spawn(_three_ds_challenge(server, charge), f"sandbox-3ds-{charge.id}")
-    reply = charge_reply(charge)
+    reply = charge_reply(charge, naive=server.variants.timestamps == "naive-brt")
     slow = any(card.behaviour == CardBehaviour.SLOW for card in cards)
     # The charge exists and is settled; only the reply is late (the ambiguous case).
     if slow and not await server.sleep_unless_stopping(server.config.slow_card_delay_s):
@@ -333,7 +394,13 @@ async def query(request: web.Request) -> web.Response:
     server = _server(request)
     await apply_faults(request)
     require_bearer(request)
-    return json_response(charge_reply(_charge_or_404(server, request)))
+    if server.variants.query_content_type == "required":
+        _require_json(request)
+    return json_response(_reply(server, _charge_or_not_found(server, request)))
+
+
+def _reply(server: SandboxServer, charge: SandboxCharge) -> dict[str, Any]:
+    return charge_reply(charge, naive=server.variants.timestamps == "naive-brt")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,7 +412,7 @@ async def _amount(request: web.Request, *, required: bool) -> int | None:
     if not raw.strip():
         if required:
             raise api_error(
-                400, "amount is required", [field_error("amount", "required", "missing")]
+                400, "amount is required", [field_error("amount", "amount is required")]
             )
         return None
     await _json_body(request)
@@ -363,7 +430,8 @@ def _state_error(charge: SandboxCharge, action: str, why: str) -> NoReturn:
     raise api_error(
         400,
         f"cannot {action} charge {charge.merchant_charge_id}: {why}",
-        [field_error("chargeStatus", why, "invalid_state")],
+        [field_error("chargeStatus", why)],
+        business_code=INVALID_CHARGE_STATE,
     )
 
 
@@ -371,7 +439,7 @@ async def capture(request: web.Request) -> web.Response:
     server = _server(request)
     await apply_faults(request)
     require_bearer(request)
-    charge = _charge_or_404(server, request)
+    charge = _charge_or_not_found(server, request)
     amount = await _amount(request, required=False)
     if charge.status != ChargeStatus.PRE_AUTHORIZED:
         reasons = {
@@ -390,7 +458,8 @@ async def capture(request: web.Request) -> web.Response:
         raise api_error(
             400,
             f"capture amount {amount} is above the authorized amount {authorized}",
-            [field_error("amount", f"at most {authorized}", "amount_too_high")],
+            [field_error("amount", f"at most {authorized}")],
+            business_code=AMOUNT_ABOVE_LIMIT,
         )
     now = server.clock.now()
     remaining = amount
@@ -408,19 +477,19 @@ async def capture(request: web.Request) -> web.Response:
     logger.info("charge %s captured", charge.merchant_charge_id)
     notify_payment(server, charge)
     await _late_money_reply(server)
-    return json_response(charge_reply(charge))
+    return json_response(_reply(server, charge))
 
 
 async def refund(request: web.Request) -> web.Response:
     server = _server(request)
     await apply_faults(request)
     require_bearer(request)
-    charge = _charge_or_404(server, request)
+    charge = _charge_or_not_found(server, request)
     amount = await _amount(request, required=True)
     assert amount is not None
     refund_charge(server, charge, amount)
     await _late_money_reply(server)
-    return json_response(charge_reply(charge))
+    return json_response(_reply(server, charge))
 
 
 async def _late_money_reply(server: SandboxServer) -> None:
@@ -439,20 +508,22 @@ def refund_charge(server: SandboxServer, charge: SandboxCharge, amount: int) -> 
                 400,
                 f"a pre-authorized charge is canceled in full (amount {charge.amount}); "
                 "capture it first to refund part of it",
-                [field_error("amount", f"must be {charge.amount}", "partial_cancel")],
+                [field_error("amount", f"must be {charge.amount}")],
+                business_code=INVALID_CHARGE_STATE,
             )
         for txn in charge.transactions:
             if txn.status == TransactionStatus.PRE_AUTHORIZED:
                 txn.status = TransactionStatus.CANCELED
                 txn.updated_at = now
         charge.status = ChargeStatus.CANCELED
-    elif charge.status == ChargeStatus.PAID:
+    elif charge.status in (ChargeStatus.PAID, ChargeStatus.PARTIAL):
         refundable = charge.amount - charge.refunded_amount
         if amount > refundable:
             raise api_error(
                 400,
                 f"refund of {amount} is above the {refundable} still refundable",
-                [field_error("amount", f"at most {refundable}", "amount_too_high")],
+                [field_error("amount", f"at most {refundable}")],
+                business_code=AMOUNT_ABOVE_LIMIT,
             )
         remaining = amount
         for txn in charge.transactions:
@@ -470,6 +541,8 @@ def refund_charge(server: SandboxServer, charge: SandboxCharge, amount: int) -> 
             txn.updated_at = now
         if charge.refunded_amount == charge.amount:
             charge.status = ChargeStatus.REFUNDED
+        elif server.variants.partial_refund == "PARTIAL":
+            charge.status = ChargeStatus.PARTIAL
     else:
         reasons = {
             ChargeStatus.REFUNDED: "it is already fully refunded",
@@ -492,7 +565,7 @@ _REFUNDABLE = frozenset({TransactionStatus.PAID, TransactionStatus.PARTIALLY_REF
 async def admin_refund(request: web.Request) -> web.Response:
     """Refund a charge at the service itself, as the merchant panel does (not the terminal)."""
     server = require_admin(request)
-    charge = _charge_or_404(server, request)
+    charge = _charge_or_not_found(server, request)
     try:
         body = await read_json_object(request)
     except BodyProblem as exc:
@@ -503,7 +576,7 @@ async def admin_refund(request: web.Request) -> web.Response:
     if amount < 1:
         raise api_error(400, "amount must be at least 1")
     refund_charge(server, charge, amount)
-    return json_response(charge_reply(charge))
+    return json_response(_reply(server, charge))
 
 
 def add_charge_routes(app: web.Application) -> None:

@@ -19,6 +19,7 @@ from checkout_desktop.sandbox import SDK_HOST
 from checkout_desktop.sandbox.errors import SandboxConfigError
 from checkout_desktop.sandbox.faults import CLI_FAULT_NAMES, FaultSettingError, parse_cli_faults
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.sandbox.variants import VARIANT_NAMES, VariantError, parse_cli_variants
 from checkout_desktop.sandbox.webhooks import WEBHOOK_LAYOUTS
 
 logger = logging.getLogger(__name__)
@@ -118,6 +119,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"inject a fault; repeatable. Names: {', '.join(CLI_FAULT_NAMES)}",
     )
     parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="play one answer to an open question about the real service; repeatable. "
+        f"Names: {', '.join(VARIANT_NAMES)} (values in the README)",
+    )
+    parser.add_argument(
         "--exit-with-parent",
         action="store_true",
         help="exit when stdin closes (the process that started the sandbox went away)",
@@ -129,6 +138,10 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
     try:
         faults = parse_cli_faults(list(args.fault))
     except FaultSettingError as exc:
+        raise SandboxConfigError(str(exc)) from None
+    try:
+        variants = parse_cli_variants(list(getattr(args, "variant", None) or []))
+    except VariantError as exc:
         raise SandboxConfigError(str(exc)) from None
     webhook_token = None
     if args.webhook_token_file is not None:
@@ -169,6 +182,7 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
         webhook_max_attempts=args.webhook_attempts,
         webhook_backoff_s=args.webhook_backoff,
         faults=faults,
+        variants=variants,
     )
     config.check()
     return config

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import UTC, datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
 from checkout_desktop.sandbox.state import (
@@ -26,11 +27,14 @@ def with_offset(moment: datetime) -> str:
 
 
 def without_offset(moment: datetime) -> str:
-    """`2024-07-01T19:00:00.123456000`: layout A's form (no offset, nine fractional digits).
+    """`2024-07-01T16:00:00.123456000`: layout A's and the 3DS notification's form (no offset,
+    nine fractional digits), in Brasília time as every documented offset is -03:00."""
+    return moment.astimezone(BRASILIA).strftime("%Y-%m-%dT%H:%M:%S.%f") + "000"
 
-    Written in UTC, as a reader that meets no offset has nothing better to assume.
-    """
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f") + "000"
+
+def stamper(naive: bool) -> Callable[[datetime], str]:
+    """How a reply writes its times: with the offset, or (variant `timestamps=naive-brt`) not."""
+    return without_offset if naive else with_offset
 
 
 def mask_document(document: str) -> str:
@@ -54,7 +58,7 @@ def _credit_reply(txn: SandboxTransaction) -> dict[str, Any]:
     }
 
 
-def _transaction_reply(txn: SandboxTransaction) -> dict[str, Any]:
+def _transaction_reply(txn: SandboxTransaction, stamp: Callable[[datetime], str]) -> dict[str, Any]:
     return {
         "paymentType": "CREDIT",
         "transactionId": txn.transaction_id,
@@ -64,8 +68,8 @@ def _transaction_reply(txn: SandboxTransaction) -> dict[str, Any]:
         "refundedAmount": txn.refunded_amount,
         "numberOfInstallments": txn.installment_number,
         "softDescriptor": txn.soft_descriptor,
-        "createdAt": with_offset(txn.created_at),
-        "updatedAt": with_offset(txn.updated_at),
+        "createdAt": stamp(txn.created_at),
+        "updatedAt": stamp(txn.updated_at),
         "credit": _credit_reply(txn),
         "pix": None,
         "wallet": None,
@@ -73,8 +77,9 @@ def _transaction_reply(txn: SandboxTransaction) -> dict[str, Any]:
     }
 
 
-def charge_reply(charge: SandboxCharge) -> dict[str, Any]:
+def charge_reply(charge: SandboxCharge, *, naive: bool = False) -> dict[str, Any]:
     """Reply body of authorization, query, capture and refund."""
+    stamp = stamper(naive)
     return {
         "merchantChargeId": charge.merchant_charge_id,
         "id": charge.id,
@@ -82,7 +87,7 @@ def charge_reply(charge: SandboxCharge) -> dict[str, Any]:
         "amount": charge.amount,
         "originalAmount": charge.original_amount,
         "refundedAmount": charge.refunded_amount,
-        "transactions": [_transaction_reply(t) for t in charge.transactions],
+        "transactions": [_transaction_reply(t, stamp) for t in charge.transactions],
     }
 
 
@@ -138,8 +143,15 @@ def payment_notification(
     layout: Literal["flat", "envelope"],
     merchant_document: str,
     event_at: datetime,
+    *,
+    naive: bool = False,
+    envelope_id: Literal["notification", "charge"] = "notification",
 ) -> dict[str, Any]:
-    """A TransactionUpdateMessage body: layout A (flat) or layout B (envelope), spec 2.4."""
+    """A TransactionUpdateMessage body: layout A (flat) or layout B (envelope), spec 2.4.
+
+    The envelope's top-level `id` names the notification unless the `envelope-id` variant says
+    it is the charge's id; the flat layout's `id` is the charge's (spec 2.4).
+    """
     if layout == "flat":
         return {
             "type": "PAYMENT",
@@ -148,13 +160,14 @@ def payment_notification(
             "merchantDocument": merchant_document,
             **_charge_fields(charge, without_offset),
         }
+    stamp = stamper(naive)
     return {
         "type": "PAYMENT",
-        "eventDate": with_offset(event_at),
+        "eventDate": stamp(event_at),
         "merchantDocument": merchant_document,
-        "id": charge.id,
+        "id": charge.id if envelope_id == "charge" else str(uuid.uuid4()),
         "merchantCode": MERCHANT_CODE,
-        "data": _charge_fields(charge, with_offset),
+        "data": _charge_fields(charge, stamp),
     }
 
 

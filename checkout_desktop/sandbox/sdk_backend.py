@@ -179,26 +179,40 @@ def _check_credentials(request: web.Request) -> None:
         )
     if problems:
         raise sdk_error(401, problems)
-    if authorization.startswith(("$2a$", "$2b$", "$2y$")):
-        raise sdk_error(
-            401,
-            [
-                sdk_item(
-                    CREDENTIALS,
-                    "O sandbox aceita apenas o transparentToken (tk_…); o merchantToken "
-                    "legado não é suportado.",
-                    "Authorization",
-                )
-            ],
+    variant = server.variants.sdk_credential
+    legacy = authorization.startswith(("$2a$", "$2b$", "$2y$"))
+    if legacy and variant == "transparent":
+        raise _refused_kind("aceita apenas o transparentToken (tk_…); o merchantToken não")
+    if not legacy and variant == "merchant":
+        raise _refused_kind("aceita apenas o merchantToken; o transparentToken não")
+    document_ok = secrets.compare_digest(merchant.encode(), expected.merchant_document.encode())
+    if legacy:
+        token_ok = _bcrypt_matches(
+            expected.merchant_document + expected.merchant_token, authorization
         )
-    if not (
-        secrets.compare_digest(authorization.encode(), expected.transparent_token.encode())
-        and secrets.compare_digest(merchant.encode(), expected.merchant_document.encode())
-    ):
+    else:
+        token_ok = secrets.compare_digest(
+            authorization.encode(), expected.transparent_token.encode()
+        )
+    if not (token_ok and document_ok):
         raise sdk_error(
             401,
             [sdk_item(CREDENTIALS, "Credenciais do lojista inválidas.", "Authorization")],
         )
+
+
+def _refused_kind(what: str) -> HttpError:
+    return sdk_error(401, [sdk_item(CREDENTIALS, f"Este lojista {what}.", "Authorization")])
+
+
+def _bcrypt_matches(secret: str, hashed: str) -> bool:
+    """The published SDK's legacy credential: bcrypt of the CNPJ followed by the merchant token."""
+    import bcrypt
+
+    try:
+        return bool(bcrypt.checkpw(secret.encode(), hashed.encode("ascii")))
+    except (ValueError, UnicodeEncodeError):
+        return False
 
 
 def _text(body: dict[str, Any], key: str, errors: list[dict[str, Any]]) -> str | None:

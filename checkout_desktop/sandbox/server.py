@@ -19,6 +19,7 @@ from checkout_desktop.sandbox import SDK_HOST, certs
 from checkout_desktop.sandbox.errors import SandboxConfigError
 from checkout_desktop.sandbox.faults import FaultDice, FaultSettings
 from checkout_desktop.sandbox.state import SandboxClock, SandboxCredentials, SandboxState
+from checkout_desktop.sandbox.variants import ServiceVariants
 from checkout_desktop.sandbox.webhooks import (
     WEBHOOK_LAYOUTS,
     WebhookLayout,
@@ -44,6 +45,8 @@ class SandboxConfig:
     webhook_ca_file: str | Path | None = None
     webhook_layout: WebhookLayout = "envelope"
     faults: FaultSettings = field(default_factory=FaultSettings)
+    variants: ServiceVariants = field(default_factory=ServiceVariants)
+    """How the sandbox answers each open question about the real service (see variants.py)."""
     sdk_cert_dir: str | Path | None = None
     sdk_host: str = SDK_HOST
     credentials: SandboxCredentials | None = None
@@ -161,11 +164,12 @@ class SandboxServer:
             raise
         self.webhooks.start()
         logger.info(
-            "sandbox running: API %s, SDK backend https://%s (mapped to %s:%d)",
+            "sandbox running: API %s, SDK backend https://%s (mapped to %s:%d); variants %s",
             self.api_url,
             self.sdk_host,
             self.config.host,
             self._sdk_port,
+            " ".join(f"{k}={v}" for k, v in self.variants.as_dict().items()),
         )
 
     def _load_certificate(self) -> certs.SdkCertificate:
@@ -296,6 +300,10 @@ class SandboxServer:
     def faults(self) -> FaultSettings:
         return self.config.faults
 
+    @property
+    def variants(self) -> ServiceVariants:
+        return self.config.variants
+
     def info(self) -> dict[str, Any]:
         """What a client needs to use this sandbox (the JSON line of the standalone command)."""
         return {
@@ -312,6 +320,7 @@ class SandboxServer:
             },
             "credentials": self.credentials.as_json(),
             "admin_token": self.admin_token,
+            "variants": self.variants.as_dict(),
             "webhook": {
                 "url": self.config.webhook_url,
                 "layout": self.config.webhook_layout,

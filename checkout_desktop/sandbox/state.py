@@ -23,6 +23,7 @@ DEFAULT_CLIENT_SECRET = "sandbox_client_secret_0001"
 DEFAULT_MERCHANT_DOCUMENT = "12345678000195"
 DEFAULT_TRANSPARENT_TOKEN = "tk_sandboxTransparentToken0001"
 DEFAULT_WEBHOOK_TOKEN = "sandbox_webhook_token_0001"
+DEFAULT_MERCHANT_TOKEN = "sandbox_merchant_token_0001"
 MERCHANT_CODE = "1000001"
 
 
@@ -35,12 +36,14 @@ class SandboxCredentials:
     merchant_document: str = DEFAULT_MERCHANT_DOCUMENT
     transparent_token: str = DEFAULT_TRANSPARENT_TOKEN
     webhook_token: str = DEFAULT_WEBHOOK_TOKEN
+    merchant_token: str = DEFAULT_MERCHANT_TOKEN
+    """The panel's legacy merchant token; the SDK sends bcrypt(CNPJ + merchantToken)."""
 
     def __post_init__(self) -> None:
         validate_cnpj(self.merchant_document)
         if not self.transparent_token.startswith("tk_"):
             raise ValueError("the transparent token starts with 'tk_'")
-        for name in ("client_id", "client_secret", "webhook_token"):
+        for name in ("client_id", "client_secret", "webhook_token", "merchant_token"):
             if not getattr(self, name):
                 raise ValueError(f"{name} is empty")
 
@@ -51,6 +54,7 @@ class SandboxCredentials:
             "merchant_document": self.merchant_document,
             "transparent_token": self.transparent_token,
             "webhook_token": self.webhook_token,
+            "merchant_token": self.merchant_token,
         }
 
     @classmethod
@@ -61,6 +65,7 @@ class SandboxCredentials:
             merchant_document=str(data["merchant_document"]),
             transparent_token=str(data["transparent_token"]),
             webhook_token=str(data["webhook_token"]),
+            merchant_token=str(data.get("merchant_token", DEFAULT_MERCHANT_TOKEN)),
         )
 
 

@@ -123,7 +123,8 @@ async def test_gateway_error_card_gives_500_and_no_charge(api: Api, sdk: SdkClie
     assert response.status_code == 500
     assert "no charge was created" in error_of(response).describe()
     missing = await api.get(body["merchantChargeId"])
-    assert missing.status_code == 404
+    assert missing.status_code == 400
+    assert missing.json()["businessCode"] == "CHARGE_NOT_FOUND"
     assert body["merchantChargeId"] not in api.server.state.charges
     # Nothing happened, so the merchantChargeId is still free (and the token unspent).
     again = await api.authorize(body)
@@ -272,9 +273,18 @@ async def test_unknown_card_token_is_refused(api: Api) -> None:
 
 
 @pytest.mark.asyncio
-async def test_spec_spelling_temporaty_card_token_is_accepted(api: Api, sdk: SdkClient) -> None:
+async def test_by_default_only_the_spec_spelling_temporaty_card_token_is_read(
+    api: Api, sdk: SdkClient
+) -> None:
     body = charge_body(await sdk.tokenize("4111111111111111"))
     credit = body["transactions"][0]["credit"]
+    credit["temporaryCardToken"] = credit.pop("temporatyCardToken")
+    refused = await api.authorize(body)
+    assert refused.status_code == 400
+    assert refused.json()["businessCode"] == "CARD_TOKEN_MISSING"
+    (item,) = refused.json()["errors"]
+    assert item["field"] == "transactions[0].credit.temporatyCardToken"
+    # Nothing was created: the same merchantChargeId and card token work with the other spelling.
     credit["temporatyCardToken"] = credit.pop("temporaryCardToken")
     assert reply_of(await api.authorize(body)).chargeStatus == ChargeStatus.PAID
 
@@ -290,7 +300,7 @@ async def test_reused_merchant_charge_id_fails(api: Api, sdk: SdkClient) -> None
     (item,) = error_of(response).errors or []
     assert item.field == "merchantChargeId"
     # The refused attempt did not spend its card token.
-    token = second["transactions"][0]["credit"]["temporaryCardToken"]
+    token = second["transactions"][0]["credit"]["temporatyCardToken"]
     assert not api.server.state.card_tokens[token].used
 
 
@@ -308,12 +318,15 @@ async def test_concurrent_requests_with_one_merchant_charge_id_make_one_charge(
 
 
 @pytest.mark.asyncio
-async def test_full_and_partial_refunds(api: Api, sdk: SdkClient) -> None:
+@pytest.mark.parametrize("variant", ["PARTIAL", "PAID"])
+async def test_full_and_partial_refunds(api: Api, sdk: SdkClient, variant: str) -> None:
+    api.server.variants.update({"partial-refund": variant})
     body = charge_body(await sdk.tokenize("4111111111111111"), amount=10_000)
     charge_id = body["merchantChargeId"]
     reply_of(await api.authorize(body))
     partial = reply_of(await api.refund(charge_id, 2_500))
-    assert partial.chargeStatus == ChargeStatus.PAID
+    assert partial.chargeStatus == ChargeStatus(variant)
+    assert reply_of(await api.get(charge_id)).chargeStatus == ChargeStatus(variant)
     assert partial.refundedAmount == 2_500
     assert partial.transactions[0].transactionStatus == TransactionStatus.PARTIALLY_REFUNDED
     too_much = await api.refund(charge_id, 7_501)
@@ -359,14 +372,22 @@ async def test_refund_needs_an_amount(api: Api, sdk: SdkClient) -> None:
 
 
 @pytest.mark.asyncio
-async def test_unknown_charge_is_404_with_a_json_body(api: Api) -> None:
+@pytest.mark.parametrize("status", [400, 404])
+async def test_unknown_charge_is_not_found_in_the_documented_body(api: Api, status: int) -> None:
+    api.server.variants.update({"not-found": str(status)})
     for response in (
         await api.get("does-not-exist"),
         await api.capture("does-not-exist"),
         await api.refund("does-not-exist", 10),
     ):
-        assert response.status_code == 404
-        assert "no charge with merchantChargeId does-not-exist" in error_of(response).describe()
+        assert response.status_code == status
+        body = response.json()
+        assert body["success"] is False
+        assert body["businessCode"] == "CHARGE_NOT_FOUND"
+        assert body["errors"] == [
+            {"message": "charge does-not-exist not found", "field": "merchantChargeId"}
+        ]
+        assert "Charge not found." in error_of(response).describe()
 
 
 @pytest.mark.asyncio

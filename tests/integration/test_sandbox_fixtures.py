@@ -167,14 +167,16 @@ def charge_body(
             "email": "maria@example.com",
             "documentType": "CPF",
             "document": VALID_CPF,
+            "phone": {"countryCode": "55", "areaCode": "11", "number": "987654321"},
         },
+        "deviceInformation": {"ip": "127.0.0.1", "id": "terminal-test", "sessionId": "sale-1"},
         "transactions": [
             {
                 "paymentType": "CREDIT",
                 "amount": amount,
                 "softDescriptor": "LOJA TESTE",
                 "credit": {
-                    "temporaryCardToken": token,
+                    "temporatyCardToken": token,
                     "installmentNumber": 1,
                     "installmentType": "NONE",
                 },
@@ -206,7 +208,8 @@ class Api:
 
     async def get(self, merchant_charge_id: str) -> httpx.Response:
         return await self.client.get(
-            f"{self.server.base_url}/api/v1/charge/{merchant_charge_id}", headers=self.headers
+            f"{self.server.base_url}/api/v1/charge/{merchant_charge_id}",
+            headers={**self.headers, "Content-Type": "application/json"},
         )
 
     async def capture(self, merchant_charge_id: str, amount: int | None = None) -> httpx.Response:

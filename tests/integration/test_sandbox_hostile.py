@@ -119,14 +119,19 @@ async def test_an_unexpected_failure_is_a_500_that_logs_no_details(
     body = charge_body(token)
     assert (await api.authorize(body)).status_code == 200
 
-    def broken(_: object) -> dict[str, object]:
+    def broken(_: object, **__: object) -> dict[str, object]:
         raise RuntimeError("secret detail 4111111111111111")
 
     monkeypatch.setattr(charges, "charge_reply", broken)
     with caplog.at_level(logging.DEBUG):
         response = await api.get(body["merchantChargeId"])
     assert response.status_code == 500
-    assert response.json() == {"message": "internal error in the sandbox", "errors": []}
+    assert response.json() == {
+        "message": "internal error in the sandbox",
+        "success": False,
+        "businessCode": "INTERNAL_ERROR",
+        "errors": [],
+    }
     assert "unexpected RuntimeError" in caplog.text
     assert "4111111111111111" not in caplog.text
     assert "secret detail" not in caplog.text

@@ -136,6 +136,19 @@ def test_stdout_carries_exactly_one_json_line() -> None:
         "merchant_document",
         "transparent_token",
         "webhook_token",
+        "merchant_token",
+    }
+    # The variants in force, every one named, at the defaults the evidence suggests.
+    assert data["variants"] == {
+        "token-field": "temporatyCardToken",
+        "not-found": "400",
+        "require": "phone,device",
+        "customer-document": "any",
+        "timestamps": "offset",
+        "envelope-id": "notification",
+        "sdk-credential": "both",
+        "partial-refund": "PARTIAL",
+        "query-content-type": "required",
     }
 
 
@@ -168,6 +181,9 @@ def test_the_checkout_desktop_sandbox_subcommand() -> None:
         (["--fault", "gremlins"], "unknown fault 'gremlins'"),
         (["--fault", "error-rate=2"], "error_rate must be between 0 and 1"),
         (["--fault", "latency"], "needs a value"),
+        (["--variant", "not-found=410"], "not-found='410' is not a value it takes; use 400|404"),
+        (["--variant", "gremlins=on"], "unknown variant(s) gremlins"),
+        (["--variant", "require"], "needs a value"),
         (["--webhook-token-file", "/nonexistent/token"], "cannot read the webhook token file"),
         (["--webhook-ca", "/nonexistent/ca.pem"], "does not exist"),
         (["--token-lifetime", "0"], "token_lifetime_s must be above 0"),
@@ -278,6 +294,38 @@ async def test_webhook_settings_from_the_command_line(
         "PAID",
     ]
     assert "cli_webhook_token_42" not in stderr_path.read_text(encoding="utf-8")
+
+
+def test_variant_flags_are_announced_and_reach_the_server() -> None:
+    with start_sandbox_process(
+        [
+            *FAST,
+            "--variant",
+            "not-found=404",
+            "--variant",
+            "require=none",
+            "--variant",
+            "token-field=both",
+        ],
+        stderr=subprocess.DEVNULL,
+    ) as process:
+        announced = process.info.raw["variants"]
+        assert announced["not-found"] == "404"
+        assert announced["require"] == "none"
+        assert announced["token-field"] == "both"
+        assert announced["timestamps"] == "offset"
+        admin = {"X-Sandbox-Admin-Token": process.info.admin_token}
+        url = process.info.base_url + "/_sandbox/variants"
+        assert httpx.get(url, headers=admin).json() == announced
+        missing = httpx.get(
+            process.info.base_url + "/api/v1/charge/nothing-here",
+            headers={
+                "Authorization": f"Bearer {access_token(process.info)}",
+                "Content-Type": "application/json",
+            },
+        )
+        assert missing.status_code == 404
+        assert missing.json()["businessCode"] == "CHARGE_NOT_FOUND"
 
 
 def test_fault_flags_reach_the_server() -> None:

@@ -224,7 +224,7 @@ async def test_credentials_are_required_and_checked(sdk: SdkClient) -> None:
         headers={"Authorization": "$2a$10$abcdefghijklmnopqrstuv", "MerchantCredential": "x"},
     )
     assert legacy.status_code == 401
-    assert "merchantToken" in legacy.text
+    assert sdk_errors(legacy) == [(6, "Credenciais do lojista inválidas.", "Authorization")]
 
 
 @pytest.mark.asyncio

@@ -152,9 +152,9 @@ async def test_configured_lifetime_and_expiry(http: httpx.AsyncClient) -> None:
         response = await http.post(server.auth_url + "/oauth2/token", json=good_body(server))
         assert response.json()["expires_in"] == 60
         api = Api(server, http, response.json()["access_token"])
-        assert (await api.get("abcdef")).status_code == 404
+        assert (await api.get("abcdef")).json()["businessCode"] == "CHARGE_NOT_FOUND"
         server.clock.advance(59)
-        assert (await api.get("abcdef")).status_code == 404
+        assert (await api.get("abcdef")).json()["businessCode"] == "CHARGE_NOT_FOUND"
         server.clock.advance(1)
         expired = await api.get("abcdef")
         assert expired.status_code == 401

@@ -239,7 +239,8 @@ def test_masks() -> None:
 def test_timestamp_forms() -> None:
     moment = dt.datetime(2024, 7, 1, 19, 0, 0, 123456, tzinfo=dt.UTC)
     assert with_offset(moment) == "2024-07-01T16:00:00.123-03:00"
-    assert without_offset(moment) == "2024-07-01T19:00:00.123456000"
+    # Without offset, in Brasília time, as the 3DS notification example.
+    assert without_offset(moment) == "2024-07-01T16:00:00.123456000"
     assert parse_timestamp(without_offset(moment)) == moment
     assert parse_timestamp(with_offset(moment)) == moment.replace(microsecond=123000)
 

@@ -9,13 +9,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from checkout_desktop.domain.timestamps import Timestamp, parse_timestamp
+from checkout_desktop.domain.timestamps import (
+    Timestamp,
+    naive_zone,
+    parse_timestamp,
+    set_naive_zone,
+)
+
+BRT = timezone(timedelta(hours=-3))
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("2025-04-16T11:30:04.157929932", datetime(2025, 4, 16, 11, 30, 4, 157929, tzinfo=UTC)),
+        # Without offset: Brasília time (the 3DS example's eventDate; every documented offset
+        # is -03:00), so 11:30 there is 14:30 UTC.
+        ("2025-04-16T11:30:04.157929932", datetime(2025, 4, 16, 14, 30, 4, 157929, tzinfo=UTC)),
         (
             "2022-05-01T16:00:00-03:00",
             datetime(2022, 5, 1, 16, tzinfo=timezone(timedelta(hours=-3))),
@@ -25,11 +34,25 @@ from checkout_desktop.domain.timestamps import Timestamp, parse_timestamp
             "2022-05-01T16:00:00.1+0530",
             datetime(2022, 5, 1, 16, 0, 0, 100000, tzinfo=timezone(timedelta(hours=5, minutes=30))),
         ),
-        ("2022-05-01 16:00", datetime(2022, 5, 1, 16, tzinfo=UTC)),
+        ("2022-05-01 16:00", datetime(2022, 5, 1, 16, tzinfo=BRT)),
     ],
 )
 def test_parse(text: str, expected: datetime) -> None:
     assert parse_timestamp(text) == expected
+
+
+def test_a_naive_time_is_read_in_the_profiles_zone() -> None:
+    before = naive_zone()
+    try:
+        set_naive_zone("UTC")
+        assert parse_timestamp("2022-05-01T16:00:00") == datetime(2022, 5, 1, 16, tzinfo=UTC)
+        set_naive_zone("Asia/Tokyo")
+        assert parse_timestamp("2022-05-01T16:00:00") == datetime(2022, 5, 1, 7, tzinfo=UTC)
+        with pytest.raises(ValueError, match="unknown time zone"):
+            set_naive_zone("Mars/Olympus_Mons")
+    finally:
+        set_naive_zone(str(before))
+    assert parse_timestamp("2022-05-01T16:00:00") == datetime(2022, 5, 1, 19, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
@@ -52,7 +75,7 @@ def test_nine_digit_fractions_round_trip_exactly(moment: datetime, nanos: int) -
     raw = moment.strftime("%Y-%m-%dT%H:%M:%S.%f") + f"{nanos:03d}"
     holder = _Holder.model_validate({"at": raw})
     assert holder.model_dump(mode="json") == {"at": raw}
-    assert holder.at.at == moment
+    assert holder.at.at == moment.replace(tzinfo=naive_zone())
     assert not holder.at.has_offset
 
 

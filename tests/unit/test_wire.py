@@ -89,8 +89,9 @@ def test_flat_layout_carries_denied_and_captured_transactions() -> None:
     assert update.merchant_charge_id == ex.WEBHOOK_FLAT_CREDIT["merchantChargeId"]
     statuses = [t.effective_status for t in update.transactions]
     assert statuses == [TransactionStatus.DENIED, TransactionStatus.CAPTURED]
-    # no offset in layout A's example: read as UTC; nine fractional digits truncate to micro
-    assert update.occurred_at == datetime(2024, 7, 1, 19, 0, 3, 123456, tzinfo=UTC)
+    # no offset in layout A's example: read in Brasília time (19:00 there is 22:00 UTC);
+    # nine fractional digits truncate to micro
+    assert update.occurred_at == datetime(2024, 7, 1, 22, 0, 3, 123456, tzinfo=UTC)
     assert update.transactions[1].credit is not None
     assert update.transactions[1].credit.brand == CardBrand.VISA
 
