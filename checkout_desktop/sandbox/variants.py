@@ -9,8 +9,8 @@ Names and values, as `checkout-desktop sandbox --variant NAME=VALUE` and the adm
 `PATCH /_sandbox/variants` take them:
 
 - ``token-field``: ``temporatyCardToken`` (default: the spec's request shape),
-  ``temporaryCardToken`` or ``both``. A charge whose card token is under the other spelling gets a 400 naming the
-  missing card token.
+  ``temporaryCardToken`` or ``both``. A charge whose card token is under the other spelling
+  gets a 400 naming the missing card token.
 - ``not-found``: ``400`` (default: the find-charge page documents no 404) or ``404``; either way
   in the documented error body.
 - ``require``: ``phone,device`` (default), ``phone``, ``device`` or ``none``: which of
