@@ -38,7 +38,7 @@ from pydantic import SecretStr
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.charging import ChargeService
-from checkout_desktop.gateway.client import ChargeClient
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.process import SandboxInfo, start_sandbox_process
@@ -132,6 +132,7 @@ def request_for(token: str) -> ChargeAuthorizationRequest:
                 "email": "maria@example.com",
                 "documentType": "CPF",
                 "document": "65844359038",
+                "phone": {"areaCode": "11", "number": "987654321"},
             },
             "transactions": [
                 {
@@ -187,7 +188,12 @@ async def full_path(
                 client_id=info.credentials.client_id,
                 credentials=creds,
             )
-            client = ChargeClient(http=http, endpoints=endpoints, tokens=manager)
+            client = ChargeClient(
+                http=http,
+                endpoints=endpoints,
+                tokens=manager,
+                device=DeviceIdentity("terminal-bench"),
+            )
             service = ChargeService(conn=conn, client=client, profile="bench")
             failures: list[str] = []
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import TokenFieldSpelling
+from checkout_desktop.domain.timestamps import DEFAULT_NAIVE_ZONE, zone_named
 from checkout_desktop.errors import PlainError
 from checkout_desktop.paths import AppPaths
 
@@ -61,7 +62,21 @@ class Profile(_Strict):
     client_id: str = ""
     merchant_document: str = ""
     token_field: TokenFieldSpelling = "temporaryCardToken"
+    """The card-token field's spelling to send first; the one the service takes is kept here."""
     request_timeout_s: Annotated[float, Field(gt=0, le=120)] = 30.0
+    sdk_credential: Literal["transparent", "merchant"] = "transparent"
+    """Which credential the card SDK is given: the panel's transparent token (`tk_…`) or the
+    merchant token the docs teach (the SDK then sends bcrypt(CNPJ + token))."""
+    phone_required: bool = True
+    """The charge screen asks for the customer's phone (every public integration sends it)."""
+    time_zone: Annotated[str, Field(min_length=1, max_length=64)] = DEFAULT_NAIVE_ZONE
+    """The zone a service timestamp without offset is read in."""
+
+    @field_validator("time_zone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        zone_named(value)
+        return value
 
     @field_validator("base_url", "auth_url", "sdk_script_url")
     @classmethod

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from checkout_desktop.domain.events import DomainEvent, EventBus
     from checkout_desktop.gateway.charging import ChargeService
+    from checkout_desktop.gateway.client import DeviceIdentity
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.inbox.service import Inbox, ListenerTls, Registrar, Registration
     from checkout_desktop.paths import AppPaths
@@ -85,6 +86,7 @@ class Terminal:
         from pydantic import SecretStr
 
         from checkout_desktop.domain.events import EventBus
+        from checkout_desktop.domain.timestamps import set_naive_zone
         from checkout_desktop.gateway.charging import ChargeService
         from checkout_desktop.gateway.client import ChargeClient
         from checkout_desktop.gateway.profiles import (
@@ -134,6 +136,8 @@ class Terminal:
                 webhook_token = SecretStr(pysecrets.token_urlsafe(24))
         endpoints = resolve_endpoints(profile, sandbox=None if sandbox is None else sandbox.info)
 
+        set_naive_zone(profile.time_zone)
+        device = await _device_identity(paths, endpoints.base_url)
         conn = db.connect(paths.database_file)
         http = httpx.AsyncClient(verify=http_verify)
         tokens = TokenManager(
@@ -150,6 +154,8 @@ class Terminal:
             tokens=tokens,
             timeout_s=profile.request_timeout_s,
             token_field=profile.token_field,
+            on_token_field=_keep_token_field(settings, paths),
+            device=device,
         )
         service = ChargeService(
             conn=conn,
@@ -243,6 +249,49 @@ class Terminal:
                 logger.exception("stopping the %s failed", name)
         with contextlib.suppress(sqlite3.Error):
             self.conn.close()
+
+
+TERMINAL_ID_FILE = "terminal-id"
+
+
+async def _device_identity(paths: AppPaths, base_url: str) -> DeviceIdentity:
+    """This terminal's `deviceInformation`: a stable id (kept in the data folder) and the
+    address it reaches the service from."""
+    from checkout_desktop.gateway.client import DeviceIdentity, local_address_towards
+
+    file = paths.data_dir / TERMINAL_ID_FILE
+    try:
+        terminal_id = file.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        terminal_id = ""
+    if not (8 <= len(terminal_id) <= 64 and terminal_id.replace("-", "").isalnum()):
+        terminal_id = "terminal-" + pysecrets.token_hex(8)
+        try:
+            paths.ensure()
+            file.write_text(terminal_id + "\n", encoding="ascii")
+        except OSError as exc:
+            logger.warning("cannot keep the terminal id in %s: %s", file, exc.strerror)
+    try:
+        ip = await asyncio.wait_for(asyncio.to_thread(local_address_towards, base_url), 3.0)
+    except TimeoutError:
+        ip = "127.0.0.1"
+    return DeviceIdentity(terminal_id=terminal_id, ip=ip)
+
+
+def _keep_token_field(settings: Settings, paths: AppPaths) -> Callable[[str], None]:
+    """Keep the card-token spelling the service took in the profile (saved at once)."""
+
+    def keep(spelling: str) -> None:
+        from checkout_desktop.settings import save_settings
+
+        profile = settings.profile
+        if profile.token_field == spelling:
+            return
+        profile.token_field = spelling  # type: ignore[assignment]
+        save_settings(settings, paths)
+        logger.info("profile %s now sends the card token as %s", profile.name, spelling)
+
+    return keep
 
 
 def _sandbox_tls(sandbox: SandboxLink, paths: AppPaths) -> Callable[[], ListenerTls]:

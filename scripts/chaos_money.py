@@ -62,7 +62,7 @@ async def _child(job: dict[str, Any]) -> None:
     from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
     from checkout_desktop.domain.wire import ChargeAuthorizationRequest
     from checkout_desktop.gateway.charging import ChargeService, MoneyOperationError, SaleBusy
-    from checkout_desktop.gateway.client import ChargeClient
+    from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
     from checkout_desktop.gateway.errors import GatewayError
     from checkout_desktop.gateway.profiles import Endpoints
     from checkout_desktop.gateway.tokens import TokenManager
@@ -84,7 +84,11 @@ async def _child(job: dict[str, Any]) -> None:
             timeout_s=job["timeout_s"],
         )
         client = ChargeClient(
-            http=http, endpoints=endpoints, tokens=tokens, timeout_s=job["timeout_s"]
+            http=http,
+            endpoints=endpoints,
+            tokens=tokens,
+            timeout_s=job["timeout_s"],
+            device=DeviceIdentity("terminal-chaos"),
         )
         service = ChargeService(
             conn=conn,
@@ -113,6 +117,7 @@ async def _child(job: dict[str, Any]) -> None:
                                 "email": "maria@example.com",
                                 "documentType": "CPF",
                                 "document": HOLDER_DOCUMENT,
+                                "phone": {"areaCode": "11", "number": "987654321"},
                             },
                             "transactions": [
                                 {

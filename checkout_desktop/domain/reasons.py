@@ -169,6 +169,25 @@ class ReasonCode(StrEnum):
     API_FAILED = "gateway.api_failed"
     API_ERROR = "gateway.api_error"
     NO_ERROR_DETAIL = "gateway.no_error_detail"
+    SERVICE_SAID = "gateway.service_said"
+    SERVICE_SAID_CODED = "gateway.service_said_coded"
+    BUSINESS_CODE_OTHER = "business.other"
+    BUSINESS_CHARGE_NOT_FOUND = "business.charge_not_found"
+    BUSINESS_DUPLICATE_CHARGE_ID = "business.duplicate_charge_id"
+    BUSINESS_INVALID_STATE = "business.invalid_state"
+    BUSINESS_AMOUNT_ABOVE_LIMIT = "business.amount_above_limit"
+    BUSINESS_INVALID_CARD_TOKEN = "business.invalid_card_token"
+    BUSINESS_CARD_TOKEN_MISSING = "business.card_token_missing"
+    BUSINESS_REQUIRED_FIELD = "business.required_field"
+    BUSINESS_INVALID_DOCUMENT = "business.invalid_document"
+    BUSINESS_INVALID_REQUEST = "business.invalid_request"
+    BUSINESS_UNAUTHORIZED = "business.unauthorized"
+    BUSINESS_MEDIA_TYPE = "business.media_type"
+    BUSINESS_INTERNAL = "business.internal"
+    TOKEN_FIELD_LEARNED = "charge.token_field_learned"
+    TOKEN_FIELD_RETRY = "charge.token_field_retry"
+    RECONCILE_BACKING_OFF = "reconcile.backing_off"
+    ENDED_BY_SUPERVISOR = "attempt.ended_by_supervisor"
     UNKNOWN_ERROR_BODY = "gateway.unknown_error_body"
     TOKEN_REFUSED_AGAIN = "gateway.token_refused_again"
     CREDENTIALS_REFUSED = "gateway.credentials_refused"
@@ -462,6 +481,38 @@ ENGLISH: dict[ReasonCode, str] = {
         "{operation}: the service answered with an error (HTTP {http_code}): {detail}"
     ),
     ReasonCode.NO_ERROR_DETAIL: "no error detail in the reply",
+    ReasonCode.SERVICE_SAID: "{words}",
+    ReasonCode.SERVICE_SAID_CODED: "{business}: {words}",
+    ReasonCode.BUSINESS_CODE_OTHER: "service code {business_code}",
+    ReasonCode.BUSINESS_CHARGE_NOT_FOUND: "the service has no such charge",
+    ReasonCode.BUSINESS_DUPLICATE_CHARGE_ID: "this charge number was already used",
+    ReasonCode.BUSINESS_INVALID_STATE: "the charge's state does not allow this",
+    ReasonCode.BUSINESS_AMOUNT_ABOVE_LIMIT: "the amount is above what the charge allows",
+    ReasonCode.BUSINESS_INVALID_CARD_TOKEN: (
+        "the card token is not valid (used, expired or unknown); enter the card again"
+    ),
+    ReasonCode.BUSINESS_CARD_TOKEN_MISSING: "the service found no card in the request",
+    ReasonCode.BUSINESS_REQUIRED_FIELD: "a field the service requires is missing",
+    ReasonCode.BUSINESS_INVALID_DOCUMENT: "the service refused the customer's document",
+    ReasonCode.BUSINESS_INVALID_REQUEST: "the request breaks the service's rules",
+    ReasonCode.BUSINESS_UNAUTHORIZED: "the service refused the access token",
+    ReasonCode.BUSINESS_MEDIA_TYPE: "the service refused the content type",
+    ReasonCode.BUSINESS_INTERNAL: "the service had an internal error",
+    ReasonCode.TOKEN_FIELD_RETRY: (
+        "the service found no card token under {tried}; sent once more under {spelling} with "
+        "the same charge number (a refused request creates nothing)"
+    ),
+    ReasonCode.TOKEN_FIELD_LEARNED: (
+        "the service reads the card token as {spelling}; the profile keeps this spelling"
+    ),
+    ReasonCode.RECONCILE_BACKING_OFF: (
+        "{trigger}: the service refused the query ({error}); asking again in {seconds} s, "
+        "never sending the charge again"
+    ),
+    ReasonCode.ENDED_BY_SUPERVISOR: (
+        "ended by supervisor {supervisor}: {why}; last answer from the service: {last}. The "
+        "sale is free; the charge was never sent again"
+    ),
     ReasonCode.UNKNOWN_ERROR_BODY: "an error body of an unknown shape",
     ReasonCode.TOKEN_REFUSED_AGAIN: (
         "{operation}: the service refused a freshly issued access token too ({detail}); the "
@@ -709,6 +760,34 @@ _OPERATIONS = {
 }
 
 
+_BUSINESS_CODES: dict[str, ReasonCode] = {
+    "CHARGE_NOT_FOUND": ReasonCode.BUSINESS_CHARGE_NOT_FOUND,
+    "DUPLICATE_MERCHANT_CHARGE_ID": ReasonCode.BUSINESS_DUPLICATE_CHARGE_ID,
+    "INVALID_CHARGE_STATE": ReasonCode.BUSINESS_INVALID_STATE,
+    "AMOUNT_ABOVE_LIMIT": ReasonCode.BUSINESS_AMOUNT_ABOVE_LIMIT,
+    "INVALID_CARD_TOKEN": ReasonCode.BUSINESS_INVALID_CARD_TOKEN,
+    "CARD_TOKEN_MISSING": ReasonCode.BUSINESS_CARD_TOKEN_MISSING,
+    "REQUIRED_FIELD_MISSING": ReasonCode.BUSINESS_REQUIRED_FIELD,
+    "INVALID_DOCUMENT": ReasonCode.BUSINESS_INVALID_DOCUMENT,
+    "INVALID_REQUEST": ReasonCode.BUSINESS_INVALID_REQUEST,
+    "UNAUTHORIZED": ReasonCode.BUSINESS_UNAUTHORIZED,
+    "UNSUPPORTED_MEDIA_TYPE": ReasonCode.BUSINESS_MEDIA_TYPE,
+    "INTERNAL_ERROR": ReasonCode.BUSINESS_INTERNAL,
+}
+"""Business codes known in plain words. The service publishes no table: these are the codes
+of the built-in sandbox; any other code is shown as it came."""
+
+
+def business_reason(code: str | None) -> Reason | None:
+    """The service's `businessCode` in plain words, or the raw code when it is not known."""
+    if code is None:
+        return None
+    known = _BUSINESS_CODES.get(code.strip().upper())
+    if known is not None:
+        return Reason.of(known)
+    return Reason.of(ReasonCode.BUSINESS_CODE_OTHER, business_code=code.strip()[:60])
+
+
 def trigger_reason(trigger: Trigger) -> Reason:
     """A reconciliation trigger ("start-up", "schedule", …) as a reason."""
     return Reason.of(_TRIGGERS[trigger])
@@ -725,6 +804,7 @@ __all__ = [
     "Reason",
     "ReasonCode",
     "Trigger",
+    "business_reason",
     "is_amount_arg",
     "is_instant_arg",
     "is_status_arg",

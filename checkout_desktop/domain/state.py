@@ -55,6 +55,9 @@ class AttemptState(StrEnum):
     """The service refused the request, or it never left the terminal: no charge exists."""
     NOT_FOUND = "NOT_FOUND"
     """After an unclear outcome, queries found no charge once it could no longer appear."""
+    ENDED = "ENDED"
+    """A supervisor ended an attempt the service's answers could not settle: the sale is free.
+    Whether the service holds a charge is not known; if one appears, it is merged as usual."""
 
 
 UNRESOLVED_ATTEMPT_STATES = frozenset({AttemptState.RECORDED, AttemptState.UNKNOWN})

@@ -10,6 +10,7 @@ Two families of models:
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from uuid import UUID
 from pydantic import (
     AliasChoices,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -48,6 +50,8 @@ from checkout_desktop.domain.enums import (
 )
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import Timestamp
+
+logger = logging.getLogger(__name__)
 
 TEMPORARY_CARD_TOKEN_PATTERN = r"^card_t/[A-Za-z0-9_\-+/=.]{4,200}$"
 MERCHANT_CHARGE_ID_PATTERN = r"^[a-zA-Z0-9-]+$"
@@ -114,28 +118,89 @@ class TokenRequest(Outbound):
         }
 
 
+def _lenient(model: BaseModel, patterns: Mapping[str, str]) -> None:
+    """Log each optional field whose value breaks its documented pattern; keep it as text.
+
+    One odd optional value (a display name with '&') must never make a token unusable.
+    """
+    for name, pattern in patterns.items():
+        value = getattr(model, name)
+        if value is not None and not re.fullmatch(pattern, value):
+            logger.warning(
+                "the token reply's %s (%d chars) does not match the documented pattern %s; "
+                "kept as text",
+                name,
+                len(value),
+                pattern,
+            )
+
+
+def _text_or_none(value: Any) -> Any:
+    # An optional field of another JSON type (a number for a digit string) is kept as its text.
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool | int | float):
+        return json.dumps(value)
+    return value
+
+
+_LenientText = Annotated[str | None, BeforeValidator(_text_or_none)]
+
+
 class AuthorizationDetail(Inbound):
-    type: Annotated[str, StringConstraints(pattern=r"^[\w]+$")] | None = None
-    account_id: Annotated[str, StringConstraints(pattern=r"^[\w\-]+$")] | None = None
-    fingerprint: Annotated[str, StringConstraints(pattern=r"^[\w\-]+$")] | None = None
-    display_name: Annotated[str, StringConstraints(pattern=r"^[\w\- ]+$")] | None = None
+    type: _LenientText = None
+    account_id: _LenientText = None
+    fingerprint: _LenientText = None
+    display_name: _LenientText = None
+
+    @model_validator(mode="after")
+    def _documented_patterns(self) -> AuthorizationDetail:
+        _lenient(
+            self,
+            {
+                "type": r"[\w]+",
+                "account_id": r"[\w\-]+",
+                "fingerprint": r"[\w\-]+",
+                "display_name": r"[\w\- ]+",
+            },
+        )
+        return self
 
 
-_DIGITS = Annotated[str, StringConstraints(pattern=r"^\d+$")]
+def _detail_or_none(value: Any) -> Any:
+    return value if isinstance(value, Mapping) else None
 
 
 class TokenResponse(Inbound):
+    """The token reply: the fields a call needs are checked; the optional ones never block."""
+
     access_token: SecretStr
     expires_in: Annotated[int, Field(gt=0)]
     refresh_expires_in: int | None = None
     token_type: Annotated[str, StringConstraints(pattern=r"^[\w]+$")]
-    not_before_policy: int | None = Field(default=None, alias="not-before-policy")
+    not_before_policy: int | float | str | None = Field(default=None, alias="not-before-policy")
     scope: Annotated[str, StringConstraints(pattern=r"^[\w\.\- ]*$")]
-    acquirer_terminal_id: _DIGITS | None = Field(default=None, alias="acquirer-terminal-id")
-    seller_acquirer_id: _DIGITS | None = Field(default=None, alias="seller-acquirer-id")
-    core_seller_id: _DIGITS | None = Field(default=None, alias="core-seller-id")
-    merchant_document: _DIGITS | None = Field(default=None, alias="merchant-document")
-    authorization_details: list[AuthorizationDetail] | None = None
+    acquirer_terminal_id: _LenientText = Field(default=None, alias="acquirer-terminal-id")
+    seller_acquirer_id: _LenientText = Field(default=None, alias="seller-acquirer-id")
+    core_seller_id: _LenientText = Field(default=None, alias="core-seller-id")
+    merchant_document: _LenientText = Field(default=None, alias="merchant-document")
+    authorization_details: Annotated[
+        list[Annotated[AuthorizationDetail | None, BeforeValidator(_detail_or_none)]] | None,
+        BeforeValidator(lambda v: v if isinstance(v, list) else None),
+    ] = None
+
+    @model_validator(mode="after")
+    def _documented_patterns(self) -> TokenResponse:
+        _lenient(
+            self,
+            {
+                "acquirer_terminal_id": r"\d+",
+                "seller_acquirer_id": r"\d+",
+                "core_seller_id": r"\d+",
+                "merchant_document": r"\d+",
+            },
+        )
+        return self
 
     @field_validator("access_token")
     @classmethod
@@ -439,12 +504,63 @@ class ApiErrorItem(Inbound):
     code: int | str | None = None
 
 
+_NOT_FOUND_WORDS = re.compile(
+    r"not\s+found|n[ãa]o\s+(?:foi\s+)?encontrad[ao]|does\s+not\s+exist|inexistente"
+    r"|unknown\s+charge|no\s+(?:such\s+)?charge|nenhuma\s+cobran[çc]a",
+    re.IGNORECASE,
+)
+_CHARGE_WORDS = re.compile(r"charge|cobran[çc]a|merchantChargeId", re.IGNORECASE)
+_CHARGE_FIELDS = frozenset({"merchantchargeid", "chargeid", "charge", "id"})
+
+
 class ApiErrorBody(Inbound):
-    """Error body of the REST API; its exact shape is not published, so both seen shapes parse."""
+    """Error body of the REST API: the documented `{message, success, businessCode, errors}`,
+    and the other shapes public callers read (`error`, `errors[].code`)."""
 
     message: str | None = None
+    success: bool | None = None
+    businessCode: int | str | None = None
     errors: list[ApiErrorItem] | None = None
     error: dict[str, Any] | str | None = None
+
+    @property
+    def business_code(self) -> str | None:
+        code = self.businessCode
+        if code is None or isinstance(code, bool) or str(code).strip() == "":
+            return None
+        return str(code).strip()
+
+    def says_charge_not_found(self) -> bool:
+        """Whether the body says the charge itself is not found (find-charge documents no 404,
+        so a 400 may carry it): a "not found" about a charge field, or a message naming both.
+
+        A "not found" about something else (the documented example "Authorization token not
+        found.") is not a missing charge.
+        """
+        code = (self.business_code or "").upper()
+        if "NOT_FOUND" in code and "CHARGE" in code:
+            return True
+        for item in self.errors or []:
+            field_name = (item.field or "").rsplit(".", 1)[-1].lower()
+            text = item.message or ""
+            if field_name in _CHARGE_FIELDS and _NOT_FOUND_WORDS.search(text):
+                return True
+            if not field_name and _NOT_FOUND_WORDS.search(text) and _CHARGE_WORDS.search(text):
+                return True
+        message = self.message or ""
+        return bool(_NOT_FOUND_WORDS.search(message) and _CHARGE_WORDS.search(message))
+
+    def names_card_token_missing(self) -> bool:
+        """Whether a refused charge request says its card token (or card data) is missing."""
+        texts = [self.message or ""]
+        for item in self.errors or []:
+            texts.append(item.field or "")
+            texts.append(item.message or "")
+        joined = " ".join(texts)
+        return bool(
+            re.search(r"temporar[yt]CardToken|card\s*token|card\s+data", joined, re.IGNORECASE)
+            or re.search(r"dados\s+do\s+cart[ãa]o|token\s+do\s+cart[ãa]o", joined, re.IGNORECASE)
+        )
 
     def describe(self) -> str:
         parts: list[str] = []
@@ -516,11 +632,16 @@ class PaymentEnvelope(Inbound):
 
     @property
     def charge_id(self) -> str | None:
-        # Layout A's `id` is the charge identifier; layout B moves every charge field but `id`
-        # into `data`, so its top-level `id` is read the same way unless `data` names one.
+        # The envelope's top-level `id` names the notification: the docs' examples show the same
+        # `id` on a PAYMENT and a THREE_DS body about different charges. Only `data` names the
+        # charge.
         extra = self.data.model_extra or {}
-        value = extra.get("chargeId") or extra.get("id") or self.id
+        value = extra.get("chargeId") or extra.get("id")
         return str(value) if value else None
+
+    @property
+    def notification_id(self) -> str | None:
+        return self.id
 
 
 class ThreeDsData(Inbound):

@@ -308,6 +308,19 @@ class ChargeOutcome:
 
 
 @dataclass(frozen=True)
+class EndReport:
+    """What ending an unresolved attempt came to: its state and what the last query said."""
+
+    state: AttemptState
+    status: ChargeStatus | None
+    last_error: Reason | None
+
+    @property
+    def ended(self) -> bool:
+        return self.state == AttemptState.ENDED
+
+
+@dataclass(frozen=True)
 class ReconcileReport:
     trigger: Trigger
     attempts_checked: int
@@ -348,6 +361,8 @@ class ChargeService:
         policy: CheckPolicy | None = None,
         unknown_grace_s: float = 600.0,
         unknown_retry_max_s: float = 30.0,
+        refused_retry_first_s: float = 30.0,
+        refused_retry_max_s: float = 900.0,
         batch: int = 50,
         clock: Callable[[], datetime] = utc_now,
         sweep_every_s: float = 86400.0,
@@ -361,6 +376,11 @@ class ChargeService:
         self.repo = ChargeRepository(conn, policy=policy, clock=clock)
         self.unknown_grace = timedelta(seconds=unknown_grace_s)
         self.unknown_retry_max = timedelta(seconds=unknown_retry_max_s)
+        # A query the service refuses (a 4xx that is not "not found") is asked again less and
+        # less often, doubling up to a quarter of an hour, instead of every few seconds forever.
+        self.refused_retry_first = timedelta(seconds=refused_retry_first_s)
+        self.refused_retry_max = timedelta(seconds=refused_retry_max_s)
+        self._refused: dict[str, int] = {}
         self.batch = batch
         self._clock = clock
         self._in_flight: set[str] = set()
@@ -446,7 +466,7 @@ class ChargeService:
         )
         self._in_flight.add(mcid)
         try:
-            reply = await self.client.authorize(request)
+            reply = await self.client.authorize(request, session_id=sale_id)
         except asyncio.CancelledError:
             self._in_flight.discard(mcid)
             self._settle(
@@ -458,8 +478,10 @@ class ChargeService:
             raise
         except GatewayError as exc:
             self._in_flight.discard(mcid)
+            self._note(mcid, exc.notes)
             return await self._after_failure(attempt, exc)
         self._in_flight.discard(mcid)
+        self._note(mcid, reply.notes)
         # The attempt was committed durably before sending; if this commit is lost in a power
         # cut, the attempt is found unresolved at start-up and settled by asking the service.
         # So it may skip the fsync that would stall every other coroutine on the loop.
@@ -911,9 +933,17 @@ class ChargeService:
         return now >= op.updated_at + wait
 
     def _attempt_due(self, attempt: AttemptRecord, now: datetime) -> bool:
+        refused = self._refused.get(attempt.merchant_charge_id)
+        if refused:
+            return now >= attempt.updated_at + self.refused_wait(refused)
         # Unknown attempts are asked about quickly at first, then less often (1, 2, 4 … s).
         wait = min(timedelta(seconds=2 ** min(attempt.queries, 10)), self.unknown_retry_max)
         return now >= attempt.updated_at + wait
+
+    def refused_wait(self, refusals: int) -> timedelta:
+        """How long after its `refusals`-th refused query an attempt is asked about again."""
+        doubled: timedelta = self.refused_retry_first * int(2 ** min(max(refusals - 1, 0), 20))
+        return min(doubled, self.refused_retry_max)
 
     async def _resolve_attempt(
         self, attempt: AttemptRecord, *, trigger: Trigger
@@ -923,19 +953,92 @@ class ChargeService:
         try:
             reply = await self.client.query(mcid)
         except ChargeNotFound:
+            self._refused.pop(mcid, None)
             return self._not_found(attempt, trigger), None, None
         except GatewayError as exc:
-            reason = Reason.of(
-                ReasonCode.RECONCILE_CANNOT_ASK, trigger=trigger_reason(trigger), error=exc.reason
-            )
+            reason = self._query_failed(mcid, exc, trigger)
             self._settle(attempt, AttemptState.UNKNOWN, reason, source="reconciliation", query=True)
             return AttemptState.UNKNOWN, None, exc.reason
+        self._refused.pop(mcid, None)
         result = self._apply(
             reply,
             source="reconciliation",
             context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
         )
         return AttemptState.CREATED, result.current.status, None
+
+    def _query_failed(self, mcid: str, exc: GatewayError, trigger: Trigger) -> Reason:
+        """Why a query of an attempt failed, counting the refusals the reconciler backs off on."""
+        refused = isinstance(exc, ApiError) and exc.status is not None and 400 <= exc.status < 500
+        if not refused:
+            self._refused.pop(mcid, None)
+            return Reason.of(
+                ReasonCode.RECONCILE_CANNOT_ASK, trigger=trigger_reason(trigger), error=exc.reason
+            )
+        count = self._refused.get(mcid, 0) + 1
+        self._refused[mcid] = count
+        wait = self.refused_wait(count)
+        logger.info(
+            "charge %s: the service refused the query (HTTP %s); asking again in %d s",
+            mcid,
+            exc.status,
+            wait.total_seconds(),
+        )
+        return Reason.of(
+            ReasonCode.RECONCILE_BACKING_OFF,
+            trigger=trigger_reason(trigger),
+            error=exc.reason,
+            seconds=int(wait.total_seconds()),
+        )
+
+    def _note(self, merchant_charge_id: str, notes: tuple[Reason, ...]) -> None:
+        """What the client did on the way (a card-token spelling retried), in the timeline."""
+        if not notes:
+            return
+        with transaction(self.conn):
+            for note in notes:
+                self.repo.add_timeline(
+                    merchant_charge_id, source="system", outcome="applied", reason=note
+                )
+
+    async def end_unresolved(
+        self, merchant_charge_id: str, *, supervisor: str, why: str
+    ) -> EndReport:
+        """Let a supervisor end an attempt the service's answers cannot settle.
+
+        The service is asked once more first: a charge it has, or a "not found" that settles
+        the attempt, ends it the usual way. Otherwise the attempt becomes ENDED, with who ended
+        it, why and the last answer in the timeline, and its sale is free. Nothing is ever sent
+        again: if the charge turns up later (a notification, the daily sweep), it is merged
+        and shown as any charge.
+        """
+        attempt = self.repo.attempt(merchant_charge_id)
+        if attempt is None:
+            raise ChargeNotKnown(Reason.of(ReasonCode.NOT_IN_STORE, charge=merchant_charge_id))
+        if not attempt.unresolved:
+            return EndReport(attempt.state, None, None)
+        if merchant_charge_id in self._in_flight:
+            raise SaleBusy(
+                attempt.sale_id,
+                Reason.of(
+                    ReasonCode.START_UNRESOLVED,
+                    sale=attempt.sale_id,
+                    charge=merchant_charge_id,
+                ),
+                merchant_charge_id,
+            )
+        state, status, error = await self._resolve_attempt(attempt, trigger="on demand")
+        if state not in UNRESOLVED_ATTEMPT_STATES:
+            return EndReport(state, status, error)
+        last: str | Reason = error if error is not None else Reason.of(ReasonCode.NO_ERROR_DETAIL)
+        reason = Reason.of(
+            ReasonCode.ENDED_BY_SUPERVISOR, supervisor=supervisor, why=why, last=last
+        )
+        current = self.repo.attempt(merchant_charge_id)
+        assert current is not None
+        self._refused.pop(merchant_charge_id, None)
+        self._settle(current, AttemptState.ENDED, reason, source="supervisor")
+        return EndReport(AttemptState.ENDED, None, error)
 
     def _not_found(self, attempt: AttemptRecord, trigger: Trigger) -> AttemptState:
         age = self._clock() - attempt.created_at

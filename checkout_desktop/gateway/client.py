@@ -9,9 +9,12 @@ retries once; a second 401 is an error. Failures come back as the typed errors o
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import ValidationError
@@ -25,9 +28,11 @@ from checkout_desktop.domain.wire import (
     ChargeAuthorizationRequest,
     ChargeReply,
     ChargeUpdate,
+    DeviceInformation,
     RefundRequest,
 )
 from checkout_desktop.gateway.errors import (
+    BadRequest,
     ConnectionLost,
     GatewayError,
     InvalidReply,
@@ -49,6 +54,36 @@ _MCID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 @dataclass(frozen=True)
+class DeviceIdentity:
+    """What `deviceInformation` says about this terminal: its address and a stable id."""
+
+    terminal_id: str
+    ip: str = "127.0.0.1"
+
+    def information(self, session_id: str | None) -> DeviceInformation:
+        return DeviceInformation(ip=self.ip, id=self.terminal_id, sessionId=session_id)
+
+
+def local_address_towards(url: str) -> str:
+    """This machine's address on the route to `url`'s host (blocking: run it in a thread).
+
+    A UDP socket's connect picks the route without sending anything. Loopback, or no route or
+    name: 127.0.0.1.
+    """
+    host = urlsplit(url).hostname or ""
+    if host in ("", "localhost") or host.startswith("127.") or host == "::1":
+        return "127.0.0.1"
+    try:
+        info = socket.getaddrinfo(host, 443, type=socket.SOCK_DGRAM)
+        family, _, _, _, address = info[0]
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.connect(address)
+            return str(probe.getsockname()[0])
+    except (OSError, IndexError, UnicodeError):
+        return "127.0.0.1"
+
+
+@dataclass(frozen=True)
 class ServiceReply:
     """A validated charge reply with the JSON it came in (the service masks card numbers)."""
 
@@ -56,6 +91,8 @@ class ServiceReply:
     body: dict[str, Any]
     http_status: int
     received_at: datetime
+    notes: tuple[Reason, ...] = ()
+    """What the client did on the way (a card-token spelling learned), for the timeline."""
 
     def update(self, *, source: str) -> ChargeUpdate:
         return self.reply.update(source=source, received_at=self.received_at)
@@ -86,17 +123,90 @@ class ChargeClient:
         tokens: TokenManager,
         timeout_s: float = 30.0,
         token_field: TokenFieldSpelling = "temporaryCardToken",
+        on_token_field: Callable[[TokenFieldSpelling], None] | None = None,
+        device: DeviceIdentity | None = None,
     ) -> None:
         self._http = http
         self.endpoints = endpoints
         self.tokens = tokens
         self.timeout_s = timeout_s
         self.token_field = token_field
+        self.on_token_field = on_token_field
+        """Told once when the service shows it reads the other spelling (to keep it)."""
+        self.token_field_settled = False
+        """A card charge went through with `token_field`: no spelling is retried any more."""
+        self.device = device
+        """Sent as `deviceInformation` on a charge that carries none (docs list it; public
+        integrations send it; the service may require it)."""
 
-    async def authorize(self, request: ChargeAuthorizationRequest) -> ServiceReply:
-        """POST charge/authorization. Raises OutcomeUnknown when the reply did not arrive."""
+    def with_device(
+        self, request: ChargeAuthorizationRequest, session_id: str | None
+    ) -> ChargeAuthorizationRequest:
+        """The request with this terminal's `deviceInformation` (sessionId: the sale)."""
+        if request.deviceInformation is not None or self.device is None:
+            return request
+        return request.model_copy(update={"deviceInformation": self.device.information(session_id)})
+
+    async def authorize(
+        self, request: ChargeAuthorizationRequest, *, session_id: str | None = None
+    ) -> ServiceReply:
+        """POST charge/authorization. Raises OutcomeUnknown when the reply did not arrive.
+
+        The spelling of the card-token field is not settled by the service's public material.
+        Until one charge has gone through, a 400 that names the card token as missing is
+        answered by sending the same request once more under the other spelling, with the
+        same merchantChargeId: a refused request created nothing, and a merchantChargeId can
+        never create a second charge. The spelling that works is kept for every later charge.
+        """
         mcid = check_merchant_charge_id(request.merchantChargeId)
-        body = request.to_wire(self.token_field)
+        request = self.with_device(request, session_id)
+        tried = self.token_field
+        try:
+            reply = await self._authorize_as(request, mcid, tried)
+        except BadRequest as exc:
+            if exc.body is None or not exc.body.names_card_token_missing():
+                raise
+            if self.token_field_settled and self.token_field == tried:
+                # The spelling that already went through was refused: not a spelling matter.
+                raise
+            # Not settled yet, or settled on the other spelling by a charge that was sent at
+            # the same time as this one.
+            other = other_spelling(tried)
+            logger.info(
+                "charge %s: the service found no card token under %s; retrying once as %s",
+                mcid,
+                tried,
+                other,
+            )
+            retry = Reason.of(ReasonCode.TOKEN_FIELD_RETRY, tried=tried, spelling=other)
+            try:
+                reply = await self._authorize_as(request, mcid, other)
+            except GatewayError as again:
+                again.notes = (*again.notes, retry)
+                raise
+            if self.token_field_settled and self.token_field == other:
+                return replace(reply, notes=(*reply.notes, retry))
+            self._learn(other)
+            learned = Reason.of(ReasonCode.TOKEN_FIELD_LEARNED, spelling=other)
+            return replace(reply, notes=(*reply.notes, retry, learned))
+        if not self.token_field_settled and self.token_field == tried:
+            self.token_field_settled = True
+        return reply
+
+    def _learn(self, spelling: TokenFieldSpelling) -> None:
+        self.token_field = spelling
+        self.token_field_settled = True
+        if self.on_token_field is not None:
+            try:
+                self.on_token_field(spelling)
+            except Exception:
+                # Keeping it in the profile is a convenience; the charge went through.
+                logger.exception("could not keep the card-token spelling %s", spelling)
+
+    async def _authorize_as(
+        self, request: ChargeAuthorizationRequest, mcid: str, spelling: TokenFieldSpelling
+    ) -> ServiceReply:
+        body = request.to_wire(spelling)
         return await self._charge_call(
             "charge authorization", "POST", "charge/authorization", mcid, body
         )
@@ -204,7 +314,13 @@ class ChargeClient:
         body: dict[str, Any] | None,
         token: AccessToken,
     ) -> httpx.Response:
-        headers = {"Accept": "application/json", "Authorization": token.authorization()}
+        # Content-Type on every call, queries too: the find-charge page lists 415 among its
+        # answers, and public integrations send it on every request.
+        headers = {
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            "Authorization": token.authorization(),
+        }
         try:
             return await self._http.request(
                 method,
@@ -241,6 +357,10 @@ class ChargeClient:
                 ),
                 operation=operation,
             ) from None
+
+
+def other_spelling(spelling: TokenFieldSpelling) -> TokenFieldSpelling:
+    return "temporatyCardToken" if spelling == "temporaryCardToken" else "temporaryCardToken"
 
 
 def _amount_body(

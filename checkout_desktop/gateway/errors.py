@@ -15,7 +15,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from checkout_desktop.domain.reasons import Reason, ReasonCode, operation_reason
+from checkout_desktop.domain.reasons import (
+    Reason,
+    ReasonCode,
+    business_reason,
+    operation_reason,
+)
 from checkout_desktop.domain.wire import ApiErrorBody, OAuthErrorBody
 from checkout_desktop.logsetup import redact
 
@@ -29,6 +34,9 @@ class GatewayError(Exception):
 
     sent: bool | None = None
     """False: the request certainly never reached the service. True: it did. None: unknown."""
+
+    notes: tuple[Reason, ...] = ()
+    """What the client did on the way (a card-token spelling retried), for the timeline."""
 
     def __init__(self, reason: Reason, *, operation: str, status: int | None = None) -> None:
         message = reason.english()
@@ -182,23 +190,48 @@ def non_json_message(
     return NonJsonReply(reason, operation=operation, status=status)
 
 
+_ABOUT_ONE_CHARGE = frozenset({"charge query", "charge capture", "charge refund"})
+
+
+def service_detail(parsed: ApiErrorBody) -> Reason:
+    """What an error body says: the service's own words (never a card number or token it might
+    echo back), led by its business code in plain words when it gives one."""
+    words = redact(parsed.describe())
+    business = business_reason(parsed.business_code)
+    if business is None:
+        return Reason.of(ReasonCode.SERVICE_SAID, words=words)
+    return Reason.of(ReasonCode.SERVICE_SAID_CODED, words=words, business=business)
+
+
 def api_error(operation: str, status: int, body: dict[str, Any] | None) -> ApiError:
     parsed: ApiErrorBody | None = None
     detail: str | Reason = Reason.of(ReasonCode.NO_ERROR_DETAIL)
     if body is not None:
         try:
             parsed = ApiErrorBody.model_validate(body)
-            # The service's own words, but never a card number or token it might echo back.
-            detail = redact(parsed.describe())
+            detail = service_detail(parsed)
         except ValidationError:
             detail = Reason.of(ReasonCode.UNKNOWN_ERROR_BODY)
+    if (
+        status == 400
+        and parsed is not None
+        and operation in _ABOUT_ONE_CHARGE
+        and parsed.says_charge_not_found()
+    ):
+        # The find-charge page documents no 404: "not found" may come as a 400 naming the charge.
+        status_kind: tuple[type[ApiError], ReasonCode] | None = (
+            ChargeNotFound,
+            ReasonCode.API_NO_CHARGE,
+        )
+    else:
+        status_kind = None
     kinds: dict[int, tuple[type[ApiError], ReasonCode]] = {
         400: (BadRequest, ReasonCode.API_REFUSED),
         401: (Unauthorized, ReasonCode.API_TOKEN_REFUSED),
         404: (ChargeNotFound, ReasonCode.API_NO_CHARGE),
         415: (UnsupportedMediaType, ReasonCode.API_MEDIA_REFUSED),
     }
-    kind, code = kinds.get(
+    kind, code = status_kind or kinds.get(
         status,
         (ServerError, ReasonCode.API_FAILED) if status >= 500 else (ApiError, ReasonCode.API_ERROR),
     )

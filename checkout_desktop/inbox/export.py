@@ -13,10 +13,10 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TextIO
 
-from checkout_desktop.domain.timestamps import parse_timestamp, utc_now
+from checkout_desktop.domain.timestamps import Timestamp, utc_now
 from checkout_desktop.inbox.intake import credential_marker
 from checkout_desktop.store.events import StoredEvent
 
@@ -75,13 +75,15 @@ def parse_when(text: str, *, now: datetime | None = None) -> datetime:
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         value += "T00:00:00"
     try:
-        return parse_timestamp(value)
+        stamp = Timestamp(value)
     except ValueError:
         raise ExportError(
             f"{text!r} is not a time: use an ISO 8601 date or time (e.g. 2026-03-01 or "
             "2026-03-01T09:00:00-03:00; UTC when no offset is given) or a span such as 90m, "
             "12h, 7d or 2w"
         ) from None
+    # The service's naive times are read in the profile's zone; the command's are UTC, as it says.
+    return stamp.at if stamp.has_offset else stamp.at.replace(tzinfo=UTC)
 
 
 def _safe_headers(headers: dict[str, str]) -> dict[str, str]:

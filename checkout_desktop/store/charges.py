@@ -40,7 +40,9 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-TIMELINE_SOURCES = frozenset({"request", "reply", "webhook", "reconciliation", "3ds", "system"})
+TIMELINE_SOURCES = frozenset(
+    {"request", "reply", "webhook", "reconciliation", "3ds", "system", "supervisor"}
+)
 
 _LAST_FOUR = re.compile(r"^\d{4}$")
 # Keys whose values are card data or single-use card credentials: never stored, even masked.

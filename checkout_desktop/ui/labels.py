@@ -38,6 +38,7 @@ def status_label(status: str | None) -> str:
         "CREATED": QCoreApplication.translate("Labels", "Created at the service"),
         "REJECTED": QCoreApplication.translate("Labels", "Refused, not charged"),
         "NOT_FOUND": QCoreApplication.translate("Labels", "Not found, not charged"),
+        "ENDED": QCoreApplication.translate("Labels", "Ended by a supervisor"),
         # Refund, capture and cancel states (domain/money_ops.MoneyOpState).
         "SENT": QCoreApplication.translate("Labels", "Sent to the service"),
         "CONFIRMED": QCoreApplication.translate("Labels", "Confirmed by the service"),
@@ -108,6 +109,7 @@ def source_label(source: str) -> str:
         "reconciliation": QCoreApplication.translate("Labels", "Reconciliation"),
         "3ds": QCoreApplication.translate("Labels", "3DS"),
         "system": QCoreApplication.translate("Labels", "System"),
+        "supervisor": QCoreApplication.translate("Labels", "Supervisor"),
     }
     return labels.get(source, source)
 

@@ -399,6 +399,67 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.NO_ERROR_DETAIL: QCoreApplication.translate(
             "Reasons", "no error detail in the reply"
         ),
+        ReasonCode.SERVICE_SAID: QCoreApplication.translate("Reasons", "{words}"),
+        ReasonCode.SERVICE_SAID_CODED: QCoreApplication.translate("Reasons", "{business}: {words}"),
+        ReasonCode.BUSINESS_CODE_OTHER: QCoreApplication.translate(
+            "Reasons", "service code {business_code}"
+        ),
+        ReasonCode.BUSINESS_CHARGE_NOT_FOUND: QCoreApplication.translate(
+            "Reasons", "the service has no such charge"
+        ),
+        ReasonCode.BUSINESS_DUPLICATE_CHARGE_ID: QCoreApplication.translate(
+            "Reasons", "this charge number was already used"
+        ),
+        ReasonCode.BUSINESS_INVALID_STATE: QCoreApplication.translate(
+            "Reasons", "the charge's state does not allow this"
+        ),
+        ReasonCode.BUSINESS_AMOUNT_ABOVE_LIMIT: QCoreApplication.translate(
+            "Reasons", "the amount is above what the charge allows"
+        ),
+        ReasonCode.BUSINESS_INVALID_CARD_TOKEN: QCoreApplication.translate(
+            "Reasons",
+            "the card token is not valid (used, expired or unknown); enter the card again",
+        ),
+        ReasonCode.BUSINESS_CARD_TOKEN_MISSING: QCoreApplication.translate(
+            "Reasons", "the service found no card in the request"
+        ),
+        ReasonCode.BUSINESS_REQUIRED_FIELD: QCoreApplication.translate(
+            "Reasons", "a field the service requires is missing"
+        ),
+        ReasonCode.BUSINESS_INVALID_DOCUMENT: QCoreApplication.translate(
+            "Reasons", "the service refused the customer's document"
+        ),
+        ReasonCode.BUSINESS_INVALID_REQUEST: QCoreApplication.translate(
+            "Reasons", "the request breaks the service's rules"
+        ),
+        ReasonCode.BUSINESS_UNAUTHORIZED: QCoreApplication.translate(
+            "Reasons", "the service refused the access token"
+        ),
+        ReasonCode.BUSINESS_MEDIA_TYPE: QCoreApplication.translate(
+            "Reasons", "the service refused the content type"
+        ),
+        ReasonCode.BUSINESS_INTERNAL: QCoreApplication.translate(
+            "Reasons", "the service had an internal error"
+        ),
+        ReasonCode.TOKEN_FIELD_RETRY: QCoreApplication.translate(
+            "Reasons",
+            "the service found no card token under {tried}; sent once more under {spelling} with "
+            "the same charge number (a refused request creates nothing)",
+        ),
+        ReasonCode.TOKEN_FIELD_LEARNED: QCoreApplication.translate(
+            "Reasons",
+            "the service reads the card token as {spelling}; the profile keeps this spelling",
+        ),
+        ReasonCode.RECONCILE_BACKING_OFF: QCoreApplication.translate(
+            "Reasons",
+            "{trigger}: the service refused the query ({error}); asking again in {seconds} s, "
+            "never sending the charge again",
+        ),
+        ReasonCode.ENDED_BY_SUPERVISOR: QCoreApplication.translate(
+            "Reasons",
+            "ended by supervisor {supervisor}: {why}; last answer from the service: {last}. "
+            "The sale is free; the charge was never sent again",
+        ),
         ReasonCode.UNKNOWN_ERROR_BODY: QCoreApplication.translate(
             "Reasons", "an error reply of an unknown shape"
         ),

@@ -15,7 +15,7 @@ import pytest
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.charging import ChargeService
-from checkout_desktop.gateway.client import ChargeClient
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.logsetup import setup_logging
@@ -80,6 +80,7 @@ def _charge_request(tokens: list[Any], merchant_charge_id: str) -> ChargeAuthori
                 "email": "joao@example.com",
                 "documentType": "CPF",
                 "document": HOLDER_DOCUMENT,
+                "phone": {"areaCode": "11", "number": "987654321"},
             },
             "transactions": [
                 {
@@ -113,7 +114,11 @@ async def _charge(card_sandbox: SandboxRun, db_path: Path, tokens: list[Any]) ->
                 timeout_s=10.0,
             )
             client = ChargeClient(
-                http=http, endpoints=endpoints, tokens=token_manager, timeout_s=10.0
+                http=http,
+                endpoints=endpoints,
+                tokens=token_manager,
+                timeout_s=10.0,
+                device=DeviceIdentity("terminal-test"),
             )
             service = ChargeService(
                 conn=conn, client=client, profile="builtin-sandbox", events=EventBus()

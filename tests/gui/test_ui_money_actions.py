@@ -17,7 +17,7 @@ from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
 from checkout_desktop.gateway.charging import ChargeService, MoneyOperationBusy, MoneyView
-from checkout_desktop.gateway.client import ChargeClient
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
@@ -64,7 +64,9 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
     )
     service = ChargeService(
         conn=conn,
-        client=ChargeClient(http=http, endpoints=endpoints, tokens=tokens),
+        client=ChargeClient(
+            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
+        ),
         profile="builtin-sandbox",
         events=bus,
     )

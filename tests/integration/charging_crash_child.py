@@ -21,7 +21,7 @@ from pydantic import SecretStr
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.charging import ChargeService
-from checkout_desktop.gateway.client import ChargeClient
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.events import AttemptChanged
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
@@ -47,6 +47,7 @@ async def main(job: dict[str, object]) -> None:
                 "email": "maria@example.com",
                 "documentType": "CPF",
                 "document": "65844359038",
+                "phone": {"areaCode": "11", "number": "987654321"},
             },
             "transactions": [
                 {
@@ -84,7 +85,16 @@ async def main(job: dict[str, object]) -> None:
         )
         # Fetch the token first, so the only request left to interrupt is the charge itself.
         await tokens.token()
-        client = ChargeClient(http=http, endpoints=endpoints, tokens=tokens, timeout_s=timeout)
+        # A profile that has already learned the spelling the sandbox reads: the one request
+        # left to interrupt is the charge itself.
+        client = ChargeClient(
+            http=http,
+            endpoints=endpoints,
+            tokens=tokens,
+            timeout_s=timeout,
+            token_field="temporatyCardToken",
+            device=DeviceIdentity("terminal-crash-test"),
+        )
         service = ChargeService(conn=conn, client=client, profile="builtin-sandbox", events=events)
         outcome = await service.charge(
             sale_id=str(job["sale_id"]), request=request, cards=[CardSummary("VISA", "9995")]

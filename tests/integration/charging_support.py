@@ -18,10 +18,11 @@ from typing import Any
 
 import httpx
 
+from checkout_desktop.domain.enums import TokenFieldSpelling
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.charging import ChargeService
-from checkout_desktop.gateway.client import ChargeClient
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import Credentials
@@ -137,6 +138,7 @@ def charge_request(
                 "email": "maria@example.com",
                 "documentType": "CPF",
                 "document": HOLDER_DOCUMENT,
+                "phone": {"countryCode": "55", "areaCode": "11", "number": "987654321"},
             },
             "transactions": [
                 {
@@ -181,7 +183,10 @@ async def charging_stack(
     client_id: str | None = None,
     unknown_grace_s: float = 600.0,
     policy: CheckPolicy | None = None,
+    token_field: TokenFieldSpelling = "temporaryCardToken",
 ) -> AsyncIterator[Stack]:
+    """A charge service on a sandbox. The card-token spelling starts as a new profile's does,
+    unless a test gives the one a profile has learned already."""
     statuses: list[int] = []
 
     async def note(response: httpx.Response) -> None:
@@ -199,7 +204,14 @@ async def charging_stack(
             events=events,
             timeout_s=timeout_s,
         )
-        client = ChargeClient(http=http, endpoints=endpoints, tokens=tokens, timeout_s=timeout_s)
+        client = ChargeClient(
+            http=http,
+            endpoints=endpoints,
+            tokens=tokens,
+            timeout_s=timeout_s,
+            token_field=token_field,
+            device=DeviceIdentity("terminal-test"),
+        )
         service = ChargeService(
             conn=conn,
             client=client,

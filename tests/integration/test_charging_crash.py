@@ -17,6 +17,7 @@ import pytest
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.wire import ApiErrorBody
 from checkout_desktop.sandbox.process import SandboxProcess, start_sandbox_process
 from tests.integration.charging_support import (
     SLOW,
@@ -44,7 +45,8 @@ def sandbox_process() -> Iterator[SandboxProcess]:
 
 
 async def service_has(access: SandboxAccess, mcid: str) -> int:
-    """The HTTP status of querying the charge directly (200 found, 404 not)."""
+    """The HTTP status of querying the charge directly: 200 found; 404 when the service says it
+    has no such charge, however it says it (a 404, or a 400 naming the charge not found)."""
     async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
         token = await http.post(
             f"{access.api_url}/oauth2/token",
@@ -56,8 +58,14 @@ async def service_has(access: SandboxAccess, mcid: str) -> int:
         )
         reply = await http.get(
             f"{access.api_url}/api/v1/charge/{mcid}",
-            headers={"Authorization": f"Bearer {token.json()['access_token']}"},
+            headers={
+                "Authorization": f"Bearer {token.json()['access_token']}",
+                "Content-Type": "application/json",
+            },
         )
+    if reply.status_code in (400, 404):
+        if ApiErrorBody.model_validate(reply.json()).says_charge_not_found():
+            return 404
     return reply.status_code
 
 

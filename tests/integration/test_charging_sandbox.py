@@ -169,7 +169,10 @@ async def test_a_token_expiring_between_two_charges_is_renewed_before_the_second
     server = await start_sandbox(token_lifetime_s=1.5)
     try:
         access = SandboxAccess.of_server(server)
-        async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=5.0) as stack:
+        # The spelling the sandbox reads is learned already: each charge is one request.
+        async with charging_stack(
+            access, tmp_path / "store.sqlite3", timeout_s=5.0, token_field="temporatyCardToken"
+        ) as stack:
             first = await stack.service.charge(
                 sale_id="sale-1",
                 request=charge_request(await card_token(access, APPROVED)),
@@ -336,7 +339,7 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
         captured = await stack.service.capture(late.merchant_charge_id)
         assert captured.status == ChargeStatus.PAID
         partial = await stack.service.refund(late.merchant_charge_id, 500)
-        assert (partial.status, partial.refunded_amount) == (ChargeStatus.PAID, 500)
+        assert (partial.status, partial.refunded_amount) == (ChargeStatus.PARTIAL, 500)
         full = await stack.service.refund(late.merchant_charge_id)
         assert (full.status, full.refunded_amount) == (ChargeStatus.REFUNDED, 1500)
         reasons = [

@@ -70,7 +70,10 @@ async def service_charge(access: SandboxAccess, mcid: str) -> dict[str, object]:
         )
         reply = await http.get(
             f"{access.api_url}/api/v1/charge/{mcid}",
-            headers={"Authorization": f"Bearer {token.json()['access_token']}"},
+            headers={
+                "Authorization": f"Bearer {token.json()['access_token']}",
+                "Content-Type": "application/json",
+            },
         )
     assert reply.status_code == 200, reply.text
     body = reply.json()
@@ -134,7 +137,7 @@ async def kill_while_waiting(
 CASES = [
     # kind, amount asked, late capture, status at the service after it, refunded after it
     pytest.param("refund", None, False, "REFUNDED", 2500, id="full-refund"),
-    pytest.param("refund", 900, False, "PAID", 900, id="partial-refund"),
+    pytest.param("refund", 900, False, "PARTIAL", 900, id="partial-refund"),
     pytest.param("capture", None, True, "PAID", 0, id="capture"),
 ]
 

@@ -92,7 +92,7 @@ async def test_a_lost_refund_reply_is_settled_by_asking_never_by_sending_again(
         sent = money_requests(stack)
         sandbox.faults.money_reply_delay_s = 3.0
         record = await stack.service.refund(mcid, 400)
-        assert (record.status, record.refunded_amount) == (ChargeStatus.PAID, 400)
+        assert (record.status, record.refunded_amount) == (ChargeStatus.PARTIAL, 400)
         assert sent == ["refund"]
         (op,) = stack.service.repo.money_operations(mcid)
         assert (op.kind, op.amount, op.state) == (MoneyOpKind.REFUND, 400, MoneyOpState.CONFIRMED)
@@ -125,7 +125,7 @@ async def test_a_lost_refund_reply_is_settled_by_asking_never_by_sending_again(
             ReasonCode.ASKED_SERVICE, trigger=Reason.of(ReasonCode.TRIGGER_AFTER_REPLY)
         )
         assert steps[4][1] == money_reason(
-            refund, 400, "confirmed", Figures(ChargeStatus.PAID, 1500, 400).reason()
+            refund, 400, "confirmed", Figures(ChargeStatus.PARTIAL, 1500, 400).reason()
         )
     assert sandbox.state.charges[mcid].refunded_amount == 400
 

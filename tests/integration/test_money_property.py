@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from checkout_desktop.domain.money_ops import MoneyOpKind, MoneyOpState
 from checkout_desktop.domain.state import merge_charge_update
 from checkout_desktop.gateway.charging import ChargeService, MoneyOperationError
-from checkout_desktop.gateway.client import ChargeClient
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
@@ -64,7 +64,13 @@ def start_terminal(
         credentials=access.credentials(),
     )
     conn = connect(db)
-    client = ChargeClient(http=http, endpoints=endpoints, tokens=tokens, timeout_s=0.5)
+    client = ChargeClient(
+        http=http,
+        endpoints=endpoints,
+        tokens=tokens,
+        timeout_s=0.5,
+        device=DeviceIdentity("terminal-test"),
+    )
     service = ChargeService(
         conn=conn, client=client, profile="builtin-sandbox", unknown_grace_s=grace_s
     )

@@ -222,7 +222,9 @@ async def test_a_second_401_is_a_clear_error(service: FakeService, client: Charg
     assert reason.code == ReasonCode.TOKEN_REFUSED_AGAIN
     detail = reason.args["detail"]
     assert isinstance(detail, Reason) and detail.code == ReasonCode.API_TOKEN_REFUSED
-    assert detail.args["detail"] == "token expired or invalid"
+    assert detail.args["detail"] == Reason.of(
+        ReasonCode.SERVICE_SAID, words="token expired or invalid"
+    )
     assert service.token_requests == 2
     assert len(service.api_requests) == 2
 

@@ -102,7 +102,9 @@ def test_envelope_layout_uses_event_date_with_offset() -> None:
     update = payment_update(parsed, received_at=NOW)
     assert update.status == ChargeStatus.AUTHORIZED
     assert update.occurred_at == datetime(2024, 7, 1, 16, tzinfo=timezone(timedelta(hours=-3)))
-    assert update.charge_id == ex.WEBHOOK_ENVELOPE_WALLET["id"]
+    # The envelope's top-level id names the notification, never the charge.
+    assert parsed.notification_id == ex.WEBHOOK_ENVELOPE_WALLET["id"]
+    assert update.charge_id is None
     wallet = update.transactions[0].wallet
     assert wallet is not None and wallet.expiresAt is not None
 
