@@ -63,9 +63,10 @@ async def service_has(access: SandboxAccess, mcid: str) -> int:
                 "Content-Type": "application/json",
             },
         )
-    if reply.status_code in (400, 404):
-        if ApiErrorBody.model_validate(reply.json()).says_charge_not_found():
-            return 404
+    if reply.status_code in (400, 404) and (
+        ApiErrorBody.model_validate(reply.json()).says_charge_not_found()
+    ):
+        return 404
     return reply.status_code
 
 

@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from checkout_desktop.domain.reasons import Reason, ReasonCode, business_reason
 from checkout_desktop.domain.wire import ApiErrorBody, PaymentEnvelope, TokenResponse
@@ -128,7 +129,7 @@ def test_an_odd_optional_value_in_the_token_reply_never_blocks(
 )
 def test_the_required_token_fields_are_still_checked(broken: dict[str, Any]) -> None:
     reply = {"access_token": TOKEN, "expires_in": 300, "token_type": "Bearer", "scope": "openid"}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValidationError, match="validation error for TokenResponse"):
         TokenResponse.model_validate({**reply, **broken})
 
 
@@ -154,5 +155,5 @@ def test_profile_settings_for_the_open_questions() -> None:
     profile.time_zone = "UTC"
     with pytest.raises(ValueError, match="unknown time zone"):
         profile.time_zone = "Nowhere/Special"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValidationError, match="sdk_credential"):
         profile.sdk_credential = "password"  # type: ignore[assignment]
