@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from checkout_desktop.domain import documents
-from checkout_desktop.domain.enums import TokenFieldSpelling
+from checkout_desktop.domain.enums import SdkCredentialKind, TokenFieldSpelling
 from checkout_desktop.domain.timestamps import DEFAULT_NAIVE_ZONE, zone_named
 from checkout_desktop.errors import PlainError
 from checkout_desktop.paths import AppPaths
@@ -64,7 +64,7 @@ class Profile(_Strict):
     token_field: TokenFieldSpelling = "temporaryCardToken"
     """The card-token field's spelling to send first; the one the service takes is kept here."""
     request_timeout_s: Annotated[float, Field(gt=0, le=120)] = 30.0
-    sdk_credential: Literal["transparent", "merchant"] = "transparent"
+    sdk_credential: SdkCredentialKind = "transparent"
     """Which credential the card SDK is given: the panel's transparent token (`tk_…`) or the
     merchant token the docs teach (the SDK then sends bcrypt(CNPJ + token))."""
     phone_required: bool = True

@@ -115,7 +115,9 @@ class Terminal:
         if profile.is_builtin_sandbox:
             if sandbox is None:
                 raise StartupError("the built-in sandbox profile needs a running sandbox")
-            credentials: Credentials = sandbox_credentials(sandbox.info.credentials)
+            credentials: Credentials = sandbox_credentials(
+                sandbox.info.credentials, profile.sdk_credential
+            )
             merchant_document = sandbox.info.credentials.merchant_document
             client_id = client_id_of(profile, sandbox_client_id=sandbox.info.credentials.client_id)
             webhook_token = credentials.webhook_token()

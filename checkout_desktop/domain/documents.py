@@ -112,6 +112,29 @@ def validate_uf(text: str) -> str:
     return code
 
 
+def validate_phone(text: str) -> tuple[str, str]:
+    """A Brazilian phone number as (area code, number): `(11) 98765-4321`, `11 3333-4444`,
+    `+55 11 98765-4321`. A mobile number has 9 digits starting with 9, a landline 8 starting
+    with 2 to 5; an area code is two digits, neither 0."""
+    digits = digits_only(text)
+    if len(digits) in (12, 13) and digits.startswith("55"):
+        digits = digits[2:]
+    if len(digits) in (11, 12) and digits.startswith("0"):
+        digits = digits[1:]  # a trunk prefix, as in 0 11 98765-4321
+    if len(digits) not in (10, 11):
+        raise DocumentError(
+            f"a phone number has a 2-digit area code and 8 or 9 digits; got {len(digits)} digits"
+        )
+    area, number = digits[:2], digits[2:]
+    if "0" in area:
+        raise DocumentError(f"{area} is not a Brazilian area code")
+    if len(number) == 9 and number[0] != "9":
+        raise DocumentError("a 9-digit mobile number starts with 9")
+    if len(number) == 8 and number[0] not in "2345":
+        raise DocumentError("an 8-digit landline number starts with 2, 3, 4 or 5")
+    return area, number
+
+
 def luhn_valid(number: str) -> bool:
     """The Luhn check of a card number (digits only)."""
     if not number.isdigit() or not 12 <= len(number) <= 19:

@@ -130,3 +130,8 @@ TokenFieldSpelling = Literal["temporaryCardToken", "temporatyCardToken"]
 """The spec's request shape spells the field `temporatyCardToken`; prose and code elsewhere use
 `temporaryCardToken`. Both are parsed; which one is sent is a profile setting. It lives here, in
 a module without pydantic, so that settings can name it without building every wire model."""
+
+
+SdkCredentialKind = Literal["transparent", "merchant"]
+"""Which credential the card SDK gets: the panel's transparent token (`tk_…`, the published
+SDK's README) or the merchant token the docs teach (the SDK sends bcrypt(CNPJ + token))."""

@@ -96,11 +96,21 @@ def client_id_of(profile: Profile, *, sandbox_client_id: str | None = None) -> s
     return profile.client_id
 
 
-def sandbox_credentials(credentials: SandboxCredentialsLike) -> FixedCredentials:
-    """The built-in sandbox's public test secrets, kept in memory only (they protect nothing)."""
+def sandbox_credentials(
+    credentials: SandboxCredentialsLike, sdk_credential: str = "transparent"
+) -> FixedCredentials:
+    """The built-in sandbox's public test secrets, kept in memory only (they protect nothing).
+
+    The card SDK gets the transparent token, or the merchant token when the profile says so.
+    """
+    sdk_token = (
+        str(getattr(credentials, "merchant_token"))  # noqa: B009 - only some sources have it
+        if sdk_credential == "merchant"
+        else credentials.transparent_token
+    )
     return FixedCredentials(
         client_secret_value=SecretStr(credentials.client_secret),
-        sdk_merchant_token_value=SecretStr(credentials.transparent_token),
+        sdk_merchant_token_value=SecretStr(sdk_token),
         webhook_token_value=SecretStr(credentials.webhook_token),
     )
 

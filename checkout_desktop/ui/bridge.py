@@ -147,7 +147,7 @@ class CardBridge(QObject):
     """
 
     # Python → page. The page connects to these once its channel is up.
-    credentialsProvided = Signal(str, str)  # merchantCredential (CNPJ), transparentToken
+    credentialsProvided = Signal(str, str, str)  # CNPJ, token, kind ("transparent"|"merchant")
     credentialsRefused = Signal(str)  # reason code: "missing" or "unavailable"
     languageChanged = Signal(str)
     clearRequested = Signal()
@@ -193,9 +193,11 @@ class CardBridge(QObject):
         self._credentials_given = False
         self.ready_info = None
 
-    def provide_credentials(self, merchant_document: str, transparent_token: str) -> None:
+    def provide_credentials(
+        self, merchant_document: str, token: str, kind: str = "transparent"
+    ) -> None:
         self._credentials_given = True
-        self.when_ready(lambda: self.credentialsProvided.emit(merchant_document, transparent_token))
+        self.when_ready(lambda: self.credentialsProvided.emit(merchant_document, token, kind))
 
     def refuse_credentials(self, reason: Literal["missing", "unavailable"]) -> None:
         self.when_ready(lambda: self.credentialsRefused.emit(reason))

@@ -14,6 +14,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from checkout_desktop.domain.documents import DocumentError, validate_cnpj
+from checkout_desktop.domain.enums import SdkCredentialKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMissing
@@ -44,10 +45,12 @@ class SdkCredentialSource:
 
     merchant_document: str
     credentials: Credentials
+    kind: SdkCredentialKind = "transparent"
+    """Which credential the keychain's SDK token is (the profile's `sdk_credential`)."""
 
 
-def _fingerprint(merchant_document: str, token: str) -> str:
-    return hashlib.sha256(f"{merchant_document}\0{token}".encode()).hexdigest()
+def _fingerprint(merchant_document: str, token: str, kind: str) -> str:
+    return hashlib.sha256(f"{merchant_document}\0{token}\0{kind}".encode()).hexdigest()
 
 
 class CardPage(QWidget):
@@ -134,9 +137,16 @@ class CardPage(QWidget):
         """
         self._source = source
 
-    def set_credentials(self, merchant_document: str, transparent_token: SecretStr) -> None:
+    def set_credentials(
+        self,
+        merchant_document: str,
+        transparent_token: SecretStr,
+        kind: SdkCredentialKind = "transparent",
+    ) -> None:
         """Hand the SDK credentials to the page, for the card being submitted now.
 
+        `kind` says which credential the token is: the panel's transparent token (`tk_…`), or
+        the merchant token the docs teach, which the SDK itself hashes with the CNPJ.
         The SDK keeps the first credentials it gets for the life of the page; different ones
         reload the page (and clear the form) so that the SDK starts afresh with them.
         """
@@ -150,14 +160,14 @@ class CardPage(QWidget):
         if not _TOKEN_TEXT.match(token):
             raise CardCredentialsError(Reason.of(ReasonCode.CARD_PAGE_BAD_TOKEN))
         register_secret(token)
-        fingerprint = _fingerprint(document, token)
+        fingerprint = _fingerprint(document, token, kind)
         if self._given_credentials is not None and self._given_credentials != fingerprint:
             logger.warning("card SDK credentials changed: reloading the card page")
             self.credentials_error.emit(Reason.of(ReasonCode.CARD_PAGE_CREDENTIALS_CHANGED))
             # The reload resets the bridge; the credentials below wait for the new page.
             self.load()
         self._given_credentials = fingerprint
-        self.bridge.provide_credentials(document, token)
+        self.bridge.provide_credentials(document, token, kind)
 
     def set_language(self, language: str) -> None:
         """Switch the page's texts (pt-BR or en); any pt tag means pt-BR."""
@@ -215,7 +225,7 @@ class CardPage(QWidget):
             self.credentials_error.emit(Reason.of(ReasonCode.CARD_PAGE_KEYCHAIN))
             return
         try:
-            self.set_credentials(self._source.merchant_document, token)
+            self.set_credentials(self._source.merchant_document, token, self._source.kind)
         except CardCredentialsError as exc:
             self.bridge.refuse_credentials("missing")
             self.credentials_error.emit(exc.reason)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import DocumentType, InstallmentType
-from checkout_desktop.domain.wire import BillingAddress, Customer
+from checkout_desktop.domain.wire import BillingAddress, Customer, Phone
 from checkout_desktop.settings import LARGE_AMOUNT_WARNING as DEFAULT_LARGE_AMOUNT
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.formatting import format_money
@@ -128,11 +128,18 @@ class ChargeForm(QWidget):
         self.customer_document = QLineEdit(self)
         self.customer_document.setObjectName("customerDocument")
         self.customer_document.setPlaceholderText(self.tr("CPF or CNPJ"))
+        self.customer_phone = QLineEdit(self)
+        self.customer_phone.setObjectName("customerPhone")
+        self.customer_phone.setMaxLength(20)
+        self.customer_phone.setPlaceholderText("(11) 98765-4321")
+        self.phone_required = True
+        """Whether a sale needs the customer's phone (the profile says)."""
         customer_box = QGroupBox(self.tr("Customer"), self)
         customer = QFormLayout(customer_box)
         customer.addRow(self.tr("&Name"), self.customer_name)
         customer.addRow(self.tr("&E-mail"), self.customer_email)
         customer.addRow(self.tr("CPF/C&NPJ"), self.customer_document)
+        customer.addRow(self.tr("&Phone"), self.customer_phone)
 
         self.address_box = QGroupBox(self.tr("Billing address"), self)
         self.address_box.setObjectName("billingAddress")
@@ -196,6 +203,7 @@ class ChargeForm(QWidget):
             self.customer_name,
             self.customer_email,
             self.customer_document,
+            self.customer_phone,
             self.cep,
             self.street,
             self.number,
@@ -211,6 +219,14 @@ class ChargeForm(QWidget):
         self.address_box.toggled.connect(self._changed)
         self.late_capture.toggled.connect(self._changed)
         self._update_hint()
+
+    def set_phone_required(self, required: bool) -> None:
+        """Whether a sale needs the customer's phone (the profile's setting)."""
+        self.phone_required = required
+        self.customer_phone.setPlaceholderText(
+            "(11) 98765-4321" if required else self.tr("(11) 98765-4321 — optional")
+        )
+        self._changed()
 
     def set_large_amount_warning(self, centavos: int | None) -> None:
         """Flag sale amounts above this (None or 0: never), from the shop's settings."""
@@ -261,6 +277,7 @@ class ChargeForm(QWidget):
             self.customer_name,
             self.customer_email,
             self.customer_document,
+            self.customer_phone,
             self.address_box,
         ):
             widget.setEnabled(enabled)
@@ -328,15 +345,39 @@ class ChargeForm(QWidget):
                         n=len(digits)
                     )
                 )
+        phone = self._phone(problems)
         if len(problems) > before or kind is None:
             return None
         try:
             return Customer(
-                name=name, email=email, documentType=DocumentType(kind), document=number
+                name=name,
+                email=email,
+                documentType=DocumentType(kind),
+                document=number,
+                phone=phone,
             )
         except ValidationError as exc:
             problems.append(_first_error(exc))
             return None
+
+    def _phone(self, problems: list[str]) -> Phone | None:
+        text = self.customer_phone.text().strip()
+        if not text:
+            if self.phone_required:
+                problems.append(self.tr("Type the customer's phone, e.g. (11) 98765-4321."))
+            return None
+        try:
+            area, number = documents.validate_phone(text)
+        except documents.DocumentError:
+            problems.append(
+                self.tr(
+                    "Type the phone with its area code: (11) 98765-4321 for a mobile, "
+                    "(11) 3333-4444 for a landline."
+                )
+            )
+            return None
+        kind = "MOBILE" if len(number) == 9 else "LANDLINE"
+        return Phone(countryCode="55", areaCode=area, number=number, type=kind)
 
     def _address(self, problems: list[str]) -> BillingAddress | None:
         before = len(problems)

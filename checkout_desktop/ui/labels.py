@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from checkout_desktop.settings import Profile, ProfileKind, default_profiles
 
@@ -45,6 +46,24 @@ def status_label(status: str | None) -> str:
         "NOT_APPLIED": QCoreApplication.translate("Labels", "Not done"),
     }
     return labels.get(status, status)
+
+
+def sdk_kind_box(parent: QWidget) -> QComboBox:
+    """A choice of the card SDK's credential kind (its data: the profile's `sdk_credential`)."""
+    box = QComboBox(parent)
+    box.addItem(QCoreApplication.translate("Labels", "Transparent token (tk_…)"), "transparent")
+    box.addItem(
+        QCoreApplication.translate("Labels", "Merchant token (the SDK hashes it with the CNPJ)"),
+        "merchant",
+    )
+    box.setToolTip(
+        QCoreApplication.translate(
+            "Labels",
+            "Which token the merchant panel gave for the card SDK: a transparent token starts "
+            "with tk_; the documentation's setCredentials example uses a merchant token.",
+        )
+    )
+    return box
 
 
 def event_type_label(event_type: str | None) -> str:

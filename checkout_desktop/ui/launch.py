@@ -175,7 +175,9 @@ def _open_window(
     from checkout_desktop.ui.main_window import MainWindow, merchant_of
     from checkout_desktop.ui.qt_app import build_card_page
 
-    source = SdkCredentialSource(terminal.merchant_document, terminal.credentials)
+    source = SdkCredentialSource(
+        terminal.merchant_document, terminal.credentials, settings.profile.sdk_credential
+    )
     loading = card_page is not None
     if card_page is None:
         card_page = build_card_page(settings, source, developer=developer)

@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
         )
         self.charge_screen.result.receipt_html = self._receipt_html
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
+        self.charge_screen.form.set_phone_required(settings.profile.phone_required)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
@@ -317,6 +318,9 @@ class MainWindow(QMainWindow):
         previous = self.settings
         self.settings = settings
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
+        if settings.active_profile == previous.active_profile:
+            # Another profile takes effect at the next start, with its own rules.
+            self.charge_screen.form.set_phone_required(settings.profile.phone_required)
         if settings.ui.shop_name != previous.ui.shop_name:
             # The running environment stays until a restart; only the printed name changes now.
             self.merchant = merchant_of(

@@ -32,6 +32,7 @@ from checkout_desktop.domain.wire import (
     ChargeAuthorizationRequest,
     CreditRequest,
     Customer,
+    Phone,
     TransactionRequest,
 )
 from checkout_desktop.inbox.events import WebhookStored
@@ -161,7 +162,10 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
             raise SelfTestFailure("core: " + "; ".join(terminal.problems))
 
         card_page = build_card_page(
-            settings, SdkCredentialSource(terminal.merchant_document, terminal.credentials)
+            settings,
+            SdkCredentialSource(
+                terminal.merchant_document, terminal.credentials, settings.profile.sdk_credential
+            ),
         )
         card_page.resize(480, 640)
         card_page.show()
@@ -209,6 +213,7 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
                 email="self-test@example.com",
                 documentType=DocumentType.CPF,
                 document="52998224725",
+                phone=Phone(areaCode="11", number="987654321"),
             ),
             transactions=[
                 TransactionRequest(

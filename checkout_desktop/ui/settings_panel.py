@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -32,7 +33,7 @@ from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
-from checkout_desktop.ui.labels import profile_label
+from checkout_desktop.ui.labels import profile_label, sdk_kind_box
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -74,6 +75,8 @@ class SettingsPanel(QWidget):
         self.shop_name.setObjectName("settingsShopName")
         self.shop_name.setMaxLength(80)
         self.shop_name.setPlaceholderText(self.tr("printed on receipts"))
+        self.phone_required = QCheckBox(self.tr("Ask for the customer's phone on every sale"), self)
+        self.phone_required.setObjectName("settingsPhoneRequired")
         general = QGroupBox(self.tr("General"), self)
         general_form = QFormLayout(general)
         general_form.addRow(self.tr("Environment"), self.profile)
@@ -85,6 +88,7 @@ class SettingsPanel(QWidget):
         )
         general_form.addRow(self.tr("Warn above"), self.large_amount)
         general_form.addRow(self.tr("Language"), self.language)
+        general_form.addRow("", self.phone_required)
 
         self.port = QSpinBox(self)
         self.port.setObjectName("settingsPort")
@@ -136,6 +140,9 @@ class SettingsPanel(QWidget):
         self.sdk_token.setObjectName("settingsSdkToken")
         self.webhook_token = QLineEdit(self)
         self.webhook_token.setObjectName("settingsWebhookToken")
+        self.sdk_kind = sdk_kind_box(self)
+        self.sdk_kind.setObjectName("settingsSdkKind")
+
         for edit in (self.client_secret, self.sdk_token, self.webhook_token):
             edit.setEchoMode(QLineEdit.EchoMode.Password)
             edit.setPlaceholderText(self.tr("stored in the keychain; type to replace"))
@@ -145,6 +152,7 @@ class SettingsPanel(QWidget):
         credentials_form.addRow(self.tr("Merchant CNPJ"), self.merchant_document)
         credentials_form.addRow(self.tr("Client secret"), self.client_secret)
         credentials_form.addRow(self.tr("Card SDK token"), self.sdk_token)
+        credentials_form.addRow(self.tr("Card SDK token kind"), self.sdk_kind)
         credentials_form.addRow(self.tr("Webhook token"), self.webhook_token)
 
         self.message = QLabel(self)
@@ -263,6 +271,8 @@ class SettingsPanel(QWidget):
         if profile is not None:
             self.client_id.setText(profile.client_id)
             self.merchant_document.setText(profile.merchant_document)
+            self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(profile.sdk_credential), 0))
+            self.phone_required.setChecked(profile.phone_required)
         for edit in (self.client_secret, self.sdk_token, self.webhook_token):
             edit.clear()
 
@@ -296,8 +306,10 @@ class SettingsPanel(QWidget):
             except PinError as exc:
                 problems.append(str(exc))
         profile = s.profiles[name]
+        profile.phone_required = self.phone_required.isChecked()
         secrets_to_store: list[tuple[SecretName, str]] = []
         if not profile.is_builtin_sandbox:
+            profile.sdk_credential = self.sdk_kind.currentData()
             client_id = self.client_id.text().strip()
             if client_id and not _CLIENT_ID.match(client_id):
                 problems.append(self.tr("The client id takes letters, digits, '_' and '-' only."))

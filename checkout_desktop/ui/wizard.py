@@ -38,7 +38,7 @@ from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
-from checkout_desktop.ui.labels import profile_label
+from checkout_desktop.ui.labels import profile_label, sdk_kind_box
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -188,15 +188,23 @@ class CredentialsPage(_Page):
         self.sdk_token = QLineEdit(self)
         self.sdk_token.setObjectName("sdkToken")
         self.sdk_token.setEchoMode(QLineEdit.EchoMode.Password)
+        self.sdk_kind = sdk_kind_box(self)
+        self.sdk_kind.setObjectName("sdkKind")
         self.error = QLabel(self)
         self.error.setObjectName("credentialsError")
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #b3261e;")
-        self.labels = [QLabel(self) for _ in range(4)]
+        self.labels = [QLabel(self) for _ in range(5)]
         form = QFormLayout(self)
         for label, edit in zip(
             self.labels,
-            (self.client_id, self.client_secret, self.merchant_document, self.sdk_token),
+            (
+                self.client_id,
+                self.client_secret,
+                self.merchant_document,
+                self.sdk_token,
+                self.sdk_kind,
+            ),
             strict=True,
         ):
             label.setBuddy(edit)
@@ -221,6 +229,7 @@ class CredentialsPage(_Page):
                 self.tr("Client secret"),
                 self.tr("Merchant CNPJ"),
                 self.tr("Card SDK token"),
+                self.tr("Card SDK token kind"),
             ),
             strict=True,
         ):
@@ -230,6 +239,7 @@ class CredentialsPage(_Page):
         profile = self.wizard_settings().profile
         self.client_id.setText(profile.client_id)
         self.merchant_document.setText(profile.merchant_document)
+        self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(profile.sdk_credential), 0))
         self.error.clear()
 
     def isComplete(self) -> bool:
@@ -263,6 +273,7 @@ class CredentialsPage(_Page):
         profile = settings.profiles[name]
         profile.client_id = client_id
         profile.merchant_document = cnpj
+        profile.sdk_credential = self.sdk_kind.currentData()
         # The fields are emptied once stored: the secret lives in the keychain from now on.
         self.client_secret.clear()
         self.sdk_token.clear()

@@ -415,14 +415,18 @@
     });
   }
 
-  function onCredentials(merchantCredential, transparentToken) {
+  function onCredentials(merchantCredential, token, kind) {
     if (!state.credentialsSet) {
       try {
         // The SDK freezes its credentials after the first call; a second call would throw.
-        window.CheckoutTransparent.setCredentials({
-          merchantCredential: merchantCredential,
-          transparentToken: transparentToken
-        });
+        // A merchant token (the docs' form) is hashed by the SDK itself with the CNPJ.
+        var credentials = { merchantCredential: merchantCredential };
+        if (kind === "merchant") {
+          credentials.merchantToken = token;
+        } else {
+          credentials.transparentToken = token;
+        }
+        window.CheckoutTransparent.setCredentials(credentials);
         state.credentialsSet = true;
       } catch (e) {
         console.error("card page: setCredentials failed (" + (e && e.name) + ")");

@@ -75,6 +75,10 @@
         <translation>CPF/C&amp;NPJ</translation>
     </message>
     <message>
+        <source>&amp;Phone</source>
+        <translation>&amp;Telefone</translation>
+    </message>
+    <message>
         <source>Billing address</source>
         <translation>Endereço de cobrança</translation>
     </message>
@@ -105,6 +109,10 @@
     <message>
         <source>City</source>
         <translation>Cidade</translation>
+    </message>
+    <message>
+        <source>(11) 98765-4321 — optional</source>
+        <translation>(11) 98765-4321 — opcional</translation>
     </message>
     <message>
         <source>Large amount: check it with the customer before charging.</source>
@@ -149,6 +157,14 @@
     <message>
         <source>A CPF has 11 digits and a CNPJ 14; this one has {n}.</source>
         <translation>Um CPF tem 11 dígitos e um CNPJ, 14; este tem {n}.</translation>
+    </message>
+    <message>
+        <source>Type the customer&apos;s phone, e.g. (11) 98765-4321.</source>
+        <translation>Digite o telefone do cliente, por exemplo (11) 98765-4321.</translation>
+    </message>
+    <message>
+        <source>Type the phone with its area code: (11) 98765-4321 for a mobile, (11) 3333-4444 for a landline.</source>
+        <translation>Digite o telefone com o DDD: (11) 98765-4321 para celular, (11) 3333-4444 para fixo.</translation>
     </message>
     <message>
         <source>Type the CEP as 8 digits, e.g. 01310-100.</source>
@@ -361,6 +377,10 @@
     <message>
         <source>Card SDK token</source>
         <translation>Token do SDK de cartão</translation>
+    </message>
+    <message>
+        <source>Card SDK token kind</source>
+        <translation>Tipo do token do SDK de cartão</translation>
     </message>
     <message>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
@@ -894,6 +914,10 @@
         <translation>Não encontrada, não cobrada</translation>
     </message>
     <message>
+        <source>Ended by a supervisor</source>
+        <translation>Encerrada por um supervisor</translation>
+    </message>
+    <message>
         <source>Sent to the service</source>
         <translation>Enviada ao serviço</translation>
     </message>
@@ -904,6 +928,18 @@
     <message>
         <source>Not done</source>
         <translation>Não realizada</translation>
+    </message>
+    <message>
+        <source>Transparent token (tk_…)</source>
+        <translation>Token transparente (tk_…)</translation>
+    </message>
+    <message>
+        <source>Merchant token (the SDK hashes it with the CNPJ)</source>
+        <translation>Token do lojista (o SDK o combina com o CNPJ)</translation>
+    </message>
+    <message>
+        <source>Which token the merchant panel gave for the card SDK: a transparent token starts with tk_; the documentation&apos;s setCredentials example uses a merchant token.</source>
+        <translation>Qual token o painel do lojista forneceu para o SDK de cartão: um token transparente começa com tk_; o exemplo de setCredentials da documentação usa um token do lojista.</translation>
     </message>
     <message>
         <source>Payment update</source>
@@ -980,6 +1016,10 @@
     <message>
         <source>System</source>
         <translation>Sistema</translation>
+    </message>
+    <message>
+        <source>Supervisor</source>
+        <translation>Supervisor</translation>
     </message>
     <message>
         <source>applied</source>
@@ -1689,6 +1729,82 @@
         <translation>a resposta não traz detalhes do erro</translation>
     </message>
     <message>
+        <source>{words}</source>
+        <translation>{words}</translation>
+    </message>
+    <message>
+        <source>{business}: {words}</source>
+        <translation>{business}: {words}</translation>
+    </message>
+    <message>
+        <source>service code {business_code}</source>
+        <translation>código do serviço {business_code}</translation>
+    </message>
+    <message>
+        <source>the service has no such charge</source>
+        <translation>o serviço não tem essa cobrança</translation>
+    </message>
+    <message>
+        <source>this charge number was already used</source>
+        <translation>este número de cobrança já foi usado</translation>
+    </message>
+    <message>
+        <source>the charge&apos;s state does not allow this</source>
+        <translation>a situação da cobrança não permite isso</translation>
+    </message>
+    <message>
+        <source>the amount is above what the charge allows</source>
+        <translation>o valor passa do que a cobrança permite</translation>
+    </message>
+    <message>
+        <source>the card token is not valid (used, expired or unknown); enter the card again</source>
+        <translation>o token do cartão não é válido (já usado, expirado ou desconhecido); digite o cartão de novo</translation>
+    </message>
+    <message>
+        <source>the service found no card in the request</source>
+        <translation>o serviço não encontrou o cartão no pedido</translation>
+    </message>
+    <message>
+        <source>a field the service requires is missing</source>
+        <translation>falta um campo que o serviço exige</translation>
+    </message>
+    <message>
+        <source>the service refused the customer&apos;s document</source>
+        <translation>o serviço recusou o documento do cliente</translation>
+    </message>
+    <message>
+        <source>the request breaks the service&apos;s rules</source>
+        <translation>o pedido não segue as regras do serviço</translation>
+    </message>
+    <message>
+        <source>the service refused the access token</source>
+        <translation>o serviço recusou o token de acesso</translation>
+    </message>
+    <message>
+        <source>the service refused the content type</source>
+        <translation>o serviço recusou o tipo de conteúdo</translation>
+    </message>
+    <message>
+        <source>the service had an internal error</source>
+        <translation>o serviço teve um erro interno</translation>
+    </message>
+    <message>
+        <source>the service found no card token under {tried}; sent once more under {spelling} with the same charge number (a refused request creates nothing)</source>
+        <translation>o serviço não encontrou o token do cartão em {tried}; enviado mais uma vez em {spelling} com o mesmo número de cobrança (um pedido recusado não cria nada)</translation>
+    </message>
+    <message>
+        <source>the service reads the card token as {spelling}; the profile keeps this spelling</source>
+        <translation>o serviço lê o token do cartão como {spelling}; o perfil guarda esta grafia</translation>
+    </message>
+    <message>
+        <source>{trigger}: the service refused the query ({error}); asking again in {seconds} s, never sending the charge again</source>
+        <translation>{trigger}: o serviço recusou a consulta ({error}); nova consulta em {seconds} s, sem nunca reenviar a cobrança</translation>
+    </message>
+    <message>
+        <source>ended by supervisor {supervisor}: {why}; last answer from the service: {last}. The sale is free; the charge was never sent again</source>
+        <translation>encerrada pelo supervisor {supervisor}: {why}; última resposta do serviço: {last}. A venda está livre; a cobrança nunca foi reenviada</translation>
+    </message>
+    <message>
         <source>an error reply of an unknown shape</source>
         <translation>uma resposta de erro em formato desconhecido</translation>
     </message>
@@ -2118,6 +2234,10 @@
         <translation>impresso nos comprovantes</translation>
     </message>
     <message>
+        <source>Ask for the customer&apos;s phone on every sale</source>
+        <translation>Pedir o telefone do cliente em toda venda</translation>
+    </message>
+    <message>
         <source>General</source>
         <translation>Geral</translation>
     </message>
@@ -2212,6 +2332,10 @@
     <message>
         <source>Card SDK token</source>
         <translation>Token do SDK de cartão</translation>
+    </message>
+    <message>
+        <source>Card SDK token kind</source>
+        <translation>Tipo do token do SDK de cartão</translation>
     </message>
     <message>
         <source>Webhook token</source>

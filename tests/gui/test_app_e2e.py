@@ -115,6 +115,7 @@ class Shop:
         form.customer_name.setText("Maria da Silva")
         form.customer_email.setText("maria@example.com")
         form.customer_document.setText(CPF)
+        form.customer_phone.setText("(11) 98765-4321")
 
     def charge_card(self, number: str, amount: int = 1990, **sale: Any) -> ChargeOutcome:
         """A whole sale from the charge screen: fields, card, the Charge action, the result."""
@@ -384,6 +385,7 @@ def test_keyboard_only_sale_with_ctrl_enter(shop: Shop) -> None:
     QTest.keyClicks(form.customer_name, "Ana Souza")
     QTest.keyClicks(form.customer_email, "ana@example.com")
     QTest.keyClicks(form.customer_document, "52998224725")
+    QTest.keyClicks(form.customer_phone, "11987654321")
     shop.type_card("5555555555554444")
     outcomes: list[ChargeOutcome] = []
     screen.charge_finished.connect(outcomes.append)

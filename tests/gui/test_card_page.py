@@ -161,3 +161,54 @@ def test_no_bridge_message_carried_card_data(page: PageParts) -> None:
     for slot, raw in recorder.raw_messages:
         for secret in (VISA, MASTERCARD, "65844359038", '"cvv"', "2030", "2031"):
             assert secret not in raw, f"{slot} carried {secret[:2]}…"
+
+
+def _variants(run: SandboxRun, **changes: str) -> None:
+    import httpx
+
+    reply = httpx.patch(
+        run.info.base_url + "/_sandbox/variants",
+        json={name.replace("_", "-"): value for name, value in changes.items()},
+        headers={"X-Sandbox-Admin-Token": run.info.admin_token},
+    )
+    assert reply.status_code == 200, reply.text
+
+
+@pytest.mark.parametrize("variant", ["merchant", "both"])
+def test_a_merchant_token_is_given_to_the_sdk_which_hashes_it(
+    card_ui: CardUi, card_sandbox: SandboxRun, variant: str
+) -> None:
+    info = card_sandbox.info
+    _variants(card_sandbox, sdk_credential=variant)
+    source = SdkCredentialSource(
+        merchant_document=info.credentials.merchant_document,
+        credentials=sandbox_credentials(info.credentials, "merchant"),
+        kind="merchant",
+    )
+    config = CardPageConfig.from_profile(default_profiles()["builtin-sandbox"], language="pt-BR")
+    card_page, driver, recorder = card_ui.open_page(config, credentials=source)
+    try:
+        driver.fill(number=VISA, holder_name="Joao da Silva")
+        driver.wait_text("brand", lambda t: t == "VISA", "the brand")
+        driver.press_submit()
+        driver.wait_until(lambda: bool(recorder.tokens), "a token from the merchant credential")
+        assert recorder.tokens[-1].token.startswith("card_t/")
+    finally:
+        _variants(card_sandbox, sdk_credential="both")
+        card_ui.close_page(card_page)
+
+
+def test_a_service_taking_only_the_merchant_token_refuses_the_transparent_one(
+    page: PageParts, card_sandbox: SandboxRun
+) -> None:
+    _, driver, recorder = page
+    _variants(card_sandbox, sdk_credential="merchant")
+    try:
+        before = len(recorder.sdk_errors)
+        driver.fill(number=VISA, holder_name="Joao da Silva")
+        driver.wait_text("brand", lambda t: t == "VISA", "the brand")
+        driver.press_submit()
+        driver.wait_until(lambda: len(recorder.sdk_errors) > before, "the refusal")
+        assert recorder.sdk_errors[-1].stage == "token"
+    finally:
+        _variants(card_sandbox, sdk_credential="both")

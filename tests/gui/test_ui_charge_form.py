@@ -69,6 +69,7 @@ def fill_valid(form: ChargeForm, qtbot: QtBot, *, document: str = VALID_CPF) -> 
     form.customer_name.setText("Maria da Silva")
     form.customer_email.setText("maria@example.com")
     form.customer_document.setText(document)
+    form.customer_phone.setText("(11) 98765-4321")
 
 
 def test_a_valid_form_gives_a_sale_draft(qtbot: QtBot) -> None:
@@ -128,6 +129,9 @@ def test_cnpj_customer_and_billing_address(qtbot: QtBot) -> None:
         ("customer_email", "maria@", "e-mail"),
         ("customer_name", "Maria <script>", "letters, digits"),
         ("soft_descriptor", "LOJA-Ç", "descriptor"),
+        ("customer_phone", "", "customer's phone"),
+        ("customer_phone", "9876-4321", "area code"),
+        ("customer_phone", "(11) 8765-43210", "area code"),
     ],
 )
 def test_each_bad_field_gets_a_clear_message(
@@ -152,10 +156,52 @@ def test_zero_amount_is_refused(qtbot: QtBot) -> None:
     form.customer_name.setText("Maria")
     form.customer_email.setText("maria@example.com")
     form.customer_document.setText(VALID_CPF)
+    form.customer_phone.setText("11 3333-4444")
     assert form.problems() == ["Type the amount."]
     form.reset()
     assert form.amount.centavos() == 0
     assert form.customer_name.text() == ""
+
+
+@pytest.mark.parametrize(
+    ("typed", "area", "number", "kind"),
+    [
+        ("(11) 98765-4321", "11", "987654321", "MOBILE"),
+        ("+55 21 3333-4444", "21", "33334444", "LANDLINE"),
+        ("0 31 99876 5432", "31", "998765432", "MOBILE"),
+    ],
+)
+def test_the_phone_in_brazilian_format(
+    qtbot: QtBot, typed: str, area: str, number: str, kind: str
+) -> None:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    fill_valid(form, qtbot)
+    form.customer_phone.setText(typed)
+    draft = form.draft()
+    assert isinstance(draft, SaleDraft), draft
+    phone = draft.customer.phone
+    assert phone is not None
+    assert (phone.countryCode, phone.areaCode, phone.number, phone.type) == (
+        "55",
+        area,
+        number,
+        kind,
+    )
+
+
+def test_the_phone_is_optional_when_the_profile_says_so(qtbot: QtBot) -> None:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    fill_valid(form, qtbot)
+    form.customer_phone.clear()
+    assert form.problems() == ["Type the customer's phone, e.g. (11) 98765-4321."]
+    form.set_phone_required(False)
+    draft = form.draft()
+    assert isinstance(draft, SaleDraft) and draft.customer.phone is None
+    # Optional still means checked when typed.
+    form.customer_phone.setText("123")
+    assert len(form.problems()) == 1
 
 
 def test_supervisor_pin_is_a_salted_hash() -> None:

@@ -192,8 +192,12 @@ def test_a_gateway_error(pseudo_shop: Shop) -> None:
     # The service's own words about the error are shown as it sent them.
     assert isinstance(outcome.error, ApiError)
     detail = error_detail(outcome.error)
-    assert isinstance(detail, str)
-    assert_all_translated(pseudo_shop, sent=(detail,))
+    # The service's business code leads, in the UI's words; its message follows as sent.
+    assert isinstance(detail, Reason) and detail.code == ReasonCode.SERVICE_SAID_CODED
+    assert detail.args["business"] == Reason.of(ReasonCode.BUSINESS_INTERNAL)
+    words = detail.args["words"]
+    assert isinstance(words, str)
+    assert_all_translated(pseudo_shop, sent=(words,))
 
 
 def test_a_pending_3ds_charge(pseudo_shop: Shop) -> None:
