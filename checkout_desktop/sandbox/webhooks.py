@@ -135,10 +135,13 @@ class WebhookSender:
         )
 
     async def stop(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            await asyncio.gather(self._worker, return_exceptions=True)
-            self._worker = None
+        worker, self._worker = self._worker, None
+        # A cancel that lands just as the back-off pause ends with the server's stop is
+        # swallowed by asyncio.wait_for (Python 3.11): the worker then waits on its queue
+        # with the cancel spent. Cancel until it has really ended.
+        while worker is not None and not worker.done():
+            worker.cancel()
+            await asyncio.wait({worker}, timeout=0.5)
         await self._close_session()
 
     async def join(self) -> None:

@@ -40,9 +40,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-TIMELINE_SOURCES = frozenset(
-    {"request", "reply", "webhook", "reconciliation", "3ds", "system", "supervisor"}
-)
+TIMELINE_SOURCES = frozenset({"request", "reply", "webhook", "reconciliation", "3ds", "system"})
 
 _LAST_FOUR = re.compile(r"^\d{4}$")
 # Keys whose values are card data or single-use card credentials: never stored, even masked.

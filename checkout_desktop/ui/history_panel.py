@@ -29,14 +29,17 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
 from checkout_desktop.gateway.charging import (
     ChargeService,
+    EndReport,
     MoneyOperationError,
     MoneyView,
 )
 from checkout_desktop.gateway.errors import GatewayError
-from checkout_desktop.gateway.events import ChargeChanged, MoneyOperationChanged
-from checkout_desktop.store.charges import ChargeRecord
+from checkout_desktop.gateway.events import AttemptChanged, ChargeChanged, MoneyOperationChanged
+from checkout_desktop.store.charges import AttemptRecord, ChargeRecord
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.formatting import format_instant_precise, format_money
@@ -128,6 +131,73 @@ class MoneyActionDialog(QDialog):
         super().accept()
 
 
+async def _as_object(call: Awaitable[object]) -> object:
+    return await call
+
+
+class EndAttemptDialog(QDialog):
+    """Ends an attempt the service's answers cannot settle: what is known, who, why, the PIN."""
+
+    def __init__(self, *, known: str, pin_hash: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("End an unresolved charge"))
+        self.setObjectName("endAttemptDialog")
+        self._pin_hash = pin_hash
+        self.known = QLabel(known, self)
+        self.known.setObjectName("endAttemptKnown")
+        self.known.setWordWrap(True)
+        self.known.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.supervisor = QLineEdit(self)
+        self.supervisor.setObjectName("endSupervisor")
+        self.supervisor.setMaxLength(60)
+        self.why = QLineEdit(self)
+        self.why.setObjectName("endWhy")
+        self.why.setMaxLength(200)
+        self.why.setPlaceholderText(self.tr("e.g. checked in the merchant panel: no such charge"))
+        self.pin = QLineEdit(self)
+        self.pin.setObjectName("endPin")
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setMaxLength(8)
+        self.error = QLabel(self)
+        self.error.setObjectName("endAttemptError")
+        self.error.setStyleSheet("color: #b3261e;")
+        self.error.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow(self.tr("Supervisor"), self.supervisor)
+        form.addRow(self.tr("Why"), self.why)
+        form.addRow(self.tr("Supervisor PIN"), self.pin)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.known)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.pin_failures = 0
+
+    def accept(self) -> None:
+        if not self.supervisor.text().strip():
+            self.error.setText(self.tr("Type who is ending it."))
+            return
+        if not self.why.text().strip():
+            self.error.setText(self.tr("Type why it is ended (it goes to the charge's timeline)."))
+            return
+        try:
+            ok = verify_pin(self.pin.text(), self._pin_hash)
+        except PinError as exc:
+            self.error.setText(str(exc))
+            return
+        if not ok:
+            self.pin_failures += 1
+            self.pin.clear()
+            self.error.setText(self.tr("Wrong supervisor PIN."))
+            return
+        super().accept()
+
+
 class HistoryPanel(QWidget):
     """The charges list beside one charge's timeline; actions act on the selected charge."""
 
@@ -162,6 +232,20 @@ class HistoryPanel(QWidget):
         for status in ChargeStatus:
             self.status_filter.addItem(status_label(status.value), status.value)
         self.refresh_button = QPushButton(self.tr("Reload"), self)
+        # Attempts whose outcome is unknown have no charge row yet: listed apart, so that a
+        # supervisor can end one the service's answers cannot settle.
+        self.unresolved_label = QLabel(self.tr("Outcome unknown:"), self)
+        self.unresolved = QComboBox(self)
+        self.unresolved.setObjectName("unresolvedAttempts")
+        self.end_button = QPushButton(self.tr("&End…"), self)
+        self.end_button.setObjectName("endAttemptButton")
+        self.end_button.setToolTip(
+            self.tr(
+                "Ask the service once more and, if it still cannot say, let a supervisor end "
+                "the attempt so that its sale is free. The charge is never sent again."
+            )
+        )
+        self.end_dialog: EndAttemptDialog | None = None
 
         self.table = QTableView(self)
         self.table.setObjectName("historyTable")
@@ -221,6 +305,9 @@ class HistoryPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.status_filter)
         top.addStretch(1)
+        top.addWidget(self.unresolved_label)
+        top.addWidget(self.unresolved)
+        top.addWidget(self.end_button)
         top.addWidget(self.refresh_button)
         actions = QHBoxLayout()
         for button in (
@@ -264,6 +351,9 @@ class HistoryPanel(QWidget):
 
         self.status_filter.currentIndexChanged.connect(self._filter_changed)
         self.refresh_button.clicked.connect(self.model.refresh)
+        self.refresh_button.clicked.connect(self.refresh_unresolved)
+        self.end_button.clicked.connect(self.ask_end)
+        adapter.attempt_changed.connect(self._on_attempt_changed)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.timeline_view.selectionModel().selectionChanged.connect(self._timeline_selected)
         self.refund_button.clicked.connect(self.ask_refund)
@@ -275,6 +365,142 @@ class HistoryPanel(QWidget):
         self.model.modelReset.connect(self._update_actions)
         adapter.charge_changed.connect(self.on_charge_changed)
         adapter.money_operation_changed.connect(self.on_money_operation_changed)
+        self._update_actions()
+        self.refresh_unresolved()
+
+    # -- unresolved attempts -----------------------------------------------------------------
+
+    def refresh_unresolved(self) -> None:
+        """List the attempts whose outcome is still unknown (none: the row hides)."""
+        attempts = self._service.repo.unresolved_attempts(limit=50)
+        chosen = self.unresolved.currentData()
+        self.unresolved.clear()
+        for attempt in attempts:
+            self.unresolved.addItem(self._attempt_text(attempt), attempt.merchant_charge_id)
+        index = self.unresolved.findData(chosen) if chosen else -1
+        self.unresolved.setCurrentIndex(max(index, 0) if attempts else -1)
+        for widget in (self.unresolved_label, self.unresolved, self.end_button):
+            widget.setVisible(bool(attempts))
+        busy = self._busy is not None and not self._busy.done()
+        self.end_button.setEnabled(bool(attempts) and not busy)
+
+    def _attempt_text(self, attempt: AttemptRecord) -> str:
+        return self.tr("{id} · sale {sale} · {amount} · since {at}").format(
+            id=attempt.merchant_charge_id,
+            sale=attempt.sale_id,
+            amount=format_money(attempt.amount),
+            at=format_instant_precise(attempt.created_at),
+        )
+
+    def _on_attempt_changed(self, _event: AttemptChanged) -> None:
+        self.refresh_unresolved()
+
+    def ask_end(self) -> None:
+        """Ask the service once more; if it still cannot say, open the supervisor's dialog."""
+        mcid = self.unresolved.currentData()
+        if not mcid or (self._busy is not None and not self._busy.done()):
+            return
+        pin_hash = self._pin_hash()
+        if not pin_hash:
+            self.message.setText(
+                self.tr("Ending an unresolved charge needs a supervisor PIN: set one in Settings.")
+            )
+            self.message.setStyleSheet("color: #b3261e;")
+            return
+        self.message.setText(self.tr("Asking the service once more…"))
+        self.message.setStyleSheet("")
+        future = asyncio.ensure_future(_as_object(self._service.check_attempt(mcid)))
+        self._busy = future
+
+        def checked(task: asyncio.Future[object]) -> None:
+            self.refresh_unresolved()
+            self.model.refresh()
+            if task.cancelled():
+                self.message.setText(self.tr("Cancelled."))
+                return
+            exc = task.exception()
+            if exc is not None:
+                if not isinstance(exc, GatewayError | ValueError | LookupError):
+                    logger.error("asking about %s failed", mcid, exc_info=exc)
+                self.message.setText(self.tr("Failed: {why}").format(why=error_text(exc)))
+                self.message.setStyleSheet("color: #b3261e;")
+                return
+            report = task.result()
+            assert isinstance(report, EndReport)
+            if report.state not in UNRESOLVED_ATTEMPT_STATES:
+                self.message.setText(
+                    self.tr("The service settled it: {state}.").format(
+                        state=status_label(report.state.value)
+                    )
+                )
+                self.message.setStyleSheet("color: #1b6e2a;")
+                return
+            self._open_end_dialog(mcid, report, pin_hash)
+
+        future.add_done_callback(checked)
+        self._update_actions()
+
+    def _open_end_dialog(self, mcid: str, report: EndReport, pin_hash: str) -> None:
+        attempt = self._service.repo.attempt(mcid)
+        if attempt is None or not attempt.unresolved:
+            self.refresh_unresolved()
+            return
+        last = (
+            reason_text(report.last_error)
+            if report.last_error is not None
+            else self.tr("the service does not have it yet, and it could still appear")
+        )
+        known = self.tr(
+            "Charge {id} for sale {sale}: {amount}, {cards}, recorded at {at}; the service "
+            "was asked {n} time(s). Its last answer: {last}.\n\nEnding it frees the sale for "
+            "another charge. Nothing is sent again; if the service turns out to hold this "
+            "charge, it appears in the history and can be refunded there."
+        ).format(
+            id=mcid,
+            sale=attempt.sale_id,
+            amount=format_money(attempt.amount),
+            cards=", ".join(reason_text(c.reason()) for c in attempt.cards),
+            at=format_instant_precise(attempt.created_at),
+            n=attempt.queries,
+            last=last,
+        )
+        self.message.clear()
+        self.end_dialog = EndAttemptDialog(known=known, pin_hash=pin_hash, parent=self)
+        dialog = self.end_dialog
+        dialog.accepted.connect(
+            lambda: self._end(mcid, dialog.supervisor.text(), dialog.why.text(), report.last_error)
+        )
+        dialog.open()
+
+    def _end(self, mcid: str, supervisor: str, why: str, last_error: Reason | None) -> None:
+        future = asyncio.ensure_future(
+            _as_object(
+                self._service.end_unresolved(
+                    mcid, supervisor=supervisor, why=why, query_first=False, last_error=last_error
+                )
+            )
+        )
+        self._busy = future
+
+        def ended(task: asyncio.Future[object]) -> None:
+            self.refresh_unresolved()
+            self.model.refresh()
+            exc = None if task.cancelled() else task.exception()
+            if task.cancelled() or exc is not None:
+                if exc is not None and not isinstance(exc, GatewayError | ValueError | LookupError):
+                    logger.error("ending %s failed", mcid, exc_info=exc)
+                why_text = self.tr("cancelled") if exc is None else error_text(exc)
+                self.message.setText(self.tr("Failed: {why}").format(why=why_text))
+                self.message.setStyleSheet("color: #b3261e;")
+            else:
+                self.message.setText(
+                    self.tr("Charge {id} ended; its sale is free.").format(id=mcid)
+                )
+                self.message.setStyleSheet("color: #1b6e2a;")
+            self._update_actions()
+            self.action_finished.emit("end", mcid)
+
+        future.add_done_callback(ended)
         self._update_actions()
 
     # -- selection ---------------------------------------------------------------------------

@@ -128,7 +128,6 @@ def source_label(source: str) -> str:
         "reconciliation": QCoreApplication.translate("Labels", "Reconciliation"),
         "3ds": QCoreApplication.translate("Labels", "3DS"),
         "system": QCoreApplication.translate("Labels", "System"),
-        "supervisor": QCoreApplication.translate("Labels", "Supervisor"),
     }
     return labels.get(source, source)
 

@@ -503,6 +503,41 @@
     </message>
 </context>
 <context>
+    <name>EndAttemptDialog</name>
+    <message>
+        <source>End an unresolved charge</source>
+        <translation>Encerrar uma cobrança sem resultado</translation>
+    </message>
+    <message>
+        <source>e.g. checked in the merchant panel: no such charge</source>
+        <translation>ex.: conferido no painel do lojista: essa cobrança não existe</translation>
+    </message>
+    <message>
+        <source>Supervisor</source>
+        <translation>Supervisor</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>Motivo</translation>
+    </message>
+    <message>
+        <source>Supervisor PIN</source>
+        <translation>PIN do supervisor</translation>
+    </message>
+    <message>
+        <source>Type who is ending it.</source>
+        <translation>Digite quem está encerrando.</translation>
+    </message>
+    <message>
+        <source>Type why it is ended (it goes to the charge&apos;s timeline).</source>
+        <translation>Digite o motivo (ele vai para o histórico da cobrança).</translation>
+    </message>
+    <message>
+        <source>Wrong supervisor PIN.</source>
+        <translation>PIN do supervisor incorreto.</translation>
+    </message>
+</context>
+<context>
     <name>EnvironmentPage</name>
     <message>
         <source>Environment</source>
@@ -731,6 +766,18 @@
         <translation>Recarregar</translation>
     </message>
     <message>
+        <source>Outcome unknown:</source>
+        <translation>Resultado desconhecido:</translation>
+    </message>
+    <message>
+        <source>&amp;End…</source>
+        <translation>&amp;Encerrar…</translation>
+    </message>
+    <message>
+        <source>Ask the service once more and, if it still cannot say, let a supervisor end the attempt so that its sale is free. The charge is never sent again.</source>
+        <translation>Consulta o serviço mais uma vez e, se ele ainda não souber dizer, deixa um supervisor encerrar a tentativa para liberar a venda. A cobrança nunca é reenviada.</translation>
+    </message>
+    <message>
         <source>Select a charge to see its timeline.</source>
         <translation>Selecione uma cobrança para ver sua linha do tempo.</translation>
     </message>
@@ -765,6 +812,42 @@
     <message>
         <source>Save as PDF…</source>
         <translation>Salvar como PDF…</translation>
+    </message>
+    <message>
+        <source>{id} · sale {sale} · {amount} · since {at}</source>
+        <translation>{id} · venda {sale} · {amount} · desde {at}</translation>
+    </message>
+    <message>
+        <source>Ending an unresolved charge needs a supervisor PIN: set one in Settings.</source>
+        <translation>Encerrar uma cobrança sem resultado exige um PIN de supervisor: defina um nas Configurações.</translation>
+    </message>
+    <message>
+        <source>Asking the service once more…</source>
+        <translation>Consultando o serviço mais uma vez…</translation>
+    </message>
+    <message>
+        <source>The service settled it: {state}.</source>
+        <translation>O serviço resolveu: {state}.</translation>
+    </message>
+    <message>
+        <source>the service does not have it yet, and it could still appear</source>
+        <translation>o serviço ainda não a tem, e ela ainda pode aparecer</translation>
+    </message>
+    <message>
+        <source>Charge {id} for sale {sale}: {amount}, {cards}, recorded at {at}; the service was asked {n} time(s). Its last answer: {last}.
+
+Ending it frees the sale for another charge. Nothing is sent again; if the service turns out to hold this charge, it appears in the history and can be refunded there.</source>
+        <translation>Cobrança {id} da venda {sale}: {amount}, {cards}, registrada em {at}; o serviço foi consultado {n} vez(es). Última resposta: {last}.
+
+Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço tiver esta cobrança, ela aparece no histórico e pode ser estornada lá.</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>cancelado</translation>
+    </message>
+    <message>
+        <source>Charge {id} ended; its sale is free.</source>
+        <translation>Cobrança {id} encerrada; a venda está livre.</translation>
     </message>
     <message>
         <source>occurred at the service: {at}</source>
@@ -1016,10 +1099,6 @@
     <message>
         <source>System</source>
         <translation>Sistema</translation>
-    </message>
-    <message>
-        <source>Supervisor</source>
-        <translation>Supervisor</translation>
     </message>
     <message>
         <source>applied</source>

@@ -171,6 +171,8 @@ class Stack:
     conn: sqlite3.Connection
     events: EventBus
     statuses: list[int]
+    calls: list[tuple[str, str, int]]
+    """Every reply: (method, path, status)."""
 
 
 @asynccontextmanager
@@ -188,9 +190,11 @@ async def charging_stack(
     """A charge service on a sandbox. The card-token spelling starts as a new profile's does,
     unless a test gives the one a profile has learned already."""
     statuses: list[int] = []
+    calls: list[tuple[str, str, int]] = []
 
     async def note(response: httpx.Response) -> None:
         statuses.append(response.status_code)
+        calls.append((response.request.method, response.request.url.path, response.status_code))
 
     events = EventBus()
     conn = connect(db_path)
@@ -221,7 +225,7 @@ async def charging_stack(
             unknown_grace_s=unknown_grace_s,
         )
         try:
-            yield Stack(http, tokens, client, service, conn, events, statuses)
+            yield Stack(http, tokens, client, service, conn, events, statuses, calls)
         finally:
             await service.stop()
             conn.close()

@@ -1,0 +1,132 @@
+"""A supervisor ends, from the history, a charge whose outcome the service's answers never settle."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from PySide6.QtCore import QLocale
+from PySide6.QtWidgets import QApplication
+
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.gateway.charging import ChargeService
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
+from checkout_desktop.gateway.profiles import Endpoints
+from checkout_desktop.gateway.tokens import TokenManager
+from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.history_panel import HistoryPanel
+from checkout_desktop.ui.i18n import Translations
+from checkout_desktop.ui.supervisor import hash_pin
+from tests.integration.charging_support import SandboxAccess, new_charge_id, visa
+
+logger = logging.getLogger(__name__)
+
+PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
+PIN = "2468"
+
+
+@pytest.fixture
+def translations(qapp: QApplication) -> Iterator[Translations]:
+    installed = Translations()
+    yield installed
+    installed.remove()
+
+
+def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
+    arun: Callable[..., Any], qtbot: Any, tmp_path: Path, translations: Translations
+) -> None:
+    assert translations.install(PT_BR)
+    sandbox = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
+    arun(sandbox.start())
+    access = SandboxAccess.of_server(sandbox)
+    conn = connect(tmp_path / "s.sqlite3")
+    http = httpx.AsyncClient(trust_env=False)
+    bus = EventBus()
+    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
+    tokens = TokenManager(
+        http=http,
+        token_url=endpoints.token_url,
+        client_id=access.client_id,
+        credentials=access.credentials(),
+    )
+    service = ChargeService(
+        conn=conn,
+        client=ChargeClient(
+            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
+        ),
+        profile="builtin-sandbox",
+        events=bus,
+    )
+    adapter = QtEventAdapter(bus)
+    pin: list[str | None] = [None]
+    panel = HistoryPanel(service=service, adapter=adapter, pin_hash=lambda: pin[0])
+    qtbot.addWidget(panel)
+    panel.show()
+    try:
+        assert panel.unresolved.isHidden()
+        # A charge recorded, then the terminal lost track of it: the service has none yet,
+        # and within the grace period that proves nothing.
+        mcid = new_charge_id()
+        with transaction(conn):
+            service.repo.record_attempt(
+                merchant_charge_id=mcid,
+                sale_id="sale-stuck",
+                profile="builtin-sandbox",
+                amount=3100,
+                cards=visa("4242"),
+                late_capture=False,
+            )
+        panel.refresh_unresolved()
+        assert panel.unresolved.isVisible() and panel.unresolved.count() == 1
+        assert mcid in panel.unresolved.itemText(0)
+
+        # Without a supervisor PIN nobody can end it.
+        panel.ask_end()
+        assert panel.end_dialog is None
+        assert "PIN de supervisor" in panel.message.text()
+
+        pin[0] = hash_pin(PIN)
+        panel.ask_end()
+        qtbot.waitUntil(lambda: panel.end_dialog is not None, timeout=5000)
+        dialog = panel.end_dialog
+        assert dialog is not None
+        # What is known: the charge, its sale, the amount, the card, the last answer.
+        known = dialog.known.text()
+        for part in (mcid, "sale-stuck", "31,00", "4242", "ainda pode aparecer"):
+            assert part in known, part
+        dialog.buttons.accepted.emit()
+        assert dialog.error.text() == "Digite quem está encerrando."
+        dialog.supervisor.setText("Ana Lima")
+        dialog.why.setText("conferido no painel: não existe")
+        dialog.pin.setText("1111")
+        dialog.buttons.accepted.emit()
+        assert dialog.error.text() == "PIN do supervisor incorreto."
+        assert dialog.pin_failures == 1
+        assert service.repo.attempt(mcid).state == AttemptState.UNKNOWN  # type: ignore[union-attr]
+        dialog.pin.setText(PIN)
+        dialog.buttons.accepted.emit()
+        qtbot.waitUntil(
+            lambda: service.repo.attempt(mcid).state == AttemptState.ENDED,  # type: ignore[union-attr]
+            timeout=5000,
+        )
+        qtbot.waitUntil(lambda: "encerrada" in panel.message.text(), timeout=5000)
+        assert panel.unresolved.isHidden()
+        assert service.can_start_charge("sale-stuck")
+        last = service.repo.timeline(mcid).items[-1]
+        assert last.reason_data is not None
+        assert last.reason_data.code == ReasonCode.ENDED_BY_SUPERVISOR
+        assert last.reason_data.args["supervisor"] == "Ana Lima"
+        assert mcid not in sandbox.state.charges
+    finally:
+        adapter.close()
+        arun(http.aclose())
+        conn.close()
+        arun(sandbox.stop())
