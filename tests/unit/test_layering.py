@@ -4,7 +4,8 @@ Layers, highest first; a module may import its own layer and the ones below it, 
 
     entry     app.py, cli.py           arguments and `run`: the composition root's front door
     ui        ui/                      Qt: windows, panels, the qasync loop, the window's start-up
-    core      terminal.py              the headless core, assembled (composition root, no Qt)
+    core      terminal.py doctor/      the headless core, assembled (composition root, no Qt),
+                                       and the first-contact check that assembles the same parts
     charges   charges/                 the charge use case (the package to come)
     services  gateway/ inbox/ sandbox/ HTTP client, webhook inbox, the service's simulator
     store     store/                   SQLite: schema, migrations, repositories
@@ -47,7 +48,7 @@ QT_MODULES = frozenset({"checkout_desktop.app"})
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entry", ("app", "cli")),
     ("ui", ("ui",)),
-    ("core", ("terminal",)),
+    ("core", ("terminal", "doctor")),
     ("charges", ("charges",)),
     ("services", ("gateway", "inbox", "sandbox")),
     ("store", ("store",)),
