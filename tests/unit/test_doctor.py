@@ -244,7 +244,13 @@ async def test_an_unreachable_card_form_host_is_its_own_state() -> None:
 async def test_the_running_probe_waits_its_delay_and_wakes_when_poked() -> None:
     bus = EventBus()
     seen: list[ServiceReachabilityChanged] = []
-    bus.subscribe(ServiceReachabilityChanged, seen.append)
+    arrived = asyncio.Event()
+
+    def note(event: ServiceReachabilityChanged) -> None:
+        seen.append(event)
+        arrived.set()
+
+    bus.subscribe(ServiceReachabilityChanged, note)
     probe = ReachabilityProbe(
         bus=bus,
         api=Target("api.example.com", 443, None),
@@ -254,12 +260,11 @@ async def test_the_running_probe_waits_its_delay_and_wakes_when_poked() -> None:
     )
     probe.start()
     try:
-        while not seen:
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(arrived.wait(), 10)
+        arrived.clear()
         assert len(seen) == 1  # the next one is an hour away
         probe.poke()
-        while len(seen) < 2:
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(arrived.wait(), 10)
     finally:
         await probe.stop()
     assert not probe.running
