@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import re
 import socket
@@ -141,7 +142,7 @@ async def reach(target: Target, within_s: float = STEP_TIMEOUT_S) -> Reached:
         except TimeoutError:
             return Reached(Finding.SDK_NO_ANSWER, f"{within_s:g}")
         except OSError as exc:
-            return Reached(Finding.SDK_DNS_FAILED, exc.strerror or type(exc).__name__)
+            return Reached(Finding.SDK_DNS_FAILED, error_code(exc))
         if not addresses:
             return Reached(Finding.SDK_DNS_FAILED, "no address")
     try:
@@ -163,7 +164,7 @@ async def reach(target: Target, within_s: float = STEP_TIMEOUT_S) -> Reached:
     except ssl.SSLError as exc:
         return Reached(Finding.SDK_TLS_FAILED, exc.reason or type(exc).__name__, addresses)
     except OSError as exc:
-        return Reached(Finding.SDK_CONNECT_FAILED, exc.strerror or type(exc).__name__, addresses)
+        return Reached(Finding.SDK_CONNECT_FAILED, error_code(exc), addresses)
     try:
         tls = writer.get_extra_info("ssl_object")
         version = None if tls is None else tls.version()
@@ -178,6 +179,23 @@ async def reach(target: Target, within_s: float = STEP_TIMEOUT_S) -> Reached:
         writer.close()
         with contextlib.suppress(OSError, ssl.SSLError, TimeoutError):
             await asyncio.wait_for(writer.wait_closed(), 1.0)
+
+
+_RESOLVER_CODES = {
+    getattr(socket, name): name
+    for name in ("EAI_NONAME", "EAI_AGAIN", "EAI_FAIL", "EAI_NODATA", "EAI_SERVICE")
+    if hasattr(socket, name)
+}
+
+
+def error_code(exc: OSError) -> str:
+    """The error's symbolic code (ECONNREFUSED, EAI_NONAME…): the same in every language,
+    where the system's own message would be English in a Portuguese report."""
+    if isinstance(exc, socket.gaierror) and exc.errno in _RESOLVER_CODES:
+        return _RESOLVER_CODES[exc.errno]
+    if exc.errno is not None and exc.errno in errno.errorcode:
+        return errno.errorcode[exc.errno]
+    return type(exc).__name__
 
 
 def _pin_of(der: bytes) -> str | None:

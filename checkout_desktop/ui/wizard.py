@@ -485,6 +485,8 @@ class TestPage(_Page):
         self._tester = tester
         self._task: asyncio.Future[list[CheckResult]] | None = None
         self.results: list[CheckResult] = []
+        self._shown = False
+        """The last test's results are on the page (its task is done a moment earlier)."""
         self.run_button = QPushButton(self)
         self.run_button.setObjectName("runTest")
         self.list = QListWidget(self)
@@ -516,6 +518,7 @@ class TestPage(_Page):
         if self._task is not None and not self._task.done():
             return
         self.results = []
+        self._shown = False
         self.list.clear()
         self.summary.setText(self.tr("Testing…"))
         self.run_button.setEnabled(False)
@@ -549,11 +552,12 @@ class TestPage(_Page):
                     "now and fix it later in Settings."
                 )
             )
+        self._shown = True
         self.completeChanged.emit()
         self.finished_checks.emit()
 
     def isComplete(self) -> bool:
-        return self._task is not None and self._task.done()
+        return self._task is not None and self._task.done() and self._shown
 
     def cleanupPage(self) -> None:
         if self._task is not None and not self._task.done():
