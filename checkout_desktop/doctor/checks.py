@@ -598,8 +598,8 @@ def check_notification_url(settings: Settings, url: str | None) -> CheckResult:
 
 async def round_trip_through(inbox: Inbox, within_s: float) -> CheckResult:
     """A test notification through the inbox's public URL (or its listener), seen stored."""
+    from checkout_desktop.domain.inbox_events import HealthLevel
     from checkout_desktop.domain.reasons import ReasonCode
-    from checkout_desktop.inbox.events import HealthLevel
 
     health = inbox.health
     if health is None:

@@ -71,7 +71,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _secret_file(path: str | None, what: str) -> SecretStr | None:
-    from checkout_desktop.inbox.cli_listen import TokenFileError, read_token_file
+    from checkout_desktop.listen import TokenFileError, read_token_file
 
     if not path:
         return None
