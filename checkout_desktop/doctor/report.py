@@ -93,7 +93,6 @@ class Finding(StrEnum):
     URL_NO_TUNNEL = "url.no_tunnel"
     URL_BREAKS_RULES = "url.breaks_rules"
     URL_NOT_KNOWN_YET = "url.not_known_yet"
-    URL_NOT_REGISTERED = "url.not_registered"
 
     ROUND_TRIP_OK = "round_trip.ok"
     ROUND_TRIP_LOCAL_ONLY = "round_trip.local_only"

@@ -42,15 +42,6 @@ def check_titles() -> dict[CheckName, str]:
     }
 
 
-def outcome_words() -> dict[Outcome, str]:
-    return {
-        Outcome.OK: QCoreApplication.translate("Doctor", "works"),
-        Outcome.WARNING: QCoreApplication.translate("Doctor", "works, with a warning"),
-        Outcome.FAILED: QCoreApplication.translate("Doctor", "does not work"),
-        Outcome.SKIPPED: QCoreApplication.translate("Doctor", "not checked"),
-    }
-
-
 def templates() -> dict[Finding, str]:
     """Every finding's sentence in the UI's language now (a test checks none is missing)."""
     return {
@@ -150,9 +141,6 @@ def templates() -> dict[Finding, str]:
         ),
         Finding.URL_NOT_KNOWN_YET: QCoreApplication.translate(
             "Doctor", "the tunnel has not given an address yet"
-        ),
-        Finding.URL_NOT_REGISTERED: QCoreApplication.translate(
-            "Doctor", "{url} is not the one in the merchant panel"
         ),
         Finding.ROUND_TRIP_OK: QCoreApplication.translate("Doctor", "{reason}"),
         Finding.ROUND_TRIP_LOCAL_ONLY: QCoreApplication.translate(
@@ -275,7 +263,6 @@ __all__ = [
     "check_titles",
     "finding_text",
     "host_state_text",
-    "outcome_words",
     "render",
     "report_lines",
     "templates",

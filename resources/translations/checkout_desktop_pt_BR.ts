@@ -470,22 +470,6 @@
         <translation>Notificação de teste</translation>
     </message>
     <message>
-        <source>works</source>
-        <translation>funciona</translation>
-    </message>
-    <message>
-        <source>works, with a warning</source>
-        <translation>funciona, com um aviso</translation>
-    </message>
-    <message>
-        <source>does not work</source>
-        <translation>não funciona</translation>
-    </message>
-    <message>
-        <source>not checked</source>
-        <translation>não verificado</translation>
-    </message>
-    <message>
         <source>“{profile}” at {url}</source>
         <translation>“{profile}” em {url}</translation>
     </message>
@@ -608,10 +592,6 @@
     <message>
         <source>the tunnel has not given an address yet</source>
         <translation>o túnel ainda não informou um endereço</translation>
-    </message>
-    <message>
-        <source>{url} is not the one in the merchant panel</source>
-        <translation>{url} não é o que está no painel do lojista</translation>
     </message>
     <message>
         <source>only on this computer: {reason}</source>
