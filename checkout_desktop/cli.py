@@ -25,8 +25,12 @@ class Subcommand(Protocol):
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "run": ("checkout_desktop.app", "open the terminal window (the default)"),
     "sandbox": ("checkout_desktop.sandbox.cli", "run the built-in sandbox service standalone"),
-    "listen": ("checkout_desktop.inbox.cli_listen", "run the webhook inbox without the window"),
+    "listen": ("checkout_desktop.listen", "run the webhook inbox without the window"),
     "events": ("checkout_desktop.inbox.cli_events", "export stored webhook deliveries"),
+    "doctor": (
+        "checkout_desktop.ui.doctor_cli",
+        "check the connection to the service without charging (exit 0: the terminal can charge)",
+    ),
 }
 
 

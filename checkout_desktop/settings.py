@@ -78,6 +78,10 @@ class Profile(_Strict):
         zone_named(value)
         return value
 
+    not_found_shape: Literal["404", "400"] | None = None
+    """How the service says a charge does not exist, as `doctor` learned it: HTTP 404, or a
+    400 whose body names the charge as not found (None: not learned yet)."""
+
     @field_validator("base_url", "auth_url", "sdk_script_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:

@@ -28,18 +28,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.reasons import Reason
-from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
-from checkout_desktop.gateway.charging import (
+from checkout_desktop.charges.service import (
     ChargeService,
     EndReport,
     MoneyOperationError,
     MoneyView,
 )
+from checkout_desktop.domain.charge_events import (
+    AttemptChanged,
+    ChargeChanged,
+    MoneyOperationChanged,
+)
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.records import AttemptRecord, ChargeRecord
+from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
 from checkout_desktop.gateway.errors import GatewayError
-from checkout_desktop.gateway.events import AttemptChanged, ChargeChanged, MoneyOperationChanged
-from checkout_desktop.store.charges import AttemptRecord, ChargeRecord
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.formatting import format_instant_precise, format_money
@@ -223,8 +227,8 @@ class HistoryPanel(QWidget):
         self.dialog: MoneyActionDialog | None = None
         # The latest refund done from this panel, for its receipt.
         self.last_refund: tuple[str, int] | None = None
-        self.model = ChargeHistoryModel(service.repo, parent=self)
-        self.timeline = TimelineModel(service.repo, parent=self)
+        self.model = ChargeHistoryModel(service.views, parent=self)
+        self.timeline = TimelineModel(service.views, parent=self)
 
         self.status_filter = QComboBox(self)
         self.status_filter.setObjectName("historyStatusFilter")
@@ -372,7 +376,7 @@ class HistoryPanel(QWidget):
 
     def refresh_unresolved(self) -> None:
         """List the attempts whose outcome is still unknown (none: the row hides)."""
-        attempts = self._service.repo.unresolved_attempts(limit=50)
+        attempts = self._service.views.unresolved_attempts(limit=50)
         chosen = self.unresolved.currentData()
         self.unresolved.clear()
         for attempt in attempts:
@@ -441,7 +445,7 @@ class HistoryPanel(QWidget):
         self._update_actions()
 
     def _open_end_dialog(self, mcid: str, report: EndReport, pin_hash: str) -> None:
-        attempt = self._service.repo.attempt(mcid)
+        attempt = self._service.views.attempt(mcid)
         if attempt is None or not attempt.unresolved:
             self.refresh_unresolved()
             return
@@ -507,7 +511,7 @@ class HistoryPanel(QWidget):
 
     def selected(self) -> ChargeRecord | None:
         mcid = self.timeline.merchant_charge_id
-        return None if mcid is None else self._service.repo.charge(mcid)
+        return None if mcid is None else self._service.views.charge(mcid)
 
     def selected_view(self) -> MoneyView | None:
         """The selected charge with its pending operation (what may be refunded or captured)."""
@@ -515,7 +519,7 @@ class HistoryPanel(QWidget):
         if record is None:
             return None
         return MoneyView.of(
-            record, self._service.repo.open_money_operation(record.merchant_charge_id)
+            record, self._service.views.open_money_operation(record.merchant_charge_id)
         )
 
     def select_charge(self, merchant_charge_id: str) -> bool:
@@ -526,7 +530,7 @@ class HistoryPanel(QWidget):
             row = self.model.row_of(merchant_charge_id)
         if row is None:
             # Older than the loaded pages: show its timeline without a row selected.
-            if self._service.repo.charge(merchant_charge_id) is None:
+            if self._service.views.charge(merchant_charge_id) is None:
                 return False
             self.table.clearSelection()
             self._show(merchant_charge_id)

@@ -12,10 +12,10 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
+from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.gateway.charging import ChargeService
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager

@@ -17,10 +17,10 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from checkout_desktop.charges.service import ChargeService, SaleBusy
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.gateway.charging import ChargeService, SaleBusy
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager

@@ -26,11 +26,11 @@ import pytest_asyncio
 import trustme
 from aiohttp import web
 
+from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.domain.enums import ChargeStatus, DocumentType, TokenFieldSpelling
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.errors import ApiError
-from checkout_desktop.inbox.charges import apply_to_charges
 from checkout_desktop.inbox.intake import Received, classify
 from checkout_desktop.sandbox.server import SandboxServer
 from checkout_desktop.sandbox.variants import CHOICES, VARIANT_NAMES
@@ -83,7 +83,7 @@ class Inbox:
         if intake.event.event_ref:
             self.notification_ids.append(intake.event.event_ref)
         with transaction(self.stack.conn):
-            apply_to_charges(self.stack.conn, intake.update, f"matrix-{len(self.layouts)}")
+            inbox_applier(self.stack.conn, intake.update, f"matrix-{len(self.layouts)}")
         return web.json_response({"ok": True})
 
 

@@ -1,0 +1,837 @@
+"""Charging that never double-charges: record first, send once, resolve by asking.
+
+The rules, each closing a way money goes wrong:
+- An attempt (its merchantChargeId, amount, cards' brand and last four) is committed durably
+  *before* the request is sent, so a crash can never forget a charge that reached the service.
+- A request whose reply did not arrive (timeout, lost connection, crash, a 5xx) leaves the
+  attempt UNKNOWN. It is resolved only by querying the charge by its merchantChargeId, never
+  by sending it again; a new charge for the same sale is refused until it is resolved.
+- "Not found" settles an attempt only when the charge can no longer appear: the service
+  answered the request (its handling ended), or the grace period after the attempt has passed.
+- The reconciler (`charges/reconciler.py`) asks about unresolved attempts at start-up, and on a
+  schedule about charges whose status is not final or whose expected notification has not
+  arrived; every answer and every failure to get one is written to the charge's timeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
+from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.money_ops import (
+    Figures,
+    MoneyOpKind,
+    MoneyOpState,
+    money_operation,
+)
+from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger
+from checkout_desktop.domain.records import (
+    AttemptRecord,
+    CardSummary,
+    ChargeRecord,
+    MoneyOpRecord,
+    SweepRecord,
+)
+from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
+from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.domain.wire import ChargeAuthorizationRequest
+from checkout_desktop.gateway.client import ChargeClient, check_merchant_charge_id
+from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
+from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
+
+if TYPE_CHECKING:
+    import sqlite3
+
+logger = logging.getLogger(__name__)
+
+# A sale whose charge holds (or may hold) the customer's money cannot be charged again.
+_MONEY_HELD = frozenset(
+    {
+        ChargeStatus.PENDING,
+        ChargeStatus.PRE_AUTHORIZED,
+        ChargeStatus.AUTHORIZED,
+        ChargeStatus.PAID,
+        ChargeStatus.PARTIAL,
+        ChargeStatus.CHARGEBACK,
+    }
+)
+_NOTHING_HELD = frozenset(
+    {ChargeStatus.DENIED, ChargeStatus.ERROR, ChargeStatus.CANCELED, ChargeStatus.REFUNDED}
+)
+_APPROVED = frozenset({ChargeStatus.PAID, ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
+_UNCAPTURED = frozenset({ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
+_CAPTURED = frozenset({ChargeStatus.PAID, ChargeStatus.PARTIAL})
+
+# Why the service is asked around a money operation (timeline triggers).
+BEFORE_SENDING = Reason.of(ReasonCode.CONTEXT_BEFORE_SENDING)
+AFTER_REFUSAL = Reason.of(ReasonCode.CONTEXT_AFTER_REFUSAL)
+
+
+class MoneyOperationError(RuntimeError):
+    """A refund, capture or cancel that did not go through, or not yet; says why and how far.
+
+    `figures` are the service's (or, failing that, the store's) status, amount and refunded
+    amount, so the clerk sees where the charge stands rather than a bare error.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        figures: Figures | None,
+        error: GatewayError | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.merchant_charge_id = merchant_charge_id
+        self.kind = kind
+        self.amount = amount
+        self.figures = figures
+        self.error = error
+
+
+class MoneyOperationBusy(MoneyOperationError):
+    """An earlier operation of the charge is still being confirmed: refused, nothing sent."""
+
+    def __init__(
+        self,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        pending: MoneyOpRecord | None,
+        figures: Figures | None,
+    ) -> None:
+        what = (
+            "an operation" if pending is None else f"a {pending.kind} of {pending.amount} centavos"
+        )
+        super().__init__(
+            f"charge {merchant_charge_id} has {what} whose outcome is still being confirmed with "
+            f"the service; a {kind} now could move the money twice, so it is refused until the "
+            "earlier one is settled",
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            figures=figures,
+        )
+        self.pending = pending
+
+
+class MoneyOperationRefused(MoneyOperationError):
+    """The service refused it, or its figures rule it out: nothing was moved."""
+
+    def __init__(
+        self,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        figures: Figures | None,
+        error: GatewayError | None = None,
+        why: Reason | None = None,
+    ) -> None:
+        shown = "figures unknown" if figures is None else figures.describe()
+        cause = why or (error.reason if error is not None else Reason.of(ReasonCode.MONEY_REFUSED))
+        super().__init__(
+            f"{kind} of charge {merchant_charge_id} not done: {cause}; the service shows {shown}",
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            figures=figures,
+            error=error,
+        )
+        self.why = cause
+        """Why it was not done (rendered in the UI language)."""
+
+
+class MoneyOperationUnknown(MoneyOperationError):
+    """Sent without a usable reply: the terminal asks the service and never sends it again."""
+
+    def __init__(
+        self,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        figures: Figures | None,
+        error: GatewayError,
+    ) -> None:
+        super().__init__(
+            f"{kind} of charge {merchant_charge_id}: outcome unknown ({error}); the terminal asks "
+            "the service and refuses another operation of this charge until it knows",
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            figures=figures,
+            error=error,
+        )
+
+
+@dataclass(frozen=True)
+class MoneyView:
+    """A charge as the refund and capture dialogs see it."""
+
+    charge: ChargeRecord
+    pending: MoneyOpRecord | None
+
+    @classmethod
+    def of(cls, charge: ChargeRecord, pending: MoneyOpRecord | None) -> MoneyView:
+        return cls(charge, pending)
+
+    @property
+    def refundable(self) -> int:
+        """What may still be refunded, after the pending operation (if any) is counted done."""
+        charge = self.charge
+        if charge.status not in _UNCAPTURED | _CAPTURED or charge.amount is None:
+            return 0
+        figures = Figures.of(charge.state)
+        left = charge.amount - figures.refunded
+        if self.pending is not None and self.pending.kind != MoneyOpKind.CAPTURE:
+            left = 0 if self.pending.kind == MoneyOpKind.CANCEL else left - self.pending.amount
+        return max(0, left)
+
+    @property
+    def capturable(self) -> bool:
+        return self.pending is None and self.charge.status == ChargeStatus.PRE_AUTHORIZED
+
+    @property
+    def busy(self) -> bool:
+        return self.pending is not None
+
+
+def _plan(
+    asked: MoneyOpKind, mcid: str, amount: int | None, figures: Figures
+) -> tuple[MoneyOpKind, int]:
+    """The operation to send given the service's figures, or MoneyOperationRefused."""
+
+    def refuse(why: Reason) -> MoneyOperationRefused:
+        return MoneyOperationRefused(
+            merchant_charge_id=mcid, kind=asked, amount=amount, figures=figures, why=why
+        )
+
+    status, total = figures.status, figures.amount
+    if total is None:
+        raise refuse(Reason.of(ReasonCode.MONEY_NO_AMOUNT))
+    if amount is not None and amount <= 0:
+        raise refuse(Reason.of(ReasonCode.MONEY_AMOUNT_TOO_SMALL))
+    shown = None if status is None else str(status)
+    if asked == MoneyOpKind.CAPTURE:
+        if status not in _UNCAPTURED:
+            raise refuse(Reason.of(ReasonCode.MONEY_CAPTURE_NOT_PREAUTHORIZED, status=shown))
+        value = total if amount is None else amount
+        if value > total:
+            raise refuse(Reason.of(ReasonCode.MONEY_OVER_AUTHORIZED, amount=total))
+        return MoneyOpKind.CAPTURE, value
+    if status in _UNCAPTURED:
+        if amount is not None and amount != total:
+            raise refuse(Reason.of(ReasonCode.MONEY_CANCEL_IN_FULL, amount=total))
+        return MoneyOpKind.CANCEL, total
+    if status == ChargeStatus.REFUNDED:
+        raise refuse(Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED))
+    if status not in _CAPTURED:
+        raise refuse(Reason.of(ReasonCode.MONEY_NOTHING_TO_REFUND, status=shown))
+    left = total - figures.refunded
+    value = left if amount is None else amount
+    if left <= 0:
+        raise refuse(Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED))
+    if value > left:
+        raise refuse(Reason.of(ReasonCode.MONEY_OVER_REFUNDABLE, amount=left))
+    return MoneyOpKind.REFUND, value
+
+
+class SaleBusy(RuntimeError):
+    """A second charge for a sale that has an unresolved attempt or is already paid."""
+
+    def __init__(self, sale_id: str, reason: Reason, merchant_charge_id: str | None) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
+        self.sale_id = sale_id
+        self.merchant_charge_id = merchant_charge_id
+
+
+@dataclass(frozen=True)
+class StartCheck:
+    """Whether a new charge may start for a sale, and if not, why (and which charge blocks)."""
+
+    allowed: bool
+    reason: Reason | None = None
+    blocking_charge: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+
+@dataclass(frozen=True)
+class ChargeOutcome:
+    """What a charge request ended in, as far as the terminal knows now."""
+
+    merchant_charge_id: str
+    sale_id: str
+    attempt: AttemptState
+    status: ChargeStatus | None
+    message: Reason
+    """Why it ended so (rendered in the UI language; `message.english()` for logs)."""
+    error: GatewayError | None = None
+    record: ChargeRecord | None = None
+    """The charge as stored when the outcome was known (None when none exists)."""
+
+    @property
+    def approved(self) -> bool:
+        return self.attempt == AttemptState.CREATED and self.status in _APPROVED
+
+    @property
+    def unknown(self) -> bool:
+        return self.attempt in UNRESOLVED_ATTEMPT_STATES
+
+
+@dataclass(frozen=True)
+class EndReport:
+    """What ending an unresolved attempt came to: its state and what the last query said."""
+
+    state: AttemptState
+    status: ChargeStatus | None
+    last_error: Reason | None
+
+    @property
+    def ended(self) -> bool:
+        return self.state == AttemptState.ENDED
+
+
+class ChargeService:
+    """Charges, captures, refunds and reconciliation for one profile, on one store connection."""
+
+    def __init__(
+        self,
+        *,
+        conn: sqlite3.Connection,
+        client: ChargeClient,
+        profile: str,
+        events: EventBus | None = None,
+        policy: CheckPolicy | None = None,
+        unknown_grace_s: float = 600.0,
+        unknown_retry_max_s: float = 30.0,
+        refused_retry_first_s: float = 30.0,
+        refused_retry_max_s: float = 900.0,
+        batch: int = 50,
+        clock: Callable[[], datetime] = utc_now,
+        sweep_every_s: float = 86400.0,
+        sweep_batch: int = 10,
+        sweep_spacing_s: float = 60.0,
+    ) -> None:
+        self.conn = conn
+        self.client = client
+        self.profile = profile
+        self.events = events
+        self.repo = ChargeRepository(conn, clock=clock)
+        self.ledger = Ledger(self.repo, policy=policy, clock=clock, events=events)
+        self.views = ChargeViews(self.repo)
+        """What the widgets read (they never read the store directly)."""
+        self.reconciler = Reconciler(
+            ledger=self.ledger,
+            client=client,
+            unknown_grace_s=unknown_grace_s,
+            unknown_retry_max_s=unknown_retry_max_s,
+            refused_retry_first_s=refused_retry_first_s,
+            refused_retry_max_s=refused_retry_max_s,
+            batch=batch,
+            clock=clock,
+            sweep_every_s=sweep_every_s,
+            sweep_batch=sweep_batch,
+            sweep_spacing_s=sweep_spacing_s,
+        )
+        self._clock = clock
+        # Shared with the reconciler: a charge waiting for its own reply is not asked about.
+        self._in_flight = self.reconciler.in_flight
+        self._money_in_flight = self.reconciler.money_in_flight
+
+    # -- starting a charge ---------------------------------------------------------------------
+
+    def can_start_charge(self, sale_id: str) -> StartCheck:
+        """Refuses while the sale has an unresolved attempt or a charge that holds money."""
+        pending = self.repo.unresolved_attempt_for_sale(sale_id)
+        if pending is not None:
+            return StartCheck(
+                False,
+                Reason.of(
+                    ReasonCode.START_UNRESOLVED, sale=sale_id, charge=pending.merchant_charge_id
+                ),
+                pending.merchant_charge_id,
+            )
+        for charge in self.repo.charges_for_sale(sale_id):
+            held = charge.status in _MONEY_HELD or (
+                charge.status is not None and charge.status not in _NOTHING_HELD
+            )
+            if held:
+                return StartCheck(
+                    False,
+                    Reason.of(
+                        ReasonCode.START_MONEY_HELD,
+                        sale=sale_id,
+                        charge=charge.merchant_charge_id,
+                        status=str(charge.status),
+                    ),
+                    charge.merchant_charge_id,
+                )
+        return StartCheck(True)
+
+    async def charge(
+        self,
+        *,
+        sale_id: str,
+        request: ChargeAuthorizationRequest,
+        cards: Sequence[CardSummary],
+    ) -> ChargeOutcome:
+        """Record the attempt, send it once, and report the outcome (which may be UNKNOWN),
+        with the charge as it is then stored."""
+        outcome = await self._charge(sale_id=sale_id, request=request, cards=cards)
+        return replace(outcome, record=self.repo.charge(outcome.merchant_charge_id))
+
+    async def _charge(
+        self,
+        *,
+        sale_id: str,
+        request: ChargeAuthorizationRequest,
+        cards: Sequence[CardSummary],
+    ) -> ChargeOutcome:
+        mcid = check_merchant_charge_id(request.merchantChargeId)
+        if len(cards) != len(request.transactions):
+            raise ValueError(
+                f"charge {mcid} has {len(request.transactions)} transaction(s) but "
+                f"{len(cards)} card summaries; give one brand/last-four summary per card"
+            )
+        with self.repo.write():
+            check = self.can_start_charge(sale_id)
+            if not check:
+                raise SaleBusy(
+                    sale_id,
+                    check.reason or Reason.of(ReasonCode.START_REFUSED),
+                    check.blocking_charge,
+                )
+            attempt = self.repo.record_attempt(
+                merchant_charge_id=mcid,
+                sale_id=sale_id,
+                profile=self.profile,
+                amount=request.total_amount,
+                cards=cards,
+                late_capture=request.lateCapture,
+            )
+        self.ledger.publish(
+            AttemptChanged(
+                merchant_charge_id=mcid,
+                sale_id=sale_id,
+                state=AttemptState.RECORDED,
+                reason=Reason.of(ReasonCode.RECORDED_BEFORE_SENDING),
+            )
+        )
+        self._in_flight.add(mcid)
+        try:
+            reply = await self.client.authorize(request, session_id=sale_id)
+        except asyncio.CancelledError:
+            self._in_flight.discard(mcid)
+            self.ledger.settle_attempt(
+                attempt,
+                AttemptState.UNKNOWN,
+                Reason.of(ReasonCode.STOPPED_WAITING),
+                source="system",
+            )
+            raise
+        except GatewayError as exc:
+            self._in_flight.discard(mcid)
+            self._note(mcid, exc.notes)
+            return await self._after_failure(attempt, exc)
+        self._in_flight.discard(mcid)
+        self._note(mcid, reply.notes)
+        # The attempt was committed durably before sending; if this commit is lost in a power
+        # cut, the attempt is found unresolved at start-up and settled by asking the service.
+        # So it may skip the fsync that would stall every other coroutine on the loop.
+        result = self.ledger.apply(reply, source="reply", context=None, relaxed=True)
+        status = result.current.status
+        return ChargeOutcome(
+            merchant_charge_id=mcid,
+            sale_id=sale_id,
+            attempt=AttemptState.CREATED,
+            status=status,
+            message=_status_message(status),
+        )
+
+    async def _after_failure(self, attempt: AttemptRecord, exc: GatewayError) -> ChargeOutcome:
+        mcid, sale = attempt.merchant_charge_id, attempt.sale_id
+        status = exc.status
+        if exc.sent is False or (status is not None and 400 <= status < 500):
+            # Never reached the service, or the service refused it outright: nothing exists.
+            reason = Reason.of(ReasonCode.NOT_CHARGED, error=exc.reason)
+            self.ledger.settle_attempt(
+                attempt,
+                AttemptState.REJECTED,
+                reason,
+                source="reply" if exc.sent else "request",
+                detail=str(exc),
+                answered=bool(exc.sent),
+            )
+            return ChargeOutcome(mcid, sale, AttemptState.REJECTED, None, reason, exc)
+        answered = isinstance(exc, ApiError | ReplyUnreadable)
+        why = Reason.of(
+            ReasonCode.UNKNOWN_ANSWERED if answered else ReasonCode.UNKNOWN_MAY_EXIST,
+            error=exc.reason,
+        )
+        self.ledger.settle_attempt(
+            attempt, AttemptState.UNKNOWN, why, source="reply", detail=str(exc), answered=answered
+        )
+        record = self.repo.attempt(mcid)
+        assert record is not None
+        state, status_now, error = await self.reconciler.resolve_attempt(
+            record, trigger="after the reply"
+        )
+        if state == AttemptState.CREATED:
+            return ChargeOutcome(mcid, sale, state, status_now, _status_message(status_now), exc)
+        if state == AttemptState.NOT_FOUND:
+            return ChargeOutcome(
+                mcid,
+                sale,
+                state,
+                None,
+                Reason.of(ReasonCode.NOT_CHARGED_NO_CHARGE, error=exc.reason),
+                exc,
+            )
+        self.wake()
+        return ChargeOutcome(
+            mcid,
+            sale,
+            AttemptState.UNKNOWN,
+            None,
+            Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=exc.reason)
+            if error is None
+            else Reason.of(
+                ReasonCode.OUTCOME_UNKNOWN_LAST_QUERY, error=exc.reason, last_error=error
+            ),
+            exc,
+        )
+
+    def _note(self, merchant_charge_id: str, notes: tuple[Reason, ...]) -> None:
+        """What the client did on the way (a card-token spelling retried), in the timeline."""
+        if not notes:
+            return
+        with self.repo.write():
+            for note in notes:
+                self.repo.add_timeline(
+                    merchant_charge_id, source="system", outcome="applied", reason=note
+                )
+
+    # -- ending an attempt the service's answers cannot settle -----------------------------------
+
+    async def check_attempt(self, merchant_charge_id: str) -> EndReport:
+        """Ask the service once more about an unresolved attempt (before ending it)."""
+        attempt = self._known_attempt(merchant_charge_id)
+        if not attempt.unresolved:
+            return EndReport(attempt.state, None, None)
+        self._refuse_if_sending(attempt)
+        state, status, error = await self.reconciler.resolve_attempt(attempt, trigger="on demand")
+        return EndReport(state, status, error)
+
+    async def end_unresolved(
+        self,
+        merchant_charge_id: str,
+        *,
+        supervisor: str,
+        why: str,
+        query_first: bool = True,
+        last_error: Reason | None = None,
+    ) -> EndReport:
+        """Let a supervisor end an attempt the service's answers cannot settle.
+
+        The service is asked once more first: a charge it has, or a "not found" that settles
+        the attempt, ends it the usual way. Otherwise the attempt becomes ENDED, with who ended
+        it, why and the last answer in the timeline, and its sale is free. Nothing is ever sent
+        again: if the charge turns up later (a notification, the daily sweep), it is merged
+        and shown as any charge.
+        """
+        supervisor, why = " ".join(supervisor.split()), " ".join(why.split())
+        if not supervisor or not why:
+            raise ValueError("ending an attempt needs who ends it and why")
+        error = last_error
+        if query_first:
+            checked = await self.check_attempt(merchant_charge_id)
+            if checked.state not in UNRESOLVED_ATTEMPT_STATES:
+                return checked
+            error = checked.last_error
+        attempt = self._known_attempt(merchant_charge_id)
+        if not attempt.unresolved:
+            return EndReport(attempt.state, None, None)
+        self._refuse_if_sending(attempt)
+        last: str | Reason = error if error is not None else Reason.of(ReasonCode.NO_ERROR_DETAIL)
+        reason = Reason.of(
+            ReasonCode.ENDED_BY_SUPERVISOR, supervisor=supervisor, why=why, last=last
+        )
+        self.reconciler.refused.pop(merchant_charge_id, None)
+        # Who ended it is in the reason: the timeline's sources are fixed by the schema.
+        self.ledger.settle_attempt(attempt, AttemptState.ENDED, reason, source="system")
+        logger.info("attempt %s ended by a supervisor", merchant_charge_id)
+        return EndReport(AttemptState.ENDED, None, error)
+
+    def _known_attempt(self, merchant_charge_id: str) -> AttemptRecord:
+        attempt = self.repo.attempt(merchant_charge_id)
+        if attempt is None:
+            raise ChargeNotKnown(Reason.of(ReasonCode.NOT_IN_STORE, charge=merchant_charge_id))
+        return attempt
+
+    def _refuse_if_sending(self, attempt: AttemptRecord) -> None:
+        if attempt.merchant_charge_id in self._in_flight:
+            raise SaleBusy(
+                attempt.sale_id,
+                Reason.of(
+                    ReasonCode.START_UNRESOLVED,
+                    sale=attempt.sale_id,
+                    charge=attempt.merchant_charge_id,
+                ),
+                attempt.merchant_charge_id,
+            )
+
+    # -- money operations: capture, refund, cancel ---------------------------------------------
+
+    def money_view(self, merchant_charge_id: str) -> MoneyView:
+        """What a clerk may do with a charge now: what is left to refund, and what is pending."""
+        record = self._known_charge(merchant_charge_id)
+        return MoneyView.of(record, self.repo.open_money_operation(merchant_charge_id))
+
+    async def capture(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
+        """Capture a PRE_AUTHORIZED charge (the whole authorized amount unless told otherwise)."""
+        self._known_charge(merchant_charge_id)
+        return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
+
+    async def refund(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
+        """Refund all (default) or part of a charge; before capture this cancels it in full.
+
+        Refused with MoneyOperationBusy while an earlier operation of the charge is unresolved,
+        and with MoneyOperationRefused (carrying the service's figures) when the service's
+        figures or the service itself rule it out. MoneyOperationUnknown: sent, outcome not
+        known yet; the terminal asks the service and never sends it again.
+        """
+        self._known_charge(merchant_charge_id)
+        return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
+
+    def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
+        record = self.repo.charge(merchant_charge_id)
+        if record is None:
+            raise ChargeNotKnown(Reason.of(ReasonCode.NOT_IN_STORE, charge=merchant_charge_id))
+        return record
+
+    def _refuse_if_busy(
+        self, merchant_charge_id: str, kind: MoneyOpKind, amount: int | None
+    ) -> None:
+        pending = self.repo.open_money_operation(merchant_charge_id)
+        if pending is None and merchant_charge_id not in self._money_in_flight:
+            return
+        raise MoneyOperationBusy(
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            pending=pending,
+            figures=self._stored_figures(merchant_charge_id),
+        )
+
+    def _stored_figures(self, merchant_charge_id: str) -> Figures | None:
+        record = self.repo.charge(merchant_charge_id)
+        return None if record is None else Figures.of(record.state)
+
+    async def _money_call(
+        self, asked: MoneyOpKind, merchant_charge_id: str, amount: int | None
+    ) -> ChargeRecord:
+        mcid = merchant_charge_id
+        self._refuse_if_busy(mcid, asked, amount)
+        self._money_in_flight.add(mcid)
+        try:
+            # The service's figures just before sending: what the operation is judged against
+            # if its reply is lost, and what rules out a refund above what is left.
+            before = await self.client.query(mcid)
+            figures = Figures.of(
+                self.ledger.apply(before, source="reconciliation", context=BEFORE_SENDING).current
+            )
+            kind, value = _plan(asked, mcid, amount, figures)
+            with self.repo.write():
+                try:
+                    op = self.repo.record_money_operation(mcid, kind, value, figures)
+                except MoneyOperationOpen:
+                    raise MoneyOperationBusy(
+                        merchant_charge_id=mcid,
+                        kind=kind,
+                        amount=value,
+                        pending=self.repo.open_money_operation(mcid),
+                        figures=figures,
+                    ) from None
+            self.ledger.publish(operation_changed(op))
+            # Durable against a crash of the process (WAL); the RECORDED row above is the one
+            # that must survive a power cut, and both are settled the same way.
+            with self.repo.write(relaxed=True):
+                op = self.repo.move_money_operation(
+                    op,
+                    MoneyOpState.SENT,
+                    source="request",
+                    reason=op.reason("sent"),
+                    outcome="sent",
+                )
+            self.ledger.publish(operation_changed(op))
+            call = self.client.capture if kind == MoneyOpKind.CAPTURE else self.client.refund
+            try:
+                reply = await call(mcid, value)
+            except asyncio.CancelledError:
+                self.ledger.settle_op(
+                    op,
+                    MoneyOpState.UNKNOWN,
+                    op.reason("unknown", Reason.of(ReasonCode.STOPPED_WAITING_REPLY)),
+                    source="system",
+                )
+                raise
+            except GatewayError as exc:
+                return await self._money_failure(op, exc)
+            with self.repo.write(relaxed=True):
+                result = self.ledger.apply_update(
+                    reply.update(source="reply"),
+                    source="reply",
+                    source_ref=op.ref,
+                    body=reply.body,
+                    context=money_operation(kind, value),
+                )
+                op = self.repo.move_money_operation(
+                    op,
+                    MoneyOpState.CONFIRMED,
+                    source="reply",
+                    reason=op.reason("confirmed", Figures.of(result.current).reason()),
+                    answered=True,
+                )
+            self.ledger.publish_all(result.events)
+            if op.id not in result.confirmed_operations:
+                self.ledger.publish(operation_changed(op))
+            return self._known_charge(mcid)
+        finally:
+            self._money_in_flight.discard(mcid)
+
+    async def _money_failure(self, op: MoneyOpRecord, exc: GatewayError) -> ChargeRecord:
+        status = exc.status
+        if exc.sent is False:
+            self.ledger.settle_op(
+                op, MoneyOpState.REJECTED, op.reason("not_sent", exc.reason), source="request"
+            )
+            raise exc
+        if status is not None and 400 <= status < 500:
+            # The service refused it: nothing moved. Its figures tell the clerk why.
+            self.ledger.settle_op(
+                op,
+                MoneyOpState.REJECTED,
+                op.reason("refused", exc.reason),
+                source="reply",
+                answered=True,
+            )
+            figures = await self._figures_after_refusal(op)
+            raise MoneyOperationRefused(
+                merchant_charge_id=op.merchant_charge_id,
+                kind=op.kind,
+                amount=op.amount,
+                figures=figures,
+                error=exc,
+            ) from exc
+        answered = isinstance(exc, ApiError | ReplyUnreadable)
+        self.ledger.settle_op(
+            op,
+            MoneyOpState.UNKNOWN,
+            op.reason("unknown", exc.reason),
+            source="reply",
+            answered=answered,
+        )
+        current = self.repo.money_operation(op.id)
+        assert current is not None
+        state = await self.reconciler.resolve_money_op(current, trigger="after the reply")
+        if state == MoneyOpState.CONFIRMED:
+            return self._known_charge(op.merchant_charge_id)
+        if state == MoneyOpState.NOT_APPLIED:
+            raise exc
+        self.wake()
+        raise MoneyOperationUnknown(
+            merchant_charge_id=op.merchant_charge_id,
+            kind=op.kind,
+            amount=op.amount,
+            figures=self._stored_figures(op.merchant_charge_id),
+            error=exc,
+        ) from exc
+
+    async def _figures_after_refusal(self, op: MoneyOpRecord) -> Figures | None:
+        """Ask at once why the service refused ("already refunded"…): the clerk sees its figures."""
+        mcid = op.merchant_charge_id
+        try:
+            reply = await self.client.query(mcid)
+        except GatewayError:
+            with self.repo.write():
+                self.repo.schedule_check(mcid, reason=op.reason("refused"), at=self._clock())
+            self.wake()
+            return self._stored_figures(mcid)
+        result = self.ledger.apply(reply, source="reconciliation", context=AFTER_REFUSAL)
+        return Figures.of(result.current)
+
+    async def refresh(self, merchant_charge_id: str) -> ChargeRecord:
+        """Ask the service about one charge now and merge the answer."""
+        reply = await self.client.query(merchant_charge_id)
+        self.ledger.apply(
+            reply, source="reconciliation", context=Reason.of(ReasonCode.QUERIED_ON_DEMAND)
+        )
+        return self._known_charge(merchant_charge_id)
+
+    async def reconcile_unresolved(self) -> ReconcileReport:
+        """At start-up: ask about every attempt whose outcome is not known, and due charges."""
+        return await self.reconciler.reconcile(trigger="start-up", due_only=False)
+
+    async def reconcile(
+        self, *, trigger: Trigger = "on demand", due_only: bool = False
+    ) -> ReconcileReport:
+        """One reconciliation pass (see `Reconciler.reconcile`)."""
+        return await self.reconciler.reconcile(trigger=trigger, due_only=due_only)
+
+    async def sweep_now(self) -> SweepRecord:
+        """Run the current daily sweep to its end (see `Reconciler.sweep_now`)."""
+        return await self.reconciler.sweep_now()
+
+    def start(self, interval_s: float, *, fast_interval_s: float = 2.0) -> None:
+        """Start the scheduled reconciler (see `Reconciler.start`)."""
+        self.reconciler.start(interval_s, fast_interval_s=fast_interval_s)
+
+    def wake(self) -> None:
+        """Ask the running reconciler for a pass now (on demand)."""
+        self.reconciler.wake()
+
+    async def stop(self) -> None:
+        await self.reconciler.stop()
+
+
+def _status_message(status: ChargeStatus | None) -> Reason:
+    if status in _APPROVED:
+        return Reason.of(ReasonCode.OUTCOME_APPROVED, status=str(status))
+    if status == ChargeStatus.DENIED:
+        return Reason.of(ReasonCode.OUTCOME_DENIED)
+    if status == ChargeStatus.PENDING:
+        return Reason.of(ReasonCode.OUTCOME_PENDING)
+    return Reason.of(ReasonCode.OUTCOME_OTHER, status=None if status is None else str(status))
+
+
+__all__ = [
+    "ChargeOutcome",
+    "ChargeService",
+    "EndReport",
+    "MoneyOperationBusy",
+    "MoneyOperationError",
+    "MoneyOperationRefused",
+    "MoneyOperationUnknown",
+    "MoneyView",
+    "SaleBusy",
+    "StartCheck",
+]
