@@ -21,6 +21,7 @@ from pydantic import SecretStr
 from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import ListenerHealthChanged, TunnelUrlChanged
+from checkout_desktop.domain.timestamps import set_naive_zone
 from checkout_desktop.inbox.listener import ListenerError, check_bind_host
 from checkout_desktop.inbox.service import Inbox
 from checkout_desktop.inbox.tunnel import TunnelConfigError
@@ -139,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
     setup_logging(paths.log_dir, level=logging.DEBUG if args.verbose else logging.INFO)
     try:
         settings = load_settings(paths)
+        profile = settings.profiles.get(args.profile or settings.active_profile)
+        if profile is not None:
+            # Notifications' times without offset are read in the profile's zone.
+            set_naive_zone(profile.time_zone)
         listener_settings = _listener_settings(settings, args)
         token = webhook_token(settings, token_file=args.token_file, profile=args.profile)
     except (
