@@ -9,6 +9,7 @@ retries once; a second 401 is an error. Failures come back as the typed errors o
 from __future__ import annotations
 
 import logging
+import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -181,6 +182,14 @@ class ChargeClient:
             retry = Reason.of(ReasonCode.TOKEN_FIELD_RETRY, tried=tried, spelling=other)
             try:
                 reply = await self._authorize_as(request, mcid, other)
+            except BadRequest as again:
+                if _says_missing(again) and not _says_missing(exc):
+                    # Neither spelling helped, and the first refusal says more (an expired or
+                    # used token, say) than "no card token" under the other spelling.
+                    exc.notes = (*exc.notes, retry)
+                    raise exc from None
+                again.notes = (*again.notes, retry)
+                raise
             except GatewayError as again:
                 again.notes = (*again.notes, retry)
                 raise
@@ -357,6 +366,17 @@ class ChargeClient:
                 ),
                 operation=operation,
             ) from None
+
+
+_MISSING_WORDS = re.compile(r"missing|required|ausente|obrigat", re.IGNORECASE)
+
+
+def _says_missing(error: BadRequest) -> bool:
+    body = error.body
+    if body is None:
+        return False
+    texts = [body.message or "", *((item.message or "") for item in body.errors or [])]
+    return any(_MISSING_WORDS.search(text) for text in texts)
 
 
 def other_spelling(spelling: TokenFieldSpelling) -> TokenFieldSpelling:

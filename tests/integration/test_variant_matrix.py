@@ -361,3 +361,35 @@ async def test_a_refused_spelling_that_is_not_about_the_token_is_not_retried(
 def test_the_matrix_covers_every_variant_value() -> None:
     # The matrix above is built from the sandbox's own table: a new value is tested at once.
     assert len(CASES) == sum(len(CHOICES[n]) for n in VARIANT_NAMES) == 22
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("service_reads", ["temporatyCardToken", "temporaryCardToken"])
+async def test_a_used_card_token_is_reported_as_such_whichever_spelling_the_service_reads(
+    inbox: tuple[Inbox, str, Path], tmp_path: Path, service_reads: str
+) -> None:
+    _, url, ca_file = inbox
+    server = await start_sandbox("token-field", service_reads, url, ca_file)
+    try:
+        access = SandboxAccess.of_server(server)
+        token = await tokenize(server, APPROVED, "transparent")
+        async with charging_stack(
+            access, tmp_path / "store.sqlite3", token_field=service_reads
+        ) as learned:
+            first = await learned.service.charge(
+                sale_id="sale-0", request=charge_request(token), cards=visa("1111")
+            )
+            assert first.status == ChargeStatus.PAID
+        # A new profile, not settled yet, sends the same (now used) card token again.
+        async with charging_stack(access, tmp_path / "other.sqlite3") as fresh:
+            outcome = await fresh.service.charge(
+                sale_id="sale-1", request=charge_request(token), cards=visa("1111")
+            )
+            assert outcome.attempt == AttemptState.REJECTED
+            assert isinstance(outcome.error, ApiError)
+            detail = outcome.error.reason.args["detail"]
+            assert isinstance(detail, Reason)
+            assert detail.args["business"] == Reason.of(ReasonCode.BUSINESS_INVALID_CARD_TOKEN)
+            assert authorizations(fresh) == [400, 400]
+    finally:
+        await server.stop()
