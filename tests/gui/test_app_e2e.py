@@ -514,6 +514,9 @@ def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> No
     spin_until(lambda: "Refund of" in panel.message.text(), "the partial refund", 20)
     record = shop.record(mcid)
     assert record.refunded_amount == 2500
+    # The sandbox's default, as the enum allows: a partly refunded charge says so.
+    assert record.status == ChargeStatus.PARTIAL
+    assert "Partially refunded" in panel.title.text()
     assert "refunded" in panel.title.text()
 
     panel.refund_button.click()

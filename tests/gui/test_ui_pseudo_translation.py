@@ -118,7 +118,9 @@ def data_of(shop: Shop) -> tuple[str, ...]:
         if value
     ]
     own = [v for v in vars(profile).values() if isinstance(v, str)]
-    return (*DATA, profile.label, *own, *sent)
+    # The card-token field's two spellings are wire names, shown as the service writes them.
+    wire = ("temporaryCardToken", "temporatyCardToken")
+    return (*DATA, profile.label, *own, *wire, *sent)
 
 
 def assert_all_translated(
