@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from checkout_desktop.sandbox.link import SandboxLink
     from checkout_desktop.secrets import Credentials, SecretStore
     from checkout_desktop.settings import Settings
-    from checkout_desktop.store.events import EventRepository
+    from checkout_desktop.store.sqlite.events import EventRepository
 
 logger = logging.getLogger(__name__)
 
@@ -101,8 +101,8 @@ class Terminal:
             SecretMissing,
             SecretStore,
         )
-        from checkout_desktop.store import db
-        from checkout_desktop.store.events import EventRepository
+        from checkout_desktop.store.sqlite import db
+        from checkout_desktop.store.sqlite.events import EventRepository
 
         profile = settings.profile
         bus = bus or EventBus()

@@ -68,7 +68,7 @@ async def _child(job: dict[str, Any]) -> None:
     from checkout_desktop.gateway.profiles import Endpoints
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.secrets import FixedCredentials
-    from checkout_desktop.store.db import connect
+    from checkout_desktop.store.sqlite.db import connect
 
     endpoints = Endpoints(base_url=job["api_url"], auth_url=job["api_url"])
     credentials = FixedCredentials(
@@ -352,8 +352,8 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
     from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
     from checkout_desktop.inbox.intake import Received, classify
     from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-    from checkout_desktop.store.charges import ChargeRepository
-    from checkout_desktop.store.db import connect, transaction
+    from checkout_desktop.store.sqlite.charges import ChargeRepository
+    from checkout_desktop.store.sqlite.db import connect, transaction
 
     started = time.monotonic()
     deadline = started + config.max_seconds

@@ -17,9 +17,9 @@ from checkout_desktop.domain.records import (
     Page,
     TimelineRecord,
 )
-from checkout_desktop.store.charges import ChargeRepository
 from checkout_desktop.store.errors import ReportUnavailable
-from checkout_desktop.store.reports import day_totals
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.reports import day_totals
 
 logger = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ from checkout_desktop.inbox.export import (
 )
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
-from checkout_desktop.store import db
 from checkout_desktop.store.errors import StoreError
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

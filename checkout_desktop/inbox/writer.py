@@ -37,8 +37,8 @@ from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.intake import Intake, unstorable
-from checkout_desktop.store import db
-from checkout_desktop.store.events import INDEX_BATCH, EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import INDEX_BATCH, EventRepository
 
 logger = logging.getLogger(__name__)
 

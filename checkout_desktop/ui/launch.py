@@ -265,8 +265,8 @@ _CORE_MODULES = (
     "checkout_desktop.gateway.tokens",
     "checkout_desktop.gateway.client",
     "checkout_desktop.charges.service",
-    "checkout_desktop.store.db",
-    "checkout_desktop.store.events",
+    "checkout_desktop.store.sqlite.db",
+    "checkout_desktop.store.sqlite.events",
 )
 """What the core's start needs (none of it Qt), imported on a worker thread."""
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from checkout_desktop.domain.inbox_events import TunnelUrlChanged, WebhookStored
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import Profile, Settings
-    from checkout_desktop.store.events import EventRepository
+    from checkout_desktop.store.sqlite.events import EventRepository
     from checkout_desktop.ui.card_page import CardPage
     from checkout_desktop.ui.events_panel import EventsPanel
     from checkout_desktop.ui.history_panel import HistoryPanel

@@ -22,7 +22,7 @@ from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.settings import default_profiles
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
 from checkout_desktop.ui.card_page import SdkCredentialSource
 from checkout_desktop.ui.webview import CardPageConfig
 

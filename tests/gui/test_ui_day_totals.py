@@ -16,9 +16,9 @@ from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.state import ChargeUpdate
 from checkout_desktop.domain.wire import CreditInfo, TransactionInfo
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.reports import day_totals
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.reports import day_totals
 from checkout_desktop.ui.day_totals import DayTotalsPanel, day_range
 from tests.gui.test_ui_receipts import pdf_text
 

@@ -15,8 +15,8 @@ from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, TransactionInfo
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.ui.history_model import (
     MERCHANT_CHARGE_ID_ROLE,
     ChargeHistoryModel,

@@ -21,7 +21,7 @@ from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.store.sqlite.db import connect, transaction
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.history_panel import HistoryPanel, money_error_text
 from checkout_desktop.ui.i18n import Translations

@@ -13,8 +13,8 @@ from PySide6.QtPdf import QPdfDocument
 
 from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.ui.receipts import ReceiptKind, receipt_for, render_html, save_pdf
 from tests.gui.test_ui_history_model import make_charges, update
 

@@ -27,7 +27,7 @@ from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import FixedCredentials
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ import httpx
 from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.inbox.intake import Received, classify
 from checkout_desktop.sandbox.server import SandboxServer
-from checkout_desktop.store.db import transaction
+from checkout_desktop.store.sqlite.db import transaction
 
 logger = logging.getLogger(__name__)
 

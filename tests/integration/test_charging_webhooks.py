@@ -34,8 +34,8 @@ from checkout_desktop.domain.wire import (
     three_ds_update,
 )
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.db import connect, transaction
 from tests.integration.charging_support import (
     APPROVED,
     DENIED,

@@ -37,9 +37,9 @@ from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.listener import ListenerError, WebhookListener
 from checkout_desktop.inbox.writer import ChargeApplier, InboxWriter
 from checkout_desktop.settings import ListenerSettings
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

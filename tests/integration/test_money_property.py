@@ -22,7 +22,7 @@ from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,

@@ -1,7 +1,7 @@
 """Repository of charge attempts, charges, transactions, money operations and timelines.
 
 Every write method runs inside the caller's open transaction (`write()`, or
-`store.db.transaction`) and never begins or commits one itself, so a caller can commit an input
+`db.transaction`) and never begins or commits one itself, so a caller can commit an input
 together with its own records (the inbox commits a notification and its merge in one durable
 step). What an input means for a charge (the merge, the next check) is the ledger's business
 (`charges/ledger.py`); this module only reads and writes rows.
@@ -15,7 +15,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from checkout_desktop.domain.enums import ChargeStatus
@@ -45,13 +45,13 @@ from checkout_desktop.domain.state import (
 )
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import mask_card_number
-from checkout_desktop.store.db import transaction
 from checkout_desktop.store.errors import (
     ChargeNotKnown,
     MoneyOperationOpen,
     NotInTransaction,
     RepositoryError,
 )
+from checkout_desktop.store.sqlite.db import transaction
 
 logger = logging.getLogger(__name__)
 
@@ -720,6 +720,26 @@ class ChargeRepository:
             {"now": ts(now or self.now()), "limit": limit},
         ).fetchall()
         return [_charge(r) for r in rows]
+
+    def claim_due_checks(
+        self, limit: int, owner: str, *, now: datetime, lease: timedelta
+    ) -> list[ChargeRecord]:
+        """Take the charges due at `now` (most overdue first) and move their next check to
+        `now + lease`, so that a second claim before the lease ends does not take them again.
+
+        A SQLite store serves one terminal, so `owner` is only logged; the lease is what keeps a
+        slow query from being asked twice.
+        """
+        self.require_transaction("claim_due_checks")
+        due = self.due_checks(now=now, limit=limit)
+        if due:
+            until = ts(now + lease)
+            self.conn.executemany(
+                "UPDATE charge SET next_check_at = :until WHERE id = :id",
+                [{"until": until, "id": record.id} for record in due],
+            )
+            logger.debug("%s claimed %d due check(s)", owner, len(due))
+        return due
 
     def set_checked(
         self,

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from checkout_desktop.paths import tighten
-from checkout_desktop.store import schema_charges, schema_inbox
 from checkout_desktop.store.errors import (
     ForeignStore,
     SchemaTooNew,
@@ -22,6 +21,7 @@ from checkout_desktop.store.errors import (
     StoreNotWritable,
     StoreUnavailable,
 )
+from checkout_desktop.store.sqlite import schema_charges, schema_inbox
 
 logger = logging.getLogger(__name__)
 

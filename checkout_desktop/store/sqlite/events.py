@@ -344,6 +344,14 @@ class EventRepository:
         row = self._conn.execute("SELECT max(id) FROM webhook_event").fetchone()
         return int(row[0] or 0)
 
+    def ids_after(self, after: int, limit: int = MAX_PAGE) -> list[int]:
+        """Ids of the deliveries stored after `after`, in order (what `watch` yields)."""
+        rows = self._conn.execute(
+            "SELECT id FROM webhook_event WHERE id > :after ORDER BY id LIMIT :limit",
+            {"after": after, "limit": limit},
+        )
+        return [int(row[0]) for row in rows]
+
     def page(
         self,
         where: EventFilter | None = None,
