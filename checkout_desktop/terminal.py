@@ -8,10 +8,8 @@ where they are first needed, so that the window's start-up decides what loads wh
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets as pysecrets
-import sqlite3
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +27,7 @@ if TYPE_CHECKING:
     from checkout_desktop.secrets import Credentials, SecretStore
     from checkout_desktop.settings import Settings
     from checkout_desktop.store.sqlite.events import EventRepository
+    from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +43,8 @@ class Terminal:
     settings: Settings
     paths: AppPaths
     bus: EventBus
-    conn: sqlite3.Connection
+    store: SqliteStore
+    """The store (the ports the core uses, on the SQLite file)."""
     events: EventRepository
     http: httpx.AsyncClient
     tokens: TokenManager
@@ -101,8 +101,8 @@ class Terminal:
             SecretMissing,
             SecretStore,
         )
-        from checkout_desktop.store.sqlite import db
         from checkout_desktop.store.sqlite.events import EventRepository
+        from checkout_desktop.store.sqlite.store import SqliteStore
 
         profile = settings.profile
         bus = bus or EventBus()
@@ -135,7 +135,7 @@ class Terminal:
                 webhook_token = SecretStr(pysecrets.token_urlsafe(24))
         endpoints = resolve_endpoints(profile, sandbox=None if sandbox is None else sandbox.info)
 
-        conn = db.connect(paths.database_file)
+        store = SqliteStore.open(paths.database_file)
         http = httpx.AsyncClient(verify=http_verify)
         tokens = TokenManager(
             http=http,
@@ -153,7 +153,7 @@ class Terminal:
             token_field=profile.token_field,
         )
         service = ChargeService(
-            conn=conn,
+            conn=store.conn,
             client=client,
             profile=profile.name,
             events=bus,
@@ -178,8 +178,8 @@ class Terminal:
             settings=settings,
             paths=paths,
             bus=bus,
-            conn=conn,
-            events=EventRepository(conn),
+            store=store,
+            events=EventRepository(store.conn),
             http=http,
             tokens=tokens,
             service=service,
@@ -243,8 +243,7 @@ class Terminal:
                     await result
             except Exception:
                 logger.exception("stopping the %s failed", name)
-        with contextlib.suppress(sqlite3.Error):
-            self.conn.close()
+        await self.store.close()
 
 
 def _sandbox_tls(sandbox: SandboxLink, paths: AppPaths) -> Callable[[], ListenerTls]:

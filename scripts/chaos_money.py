@@ -386,7 +386,9 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
             return web.json_response({"message": "lost"}, status=503)
         if update is not None:
             with transaction(inbox_conn):
-                inbox_applier(inbox_conn, update, f"chaos-{report.notifications_applied}")
+                inbox_applier(
+                    ChargeRepository(inbox_conn), update, f"chaos-{report.notifications_applied}"
+                )
             report.notifications_applied += 1
         return web.json_response({"ok": True})
 

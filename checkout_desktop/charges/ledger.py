@@ -24,6 +24,7 @@ from checkout_desktop.domain.charge_events import (
     charge_changed,
     operation_changed,
 )
+from checkout_desktop.domain.deliveries import Applied
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpState
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -35,13 +36,10 @@ from checkout_desktop.domain.records import (
 )
 from checkout_desktop.domain.state import AttemptState, ChargeState, Outcome
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
-from checkout_desktop.inbox.writer import Applied
 from checkout_desktop.store.errors import ChargeNotKnown, RepositoryError
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from checkout_desktop.gateway.client import ServiceReply
 
 logger = logging.getLogger(__name__)
@@ -328,16 +326,14 @@ class Ledger:
 
 
 def inbox_applier(
-    conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, source_ref: str
+    charges: ChargeRepository, update: ChargeUpdate | ThreeDsUpdate, source_ref: str
 ) -> Applied:
     """The inbox's ChargeApplier: merge one notification into its charge and timeline.
 
     Runs in the writer's open transaction, so the event row, the charge and its timeline
     commit together; the returned events are published only after that commit.
     """
-    result = Ledger(ChargeRepository(conn)).apply_update(
-        update, source=WEBHOOK, source_ref=source_ref
-    )
+    result = Ledger(charges).apply_update(update, source=WEBHOOK, source_ref=source_ref)
     outcome = _INBOX_OUTCOMES[result.outcome]
     return Applied(outcome=Reason.of(outcome, why=result.reason), events=result.events)
 

@@ -19,6 +19,7 @@ import httpx
 from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.inbox.intake import Received, classify
 from checkout_desktop.sandbox.server import SandboxServer
+from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.db import transaction
 
 logger = logging.getLogger(__name__)
@@ -87,6 +88,6 @@ def deliver_notifications(sandbox: SandboxServer, conn: Any, seed: int, *, start
         if update is None:
             continue
         with transaction(conn):
-            inbox_applier(conn, update, f"{note.id}-{applied}")
+            inbox_applier(ChargeRepository(conn), update, f"{note.id}-{applied}")
         applied += 1
     return applied

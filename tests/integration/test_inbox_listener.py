@@ -109,7 +109,8 @@ async def open_inbox(
 def recording_applier(inbox_ref: list[Inbox]) -> ChargeApplier:
     """Records each call, checking it runs inside the writer's transaction with the row there."""
 
-    def apply(conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
+    def apply(charges: ChargeRepository, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
+        conn = charges.conn
         event_id = int(ref.split(":")[1])
         row = conn.execute("SELECT verdict FROM webhook_event WHERE id = ?", (event_id,)).fetchone()
         inbox_ref[0].applied.append((ref, conn.in_transaction, 0 if row is None else 1))
@@ -338,8 +339,8 @@ async def test_event_type_header_spelled_with_underscore(inbox: Inbox) -> None:
 @pytest.mark.expected_errors("the charge state machine failed on webhook event")
 @pytest.mark.asyncio
 async def test_state_machine_failure_keeps_the_event(tmp_path: Path) -> None:
-    def broken(conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
-        conn.execute("CREATE TABLE scratch (x)")  # rolled back with the savepoint
+    def broken(charges: ChargeRepository, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
+        charges.conn.execute("CREATE TABLE scratch (x)")  # rolled back with the savepoint
         raise RuntimeError("state machine bug")
 
     inbox = await open_inbox(tmp_path, applier=broken)

@@ -111,7 +111,7 @@ async def scenario(db: Path, late_capture: bool, steps: list[tuple[str, object]]
                     except (MoneyOperationError, GatewayError):
                         pass
                 elif action == "notify":
-                    deliver_notifications(server, terminal.conn, int(str(arg)))
+                    deliver_notifications(server, terminal.store.conn, int(str(arg)))
                 elif action == "reconcile":
                     await terminal.service.reconcile(trigger="schedule")
                 else:
@@ -140,7 +140,7 @@ async def scenario(db: Path, late_capture: bool, steps: list[tuple[str, object]]
             record = repo.charge(mcid)
             assert record is not None
             assert record.state.summary() == service_state.state.summary()
-            terminal.conn.close()
+            terminal.store.conn.close()
     finally:
         await server.stop()
 
