@@ -45,6 +45,7 @@ from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.process import SandboxInfo, start_sandbox_process
 from checkout_desktop.secrets import FixedCredentials
 from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ async def full_path(
                 credentials=creds,
             )
             client = ChargeClient(http=http, endpoints=endpoints, tokens=manager)
-            service = ChargeService(conn=conn, client=client, profile="bench")
+            service = ChargeService(store=SqliteStore(conn), client=client, profile="bench")
             failures: list[str] = []
 
             def job(token: str, sale: str) -> Callable[[], Awaitable[None]]:

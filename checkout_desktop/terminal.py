@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import httpx
 
     from checkout_desktop.charges.service import ChargeService
+    from checkout_desktop.charges.views import ChargeViews
     from checkout_desktop.domain.events import DomainEvent, EventBus
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.inbox.service import Inbox, ListenerTls, Registrar, Registration
@@ -45,6 +46,8 @@ class Terminal:
     bus: EventBus
     store: SqliteStore
     """The store (the ports the core uses, on the SQLite file)."""
+    views: ChargeViews
+    """What the window's widgets read about charges."""
     events: EventRepository
     http: httpx.AsyncClient
     tokens: TokenManager
@@ -86,6 +89,7 @@ class Terminal:
 
         from checkout_desktop.charges.ledger import inbox_applier
         from checkout_desktop.charges.service import ChargeService
+        from checkout_desktop.charges.views import ChargeViews
         from checkout_desktop.domain.events import EventBus
         from checkout_desktop.gateway.client import ChargeClient
         from checkout_desktop.gateway.profiles import (
@@ -153,7 +157,7 @@ class Terminal:
             token_field=profile.token_field,
         )
         service = ChargeService(
-            conn=store.conn,
+            store=store,
             client=client,
             profile=profile.name,
             events=bus,
@@ -179,6 +183,7 @@ class Terminal:
             paths=paths,
             bus=bus,
             store=store,
+            views=ChargeViews(store.repo),
             events=EventRepository(store.conn),
             http=http,
             tokens=tokens,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, tzinfo
 
+from checkout_desktop.charges.service import StartCheck, judge_start
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.records import (
     ChargeRecord,
@@ -52,6 +53,14 @@ class ChargeViews:
     def open_money_operation(self, merchant_charge_id: str) -> MoneyOpRecord | None:
         """The charge's refund, capture or cancel whose outcome is not known yet, if any."""
         return self._store.open_money_operation(merchant_charge_id)
+
+    def can_start_charge(self, sale_id: str) -> StartCheck:
+        """Whether the sale may be charged now (the service checks again when it charges)."""
+        return judge_start(
+            sale_id,
+            self._store.unresolved_attempt_for_sale(sale_id),
+            self._store.charges_for_sale(sale_id),
+        )
 
     def unresolved_count(self) -> int:
         """Attempts whose outcome is not known yet (counted up to UNRESOLVED_SHOWN)."""

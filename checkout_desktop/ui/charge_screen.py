@@ -37,6 +37,7 @@ from checkout_desktop.charges.service import (
     MoneyOperationError,
     SaleBusy,
 )
+from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -244,12 +245,14 @@ class ChargeScreen(QWidget):
         self,
         *,
         service: ChargeService,
+        views: ChargeViews,
         card_page: CardPage,
         adapter: QtEventAdapter,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = service
+        self._views = views
         self.card_page = card_page
         self.sale = Sale()
         self._pending_amount: int | None = None
@@ -387,7 +390,7 @@ class ChargeScreen(QWidget):
                 self.tr("C&harge {amount}").format(amount=format_money(amount))
             )
         problems = self.form.problems()
-        check = self._service.can_start_charge(self.sale_id)
+        check = self._views.can_start_charge(self.sale_id)
         # Why a new charge is refused is said only once the clerk tries one: while this sale's
         # own charge runs, or after it was paid, the refusal is expected and is no alarm.
         if check or not self._busy_tried:
@@ -513,7 +516,7 @@ class ChargeScreen(QWidget):
         """The single Charge action."""
         if self._in_flight:
             return
-        check = self._service.can_start_charge(self.sale_id)
+        check = self._views.can_start_charge(self.sale_id)
         if not check:
             # The button is disabled, but Ctrl+Enter (or a stale click) still deserves an answer.
             self._busy_tried = True
@@ -589,7 +592,7 @@ class ChargeScreen(QWidget):
         if event.merchant_charge_id != self.current_charge or self._in_flight:
             self.update_state()
             return
-        record = self._service.views.charge(event.merchant_charge_id)
+        record = self._views.charge(event.merchant_charge_id)
         if record is not None and self.stack.currentWidget() is self.result:
             self.result.show_record(record)
             retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
@@ -630,7 +633,7 @@ class ChargeScreen(QWidget):
             if done.cancelled():
                 return
             exc = done.exception()
-            latest = self._service.views.charge(mcid)
+            latest = self._views.charge(mcid)
             if latest is not None and self.current_charge == mcid:
                 self.result.show_record(latest)
             if isinstance(exc, MoneyOperationError):

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.charges.service import ChargeService, MoneyOperationError, MoneyView
+from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import ChargeChanged, MoneyOperationChanged
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.records import ChargeRecord
@@ -138,19 +139,21 @@ class HistoryPanel(QWidget):
         self,
         *,
         service: ChargeService,
+        views: ChargeViews,
         adapter: QtEventAdapter,
         pin_hash: Callable[[], str | None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = service
+        self._views = views
         self._pin_hash = pin_hash
         self._busy: asyncio.Future[object] | None = None
         self.dialog: MoneyActionDialog | None = None
         # The latest refund done from this panel, for its receipt.
         self.last_refund: tuple[str, int] | None = None
-        self.model = ChargeHistoryModel(service.views, parent=self)
-        self.timeline = TimelineModel(service.views, parent=self)
+        self.model = ChargeHistoryModel(views, parent=self)
+        self.timeline = TimelineModel(views, parent=self)
 
         self.status_filter = QComboBox(self)
         self.status_filter.setObjectName("historyStatusFilter")
@@ -277,16 +280,14 @@ class HistoryPanel(QWidget):
 
     def selected(self) -> ChargeRecord | None:
         mcid = self.timeline.merchant_charge_id
-        return None if mcid is None else self._service.views.charge(mcid)
+        return None if mcid is None else self._views.charge(mcid)
 
     def selected_view(self) -> MoneyView | None:
         """The selected charge with its pending operation (what may be refunded or captured)."""
         record = self.selected()
         if record is None:
             return None
-        return MoneyView.of(
-            record, self._service.views.open_money_operation(record.merchant_charge_id)
-        )
+        return MoneyView.of(record, self._views.open_money_operation(record.merchant_charge_id))
 
     def select_charge(self, merchant_charge_id: str) -> bool:
         """Show one charge (from the charge screen or the event list)."""
@@ -296,7 +297,7 @@ class HistoryPanel(QWidget):
             row = self.model.row_of(merchant_charge_id)
         if row is None:
             # Older than the loaded pages: show its timeline without a row selected.
-            if self._service.views.charge(merchant_charge_id) is None:
+            if self._views.charge(merchant_charge_id) is None:
                 return False
             self.table.clearSelection()
             self._show(merchant_charge_id)

@@ -185,6 +185,7 @@ def _open_window(
         settings=settings,
         bus=terminal.bus,
         service=terminal.service,
+        views=terminal.views,
         events=terminal.events,
         card_page=card_page,
         merchant=merchant_of(settings.profile, terminal.merchant_document, settings.ui.shop_name),

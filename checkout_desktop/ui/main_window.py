@@ -40,6 +40,7 @@ from checkout_desktop.ui.status_bar import TerminalStatusBar
 
 if TYPE_CHECKING:
     from checkout_desktop.charges.service import ChargeService
+    from checkout_desktop.charges.views import ChargeViews
     from checkout_desktop.domain.charge_events import ChargeChanged
     from checkout_desktop.domain.events import EventBus
     from checkout_desktop.domain.inbox_events import TunnelUrlChanged, WebhookStored
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         settings: Settings,
         bus: EventBus,
         service: ChargeService,
+        views: ChargeViews,
         events: EventRepository,
         card_page: CardPage,
         merchant: Merchant,
@@ -139,6 +141,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.merchant = merchant
         self._service = service
+        self._views = views
         self._acknowledge_url = acknowledge_url
         self.receipts_dir = receipts_dir
         self.adapter = QtEventAdapter(bus, self)
@@ -147,7 +150,7 @@ class MainWindow(QMainWindow):
         self._persist = persist
 
         self.charge_screen = ChargeScreen(
-            service=service, card_page=card_page, adapter=self.adapter
+            service=service, views=views, card_page=card_page, adapter=self.adapter
         )
         self.charge_screen.result.receipt_html = self._receipt_html
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
@@ -185,7 +188,7 @@ class MainWindow(QMainWindow):
         self.status = TerminalStatusBar(
             self.adapter,
             environment=environment,
-            unresolved_count=service.views.unresolved_count,
+            unresolved_count=views.unresolved_count,
             show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,
         )
@@ -232,11 +235,12 @@ class MainWindow(QMainWindow):
         self.events_panel: EventsPanel = EventsPanel(self._events)
         self.history_panel: HistoryPanel = HistoryPanel(
             service=self._service,
+            views=self._views,
             adapter=self.adapter,
             pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
         )
         self.day_totals: DayTotalsPanel = DayTotalsPanel(
-            self._service.views,
+            self._views,
             profile=self.settings.active_profile,
             adapter=self.adapter,
             report_folder=lambda: receipts_folder(self.settings.ui.receipts_folder),
@@ -333,7 +337,7 @@ class MainWindow(QMainWindow):
     def build_receipt(self, merchant_charge_id: str, *, refunded: int | None = None) -> Receipt:
         from checkout_desktop.ui.receipts import ReceiptKind, receipt_for
 
-        record = self._service.views.charge(merchant_charge_id)
+        record = self._views.charge(merchant_charge_id)
         if record is None:
             raise LookupError(f"no charge {merchant_charge_id} in the store")
         return receipt_for(

@@ -23,6 +23,7 @@ from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.settings import default_profiles
 from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.card_page import SdkCredentialSource
 from checkout_desktop.ui.webview import CardPageConfig
 
@@ -116,7 +117,7 @@ async def _charge(card_sandbox: SandboxRun, db_path: Path, tokens: list[Any]) ->
                 http=http, endpoints=endpoints, tokens=token_manager, timeout_s=10.0
             )
             service = ChargeService(
-                conn=conn, client=client, profile="builtin-sandbox", events=EventBus()
+                store=SqliteStore(conn), client=client, profile="builtin-sandbox", events=EventBus()
             )
             try:
                 return await service.charge(

@@ -10,7 +10,6 @@ import pytest
 from PySide6.QtCore import QDate, QLocale
 from pytestqt.qtbot import QtBot
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.records import CardSummary
@@ -21,6 +20,7 @@ from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.reports import day_totals
 from checkout_desktop.ui.day_totals import DayTotalsPanel, day_range
 from tests.gui.test_ui_receipts import pdf_text
+from tests.ledger_support import SyncLedger
 
 BRT = timezone(timedelta(hours=-3))
 DAY = datetime(2026, 11, 23, tzinfo=BRT)
@@ -68,7 +68,7 @@ def _charge(
             amount=amount,
             cards=[CardSummary(brand=brand, last_four="1111")],
         )
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             ChargeUpdate(
                 merchant_charge_id=mcid,
                 charge_id=f"svc-{mcid}",

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from pytestqt.modeltest import ModelTester
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.records import CardSummary
@@ -22,6 +21,7 @@ from checkout_desktop.ui.history_model import (
     ChargeHistoryModel,
     TimelineModel,
 )
+from tests.ledger_support import SyncLedger
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def make_charges(repo: ChargeRepository, count: int, *, prefix: str = "sale") ->
                 amount=1500,
                 cards=[CardSummary(brand="VISA", last_four="1111")],
             )
-            Ledger(repo).apply_update(
+            SyncLedger(repo).apply_update(
                 update(mcid, ChargeStatus.PAID), source="reply", source_ref=None
             )
             ids.append(mcid)
@@ -104,7 +104,7 @@ def test_history_refreshes_a_changed_charge_and_adds_a_new_one(
     model = ChargeHistoryModel(ChargeViews(repo), page_size=50)
     qtmodeltester.check(model, force_py=True)
     with db.transaction(repo.conn):
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             update(ids[0], ChargeStatus.REFUNDED, minutes=5, refunded=1500),
             source="webhook",
             source_ref="webhook_event:1",
@@ -131,7 +131,7 @@ def test_history_status_filter(repo: ChargeRepository) -> None:
     model.set_status_filter(ChargeStatus.REFUNDED)
     assert model.rowCount() == 0
     with db.transaction(repo.conn):
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             update(ids[1], ChargeStatus.REFUNDED, minutes=5, refunded=1500),
             source="reply",
             source_ref=None,
@@ -154,7 +154,7 @@ def test_timeline_shows_every_input_in_order_and_appends_live(
     assert "Reply" in sources
     before = model.rowCount()
     with db.transaction(repo.conn):
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             update(mcid, ChargeStatus.PAID, minutes=1),
             source="webhook",
             source_ref="webhook_event:7",

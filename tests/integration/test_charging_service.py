@@ -89,7 +89,7 @@ async def test_bad_calls_are_refused_before_anything_is_recorded_or_sent(
                 request=request,
                 cards=[CardSummary("VISA", "1111"), CardSummary("ELO", "7013")],
             )
-        assert stack.service.repo.attempt(request.merchantChargeId) is None
+        assert stack.service.store.repo.attempt(request.merchantChargeId) is None
         first = await stack.service.charge(sale_id="sale-1", request=request, cards=visa("1111"))
         assert first.status == ChargeStatus.PAID
         # The same merchantChargeId again (another sale) is never sent.
@@ -102,7 +102,7 @@ async def test_bad_calls_are_refused_before_anything_is_recorded_or_sent(
                 ),
                 cards=visa("1111"),
             )
-        assert stack.service.can_start_charge("sale-2")
+        assert await stack.service.can_start_charge("sale-2")
         with pytest.raises(ChargeNotKnown, match="no charge nothing-here-1"):
             await stack.service.capture("nothing-here-1")
 
@@ -123,8 +123,8 @@ async def test_an_unreachable_token_server_charges_nothing(
         assert outcome.message == Reason.of(ReasonCode.NOT_CHARGED, error=outcome.error.reason)
         assert outcome.error.reason.code == ReasonCode.TOKEN_SERVER_UNREACHABLE
         assert outcome.error.reason.args["operation"] == Reason.of(ReasonCode.OP_TOKEN)
-        assert stack.service.can_start_charge("sale-1")
-        timeline = stack.service.repo.timeline(outcome.merchant_charge_id).items
+        assert await stack.service.can_start_charge("sale-1")
+        timeline = stack.service.store.repo.timeline(outcome.merchant_charge_id).items
         assert [e.source for e in timeline] == ["request", "request"]
     assert sandbox.state.charges == {}
 
@@ -146,12 +146,12 @@ async def test_a_charge_abandoned_while_waiting_stays_unknown_until_asked(
         task.cancel()  # the terminal shuts down mid-charge
         with pytest.raises(asyncio.CancelledError):
             await task
-        attempt = stack.service.repo.attempt(request.merchantChargeId)
+        attempt = stack.service.store.repo.attempt(request.merchantChargeId)
         assert attempt is not None and attempt.state == AttemptState.UNKNOWN
-        assert not stack.service.can_start_charge("sale-1")
+        assert not await stack.service.can_start_charge("sale-1")
         report = await stack.service.reconcile()
         assert report.attempts_resolved == 1
-        record = stack.service.repo.charge(request.merchantChargeId)
+        record = stack.service.store.repo.charge(request.merchantChargeId)
         assert record is not None and record.status == ChargeStatus.PAID
         assert len(sandbox.state.charges) == 1
 
@@ -168,7 +168,7 @@ async def test_three_ds_rejected_ends_denied_and_frees_the_sale(
             cards=visa("1629"),
         )
         assert outcome.status == ChargeStatus.PENDING
-        blocked = stack.service.can_start_charge("sale-1")
+        blocked = await stack.service.can_start_charge("sale-1")
         assert not blocked and blocked.reason is not None
         assert blocked.reason.code == ReasonCode.START_MONEY_HELD
         assert blocked.reason.args["status"] == "PENDING"
@@ -178,7 +178,7 @@ async def test_three_ds_rejected_ends_denied_and_frees_the_sale(
                 break
             await asyncio.sleep(0.05)
         assert record.status == ChargeStatus.DENIED
-        assert stack.service.can_start_charge("sale-1")
+        assert await stack.service.can_start_charge("sale-1")
 
 
 @pytest.mark.asyncio

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.reconciler import CheckPolicy
 from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -28,6 +27,7 @@ from checkout_desktop.domain.wire import (
 from checkout_desktop.store.errors import ChargeNotKnown, NotInTransaction, RepositoryError
 from checkout_desktop.store.sqlite.charges import ChargeRepository, ts
 from checkout_desktop.store.sqlite.db import connect, transaction
+from tests.ledger_support import SyncLedger
 from tests.unit import wire_examples as ex
 
 logger = logging.getLogger(__name__)
@@ -78,9 +78,9 @@ def repo(conn: sqlite3.Connection, clock: Clock) -> ChargeRepository:
     return ChargeRepository(conn, clock=clock)
 
 
-def ledger(repo: ChargeRepository) -> Ledger:
+def ledger(repo: ChargeRepository) -> SyncLedger:
     """The use case that merges inputs into the repository's charges (as the service does)."""
-    return Ledger(repo, policy=POLICY)
+    return SyncLedger(repo, policy=POLICY)
 
 
 def reply(mcid: str, status: str, *, refunded: int = 0, at: str = "2026-05-04T10:00:01Z") -> Any:

@@ -15,10 +15,11 @@ delivery is waiting.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,19 +29,23 @@ from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.store.errors import StoreUnavailable
+from checkout_desktop.store.ports import ChargeStore
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.events import EventRepository
+from checkout_desktop.store.sqlite.store import SqliteCharges
 
 logger = logging.getLogger(__name__)
 
+_Returned = Applied | Reason | None
 ChargeApplier = Callable[
-    [ChargeRepository, ChargeUpdate | ThreeDsUpdate, str], Applied | Reason | None
+    [ChargeStore, ChargeUpdate | ThreeDsUpdate, str], Awaitable[_Returned] | _Returned
 ]
 """Feeds one accepted update to the charge state machine inside the batch's open transaction
-(it must not begin or commit); gets the charges of the batch's connection, the update and a
-source reference ("webhook_event:<id>"); returns what it did (an Applied, or just an outcome
-reason), or None."""
+(it must not begin or commit); gets the charges of the batch's unit of work, the update and a
+source reference ("webhook_event:<id>"); returns (or resolves to) what it did (an Applied, or
+just an outcome reason), or None. It runs on the loop and must not wait for anything but the
+store: the batch holds the write lock meanwhile."""
 
 _MAX_OUTCOME = 300
 _CACHE_KIB = 32 * 1024
@@ -168,7 +173,9 @@ class SqliteDeliveryBatches:
                 # Another connection is writing: wait for it on the thread, not on the loop.
                 await loop.run_in_executor(executor, self._begin_waiting)
             try:
-                results = [self._store(conn, delivery) for delivery in deliveries]
+                # The store's coroutines never suspend on SQLite: the batch runs to its end
+                # on the loop without letting anything else touch the connection meanwhile.
+                results = [await self._store(conn, delivery) for delivery in deliveries]
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
@@ -214,7 +221,7 @@ class SqliteDeliveryBatches:
         finally:
             conn.execute("PRAGMA busy_timeout = 0")
 
-    def _store(self, conn: sqlite3.Connection, delivery: Delivery) -> WriteResult:
+    async def _store(self, conn: sqlite3.Connection, delivery: Delivery) -> WriteResult:
         repo = EventRepository(conn)
         event = delivery.event
         if event.verdict != Verdict.QUARANTINED:
@@ -226,7 +233,7 @@ class SqliteDeliveryBatches:
             repo.prune_self_tests()
         applied: Applied | None = None
         if event.verdict == Verdict.ACCEPTED and delivery.update is not None and self._applier:
-            applied = self._apply(conn, delivery.update, event_id)
+            applied = await self._apply(conn, delivery.update, event_id)
             repo.set_merge_outcome(event_id, applied.outcome)
         return WriteResult(
             event_id=event_id,
@@ -236,7 +243,7 @@ class SqliteDeliveryBatches:
             published=() if applied is None else applied.events,
         )
 
-    def _apply(
+    async def _apply(
         self, conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, event_id: int
     ) -> Applied:
         assert self._applier is not None
@@ -244,7 +251,11 @@ class SqliteDeliveryBatches:
         # stored (and acknowledged), and the failure is recorded with it for a later replay.
         conn.execute("SAVEPOINT apply_update")
         try:
-            returned = self._applier(ChargeRepository(conn), update, f"webhook_event:{event_id}")
+            returned = self._applier(
+                SqliteCharges(ChargeRepository(conn)), update, f"webhook_event:{event_id}"
+            )
+            if inspect.isawaitable(returned):
+                returned = await returned
         except Exception as exc:
             conn.execute("ROLLBACK TO apply_update")
             conn.execute("RELEASE apply_update")
