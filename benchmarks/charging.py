@@ -197,7 +197,7 @@ async def full_path(
                     outcome = await service.charge(
                         sale_id=sale,
                         request=request_for(token),
-                        cards=[CardSummary("VISA", CARD[-4:])],
+                        tenders=[CardSummary("VISA", CARD[-4:])],
                     )
                     if outcome.status != ChargeStatus.PAID:
                         failures.append(outcome.message)

@@ -126,7 +126,7 @@ async def _child(job: dict[str, Any]) -> None:
                     outcome = await service.charge(
                         sale_id=order["sale"],
                         request=request,
-                        cards=[CardSummary(order["brand"], order["last_four"])],
+                        tenders=[CardSummary(order["brand"], order["last_four"])],
                     )
                     _say({"attempt": str(outcome.attempt), "status": str(outcome.status)})
                 elif op == "refund_to":

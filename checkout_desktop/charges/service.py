@@ -36,10 +36,10 @@ from checkout_desktop.domain.money_ops import (
 from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger
 from checkout_desktop.domain.records import (
     AttemptRecord,
-    CardSummary,
     ChargeRecord,
     MoneyOpRecord,
     SweepRecord,
+    TenderSummary,
 )
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
 from checkout_desktop.domain.timestamps import utc_now
@@ -382,11 +382,11 @@ class ChargeService:
         *,
         sale_id: str,
         request: ChargeAuthorizationRequest,
-        cards: Sequence[CardSummary],
+        tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
         """Record the attempt, send it once, and report the outcome (which may be UNKNOWN),
         with the charge as it is then stored."""
-        outcome = await self._charge(sale_id=sale_id, request=request, cards=cards)
+        outcome = await self._charge(sale_id=sale_id, request=request, tenders=tenders)
         return replace(outcome, record=await self.store.charges.charge(outcome.merchant_charge_id))
 
     async def _charge(
@@ -394,13 +394,13 @@ class ChargeService:
         *,
         sale_id: str,
         request: ChargeAuthorizationRequest,
-        cards: Sequence[CardSummary],
+        tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
         mcid = check_merchant_charge_id(request.merchantChargeId)
-        if len(cards) != len(request.transactions):
+        if len(tenders) != len(request.transactions):
             raise ValueError(
                 f"charge {mcid} has {len(request.transactions)} transaction(s) but "
-                f"{len(cards)} card summaries; give one brand/last-four summary per card"
+                f"{len(tenders)} tender summaries; give one summary per transaction"
             )
         async with self.store.unit_of_work() as uow:
             check = await self._start_check(uow.charges, sale_id)
@@ -415,7 +415,7 @@ class ChargeService:
                 sale_id=sale_id,
                 profile=self.profile,
                 amount=request.total_amount,
-                cards=cards,
+                tenders=tenders,
                 late_capture=request.lateCapture,
             )
         self.ledger.publish(

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.charges.sale import Sale, SaleCard, SaleDraft
+from checkout_desktop.charges.sale import Sale, SaleDraft
 from checkout_desktop.charges.service import (
     ChargeOutcome,
     ChargeService,
@@ -43,6 +43,7 @@ from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import ChargeRecord
 from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.tenders import CardTender
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
@@ -59,7 +60,7 @@ from checkout_desktop.ui.reasons import error_text, reason_text
 logger = logging.getLogger(__name__)
 
 
-def describe_card(card: SaleCard) -> str:
+def describe_card(card: CardTender) -> str:
     return f"{card.brand} •••• {card.last_four} — {card.holder_name}"
 
 
@@ -363,7 +364,7 @@ class ChargeScreen(QWidget):
         return self.sale.sale_id
 
     @property
-    def cards(self) -> list[SaleCard]:
+    def cards(self) -> list[CardTender]:
         return self.sale.cards
 
     @property
@@ -438,7 +439,7 @@ class ChargeScreen(QWidget):
         if row < 0:
             row = len(self.sale.cards) - 1
         if 0 <= row < len(self.sale.cards):
-            self.sale.remove_card(row)
+            self.sale.remove(row)
             self._render_cards()
             self.update_state()
 
@@ -455,8 +456,8 @@ class ChargeScreen(QWidget):
             self._charge_after_token = False
             self.update_state()
             return
-        self.sale.add_card(
-            SaleCard(
+        self.sale.add(
+            CardTender(
                 token=token.token,
                 brand=token.brand.value,
                 last_four=token.last_four,
@@ -549,7 +550,7 @@ class ChargeScreen(QWidget):
         self.charge_started.emit(mcid)
         self._task = asyncio.ensure_future(
             self._service.charge(
-                sale_id=attempt.sale_id, request=attempt.request, cards=attempt.cards
+                sale_id=attempt.sale_id, request=attempt.request, tenders=attempt.tenders
             )
         )
         self._task.add_done_callback(self._finished)
@@ -557,7 +558,7 @@ class ChargeScreen(QWidget):
     def _finished(self, task: asyncio.Future[ChargeOutcome]) -> None:
         self._in_flight = False
         # A temporary card token is single use: whatever happened, these cards are spent.
-        self.sale.clear_cards()
+        self.sale.clear()
         self._render_cards()
         if task.cancelled():
             self.update_state()
@@ -649,7 +650,7 @@ class ChargeScreen(QWidget):
 
     def retry_sale(self) -> None:
         """Back to the same sale (after a denial or a refusal): same amount, new card."""
-        self.sale.clear_cards()
+        self.sale.clear()
         self._render_cards()
         self.card_page.clear()
         self.stack.setCurrentIndex(0)
@@ -664,7 +665,7 @@ class ChargeScreen(QWidget):
         self._attempted_check = False
         self._busy_tried = False
         self.blocked.clear()
-        self.sale.clear_cards()
+        self.sale.clear()
         self._pending_amount = None
         self._charge_after_token = False
         self.current_charge = None

@@ -123,7 +123,7 @@ async def _charge(card_sandbox: SandboxRun, db_path: Path, tokens: list[Any]) ->
                 return await service.charge(
                     sale_id=f"sale-{uuid.uuid4().hex[:12]}",
                     request=_charge_request(tokens, f"t-{uuid.uuid4().hex[:30]}"),
-                    cards=[CardSummary(str(t.brand), t.last_four) for t in tokens],
+                    tenders=[CardSummary(str(t.brand), t.last_four) for t in tokens],
                 )
             finally:
                 await service.stop()

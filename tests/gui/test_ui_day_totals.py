@@ -66,7 +66,7 @@ def _charge(
             sale_id=f"S-{mcid}",
             profile=profile,
             amount=amount,
-            cards=[CardSummary(brand=brand, last_four="1111")],
+            tenders=[CardSummary(brand=brand, last_four="1111")],
         )
         SyncLedger(repo).apply_update(
             ChargeUpdate(

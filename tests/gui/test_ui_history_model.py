@@ -74,7 +74,7 @@ def make_charges(repo: ChargeRepository, count: int, *, prefix: str = "sale") ->
                 sale_id=f"S{n}",
                 profile="builtin-sandbox",
                 amount=1500,
-                cards=[CardSummary(brand="VISA", last_four="1111")],
+                tenders=[CardSummary(brand="VISA", last_four="1111")],
             )
             SyncLedger(repo).apply_update(
                 update(mcid, ChargeStatus.PAID), source="reply", source_ref=None

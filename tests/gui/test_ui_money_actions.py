@@ -83,7 +83,7 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
         token = arun(card_token(access, APPROVED))
         outcome = arun(
             service.charge(
-                sale_id="sale-1", request=charge_request(token, amount=1500), cards=visa("1111")
+                sale_id="sale-1", request=charge_request(token, amount=1500), tenders=visa("1111")
             )
         )
         mcid = outcome.merchant_charge_id

@@ -90,7 +90,7 @@ async def main(job: dict[str, object]) -> None:
             store=SqliteStore(conn), client=client, profile="builtin-sandbox", events=events
         )
         outcome = await service.charge(
-            sale_id=str(job["sale_id"]), request=request, cards=[CardSummary("VISA", "9995")]
+            sale_id=str(job["sale_id"]), request=request, tenders=[CardSummary("VISA", "9995")]
         )
         say(f"DONE {outcome.attempt} {outcome.status}")
 

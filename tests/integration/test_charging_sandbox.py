@@ -79,7 +79,7 @@ async def test_every_test_card_ends_in_its_outcome(sandbox: SandboxServer, tmp_p
             outcomes[number] = await stack.service.charge(
                 sale_id=f"sale-{number[-4:]}",
                 request=charge_request(token),
-                cards=visa(number[-4:]),
+                tenders=visa(number[-4:]),
             )
         approved = outcomes[APPROVED]
         assert (approved.attempt, approved.status, approved.approved) == (
@@ -146,7 +146,7 @@ async def test_100_concurrent_charges_cause_one_token_request(
         outcomes = await asyncio.gather(
             *(
                 stack.service.charge(
-                    sale_id=f"sale-{i}", request=charge_request(token), cards=visa("1111")
+                    sale_id=f"sale-{i}", request=charge_request(token), tenders=visa("1111")
                 )
                 for i, token in enumerate(tokens)
             )
@@ -173,7 +173,7 @@ async def test_a_token_expiring_between_two_charges_is_renewed_before_the_second
             first = await stack.service.charge(
                 sale_id="sale-1",
                 request=charge_request(await card_token(access, APPROVED)),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             token = await card_token(access, APPROVED)
 
@@ -183,7 +183,7 @@ async def test_a_token_expiring_between_two_charges_is_renewed_before_the_second
 
             await until(expired, what="the first token to run out")
             second = await stack.service.charge(
-                sale_id="sale-2", request=charge_request(token), cards=visa("1111")
+                sale_id="sale-2", request=charge_request(token), tenders=visa("1111")
             )
         assert (first.status, second.status) == (ChargeStatus.PAID, ChargeStatus.PAID)
         assert server.state.tokens_issued == 2
@@ -200,7 +200,7 @@ async def test_a_token_the_service_expired_early_is_renewed_once_mid_run(
     async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
         tokens = [await card_token(access, APPROVED) for _ in range(6)]
         first = await stack.service.charge(
-            sale_id="sale-0", request=charge_request(tokens[0]), cards=visa("1111")
+            sale_id="sale-0", request=charge_request(tokens[0]), tenders=visa("1111")
         )
         assert first.status == ChargeStatus.PAID
         sandbox.faults.update(token_expiry_now=True)
@@ -208,7 +208,7 @@ async def test_a_token_the_service_expired_early_is_renewed_once_mid_run(
         rest = await asyncio.gather(
             *(
                 stack.service.charge(
-                    sale_id=f"sale-{i}", request=charge_request(t), cards=visa("1111")
+                    sale_id=f"sale-{i}", request=charge_request(t), tenders=visa("1111")
                 )
                 for i, t in enumerate(tokens[1:], start=1)
             )
@@ -228,7 +228,7 @@ async def test_a_401_that_survives_renewal_fails_clearly_and_charges_nothing(
         first = await stack.service.charge(
             sale_id="sale-1",
             request=charge_request(await card_token(access, APPROVED)),
-            cards=visa("1111"),
+            tenders=visa("1111"),
         )
         assert first.status == ChargeStatus.PAID
         token = await card_token(access, APPROVED)
@@ -242,7 +242,7 @@ async def test_a_401_that_survives_renewal_fails_clearly_and_charges_nothing(
         attempts: list[AttemptChanged] = []
         stack.events.subscribe(AttemptChanged, attempts.append)
         outcome = await stack.service.charge(
-            sale_id="sale-2", request=charge_request(token), cards=visa("1111")
+            sale_id="sale-2", request=charge_request(token), tenders=visa("1111")
         )
         assert outcome.attempt == AttemptState.REJECTED
         assert isinstance(outcome.error, Unauthorized)
@@ -279,7 +279,7 @@ async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolv
 
         watcher = asyncio.ensure_future(slow_down_once_created())
         outcome = await stack.service.charge(
-            sale_id="sale-slow", request=request, cards=visa("9995")
+            sale_id="sale-slow", request=request, tenders=visa("9995")
         )
         await watcher
         assert outcome.unknown
@@ -295,7 +295,7 @@ async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolv
         )
         with pytest.raises(SaleBusy, match="could charge the customer twice"):
             await stack.service.charge(
-                sale_id="sale-slow", request=charge_request(spare_token), cards=visa("1111")
+                sale_id="sale-slow", request=charge_request(spare_token), tenders=visa("1111")
             )
 
         sandbox.faults.update(latency_s=0.0)
@@ -332,7 +332,7 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
         late = await stack.service.charge(
             sale_id="sale-late",
             request=charge_request(await card_token(access, APPROVED), late_capture=True),
-            cards=visa("1111"),
+            tenders=visa("1111"),
         )
         assert late.status == ChargeStatus.PRE_AUTHORIZED
         captured = await stack.service.capture(late.merchant_charge_id)
@@ -362,7 +362,9 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
 
 async def _paid(stack: Stack, access: SandboxAccess, sale: str) -> str:
     outcome = await stack.service.charge(
-        sale_id=sale, request=charge_request(await card_token(access, APPROVED)), cards=visa("1111")
+        sale_id=sale,
+        request=charge_request(await card_token(access, APPROVED)),
+        tenders=visa("1111"),
     )
     assert outcome.status == ChargeStatus.PAID
     return outcome.merchant_charge_id

@@ -59,7 +59,7 @@ async def test_events_of_a_charge_in_order(sandbox: SandboxServer, tmp_path: Pat
         outcome = await stack.service.charge(
             sale_id="sale-1",
             request=charge_request(await card_token(access, APPROVED)),
-            cards=visa("1111"),
+            tenders=visa("1111"),
         )
     assert [type(e).__name__ for e in seen] == ["AttemptChanged", "AttemptChanged", "ChargeChanged"]
     recorded, created, changed = seen
@@ -87,10 +87,10 @@ async def test_bad_calls_are_refused_before_anything_is_recorded_or_sent(
             await stack.service.charge(
                 sale_id="sale-1",
                 request=request,
-                cards=[CardSummary("VISA", "1111"), CardSummary("ELO", "7013")],
+                tenders=[CardSummary("VISA", "1111"), CardSummary("ELO", "7013")],
             )
         assert stack.service.store.repo.attempt(request.merchantChargeId) is None
-        first = await stack.service.charge(sale_id="sale-1", request=request, cards=visa("1111"))
+        first = await stack.service.charge(sale_id="sale-1", request=request, tenders=visa("1111"))
         assert first.status == ChargeStatus.PAID
         # The same merchantChargeId again (another sale) is never sent.
         with pytest.raises(RepositoryError, match="never reused"):
@@ -100,7 +100,7 @@ async def test_bad_calls_are_refused_before_anything_is_recorded_or_sent(
                     await card_token(access, APPROVED),
                     merchant_charge_id=request.merchantChargeId,
                 ),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
         assert await stack.service.can_start_charge("sale-2")
         with pytest.raises(ChargeNotKnown, match="no charge nothing-here-1"):
@@ -116,7 +116,7 @@ async def test_an_unreachable_token_server_charges_nothing(
     async with charging_stack(broken, tmp_path / "s.sqlite3") as stack:
         token = await card_token(access, APPROVED)
         outcome = await stack.service.charge(
-            sale_id="sale-1", request=charge_request(token), cards=visa("1111")
+            sale_id="sale-1", request=charge_request(token), tenders=visa("1111")
         )
         assert outcome.attempt == AttemptState.REJECTED
         assert isinstance(outcome.error, ServiceUnreachable)
@@ -137,7 +137,7 @@ async def test_a_charge_abandoned_while_waiting_stays_unknown_until_asked(
     async with charging_stack(access, tmp_path / "s.sqlite3", timeout_s=10.0) as stack:
         request = charge_request(await card_token(access, SLOW))
         task = asyncio.ensure_future(
-            stack.service.charge(sale_id="sale-1", request=request, cards=visa("9995"))
+            stack.service.charge(sale_id="sale-1", request=request, tenders=visa("9995"))
         )
         for _ in range(200):
             if request.merchantChargeId in sandbox.state.charges:
@@ -165,7 +165,7 @@ async def test_three_ds_rejected_ends_denied_and_frees_the_sale(
         outcome = await stack.service.charge(
             sale_id="sale-1",
             request=charge_request(await card_token(access, THREE_DS_REJECTED)),
-            cards=visa("1629"),
+            tenders=visa("1629"),
         )
         assert outcome.status == ChargeStatus.PENDING
         blocked = await stack.service.can_start_charge("sale-1")
@@ -211,7 +211,7 @@ async def test_two_charges_for_one_sale_at_once_send_only_one(
         requests = [charge_request(await card_token(access, APPROVED)) for _ in range(2)]
         results = await asyncio.gather(
             *(
-                stack.service.charge(sale_id="sale-1", request=r, cards=visa("1111"))
+                stack.service.charge(sale_id="sale-1", request=r, tenders=visa("1111"))
                 for r in requests
             ),
             return_exceptions=True,

@@ -134,19 +134,19 @@ async def test_duplicated_and_reordered_notifications_end_in_the_final_state(
             paid = await stack.service.charge(
                 sale_id="sale-a",
                 request=charge_request(await card_token(access, APPROVED)),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             for _ in range(3):
                 await stack.service.refund(paid.merchant_charge_id, 500)
             three_ds = await stack.service.charge(
                 sale_id="sale-b",
                 request=charge_request(await card_token(access, THREE_DS_APPROVED)),
-                cards=visa("3220"),
+                tenders=visa("3220"),
             )
             denied = await stack.service.charge(
                 sale_id="sale-c",
                 request=charge_request(await card_token(access, DENIED)),
-                cards=visa("0002"),
+                tenders=visa("0002"),
             )
             # The 3DS result is decided a moment after the reply; wait for it, then for every
             # notification to be delivered.

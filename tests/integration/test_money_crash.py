@@ -158,7 +158,7 @@ async def test_killed_between_sending_and_the_reply_ends_equal_to_the_service(
             request=charge_request(
                 await card_token(access, APPROVED), amount=2500, late_capture=late
             ),
-            cards=visa("1111"),
+            tenders=visa("1111"),
         )
         mcid = outcome.merchant_charge_id
     said = await kill_while_waiting(access, db, mcid, kind, amount, moved)

@@ -54,7 +54,7 @@ async def paid(
     outcome = await stack.service.charge(
         sale_id=sale,
         request=charge_request(await card_token(access, APPROVED), amount=1500, late_capture=late),
-        cards=visa("1111"),
+        tenders=visa("1111"),
     )
     return outcome.merchant_charge_id
 

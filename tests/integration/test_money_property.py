@@ -94,7 +94,7 @@ async def scenario(db: Path, late_capture: bool, steps: list[tuple[str, object]]
                 request=charge_request(
                     await card_token(access, APPROVED), amount=AMOUNT, late_capture=late_capture
                 ),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             mcid = outcome.merchant_charge_id
             for action, arg in steps:

@@ -129,7 +129,7 @@ def record(repo: ChargeRepository, mcid: str, sale: str = "sale-1") -> None:
             sale_id=sale,
             profile="builtin-sandbox",
             amount=1500,
-            cards=[CardSummary("VISA", "1111")],
+            tenders=[CardSummary("VISA", "1111")],
         )
 
 
@@ -140,7 +140,7 @@ def test_writes_outside_a_transaction_are_refused(repo: ChargeRepository) -> Non
             sale_id="s",
             profile="p",
             amount=1,
-            cards=[CardSummary("VISA", "1111")],
+            tenders=[CardSummary("VISA", "1111")],
         )
     with pytest.raises(NotInTransaction):
         ledger(repo).apply_update(
@@ -493,7 +493,7 @@ def test_attempt_records_returned_by_writes_are_what_the_store_holds(
             sale_id="sale-42",
             profile="builtin-sandbox",
             amount=2500,
-            cards=[CardSummary("VISA", "1111"), CardSummary(None, None, installments=3)],
+            tenders=[CardSummary("VISA", "1111"), CardSummary(None, None, installments=3)],
             late_capture=True,
         )
     assert recorded == repo.attempt("charge-000042")

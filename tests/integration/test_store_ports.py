@@ -54,7 +54,7 @@ async def _attempt(store: Store, mcid: str, sale: str = "sale-1") -> None:
             sale_id=sale,
             profile="builtin-sandbox",
             amount=1500,
-            cards=[CardSummary("VISA", "1111")],
+            tenders=[CardSummary("VISA", "1111")],
         )
 
 
@@ -93,7 +93,7 @@ async def test_a_unit_of_work_commits_all_or_nothing(store: Store) -> None:
                 sale_id="s",
                 profile="p",
                 amount=100,
-                cards=[CardSummary("VISA", "1111")],
+                tenders=[CardSummary("VISA", "1111")],
             )
             assert await uow.charges.attempt("charge-000001") is not None  # sees its own write
             raise RuntimeError("boom")
@@ -122,7 +122,7 @@ async def test_a_savepoint_undoes_only_its_own_writes(store: Store) -> None:
                 sale_id="s",
                 profile="p",
                 amount=100,
-                cards=[CardSummary("VISA", "1111")],
+                tenders=[CardSummary("VISA", "1111")],
             )
             raise ValueError("merge failed")
 

@@ -27,15 +27,17 @@ from checkout_desktop.domain.money_ops import (
 )
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import (
+    CARD,
     LAST_FOUR,
     TIMELINE_SOURCES,
     AttemptRecord,
-    CardSummary,
     ChargeRecord,
     MoneyOpRecord,
     Page,
     SweepRecord,
+    TenderSummary,
     TimelineRecord,
+    stored_tender,
 )
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
@@ -175,30 +177,33 @@ class ChargeRepository:
         sale_id: str,
         profile: str,
         amount: int,
-        cards: Sequence[CardSummary],
+        tenders: Sequence[TenderSummary],
         late_capture: bool = False,
     ) -> AttemptRecord:
         """Record an attempt before its request is sent (commit before sending)."""
         self.require_transaction("record_attempt")
         if amount <= 0:
             raise RepositoryError(f"charge {merchant_charge_id}: the amount must be positive")
-        if not cards:
+        if not tenders:
             raise RepositoryError(
-                f"charge {merchant_charge_id}: an attempt charges at least one card"
+                f"charge {merchant_charge_id}: an attempt is paid by at least one tender"
             )
         now = ts(self.now())
         try:
             self.conn.execute(
                 "INSERT INTO charge_attempt (merchant_charge_id, sale_id, profile, amount, "
-                "late_capture, cards_json, state, created_at, updated_at) VALUES (:mcid, :sale, "
-                ":profile, :amount, :late, :cards, :state, :now, :now)",
+                "late_capture, cards_json, tenders_json, state, created_at, updated_at) VALUES "
+                "(:mcid, :sale, "
+                ":profile, :amount, :late, :cards, :tenders, :state, :now, :now)",
                 {
                     "mcid": merchant_charge_id,
                     "sale": sale_id,
                     "profile": profile,
                     "amount": amount,
                     "late": int(late_capture),
-                    "cards": json.dumps([c.to_json() for c in cards]),
+                    # The card list, as before tenders were kept: what an older reader knows.
+                    "cards": json.dumps([t.to_json() for t in tenders if t.kind == CARD]),
+                    "tenders": json.dumps([t.to_json() for t in tenders]),
                     "state": AttemptState.RECORDED.value,
                     "now": now,
                 },
@@ -218,7 +223,7 @@ class ChargeRepository:
                 else ReasonCode.ATTEMPT_RECORDED,
                 sale=sale_id,
                 amount=amount,
-                cards=tuple(c.reason() for c in cards),
+                cards=tuple(t.reason() for t in tenders),
             ),
         )
         # The row as inserted (what reading it back would give, without the read).
@@ -229,7 +234,7 @@ class ChargeRepository:
             profile=profile,
             amount=amount,
             late_capture=bool(late_capture),
-            cards=tuple(CardSummary.from_json(c.to_json()) for c in cards),
+            tenders=tuple(stored_tender(t.to_json()) for t in tenders),
             state=AttemptState.RECORDED,
             created_at=at,
             updated_at=at,
@@ -903,7 +908,9 @@ def _attempt(row: sqlite3.Row) -> AttemptRecord:
         profile=row["profile"],
         amount=int(row["amount"]),
         late_capture=bool(row["late_capture"]),
-        cards=tuple(CardSummary.from_json(c) for c in json.loads(row["cards_json"])),
+        tenders=tuple(
+            stored_tender(t) for t in json.loads(row["tenders_json"] or row["cards_json"])
+        ),
         state=AttemptState(row["state"]),
         created_at=_required_ts(row["created_at"]),
         updated_at=_required_ts(row["updated_at"]),

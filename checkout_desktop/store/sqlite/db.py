@@ -33,6 +33,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (3, "money operations recorded before sending; the daily sweep", schema_charges.V3),
     (4, "timeline and check reasons kept as codes", schema_charges.REASONS),
     (5, "inbox reasons kept as codes", schema_inbox.REASONS),
+    (6, "attempts keep their tenders (card list migrated)", schema_charges.TENDERS),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -29,12 +29,12 @@ from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.records import (
     AttemptRecord,
-    CardSummary,
     ChargeRecord,
     DayTotals,
     MoneyOpRecord,
     Page,
     SweepRecord,
+    TenderSummary,
     TimelineRecord,
 )
 from checkout_desktop.domain.state import AttemptState, ChargeState
@@ -135,7 +135,7 @@ class SqliteCharges:
         sale_id: str,
         profile: str,
         amount: int,
-        cards: Sequence[CardSummary],
+        tenders: Sequence[TenderSummary],
         late_capture: bool = False,
     ) -> AttemptRecord:
         return self.repo.record_attempt(
@@ -143,7 +143,7 @@ class SqliteCharges:
             sale_id=sale_id,
             profile=profile,
             amount=amount,
-            cards=cards,
+            tenders=tenders,
             late_capture=late_capture,
         )
 
