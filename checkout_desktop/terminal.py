@@ -183,7 +183,7 @@ class Terminal:
             paths=paths,
             bus=bus,
             store=store,
-            views=ChargeViews(store.repo),
+            views=ChargeViews(store),
             events=EventRepository(store.conn),
             http=http,
             tokens=tokens,

@@ -40,6 +40,7 @@ from checkout_desktop.ui.qt_app import build_card_page
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.supervisor import hash_pin
 from checkout_desktop.ui.webview import register_schemes
+from tests.ledger_support import run_inline
 
 logger = logging.getLogger(__name__)
 
@@ -274,7 +275,7 @@ def test_an_approved_card_is_paid_in_screen_list_and_timeline(
     assert not screen.charge_button.isEnabled()
     assert screen.blocked.text() == ""  # no alarm until the clerk tries
     screen.charge()
-    check = shop.terminal.views.can_start_charge(screen.sale_id)
+    check = run_inline(shop.terminal.views.can_start_charge(screen.sale_id))
     assert check.reason is not None and check.reason.code == ReasonCode.START_MONEY_HELD
     assert screen.blocked.text() == reason_text(check.reason)
 
@@ -533,7 +534,9 @@ def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> No
         lambda: ("Refunded", "Accepted") in shop.event_rows(mcid), "the REFUNDED notification"
     )
 
-    receipt = window.build_receipt(mcid, refunded=7500)
+    record = shop.terminal.store.repo.charge(mcid)
+    assert record is not None
+    receipt = window.build_receipt(record, refunded=7500)
     written = window.save_receipt(receipt, shop.paths.data_dir / "refund.pdf")
     assert written.read_bytes().startswith(b"%PDF")
 

@@ -18,6 +18,7 @@ from checkout_desktop.domain.wire import CreditInfo, TransactionInfo
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.reports import day_totals
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.day_totals import DayTotalsPanel, day_range
 from tests.gui.test_ui_receipts import pdf_text
 from tests.ledger_support import SyncLedger
@@ -134,7 +135,7 @@ def test_the_panel_shows_the_figures_and_saves_a_report(
     qtbot: QtBot, repo: ChargeRepository, tmp_path: Path
 ) -> None:
     _shop_day(repo)
-    panel = DayTotalsPanel(ChargeViews(repo), profile="production", zone=BRT)
+    panel = DayTotalsPanel(ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT)
     qtbot.addWidget(panel)
     panel.day.setDate(QDate(2026, 11, 23))
     assert day_range(QDate(2026, 11, 23), BRT) == (DAY, DAY + timedelta(days=1))

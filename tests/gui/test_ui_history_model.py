@@ -16,6 +16,7 @@ from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, TransactionInfo
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.history_model import (
     MERCHANT_CHARGE_ID_ROLE,
     ChargeHistoryModel,
@@ -87,7 +88,7 @@ def test_history_pages_newest_first_and_passes_modeltester(
     qtmodeltester: ModelTester, repo: ChargeRepository
 ) -> None:
     ids = make_charges(repo, 12)
-    model = ChargeHistoryModel(ChargeViews(repo), page_size=5)
+    model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)), page_size=5)
     assert model.rowCount() == 5
     assert model.data(model.index(0, 1), MERCHANT_CHARGE_ID_ROLE) == ids[-1]
     qtmodeltester.check(model, force_py=True)
@@ -101,7 +102,7 @@ def test_history_refreshes_a_changed_charge_and_adds_a_new_one(
     qtmodeltester: ModelTester, repo: ChargeRepository
 ) -> None:
     ids = make_charges(repo, 3)
-    model = ChargeHistoryModel(ChargeViews(repo), page_size=50)
+    model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)), page_size=50)
     qtmodeltester.check(model, force_py=True)
     with db.transaction(repo.conn):
         SyncLedger(repo).apply_update(
@@ -127,7 +128,7 @@ def test_history_refreshes_a_changed_charge_and_adds_a_new_one(
 
 def test_history_status_filter(repo: ChargeRepository) -> None:
     ids = make_charges(repo, 3)
-    model = ChargeHistoryModel(ChargeViews(repo))
+    model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)))
     model.set_status_filter(ChargeStatus.REFUNDED)
     assert model.rowCount() == 0
     with db.transaction(repo.conn):
@@ -146,7 +147,7 @@ def test_timeline_shows_every_input_in_order_and_appends_live(
     qtmodeltester: ModelTester, repo: ChargeRepository
 ) -> None:
     (mcid,) = make_charges(repo, 1)
-    model = TimelineModel(ChargeViews(repo), page_size=2)
+    model = TimelineModel(ChargeViews(SqliteStore(repo.conn)), page_size=2)
     model.set_charge(mcid)
     qtmodeltester.check(model, force_py=True)
     sources = [model.data(model.index(r, 1)) for r in range(model.rowCount())]

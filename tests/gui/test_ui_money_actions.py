@@ -22,7 +22,6 @@ from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.db import connect, transaction
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.adapter import QtEventAdapter
@@ -74,7 +73,7 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
     adapter = QtEventAdapter(bus)
     panel = HistoryPanel(
         service=service,
-        views=ChargeViews(ChargeRepository(conn)),
+        views=ChargeViews(SqliteStore(conn)),
         adapter=adapter,
         pin_hash=lambda: None,
     )
