@@ -83,7 +83,7 @@ async def test_bad_calls_are_refused_before_anything_is_recorded_or_sent(
     async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
         token = await card_token(access, APPROVED)
         request = charge_request(token)
-        with pytest.raises(ValueError, match="1 transaction\\(s\\) but 2 card summaries"):
+        with pytest.raises(ValueError, match="1 transaction\\(s\\) but 2 tender summaries"):
             await stack.service.charge(
                 sale_id="sale-1",
                 request=request,
