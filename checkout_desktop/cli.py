@@ -27,6 +27,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("checkout_desktop.sandbox.cli", "run the built-in sandbox service standalone"),
     "listen": ("checkout_desktop.listen", "run the webhook inbox without the window"),
     "events": ("checkout_desktop.inbox.cli_events", "export stored webhook deliveries"),
+    "doctor": (
+        "checkout_desktop.ui.doctor_cli",
+        "check the connection to the service without charging (exit 0: the terminal can charge)",
+    ),
 }
 
 
