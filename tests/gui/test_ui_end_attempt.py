@@ -13,6 +13,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeService
+from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
@@ -20,7 +21,8 @@ from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.store.sqlite.db import connect, transaction
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.i18n import Translations
@@ -58,7 +60,7 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
         credentials=access.credentials(),
     )
     service = ChargeService(
-        conn=conn,
+        store=SqliteStore(conn),
         client=ChargeClient(
             http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
         ),
@@ -67,7 +69,12 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
     )
     adapter = QtEventAdapter(bus)
     pin: list[str | None] = [None]
-    panel = HistoryPanel(service=service, adapter=adapter, pin_hash=lambda: pin[0])
+    panel = HistoryPanel(
+        service=service,
+        views=ChargeViews(SqliteStore(conn)),
+        adapter=adapter,
+        pin_hash=lambda: pin[0],
+    )
     qtbot.addWidget(panel)
     panel.show()
     try:
@@ -76,7 +83,7 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
         # and within the grace period that proves nothing.
         mcid = new_charge_id()
         with transaction(conn):
-            service.repo.record_attempt(
+            service.store.repo.record_attempt(
                 merchant_charge_id=mcid,
                 sale_id="sale-stuck",
                 profile="builtin-sandbox",
@@ -110,17 +117,17 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
         dialog.buttons.accepted.emit()
         assert dialog.error.text() == "PIN do supervisor incorreto."
         assert dialog.pin_failures == 1
-        assert service.repo.attempt(mcid).state == AttemptState.UNKNOWN  # type: ignore[union-attr]
+        assert service.store.repo.attempt(mcid).state == AttemptState.UNKNOWN  # type: ignore[union-attr]
         dialog.pin.setText(PIN)
         dialog.buttons.accepted.emit()
         qtbot.waitUntil(
-            lambda: service.repo.attempt(mcid).state == AttemptState.ENDED,  # type: ignore[union-attr]
+            lambda: service.store.repo.attempt(mcid).state == AttemptState.ENDED,  # type: ignore[union-attr]
             timeout=5000,
         )
         qtbot.waitUntil(lambda: "encerrada" in panel.message.text(), timeout=5000)
         assert panel.unresolved.isHidden()
-        assert service.can_start_charge("sale-stuck")
-        last = service.repo.timeline(mcid).items[-1]
+        assert arun(service.can_start_charge("sale-stuck"))
+        last = service.store.repo.timeline(mcid).items[-1]
         assert last.reason_data is not None
         assert last.reason_data.code == ReasonCode.ENDED_BY_SUPERVISOR
         assert last.reason_data.args["supervisor"] == "Ana Lima"

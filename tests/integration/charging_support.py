@@ -28,7 +28,8 @@ from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import Credentials
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -218,7 +219,7 @@ async def charging_stack(
             device=DeviceIdentity("terminal-test"),
         )
         service = ChargeService(
-            conn=conn,
+            store=SqliteStore(conn),
             client=client,
             profile="builtin-sandbox",
             events=events,

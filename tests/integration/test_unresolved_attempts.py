@@ -25,7 +25,8 @@ from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.server import SandboxServer
-from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.store.sqlite.db import connect, transaction
+from checkout_desktop.store.sqlite.store import SqliteStore
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,
@@ -114,12 +115,14 @@ async def _service(
         token_field="temporatyCardToken",
         device=DeviceIdentity("terminal-test"),
     )
-    return ChargeService(conn=connect(db), client=client, profile="builtin-sandbox", clock=clock)
+    return ChargeService(
+        store=SqliteStore(connect(db)), client=client, profile="builtin-sandbox", clock=clock
+    )
 
 
 def _record(service: ChargeService, mcid: str, sale: str) -> None:
-    with transaction(service.conn):
-        service.repo.record_attempt(
+    with transaction(service.store.repo.conn):
+        service.store.repo.record_attempt(
             merchant_charge_id=mcid,
             sale_id=sale,
             profile="builtin-sandbox",
@@ -147,7 +150,7 @@ async def test_a_refused_query_backs_off_to_a_quarter_of_an_hour_and_a_superviso
         for _ in range(7):
             report = await service.reconcile(trigger="schedule", due_only=True)
             assert report.still_unknown == (stuck,)
-            last = service.repo.timeline(stuck).items[-1]
+            last = service.store.repo.timeline(stuck).items[-1]
             assert last.reason_data is not None
             assert last.reason_data.code == ReasonCode.RECONCILE_BACKING_OFF
             seconds = last.reason_data.args["seconds"]
@@ -160,13 +163,13 @@ async def test_a_refused_query_backs_off_to_a_quarter_of_an_hour_and_a_superviso
             assert len(transport.queries) == asked
             clock.advance(1)
         assert waits == [30, 60, 120, 240, 480, 900, 900]
-        attempt = service.repo.attempt(stuck)
+        attempt = service.store.repo.attempt(stuck)
         assert attempt is not None and attempt.state == AttemptState.UNKNOWN
         assert attempt.queries == 7
 
         # The stuck sale is refused; another customer's sale is not.
-        assert not service.can_start_charge("sale-a")
-        assert service.can_start_charge("sale-b")
+        assert not await service.can_start_charge("sale-a")
+        assert await service.can_start_charge("sale-b")
         token = await card_token(SandboxAccess.of_server(sandbox), APPROVED)
         other = await service.charge(
             sale_id="sale-b", request=charge_request(token), cards=visa("1111")
@@ -180,15 +183,15 @@ async def test_a_refused_query_backs_off_to_a_quarter_of_an_hour_and_a_superviso
         )
         assert report.ended
         assert len(transport.queries) == asked + 1
-        attempt = service.repo.attempt(stuck)
+        attempt = service.store.repo.attempt(stuck)
         assert attempt is not None and attempt.state == AttemptState.ENDED
-        last = service.repo.timeline(stuck).items[-1]
+        last = service.store.repo.timeline(stuck).items[-1]
         assert last.source == "system"
         assert last.reason_data is not None
         assert last.reason_data.code == ReasonCode.ENDED_BY_SUPERVISOR
         assert last.reason_data.args["supervisor"] == "Ana Lima"
         assert "no such charge" in str(last.reason_data.args["why"])
-        assert service.can_start_charge("sale-a")
+        assert await service.can_start_charge("sale-a")
         # Never by resending: the stuck charge was never sent.
         assert stuck not in transport.authorizations
         assert stuck not in sandbox.state.charges
@@ -197,7 +200,7 @@ async def test_a_refused_query_backs_off_to_a_quarter_of_an_hour_and_a_superviso
         report_after = await service.reconcile(trigger="schedule", due_only=False)
         assert stuck not in report_after.still_unknown
         assert transport.queries.count(stuck) == before
-        service.conn.close()
+        service.store.repo.conn.close()
 
 
 @pytest.mark.asyncio
@@ -242,8 +245,8 @@ async def test_ending_asks_first_and_a_charge_the_service_has_is_not_ended(
         assert report.state == AttemptState.CREATED
         assert report.status == ChargeStatus.PAID
         # The sale holds money: it stays refused, as any paid sale.
-        assert not service.can_start_charge("sale-c")
-        service.conn.close()
+        assert not await service.can_start_charge("sale-c")
+        service.store.repo.conn.close()
 
 
 @pytest.mark.asyncio
@@ -256,6 +259,6 @@ async def test_an_attempt_in_flight_cannot_be_ended(sandbox: SandboxServer, tmp_
         service._in_flight.add(mcid)  # its own request is still waiting for its reply
         with pytest.raises(SaleBusy):
             await service.end_unresolved(mcid, supervisor="Ana", why="stuck")
-        attempt = service.repo.attempt(mcid)
+        attempt = service.store.repo.attempt(mcid)
         assert attempt is not None and attempt.state == AttemptState.RECORDED
-        service.conn.close()
+        service.store.repo.conn.close()

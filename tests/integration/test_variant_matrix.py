@@ -25,6 +25,7 @@ import pytest
 import pytest_asyncio
 import trustme
 from aiohttp import web
+from checkout_desktop.store.charges import CardSummary
 
 from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.domain.enums import ChargeStatus, DocumentType, TokenFieldSpelling
@@ -34,8 +35,9 @@ from checkout_desktop.gateway.errors import ApiError
 from checkout_desktop.inbox.intake import Received, classify
 from checkout_desktop.sandbox.server import SandboxServer
 from checkout_desktop.sandbox.variants import CHOICES, VARIANT_NAMES
-from checkout_desktop.store.charges import CardSummary
-from checkout_desktop.store.db import transaction
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.db import transaction
+from checkout_desktop.store.sqlite.store import SqliteCharges
 from tests.integration.charging_support import (
     APPROVED,
     SLOW,
@@ -47,6 +49,7 @@ from tests.integration.charging_support import (
     visa,
 )
 from tests.integration.test_sandbox_fixtures import fast_config
+from tests.ledger_support import run_inline
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +86,13 @@ class Inbox:
         if intake.event.event_ref:
             self.notification_ids.append(intake.event.event_ref)
         with transaction(self.stack.conn):
-            inbox_applier(self.stack.conn, intake.update, f"matrix-{len(self.layouts)}")
+            run_inline(
+                inbox_applier(
+                    SqliteCharges(ChargeRepository(self.stack.conn)),
+                    intake.update,
+                    f"matrix-{len(self.layouts)}",
+                )
+            )
         return web.json_response({"ok": True})
 
 
@@ -189,7 +198,7 @@ async def test_the_charging_core_survives_every_variant(
 
             # A charge, then a query.
             paid, _ = await sale()
-            assert service.repo.charge(paid).status == ChargeStatus.PAID  # type: ignore[union-attr]
+            assert service.store.repo.charge(paid).status == ChargeStatus.PAID  # type: ignore[union-attr]
             assert (await service.refresh(paid)).status == ChargeStatus.PAID
             # A partial refund, then the rest.
             partly = await service.refund(paid, 500)
@@ -201,16 +210,16 @@ async def test_the_charging_core_survives_every_variant(
             assert (await service.capture(held)).status == ChargeStatus.PAID
             # A reply that never came: settled by asking, never by sending again.
             slow, slow_sale = await sale(SLOW, amount=700)
-            assert service.repo.charge(slow).status == ChargeStatus.PAID  # type: ignore[union-attr]
+            assert service.store.repo.charge(slow).status == ChargeStatus.PAID  # type: ignore[union-attr]
             assert server.state.charges[slow].status == ChargeStatus.PAID
             sent_slow = [c for c in server.state.charges if c == slow]
             assert len(sent_slow) == 1
-            assert not service.can_start_charge(slow_sale)  # the money is held: paid
+            assert not await service.can_start_charge(slow_sale)  # the money is held: paid
             # A charge whose request never reached the service: "not charged" once the grace
             # period is over, however the service says "not found".
             lost = new_charge_id()
             with transaction(stack.conn):
-                service.repo.record_attempt(
+                service.store.repo.record_attempt(
                     merchant_charge_id=lost,
                     sale_id="sale-lost",
                     profile="builtin-sandbox",
@@ -219,9 +228,9 @@ async def test_the_charging_core_survives_every_variant(
                     late_capture=False,
                 )
             await service.reconcile_unresolved()
-            attempt = service.repo.attempt(lost)
+            attempt = service.store.repo.attempt(lost)
             assert attempt is not None and attempt.state == AttemptState.NOT_FOUND
-            assert service.can_start_charge("sale-lost")
+            assert await service.can_start_charge("sale-lost")
 
             # The card-token spelling: retried once for the profile when the service reads the
             # other one, never again afterwards.
@@ -230,7 +239,7 @@ async def test_the_charging_core_survives_every_variant(
                 assert refusals == 1
                 assert learned == ["temporatyCardToken"]
                 assert stack.client.token_field == "temporatyCardToken"
-                timeline = [t.reason_data for t in service.repo.timeline(paid).items]
+                timeline = [t.reason_data for t in service.store.repo.timeline(paid).items]
                 assert (
                     Reason.of(ReasonCode.TOKEN_FIELD_LEARNED, spelling="temporatyCardToken")
                     in timeline
@@ -251,7 +260,7 @@ async def test_the_charging_core_survives_every_variant(
             assert receiver.refused == 0
             assert {"flat", "envelope"} <= set(receiver.layouts)
             for mcid in (paid, held, slow):
-                record = service.repo.charge(mcid)
+                record = service.store.repo.charge(mcid)
                 truth_charge = server.state.charges[mcid]
                 assert record is not None
                 assert record.status == truth_charge.status
@@ -284,7 +293,7 @@ async def _cnpj_customer(stack: Stack, server: SandboxServer, kind: str, *, refu
     detail = outcome.error.reason.args["detail"]
     assert isinstance(detail, Reason)
     assert detail.args["business"] == Reason.of(ReasonCode.BUSINESS_INVALID_DOCUMENT)
-    assert stack.service.can_start_charge("sale-company")
+    assert await stack.service.can_start_charge("sale-company")
 
 
 @pytest.mark.asyncio
@@ -314,7 +323,7 @@ async def test_the_spelling_is_learned_once_per_profile_not_per_charge(
             assert authorizations(stack) == [400, 200, 200, 200, 200]
             assert len(server.state.charges) == 4
             assert kept == ["temporatyCardToken"]
-            reasons = [t.reason_data for t in stack.service.repo.timeline(first).items]
+            reasons = [t.reason_data for t in stack.service.store.repo.timeline(first).items]
             assert (
                 Reason.of(
                     ReasonCode.TOKEN_FIELD_RETRY,
@@ -353,7 +362,7 @@ async def test_a_refused_spelling_that_is_not_about_the_token_is_not_retried(
             )
             assert outcome.attempt == AttemptState.REJECTED
             assert authorizations(stack) == [400]
-            assert stack.service.can_start_charge("sale-1")
+            assert await stack.service.can_start_charge("sale-1")
     finally:
         await server.stop()
 
