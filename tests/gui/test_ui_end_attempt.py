@@ -88,7 +88,7 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
                 sale_id="sale-stuck",
                 profile="builtin-sandbox",
                 amount=3100,
-                cards=visa("4242"),
+                tenders=visa("4242"),
                 late_capture=False,
             )
         panel.refresh_unresolved()

@@ -116,7 +116,10 @@ async def _service(
         device=DeviceIdentity("terminal-test"),
     )
     return ChargeService(
-        store=SqliteStore(connect(db)), client=client, profile="builtin-sandbox", clock=clock
+        store=SqliteStore(connect(db), clock=clock),
+        client=client,
+        profile="builtin-sandbox",
+        clock=clock,
     )
 
 
@@ -127,7 +130,7 @@ def _record(service: ChargeService, mcid: str, sale: str) -> None:
             sale_id=sale,
             profile="builtin-sandbox",
             amount=4200,
-            cards=visa("1111"),
+            tenders=visa("1111"),
             late_capture=False,
         )
 
@@ -172,7 +175,7 @@ async def test_a_refused_query_backs_off_to_a_quarter_of_an_hour_and_a_superviso
         assert await service.can_start_charge("sale-b")
         token = await card_token(SandboxAccess.of_server(sandbox), APPROVED)
         other = await service.charge(
-            sale_id="sale-b", request=charge_request(token), cards=visa("1111")
+            sale_id="sale-b", request=charge_request(token), tenders=visa("1111")
         )
         assert other.status == ChargeStatus.PAID
 

@@ -25,11 +25,11 @@ import pytest
 import pytest_asyncio
 import trustme
 from aiohttp import web
-from checkout_desktop.store.charges import CardSummary
 
 from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.domain.enums import ChargeStatus, DocumentType, TokenFieldSpelling
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.errors import ApiError
 from checkout_desktop.inbox.intake import Received, classify
@@ -192,7 +192,9 @@ async def test_the_charging_core_survives_every_variant(
                 request = charge_request(
                     await tokenize(server, number, kind), amount=amount, late_capture=late
                 )
-                outcome = await service.charge(sale_id=sale_id, request=request, cards=visa("1111"))
+                outcome = await service.charge(
+                    sale_id=sale_id, request=request, tenders=visa("1111")
+                )
                 assert outcome.attempt == AttemptState.CREATED, outcome.message.english()
                 return outcome.merchant_charge_id, sale_id
 
@@ -224,7 +226,7 @@ async def test_the_charging_core_survives_every_variant(
                     sale_id="sale-lost",
                     profile="builtin-sandbox",
                     amount=900,
-                    cards=visa("2222"),
+                    tenders=visa("2222"),
                     late_capture=False,
                 )
             await service.reconcile_unresolved()
@@ -283,7 +285,7 @@ async def _cnpj_customer(stack: Stack, server: SandboxServer, kind: str, *, refu
     )
     request = request.model_copy(update={"customer": customer})
     outcome = await stack.service.charge(
-        sale_id="sale-company", request=request, cards=[CardSummary("VISA", "1111")]
+        sale_id="sale-company", request=request, tenders=[CardSummary("VISA", "1111")]
     )
     if not refused:
         assert outcome.status == ChargeStatus.PAID
@@ -313,7 +315,7 @@ async def test_the_spelling_is_learned_once_per_profile_not_per_charge(
             for n in range(4):
                 request = charge_request(await tokenize(server, APPROVED, "transparent"))
                 outcome = await stack.service.charge(
-                    sale_id=f"sale-{n}", request=request, cards=visa("1111")
+                    sale_id=f"sale-{n}", request=request, tenders=visa("1111")
                 )
                 assert outcome.status == ChargeStatus.PAID
                 if n == 0:
@@ -336,7 +338,7 @@ async def test_the_spelling_is_learned_once_per_profile_not_per_charge(
         async with charging_stack(access, db, token_field=kept[-1]) as stack:
             request = charge_request(await tokenize(server, APPROVED, "transparent"))
             outcome = await stack.service.charge(
-                sale_id="sale-after-restart", request=request, cards=visa("1111")
+                sale_id="sale-after-restart", request=request, tenders=visa("1111")
             )
             assert outcome.status == ChargeStatus.PAID
             assert authorizations(stack) == [200]
@@ -358,7 +360,7 @@ async def test_a_refused_spelling_that_is_not_about_the_token_is_not_retried(
             bare = request.customer.model_copy(update={"phone": None})
             request = request.model_copy(update={"customer": bare})
             outcome = await stack.service.charge(
-                sale_id="sale-1", request=request, cards=visa("1111")
+                sale_id="sale-1", request=request, tenders=visa("1111")
             )
             assert outcome.attempt == AttemptState.REJECTED
             assert authorizations(stack) == [400]
@@ -386,13 +388,13 @@ async def test_a_used_card_token_is_reported_as_such_whichever_spelling_the_serv
             access, tmp_path / "store.sqlite3", token_field=service_reads
         ) as learned:
             first = await learned.service.charge(
-                sale_id="sale-0", request=charge_request(token), cards=visa("1111")
+                sale_id="sale-0", request=charge_request(token), tenders=visa("1111")
             )
             assert first.status == ChargeStatus.PAID
         # A new profile, not settled yet, sends the same (now used) card token again.
         async with charging_stack(access, tmp_path / "other.sqlite3") as fresh:
             outcome = await fresh.service.charge(
-                sale_id="sale-1", request=charge_request(token), cards=visa("1111")
+                sale_id="sale-1", request=charge_request(token), tenders=visa("1111")
             )
             assert outcome.attempt == AttemptState.REJECTED
             assert isinstance(outcome.error, ApiError)
