@@ -255,6 +255,9 @@ class HistoryPanel(QWidget):
             )
         )
         self.end_dialog: EndAttemptDialog | None = None
+        # Shown once the store says there is something unresolved (a read that may wait).
+        for widget in (self.unresolved_label, self.unresolved, self.end_button):
+            widget.setVisible(False)
 
         self.table = QTableView(self)
         self.table.setObjectName("historyTable")
