@@ -19,6 +19,9 @@ from checkout_desktop.domain.reasons import Reason
 
 logger = logging.getLogger(__name__)
 
+MAX_PAGE = 1000
+"""The most deliveries one read returns (a page, a burst, an export batch)."""
+
 
 @dataclass(frozen=True)
 class NewEvent:
@@ -145,6 +148,7 @@ class WriteResult:
 
 
 __all__ = [
+    "MAX_PAGE",
     "Applied",
     "EventFilter",
     "EventPage",
