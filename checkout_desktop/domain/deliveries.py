@@ -16,6 +16,7 @@ from typing import Any
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +128,23 @@ class EventPage:
 
 
 @dataclass(frozen=True)
+class Delivery:
+    """One delivery of an inbox batch: its row, and the update to apply when it is accepted."""
+
+    event: NewEvent
+    update: ChargeUpdate | ThreeDsUpdate | None
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """The search index's progress: whether there is one, the last id it holds, the newest."""
+
+    searchable: bool
+    indexed: int
+    latest: int
+
+
+@dataclass(frozen=True)
 class Applied:
     """What the charge state machine did with one delivery."""
 
@@ -150,9 +168,11 @@ class WriteResult:
 __all__ = [
     "MAX_PAGE",
     "Applied",
+    "Delivery",
     "EventFilter",
     "EventPage",
     "EventSummary",
+    "IndexProgress",
     "NewEvent",
     "StoredEvent",
     "Verdict",
