@@ -246,6 +246,10 @@ class HistoryPanel(QWidget):
         self.unresolved_label = QLabel(self.tr("Outcome unknown:"), self)
         self.unresolved = QComboBox(self)
         self.unresolved.setObjectName("unresolvedAttempts")
+        self.unresolved.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.unresolved.setMinimumContentsLength(24)
         self.end_button = QPushButton(self.tr("&End…"), self)
         self.end_button.setObjectName("endAttemptButton")
         self.end_button.setToolTip(

@@ -51,6 +51,9 @@ def status_label(status: str | None) -> str:
 def sdk_kind_box(parent: QWidget) -> QComboBox:
     """A choice of the card SDK's credential kind (its data: the profile's `sdk_credential`)."""
     box = QComboBox(parent)
+    # Its long item texts must not set the width of the window (the screen may be 1024 wide).
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(16)
     box.addItem(QCoreApplication.translate("Labels", "Transparent token (tk_…)"), "transparent")
     box.addItem(
         QCoreApplication.translate("Labels", "Merchant token (the SDK hashes it with the CNPJ)"),
