@@ -37,12 +37,15 @@ class SecretName(StrEnum):
     CLIENT_SECRET = "client_secret"
     SDK_MERCHANT_TOKEN = "sdk_merchant_token"
     WEBHOOK_TOKEN = "webhook_token"
+    STORE_PASSWORD = "store_password"
+    """The shared store's database password, kept under the store's address, not a profile."""
 
 
 _LABELS = {
     SecretName.CLIENT_SECRET: "the API client secret",
     SecretName.SDK_MERCHANT_TOKEN: "the card SDK's merchant token",
     SecretName.WEBHOOK_TOKEN: "the webhook authentication token",
+    SecretName.STORE_PASSWORD: "the shared store's database password",
 }
 
 

@@ -137,6 +137,16 @@ def start(root: Path) -> Cluster:
         ],
         "initdb",
     )
+    # The superuser logs in over the socket without a password (the fixtures create and drop
+    # databases as it); every other role must give its password, so the store's login with a
+    # password from the keychain, and the refusal of a wrong one, are really tested.
+    hba = cluster.data / "pg_hba.conf"
+    hba.write_text(
+        f"local all {SERVER_USER} trust\nlocal all all scram-sha-256\n", encoding="ascii"
+    )
+    if prefix:
+        entry = pwd.getpwnam(SERVER_USER)
+        os.chown(hba, entry.pw_uid, entry.pw_gid)
     options = " ".join(
         [
             f"-k {root}",
