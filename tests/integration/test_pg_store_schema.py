@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
 
@@ -53,112 +53,106 @@ def shop_role(pg_url: str) -> StoreAddress:
     )
 
 
-async def _tables(url: str) -> set[str]:
-    async with await psycopg.AsyncConnection.connect(url) as conn:
-        cursor = await conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
-        return {str(r[0]) for r in await cursor.fetchall()}
+def _tables(url: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        cursor = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        return {str(r[0]) for r in cursor.fetchall()}
 
 
-@pytest.mark.asyncio
-async def test_a_new_database_gets_the_whole_schema_once(pg_url: str) -> None:
+def test_a_new_database_gets_the_whole_schema_once(pg_url: str) -> None:
     address = _address(pg_url)
-    conn = await db.connect(address, None)
+    conn = db.connect(address, None)
     try:
-        cursor = await conn.execute("SELECT application, version FROM checkout_schema")
-        assert await cursor.fetchall() == [(schema.APPLICATION, schema.SCHEMA_VERSION)]
-        assert await db.has_search_index(conn)
+        cursor = conn.execute("SELECT application, version FROM checkout_schema")
+        assert cursor.fetchall() == [(schema.APPLICATION, schema.SCHEMA_VERSION)]
+        assert db.has_search_index(conn)
     finally:
-        await conn.close()
-    assert await _tables(pg_url) == TABLES
-    again = await db.connect(address, None)
-    await again.close()
-    assert await _tables(pg_url) == TABLES
+        conn.close()
+    assert _tables(pg_url) == TABLES
+    again = db.connect(address, None)
+    again.close()
+    assert _tables(pg_url) == TABLES
 
 
-@pytest.mark.asyncio
-async def test_counters_starting_together_migrate_once(pg_url: str) -> None:
+def test_counters_starting_together_migrate_once(pg_url: str) -> None:
     address = _address(pg_url)
-    conns = await asyncio.gather(*(db.connect(address, None) for _ in range(4)))
+    with ThreadPoolExecutor(4) as pool:
+        conns = list(pool.map(lambda _: db.connect(address, None), range(4)))
     for conn in conns:
-        await conn.close()
-    assert await _tables(pg_url) == TABLES
+        conn.close()
+    assert _tables(pg_url) == TABLES
 
 
-@pytest.mark.asyncio
-async def test_commits_are_durable_whatever_the_database_default(pg_url: str) -> None:
+def test_commits_are_durable_whatever_the_database_default(pg_url: str) -> None:
     with psycopg.connect(pg_url, autocommit=True) as admin:
         name = admin.execute("SELECT current_database()").fetchone()
         assert name is not None
         admin.execute(f'ALTER DATABASE "{name[0]}" SET synchronous_commit = off')
     with psycopg.connect(pg_url) as plain:
         assert plain.execute("SHOW synchronous_commit").fetchone() == ("off",)
-    conn = await db.connect(_address(pg_url), None)
+    conn = db.connect(_address(pg_url), None)
     try:
-        cursor = await conn.execute("SHOW synchronous_commit")
-        assert await cursor.fetchone() == ("on",)
+        cursor = conn.execute("SHOW synchronous_commit")
+        assert cursor.fetchone() == ("on",)
     finally:
-        await conn.close()
-    pool = await db.open_pool(_address(pg_url), None, min_size=2, max_size=2)
+        conn.close()
+    pool = db.open_pool(_address(pg_url), None, min_size=2, max_size=2)
     try:
         for _ in range(3):
-            async with pool.connection() as pooled:
-                cursor = await pooled.execute("SHOW synchronous_commit")
-                assert await cursor.fetchone() == ("on",)
+            with pool.connection() as pooled:
+                cursor = pooled.execute("SHOW synchronous_commit")
+                assert cursor.fetchone() == ("on",)
     finally:
-        await pool.close()
+        pool.close()
 
 
-@pytest.mark.asyncio
-async def test_a_newer_schema_is_refused_and_left_untouched(pg_url: str) -> None:
-    conn = await db.connect(_address(pg_url), None)
-    await conn.close()
+def test_a_newer_schema_is_refused_and_left_untouched(pg_url: str) -> None:
+    conn = db.connect(_address(pg_url), None)
+    conn.close()
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute("UPDATE checkout_schema SET version = 99")
         admin.execute("CREATE TABLE from_the_future (x int)")
     with pytest.raises(SharedStoreError) as caught:
-        await db.connect(_address(pg_url), None)
+        db.connect(_address(pg_url), None)
     assert caught.value.problem is StoreProblem.SCHEMA_NEWER
     assert "schema version 99" in str(caught.value)
     assert "upgrade" in str(caught.value)
     with psycopg.connect(pg_url, autocommit=True) as admin:
         assert admin.execute("SELECT version FROM checkout_schema").fetchone() == (99,)
-    assert await _tables(pg_url) == TABLES | {"from_the_future"}
+    assert _tables(pg_url) == TABLES | {"from_the_future"}
 
 
-@pytest.mark.asyncio
-async def test_another_programs_database_is_refused(pg_url: str) -> None:
+def test_another_programs_database_is_refused(pg_url: str) -> None:
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute("CREATE TABLE invoices (x int)")
     with pytest.raises(SharedStoreError) as caught:
-        await db.connect(_address(pg_url), None)
+        db.connect(_address(pg_url), None)
     assert caught.value.problem is StoreProblem.FOREIGN
-    assert await _tables(pg_url) == {"invoices"}
+    assert _tables(pg_url) == {"invoices"}
 
 
-@pytest.mark.asyncio
-async def test_the_password_from_the_keychain_logs_in(
+def test_the_password_from_the_keychain_logs_in(
     shop_role: StoreAddress, memory_keyring: MemoryKeyring
 ) -> None:
     db.save_password(shop_role, SecretStr(PASSWORD))
     assert memory_keyring.entries == {
         ("checkout-desktop", f"{shop_role.keychain_key}/store_password"): PASSWORD
     }
-    conn = await db.connect(shop_role, db.keychain_password(shop_role))
+    conn = db.connect(shop_role, db.keychain_password(shop_role))
     try:
-        cursor = await conn.execute("SELECT current_user")
-        assert await cursor.fetchone() == (shop_role.user,)
+        cursor = conn.execute("SELECT current_user")
+        assert cursor.fetchone() == (shop_role.user,)
     finally:
-        await conn.close()
+        conn.close()
 
 
-@pytest.mark.asyncio
-async def test_a_wrong_password_is_a_credentials_problem_that_never_shows_it(
+def test_a_wrong_password_is_a_credentials_problem_that_never_shows_it(
     shop_role: StoreAddress, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     wrong = "n4o-e-esta-senha"
     with pytest.raises(SharedStoreError) as caught:
-        await db.connect(shop_role, SecretStr(wrong))
+        db.connect(shop_role, SecretStr(wrong))
     assert caught.value.problem is StoreProblem.CREDENTIALS
     assert "password" in str(caught.value)
     assert wrong not in str(caught.value)
@@ -167,47 +161,43 @@ async def test_a_wrong_password_is_a_credentials_problem_that_never_shows_it(
     assert wrong not in caplog.text
 
 
-@pytest.mark.asyncio
-async def test_no_password_in_the_keychain_says_how_to_store_one(
+def test_no_password_in_the_keychain_says_how_to_store_one(
     shop_role: StoreAddress, memory_keyring: MemoryKeyring
 ) -> None:
     with pytest.raises(SharedStoreError) as caught:
-        await db.connect(shop_role, db.keychain_password(shop_role))
+        db.connect(shop_role, db.keychain_password(shop_role))
     assert caught.value.problem is StoreProblem.PASSWORD_MISSING
     assert "store password" in str(caught.value)
 
 
-@pytest.mark.asyncio
-async def test_a_server_that_is_not_there_is_unreachable(tmp_path: Path) -> None:
+def test_a_server_that_is_not_there_is_unreachable(tmp_path: Path) -> None:
     address = StoreAddress.parse(
         f"postgresql:///caixa?host={quote(str(tmp_path), safe='')}&user=loja"
     )
     with pytest.raises(SharedStoreError) as caught:
-        await db.connect(address, SecretStr(PASSWORD))
+        db.connect(address, SecretStr(PASSWORD))
     assert caught.value.problem is StoreProblem.UNREACHABLE
     assert "does not answer" in str(caught.value)
     assert PASSWORD not in str(caught.value)
 
 
-@pytest.mark.asyncio
-async def test_a_missing_database_says_how_to_create_it(pg_url: str) -> None:
+def test_a_missing_database_says_how_to_create_it(pg_url: str) -> None:
     address = _address(pg_url)
     missing = StoreAddress.parse(address.url().replace(f"/{address.dbname}?", "/nao_existe?"))
     with pytest.raises(SharedStoreError) as caught:
-        await db.connect(missing, None)
+        db.connect(missing, None)
     assert caught.value.problem is StoreProblem.NO_DATABASE
     assert "createdb" in str(caught.value)
 
 
-@pytest.mark.asyncio
-async def test_the_role_owning_the_database_migrates_it_without_superuser(
+def test_the_role_owning_the_database_migrates_it_without_superuser(
     shop_role: StoreAddress,
 ) -> None:
-    conn = await db.connect(shop_role, SecretStr(PASSWORD))
+    conn = db.connect(shop_role, SecretStr(PASSWORD))
     try:
-        cursor = await conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-        assert await cursor.fetchone() == (False,)
+        cursor = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+        assert cursor.fetchone() == (False,)
         # pg_trgm is a trusted extension: the owner gets the search index too.
-        assert await db.has_search_index(conn)
+        assert db.has_search_index(conn)
     finally:
-        await conn.close()
+        conn.close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import getpass
 import logging
 import sys
@@ -73,27 +72,27 @@ class StoreReport:
     events: int
 
 
-async def check(address: StoreAddress, password: SecretStr | None) -> StoreReport:
+def check(address: StoreAddress, password: SecretStr | None) -> StoreReport:
     """Connect, migrate, and count: the store works as this terminal would use it."""
-    conn = await db.connect(address, password)
+    conn = db.connect(address, password)
     try:
 
-        async def one(sql: str) -> Any:
-            cursor = await conn.execute(sql)
-            row = await cursor.fetchone()
+        def one(sql: str) -> Any:
+            cursor = conn.execute(sql)
+            row = cursor.fetchone()
             assert row is not None
             return row[0]
 
         return StoreReport(
-            server_version=str(await one("SHOW server_version")),
-            schema_version=int(await one("SELECT version FROM checkout_schema")),
+            server_version=str(one("SHOW server_version")),
+            schema_version=int(one("SELECT version FROM checkout_schema")),
             tls=bool(conn.pgconn.ssl_in_use),
-            search_index=await db.has_search_index(conn),
-            charges=int(await one("SELECT count(*) FROM charge")),
-            events=int(await one("SELECT count(*) FROM webhook_event")),
+            search_index=db.has_search_index(conn),
+            charges=int(one("SELECT count(*) FROM charge")),
+            events=int(one("SELECT count(*) FROM webhook_event")),
         )
     finally:
-        await conn.close()
+        conn.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
             password = _read_password()
             db.save_password(address, password, secrets)
             print(f"password of {address} kept in the OS keychain")
-            report = asyncio.run(check(address, password))
+            report = check(address, password)
         else:
-            report = asyncio.run(check(address, db.keychain_password(address, secrets)))
+            report = check(address, db.keychain_password(address, secrets))
     except KeychainUnavailable as exc:
         raise StoreCommandError(str(exc)) from None
     except StoreAddressError:

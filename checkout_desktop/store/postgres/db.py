@@ -1,5 +1,9 @@
 """Connections to the shared PostgreSQL store: durable sessions, plain errors, versioned schema.
 
+The store's reads and writes are synchronous, as the embedded store's are (the inbox writer
+and the charge service call them from their own thread or between awaits); only `watch`
+(LISTEN/NOTIFY) is asynchronous, and a widget's reader runs a query in a worker thread.
+
 Every connection runs with `synchronous_commit = on` (asked for explicitly, whatever the
 server's or the role's default), so a commit returns only once the server has flushed it: the
 inbox acknowledges a delivery, and a charge is sent, only after that. Every failure to reach
@@ -11,7 +15,7 @@ password.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -156,58 +160,57 @@ def connect_kwargs(address: StoreAddress, password: SecretStr | None) -> dict[st
     return kwargs
 
 
-async def configure_session(conn: psycopg.AsyncConnection[Any]) -> None:
+def configure_session(conn: psycopg.Connection[Any]) -> None:
     """Per-connection settings every store session relies on."""
-    await conn.execute("SET synchronous_commit = on")
-    await conn.execute("SET TIME ZONE 'UTC'")
-    await conn.commit()
+    conn.execute("SET synchronous_commit = on")
+    conn.execute("SET TIME ZONE 'UTC'")
+    conn.commit()
 
 
-async def connect(
+def connect(
     address: StoreAddress,
     password: SecretStr | None,
     *,
     migrate_schema: bool = True,
     autocommit: bool = False,
-) -> psycopg.AsyncConnection[Any]:
+) -> psycopg.Connection[Any]:
     """One durable connection to the store, its schema brought up to date (or refused)."""
     import psycopg
 
     try:
-        conn = await psycopg.AsyncConnection.connect(
+        conn = psycopg.Connection.connect(
             **connect_kwargs(address, password), autocommit=autocommit
         )
     except psycopg.Error as exc:
         raise _login_error(address, password, exc) from None
     try:
-        await configure_session(conn)
+        configure_session(conn)
         if migrate_schema:
-            await migrate(conn, address)
+            migrate(conn, address)
         else:
-            await check_version(conn, address)
+            check_version(conn, address)
     except BaseException as exc:
-        await conn.close()
+        conn.close()
         if isinstance(exc, psycopg.Error):
             raise describe_error(address, exc) from None
         raise
     return conn
 
 
-async def open_pool(
+def open_pool(
     address: StoreAddress,
     password: SecretStr | None,
     *,
     min_size: int = 1,
     max_size: int = 4,
-) -> psycopg_pool.AsyncConnectionPool[Any]:
+) -> psycopg_pool.ConnectionPool[Any]:
     """A connection pool on the store (schema migrated first, durable sessions)."""
     import psycopg
-    from psycopg_pool import AsyncConnectionPool, PoolTimeout
+    from psycopg_pool import ConnectionPool, PoolTimeout
 
-    first = await connect(address, password)
-    await first.close()
-    configure: Callable[[psycopg.AsyncConnection[Any]], Awaitable[None]] = configure_session
-    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+    connect(address, password).close()
+    configure: Callable[[psycopg.Connection[Any]], None] = configure_session
+    pool: ConnectionPool[Any] = ConnectionPool(
         kwargs=connect_kwargs(address, password),
         min_size=min_size,
         max_size=max_size,
@@ -217,32 +220,32 @@ async def open_pool(
         timeout=CONNECT_TIMEOUT_S,
     )
     try:
-        await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+        pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
     except (PoolTimeout, psycopg.Error) as exc:
-        await pool.close()
+        pool.close()
         raise describe_error(address, exc) from None
     return pool
 
 
-async def _schema_row(conn: psycopg.AsyncConnection[Any]) -> tuple[str, int] | None:
+def _schema_row(conn: psycopg.Connection[Any]) -> tuple[str, int] | None:
     # A catalog query rather than to_regclass(): the latter answers from this session's cache,
     # which may not yet know a table that another counter's migration just committed.
-    cursor = await conn.execute(
+    cursor = conn.execute(
         "SELECT 1 FROM pg_catalog.pg_tables "
         "WHERE schemaname = current_schema() AND tablename = 'checkout_schema'"
     )
-    if await cursor.fetchone() is None:
+    if cursor.fetchone() is None:
         return None
-    cursor = await conn.execute("SELECT application, version FROM checkout_schema WHERE id = 1")
-    row = await cursor.fetchone()
+    cursor = conn.execute("SELECT application, version FROM checkout_schema WHERE id = 1")
+    row = cursor.fetchone()
     return None if row is None else (str(row[0]), int(row[1]))
 
 
-async def _foreign_tables(conn: psycopg.AsyncConnection[Any]) -> int:
-    cursor = await conn.execute(
+def _foreign_tables(conn: psycopg.Connection[Any]) -> int:
+    cursor = conn.execute(
         "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
     )
-    row = await cursor.fetchone()
+    row = cursor.fetchone()
     return 0 if row is None else int(row[0])
 
 
@@ -276,32 +279,32 @@ def _refuse(address: StoreAddress, found: tuple[str, int] | None, tables: int) -
     return version
 
 
-async def check_version(conn: psycopg.AsyncConnection[Any], address: StoreAddress) -> int:
+def check_version(conn: psycopg.Connection[Any], address: StoreAddress) -> int:
     """The store's schema version; refuses a newer or foreign one. Writes nothing."""
-    found = await _schema_row(conn)
-    tables = await _foreign_tables(conn) if found is None else 0
+    found = _schema_row(conn)
+    tables = _foreign_tables(conn) if found is None else 0
     version = _refuse(address, found, tables)
     if not conn.autocommit:
-        await conn.rollback()
+        conn.rollback()
     return version
 
 
-async def migrate(conn: psycopg.AsyncConnection[Any], address: StoreAddress) -> int:
+def migrate(conn: psycopg.Connection[Any], address: StoreAddress) -> int:
     """Apply every missing step in one transaction (all or none); refuse a newer schema.
 
     The version is read first without a lock (the common case: nothing to do); migrating
     takes an advisory lock, so counters starting together migrate once, one after the other.
     """
-    if await check_version(conn, address) == schema.SCHEMA_VERSION:
+    if check_version(conn, address) == schema.SCHEMA_VERSION:
         return schema.SCHEMA_VERSION
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        found = await _schema_row(conn)
-        tables = await _foreign_tables(conn) if found is None else 0
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        found = _schema_row(conn)
+        tables = _foreign_tables(conn) if found is None else 0
         current = _refuse(address, found, tables)
         if found is None:
-            await conn.execute(schema.SCHEMA_TABLE)
-            await conn.execute(
+            conn.execute(schema.SCHEMA_TABLE)
+            conn.execute(
                 "INSERT INTO checkout_schema (id, application, version) VALUES (1, %s, 0)",
                 (schema.APPLICATION,),
             )
@@ -311,24 +314,24 @@ async def migrate(conn: psycopg.AsyncConnection[Any], address: StoreAddress) -> 
             logger.info(
                 "shared store %s: migrating to schema %d (%s)", address, version, description
             )
-            await conn.execute(script.encode())
-            await conn.execute(
+            conn.execute(script.encode())
+            conn.execute(
                 "UPDATE checkout_schema SET version = %s, migrated_at = now() WHERE id = 1",
                 (version,),
             )
             current = version
-        await _ensure_search_index(conn, address)
+        _ensure_search_index(conn, address)
     return current
 
 
-async def _ensure_search_index(conn: psycopg.AsyncConnection[Any], address: StoreAddress) -> bool:
+def _ensure_search_index(conn: psycopg.Connection[Any], address: StoreAddress) -> bool:
     """The trigram index where the server has pg_trgm; without it searches scan."""
     import psycopg
 
     try:
-        async with conn.transaction():
-            await conn.execute(schema.SEARCH_EXTENSION)
-            await conn.execute(schema.SEARCH_INDEX)
+        with conn.transaction():
+            conn.execute(schema.SEARCH_EXTENSION)
+            conn.execute(schema.SEARCH_INDEX)
     except psycopg.Error as exc:
         logger.warning(
             "shared store %s: no trigram search index (%s); event searches will scan",
@@ -339,9 +342,9 @@ async def _ensure_search_index(conn: psycopg.AsyncConnection[Any], address: Stor
     return True
 
 
-async def has_search_index(conn: psycopg.AsyncConnection[Any]) -> bool:
-    cursor = await conn.execute("SELECT to_regclass('webhook_event_search') IS NOT NULL")
-    row = await cursor.fetchone()
+def has_search_index(conn: psycopg.Connection[Any]) -> bool:
+    cursor = conn.execute("SELECT to_regclass('webhook_event_search') IS NOT NULL")
+    row = cursor.fetchone()
     return bool(row and row[0])
 
 
