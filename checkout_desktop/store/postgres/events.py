@@ -136,7 +136,8 @@ class PgEventRepository:
     """Reads and writes `webhook_event` on one psycopg connection.
 
     Writes run inside the caller's transaction (the inbox writer batches deliveries into one
-    durable commit). Rows are read as mappings through cursors of their own, so the connection is left as given.
+    durable commit). Rows are read as mappings through cursors of their own, so the connection
+    is left as it was given.
     """
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
