@@ -188,7 +188,35 @@ CREATE VIEW webhook_quarantine AS
     SELECT id, received_at, reason, event_type, content_type, remote, headers_json, body
     FROM webhook_event
     WHERE verdict = 'quarantined';
+
+-- Live across counters: every commit that stores deliveries or changes charges tells the
+-- listening terminals (LISTEN/NOTIFY; a notification is sent only when its transaction
+-- commits). Deliveries: the newest id a statement stored (a terminal then reads after its
+-- watermark). Charges: the merchant charge id of each charge inserted or updated.
+CREATE FUNCTION checkout_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('checkout_events', (SELECT max(id)::text FROM stored));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER webhook_event_notify AFTER INSERT ON webhook_event
+    REFERENCING NEW TABLE AS stored
+    FOR EACH STATEMENT EXECUTE FUNCTION checkout_notify_events();
+
+CREATE FUNCTION checkout_notify_charge() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('checkout_charges', NEW.merchant_charge_id);
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER charge_notify AFTER INSERT OR UPDATE ON charge
+    FOR EACH ROW EXECUTE FUNCTION checkout_notify_charge();
+CREATE TRIGGER charge_attempt_notify AFTER INSERT OR UPDATE ON charge_attempt
+    FOR EACH ROW EXECUTE FUNCTION checkout_notify_charge();
 """
+
+EVENTS_CHANNEL = "checkout_events"
+CHARGES_CHANNEL = "checkout_charges"
 
 SEARCH_EXTENSION = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
 """pg_trgm ships with PostgreSQL (contrib) and is a trusted extension from 13 on: the
