@@ -189,6 +189,17 @@ CREATE VIEW webhook_quarantine AS
     FROM webhook_event
     WHERE verdict = 'quarantined';
 
+-- Which counter receives the shop's notifications. Holding the inbox is a session-level
+-- advisory lock (released by the server the moment the holder's connection ends, a killed
+-- process included); this row only says who took it last, for the other counters to show.
+CREATE TABLE inbox_holder (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    counter TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    since TEXT NOT NULL
+);
+
 -- Live across counters: every commit that stores deliveries or changes charges tells the
 -- listening terminals (LISTEN/NOTIFY; a notification is sent only when its transaction
 -- commits). Deliveries: the newest id a statement stored (a terminal then reads after its
