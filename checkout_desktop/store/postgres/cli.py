@@ -13,9 +13,11 @@ from pydantic import SecretStr
 
 from checkout_desktop.errors import PlainError
 from checkout_desktop.logsetup import setup_logging
+from checkout_desktop.paths import app_paths
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress, StoreAddressError
+from checkout_desktop.store.postgres.migrate import TableCopy, copy_store
 
 logger = logging.getLogger(__name__)
 
@@ -38,14 +40,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "check",
         help="connect to the shared store, bring its schema up to date and say what it holds",
     )
+    move = actions.add_parser(
+        "migrate",
+        help="copy this computer's whole store (charges, timelines, deliveries) into an empty "
+        "shared store in one transaction, verified by counts and checksums",
+    )
+    move.add_argument(
+        "--to",
+        metavar="URL",
+        required=True,
+        help="the shared store to copy into (its password from the keychain)",
+    )
 
 
 def _address(args: argparse.Namespace) -> StoreAddress:
-    url = getattr(args, "store", None)
+    url = getattr(args, "to", None) or getattr(args, "store", None)
     if not url:
         raise StoreCommandError(
             "name the shared store before the command: "
-            "checkout-desktop --store postgresql://USER@HOST/DATABASE store …"
+            "checkout-desktop --store postgresql://USER@HOST/DATABASE store … (or store "
+            "migrate --to URL)"
         )
     return StoreAddress.parse(url)
 
@@ -100,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         address = _address(args)
         secrets = SecretStore()
+        if args.store_action == "migrate":
+            return _migrate(args, address, db.keychain_password(address, secrets))
         if args.store_action == "password":
             if args.forget:
                 gone = secrets.delete(address.keychain_key, SecretName.STORE_PASSWORD)
@@ -124,6 +140,24 @@ def run(args: argparse.Namespace) -> int:
     print(f"  connection: {'TLS' if report.tls else 'not encrypted'}")
     print(f"  event search: {'trigram index' if report.search_index else 'scans (no pg_trgm)'}")
     print(f"  {report.charges} charges, {report.events} webhook deliveries")
+    return 0
+
+
+def _migrate(args: argparse.Namespace, address: StoreAddress, password: SecretStr | None) -> int:
+    source = app_paths(args.data_dir).database_file
+    if not source.exists():
+        raise StoreCommandError(
+            f"there is no store at {source} to copy; choose the folder with --data-dir or "
+            "CHECKOUT_DESKTOP_HOME"
+        )
+
+    def report(done: TableCopy) -> None:
+        print(f"  {done.table}: {done.rows} rows", flush=True)
+
+    print(f"copying {source} into {address} (one transaction)")
+    copied = copy_store(source, address, password, progress=report)
+    total = sum(c.rows for c in copied)
+    print(f"verified: {total} rows in {len(copied)} tables, counts and SHA-256 checksums equal")
     return 0
 
 
