@@ -163,6 +163,10 @@ def test_the_copy_is_exact_and_the_store_goes_on_from_it(pg_url: str, tmp_path: 
         assert _rows_pg(pg_url, table, source, pg_order) == _rows_sqlite(source, table, order), (
             table
         )
+    # Attempts keep their insertion order (the history pages them by it).
+    assert _rows_pg(pg_url, "charge_attempt", source, "seq") == _rows_sqlite(
+        source, "charge_attempt", "rowid"
+    )
     with psycopg.connect(pg_url) as pg:
         repo = PgEventRepository(pg)
         assert repo.latest_id() == 900

@@ -40,7 +40,14 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("charge_sweep", ("id",)),
     ("webhook_event", ("id",)),
 )
-_IDENTITY_TABLES = ("charge", "money_operation", "charge_timeline", "charge_sweep", "webhook_event")
+_IDENTITY_COLUMNS = (
+    ("charge", "id"),
+    ("money_operation", "id"),
+    ("charge_timeline", "id"),
+    ("charge_sweep", "id"),
+    ("webhook_event", "id"),
+    ("charge_attempt", "seq"),
+)
 _BATCH = 2000
 
 
@@ -131,16 +138,19 @@ def _copy_table(
     keys: Sequence[str],
 ) -> TableCopy:
     columns = _sqlite_columns(source, table)
-    extra = ["search_text"] if table == "webhook_event" else []
+    extra = {"webhook_event": ["search_text"], "charge_attempt": ["seq"]}.get(table, [])
     digest = hashlib.sha256()
     count = 0
     names = ", ".join([*columns, *extra])
+    # Attempts keep their insertion order (SQLite's rowid) as their sequence.
+    selected = [*columns, "rowid"] if table == "charge_attempt" else columns
     with target.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-        for row in _sqlite_rows(source, table, columns, keys):
+        for full in _sqlite_rows(source, table, selected, keys):
+            row = full[: len(columns)]
             _row_digest(digest, row)
             count += 1
-            values: list[Any] = list(row)
-            if extra:
+            values: list[Any] = list(full)
+            if table == "webhook_event":
                 values.append(_search_text(columns, row))
             copy.write_row(values)
     return TableCopy(table, count, digest.hexdigest())
@@ -212,10 +222,10 @@ def _copy_all(
                 copied.append(done)
                 if progress is not None:
                     progress(done)
-            for table in _IDENTITY_TABLES:
+            for table, column in _IDENTITY_COLUMNS:
                 target.execute(
-                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "  # noqa: S608
-                    f"COALESCE((SELECT max(id) FROM {table}), 0) + 1, false)"
+                    f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "  # noqa: S608
+                    f"COALESCE((SELECT max({column}) FROM {table}), 0) + 1, false)"
                 )
             _verify(source, target, copied, address)
     except psycopg.Error as exc:
