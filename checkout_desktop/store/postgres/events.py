@@ -358,6 +358,30 @@ class PgEventRepository:
                 return
             after = rows[-1].id
 
+    def full_after(
+        self, where: EventFilter | None = None, *, after: int, batch: int = 500
+    ) -> list[StoredEvent]:
+        """One export batch: whole deliveries with id > `after`, oldest first."""
+        batch = _check_limit(batch)
+        clauses, params = self.sql_filter(where)
+        return [
+            _full(r)
+            for r in self._rows(
+                f"SELECT {_FULL_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
+                + _where_sql([*clauses, "id > :after"])
+                + " ORDER BY id ASC LIMIT :limit",
+                {**params, "after": after, "limit": batch},
+            )
+        ]
+
+    def ids_after(self, after: int, limit: int = MAX_PAGE) -> list[int]:
+        """Ids of the deliveries stored after `after`, in order (what `watch` yields)."""
+        rows = self._rows(
+            "SELECT id FROM webhook_event WHERE id > :after ORDER BY id LIMIT :limit",
+            {"after": after, "limit": limit},
+        )
+        return [int(row["id"]) for row in rows]
+
     def for_charge(self, charge: str, *, limit: int = MAX_PAGE) -> list[EventSummary]:
         """A charge's deliveries in arrival order (its timeline's webhook side)."""
         page = self.page(EventFilter(charge=charge), limit=limit)
