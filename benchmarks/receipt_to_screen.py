@@ -123,8 +123,8 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
     from pydantic import SecretStr
     from PySide6.QtCore import QEvent, QObject, QTimer
 
+    from checkout_desktop.charges.ledger import inbox_applier
     from checkout_desktop.domain.events import EventBus
-    from checkout_desktop.inbox.charges import apply_to_charges
     from checkout_desktop.inbox.listener import WebhookListener
     from checkout_desktop.inbox.writer import InboxWriter
     from checkout_desktop.settings import ListenerSettings
@@ -137,7 +137,7 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
     store = folder / "store.sqlite3"
     conn = db.connect(store)
     bus = EventBus()
-    writer = InboxWriter(store, bus=bus, applier=apply_to_charges)
+    writer = InboxWriter(store, bus=bus, applier=inbox_applier)
     listener = WebhookListener(
         ListenerSettings(port=0, path=PATH), token=SecretStr(TOKEN), writer=writer, bus=bus
     )

@@ -52,9 +52,9 @@ async def _serve_bare() -> tuple[int, object]:
 async def _serve(kind: str, store: Path) -> None:
     from pydantic import SecretStr
 
+    from checkout_desktop.charges.ledger import inbox_applier
     from checkout_desktop.domain.events import EventBus
-    from checkout_desktop.inbox.charges import apply_to_charges
-    from checkout_desktop.inbox.events import WebhookStored
+    from checkout_desktop.domain.inbox_events import WebhookStored
     from checkout_desktop.inbox.listener import WebhookListener
     from checkout_desktop.inbox.writer import InboxWriter
     from checkout_desktop.settings import ListenerSettings
@@ -80,7 +80,7 @@ async def _serve(kind: str, store: Path) -> None:
     else:
         bus = EventBus()
         bus.subscribe(WebhookStored, count)
-        writer = InboxWriter(store / "bench.sqlite3", bus=bus, applier=apply_to_charges)
+        writer = InboxWriter(store / "bench.sqlite3", bus=bus, applier=inbox_applier)
         listener = WebhookListener(
             ListenerSettings(port=0), token=SecretStr(TOKEN), writer=writer, bus=bus
         )

@@ -25,7 +25,7 @@ class Subcommand(Protocol):
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "run": ("checkout_desktop.app", "open the terminal window (the default)"),
     "sandbox": ("checkout_desktop.sandbox.cli", "run the built-in sandbox service standalone"),
-    "listen": ("checkout_desktop.inbox.cli_listen", "run the webhook inbox without the window"),
+    "listen": ("checkout_desktop.listen", "run the webhook inbox without the window"),
     "events": ("checkout_desktop.inbox.cli_events", "export stored webhook deliveries"),
     "store": (
         "checkout_desktop.store.postgres.cli",

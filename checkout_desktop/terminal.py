@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import httpx
 
+    from checkout_desktop.charges.service import ChargeService
     from checkout_desktop.domain.events import DomainEvent, EventBus
-    from checkout_desktop.gateway.charging import ChargeService
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.inbox.service import Inbox, ListenerTls, Registrar, Registration
     from checkout_desktop.paths import AppPaths
@@ -84,8 +84,9 @@ class Terminal:
         import httpx
         from pydantic import SecretStr
 
+        from checkout_desktop.charges.ledger import inbox_applier
+        from checkout_desktop.charges.service import ChargeService
         from checkout_desktop.domain.events import EventBus
-        from checkout_desktop.gateway.charging import ChargeService
         from checkout_desktop.gateway.client import ChargeClient
         from checkout_desktop.gateway.profiles import (
             client_id_of,
@@ -160,6 +161,7 @@ class Terminal:
         )
         inbox = Inbox(
             store=paths.database_file,
+            applier=inbox_applier,
             listener_settings=listener_settings,
             token=webhook_token,
             bus=bus,
@@ -279,6 +281,6 @@ def _sandbox_registrar(sandbox: SandboxLink, path: str, http: httpx.AsyncClient)
 def _check_policy(interval_s: float) -> Any:
     from datetime import timedelta
 
-    from checkout_desktop.store.charges import CheckPolicy
+    from checkout_desktop.charges.reconciler import CheckPolicy
 
     return CheckPolicy(interval=timedelta(seconds=interval_s))

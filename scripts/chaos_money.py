@@ -59,15 +59,15 @@ async def _child(job: dict[str, Any]) -> None:
     import httpx
     from pydantic import SecretStr
 
+    from checkout_desktop.charges.service import ChargeService, MoneyOperationError, SaleBusy
+    from checkout_desktop.domain.records import CardSummary
     from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
     from checkout_desktop.domain.wire import ChargeAuthorizationRequest
-    from checkout_desktop.gateway.charging import ChargeService, MoneyOperationError, SaleBusy
     from checkout_desktop.gateway.client import ChargeClient
     from checkout_desktop.gateway.errors import GatewayError
     from checkout_desktop.gateway.profiles import Endpoints
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.secrets import FixedCredentials
-    from checkout_desktop.store.charges import CardSummary
     from checkout_desktop.store.db import connect
 
     endpoints = Endpoints(base_url=job["api_url"], auth_url=job["api_url"])
@@ -348,8 +348,8 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
     import trustme
     from aiohttp import web
 
+    from checkout_desktop.charges.ledger import inbox_applier
     from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
-    from checkout_desktop.inbox.charges import apply_to_charges
     from checkout_desktop.inbox.intake import Received, classify
     from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
     from checkout_desktop.store.charges import ChargeRepository
@@ -386,7 +386,7 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
             return web.json_response({"message": "lost"}, status=503)
         if update is not None:
             with transaction(inbox_conn):
-                apply_to_charges(inbox_conn, update, f"chaos-{report.notifications_applied}")
+                inbox_applier(inbox_conn, update, f"chaos-{report.notifications_applied}")
             report.notifications_applied += 1
         return web.json_response({"ok": True})
 

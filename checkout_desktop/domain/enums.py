@@ -130,3 +130,18 @@ TokenFieldSpelling = Literal["temporaryCardToken", "temporatyCardToken"]
 """The spec's request shape spells the field `temporatyCardToken`; prose and code elsewhere use
 `temporaryCardToken`. Both are parsed; which one is sent is a profile setting. It lives here, in
 a module without pydantic, so that settings can name it without building every wire model."""
+
+
+class Verdict(StrEnum):
+    """What the inbox decided about one authenticated delivery."""
+
+    ACCEPTED = "accepted"
+    """A known notification, fed to the charge state machine."""
+    DUPLICATE = "duplicate"
+    """The exact body of an earlier delivery; stored, acknowledged, not applied again."""
+    UNKNOWN = "unknown"
+    """A JSON object of a type nobody has published yet: stored and shown, never rejected."""
+    SELF_TEST = "self_test"
+    """The health monitor's own round trip through the public URL; not a charge event."""
+    QUARANTINED = "quarantined"
+    """A body the inbox could not accept (bad JSON, bad shape, wrong type, too big, too slow)."""

@@ -55,7 +55,7 @@ class ReasonCode(StrEnum):
     CHANGE_TRANSACTION_REFUNDED = "change.transaction_refunded"
     CHANGE_THREE_DS = "change.three_ds"
 
-    # -- store/charges.py: attempts and when a charge is looked at again ---------------------
+    # -- charges/ledger.py, reconciler.py: attempts and when a charge is looked at again ------
     ATTEMPT_RECORDED = "attempt.recorded"
     ATTEMPT_RECORDED_LATE_CAPTURE = "attempt.recorded_late_capture"
     ATTEMPT_ALREADY = "attempt.already"
@@ -69,7 +69,7 @@ class ReasonCode(StrEnum):
     CHECK_EXPECT_NOTIFICATION = "check.expect_notification"
     CHECK_SCHEDULED = "check.scheduled"
 
-    # -- gateway/charging.py: starting, charging, capture, refund -----------------------------
+    # -- charges/service.py: starting, charging, capture, refund ------------------------------
     START_UNRESOLVED = "start.unresolved"
     START_MONEY_HELD = "start.money_held"
     START_REFUSED = "start.refused"

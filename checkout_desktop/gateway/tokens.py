@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 import httpx
 from pydantic import SecretStr, ValidationError
 
+from checkout_desktop.domain.charge_events import TokenStateChanged, TokenStatus
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.reasons import Reason, ReasonCode, operation_reason
 from checkout_desktop.domain.timestamps import utc_now
@@ -33,7 +34,6 @@ from checkout_desktop.gateway.errors import (
     non_json_message,
     oauth_error,
 )
-from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
 from checkout_desktop.gateway.replies import json_object
 from checkout_desktop.logsetup import forget_secret, register_secret
 from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMissing

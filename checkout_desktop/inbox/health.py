@@ -23,9 +23,7 @@ import httpx
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.inbox.events import (
+from checkout_desktop.domain.inbox_events import (
     HealthLevel,
     ListenerHealthChanged,
     ListenerStateChanged,
@@ -33,6 +31,8 @@ from checkout_desktop.inbox.events import (
     TunnelStateChanged,
     WebhookStored,
 )
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
 from checkout_desktop.inbox.listener import WebhookListener
 from checkout_desktop.inbox.tunnel import TunnelSupervisor

@@ -20,13 +20,9 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.inbox_events import ListenerState, ListenerStateChanged, WebhookRefused
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.inbox.events import (
-    ListenerState,
-    ListenerStateChanged,
-    WebhookRefused,
-)
 from checkout_desktop.inbox.gate import ConnectionGate, RateLimitedLog
 from checkout_desktop.inbox.intake import (
     Intake,

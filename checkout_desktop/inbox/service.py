@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from checkout_desktop.inbox.health import HealthMonitor
     from checkout_desktop.inbox.listener import WebhookListener
     from checkout_desktop.inbox.tunnel import TunnelSupervisor
+    from checkout_desktop.inbox.writer import ChargeApplier
     from checkout_desktop.settings import ListenerSettings, TunnelSettings
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class Inbox:
         heartbeat_interval_s: float,
         tls: Callable[[], ListenerTls] | None = None,
         register: Registrar | None = None,
+        applier: ChargeApplier | None = None,
         strict_tunnel: bool = False,
         allow_remote: bool = False,
     ) -> None:
@@ -72,7 +74,9 @@ class Inbox:
         checks then go through that URL. A tunnel that cannot be configured is reported in
         `problems` and the rest runs without it, or with `strict_tunnel` raises
         TunnelConfigError (the listener then runs: `stop` the inbox). `allow_remote` lets the
-        listener bind an address that is not loopback (`listen --allow-remote` only)."""
+        listener bind an address that is not loopback (`listen --allow-remote` only). `applier`
+        feeds each accepted notification to the charges (the ledger's `inbox_applier`); without
+        it deliveries are stored and not applied."""
         self.store = store
         self.listener_settings = listener_settings
         self.token = token
@@ -80,6 +84,7 @@ class Inbox:
         self.tunnel_settings = tunnel_settings
         self.heartbeat_interval_s = heartbeat_interval_s
         self._tls = tls
+        self._applier = applier
         self._register = register
         self._strict_tunnel = strict_tunnel
         self._allow_remote = allow_remote
@@ -108,7 +113,6 @@ class Inbox:
         """
         if self.listener is not None:
             raise RuntimeError("the inbox has already been started")
-        from checkout_desktop.inbox.charges import apply_to_charges
         from checkout_desktop.inbox.health import HealthMonitor
         from checkout_desktop.inbox.listener import WebhookListener
         from checkout_desktop.inbox.tunnel import TunnelConfigError, TunnelSupervisor
@@ -120,7 +124,7 @@ class Inbox:
         if self._tls is not None:
             tls = self._tls()
             ssl_context, verify = tls.server, tls.client
-        writer = InboxWriter(self.store, bus=self.bus, applier=apply_to_charges)
+        writer = InboxWriter(self.store, bus=self.bus, applier=self._applier)
         self.listener = WebhookListener(
             self.listener_settings,
             token=self.token,
@@ -181,7 +185,7 @@ class Inbox:
 
         `reason` explains a listener that failed to start.
         """
-        from checkout_desktop.inbox.events import (
+        from checkout_desktop.domain.inbox_events import (
             ListenerHealthChanged,
             ListenerState,
             ListenerStateChanged,

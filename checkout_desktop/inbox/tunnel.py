@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.inbox.events import TunnelState, TunnelStateChanged, TunnelUrlChanged
+from checkout_desktop.domain.inbox_events import TunnelState, TunnelStateChanged, TunnelUrlChanged
 from checkout_desktop.inbox.url_rules import (
     NotificationUrlError,
     notification_url,

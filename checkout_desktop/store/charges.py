@@ -1,32 +1,42 @@
-"""Repository of charge attempts, charges, transactions and per-charge timelines.
+"""Repository of charge attempts, charges, transactions, money operations and timelines.
 
-Every write method runs inside the caller's open transaction (`store.db.transaction`) and never
-begins or commits one itself, so a caller can commit an input together with its own records
-(the inbox commits a notification and its merge in one durable step).
+Every write method runs inside the caller's open transaction (`write()`, or
+`store.db.transaction`) and never begins or commits one itself, so a caller can commit an input
+together with its own records (the inbox commits a notification and its merge in one durable
+step). What an input means for a charge (the merge, the next check) is the ledger's business
+(`charges/ledger.py`); this module only reads and writes rows.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
 
-from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.money_ops import (
     UNRESOLVED_MONEY_STATES,
     Figures,
     MoneyOpKind,
     MoneyOpState,
-    is_done,
-    money_reason,
 )
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import (
+    LAST_FOUR,
+    TIMELINE_SOURCES,
+    AttemptRecord,
+    CardSummary,
+    ChargeRecord,
+    MoneyOpRecord,
+    Page,
+    SweepRecord,
+    TimelineRecord,
+)
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
     AttemptState,
@@ -34,15 +44,11 @@ from checkout_desktop.domain.state import (
     Outcome,
 )
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate, mask_card_number
+from checkout_desktop.domain.wire import mask_card_number
+from checkout_desktop.store.db import transaction
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-TIMELINE_SOURCES = frozenset({"request", "reply", "webhook", "reconciliation", "3ds", "system"})
-
-_LAST_FOUR = re.compile(r"^\d{4}$")
 # Keys whose values are card data or single-use card credentials: never stored, even masked.
 _DROPPED_KEYS = frozenset(
     {
@@ -141,252 +147,41 @@ def mask_json(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class CardSummary:
-    """What the terminal may know about a card: its brand and last four digits, nothing else."""
-
-    brand: str | None
-    last_four: str | None
-    installments: int = 1
-
-    def __post_init__(self) -> None:
-        if self.last_four is not None and not _LAST_FOUR.match(self.last_four):
-            raise ValueError("a card summary keeps exactly the last four digits of the card")
-        if self.installments < 1:
-            raise ValueError("a card is charged in at least one installment")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"brand": self.brand, "last_four": self.last_four, "installments": self.installments}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> CardSummary:
-        return cls(
-            brand=data.get("brand"),
-            last_four=data.get("last_four"),
-            installments=int(data.get("installments", 1)),
-        )
-
-    def reason(self) -> Reason:
-        """Brand, last four and installments, as a reason any screen can render."""
-        brand: str | Reason = self.brand or Reason.of(ReasonCode.CARD_UNKNOWN_BRAND)
-        card = (
-            Reason.of(ReasonCode.CARD, brand=brand, last_four=self.last_four)
-            if self.last_four
-            else Reason.of(ReasonCode.CARD_BRAND_ONLY, brand=brand)
-        )
-        if self.installments > 1:
-            return Reason.of(
-                ReasonCode.CARD_INSTALLMENTS, card=card, installments=self.installments
-            )
-        return card
-
-    def describe(self) -> str:
-        return self.reason().english()
-
-
-@dataclass(frozen=True)
-class AttemptRecord:
-    merchant_charge_id: str
-    sale_id: str
-    profile: str
-    amount: int
-    late_capture: bool
-    cards: tuple[CardSummary, ...]
-    state: AttemptState
-    created_at: datetime
-    updated_at: datetime
-    resolved_at: datetime | None
-    queries: int
-    detail: str | None
-    answered: bool = False
-    """The service answered the request (even with an error): its handling has ended, so a
-    charge that is not there now will never appear."""
-
-    @property
-    def unresolved(self) -> bool:
-        return self.state in UNRESOLVED_ATTEMPT_STATES
-
-
-@dataclass(frozen=True)
-class MoneyOpRecord:
-    """A refund, capture or cancel of a charge, recorded before it was sent."""
-
-    id: int
-    merchant_charge_id: str
-    kind: MoneyOpKind
-    amount: int
-    state: MoneyOpState
-    base: Figures
-    """The service's figures just before the operation was sent (its baseline)."""
-    created_at: datetime
-    updated_at: datetime
-    resolved_at: datetime | None
-    answered: bool
-    """The service answered the request (even with an error): its handling has ended."""
-    queries: int
-    detail: str | None
-
-    @property
-    def unresolved(self) -> bool:
-        return self.state in UNRESOLVED_MONEY_STATES
-
-    def done_by(self, figures: Figures) -> bool:
-        return is_done(self.kind, self.amount, self.base.refunded, figures)
-
-    def reason(self, step: str, detail: str | Reason | None = None) -> Reason:
-        return money_reason(self.kind, self.amount, step, detail)
-
-    @property
-    def ref(self) -> str:
-        return f"operation {self.id}"
-
-
-@dataclass(frozen=True)
-class SweepRecord:
-    """One daily sweep: every charge created in [window_from, window_to) is asked about once."""
-
-    id: int
-    started_at: datetime
-    window_from: datetime
-    window_to: datetime
-    after_id: int
-    """The last charge id asked about (the sweep resumes after it, also after a restart)."""
-    checked: int
-    changed: int
-    finished_at: datetime | None
-
-
 class MoneyOperationOpen(RepositoryError):
     """A second operation for a charge while one is still unresolved (never written)."""
-
-
-@dataclass(frozen=True)
-class ChargeRecord:
-    id: int
-    merchant_charge_id: str
-    charge_id: str | None
-    sale_id: str | None
-    status: ChargeStatus | None
-    amount: int | None
-    refunded_amount: int | None
-    three_ds_status: str | None
-    state: ChargeState
-    created_at: datetime
-    updated_at: datetime
-    last_webhook_at: datetime | None
-    last_checked_at: datetime | None
-    checks: int
-    next_check_at: datetime | None
-    check_reason: str | None
-    check_reason_data: Reason | None = None
-    """Why the next check is planned, as a reason (None for rows from before reasons)."""
-
-
-@dataclass(frozen=True)
-class TimelineRecord:
-    id: int
-    merchant_charge_id: str
-    recorded_at: datetime
-    source: str
-    source_ref: str | None
-    input_status: str | None
-    occurred_at: datetime | None
-    outcome: str
-    previous_status: str | None
-    new_status: str | None
-    reason: str
-    changes: tuple[str, ...]
-    """What the input changed, in English (as stored)."""
-    body: Any
-    reason_data: Reason | None = None
-    """`reason` as a code and arguments; None for a row written before reasons were kept so
-    (such a row is shown as its stored text)."""
-    changes_data: tuple[Reason, ...] | None = None
-    """`changes` as reasons; None for a row written before they were kept so."""
-
-
-@dataclass(frozen=True)
-class MergeResult:
-    """What one input did: the states before and after, and the timeline row written."""
-
-    merchant_charge_id: str
-    outcome: Outcome
-    reason: Reason
-    previous: ChargeState | None
-    current: ChargeState
-    changes: tuple[Reason, ...]
-    timeline_id: int
-    sale_id: str | None
-    attempt_resolved: bool = False
-    """The input resolved an attempt that was RECORDED or UNKNOWN (the service has the charge)."""
-    confirmed_operations: tuple[int, ...] = ()
-    """Money operations whose outcome was open and which the input's figures show done."""
-
-    @property
-    def changed(self) -> bool:
-        return self.outcome == Outcome.APPLIED
-
-    @property
-    def status_changed(self) -> bool:
-        before = None if self.previous is None else self.previous.status
-        return before != self.current.status
-
-
-@dataclass(frozen=True)
-class Page(Generic[T]):
-    """One page of a keyset-paged list; pass `next_cursor` back to get the next page."""
-
-    items: list[T]
-    next_cursor: int | None
-
-
-@dataclass(frozen=True)
-class CheckPolicy:
-    """When the reconciler looks at a charge again (from the settings' reconcile interval)."""
-
-    interval: timedelta = timedelta(seconds=60)
-    max_interval: timedelta = timedelta(hours=1)
-    notification_grace: timedelta = timedelta(minutes=5)
-
-    def backoff(self, checks: int) -> timedelta:
-        factor: int = 1 << min(max(checks, 0), 10)
-        return min(self.interval * factor, self.max_interval)
-
-    def schedule(
-        self, state: ChargeState, *, source: str, checks: int, now: datetime
-    ) -> tuple[datetime | None, Reason | None]:
-        """The next time to query the charge and why; None when nothing is expected."""
-        if state.status is None:
-            return now + self.interval, Reason.of(ReasonCode.CHECK_NO_STATUS)
-        status = str(state.status)
-        if not state.is_final:
-            return now + self.backoff(checks), Reason.of(ReasonCode.CHECK_NOT_FINAL, status=status)
-        if state.awaiting_notification and source != "reconciliation":
-            return (
-                now + self.notification_grace,
-                Reason.of(ReasonCode.CHECK_EXPECT_NOTIFICATION, status=status),
-            )
-        return None, None
 
 
 class ChargeRepository:
     """Attempts, charges, transactions and timelines on one connection (one writer)."""
 
     def __init__(
-        self,
-        conn: sqlite3.Connection,
-        *,
-        policy: CheckPolicy | None = None,
-        clock: Callable[[], datetime] = utc_now,
+        self, conn: sqlite3.Connection, *, clock: Callable[[], datetime] = utc_now
     ) -> None:
         self.conn = conn
-        self.policy = policy or CheckPolicy()
         self._clock = clock
 
     def now(self) -> datetime:
         return self._clock()
 
-    def _writing(self, what: str) -> None:
+    @contextlib.contextmanager
+    def write(self, *, relaxed: bool = False) -> Iterator[None]:
+        """One write transaction: BEGIN IMMEDIATE … COMMIT, rolled back on any exception.
+
+        Its commit is durable (fsynced, synchronous=FULL) unless `relaxed`: then it is atomic
+        and survives a crash of the process, not a power cut (WAL, synchronous=NORMAL) — for
+        rows whose loss a power cut would leave settled by asking the service.
+        """
+        if relaxed:
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            with transaction(self.conn):
+                yield
+        finally:
+            if relaxed:
+                self.conn.execute("PRAGMA synchronous = FULL")
+
+    def require_transaction(self, what: str) -> None:
+        """Raise NotInTransaction unless a write transaction is open."""
         if not self.conn.in_transaction:
             raise NotInTransaction(what)
 
@@ -403,7 +198,7 @@ class ChargeRepository:
         late_capture: bool = False,
     ) -> AttemptRecord:
         """Record an attempt before its request is sent (commit before sending)."""
-        self._writing("record_attempt")
+        self.require_transaction("record_attempt")
         if amount <= 0:
             raise RepositoryError(f"charge {merchant_charge_id}: the amount must be positive")
         if not cards:
@@ -475,11 +270,11 @@ class ChargeRepository:
         answered: bool = False,
     ) -> AttemptRecord:
         """Move an unresolved attempt on; a resolved attempt never changes again."""
-        self._writing("set_attempt_state")
+        self.require_transaction("set_attempt_state")
         current = self.attempt(merchant_charge_id)
         if current is None:
             raise ChargeNotKnown(f"no attempt with merchantChargeId {merchant_charge_id}")
-        return self._move_attempt(
+        return self.move_attempt(
             current,
             new_state,
             source=source,
@@ -489,7 +284,7 @@ class ChargeRepository:
             answered=answered,
         )
 
-    def _move_attempt(
+    def move_attempt(
         self,
         current: AttemptRecord,
         new_state: AttemptState,
@@ -500,7 +295,7 @@ class ChargeRepository:
         count_query: bool = False,
         answered: bool = False,
     ) -> AttemptRecord:
-        """set_attempt_state for an attempt just read in this transaction."""
+        """`set_attempt_state` for an attempt just read in this transaction."""
         merchant_charge_id = current.merchant_charge_id
         now = ts(self.now())
         if not current.unresolved:
@@ -595,7 +390,7 @@ class ChargeRepository:
 
         Raises MoneyOperationOpen while the charge has an unresolved operation.
         """
-        self._writing("record_money_operation")
+        self.require_transaction("record_money_operation")
         if amount <= 0:
             raise RepositoryError(f"charge {merchant_charge_id}: the amount must be positive")
         now = ts(self.now())
@@ -664,7 +459,7 @@ class ChargeRepository:
         answered: bool = False,
     ) -> MoneyOpRecord:
         """Move an unresolved operation on (a resolved one never changes again)."""
-        self._writing("move_money_operation")
+        self.require_transaction("move_money_operation")
         current = self.money_operation(op.id)
         if current is None:
             raise RepositoryError(f"no money operation {op.id}")
@@ -752,7 +547,7 @@ class ChargeRepository:
         return None if row is None else _sweep(row)
 
     def start_sweep(self, *, window_from: datetime, window_to: datetime) -> SweepRecord:
-        self._writing("start_sweep")
+        self.require_transaction("start_sweep")
         now = self.now()
         cursor = self.conn.execute(
             "INSERT INTO charge_sweep (started_at, window_from, window_to) VALUES (:now, :wf, :wt)",
@@ -779,7 +574,7 @@ class ChargeRepository:
     def advance_sweep(
         self, sweep: SweepRecord, *, after_id: int, checked: int, changed: int, finished: bool
     ) -> SweepRecord:
-        self._writing("advance_sweep")
+        self.require_transaction("advance_sweep")
         now = self.now()
         self.conn.execute(
             "UPDATE charge_sweep SET after_id = :after, checked = checked + :checked, "
@@ -802,48 +597,39 @@ class ChargeRepository:
 
     # -- charges -------------------------------------------------------------------------------
 
-    def apply_update(
+    def find_charge(
+        self, *, merchant_charge_id: str | None, charge_id: str | None
+    ) -> ChargeRecord | None:
+        """The charge an input names: by the merchant's id when it has one (authoritative),
+        else by the service's id (a 3DS result with only `chargeId`)."""
+        if merchant_charge_id is not None:
+            return self.charge(merchant_charge_id)
+        if charge_id is not None:
+            return self.charge_by_service_id(charge_id)
+        return None
+
+    def save_charge(
         self,
-        update: ChargeUpdate | ThreeDsUpdate,
+        merchant_charge_id: str,
+        state: ChargeState,
         *,
+        sale_id: str | None,
         source: str,
-        source_ref: str | None,
-        body: Mapping[str, Any] | None = None,
-        context: Reason | None = None,
-    ) -> MergeResult:
-        """Merge one input into its charge, write the timeline row and return what changed.
+        new: bool,
+        changed: bool,
+        checks: int,
+        next_check_at: datetime | None,
+        check_reason: Reason | None,
+    ) -> None:
+        """Insert (`new`) or update a charge and its transactions as `state` has them.
 
-        Runs inside the caller's open transaction. A charge update for a charge the store has
-        never seen creates it (a notification may be the first news of a charge); a 3DS result
-        that names only an unknown service charge id raises ChargeNotKnown. `context` (why the
-        input was asked for, e.g. by the reconciler) prefixes the timeline's reason.
+        `updated_at` moves only when the input `changed` the charge; a notification or a query
+        stamps `last_webhook_at` or `last_checked_at`; a stored sale id is never replaced.
         """
-        self._writing("apply_update")
-        if source not in TIMELINE_SOURCES:
-            raise RepositoryError(
-                f"unknown timeline source {source!r}; use one of {sorted(TIMELINE_SOURCES)}"
-            )
-        row = self._find_row(update)
-        mcid = self._merchant_charge_id(update, row)
-        previous = None if row is None else ChargeState.from_json(json.loads(row["state_json"]))
-        result = sm.merge(previous, update)
-        state = result.state
-        now_dt = self.now()
-        now = ts(now_dt)
-        attempt = self.attempt(mcid)
-        sale_id = row["sale_id"] if row is not None else (attempt.sale_id if attempt else None)
-
-        status_moved = previous is None or (
-            previous.status != state.status or previous.refunded_amount != state.refunded_amount
-        )
-        checks = 0 if status_moved or row is None else int(row["checks"])
-        if source == "reconciliation" and not status_moved:
-            checks += 1
-        next_check, check_reason = self.policy.schedule(
-            state, source=source, checks=checks, now=now_dt
-        )
+        self.require_transaction("save_charge")
+        now = ts(self.now())
         params = {
-            "mcid": mcid,
+            "mcid": merchant_charge_id,
             "cid": state.charge_id,
             "sale": sale_id,
             "status": None if state.status is None else str(state.status),
@@ -855,12 +641,12 @@ class ChargeRepository:
             "webhook": now if source == "webhook" else None,
             "checked": now if source == "reconciliation" else None,
             "checks": checks,
-            "next": None if next_check is None else ts(next_check),
+            "next": None if next_check_at is None else ts(next_check_at),
             "why": None if check_reason is None else check_reason.english(),
             "why_code": None if check_reason is None else check_reason.code.value,
             "why_args": None if check_reason is None else check_reason.args_json(),
         }
-        if row is None:
+        if new:
             self.conn.execute(
                 "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
                 "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
@@ -880,103 +666,13 @@ class ChargeRepository:
                 "last_checked_at = COALESCE(:checked, last_checked_at), checks = :checks, "
                 "next_check_at = :next, check_reason = :why, check_reason_code = :why_code, "
                 "check_reason_args = :why_args WHERE merchant_charge_id = :mcid",
-                {**params, "changed": int(result.changed)},
+                {**params, "changed": int(changed)},
             )
-        self._write_transactions(mcid, state, now)
-        timeline_id = self.add_timeline(
-            mcid,
-            source=source,
-            source_ref=source_ref,
-            outcome=result.entry.outcome.value,
-            reason=(
-                result.entry.reason
-                if context is None
-                else Reason.of(ReasonCode.WITH_CONTEXT, context=context, why=result.entry.reason)
-            ),
-            input_status=result.entry.input_status,
-            occurred_at=result.entry.occurred_at,
-            previous_status=result.entry.previous_status,
-            new_status=result.entry.new_status,
-            changes=result.entry.changes,
-            body=body,
-        )
-        attempt_resolved = False
-        if attempt is not None and attempt.unresolved and isinstance(update, ChargeUpdate):
-            # Any news of the charge from the service proves it exists: the attempt is settled
-            # without ever sending it again.
-            self._move_attempt(
-                attempt,
-                AttemptState.CREATED,
-                source=source,
-                reason=Reason.of(ReasonCode.ATTEMPT_RESOLVED, status=str(state.status)),
-            )
-            attempt_resolved = True
-        confirmed: tuple[int, ...] = ()
-        if isinstance(update, ChargeUpdate):
-            confirmed = self._confirm_by_figures(mcid, state, source=source, source_ref=source_ref)
-        return MergeResult(
-            merchant_charge_id=mcid,
-            outcome=result.entry.outcome,
-            reason=result.entry.reason,
-            previous=previous,
-            current=state,
-            changes=result.entry.changes,
-            timeline_id=timeline_id,
-            sale_id=sale_id,
-            attempt_resolved=attempt_resolved,
-            confirmed_operations=confirmed,
-        )
-
-    def _confirm_by_figures(
-        self, mcid: str, state: ChargeState, *, source: str, source_ref: str | None
-    ) -> tuple[int, ...]:
-        """Settle the charge's open money operation when the service's figures show it done."""
-        op = self.open_money_operation(mcid)
-        if op is None:
-            return ()
-        figures = Figures.of(state)
-        if not op.done_by(figures):
-            return ()
-        self.move_money_operation(
-            op,
-            MoneyOpState.CONFIRMED,
-            source=source,
-            reason=op.reason("confirmed", figures.reason()),
-            source_ref=source_ref,
-        )
-        return (op.id,)
-
-    def _find_row(self, update: ChargeUpdate | ThreeDsUpdate) -> sqlite3.Row | None:
-        row: sqlite3.Row | None = None
-        if update.merchant_charge_id is not None:
-            # The merchant's id is authoritative; the service's id only finds a charge for an
-            # input that names nothing else (a 3DS result with only `chargeId`).
-            row = self.conn.execute(
-                "SELECT * FROM charge WHERE merchant_charge_id = :m",
-                {"m": update.merchant_charge_id},
-            ).fetchone()
-            return row
-        if update.charge_id is not None:
-            row = self.conn.execute(
-                "SELECT * FROM charge WHERE charge_id = :c ORDER BY id LIMIT 1",
-                {"c": update.charge_id},
-            ).fetchone()
-        return row
-
-    @staticmethod
-    def _merchant_charge_id(update: ChargeUpdate | ThreeDsUpdate, row: sqlite3.Row | None) -> str:
-        if row is not None:
-            return str(row["merchant_charge_id"])
-        if update.merchant_charge_id is not None:
-            return update.merchant_charge_id
-        raise ChargeNotKnown(
-            f"a 3DS result names only the service's charge id {update.charge_id!r}, which no "
-            "stored charge has; it cannot be filed under a charge"
-        )
+        self._write_transactions(merchant_charge_id, state, now)
 
     def _write_transactions(self, mcid: str, state: ChargeState, now: str) -> None:
         for txn in state.transactions:
-            last_four = txn.last_four if txn.last_four and _LAST_FOUR.match(txn.last_four) else None
+            last_four = txn.last_four if txn.last_four and LAST_FOUR.match(txn.last_four) else None
             self.conn.execute(
                 "INSERT INTO charge_transaction (merchant_charge_id, txn_key, transaction_id, "
                 "payment_type, status, amount, refunded_amount, brand, last_four, nsu, "
@@ -1044,45 +740,34 @@ class ChargeRepository:
         ).fetchall()
         return [_charge(r) for r in rows]
 
-    def mark_checked(self, merchant_charge_id: str, *, found: bool, reason: Reason) -> None:
-        """Record a reconciler query that did not change the charge, and schedule the next one."""
-        self._writing("mark_checked")
-        row = self.conn.execute(
-            "SELECT * FROM charge WHERE merchant_charge_id = :m", {"m": merchant_charge_id}
-        ).fetchone()
-        if row is None:
-            raise ChargeNotKnown(f"no charge with merchantChargeId {merchant_charge_id}")
-        record = _charge(row)
-        now = self.now()
-        checks = record.checks + 1
-        next_check, why = self.policy.schedule(
-            record.state, source="reconciliation", checks=checks, now=now
-        )
+    def set_checked(
+        self,
+        merchant_charge_id: str,
+        *,
+        checks: int,
+        next_check_at: datetime | None,
+        check_reason: Reason | None,
+    ) -> None:
+        """Record a query of the charge that changed nothing, and when to ask next."""
+        self.require_transaction("set_checked")
         self.conn.execute(
             "UPDATE charge SET last_checked_at = :now, checks = :checks, next_check_at = :next, "
             "check_reason = :why, check_reason_code = :why_code, check_reason_args = :why_args "
             "WHERE merchant_charge_id = :m",
             {
-                "now": ts(now),
+                "now": ts(self.now()),
                 "checks": checks,
-                "next": None if next_check is None else ts(next_check),
-                "why": None if why is None else why.english(),
-                "why_code": None if why is None else why.code.value,
-                "why_args": None if why is None else why.args_json(),
+                "next": None if next_check_at is None else ts(next_check_at),
+                "why": None if check_reason is None else check_reason.english(),
+                "why_code": None if check_reason is None else check_reason.code.value,
+                "why_args": None if check_reason is None else check_reason.args_json(),
                 "m": merchant_charge_id,
             },
-        )
-        self.add_timeline(
-            merchant_charge_id,
-            source="reconciliation",
-            outcome=Outcome.DUPLICATE.value if found else Outcome.IGNORED.value,
-            reason=reason,
-            input_status=None if record.status is None else str(record.status),
         )
 
     def schedule_check(self, merchant_charge_id: str, *, reason: Reason, at: datetime) -> None:
         """Ask the reconciler to query a charge at `at` (sooner than planned, never later)."""
-        self._writing("schedule_check")
+        self.require_transaction("schedule_check")
         self.conn.execute(
             "UPDATE charge SET next_check_at = CASE WHEN next_check_at IS NULL "
             "OR next_check_at > :at THEN :at ELSE next_check_at END, check_reason = :why, "
@@ -1114,7 +799,7 @@ class ChargeRepository:
         changes: Iterable[Reason] = (),
         body: Mapping[str, Any] | None = None,
     ) -> int:
-        self._writing("add_timeline")
+        self.require_transaction("add_timeline")
         if source not in TIMELINE_SOURCES:
             raise RepositoryError(
                 f"unknown timeline source {source!r}; use one of {sorted(TIMELINE_SOURCES)}"
@@ -1321,20 +1006,12 @@ def _timeline(row: sqlite3.Row) -> TimelineRecord:
 
 
 __all__ = [
-    "AttemptRecord",
-    "CardSummary",
     "ChargeNotKnown",
-    "ChargeRecord",
     "ChargeRepository",
-    "CheckPolicy",
-    "MergeResult",
-    "MoneyOpRecord",
     "MoneyOperationOpen",
     "NotInTransaction",
-    "Page",
     "RepositoryError",
-    "SweepRecord",
-    "TimelineRecord",
+    "from_ts",
     "mask_json",
     "ts",
 ]

@@ -8,9 +8,9 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any
 
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason
 
 logger = logging.getLogger(__name__)
@@ -38,21 +38,6 @@ _GRAMS_PROBED = 16
 _GRAMS_USED = 3
 _FIRST_CANDIDATES = 256
 _MAX_CANDIDATES = 4096
-
-
-class Verdict(StrEnum):
-    """What the inbox decided about one authenticated delivery."""
-
-    ACCEPTED = "accepted"
-    """A known notification, fed to the charge state machine."""
-    DUPLICATE = "duplicate"
-    """The exact body of an earlier delivery; stored, acknowledged, not applied again."""
-    UNKNOWN = "unknown"
-    """A JSON object of a type nobody has published yet: stored and shown, never rejected."""
-    SELF_TEST = "self_test"
-    """The health monitor's own round trip through the public URL; not a charge event."""
-    QUARANTINED = "quarantined"
-    """A body the inbox could not accept (bad JSON, bad shape, wrong type, too big, too slow)."""
 
 
 def format_instant(moment: datetime) -> str:

@@ -11,15 +11,15 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
-from checkout_desktop.domain.events import DomainEvent, EventBus
-from checkout_desktop.gateway.events import (
+from checkout_desktop.domain.charge_events import (
     AttemptChanged,
     ChargeChanged,
     MoneyOperationChanged,
     ReconciliationFinished,
     TokenStateChanged,
 )
-from checkout_desktop.inbox.events import (
+from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.inbox_events import (
     ListenerHealthChanged,
     ListenerStateChanged,
     TunnelStateChanged,

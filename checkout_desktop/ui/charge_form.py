@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from checkout_desktop.charges.sale import SaleDraft
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import DocumentType, InstallmentType
 from checkout_desktop.domain.wire import BillingAddress, Customer
@@ -46,19 +46,6 @@ def installment_type(installments: int) -> InstallmentType:
     if not 1 <= installments <= MAX_INSTALLMENTS:
         raise ValueError(f"installments go from 1 to {MAX_INSTALLMENTS}, not {installments}")
     return InstallmentType.NONE if installments == 1 else InstallmentType.MERCHANT
-
-
-@dataclass(frozen=True)
-class SaleDraft:
-    """Everything about a sale except its cards, checked."""
-
-    amount: int
-    installments: int
-    installment_type: InstallmentType
-    soft_descriptor: str | None
-    late_capture: bool
-    customer: Customer
-    billing_address: BillingAddress | None
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -32,28 +30,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.domain.wire import (
-    ChargeAuthorizationRequest,
-    CreditRequest,
-    TransactionRequest,
-)
-from checkout_desktop.gateway.charging import (
+from checkout_desktop.charges.sale import Sale, SaleCard, SaleDraft
+from checkout_desktop.charges.service import (
     ChargeOutcome,
     ChargeService,
     MoneyOperationError,
     SaleBusy,
 )
+from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import ChargeRecord
+from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.errors import GatewayError
-from checkout_desktop.gateway.events import AttemptChanged, ChargeChanged
-from checkout_desktop.store.charges import CardSummary, ChargeRecord
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.bridge import CardToken, SdkFailure
 from checkout_desktop.ui.card_page import CardPage, sdk_failure_reason
-from checkout_desktop.ui.charge_form import ChargeForm, SaleDraft
+from checkout_desktop.ui.charge_form import ChargeForm
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.geometry import scrollable
 from checkout_desktop.ui.history_model import status_colour
@@ -64,20 +58,8 @@ from checkout_desktop.ui.reasons import error_text, reason_text
 logger = logging.getLogger(__name__)
 
 
-def new_sale_id() -> str:
-    """A fresh sale id: 12 hex digits, so `<sale>-<n>` fits the 6–36 merchantChargeId rule."""
-    return uuid.uuid4().hex[:12]
-
-
-@dataclass(frozen=True)
-class SaleCard:
-    """One card of the sale: its token (single use) and the part of the amount it pays."""
-
-    token: CardToken
-    amount: int
-
-    def describe(self) -> str:
-        return f"{self.token.brand.value} •••• {self.token.last_four} — {self.token.holder_name}"
+def describe_card(card: SaleCard) -> str:
+    return f"{card.brand} •••• {card.last_four} — {card.holder_name}"
 
 
 _RECEIPT_STATUSES = frozenset(
@@ -269,9 +251,7 @@ class ChargeScreen(QWidget):
         super().__init__(parent)
         self._service = service
         self.card_page = card_page
-        self.sale_id = new_sale_id()
-        self._attempts = 0
-        self._cards: list[SaleCard] = []
+        self.sale = Sale()
         self._pending_amount: int | None = None
         self._charge_after_token = False
         self._in_flight = False
@@ -376,18 +356,22 @@ class ChargeScreen(QWidget):
     # -- sale state -------------------------------------------------------------------------
 
     @property
+    def sale_id(self) -> str:
+        return self.sale.sale_id
+
+    @property
     def cards(self) -> list[SaleCard]:
-        return list(self._cards)
+        return self.sale.cards
 
     @property
     def in_flight(self) -> bool:
         return self._in_flight
 
     def covered(self) -> int:
-        return sum(card.amount for card in self._cards)
+        return self.sale.covered()
 
     def remaining(self) -> int:
-        return max(0, self.form.amount.centavos() - self.covered())
+        return self.sale.remaining(self.form.amount.centavos())
 
     def update_state(self) -> None:
         """Recompute what the Charge action says and whether it may be pressed."""
@@ -420,14 +404,15 @@ class ChargeScreen(QWidget):
             and (remaining == 0 or self.card_page.sdk_ready)
         )
         self.charge_button.setEnabled(enabled)
-        self.remove_card_button.setEnabled(not self._in_flight and bool(self._cards))
+        self.remove_card_button.setEnabled(not self._in_flight and bool(self.sale.cards))
         self.form.set_enabled_for_editing(not self._in_flight)
 
     def _render_cards(self) -> None:
         self.card_list.clear()
-        for card in self._cards:
-            QListWidgetItem(f"{card.describe()} · {format_money(card.amount)}", self.card_list)
-        self.card_list.setVisible(bool(self._cards))
+        cards = self.sale.cards
+        for card in cards:
+            QListWidgetItem(f"{describe_card(card)} · {format_money(card.amount)}", self.card_list)
+        self.card_list.setVisible(bool(cards))
 
     def add_card(self) -> None:
         """Tokenize what is typed in the card form for the amount of the next card."""
@@ -448,9 +433,9 @@ class ChargeScreen(QWidget):
     def remove_selected_card(self) -> None:
         row = self.card_list.currentRow()
         if row < 0:
-            row = len(self._cards) - 1
-        if 0 <= row < len(self._cards):
-            del self._cards[row]
+            row = len(self.sale.cards) - 1
+        if 0 <= row < len(self.sale.cards):
+            self.sale.remove_card(row)
             self._render_cards()
             self.update_state()
 
@@ -467,7 +452,15 @@ class ChargeScreen(QWidget):
             self._charge_after_token = False
             self.update_state()
             return
-        self._cards.append(SaleCard(token=token, amount=amount))
+        self.sale.add_card(
+            SaleCard(
+                token=token.token,
+                brand=token.brand.value,
+                last_four=token.last_four,
+                holder_name=token.holder_name,
+                amount=amount,
+            )
+        )
         self._render_cards()
         self.card_state.setText(
             self.tr("{brand} •••• {last4} added.").format(
@@ -544,52 +537,24 @@ class ChargeScreen(QWidget):
         # again, durably, when the charge is recorded).
         self._start(draft)
 
-    def _request(self, draft: SaleDraft, merchant_charge_id: str) -> ChargeAuthorizationRequest:
-        transactions = [
-            TransactionRequest(
-                amount=card.amount,
-                softDescriptor=draft.soft_descriptor,
-                credit=CreditRequest(
-                    temporaryCardToken=card.token.token,
-                    installmentNumber=draft.installments,
-                    installmentType=draft.installment_type,
-                    billingAddress=draft.billing_address,
-                ),
-            )
-            for card in self._cards
-        ]
-        return ChargeAuthorizationRequest(
-            merchantChargeId=merchant_charge_id,
-            lateCapture=draft.late_capture,
-            customer=draft.customer,
-            transactions=transactions,
-        )
-
     def _start(self, draft: SaleDraft) -> None:
-        self._attempts += 1
-        mcid = f"{self.sale_id}-{self._attempts:02d}"
-        request = self._request(draft, mcid)
-        summaries = [
-            CardSummary(
-                brand=card.token.brand.value,
-                last_four=card.token.last_four,
-                installments=draft.installments,
-            )
-            for card in self._cards
-        ]
+        attempt = self.sale.next_attempt(draft)
+        mcid = attempt.merchant_charge_id
         self._in_flight = True
         self.current_charge = mcid
         self.update_state()
         self.charge_started.emit(mcid)
         self._task = asyncio.ensure_future(
-            self._service.charge(sale_id=self.sale_id, request=request, cards=summaries)
+            self._service.charge(
+                sale_id=attempt.sale_id, request=attempt.request, cards=attempt.cards
+            )
         )
         self._task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Future[ChargeOutcome]) -> None:
         self._in_flight = False
         # A temporary card token is single use: whatever happened, these cards are spent.
-        self._cards.clear()
+        self.sale.clear_cards()
         self._render_cards()
         if task.cancelled():
             self.update_state()
@@ -608,7 +573,7 @@ class ChargeScreen(QWidget):
         else:
             outcome = task.result()
         self.last_outcome = outcome
-        record = self._service.repo.charge(outcome.merchant_charge_id)
+        record = outcome.record
         self.result.sale_amount = self.form.amount.centavos()
         self.result.show_outcome(outcome, record)
         retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or (
@@ -624,7 +589,7 @@ class ChargeScreen(QWidget):
         if event.merchant_charge_id != self.current_charge or self._in_flight:
             self.update_state()
             return
-        record = self._service.repo.charge(event.merchant_charge_id)
+        record = self._service.views.charge(event.merchant_charge_id)
         if record is not None and self.stack.currentWidget() is self.result:
             self.result.show_record(record)
             retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
@@ -665,7 +630,7 @@ class ChargeScreen(QWidget):
             if done.cancelled():
                 return
             exc = done.exception()
-            latest = self._service.repo.charge(mcid)
+            latest = self._service.views.charge(mcid)
             if latest is not None and self.current_charge == mcid:
                 self.result.show_record(latest)
             if isinstance(exc, MoneyOperationError):
@@ -681,7 +646,7 @@ class ChargeScreen(QWidget):
 
     def retry_sale(self) -> None:
         """Back to the same sale (after a denial or a refusal): same amount, new card."""
-        self._cards.clear()
+        self.sale.clear_cards()
         self._render_cards()
         self.card_page.clear()
         self.stack.setCurrentIndex(0)
@@ -692,12 +657,11 @@ class ChargeScreen(QWidget):
         """Start the next sale (refused while a charge is in flight)."""
         if self._in_flight:
             return
-        self.sale_id = new_sale_id()
-        self._attempts = 0
+        self.sale = Sale()
         self._attempted_check = False
         self._busy_tried = False
         self.blocked.clear()
-        self._cards.clear()
+        self.sale.clear_cards()
         self._pending_amount = None
         self._charge_after_token = False
         self.current_charge = None

@@ -32,8 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.reports import DayTotals, ReportUnavailable, day_totals
+from checkout_desktop.charges.views import ChargeViews, DayTotals, ReportUnavailable
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_money
 
@@ -73,7 +72,7 @@ class DayTotalsPanel(QWidget):
 
     def __init__(
         self,
-        repo: ChargeRepository,
+        views: ChargeViews,
         *,
         profile: str,
         adapter: QtEventAdapter | None = None,
@@ -82,7 +81,7 @@ class DayTotalsPanel(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._repo = repo
+        self._views = views
         self._profile = profile
         self._zone = zone or local_zone()
         self._report_folder = report_folder or Path.home
@@ -166,8 +165,8 @@ class DayTotalsPanel(QWidget):
     def refresh(self) -> None:
         start, end = day_range(self.day.date(), self._zone)
         try:
-            totals = day_totals(
-                self._repo, start=start, end=end, profile=self._profile, zone=self._zone
+            totals = self._views.day_totals(
+                start=start, end=end, profile=self._profile, zone=self._zone
             )
         except ReportUnavailable:
             logger.exception("the day's totals could not be read")

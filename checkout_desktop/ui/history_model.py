@@ -12,8 +12,9 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
+from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.store.charges import ChargeRecord, ChargeRepository, Page, TimelineRecord
+from checkout_desktop.domain.records import ChargeRecord, Page, TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.labels import outcome_label, source_label, status_label
 from checkout_desktop.ui.reasons import reason_text
@@ -60,7 +61,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
 
     def __init__(
         self,
-        repository: ChargeRepository,
+        views: ChargeViews,
         *,
         page_size: int = 100,
         parent: QObject | None = None,
@@ -68,7 +69,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         super().__init__(parent)
         if page_size < 1:
             raise ValueError(f"a page holds at least one row, not {page_size}")
-        self._repo = repository
+        self._repo = views
         self._page_size = page_size
         self._status: ChargeStatus | None = None
         self._rows: list[ChargeRecord] = []
@@ -197,10 +198,10 @@ class TimelineModel(ReadOnlyTableModel):
     COLUMNS = ("recorded", "source", "input", "outcome", "change", "reason")
 
     def __init__(
-        self, repository: ChargeRepository, *, page_size: int = 200, parent: QObject | None = None
+        self, views: ChargeViews, *, page_size: int = 200, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
-        self._repo = repository
+        self._repo = views
         self._page_size = page_size
         self._charge: str | None = None
         self._rows: list[TimelineRecord] = []

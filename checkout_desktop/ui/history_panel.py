@@ -28,15 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from checkout_desktop.charges.service import ChargeService, MoneyOperationError, MoneyView
+from checkout_desktop.domain.charge_events import ChargeChanged, MoneyOperationChanged
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.gateway.charging import (
-    ChargeService,
-    MoneyOperationError,
-    MoneyView,
-)
+from checkout_desktop.domain.records import ChargeRecord
 from checkout_desktop.gateway.errors import GatewayError
-from checkout_desktop.gateway.events import ChargeChanged, MoneyOperationChanged
-from checkout_desktop.store.charges import ChargeRecord
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.formatting import format_instant_precise, format_money
@@ -153,8 +149,8 @@ class HistoryPanel(QWidget):
         self.dialog: MoneyActionDialog | None = None
         # The latest refund done from this panel, for its receipt.
         self.last_refund: tuple[str, int] | None = None
-        self.model = ChargeHistoryModel(service.repo, parent=self)
-        self.timeline = TimelineModel(service.repo, parent=self)
+        self.model = ChargeHistoryModel(service.views, parent=self)
+        self.timeline = TimelineModel(service.views, parent=self)
 
         self.status_filter = QComboBox(self)
         self.status_filter.setObjectName("historyStatusFilter")
@@ -281,7 +277,7 @@ class HistoryPanel(QWidget):
 
     def selected(self) -> ChargeRecord | None:
         mcid = self.timeline.merchant_charge_id
-        return None if mcid is None else self._service.repo.charge(mcid)
+        return None if mcid is None else self._service.views.charge(mcid)
 
     def selected_view(self) -> MoneyView | None:
         """The selected charge with its pending operation (what may be refunded or captured)."""
@@ -289,7 +285,7 @@ class HistoryPanel(QWidget):
         if record is None:
             return None
         return MoneyView.of(
-            record, self._service.repo.open_money_operation(record.merchant_charge_id)
+            record, self._service.views.open_money_operation(record.merchant_charge_id)
         )
 
     def select_charge(self, merchant_charge_id: str) -> bool:
@@ -300,7 +296,7 @@ class HistoryPanel(QWidget):
             row = self.model.row_of(merchant_charge_id)
         if row is None:
             # Older than the loaded pages: show its timeline without a row selected.
-            if self._service.repo.charge(merchant_charge_id) is None:
+            if self._service.views.charge(merchant_charge_id) is None:
                 return False
             self.table.clearSelection()
             self._show(merchant_charge_id)

@@ -264,7 +264,7 @@ _CORE_MODULES = (
     "checkout_desktop.domain.wire",
     "checkout_desktop.gateway.tokens",
     "checkout_desktop.gateway.client",
-    "checkout_desktop.gateway.charging",
+    "checkout_desktop.charges.service",
     "checkout_desktop.store.db",
     "checkout_desktop.store.events",
 )

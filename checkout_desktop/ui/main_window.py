@@ -39,10 +39,10 @@ from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
 
 if TYPE_CHECKING:
+    from checkout_desktop.charges.service import ChargeService
+    from checkout_desktop.domain.charge_events import ChargeChanged
     from checkout_desktop.domain.events import EventBus
-    from checkout_desktop.gateway.charging import ChargeService
-    from checkout_desktop.gateway.events import ChargeChanged
-    from checkout_desktop.inbox.events import TunnelUrlChanged, WebhookStored
+    from checkout_desktop.domain.inbox_events import TunnelUrlChanged, WebhookStored
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import Profile, Settings
     from checkout_desktop.store.events import EventRepository
@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
         self.status = TerminalStatusBar(
             self.adapter,
             environment=environment,
-            unresolved_count=lambda: len(service.repo.unresolved_attempts(limit=1000)),
+            unresolved_count=service.views.unresolved_count,
             show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,
         )
@@ -236,7 +236,7 @@ class MainWindow(QMainWindow):
             pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
         )
         self.day_totals: DayTotalsPanel = DayTotalsPanel(
-            self._service.repo,
+            self._service.views,
             profile=self.settings.active_profile,
             adapter=self.adapter,
             report_folder=lambda: receipts_folder(self.settings.ui.receipts_folder),
@@ -333,7 +333,7 @@ class MainWindow(QMainWindow):
     def build_receipt(self, merchant_charge_id: str, *, refunded: int | None = None) -> Receipt:
         from checkout_desktop.ui.receipts import ReceiptKind, receipt_for
 
-        record = self._service.repo.charge(merchant_charge_id)
+        record = self._service.views.charge(merchant_charge_id)
         if record is None:
             raise LookupError(f"no charge {merchant_charge_id} in the store")
         return receipt_for(

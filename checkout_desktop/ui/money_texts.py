@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
-from checkout_desktop.gateway.charging import (
+from checkout_desktop.charges.service import (
     MoneyOperationBusy,
     MoneyOperationError,
     MoneyOperationRefused,
     MoneyOperationUnknown,
 )
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.reasons import reason_text

@@ -13,14 +13,14 @@ from enum import IntEnum
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from checkout_desktop.domain.reasons import Reason
-from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
-from checkout_desktop.inbox.events import (
+from checkout_desktop.domain.charge_events import TokenStateChanged, TokenStatus
+from checkout_desktop.domain.inbox_events import (
     HealthLevel,
     ListenerHealthChanged,
     ListenerState,
     ListenerStateChanged,
 )
+from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.card_page import CardPage
 from checkout_desktop.ui.reasons import reason_text

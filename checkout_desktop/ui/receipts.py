@@ -26,7 +26,7 @@ from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from checkout_desktop.domain import documents
-from checkout_desktop.store.charges import ChargeRecord
+from checkout_desktop.domain.records import ChargeRecord
 from checkout_desktop.ui.formatting import format_instant, format_money
 from checkout_desktop.ui.labels import status_label
 

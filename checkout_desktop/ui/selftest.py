@@ -28,16 +28,16 @@ from typing import TypeVar
 
 from checkout_desktop.domain.enums import ChargeStatus, DocumentType, InstallmentType
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.inbox_events import WebhookStored
+from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import (
     ChargeAuthorizationRequest,
     CreditRequest,
     Customer,
     TransactionRequest,
 )
-from checkout_desktop.inbox.events import WebhookStored
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.settings import BUILTIN_SANDBOX, Settings
-from checkout_desktop.store.charges import CardSummary
 
 logger = logging.getLogger(__name__)
 

@@ -9,10 +9,8 @@ from datetime import datetime
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
-from checkout_desktop.domain.reasons import Reason
-from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.gateway.events import AttemptChanged, TokenStateChanged, TokenStatus
-from checkout_desktop.inbox.events import (
+from checkout_desktop.domain.charge_events import AttemptChanged, TokenStateChanged, TokenStatus
+from checkout_desktop.domain.inbox_events import (
     HealthLevel,
     ListenerHealthChanged,
     ListenerState,
@@ -20,6 +18,8 @@ from checkout_desktop.inbox.events import (
     TunnelState,
     TunnelStateChanged,
 )
+from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_duration
 from checkout_desktop.ui.reasons import reason_text

@@ -23,14 +23,14 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 
+from checkout_desktop.charges.service import ChargeOutcome
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.records import ChargeRecord
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.gateway.charging import ChargeOutcome
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.link import SandboxLink, start_sandbox
 from checkout_desktop.settings import Settings
-from checkout_desktop.store.charges import ChargeRecord
 from checkout_desktop.terminal import Terminal
 from checkout_desktop.ui import loop
 from checkout_desktop.ui.card_page import SdkCredentialSource
@@ -466,7 +466,7 @@ def test_a_status_change_while_minimized_is_notified(shop: Shop) -> None:
 
 
 def test_a_changed_public_url_blocks_until_acknowledged(shop: Shop) -> None:
-    from checkout_desktop.inbox.events import TunnelUrlChanged
+    from checkout_desktop.domain.inbox_events import TunnelUrlChanged
 
     window = shop.window
     url = shop.terminal.notification_url

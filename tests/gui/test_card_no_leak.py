@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
+from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
-from checkout_desktop.gateway.charging import ChargeService
 from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.settings import default_profiles
-from checkout_desktop.store.charges import CardSummary
 from checkout_desktop.store.db import connect
 from checkout_desktop.ui.card_page import SdkCredentialSource
 from checkout_desktop.ui.webview import CardPageConfig

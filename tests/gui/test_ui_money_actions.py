@@ -13,10 +13,10 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
+from checkout_desktop.charges.service import ChargeService, MoneyOperationBusy, MoneyView
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
-from checkout_desktop.gateway.charging import ChargeService, MoneyOperationBusy, MoneyView
 from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
@@ -102,7 +102,7 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
         assert money_error_text(busy.value).startswith("O estorno anterior")
 
         # The service's figures settle it (past the grace period: not done); the panel frees it.
-        service.unknown_grace = timedelta(0)
+        service.reconciler.unknown_grace = timedelta(0)
         with qtbot.waitSignal(adapter.money_operation_changed, timeout=5000):
             arun(service.reconcile(trigger="on demand"))
         assert service.repo.money_operations(mcid)[0].state == MoneyOpState.NOT_APPLIED

@@ -8,15 +8,15 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from checkout_desktop.domain.charge_events import TokenStateChanged, TokenStatus
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
-from checkout_desktop.inbox.events import (
+from checkout_desktop.domain.inbox_events import (
     HealthLevel,
     ListenerHealthChanged,
     ListenerState,
     ListenerStateChanged,
 )
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.problem_banner import Problem, ProblemBanner
 from checkout_desktop.ui.reasons import reason_text

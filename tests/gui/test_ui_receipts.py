@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtPdf import QPdfDocument
 
+from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.store import db
 from checkout_desktop.store.charges import ChargeRepository
@@ -77,7 +78,7 @@ def test_refund_receipt_shows_the_refund(
 ) -> None:
     (mcid,) = make_charges(repo, 1)
     with db.transaction(repo.conn):
-        repo.apply_update(
+        Ledger(repo).apply_update(
             update(mcid, ChargeStatus.REFUNDED, minutes=3, refunded=1500),
             source="reply",
             source_ref=None,

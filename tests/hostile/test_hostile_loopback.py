@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from checkout_desktop import cli
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.inbox.events import ListenerState, ListenerStateChanged
+from checkout_desktop.domain.inbox_events import ListenerState, ListenerStateChanged
 from checkout_desktop.inbox.listener import ListenerError, WebhookListener, check_bind_host
 from checkout_desktop.inbox.writer import InboxWriter
 from checkout_desktop.settings import ListenerSettings

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from checkout_desktop.inbox.events import HealthLevel
+from checkout_desktop.domain.inbox_events import HealthLevel
 from checkout_desktop.inbox.health import HealthMonitor
 from checkout_desktop.inbox.writer import InboxWriter
 from checkout_desktop.store import db

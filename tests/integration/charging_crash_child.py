@@ -18,15 +18,15 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
+from checkout_desktop.charges.service import ChargeService
+from checkout_desktop.domain.charge_events import AttemptChanged
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
-from checkout_desktop.gateway.charging import ChargeService
 from checkout_desktop.gateway.client import ChargeClient
-from checkout_desktop.gateway.events import AttemptChanged
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import FixedCredentials
-from checkout_desktop.store.charges import CardSummary
 from checkout_desktop.store.db import connect
 
 logger = logging.getLogger(__name__)

@@ -18,14 +18,15 @@ from typing import Any
 
 import httpx
 
+from checkout_desktop.charges.reconciler import CheckPolicy
+from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
-from checkout_desktop.gateway.charging import ChargeService
 from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import Credentials
-from checkout_desktop.store.charges import CardSummary, CheckPolicy
 from checkout_desktop.store.db import connect
 
 logger = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
-from checkout_desktop.gateway.charging import ChargeService
+from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from checkout_desktop.inbox.charges import apply_to_charges
+from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.inbox.intake import Received, classify
 from checkout_desktop.sandbox.server import SandboxServer
 from checkout_desktop.store.db import transaction
@@ -87,6 +87,6 @@ def deliver_notifications(sandbox: SandboxServer, conn: Any, seed: int, *, start
         if update is None:
             continue
         with transaction(conn):
-            apply_to_charges(conn, update, f"{note.id}-{applied}")
+            inbox_applier(conn, update, f"{note.id}-{applied}")
         applied += 1
     return applied

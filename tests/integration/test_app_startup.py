@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from checkout_desktop.inbox.events import ListenerState, ListenerStateChanged
+from checkout_desktop.domain.inbox_events import ListenerState, ListenerStateChanged
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox import SDK_HOST, certs
 from checkout_desktop.sandbox import link as sandbox_link

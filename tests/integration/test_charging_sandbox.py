@@ -11,13 +11,13 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from checkout_desktop.charges.service import MoneyOperationRefused, SaleBusy
+from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged, TokenStateChanged
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState, money_reason
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.gateway.charging import MoneyOperationRefused, SaleBusy
 from checkout_desktop.gateway.errors import Unauthorized
-from checkout_desktop.gateway.events import AttemptChanged, ChargeChanged, TokenStateChanged
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from tests.integration.charging_support import (
     APPROVED,
@@ -372,7 +372,7 @@ async def test_the_reconciler_checks_charges_whose_notification_did_not_arrive(
 ) -> None:
     from datetime import timedelta
 
-    from checkout_desktop.store.charges import CheckPolicy
+    from checkout_desktop.charges.reconciler import CheckPolicy
 
     access = SandboxAccess.of_server(sandbox)
     policy = CheckPolicy(interval=timedelta(seconds=0.2), notification_grace=timedelta(seconds=0.2))

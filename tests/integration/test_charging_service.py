@@ -11,17 +11,18 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.gateway.errors import ServiceUnreachable
-from checkout_desktop.gateway.events import (
+from checkout_desktop.domain.charge_events import (
     AttemptChanged,
     ChargeChanged,
     ReconciliationFinished,
 )
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.gateway.errors import ServiceUnreachable
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.charges import CardSummary, ChargeNotKnown, RepositoryError
+from checkout_desktop.store.charges import ChargeNotKnown, RepositoryError
 from tests.integration.charging_support import (
     APPROVED,
     SLOW,

@@ -21,6 +21,7 @@ import pytest_asyncio
 import trustme
 from aiohttp import web
 
+from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.state import Outcome
 from checkout_desktop.domain.timestamps import utc_now
@@ -77,7 +78,7 @@ class Receiver:
             return web.json_response({"message": "unknown type"}, status=400)
         for repo in self.stores:
             with transaction(repo.conn):
-                repo.apply_update(update, source=source, source_ref=str(len(self.received)))
+                Ledger(repo).apply_update(update, source=source, source_ref=str(len(self.received)))
         return web.json_response({"ok": True})
 
 

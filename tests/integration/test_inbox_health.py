@@ -17,8 +17,8 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.inbox_events import HealthLevel, ListenerHealthChanged, WebhookStored
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.inbox.events import HealthLevel, ListenerHealthChanged, WebhookStored
 from checkout_desktop.inbox.health import HealthMonitor
 from checkout_desktop.inbox.listener import WebhookListener
 from checkout_desktop.inbox.tunnel import TunnelSupervisor

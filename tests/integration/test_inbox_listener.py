@@ -21,17 +21,17 @@ import pytest_asyncio
 import trustme
 from pydantic import SecretStr
 
+from checkout_desktop.charges.ledger import inbox_applier
+from checkout_desktop.domain.charge_events import ChargeChanged
 from checkout_desktop.domain.events import DomainEvent, EventBus
-from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
-from checkout_desktop.gateway.events import ChargeChanged
-from checkout_desktop.inbox.charges import apply_to_charges
-from checkout_desktop.inbox.events import (
+from checkout_desktop.domain.inbox_events import (
     ListenerState,
     ListenerStateChanged,
     WebhookRefused,
     WebhookStored,
 )
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.listener import ListenerError, WebhookListener
 from checkout_desktop.inbox.writer import ChargeApplier, InboxWriter
 from checkout_desktop.settings import ListenerSettings
@@ -438,7 +438,7 @@ def test_empty_token_is_refused(tmp_path: Path) -> None:
 async def test_notifications_reach_the_charge_state_machine_in_the_same_commit(
     tmp_path: Path,
 ) -> None:
-    inbox = await open_inbox(tmp_path, applier=apply_to_charges)
+    inbox = await open_inbox(tmp_path, applier=inbox_applier)
     changed: list[ChargeChanged] = []
     committed: list[str | None] = []
 

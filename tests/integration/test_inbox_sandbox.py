@@ -21,10 +21,10 @@ import pytest
 import trustme
 from pydantic import SecretStr
 
+from checkout_desktop.charges.ledger import inbox_applier
+from checkout_desktop.domain.charge_events import ChargeChanged
 from checkout_desktop.domain.events import DomainEvent, EventBus
-from checkout_desktop.gateway.events import ChargeChanged
-from checkout_desktop.inbox.charges import apply_to_charges
-from checkout_desktop.inbox.events import WebhookStored
+from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.inbox.listener import WebhookListener
 from checkout_desktop.inbox.writer import InboxWriter
 from checkout_desktop.sandbox.cards import TEST_CARDS, CardBehaviour
@@ -75,7 +75,7 @@ async def end_to_end(
     events: list[DomainEvent] = []
     bus.subscribe(DomainEvent, events.append)
     db_path = tmp_path / "store.sqlite3"
-    writer = InboxWriter(db_path, bus=bus, applier=apply_to_charges)
+    writer = InboxWriter(db_path, bus=bus, applier=inbox_applier)
     listener = WebhookListener(
         ListenerSettings(port=0),
         token=SecretStr(TOKEN),

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.inbox.events import (
+from checkout_desktop.domain.inbox_events import (
     ListenerHealthChanged,
     ListenerState,
     ListenerStateChanged,
@@ -33,6 +34,7 @@ def _inbox(tmp_path: Path, tunnel: TunnelSettings | None, **kwargs: object) -> I
         bus=EventBus(),
         tunnel_settings=tunnel,
         heartbeat_interval_s=3600,
+        applier=inbox_applier,
         **kwargs,  # type: ignore[arg-type]
     )
 

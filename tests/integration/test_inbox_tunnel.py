@@ -17,7 +17,7 @@ import pytest_asyncio
 from aiohttp import web
 
 from checkout_desktop.domain.events import DomainEvent, EventBus
-from checkout_desktop.inbox.events import TunnelState, TunnelStateChanged, TunnelUrlChanged
+from checkout_desktop.domain.inbox_events import TunnelState, TunnelStateChanged, TunnelUrlChanged
 from checkout_desktop.inbox.tunnel import (
     Backoff,
     TunnelConfigError,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.inbox.events import WebhookStored
+from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.inbox.intake import Intake, body_digest
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.store import db

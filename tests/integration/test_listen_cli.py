@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from checkout_desktop import cli
-from checkout_desktop.inbox.cli_listen import TokenFileError, read_token_file, webhook_token
+from checkout_desktop.listen import TokenFileError, read_token_file, webhook_token
 from checkout_desktop.paths import app_paths
 from checkout_desktop.secrets import SecretMissing, SecretName, SecretStore
 from checkout_desktop.settings import Settings, TunnelSettings, save_settings

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from checkout_desktop.charges.service import MoneyOperationBusy
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.money_ops import (
     MoneyOpKind,
@@ -28,7 +29,6 @@ from checkout_desktop.domain.money_ops import (
 )
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import merge_charge_update
-from checkout_desktop.gateway.charging import MoneyOperationBusy
 from checkout_desktop.sandbox.process import SandboxProcess, start_sandbox_process
 from tests.integration.charging_support import (
     APPROVED,

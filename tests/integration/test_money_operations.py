@@ -12,16 +12,14 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.charges.service import MoneyOperationBusy, MoneyOperationRefused
+from checkout_desktop.domain.charge_events import ChargeChanged, MoneyOperationChanged
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState, money_reason
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate
-from checkout_desktop.gateway.charging import (
-    MoneyOperationBusy,
-    MoneyOperationRefused,
-)
 from checkout_desktop.gateway.errors import ServerError
-from checkout_desktop.gateway.events import ChargeChanged, MoneyOperationChanged
 from checkout_desktop.sandbox.api import ADMIN_HEADER
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from checkout_desktop.store.charges import ChargeRepository, MoneyOperationOpen
@@ -271,14 +269,14 @@ async def test_a_notification_showing_the_refund_confirms_the_open_operation(
                 mcid, MoneyOpKind.REFUND, 1500, Figures(ChargeStatus.PAID, 1500, 0)
             )
         with transaction(stack.conn):
-            result = repo.apply_update(
+            result = Ledger(repo).apply_update(
                 ChargeUpdate(mcid, None, ChargeStatus.PAID, 1500, 500),
                 source="webhook",
                 source_ref="evt-1",
             )
         assert result.confirmed_operations == ()
         with transaction(stack.conn):
-            result = repo.apply_update(
+            result = Ledger(repo).apply_update(
                 ChargeUpdate(mcid, None, ChargeStatus.REFUNDED, 1500, 1500),
                 source="webhook",
                 source_ref="evt-2",
@@ -324,8 +322,8 @@ async def test_a_refund_made_at_the_service_appears_within_one_sweep(
                     {"m": mcid},
                 )
         await admin_refund(sandbox, ids[1], 600)
-        stack.service.sweep_batch = 2
-        stack.service.sweep_spacing = timedelta(0)
+        stack.service.reconciler.sweep_batch = 2
+        stack.service.reconciler.sweep_spacing = timedelta(0)
         changes: list[ChargeChanged] = []
         stack.events.subscribe(ChargeChanged, changes.append)
 

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from checkout_desktop.charges.service import ChargeService, MoneyOperationError
 from checkout_desktop.domain.money_ops import MoneyOpKind, MoneyOpState
 from checkout_desktop.domain.state import merge_charge_update
-from checkout_desktop.gateway.charging import ChargeService, MoneyOperationError
 from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.gateway.profiles import Endpoints

@@ -12,8 +12,11 @@ from typing import Any
 
 import pytest
 
+from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.charges.reconciler import CheckPolicy
 from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.state import AttemptState, Outcome
 from checkout_desktop.domain.wire import (
     ChargeReply,
@@ -23,10 +26,8 @@ from checkout_desktop.domain.wire import (
     payment_update,
 )
 from checkout_desktop.store.charges import (
-    CardSummary,
     ChargeNotKnown,
     ChargeRepository,
-    CheckPolicy,
     NotInTransaction,
     RepositoryError,
     ts,
@@ -70,14 +71,21 @@ def clock() -> Clock:
     return Clock()
 
 
+POLICY = CheckPolicy(
+    interval=timedelta(seconds=60),
+    max_interval=timedelta(seconds=600),
+    notification_grace=timedelta(seconds=120),
+)
+
+
 @pytest.fixture
 def repo(conn: sqlite3.Connection, clock: Clock) -> ChargeRepository:
-    policy = CheckPolicy(
-        interval=timedelta(seconds=60),
-        max_interval=timedelta(seconds=600),
-        notification_grace=timedelta(seconds=120),
-    )
-    return ChargeRepository(conn, policy=policy, clock=clock)
+    return ChargeRepository(conn, clock=clock)
+
+
+def ledger(repo: ChargeRepository) -> Ledger:
+    """The use case that merges inputs into the repository's charges (as the service does)."""
+    return Ledger(repo, policy=POLICY)
 
 
 def reply(mcid: str, status: str, *, refunded: int = 0, at: str = "2026-05-04T10:00:01Z") -> Any:
@@ -140,7 +148,9 @@ def test_writes_outside_a_transaction_are_refused(repo: ChargeRepository) -> Non
             cards=[CardSummary("VISA", "1111")],
         )
     with pytest.raises(NotInTransaction):
-        repo.apply_update(update(reply("charge-000001", "PAID")), source="reply", source_ref=None)
+        ledger(repo).apply_update(
+            update(reply("charge-000001", "PAID")), source="reply", source_ref=None
+        )
 
 
 def test_an_attempt_is_recorded_with_brand_and_last_four_only(
@@ -181,7 +191,7 @@ def test_apply_update_runs_in_the_callers_transaction(repo: ChargeRepository) ->
 
     def merge_then_fail() -> None:
         with transaction(repo.conn):
-            repo.apply_update(
+            ledger(repo).apply_update(
                 update(reply("charge-000002", "PAID")), source="reply", source_ref=None
             )
             raise RuntimeError("caller fails after the merge")
@@ -196,7 +206,7 @@ def test_apply_update_runs_in_the_callers_transaction(repo: ChargeRepository) ->
 def test_a_reply_resolves_the_attempt_and_fills_the_charge(repo: ChargeRepository) -> None:
     record(repo, "charge-000003", sale="sale-3")
     with transaction(repo.conn):
-        result = repo.apply_update(
+        result = ledger(repo).apply_update(
             update(reply("charge-000003", "PAID")),
             source="reply",
             source_ref=None,
@@ -225,7 +235,7 @@ def test_card_data_in_a_reply_never_reaches_the_file(repo: ChargeRepository, db_
     credit["expirationMonth"] = "07"
     body["temporaryCardToken"] = "card_t/abcdefghijklmnop"
     with transaction(repo.conn):
-        repo.apply_update(update(body), source="reply", source_ref=None, body=body)
+        ledger(repo).apply_update(update(body), source="reply", source_ref=None, body=body)
     stored = repo.timeline("charge-000004").items[-1].body
     stored_credit = stored["transactions"][0]["credit"]
     assert stored_credit["cardNumber"] == "411111******1111"
@@ -252,7 +262,7 @@ def test_out_of_order_and_duplicate_inputs_keep_the_latest_state(repo: ChargeRep
     outcomes = []
     for source, item, ref in inputs:
         with transaction(repo.conn):
-            outcomes.append(repo.apply_update(item, source=source, source_ref=ref).outcome)
+            outcomes.append(ledger(repo).apply_update(item, source=source, source_ref=ref).outcome)
     charge = repo.charge(mcid)
     assert charge is not None
     assert (charge.status, charge.refunded_amount) == (ChargeStatus.REFUNDED, 1500)
@@ -286,7 +296,7 @@ def test_out_of_order_and_duplicate_inputs_keep_the_latest_state(repo: ChargeRep
 
 def test_a_notification_first_creates_the_charge(repo: ChargeRepository) -> None:
     with transaction(repo.conn):
-        result = repo.apply_update(
+        result = ledger(repo).apply_update(
             webhook("elsewhere-01", "PAID", "2026-05-04T10:00:00Z"),
             source="webhook",
             source_ref="9",
@@ -301,7 +311,7 @@ def test_a_notification_first_creates_the_charge(repo: ChargeRepository) -> None
 def test_three_ds_results_find_their_charge_by_either_id(repo: ChargeRepository) -> None:
     body = reply("charge-000006", "PAID")
     with transaction(repo.conn):
-        repo.apply_update(update(body), source="reply", source_ref=None)
+        ledger(repo).apply_update(update(body), source="reply", source_ref=None)
     by_service_id = ThreeDsUpdate(
         merchant_charge_id=None,
         charge_id=body["id"],
@@ -312,7 +322,7 @@ def test_three_ds_results_find_their_charge_by_either_id(repo: ChargeRepository)
         received_at=NOW,
     )
     with transaction(repo.conn):
-        result = repo.apply_update(by_service_id, source="3ds", source_ref="77")
+        result = ledger(repo).apply_update(by_service_id, source="3ds", source_ref="77")
     assert result.merchant_charge_id == "charge-000006"
     charge = repo.charge("charge-000006")
     assert charge is not None and charge.three_ds_status == "Approved"
@@ -326,9 +336,9 @@ def test_three_ds_results_find_their_charge_by_either_id(repo: ChargeRepository)
         received_at=NOW,
     )
     with pytest.raises(ChargeNotKnown, match="no-such-charge"), transaction(repo.conn):
-        repo.apply_update(orphan, source="3ds", source_ref="78")
+        ledger(repo).apply_update(orphan, source="3ds", source_ref="78")
     with pytest.raises(RepositoryError, match="unknown timeline source"), transaction(repo.conn):
-        repo.apply_update(orphan, source="carrier-pigeon", source_ref=None)
+        ledger(repo).apply_update(orphan, source="carrier-pigeon", source_ref=None)
 
 
 def test_resolved_attempts_never_change_again(repo: ChargeRepository) -> None:
@@ -368,7 +378,7 @@ def test_checks_are_scheduled_by_status_and_notification(
 ) -> None:
     mcid = "charge-000008"
     with transaction(repo.conn):
-        repo.apply_update(update(reply(mcid, "PAID")), source="reply", source_ref=None)
+        ledger(repo).apply_update(update(reply(mcid, "PAID")), source="reply", source_ref=None)
     charge = repo.charge(mcid)
     assert charge is not None
     assert charge.next_check_at == NOW + timedelta(seconds=120)
@@ -381,7 +391,7 @@ def test_checks_are_scheduled_by_status_and_notification(
     assert [c.merchant_charge_id for c in repo.due_checks()] == [mcid]
     # The notification arrives: nothing left to check.
     with transaction(repo.conn):
-        repo.apply_update(
+        ledger(repo).apply_update(
             webhook(mcid, "PAID", "2026-05-04T10:00:01Z"), source="webhook", source_ref="1"
         )
     charge = repo.charge(mcid)
@@ -389,12 +399,14 @@ def test_checks_are_scheduled_by_status_and_notification(
 
     pre = "charge-000009"
     with transaction(repo.conn):
-        repo.apply_update(update(reply(pre, "PRE_AUTHORIZED")), source="reply", source_ref=None)
+        ledger(repo).apply_update(
+            update(reply(pre, "PRE_AUTHORIZED")), source="reply", source_ref=None
+        )
     first = repo.charge(pre)
     assert first is not None and first.next_check_at == clock.now + timedelta(seconds=60)
     for expected in (120, 240, 480, 600, 600):
         with transaction(repo.conn):
-            repo.apply_update(
+            ledger(repo).apply_update(
                 update(reply(pre, "PRE_AUTHORIZED")), source="reconciliation", source_ref=None
             )
         again = repo.charge(pre)
@@ -402,7 +414,7 @@ def test_checks_are_scheduled_by_status_and_notification(
         assert again.next_check_at == clock.now + timedelta(seconds=expected)
         assert again.last_checked_at == clock.now
     with transaction(repo.conn):
-        repo.mark_checked(
+        ledger(repo).mark_checked(
             pre,
             found=False,
             reason=Reason.of(
@@ -426,7 +438,7 @@ def test_history_pages_by_keyset(repo: ChargeRepository) -> None:
     with transaction(repo.conn):
         for i in range(230):
             status = "DENIED" if i % 10 == 0 else "PAID"
-            repo.apply_update(
+            ledger(repo).apply_update(
                 update(reply(f"hist-{i:06d}", status)), source="reply", source_ref=None
             )
     seen: list[str] = []

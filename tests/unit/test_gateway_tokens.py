@@ -17,6 +17,7 @@ import pytest_asyncio
 from aiohttp import web
 from pydantic import SecretStr
 
+from checkout_desktop.domain.charge_events import TokenStateChanged, TokenStatus
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.gateway.errors import (
@@ -25,7 +26,6 @@ from checkout_desktop.gateway.errors import (
     ServiceUnreachable,
     TokenError,
 )
-from checkout_desktop.gateway.events import TokenStateChanged, TokenStatus
 from checkout_desktop.gateway.tokens import TokenManager, TokenReplyUnreadable
 from checkout_desktop.secrets import FixedCredentials, SecretMissing, SecretName
 

@@ -4,8 +4,9 @@ Layers, highest first; a module may import its own layer and the ones below it, 
 
     entry     app.py, cli.py           arguments and `run`: the composition root's front door
     ui        ui/                      Qt: windows, panels, the qasync loop, the window's start-up
-    core      terminal.py              the headless core, assembled (composition root, no Qt)
-    charges   charges/                 the charge use case (the package to come)
+    core      terminal.py listen.py    the headless core, assembled (composition root, no Qt),
+                                       and the window-less `listen` command's assembly
+    charges   charges/                 the charge use case: ledger, service, reconciler
     services  gateway/ inbox/ sandbox/ HTTP client, webhook inbox, the service's simulator
     store     store/                   SQLite: schema, migrations, repositories
     support   settings secrets logsetup paths errors
@@ -47,7 +48,7 @@ QT_MODULES = frozenset({"checkout_desktop.app"})
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entry", ("app", "cli")),
     ("ui", ("ui",)),
-    ("core", ("terminal",)),
+    ("core", ("terminal", "listen")),
     ("charges", ("charges",)),
     ("services", ("gateway", "inbox", "sandbox")),
     ("store", ("store",)),
@@ -59,22 +60,24 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 PEER_LAYERS = frozenset({"services"})
 """Layers whose parts are independent of each other."""
 
-KNOWN_PEER_IMPORTS = frozenset(
-    {
-        # Goes away with the charges package, which takes over "apply, then publish".
-        ("checkout_desktop.inbox.charges", "checkout_desktop.gateway.events"),
-    }
-)
+KNOWN_PEER_IMPORTS: frozenset[tuple[str, str]] = frozenset()
 
 KNOWN_SQLITE3_OUTSIDE_STORE = frozenset(
     {
         # sqlite3 belongs under store/ (and the sandbox, the service's own process). These pass
         # connections around today; the store ports take them in. The list may only shrink.
-        "checkout_desktop.gateway.charging",
-        "checkout_desktop.inbox.charges",
         "checkout_desktop.inbox.cli_events",
         "checkout_desktop.inbox.writer",
         "checkout_desktop.terminal",
+    }
+)
+
+KNOWN_UI_STORE_READERS = frozenset(
+    {
+        # Widgets read through charges/views.py, never a repository; the event list still reads
+        # the event store directly until it has its own reader. The list may only shrink.
+        "checkout_desktop.ui.event_model",
+        "checkout_desktop.ui.events_panel",
     }
 )
 
@@ -425,6 +428,22 @@ def test_sqlite3_outside_the_store_only_where_known() -> None:
     assert users >= KNOWN_SQLITE3_OUTSIDE_STORE, (
         "these no longer import sqlite3: remove them from KNOWN_SQLITE3_OUTSIDE_STORE: "
         f"{sorted(KNOWN_SQLITE3_OUTSIDE_STORE - users)}"
+    )
+
+
+def test_widgets_read_the_store_only_where_known() -> None:
+    readers = {
+        module
+        for module in importers_of(_edges(), f"{PACKAGE}.store")
+        if module.startswith(f"{PACKAGE}.ui.")
+    }
+    assert readers <= KNOWN_UI_STORE_READERS, (
+        "widgets read charges through checkout_desktop.charges.views, not the store; new "
+        f"readers: {sorted(readers - KNOWN_UI_STORE_READERS)}"
+    )
+    assert readers >= KNOWN_UI_STORE_READERS, (
+        "these no longer import the store: remove them from KNOWN_UI_STORE_READERS: "
+        f"{sorted(KNOWN_UI_STORE_READERS - readers)}"
     )
 
 

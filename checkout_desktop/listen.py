@@ -18,8 +18,9 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.inbox.events import ListenerHealthChanged, TunnelUrlChanged
+from checkout_desktop.domain.inbox_events import ListenerHealthChanged, TunnelUrlChanged
 from checkout_desktop.inbox.listener import ListenerError, check_bind_host
 from checkout_desktop.inbox.service import Inbox
 from checkout_desktop.inbox.tunnel import TunnelConfigError
@@ -188,6 +189,7 @@ async def _serve(
         bus=bus,
         tunnel_settings=settings.tunnel if tunnel else None,
         heartbeat_interval_s=settings.tunnel.heartbeat_interval_s,
+        applier=inbox_applier,
         strict_tunnel=True,
         allow_remote=allow_remote,
     )

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.reasons import Reason
-from checkout_desktop.store.events import Verdict
 
 logger = logging.getLogger(__name__)
 

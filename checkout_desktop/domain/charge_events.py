@@ -9,8 +9,8 @@ from enum import StrEnum
 
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.records import MergeResult, MoneyOpRecord
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.store.charges import MergeResult
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class ReconciliationFinished(DomainEvent):
 
 
 def charge_changed(result: MergeResult, *, source: str) -> ChargeChanged:
-    """The event to publish after committing `ChargeRepository.apply_update`'s result."""
+    """The event to publish after committing a merge (`charges.ledger.Ledger.apply_update`)."""
     return ChargeChanged(
         merchant_charge_id=result.merchant_charge_id,
         sale_id=result.sale_id,
@@ -104,6 +104,17 @@ def charge_changed(result: MergeResult, *, source: str) -> ChargeChanged:
     )
 
 
+def operation_changed(op: MoneyOpRecord) -> MoneyOperationChanged:
+    """The event of a money operation as it now stands (published after its commit)."""
+    return MoneyOperationChanged(
+        merchant_charge_id=op.merchant_charge_id,
+        operation_id=op.id,
+        kind=str(op.kind),
+        amount=op.amount,
+        state=str(op.state),
+    )
+
+
 __all__ = [
     "AttemptChanged",
     "ChargeChanged",
@@ -112,4 +123,5 @@ __all__ = [
     "TokenStateChanged",
     "TokenStatus",
     "charge_changed",
+    "operation_changed",
 ]

@@ -1,4 +1,4 @@
-"""Charging that never double-charges: record first, send once, resolve by asking, reconcile.
+"""Charging that never double-charges: record first, send once, resolve by asking.
 
 The rules, each closing a way money goes wrong:
 - An attempt (its merchantChargeId, amount, cards' brand and last four) is committed durably
@@ -8,61 +8,49 @@ The rules, each closing a way money goes wrong:
   by sending it again; a new charge for the same sale is refused until it is resolved.
 - "Not found" settles an attempt only when the charge can no longer appear: the service
   answered the request (its handling ended), or the grace period after the attempt has passed.
-- A reconciler asks about unresolved attempts at start-up, and on a schedule about charges
-  whose status is not final or whose expected notification has not arrived; every answer and
-  every failure to get one is written to the charge's timeline.
+- The reconciler (`charges/reconciler.py`) asks about unresolved attempts at start-up, and on a
+  schedule about charges whose status is not final or whose expected notification has not
+  arrived; every answer and every failure to get one is written to the charge's timeline.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import sqlite3
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING
 
+from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
+from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.money_ops import (
-    UNRESOLVED_MONEY_STATES,
     Figures,
     MoneyOpKind,
     MoneyOpState,
     money_operation,
 )
-from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger, trigger_reason
-from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
-from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.domain.wire import ChargeAuthorizationRequest
-from checkout_desktop.gateway.client import ChargeClient, ServiceReply, check_merchant_charge_id
-from checkout_desktop.gateway.errors import (
-    ApiError,
-    ChargeNotFound,
-    GatewayError,
-    ReplyUnreadable,
-)
-from checkout_desktop.gateway.events import (
-    AttemptChanged,
-    ChargeChanged,
-    MoneyOperationChanged,
-    ReconciliationFinished,
-    charge_changed,
-)
-from checkout_desktop.store.charges import (
+from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger
+from checkout_desktop.domain.records import (
     AttemptRecord,
     CardSummary,
-    ChargeNotKnown,
     ChargeRecord,
-    ChargeRepository,
-    CheckPolicy,
-    MergeResult,
-    MoneyOperationOpen,
     MoneyOpRecord,
     SweepRecord,
 )
-from checkout_desktop.store.db import transaction
+from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
+from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.domain.wire import ChargeAuthorizationRequest
+from checkout_desktop.gateway.client import ChargeClient, check_merchant_charge_id
+from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
+from checkout_desktop.store.charges import ChargeNotKnown, ChargeRepository, MoneyOperationOpen
+
+if TYPE_CHECKING:
+    import sqlite3
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +75,6 @@ _CAPTURED = frozenset({ChargeStatus.PAID, ChargeStatus.PARTIAL})
 # Why the service is asked around a money operation (timeline triggers).
 BEFORE_SENDING = Reason.of(ReasonCode.CONTEXT_BEFORE_SENDING)
 AFTER_REFUSAL = Reason.of(ReasonCode.CONTEXT_AFTER_REFUSAL)
-SWEEP = Reason.of(ReasonCode.CONTEXT_SWEEP)
 
 
 class MoneyOperationError(RuntimeError):
@@ -297,6 +284,8 @@ class ChargeOutcome:
     message: Reason
     """Why it ended so (rendered in the UI language; `message.english()` for logs)."""
     error: GatewayError | None = None
+    record: ChargeRecord | None = None
+    """The charge as stored when the outcome was known (None when none exists)."""
 
     @property
     def approved(self) -> bool:
@@ -305,34 +294,6 @@ class ChargeOutcome:
     @property
     def unknown(self) -> bool:
         return self.attempt in UNRESOLVED_ATTEMPT_STATES
-
-
-@dataclass(frozen=True)
-class ReconcileReport:
-    trigger: Trigger
-    attempts_checked: int
-    attempts_resolved: int
-    charges_checked: int
-    charges_changed: int
-    still_unknown: tuple[str, ...]
-    errors: tuple[str, ...]
-    operations_checked: int = 0
-    operations_resolved: int = 0
-    swept: int = 0
-
-    def event(self) -> ReconciliationFinished:
-        return ReconciliationFinished(
-            trigger=self.trigger,
-            attempts_checked=self.attempts_checked,
-            attempts_resolved=self.attempts_resolved,
-            charges_checked=self.charges_checked,
-            charges_changed=self.charges_changed,
-            still_unknown=self.still_unknown,
-            errors=self.errors,
-            operations_checked=self.operations_checked,
-            operations_resolved=self.operations_resolved,
-            swept=self.swept,
-        )
 
 
 class ChargeService:
@@ -358,23 +319,25 @@ class ChargeService:
         self.client = client
         self.profile = profile
         self.events = events
-        self.repo = ChargeRepository(conn, policy=policy, clock=clock)
-        self.unknown_grace = timedelta(seconds=unknown_grace_s)
-        self.unknown_retry_max = timedelta(seconds=unknown_retry_max_s)
-        self.batch = batch
+        self.repo = ChargeRepository(conn, clock=clock)
+        self.ledger = Ledger(self.repo, policy=policy, clock=clock, events=events)
+        self.views = ChargeViews(self.repo)
+        """What the widgets read (they never read the store directly)."""
+        self.reconciler = Reconciler(
+            ledger=self.ledger,
+            client=client,
+            unknown_grace_s=unknown_grace_s,
+            unknown_retry_max_s=unknown_retry_max_s,
+            batch=batch,
+            clock=clock,
+            sweep_every_s=sweep_every_s,
+            sweep_batch=sweep_batch,
+            sweep_spacing_s=sweep_spacing_s,
+        )
         self._clock = clock
-        self._in_flight: set[str] = set()
-        self._money_in_flight: set[str] = set()
-        # The daily sweep asks about at most `sweep_batch` charges per step, one step every
-        # `sweep_spacing_s` at most: a day of 500 sales takes under an hour of light traffic.
-        self.sweep_every = timedelta(seconds=sweep_every_s)
-        self.sweep_batch = sweep_batch
-        self.sweep_spacing = timedelta(seconds=sweep_spacing_s)
-        # Not at start-up: the start-up pass is for what is unresolved.
-        self._last_sweep_step: datetime | None = clock()
-        self._reconcile_lock = asyncio.Lock()
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        # Shared with the reconciler: a charge waiting for its own reply is not asked about.
+        self._in_flight = self.reconciler.in_flight
+        self._money_in_flight = self.reconciler.money_in_flight
 
     # -- starting a charge ---------------------------------------------------------------------
 
@@ -413,14 +376,25 @@ class ChargeService:
         request: ChargeAuthorizationRequest,
         cards: Sequence[CardSummary],
     ) -> ChargeOutcome:
-        """Record the attempt, send it once, and report the outcome (which may be UNKNOWN)."""
+        """Record the attempt, send it once, and report the outcome (which may be UNKNOWN),
+        with the charge as it is then stored."""
+        outcome = await self._charge(sale_id=sale_id, request=request, cards=cards)
+        return replace(outcome, record=self.repo.charge(outcome.merchant_charge_id))
+
+    async def _charge(
+        self,
+        *,
+        sale_id: str,
+        request: ChargeAuthorizationRequest,
+        cards: Sequence[CardSummary],
+    ) -> ChargeOutcome:
         mcid = check_merchant_charge_id(request.merchantChargeId)
         if len(cards) != len(request.transactions):
             raise ValueError(
                 f"charge {mcid} has {len(request.transactions)} transaction(s) but "
                 f"{len(cards)} card summaries; give one brand/last-four summary per card"
             )
-        with transaction(self.conn):
+        with self.repo.write():
             check = self.can_start_charge(sale_id)
             if not check:
                 raise SaleBusy(
@@ -436,7 +410,7 @@ class ChargeService:
                 cards=cards,
                 late_capture=request.lateCapture,
             )
-        self._publish(
+        self.ledger.publish(
             AttemptChanged(
                 merchant_charge_id=mcid,
                 sale_id=sale_id,
@@ -449,7 +423,7 @@ class ChargeService:
             reply = await self.client.authorize(request)
         except asyncio.CancelledError:
             self._in_flight.discard(mcid)
-            self._settle(
+            self.ledger.settle_attempt(
                 attempt,
                 AttemptState.UNKNOWN,
                 Reason.of(ReasonCode.STOPPED_WAITING),
@@ -463,7 +437,7 @@ class ChargeService:
         # The attempt was committed durably before sending; if this commit is lost in a power
         # cut, the attempt is found unresolved at start-up and settled by asking the service.
         # So it may skip the fsync that would stall every other coroutine on the loop.
-        result = self._apply(reply, source="reply", context=None, attempt_backed=True)
+        result = self.ledger.apply(reply, source="reply", context=None, relaxed=True)
         status = result.current.status
         return ChargeOutcome(
             merchant_charge_id=mcid,
@@ -479,7 +453,7 @@ class ChargeService:
         if exc.sent is False or (status is not None and 400 <= status < 500):
             # Never reached the service, or the service refused it outright: nothing exists.
             reason = Reason.of(ReasonCode.NOT_CHARGED, error=exc.reason)
-            self._settle(
+            self.ledger.settle_attempt(
                 attempt,
                 AttemptState.REJECTED,
                 reason,
@@ -493,12 +467,14 @@ class ChargeService:
             ReasonCode.UNKNOWN_ANSWERED if answered else ReasonCode.UNKNOWN_MAY_EXIST,
             error=exc.reason,
         )
-        self._settle(
+        self.ledger.settle_attempt(
             attempt, AttemptState.UNKNOWN, why, source="reply", detail=str(exc), answered=answered
         )
         record = self.repo.attempt(mcid)
         assert record is not None
-        state, status_now, error = await self._resolve_attempt(record, trigger="after the reply")
+        state, status_now, error = await self.reconciler.resolve_attempt(
+            record, trigger="after the reply"
+        )
         if state == AttemptState.CREATED:
             return ChargeOutcome(mcid, sale, state, status_now, _status_message(status_now), exc)
         if state == AttemptState.NOT_FOUND:
@@ -582,10 +558,10 @@ class ChargeService:
             # if its reply is lost, and what rules out a refund above what is left.
             before = await self.client.query(mcid)
             figures = Figures.of(
-                self._apply(before, source="reconciliation", context=BEFORE_SENDING).current
+                self.ledger.apply(before, source="reconciliation", context=BEFORE_SENDING).current
             )
             kind, value = _plan(asked, mcid, amount, figures)
-            with transaction(self.conn):
+            with self.repo.write():
                 try:
                     op = self.repo.record_money_operation(mcid, kind, value, figures)
                 except MoneyOperationOpen:
@@ -596,10 +572,10 @@ class ChargeService:
                         pending=self.repo.open_money_operation(mcid),
                         figures=figures,
                     ) from None
-            self._publish_op(op)
+            self.ledger.publish(operation_changed(op))
             # Durable against a crash of the process (WAL); the RECORDED row above is the one
             # that must survive a power cut, and both are settled the same way.
-            with _sync_mode(self.conn, relaxed=True), transaction(self.conn):
+            with self.repo.write(relaxed=True):
                 op = self.repo.move_money_operation(
                     op,
                     MoneyOpState.SENT,
@@ -607,12 +583,12 @@ class ChargeService:
                     reason=op.reason("sent"),
                     outcome="sent",
                 )
-            self._publish_op(op)
+            self.ledger.publish(operation_changed(op))
             call = self.client.capture if kind == MoneyOpKind.CAPTURE else self.client.refund
             try:
                 reply = await call(mcid, value)
             except asyncio.CancelledError:
-                self._settle_op(
+                self.ledger.settle_op(
                     op,
                     MoneyOpState.UNKNOWN,
                     op.reason("unknown", Reason.of(ReasonCode.STOPPED_WAITING_REPLY)),
@@ -621,8 +597,8 @@ class ChargeService:
                 raise
             except GatewayError as exc:
                 return await self._money_failure(op, exc)
-            with _sync_mode(self.conn, relaxed=True), transaction(self.conn):
-                result = self.repo.apply_update(
+            with self.repo.write(relaxed=True):
+                result = self.ledger.apply_update(
                     reply.update(source="reply"),
                     source="reply",
                     source_ref=op.ref,
@@ -636,9 +612,9 @@ class ChargeService:
                     reason=op.reason("confirmed", Figures.of(result.current).reason()),
                     answered=True,
                 )
-            self._published(result, source="reply")
+            self.ledger.publish_all(result.events)
             if op.id not in result.confirmed_operations:
-                self._publish_op(op)
+                self.ledger.publish(operation_changed(op))
             return self._known_charge(mcid)
         finally:
             self._money_in_flight.discard(mcid)
@@ -646,13 +622,13 @@ class ChargeService:
     async def _money_failure(self, op: MoneyOpRecord, exc: GatewayError) -> ChargeRecord:
         status = exc.status
         if exc.sent is False:
-            self._settle_op(
+            self.ledger.settle_op(
                 op, MoneyOpState.REJECTED, op.reason("not_sent", exc.reason), source="request"
             )
             raise exc
         if status is not None and 400 <= status < 500:
             # The service refused it: nothing moved. Its figures tell the clerk why.
-            self._settle_op(
+            self.ledger.settle_op(
                 op,
                 MoneyOpState.REJECTED,
                 op.reason("refused", exc.reason),
@@ -668,7 +644,7 @@ class ChargeService:
                 error=exc,
             ) from exc
         answered = isinstance(exc, ApiError | ReplyUnreadable)
-        self._settle_op(
+        self.ledger.settle_op(
             op,
             MoneyOpState.UNKNOWN,
             op.reason("unknown", exc.reason),
@@ -677,7 +653,7 @@ class ChargeService:
         )
         current = self.repo.money_operation(op.id)
         assert current is not None
-        state = await self._resolve_money_op(current, trigger="after the reply")
+        state = await self.reconciler.resolve_money_op(current, trigger="after the reply")
         if state == MoneyOpState.CONFIRMED:
             return self._known_charge(op.merchant_charge_id)
         if state == MoneyOpState.NOT_APPLIED:
@@ -697,461 +673,45 @@ class ChargeService:
         try:
             reply = await self.client.query(mcid)
         except GatewayError:
-            with transaction(self.conn):
+            with self.repo.write():
                 self.repo.schedule_check(mcid, reason=op.reason("refused"), at=self._clock())
             self.wake()
             return self._stored_figures(mcid)
-        result = self._apply(reply, source="reconciliation", context=AFTER_REFUSAL)
+        result = self.ledger.apply(reply, source="reconciliation", context=AFTER_REFUSAL)
         return Figures.of(result.current)
-
-    async def _resolve_money_op(self, op: MoneyOpRecord, *, trigger: Trigger) -> MoneyOpState:
-        """Query the charge of an unresolved operation and settle it by the service's figures."""
-        mcid = op.merchant_charge_id
-        try:
-            reply = await self.client.query(mcid)
-        except GatewayError as exc:
-            self._settle_op(
-                op,
-                MoneyOpState.UNKNOWN,
-                Reason.of(
-                    ReasonCode.RECONCILE_CANNOT_ASK,
-                    trigger=trigger_reason(trigger),
-                    error=exc.reason,
-                ),
-                source="reconciliation",
-                query=True,
-            )
-            return MoneyOpState.UNKNOWN
-        with transaction(self.conn):
-            result = self.repo.apply_update(
-                reply.update(source="reconciliation"),
-                source="reconciliation",
-                source_ref=op.ref,
-                body=reply.body,
-                context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
-            )
-            figures = Figures.of(result.current)
-            current = self.repo.money_operation(op.id)
-            assert current is not None
-            if current.unresolved:
-                age = self._clock() - current.created_at
-                if current.answered or age >= self.unknown_grace:
-                    current = self.repo.move_money_operation(
-                        current,
-                        MoneyOpState.NOT_APPLIED,
-                        source="reconciliation",
-                        reason=current.reason("not_applied", figures.reason()),
-                        count_query=True,
-                    )
-                else:
-                    current = self.repo.move_money_operation(
-                        current,
-                        MoneyOpState.UNKNOWN,
-                        source="reconciliation",
-                        reason=current.reason("waiting", figures.reason()),
-                        count_query=True,
-                    )
-        self._published(result, source="reconciliation")
-        self._publish_op(current)
-        return current.state
-
-    # -- querying and reconciliation -----------------------------------------------------------
 
     async def refresh(self, merchant_charge_id: str) -> ChargeRecord:
         """Ask the service about one charge now and merge the answer."""
         reply = await self.client.query(merchant_charge_id)
-        self._apply(reply, source="reconciliation", context=Reason.of(ReasonCode.QUERIED_ON_DEMAND))
+        self.ledger.apply(
+            reply, source="reconciliation", context=Reason.of(ReasonCode.QUERIED_ON_DEMAND)
+        )
         return self._known_charge(merchant_charge_id)
 
     async def reconcile_unresolved(self) -> ReconcileReport:
         """At start-up: ask about every attempt whose outcome is not known, and due charges."""
-        return await self.reconcile(trigger="start-up", due_only=False)
+        return await self.reconciler.reconcile(trigger="start-up", due_only=False)
 
     async def reconcile(
         self, *, trigger: Trigger = "on demand", due_only: bool = False
     ) -> ReconcileReport:
-        """One pass: unresolved attempts, then charges due for a check. One pass at a time."""
-        async with self._reconcile_lock:
-            report = await self._reconcile(trigger, due_only)
-        self._publish(report.event())
-        return report
-
-    async def _reconcile(self, trigger: Trigger, due_only: bool) -> ReconcileReport:
-        now = self._clock()
-        attempts_checked = attempts_resolved = charges_checked = charges_changed = 0
-        still_unknown: list[str] = []
-        errors: list[str] = []
-        seen: set[str] = set()
-        for attempt in self.repo.unresolved_attempts(limit=self.batch):
-            mcid = attempt.merchant_charge_id
-            seen.add(mcid)
-            if mcid in self._in_flight:
-                continue  # its own request is still waiting for the reply
-            if due_only and not self._attempt_due(attempt, now):
-                still_unknown.append(mcid)
-                continue
-            attempts_checked += 1
-            state, _, error = await self._resolve_attempt(attempt, trigger=trigger)
-            if state in UNRESOLVED_ATTEMPT_STATES:
-                still_unknown.append(mcid)
-            else:
-                attempts_resolved += 1
-            if error:
-                errors.append(f"{mcid}: {error}")
-        ops_checked = ops_resolved = 0
-        for op in self.repo.unresolved_money_operations(limit=self.batch):
-            mcid = op.merchant_charge_id
-            if mcid in self._money_in_flight:
-                continue  # its own request is still waiting for the reply
-            seen.add(mcid)
-            if due_only and not self._op_due(op, now):
-                still_unknown.append(mcid)
-                continue
-            ops_checked += 1
-            op_state = await self._resolve_money_op(op, trigger=trigger)
-            if op_state in UNRESOLVED_MONEY_STATES:
-                still_unknown.append(mcid)
-            else:
-                ops_resolved += 1
-        for record in self.repo.due_checks(now=now, limit=self.batch):
-            mcid = record.merchant_charge_id
-            if mcid in seen or mcid in self._in_flight:
-                continue
-            charges_checked += 1
-            changed, error = await self._check_charge(record, trigger=trigger)
-            charges_changed += int(changed)
-            if error:
-                errors.append(f"{mcid}: {error}")
-        swept = 0
-        if self._sweep_step_due(now):
-            swept, sweep_errors = await self._sweep_step(now, skip=seen)
-            errors.extend(sweep_errors)
-        report = ReconcileReport(
-            trigger=trigger,
-            attempts_checked=attempts_checked,
-            attempts_resolved=attempts_resolved,
-            charges_checked=charges_checked,
-            charges_changed=charges_changed,
-            still_unknown=tuple(still_unknown),
-            errors=tuple(errors),
-            operations_checked=ops_checked,
-            operations_resolved=ops_resolved,
-            swept=swept,
-        )
-        if attempts_checked or charges_checked or ops_checked or swept:
-            logger.info(
-                "reconciliation (%s): %d attempt(s) asked, %d resolved, %d charge(s) checked, "
-                "%d changed, %d error(s)",
-                trigger,
-                attempts_checked,
-                attempts_resolved,
-                charges_checked,
-                charges_changed,
-                len(errors),
-            )
-        return report
-
-    # -- the daily sweep ------------------------------------------------------------------------
-
-    def _sweep_step_due(self, now: datetime) -> bool:
-        last = self._last_sweep_step
-        return last is None or now - last >= self.sweep_spacing
+        """One reconciliation pass (see `Reconciler.reconcile`)."""
+        return await self.reconciler.reconcile(trigger=trigger, due_only=due_only)
 
     async def sweep_now(self) -> SweepRecord:
-        """Run the current sweep (starting one if it is due) to its end, or to its first
-        failed query; for tests and tools."""
-        while True:
-            _, errors = await self._sweep_step(self._clock(), skip=set())
-            sweep = self.repo.last_sweep()
-            assert sweep is not None
-            if sweep.finished_at is not None or errors:
-                return sweep
-
-    async def _sweep_step(self, now: datetime, *, skip: set[str]) -> tuple[int, list[str]]:
-        """Ask about the next few charges of the day's sweep: a refund or chargeback done
-        outside the terminal (the merchant panel) reaches the history even after a charge's
-        last notification. Returns how many charges were asked about and any errors."""
-        self._last_sweep_step = now
-        sweep = self.repo.last_sweep()
-        if sweep is None or sweep.finished_at is not None:
-            if sweep is not None and now - sweep.started_at < self.sweep_every:
-                return 0, []
-            start = now - self.sweep_every if sweep is None else sweep.window_to
-            with transaction(self.conn):
-                sweep = self.repo.start_sweep(window_from=start, window_to=now)
-        batch = self.repo.sweep_batch(sweep, self.sweep_batch)
-        asked = changed = 0
-        after = sweep.after_id
-        errors: list[str] = []
-        for record in batch:
-            mcid = record.merchant_charge_id
-            if mcid not in skip and mcid not in self._money_in_flight:
-                try:
-                    reply = await self.client.query(mcid)
-                except ChargeNotFound:
-                    pass  # an attempt's record the service never held: nothing to sweep
-                except GatewayError as exc:
-                    # Asked again at the next step; the sweep does not skip a charge.
-                    errors.append(f"{mcid}: {exc}")
-                    break
-                else:
-                    result = self._apply(reply, source="reconciliation", context=SWEEP)
-                    asked += 1
-                    changed += int(result.changed)
-            after = record.id
-        finished = len(batch) < self.sweep_batch and not errors
-        with transaction(self.conn):
-            self.repo.advance_sweep(
-                sweep, after_id=after, checked=asked, changed=changed, finished=finished
-            )
-        return asked, errors
-
-    def _op_due(self, op: MoneyOpRecord, now: datetime) -> bool:
-        wait = min(timedelta(seconds=2 ** min(op.queries, 10)), self.unknown_retry_max)
-        return now >= op.updated_at + wait
-
-    def _attempt_due(self, attempt: AttemptRecord, now: datetime) -> bool:
-        # Unknown attempts are asked about quickly at first, then less often (1, 2, 4 … s).
-        wait = min(timedelta(seconds=2 ** min(attempt.queries, 10)), self.unknown_retry_max)
-        return now >= attempt.updated_at + wait
-
-    async def _resolve_attempt(
-        self, attempt: AttemptRecord, *, trigger: Trigger
-    ) -> tuple[AttemptState, ChargeStatus | None, Reason | None]:
-        """Query an attempt's charge; returns its attempt state, charge status and any error."""
-        mcid = attempt.merchant_charge_id
-        try:
-            reply = await self.client.query(mcid)
-        except ChargeNotFound:
-            return self._not_found(attempt, trigger), None, None
-        except GatewayError as exc:
-            reason = Reason.of(
-                ReasonCode.RECONCILE_CANNOT_ASK, trigger=trigger_reason(trigger), error=exc.reason
-            )
-            self._settle(attempt, AttemptState.UNKNOWN, reason, source="reconciliation", query=True)
-            return AttemptState.UNKNOWN, None, exc.reason
-        result = self._apply(
-            reply,
-            source="reconciliation",
-            context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
-        )
-        return AttemptState.CREATED, result.current.status, None
-
-    def _not_found(self, attempt: AttemptRecord, trigger: Trigger) -> AttemptState:
-        age = self._clock() - attempt.created_at
-        seconds = f"{age.total_seconds():.0f}"
-        why = trigger_reason(trigger)
-        if attempt.answered:
-            state = AttemptState.NOT_FOUND
-            reason = Reason.of(ReasonCode.RECONCILE_ANSWERED_NONE, trigger=why)
-        elif age >= self.unknown_grace:
-            state = AttemptState.NOT_FOUND
-            reason = Reason.of(ReasonCode.RECONCILE_NONE_PAST_GRACE, trigger=why, seconds=seconds)
-        else:
-            state = AttemptState.UNKNOWN
-            reason = Reason.of(ReasonCode.RECONCILE_NONE_YET, trigger=why, seconds=seconds)
-        self._settle(attempt, state, reason, source="reconciliation", query=True)
-        return state
-
-    async def _check_charge(
-        self, record: ChargeRecord, *, trigger: Trigger
-    ) -> tuple[bool, Reason | None]:
-        mcid = record.merchant_charge_id
-        why = record.check_reason_data or Reason.of(ReasonCode.CHECK_SCHEDULED)
-        when = trigger_reason(trigger)
-        try:
-            reply = await self.client.query(mcid)
-        except ChargeNotFound as exc:
-            with transaction(self.conn):
-                self.repo.mark_checked(
-                    mcid,
-                    found=False,
-                    reason=Reason.of(
-                        ReasonCode.CHECK_ANSWERED, trigger=when, why=why, error=exc.reason
-                    ),
-                )
-            return False, exc.reason
-        except GatewayError as exc:
-            with transaction(self.conn):
-                self.repo.mark_checked(
-                    mcid,
-                    found=False,
-                    reason=Reason.of(
-                        ReasonCode.CHECK_CANNOT_ASK, trigger=when, why=why, error=exc.reason
-                    ),
-                )
-            return False, exc.reason
-        result = self._apply(
-            reply,
-            source="reconciliation",
-            context=Reason.of(ReasonCode.TRIGGER_BECAUSE, trigger=when, why=why),
-        )
-        return result.changed, None
-
-    # -- the scheduled reconciler --------------------------------------------------------------
+        """Run the current daily sweep to its end (see `Reconciler.sweep_now`)."""
+        return await self.reconciler.sweep_now()
 
     def start(self, interval_s: float, *, fast_interval_s: float = 2.0) -> None:
-        """Run reconciliation now (start-up pass) and then every `interval_s` seconds.
-
-        While an attempt is unresolved the pass runs every `fast_interval_s` instead, so a shop
-        waiting on an unclear charge learns its outcome quickly.
-        """
-        if self._task is not None and not self._task.done():
-            raise RuntimeError("the reconciler is already running")
-        if interval_s <= 0 or fast_interval_s <= 0:
-            raise ValueError("reconciliation intervals must be positive")
-        self._task = asyncio.get_running_loop().create_task(
-            self._run(interval_s, fast_interval_s), name="reconciler"
-        )
+        """Start the scheduled reconciler (see `Reconciler.start`)."""
+        self.reconciler.start(interval_s, fast_interval_s=fast_interval_s)
 
     def wake(self) -> None:
         """Ask the running reconciler for a pass now (on demand)."""
-        self._wake.set()
+        self.reconciler.wake()
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is None:
-            return
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-    async def _run(self, interval_s: float, fast_interval_s: float) -> None:
-        trigger: Trigger = "start-up"
-        while True:
-            try:
-                await self.reconcile(trigger=trigger, due_only=trigger != "start-up")
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                logger.exception("a reconciliation pass failed; the next one runs as scheduled")
-            trigger = "schedule"
-            fast = bool(self.repo.unresolved_attempts(limit=1)) or bool(
-                self.repo.unresolved_money_operations(limit=1)
-            )
-            delay = min(interval_s, fast_interval_s) if fast else interval_s
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
-            if self._wake.is_set():
-                self._wake.clear()
-                trigger = "on demand"
-
-    # -- store and events ----------------------------------------------------------------------
-
-    def _apply(
-        self,
-        reply: ServiceReply,
-        *,
-        source: str,
-        context: Reason | None,
-        attempt_backed: bool = False,
-    ) -> MergeResult:
-        with _sync_mode(self.conn, relaxed=attempt_backed), transaction(self.conn):
-            result = self.repo.apply_update(
-                reply.update(source=source),
-                source=source,
-                source_ref=None,
-                body=reply.body,
-                context=context,
-            )
-        if result.attempt_resolved and result.sale_id is not None:
-            self._publish(
-                AttemptChanged(
-                    merchant_charge_id=result.merchant_charge_id,
-                    sale_id=result.sale_id,
-                    state=AttemptState.CREATED,
-                    reason=Reason.of(
-                        ReasonCode.SERVICE_HAS_CHARGE, status=str(result.current.status)
-                    ),
-                )
-            )
-        self._published(result, source=source)
-        return result
-
-    def _published(self, result: MergeResult, *, source: str) -> None:
-        """Publish what a committed merge did: the charge's change and settled operations."""
-        if result.changed:
-            self._publish(charge_changed(result, source=source))
-        for op_id in result.confirmed_operations:
-            op = self.repo.money_operation(op_id)
-            if op is not None:
-                self._publish_op(op)
-
-    def _publish_op(self, op: MoneyOpRecord) -> None:
-        self._publish(
-            MoneyOperationChanged(
-                merchant_charge_id=op.merchant_charge_id,
-                operation_id=op.id,
-                kind=str(op.kind),
-                amount=op.amount,
-                state=str(op.state),
-            )
-        )
-
-    def _settle_op(
-        self,
-        op: MoneyOpRecord,
-        state: MoneyOpState,
-        reason: Reason,
-        *,
-        source: str,
-        answered: bool = False,
-        query: bool = False,
-    ) -> None:
-        with transaction(self.conn):
-            updated = self.repo.move_money_operation(
-                op, state, source=source, reason=reason, answered=answered, count_query=query
-            )
-        if updated.state != op.state:
-            self._publish_op(updated)
-
-    def _settle(
-        self,
-        attempt: AttemptRecord,
-        state: AttemptState,
-        reason: Reason,
-        *,
-        source: str,
-        detail: str | None = None,
-        answered: bool = False,
-        query: bool = False,
-    ) -> None:
-        with transaction(self.conn):
-            updated = self.repo.set_attempt_state(
-                attempt.merchant_charge_id,
-                state,
-                source=source,
-                reason=reason,
-                detail=detail,
-                count_query=query,
-                answered=answered,
-            )
-        if updated.state != attempt.state:
-            self._publish(
-                AttemptChanged(
-                    merchant_charge_id=attempt.merchant_charge_id,
-                    sale_id=attempt.sale_id,
-                    state=updated.state,
-                    reason=reason,
-                )
-            )
-
-    def _publish(self, event: DomainEvent) -> None:
-        if self.events is not None:
-            self.events.publish(event)
-
-
-@contextlib.contextmanager
-def _sync_mode(conn: sqlite3.Connection, *, relaxed: bool) -> Iterator[None]:
-    """WAL with synchronous=NORMAL for one transaction: atomic and consistent, not fsynced."""
-    if not relaxed:
-        yield
-        return
-    conn.execute("PRAGMA synchronous = NORMAL")
-    try:
-        yield
-    finally:
-        conn.execute("PRAGMA synchronous = FULL")
+        await self.reconciler.stop()
 
 
 def _status_message(status: ChargeStatus | None) -> Reason:
@@ -1165,7 +725,6 @@ def _status_message(status: ChargeStatus | None) -> Reason:
 
 
 __all__ = [
-    "ChargeChanged",
     "ChargeOutcome",
     "ChargeService",
     "MoneyOperationBusy",
@@ -1173,7 +732,6 @@ __all__ = [
     "MoneyOperationRefused",
     "MoneyOperationUnknown",
     "MoneyView",
-    "ReconcileReport",
     "SaleBusy",
     "StartCheck",
 ]

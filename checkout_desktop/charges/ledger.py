@@ -1,0 +1,344 @@
+"""The one place an input reaches a charge: load, merge, schedule, timeline, resolve, events.
+
+Every input about a charge — the service's reply to a request, its answer to a query, a
+notification delivered to the inbox — goes through `Ledger.apply_update`: it loads the charge,
+merges the input with the state machine, plans the next check, writes the charge and its
+timeline row, settles the attempt or money operation the input proves, and returns the domain
+events to publish once the caller's transaction has committed. The charge service and the
+reconciler use it through `apply`, `settle_attempt` and `settle_op` (each one durable step
+whose events are published after its commit); the inbox uses `inbox_applier` inside its own
+group commit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from checkout_desktop.charges.reconciler import CheckPolicy
+from checkout_desktop.domain import state as sm
+from checkout_desktop.domain.charge_events import (
+    AttemptChanged,
+    charge_changed,
+    operation_changed,
+)
+from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.money_ops import Figures, MoneyOpState
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import (
+    TIMELINE_SOURCES,
+    AttemptRecord,
+    MergeResult,
+    MoneyOpRecord,
+)
+from checkout_desktop.domain.state import AttemptState, ChargeState, Outcome
+from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
+from checkout_desktop.inbox.writer import Applied
+from checkout_desktop.store.charges import ChargeNotKnown, ChargeRepository, RepositoryError
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from checkout_desktop.gateway.client import ServiceReply
+
+logger = logging.getLogger(__name__)
+
+WEBHOOK = "webhook"
+"""The timeline source of a notification delivered to the inbox."""
+_INBOX_OUTCOMES = {
+    Outcome.APPLIED: ReasonCode.INBOX_APPLIED,
+    Outcome.DUPLICATE: ReasonCode.INBOX_DUPLICATE,
+    Outcome.IGNORED: ReasonCode.INBOX_IGNORED,
+}
+
+
+class Ledger:
+    """Charges, attempts and money operations as inputs move them, on one store."""
+
+    def __init__(
+        self,
+        store: ChargeRepository,
+        *,
+        policy: CheckPolicy | None = None,
+        clock: Callable[[], datetime] | None = None,
+        events: EventBus | None = None,
+    ) -> None:
+        self.store = store
+        self.policy = policy or CheckPolicy()
+        self._clock = clock or store.now
+        self.events = events
+
+    # -- inside the caller's transaction -------------------------------------------------------
+
+    def apply_update(
+        self,
+        update: ChargeUpdate | ThreeDsUpdate,
+        *,
+        source: str,
+        source_ref: str | None,
+        body: Mapping[str, Any] | None = None,
+        context: Reason | None = None,
+    ) -> MergeResult:
+        """Merge one input into its charge, write the timeline row and return what changed.
+
+        Runs inside the caller's open transaction. A charge update for a charge the store has
+        never seen creates it (a notification may be the first news of a charge); a 3DS result
+        that names only an unknown service charge id raises ChargeNotKnown. `context` (why the
+        input was asked for, e.g. by the reconciler) prefixes the timeline's reason. The
+        result's `events` are to be published once the transaction has committed.
+        """
+        store = self.store
+        store.require_transaction("apply_update")
+        if source not in TIMELINE_SOURCES:
+            raise RepositoryError(
+                f"unknown timeline source {source!r}; use one of {sorted(TIMELINE_SOURCES)}"
+            )
+        record = store.find_charge(
+            merchant_charge_id=update.merchant_charge_id, charge_id=update.charge_id
+        )
+        if record is not None:
+            mcid = record.merchant_charge_id
+        elif update.merchant_charge_id is not None:
+            mcid = update.merchant_charge_id
+        else:
+            raise ChargeNotKnown(
+                f"a 3DS result names only the service's charge id {update.charge_id!r}, which "
+                "no stored charge has; it cannot be filed under a charge"
+            )
+        previous = None if record is None else record.state
+        result = sm.merge(previous, update)
+        state = result.state
+        attempt = store.attempt(mcid)
+        sale_id = record.sale_id if record is not None else (attempt.sale_id if attempt else None)
+
+        status_moved = previous is None or (
+            previous.status != state.status or previous.refunded_amount != state.refunded_amount
+        )
+        checks = 0 if status_moved or record is None else record.checks
+        if source == "reconciliation" and not status_moved:
+            checks += 1
+        next_check, check_reason = self.policy.schedule(
+            state, source=source, checks=checks, now=self._clock()
+        )
+        store.save_charge(
+            mcid,
+            state,
+            sale_id=sale_id,
+            source=source,
+            new=record is None,
+            changed=result.changed,
+            checks=checks,
+            next_check_at=next_check,
+            check_reason=check_reason,
+        )
+        timeline_id = store.add_timeline(
+            mcid,
+            source=source,
+            source_ref=source_ref,
+            outcome=result.entry.outcome.value,
+            reason=(
+                result.entry.reason
+                if context is None
+                else Reason.of(ReasonCode.WITH_CONTEXT, context=context, why=result.entry.reason)
+            ),
+            input_status=result.entry.input_status,
+            occurred_at=result.entry.occurred_at,
+            previous_status=result.entry.previous_status,
+            new_status=result.entry.new_status,
+            changes=result.entry.changes,
+            body=body,
+        )
+        events: list[DomainEvent] = []
+        attempt_resolved = False
+        if attempt is not None and attempt.unresolved and isinstance(update, ChargeUpdate):
+            # Any news of the charge from the service proves it exists: the attempt is settled
+            # without ever sending it again.
+            store.move_attempt(
+                attempt,
+                AttemptState.CREATED,
+                source=source,
+                reason=Reason.of(ReasonCode.ATTEMPT_RESOLVED, status=str(state.status)),
+            )
+            attempt_resolved = True
+            if sale_id is not None:
+                events.append(
+                    AttemptChanged(
+                        merchant_charge_id=mcid,
+                        sale_id=sale_id,
+                        state=AttemptState.CREATED,
+                        reason=Reason.of(
+                            ReasonCode.NOTIFICATION_HAS_CHARGE
+                            if source == WEBHOOK
+                            else ReasonCode.SERVICE_HAS_CHARGE,
+                            status=str(state.status),
+                        ),
+                    )
+                )
+        confirmed: tuple[MoneyOpRecord, ...] = ()
+        if isinstance(update, ChargeUpdate):
+            confirmed = self._confirm_by_figures(mcid, state, source=source, source_ref=source_ref)
+        merged = MergeResult(
+            merchant_charge_id=mcid,
+            outcome=result.entry.outcome,
+            reason=result.entry.reason,
+            previous=previous,
+            current=state,
+            changes=result.entry.changes,
+            timeline_id=timeline_id,
+            sale_id=sale_id,
+            attempt_resolved=attempt_resolved,
+            confirmed_operations=tuple(op.id for op in confirmed),
+        )
+        if merged.changed:
+            events.append(charge_changed(merged, source=source))
+        events.extend(operation_changed(op) for op in confirmed)
+        return merged.with_events(tuple(events))
+
+    def _confirm_by_figures(
+        self, mcid: str, state: ChargeState, *, source: str, source_ref: str | None
+    ) -> tuple[MoneyOpRecord, ...]:
+        """Settle the charge's open money operation when the service's figures show it done."""
+        op = self.store.open_money_operation(mcid)
+        if op is None:
+            return ()
+        figures = Figures.of(state)
+        if not op.done_by(figures):
+            return ()
+        moved = self.store.move_money_operation(
+            op,
+            MoneyOpState.CONFIRMED,
+            source=source,
+            reason=op.reason("confirmed", figures.reason()),
+            source_ref=source_ref,
+        )
+        return (moved,)
+
+    def mark_checked(self, merchant_charge_id: str, *, found: bool, reason: Reason) -> None:
+        """Record a reconciler query that did not change the charge, and schedule the next one."""
+        store = self.store
+        store.require_transaction("mark_checked")
+        record = store.charge(merchant_charge_id)
+        if record is None:
+            raise ChargeNotKnown(f"no charge with merchantChargeId {merchant_charge_id}")
+        checks = record.checks + 1
+        next_check, why = self.policy.schedule(
+            record.state, source="reconciliation", checks=checks, now=self._clock()
+        )
+        store.set_checked(
+            merchant_charge_id, checks=checks, next_check_at=next_check, check_reason=why
+        )
+        store.add_timeline(
+            merchant_charge_id,
+            source="reconciliation",
+            outcome=Outcome.DUPLICATE.value if found else Outcome.IGNORED.value,
+            reason=reason,
+            input_status=None if record.status is None else str(record.status),
+        )
+
+    # -- one durable step each, events published after the commit -------------------------------
+
+    def apply(
+        self,
+        reply: ServiceReply,
+        *,
+        source: str,
+        context: Reason | None,
+        source_ref: str | None = None,
+        relaxed: bool = False,
+    ) -> MergeResult:
+        """Merge a reply of the service in its own transaction, then publish what it did.
+
+        `relaxed` skips the fsync (see `ChargeRepository.write`): for a reply to a request
+        whose attempt was committed durably before sending, so a lost commit is settled by
+        asking the service.
+        """
+        with self.store.write(relaxed=relaxed):
+            result = self.apply_update(
+                reply.update(source=source),
+                source=source,
+                source_ref=source_ref,
+                body=reply.body,
+                context=context,
+            )
+        self.publish_all(result.events)
+        return result
+
+    def settle_attempt(
+        self,
+        attempt: AttemptRecord,
+        state: AttemptState,
+        reason: Reason,
+        *,
+        source: str,
+        detail: str | None = None,
+        answered: bool = False,
+        query: bool = False,
+    ) -> AttemptRecord:
+        """Move an attempt on in its own transaction; publish AttemptChanged if it moved."""
+        with self.store.write():
+            updated = self.store.set_attempt_state(
+                attempt.merchant_charge_id,
+                state,
+                source=source,
+                reason=reason,
+                detail=detail,
+                count_query=query,
+                answered=answered,
+            )
+        if updated.state != attempt.state:
+            self.publish(
+                AttemptChanged(
+                    merchant_charge_id=attempt.merchant_charge_id,
+                    sale_id=attempt.sale_id,
+                    state=updated.state,
+                    reason=reason,
+                )
+            )
+        return updated
+
+    def settle_op(
+        self,
+        op: MoneyOpRecord,
+        state: MoneyOpState,
+        reason: Reason,
+        *,
+        source: str,
+        answered: bool = False,
+        query: bool = False,
+    ) -> MoneyOpRecord:
+        """Move a money operation on in its own transaction; publish it if it moved."""
+        with self.store.write():
+            updated = self.store.move_money_operation(
+                op, state, source=source, reason=reason, answered=answered, count_query=query
+            )
+        if updated.state != op.state:
+            self.publish(operation_changed(updated))
+        return updated
+
+    def publish(self, event: DomainEvent) -> None:
+        if self.events is not None:
+            self.events.publish(event)
+
+    def publish_all(self, events: tuple[DomainEvent, ...]) -> None:
+        for event in events:
+            self.publish(event)
+
+
+def inbox_applier(
+    conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, source_ref: str
+) -> Applied:
+    """The inbox's ChargeApplier: merge one notification into its charge and timeline.
+
+    Runs in the writer's open transaction, so the event row, the charge and its timeline
+    commit together; the returned events are published only after that commit.
+    """
+    result = Ledger(ChargeRepository(conn)).apply_update(
+        update, source=WEBHOOK, source_ref=source_ref
+    )
+    outcome = _INBOX_OUTCOMES[result.outcome]
+    return Applied(outcome=Reason.of(outcome, why=result.reason), events=result.events)
+
+
+__all__ = ["WEBHOOK", "Ledger", "inbox_applier"]

@@ -1,0 +1,256 @@
+"""What the terminal keeps about a charge: attempts, charges, money operations, timelines.
+
+Plain records, read from and written to the store but defined here, below it, so that events,
+the use case and the widgets can hold them without importing the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.events import DomainEvent
+from checkout_desktop.domain.money_ops import (
+    UNRESOLVED_MONEY_STATES,
+    Figures,
+    MoneyOpKind,
+    MoneyOpState,
+    is_done,
+    money_reason,
+)
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.state import (
+    UNRESOLVED_ATTEMPT_STATES,
+    AttemptState,
+    ChargeState,
+    Outcome,
+)
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+TIMELINE_SOURCES = frozenset({"request", "reply", "webhook", "reconciliation", "3ds", "system"})
+"""Where a timeline row's input came from."""
+
+LAST_FOUR = re.compile(r"^\d{4}$")
+"""The only card digits the terminal may keep."""
+
+
+@dataclass(frozen=True)
+class CardSummary:
+    """What the terminal may know about a card: its brand and last four digits, nothing else."""
+
+    brand: str | None
+    last_four: str | None
+    installments: int = 1
+
+    def __post_init__(self) -> None:
+        if self.last_four is not None and not LAST_FOUR.match(self.last_four):
+            raise ValueError("a card summary keeps exactly the last four digits of the card")
+        if self.installments < 1:
+            raise ValueError("a card is charged in at least one installment")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"brand": self.brand, "last_four": self.last_four, "installments": self.installments}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CardSummary:
+        return cls(
+            brand=data.get("brand"),
+            last_four=data.get("last_four"),
+            installments=int(data.get("installments", 1)),
+        )
+
+    def reason(self) -> Reason:
+        """Brand, last four and installments, as a reason any screen can render."""
+        brand: str | Reason = self.brand or Reason.of(ReasonCode.CARD_UNKNOWN_BRAND)
+        card = (
+            Reason.of(ReasonCode.CARD, brand=brand, last_four=self.last_four)
+            if self.last_four
+            else Reason.of(ReasonCode.CARD_BRAND_ONLY, brand=brand)
+        )
+        if self.installments > 1:
+            return Reason.of(
+                ReasonCode.CARD_INSTALLMENTS, card=card, installments=self.installments
+            )
+        return card
+
+    def describe(self) -> str:
+        return self.reason().english()
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    merchant_charge_id: str
+    sale_id: str
+    profile: str
+    amount: int
+    late_capture: bool
+    cards: tuple[CardSummary, ...]
+    state: AttemptState
+    created_at: datetime
+    updated_at: datetime
+    resolved_at: datetime | None
+    queries: int
+    detail: str | None
+    answered: bool = False
+    """The service answered the request (even with an error): its handling has ended, so a
+    charge that is not there now will never appear."""
+
+    @property
+    def unresolved(self) -> bool:
+        return self.state in UNRESOLVED_ATTEMPT_STATES
+
+
+@dataclass(frozen=True)
+class MoneyOpRecord:
+    """A refund, capture or cancel of a charge, recorded before it was sent."""
+
+    id: int
+    merchant_charge_id: str
+    kind: MoneyOpKind
+    amount: int
+    state: MoneyOpState
+    base: Figures
+    """The service's figures just before the operation was sent (its baseline)."""
+    created_at: datetime
+    updated_at: datetime
+    resolved_at: datetime | None
+    answered: bool
+    """The service answered the request (even with an error): its handling has ended."""
+    queries: int
+    detail: str | None
+
+    @property
+    def unresolved(self) -> bool:
+        return self.state in UNRESOLVED_MONEY_STATES
+
+    def done_by(self, figures: Figures) -> bool:
+        return is_done(self.kind, self.amount, self.base.refunded, figures)
+
+    def reason(self, step: str, detail: str | Reason | None = None) -> Reason:
+        return money_reason(self.kind, self.amount, step, detail)
+
+    @property
+    def ref(self) -> str:
+        return f"operation {self.id}"
+
+
+@dataclass(frozen=True)
+class SweepRecord:
+    """One daily sweep: every charge created in [window_from, window_to) is asked about once."""
+
+    id: int
+    started_at: datetime
+    window_from: datetime
+    window_to: datetime
+    after_id: int
+    """The last charge id asked about (the sweep resumes after it, also after a restart)."""
+    checked: int
+    changed: int
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ChargeRecord:
+    id: int
+    merchant_charge_id: str
+    charge_id: str | None
+    sale_id: str | None
+    status: ChargeStatus | None
+    amount: int | None
+    refunded_amount: int | None
+    three_ds_status: str | None
+    state: ChargeState
+    created_at: datetime
+    updated_at: datetime
+    last_webhook_at: datetime | None
+    last_checked_at: datetime | None
+    checks: int
+    next_check_at: datetime | None
+    check_reason: str | None
+    check_reason_data: Reason | None = None
+    """Why the next check is planned, as a reason (None for rows from before reasons)."""
+
+
+@dataclass(frozen=True)
+class TimelineRecord:
+    id: int
+    merchant_charge_id: str
+    recorded_at: datetime
+    source: str
+    source_ref: str | None
+    input_status: str | None
+    occurred_at: datetime | None
+    outcome: str
+    previous_status: str | None
+    new_status: str | None
+    reason: str
+    changes: tuple[str, ...]
+    """What the input changed, in English (as stored)."""
+    body: Any
+    reason_data: Reason | None = None
+    """`reason` as a code and arguments; None for a row written before reasons were kept so
+    (such a row is shown as its stored text)."""
+    changes_data: tuple[Reason, ...] | None = None
+    """`changes` as reasons; None for a row written before they were kept so."""
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What one input did: the states before and after, and the timeline row written."""
+
+    merchant_charge_id: str
+    outcome: Outcome
+    reason: Reason
+    previous: ChargeState | None
+    current: ChargeState
+    changes: tuple[Reason, ...]
+    timeline_id: int
+    sale_id: str | None
+    attempt_resolved: bool = False
+    """The input resolved an attempt that was RECORDED or UNKNOWN (the service has the charge)."""
+    confirmed_operations: tuple[int, ...] = ()
+    """Money operations whose outcome was open and which the input's figures show done."""
+    events: tuple[DomainEvent, ...] = ()
+    """Domain events to publish once the input's transaction has committed."""
+
+    def with_events(self, events: tuple[DomainEvent, ...]) -> MergeResult:
+        return replace(self, events=events)
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome == Outcome.APPLIED
+
+    @property
+    def status_changed(self) -> bool:
+        before = None if self.previous is None else self.previous.status
+        return before != self.current.status
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a keyset-paged list; pass `next_cursor` back to get the next page."""
+
+    items: list[T]
+    next_cursor: int | None
+
+
+__all__ = [
+    "LAST_FOUR",
+    "TIMELINE_SOURCES",
+    "AttemptRecord",
+    "CardSummary",
+    "ChargeRecord",
+    "MergeResult",
+    "MoneyOpRecord",
+    "Page",
+    "SweepRecord",
+    "TimelineRecord",
+]
