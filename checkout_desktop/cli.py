@@ -29,7 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "events": ("checkout_desktop.inbox.cli_events", "export stored webhook deliveries"),
     "store": (
         "checkout_desktop.store.postgres.cli",
-        "the shared PostgreSQL store: its password in the keychain, a connection check",
+        "the shared PostgreSQL store: its password in the keychain, a check, moving a shop in",
     ),
 }
 # Commands that work on the shared store named by --store; the others use the embedded one.
