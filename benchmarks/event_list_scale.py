@@ -35,8 +35,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 
+from checkout_desktop.domain.deliveries import EventFilter
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventFilter, EventRepository, Verdict
+from checkout_desktop.store.events import EventRepository
 from checkout_desktop.ui.events_panel import EventsPanel
 
 logger = logging.getLogger(__name__)

@@ -36,7 +36,8 @@ from checkout_desktop.domain.records import (
 from checkout_desktop.domain.state import AttemptState, ChargeState, Outcome
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.writer import Applied
-from checkout_desktop.store.charges import ChargeNotKnown, ChargeRepository, RepositoryError
+from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.errors import ChargeNotKnown, RepositoryError
 
 if TYPE_CHECKING:
     import sqlite3

@@ -47,7 +47,8 @@ from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.client import ChargeClient, check_merchant_charge_id
 from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
-from checkout_desktop.store.charges import ChargeNotKnown, ChargeRepository, MoneyOperationOpen
+from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
 
 if TYPE_CHECKING:
     import sqlite3

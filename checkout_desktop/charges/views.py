@@ -10,9 +10,16 @@ import logging
 from datetime import datetime, tzinfo
 
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.records import ChargeRecord, MoneyOpRecord, Page, TimelineRecord
+from checkout_desktop.domain.records import (
+    ChargeRecord,
+    DayTotals,
+    MoneyOpRecord,
+    Page,
+    TimelineRecord,
+)
 from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.reports import DayTotals, ReportUnavailable, day_totals
+from checkout_desktop.store.errors import ReportUnavailable
+from checkout_desktop.store.reports import day_totals
 
 logger = logging.getLogger(__name__)
 

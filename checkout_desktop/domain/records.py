@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -242,12 +242,41 @@ class Page(Generic[T]):
     next_cursor: int | None
 
 
+@dataclass(frozen=True)
+class BrandTotal:
+    brand: str
+    count: int
+    amount: int
+
+
+@dataclass
+class DayTotals:
+    """Figures in centavos; `by_hour` maps the local hour (0–23) to (sales, amount)."""
+
+    start: datetime
+    end: datetime
+    sales: int = 0
+    gross: int = 0
+    refunds: int = 0
+    held_count: int = 0
+    held_amount: int = 0
+    denied: int = 0
+    by_brand: list[BrandTotal] = field(default_factory=list)
+    by_hour: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def net(self) -> int:
+        return self.gross - self.refunds
+
+
 __all__ = [
     "LAST_FOUR",
     "TIMELINE_SOURCES",
     "AttemptRecord",
+    "BrandTotal",
     "CardSummary",
     "ChargeRecord",
+    "DayTotals",
     "MergeResult",
     "MoneyOpRecord",
     "Page",

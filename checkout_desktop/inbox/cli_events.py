@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import TextIO, cast
 
+from checkout_desktop.domain.deliveries import EventFilter
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.inbox.export import (
     ExportError,
     ExportFormat,
@@ -20,7 +22,8 @@ from checkout_desktop.inbox.export import (
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventFilter, EventRepository, Verdict
+from checkout_desktop.store.errors import StoreError
+from checkout_desktop.store.events import EventRepository
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         conn = db.connect(store, readonly=True)
-    except db.StoreError as exc:
+    except StoreError as exc:
         print(f"checkout-desktop events: {exc}", file=sys.stderr)
         return exc.exit_code
     try:
@@ -110,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except sqlite3.Error as exc:
         print(f"checkout-desktop events: cannot read {store}: {exc}", file=sys.stderr)
-        return db.StoreError.exit_code
+        return StoreError.exit_code
     finally:
         conn.close()
     logger.info("exported %d deliveries", count)

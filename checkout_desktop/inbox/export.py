@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, TextIO
 
+from checkout_desktop.domain.deliveries import StoredEvent
 from checkout_desktop.domain.timestamps import parse_timestamp, utc_now
 from checkout_desktop.inbox.intake import credential_marker
-from checkout_desktop.store.events import StoredEvent
 
 logger = logging.getLogger(__name__)
 

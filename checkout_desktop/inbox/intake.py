@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from checkout_desktop.domain.carddata import mask_card_numbers, mask_text
-from checkout_desktop.domain.enums import WebhookBodyType, WebhookEventType
+from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.enums import Verdict, WebhookBodyType, WebhookEventType
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import (
     ChargeUpdate,
@@ -35,7 +36,6 @@ from checkout_desktop.domain.wire import (
     validate_webhook_json,
 )
 from checkout_desktop.logsetup import holds_secret
-from checkout_desktop.store.events import NewEvent, Verdict
 
 logger = logging.getLogger(__name__)
 

@@ -19,6 +19,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import SecretStr
 
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import ListenerState, ListenerStateChanged, WebhookRefused
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -35,8 +36,7 @@ from checkout_desktop.inbox.intake import (
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.settings import ListenerSettings
-from checkout_desktop.store.db import StoreError
-from checkout_desktop.store.events import Verdict
+from checkout_desktop.store.errors import StoreError
 
 logger = logging.getLogger(__name__)
 

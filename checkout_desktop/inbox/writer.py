@@ -31,13 +31,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.intake import Intake, unstorable
 from checkout_desktop.store import db
-from checkout_desktop.store.events import INDEX_BATCH, EventRepository, Verdict
+from checkout_desktop.store.events import INDEX_BATCH, EventRepository
 
 logger = logging.getLogger(__name__)
 

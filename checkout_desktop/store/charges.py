@@ -46,6 +46,12 @@ from checkout_desktop.domain.state import (
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import mask_card_number
 from checkout_desktop.store.db import transaction
+from checkout_desktop.store.errors import (
+    ChargeNotKnown,
+    MoneyOperationOpen,
+    NotInTransaction,
+    RepositoryError,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -74,27 +80,6 @@ def _normal_key(key: object) -> str:
 
 # Whether a key names card data, per key text: replies repeat the same few dozen keys.
 _KEY_DROPPED: dict[str, bool] = {}
-
-
-class RepositoryError(RuntimeError):
-    """The store refused an operation; the message says which charge and why."""
-
-
-class NotInTransaction(RepositoryError):
-    def __init__(self, what: str) -> None:
-        super().__init__(
-            f"{what} writes to the store and must run inside `with transaction(conn):` "
-            "(the repository never begins or commits by itself)"
-        )
-
-
-class ChargeNotKnown(RepositoryError, LookupError):
-    """An input names a charge the store has never seen and cannot be filed under a charge."""
-
-    def __init__(self, why: str | Reason) -> None:
-        super().__init__(str(why))
-        self.reason = why if isinstance(why, Reason) else None
-        """Why, for the screen, where the refusal is one a clerk can meet."""
 
 
 def ts(moment: datetime) -> str:
@@ -145,10 +130,6 @@ def mask_json(value: Any) -> Any:
     if isinstance(value, str):
         return mask_card_number(value)
     return value
-
-
-class MoneyOperationOpen(RepositoryError):
-    """A second operation for a charge while one is still unresolved (never written)."""
 
 
 class ChargeRepository:

@@ -12,9 +12,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from checkout_desktop.errors import PlainError
 from checkout_desktop.paths import tighten
 from checkout_desktop.store import schema_charges, schema_inbox
+from checkout_desktop.store.errors import (
+    ForeignStore,
+    SchemaTooNew,
+    StoreCorrupt,
+    StoreError,
+    StoreNotWritable,
+    StoreUnavailable,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -39,35 +46,6 @@ QUICK_CHECK_BUDGET_S = 2.0
 _SQLITE_HEADER = b"SQLite format 3\x00"
 # Tables a store written before application_id existed already holds: such a file is ours.
 _OWN_TABLES = frozenset({"webhook_event", "charge"})
-
-
-class StoreError(PlainError):
-    """The store cannot be used; the message says which file, why, and what to do.
-
-    `exit_code` is what the command line exits with (documented in the README).
-    """
-
-    exit_code = 3
-
-
-class SchemaTooNew(StoreError):
-    pass
-
-
-class ForeignStore(StoreError):
-    """The file is not a checkout-desktop store (another program's database, or not one)."""
-
-
-class StoreCorrupt(StoreError):
-    """The store failed its integrity check."""
-
-
-class StoreNotWritable(StoreError):
-    """The store or its folder cannot be written (permissions, a read-only disk)."""
-
-
-class StoreUnavailable(StoreError):
-    """The store cannot be opened for another reason (full disk, its folder is a file)."""
 
 
 def _describe(path: Path, exc: BaseException) -> StoreError:

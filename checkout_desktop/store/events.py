@@ -5,11 +5,17 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from checkout_desktop.domain.deliveries import (
+    EventFilter,
+    EventPage,
+    EventSummary,
+    NewEvent,
+    StoredEvent,
+)
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason
 
@@ -26,7 +32,7 @@ MAX_REASON_TEXT = 600
 """A stored reason's English text is cut here (its code and arguments are kept whole)."""
 
 # The columns a text search looks in, as the search index holds them: keep in step with
-# EventFilter.where() and schema_inbox.SEARCH_INDEX.
+# filter_clauses() and schema_inbox.SEARCH_INDEX.
 _SEARCH_VALUES = (
     "merchant_charge_id, charge_id, event_ref, event_type, body_type, status, reason, "
     "CAST(body AS TEXT)"
@@ -47,140 +53,46 @@ def format_instant(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-@dataclass(frozen=True)
-class NewEvent:
-    """A delivery about to be stored (the verdict may still turn into DUPLICATE)."""
-
-    received_at: datetime
-    verdict: Verdict
-    body: bytes
-    body_sha256: str
-    headers: Mapping[str, str]
-    reason: Reason | None = None
-    event_type: str | None = None
-    body_type: str | None = None
-    layout: str | None = None
-    event_ref: str | None = None
-    merchant_charge_id: str | None = None
-    charge_id: str | None = None
-    status: str | None = None
-    content_type: str | None = None
-    remote: str | None = None
-    duplicate_of: int | None = None
-
-
-@dataclass(frozen=True)
-class EventSummary:
-    """One row of the event list: everything but the headers and the body."""
-
-    id: int
-    received_at: datetime
-    verdict: Verdict
-    reason: str | None
-    event_type: str | None
-    body_type: str | None
-    layout: str | None
-    event_ref: str | None
-    merchant_charge_id: str | None
-    charge_id: str | None
-    status: str | None
-    duplicate_of: int | None
-    merge_outcome: str | None
-    reason_data: Reason | None
-    """`reason` as a code and arguments (None on rows stored before reasons were kept so)."""
-    merge_data: Reason | None
-    """`merge_outcome` likewise."""
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not strict JSON")
-
-
-@dataclass(frozen=True)
-class StoredEvent(EventSummary):
-    """A whole stored delivery, as received (the Authorization value was never kept)."""
-
-    body_sha256: str
-    content_type: str | None
-    remote: str | None
-    headers: dict[str, str]
-    body: bytes
-
-    def body_text(self) -> str:
-        return self.body.decode("utf-8", errors="replace")
-
-    def body_json(self) -> Any | None:
-        """The body as JSON, or None when it is not valid, strict JSON (quarantined bodies:
-        broken, nested too deep, a number too long, NaN or Infinity)."""
-        try:
-            return json.loads(self.body, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError):
-            # ValueError covers UnicodeDecodeError, JSONDecodeError and integers past
-            # Python's digit limit.
-            return None
-
-
-@dataclass(frozen=True)
-class EventFilter:
-    """Filters of the event list; empty fields filter nothing.
-
-    `types` matches the event-type header or the body's `type`; `charge` matches the merchant
-    charge id or the service's charge id; `text` is a case-insensitive substring of the ids,
-    types, status, reason or body (`page` looks it up in the search index where the store has
-    one and the text has 3+ characters, and scans the rows the index does not hold yet; a scan
-    is fast when matches are common, as it stops after a page).
-    """
-
-    types: tuple[str, ...] = ()
-    exclude_types: tuple[str, ...] = ()
-    """Types left out (the inbox's own health self-tests, unless asked for)."""
-    statuses: tuple[str, ...] = ()
-    verdicts: tuple[Verdict, ...] = ()
-    charge: str | None = None
-    text: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-
-    def where(self) -> tuple[list[str], dict[str, Any]]:
-        clauses: list[str] = []
-        params: dict[str, Any] = {}
-        if self.types:
-            names = _bind(params, "type", self.types)
-            clauses.append(f"(event_type IN ({names}) OR body_type IN ({names}))")
-        if self.exclude_types:
-            names = _bind(params, "not_type", self.exclude_types)
-            clauses.append(
-                f"NOT (COALESCE(event_type, '') IN ({names}) "
-                f"OR COALESCE(body_type, '') IN ({names}))"
-            )
-        if self.statuses:
-            clauses.append(f"status IN ({_bind(params, 'status', self.statuses)})")
-        if self.verdicts:
-            values = [Verdict(v).value for v in self.verdicts]
-            clauses.append(f"verdict IN ({_bind(params, 'verdict', values)})")
-        if self.charge:
-            params["charge"] = self.charge
-            clauses.append("(merchant_charge_id = :charge OR charge_id = :charge)")
-        if self.text:
-            params["text"] = "%" + _escape_like(self.text) + "%"
-            columns = (
-                "merchant_charge_id",
-                "charge_id",
-                "event_ref",
-                "event_type",
-                "body_type",
-                "status",
-                "reason",
-                "CAST(body AS TEXT)",
-            )
-            clauses.append("(" + " OR ".join(f"{c} LIKE :text ESCAPE '\\'" for c in columns) + ")")
-        if self.since is not None:
-            params["since"] = format_instant(self.since)
-            clauses.append("received_at >= :since")
-        if self.until is not None:
-            params["until"] = format_instant(self.until)
-            clauses.append("received_at < :until")
-        return clauses, params
+def filter_clauses(chosen: EventFilter) -> tuple[list[str], dict[str, Any]]:
+    """The filter as SQL clauses over `webhook_event` and their parameters."""
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if chosen.types:
+        names = _bind(params, "type", chosen.types)
+        clauses.append(f"(event_type IN ({names}) OR body_type IN ({names}))")
+    if chosen.exclude_types:
+        names = _bind(params, "not_type", chosen.exclude_types)
+        clauses.append(
+            f"NOT (COALESCE(event_type, '') IN ({names}) OR COALESCE(body_type, '') IN ({names}))"
+        )
+    if chosen.statuses:
+        clauses.append(f"status IN ({_bind(params, 'status', chosen.statuses)})")
+    if chosen.verdicts:
+        values = [Verdict(v).value for v in chosen.verdicts]
+        clauses.append(f"verdict IN ({_bind(params, 'verdict', values)})")
+    if chosen.charge:
+        params["charge"] = chosen.charge
+        clauses.append("(merchant_charge_id = :charge OR charge_id = :charge)")
+    if chosen.text:
+        params["text"] = "%" + _escape_like(chosen.text) + "%"
+        columns = (
+            "merchant_charge_id",
+            "charge_id",
+            "event_ref",
+            "event_type",
+            "body_type",
+            "status",
+            "reason",
+            "CAST(body AS TEXT)",
+        )
+        clauses.append("(" + " OR ".join(f"{c} LIKE :text ESCAPE '\\'" for c in columns) + ")")
+    if chosen.since is not None:
+        params["since"] = format_instant(chosen.since)
+        clauses.append("received_at >= :since")
+    if chosen.until is not None:
+        params["until"] = format_instant(chosen.until)
+        clauses.append("received_at < :until")
+    return clauses, params
 
 
 def _bind(params: dict[str, Any], prefix: str, values: Sequence[str]) -> str:
@@ -199,14 +111,6 @@ def _fts_string(text: str) -> str:
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-@dataclass(frozen=True)
-class EventPage:
-    """One page, newest first; pass `next_before` to get the following (older) page."""
-
-    rows: list[EventSummary] = field(default_factory=list)
-    next_before: int | None = None
 
 
 _SUMMARY_COLUMNS = (
@@ -275,7 +179,7 @@ class EventRepository:
         index and kept: rows stored later have larger ids, so it never moves down.
         """
         chosen = where or EventFilter()
-        clauses, params = chosen.where()
+        clauses, params = filter_clauses(chosen)
         if chosen.since is not None:
             since = params["since"]
             floor = self._since_floor.get(since)

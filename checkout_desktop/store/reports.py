@@ -10,47 +10,17 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
+from checkout_desktop.domain.records import BrandTotal, DayTotals
 from checkout_desktop.store.charges import ChargeRepository, from_ts, ts
+from checkout_desktop.store.errors import ReportUnavailable
 
 # Statuses of a charge that took the customer's money at some point (a refunded sale was a sale).
 _SOLD = ("PAID", "AUTHORIZED", "PARTIAL", "REFUNDED", "CHARGEBACK")
 # Approved but not captured yet: money held, not taken.
 _HELD = ("PRE_AUTHORIZED",)
 _DENIED = ("DENIED", "ERROR")
-
-
-class ReportUnavailable(RuntimeError):
-    """The store could not be read for a report."""
-
-
-@dataclass(frozen=True)
-class BrandTotal:
-    brand: str
-    count: int
-    amount: int
-
-
-@dataclass
-class DayTotals:
-    """Figures in centavos; `by_hour` maps the local hour (0–23) to (sales, amount)."""
-
-    start: datetime
-    end: datetime
-    sales: int = 0
-    gross: int = 0
-    refunds: int = 0
-    held_count: int = 0
-    held_amount: int = 0
-    denied: int = 0
-    by_brand: list[BrandTotal] = field(default_factory=list)
-    by_hour: dict[int, tuple[int, int]] = field(default_factory=dict)
-
-    @property
-    def net(self) -> int:
-        return self.gross - self.refunds
 
 
 def day_totals(

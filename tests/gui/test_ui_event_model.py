@@ -14,9 +14,11 @@ import pytest
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
+from checkout_desktop.domain.deliveries import EventFilter, NewEvent
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventFilter, EventRepository, NewEvent, Verdict
+from checkout_desktop.store.events import EventRepository
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
 from checkout_desktop.ui.events_panel import EventsPanel
 

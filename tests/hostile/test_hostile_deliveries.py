@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from checkout_desktop.store.events import Verdict
+from checkout_desktop.domain.enums import Verdict
 from tests.integration.test_inbox_listener import Inbox, headers, open_inbox, payment, post
 
 
@@ -104,10 +104,11 @@ async def test_a_row_the_store_refuses_is_kept_in_the_quarantine(tmp_path: Path)
     """The writer's last line: whatever classify let through, the store keeps the bytes."""
     from datetime import UTC, datetime
 
+    from checkout_desktop.domain.deliveries import NewEvent
     from checkout_desktop.inbox.intake import Intake
     from checkout_desktop.inbox.writer import InboxWriter
     from checkout_desktop.store import db
-    from checkout_desktop.store.events import EventRepository, NewEvent
+    from checkout_desktop.store.events import EventRepository
 
     body = b'{"type": "X", "id": "\\ud800"}'
     event = NewEvent(

@@ -20,10 +20,12 @@ from pathlib import Path
 import pytest
 
 from checkout_desktop import cli
+from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.logsetup import OwnerOnlyRotatingFileHandler, setup_logging
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository, NewEvent, Verdict
+from checkout_desktop.store.events import EventRepository
 
 BODIES = [
     b'{"type": "PAYMENT", "id": "first"}',

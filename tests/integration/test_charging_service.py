@@ -22,7 +22,7 @@ from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.gateway.errors import ServiceUnreachable
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.charges import ChargeNotKnown, RepositoryError
+from checkout_desktop.store.errors import ChargeNotKnown, RepositoryError
 from tests.integration.charging_support import (
     APPROVED,
     SLOW,

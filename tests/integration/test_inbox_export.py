@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from checkout_desktop import cli
+from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.inbox.export import ExportError, parse_when
 from checkout_desktop.inbox.intake import body_digest
 from checkout_desktop.paths import app_paths
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository, NewEvent, Verdict
+from checkout_desktop.store.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

@@ -16,6 +16,8 @@ import trustme
 from aiohttp import web
 from pydantic import SecretStr
 
+from checkout_desktop.domain.deliveries import EventFilter
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import HealthLevel, ListenerHealthChanged, WebhookStored
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -25,7 +27,7 @@ from checkout_desktop.inbox.tunnel import TunnelSupervisor
 from checkout_desktop.inbox.writer import InboxWriter
 from checkout_desktop.settings import ListenerSettings, TunnelSettings
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventFilter, EventRepository, Verdict
+from checkout_desktop.store.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

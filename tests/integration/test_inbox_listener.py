@@ -23,6 +23,8 @@ from pydantic import SecretStr
 
 from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.domain.charge_events import ChargeChanged
+from checkout_desktop.domain.deliveries import StoredEvent
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.inbox_events import (
     ListenerState,
@@ -37,7 +39,7 @@ from checkout_desktop.inbox.writer import ChargeApplier, InboxWriter
 from checkout_desktop.settings import ListenerSettings
 from checkout_desktop.store import db
 from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.events import EventRepository, StoredEvent, Verdict
+from checkout_desktop.store.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

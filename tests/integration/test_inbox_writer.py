@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from checkout_desktop.domain.deliveries import EventFilter, NewEvent
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.inbox.intake import Intake, body_digest
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventFilter, EventRepository, NewEvent, Verdict
+from checkout_desktop.store.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,9 @@ from checkout_desktop.domain.wire import ChargeUpdate
 from checkout_desktop.gateway.errors import ServerError
 from checkout_desktop.sandbox.api import ADMIN_HEADER
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.charges import ChargeRepository, MoneyOperationOpen
+from checkout_desktop.store.charges import ChargeRepository
 from checkout_desktop.store.db import transaction
+from checkout_desktop.store.errors import MoneyOperationOpen
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,

@@ -25,14 +25,9 @@ from checkout_desktop.domain.wire import (
     parse_webhook,
     payment_update,
 )
-from checkout_desktop.store.charges import (
-    ChargeNotKnown,
-    ChargeRepository,
-    NotInTransaction,
-    RepositoryError,
-    ts,
-)
+from checkout_desktop.store.charges import ChargeRepository, ts
 from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.store.errors import ChargeNotKnown, NotInTransaction, RepositoryError
 from tests.unit import wire_examples as ex
 
 logger = logging.getLogger(__name__)

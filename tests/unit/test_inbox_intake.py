@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus
+from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.intake import (
@@ -21,7 +21,6 @@ from checkout_desktop.inbox.intake import (
     event_type_of,
     safe_headers,
 )
-from checkout_desktop.store.events import Verdict
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,125 @@
+"""Webhook deliveries as the inbox stores them: a new delivery, a summary, a whole one, filters.
+
+Plain records, defined below the store so that the event list, export and the store's backends
+share them without importing one another.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.reasons import Reason
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """A delivery about to be stored (the verdict may still turn into DUPLICATE)."""
+
+    received_at: datetime
+    verdict: Verdict
+    body: bytes
+    body_sha256: str
+    headers: Mapping[str, str]
+    reason: Reason | None = None
+    event_type: str | None = None
+    body_type: str | None = None
+    layout: str | None = None
+    event_ref: str | None = None
+    merchant_charge_id: str | None = None
+    charge_id: str | None = None
+    status: str | None = None
+    content_type: str | None = None
+    remote: str | None = None
+    duplicate_of: int | None = None
+
+
+@dataclass(frozen=True)
+class EventSummary:
+    """One row of the event list: everything but the headers and the body."""
+
+    id: int
+    received_at: datetime
+    verdict: Verdict
+    reason: str | None
+    event_type: str | None
+    body_type: str | None
+    layout: str | None
+    event_ref: str | None
+    merchant_charge_id: str | None
+    charge_id: str | None
+    status: str | None
+    duplicate_of: int | None
+    merge_outcome: str | None
+    reason_data: Reason | None
+    """`reason` as a code and arguments (None on rows stored before reasons were kept so)."""
+    merge_data: Reason | None
+    """`merge_outcome` likewise."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not strict JSON")
+
+
+@dataclass(frozen=True)
+class StoredEvent(EventSummary):
+    """A whole stored delivery, as received (the Authorization value was never kept)."""
+
+    body_sha256: str
+    content_type: str | None
+    remote: str | None
+    headers: dict[str, str]
+    body: bytes
+
+    def body_text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+    def body_json(self) -> Any | None:
+        """The body as JSON, or None when it is not valid, strict JSON (quarantined bodies:
+        broken, nested too deep, a number too long, NaN or Infinity)."""
+        try:
+            return json.loads(self.body, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            # ValueError covers UnicodeDecodeError, JSONDecodeError and integers past
+            # Python's digit limit.
+            return None
+
+
+@dataclass(frozen=True)
+class EventFilter:
+    """Filters of the event list; empty fields filter nothing.
+
+    `types` matches the event-type header or the body's `type`; `charge` matches the merchant
+    charge id or the service's charge id; `text` is a case-insensitive substring of the ids,
+    types, status, reason or body (`page` looks it up in the search index where the store has
+    one and the text has 3+ characters, and scans the rows the index does not hold yet; a scan
+    is fast when matches are common, as it stops after a page).
+    """
+
+    types: tuple[str, ...] = ()
+    exclude_types: tuple[str, ...] = ()
+    """Types left out (the inbox's own health self-tests, unless asked for)."""
+    statuses: tuple[str, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()
+    charge: str | None = None
+    text: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass(frozen=True)
+class EventPage:
+    """One page, newest first; pass `next_before` to get the following (older) page."""
+
+    rows: list[EventSummary] = field(default_factory=list)
+    next_before: int | None = None
+
+
+__all__ = ["EventFilter", "EventPage", "EventSummary", "NewEvent", "StoredEvent", "Verdict"]

@@ -1,0 +1,428 @@
+"""What the core needs from a store, as Protocols: SQLite today (`store/sqlite/`), PostgreSQL next.
+
+The charge use case (`charges/`), the inbox and the widgets' readers depend on these Protocols
+only, never on a driver. Conventions every backend keeps:
+
+- **Async.** Every read and write is a coroutine, so a network database never blocks the event
+  loop (the GUI's). A backend on a local file may run its statements inline, as SQLite does:
+  a coroutine that never suspends costs no more than a call.
+- **Writes only in a unit of work.** `async with store.unit_of_work() as uow:` opens one
+  transaction; everything written through `uow.charges` and `uow.events` commits together when
+  the block ends normally, and nothing of it when the block raises. Reads through `uow` see the
+  unit's own writes. Units of work that write are serialized per store: each runs as if no
+  other wrote meanwhile (SQLite: `BEGIN IMMEDIATE`; a server database takes a store-wide
+  transaction lock, e.g. `pg_advisory_xact_lock`, at the unit's first statement). Keep them
+  short: never await the network inside one.
+- **Durability.** A unit of work with `durable=True` (the default) is on stable storage when its
+  block has ended (SQLite `synchronous=FULL`; PostgreSQL `synchronous_commit=on`). With
+  `durable=False` it is atomic and survives a crash of the process, but a power cut may lose it
+  (SQLite WAL with `synchronous=NORMAL`; PostgreSQL `SET LOCAL synchronous_commit = off`): only
+  for rows whose loss the reconciler settles by asking the service.
+- **Reads outside a unit of work** (`store.charges`, `store.events`) each see data committed
+  before the call; two reads are not one snapshot.
+- **Instants** are timezone-aware `datetime`s (stored as UTC, microseconds kept). **Ids** are
+  integers that grow with insertion (a keyset paged on them never skips a row). **Records**
+  are the frozen dataclasses of `domain/records.py` and `domain/deliveries.py`; every method
+  returns what reading the row back would return.
+- **Refusals** raise the errors of `store/errors.py` (`RepositoryError` and its kinds, the
+  `StoreError` family when the store as a whole cannot be used), never a driver's exception.
+- **Card data** never reaches a store: timeline and event bodies are masked by the caller's
+  rules (`mask_json`) before they are written.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime, timedelta, tzinfo
+from typing import Any, Protocol
+
+from checkout_desktop.domain.deliveries import (
+    EventFilter,
+    EventPage,
+    EventSummary,
+    NewEvent,
+    StoredEvent,
+)
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
+from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.records import (
+    AttemptRecord,
+    CardSummary,
+    ChargeRecord,
+    DayTotals,
+    MoneyOpRecord,
+    Page,
+    SweepRecord,
+    TimelineRecord,
+)
+from checkout_desktop.domain.state import AttemptState, ChargeState
+
+logger = logging.getLogger(__name__)
+
+
+class ChargeReads(Protocol):
+    """Reading attempts, charges, money operations, timelines and the sweep."""
+
+    async def charge(self, merchant_charge_id: str) -> ChargeRecord | None:
+        """The charge with this merchantChargeId, or None."""
+        ...
+
+    async def charge_by_service_id(self, charge_id: str) -> ChargeRecord | None:
+        """The oldest charge the service knows by `charge_id` (its own id), or None."""
+        ...
+
+    async def find_charge(
+        self, *, merchant_charge_id: str | None, charge_id: str | None
+    ) -> ChargeRecord | None:
+        """The charge an input names: by `merchant_charge_id` when given (authoritative; the
+        service's id is then not consulted), else by `charge_id`; None when neither finds one."""
+        ...
+
+    async def charges_for_sale(self, sale_id: str) -> list[ChargeRecord]:
+        """A sale's charges, oldest first."""
+        ...
+
+    async def attempt(self, merchant_charge_id: str) -> AttemptRecord | None:
+        """The attempt recorded under this merchantChargeId, or None."""
+        ...
+
+    async def attempts_for_sale(self, sale_id: str) -> list[AttemptRecord]:
+        """A sale's attempts, oldest first."""
+        ...
+
+    async def unresolved_attempts(self, limit: int = 100) -> list[AttemptRecord]:
+        """Attempts RECORDED or UNKNOWN, oldest first (by created_at, then merchantChargeId)."""
+        ...
+
+    async def unresolved_attempt_for_sale(self, sale_id: str) -> AttemptRecord | None:
+        """The sale's oldest attempt that is RECORDED or UNKNOWN, or None."""
+        ...
+
+    async def money_operation(self, op_id: int) -> MoneyOpRecord | None:
+        """The refund, capture or cancel with this id, or None."""
+        ...
+
+    async def open_money_operation(self, merchant_charge_id: str) -> MoneyOpRecord | None:
+        """The charge's operation that is RECORDED, SENT or UNKNOWN (at most one), or None."""
+        ...
+
+    async def unresolved_money_operations(self, limit: int = 100) -> list[MoneyOpRecord]:
+        """Operations RECORDED, SENT or UNKNOWN, oldest (lowest id) first."""
+        ...
+
+    async def money_operations(self, merchant_charge_id: str) -> list[MoneyOpRecord]:
+        """A charge's operations, oldest first."""
+        ...
+
+    async def due_checks(self, *, now: datetime, limit: int = 50) -> list[ChargeRecord]:
+        """Charges whose `next_check_at` is at or before `now`, most overdue first. A read: it
+        claims nothing (see `ChargeStore.claim_due_checks` where several terminals share a
+        store)."""
+        ...
+
+    async def timeline(
+        self, merchant_charge_id: str, *, after: int | None = None, limit: int = 200
+    ) -> Page[TimelineRecord]:
+        """A charge's timeline rows with id > `after`, in id order (the order they were
+        written), at most `limit`; `next_cursor` is the last id when more rows follow."""
+        ...
+
+    async def list_charges(
+        self, *, before: int | None = None, limit: int = 50, status: ChargeStatus | None = None
+    ) -> Page[ChargeRecord]:
+        """Charges with id < `before`, newest (highest id) first, optionally of one status;
+        `next_cursor` is the last id when more follow. Cost independent of the store's size."""
+        ...
+
+    async def list_attempts(
+        self, *, before: int | None = None, limit: int = 50
+    ) -> Page[AttemptRecord]:
+        """Attempts inserted before the cursor, newest first; `next_cursor` when more follow."""
+        ...
+
+    async def last_sweep(self) -> SweepRecord | None:
+        """The latest daily sweep (finished or not), or None before the first."""
+        ...
+
+    async def sweep_batch(self, sweep: SweepRecord, limit: int) -> list[ChargeRecord]:
+        """The sweep's next charges: created in [window_from, window_to), id > after_id, by id."""
+        ...
+
+    async def day_totals(
+        self, *, start: datetime, end: datetime, profile: str, zone: tzinfo
+    ) -> DayTotals:
+        """Totals of the charges whose attempt `profile` made, created in [start, end); hours
+        in `zone`. Raises ReportUnavailable when the store cannot be read."""
+        ...
+
+
+class ChargeStore(ChargeReads, Protocol):
+    """Writing attempts, charges, money operations, timelines and the sweep (in a unit of work).
+
+    Every write raises NotInTransaction outside a unit of work. What an input *means* for a
+    charge (the merge, the next check, which attempt it settles) is the ledger's business
+    (`charges/ledger.py`); these methods store what they are given.
+    """
+
+    async def record_attempt(
+        self,
+        *,
+        merchant_charge_id: str,
+        sale_id: str,
+        profile: str,
+        amount: int,
+        cards: Sequence[CardSummary],
+        late_capture: bool = False,
+    ) -> AttemptRecord:
+        """Insert a RECORDED attempt and its timeline row ("recorded", source "request").
+
+        Raises RepositoryError for a merchantChargeId already attempted (never reused), an
+        amount that is not positive, or no card. Commit before the request is sent."""
+        ...
+
+    async def move_attempt(
+        self,
+        current: AttemptRecord,
+        new_state: AttemptState,
+        *,
+        source: str,
+        reason: Reason,
+        detail: str | None = None,
+        count_query: bool = False,
+        answered: bool = False,
+    ) -> AttemptRecord:
+        """Move an unresolved attempt (as read in this unit) to `new_state` and write the
+        timeline row; a resolved attempt never changes: only its query count moves and an
+        "ignored" row is written. `answered` is sticky (once true, stays true). Returns the
+        attempt as now stored."""
+        ...
+
+    async def set_attempt_state(
+        self,
+        merchant_charge_id: str,
+        new_state: AttemptState,
+        *,
+        source: str,
+        reason: Reason,
+        detail: str | None = None,
+        count_query: bool = False,
+        answered: bool = False,
+    ) -> AttemptRecord:
+        """`move_attempt` for an attempt named by id; ChargeNotKnown when there is none."""
+        ...
+
+    async def record_money_operation(
+        self, merchant_charge_id: str, kind: MoneyOpKind, amount: int, base: Figures
+    ) -> MoneyOpRecord:
+        """Insert a RECORDED refund, capture or cancel with the service's figures before it
+        (`base`) and its timeline row. Raises MoneyOperationOpen while the charge has an
+        unresolved operation (at most one per charge, enforced by the store itself)."""
+        ...
+
+    async def move_money_operation(
+        self,
+        op: MoneyOpRecord,
+        new_state: MoneyOpState,
+        *,
+        source: str,
+        reason: Reason,
+        outcome: str | None = None,
+        source_ref: str | None = None,
+        detail: str | None = None,
+        count_query: bool = False,
+        answered: bool = False,
+    ) -> MoneyOpRecord:
+        """Move an unresolved operation on and write its timeline row (a resolved one never
+        changes; only its query count moves, and no row is written). Returns it as stored."""
+        ...
+
+    async def save_charge(
+        self,
+        merchant_charge_id: str,
+        state: ChargeState,
+        *,
+        sale_id: str | None,
+        source: str,
+        new: bool,
+        changed: bool,
+        checks: int,
+        next_check_at: datetime | None,
+        check_reason: Reason | None,
+    ) -> None:
+        """Insert (`new`) or update the charge and its transactions as `state` holds them.
+
+        On update: `updated_at` moves only when `changed`; a stored sale id is never replaced;
+        source "webhook" stamps `last_webhook_at`, "reconciliation" `last_checked_at`. Only the
+        last four digits of a card are kept (anything else is dropped)."""
+        ...
+
+    async def set_checked(
+        self,
+        merchant_charge_id: str,
+        *,
+        checks: int,
+        next_check_at: datetime | None,
+        check_reason: Reason | None,
+    ) -> None:
+        """Record a query that changed nothing: `last_checked_at` now, the count, the next."""
+        ...
+
+    async def schedule_check(
+        self, merchant_charge_id: str, *, reason: Reason, at: datetime
+    ) -> None:
+        """Bring the charge's next check forward to `at` (never later than already planned)."""
+        ...
+
+    async def claim_due_checks(
+        self, limit: int, owner: str, *, now: datetime, lease: timedelta
+    ) -> list[ChargeRecord]:
+        """Take up to `limit` charges due at `now` (most overdue first) for `owner` (a
+        terminal's name), moving their `next_check_at` to `now + lease` so that no other
+        terminal sharing the store takes them before the lease ends; `set_checked` or
+        `save_charge` then plans the real next check. Charges another owner holds under an
+        unexpired lease are skipped, never waited for (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+        Returns the charges as they were before the claim."""
+        ...
+
+    async def add_timeline(
+        self,
+        merchant_charge_id: str,
+        *,
+        source: str,
+        outcome: str,
+        reason: Reason,
+        source_ref: str | None = None,
+        input_status: str | None = None,
+        occurred_at: datetime | None = None,
+        previous_status: str | None = None,
+        new_status: str | None = None,
+        changes: Iterable[Reason] = (),
+        body: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Append a timeline row (reason kept as code, arguments and English text; `body`
+        masked by `mask_json`) and return its id. RepositoryError for an unknown `source`
+        (one of `domain.records.TIMELINE_SOURCES`)."""
+        ...
+
+    async def start_sweep(self, *, window_from: datetime, window_to: datetime) -> SweepRecord:
+        """Begin a daily sweep of the charges created in [window_from, window_to)."""
+        ...
+
+    async def advance_sweep(
+        self, sweep: SweepRecord, *, after_id: int, checked: int, changed: int, finished: bool
+    ) -> SweepRecord:
+        """Record the sweep's progress (counts added; finished stamps `finished_at`)."""
+        ...
+
+
+class EventReads(Protocol):
+    """Reading the inbox's stored deliveries (the event list, export, a charge's deliveries)."""
+
+    async def get(self, event_id: int) -> StoredEvent | None:
+        """One whole delivery (headers and body as received, never its Authorization)."""
+        ...
+
+    async def latest_id(self) -> int:
+        """The newest delivery's id, 0 when there is none."""
+        ...
+
+    async def page(
+        self,
+        where: EventFilter | None = None,
+        *,
+        before: int | None = None,
+        limit: int = 100,
+        floor: int | None = None,
+    ) -> EventPage:
+        """Summaries matching `where` with id < `before` (and ≥ `floor`), newest first; a text
+        filter matches case-insensitively anywhere in the ids, types, status, reason or body."""
+        ...
+
+    async def newer(
+        self, where: EventFilter | None = None, *, after: int, limit: int = 100
+    ) -> list[EventSummary]:
+        """Summaries matching `where` with id > `after`, oldest first (a live list's fetch)."""
+        ...
+
+    def iter_full(
+        self, where: EventFilter | None = None, *, batch: int = 500
+    ) -> AsyncIterator[StoredEvent]:
+        """Every matching delivery, oldest first, read `batch` at a time (for export)."""
+        ...
+
+
+class EventStore(EventReads, Protocol):
+    """Writing deliveries (in a unit of work: the inbox's group commit)."""
+
+    async def first_delivery_of(self, body_sha256: str) -> int | None:
+        """The id of the first non-quarantined delivery with this body hash, or None."""
+        ...
+
+    async def insert(self, event: NewEvent) -> int:
+        """Store one delivery (reason cut to a bounded English text; code and arguments whole)
+        and return its id. Ids grow in commit order of their units of work."""
+        ...
+
+    async def set_merge_outcome(self, event_id: int, outcome: Reason) -> None:
+        """Keep what the ledger did with the delivery beside it."""
+        ...
+
+    async def prune_self_tests(self) -> int:
+        """Drop the oldest health self-test deliveries beyond the kept few; how many."""
+        ...
+
+
+class UnitOfWork(Protocol):
+    """One transaction over the whole store (see the module's conventions)."""
+
+    @property
+    def charges(self) -> ChargeStore: ...
+
+    @property
+    def events(self) -> EventStore: ...
+
+    def savepoint(self) -> AbstractAsyncContextManager[None]:
+        """A nested step: when its block raises, only its own writes are undone and the unit
+        goes on (the inbox keeps a delivery whose merge failed)."""
+        ...
+
+
+class Store(Protocol):
+    """One store: its readers, its units of work, and the stream of committed deliveries."""
+
+    @property
+    def charges(self) -> ChargeReads:
+        """Reads outside a unit of work, each seeing what was committed before it."""
+        ...
+
+    @property
+    def events(self) -> EventReads: ...
+
+    def unit_of_work(self, *, durable: bool = True) -> AbstractAsyncContextManager[UnitOfWork]:
+        """Open a transaction; commit when the block ends, roll back when it raises. Returns
+        only after the commit is as durable as asked (see the module's conventions)."""
+        ...
+
+    def watch(self, *, after: int = 0) -> AsyncIterator[int]:
+        """Ids of deliveries as their units of work commit, in increasing order, starting
+        after `after`: none skipped, none repeated, whichever process (or terminal) wrote
+        them. A backend whose notifications can be lost re-reads by id, so a lost one only
+        delays. Ends when the store is closed."""
+        ...
+
+    async def close(self) -> None:
+        """Wait for open units of work to end, then release every connection."""
+        ...
+
+
+__all__ = [
+    "ChargeReads",
+    "ChargeStore",
+    "EventReads",
+    "EventStore",
+    "Store",
+    "UnitOfWork",
+]
