@@ -14,9 +14,11 @@ from typing import Any
 import psycopg
 import pytest
 
+from checkout_desktop.domain.deliveries import EventFilter, NewEvent
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.inbox.intake import body_digest
 from checkout_desktop.store import db
-from checkout_desktop.store.events import EventFilter, EventRepository, NewEvent, Verdict
+from checkout_desktop.store.events import EventRepository
 from checkout_desktop.store.postgres import db as pg_db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.events import PgEventRepository

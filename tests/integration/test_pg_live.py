@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.inbox.intake import body_digest
-from checkout_desktop.store.events import NewEvent, Verdict
 from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.events import PgEventRepository

@@ -16,17 +16,20 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from checkout_desktop.domain.reasons import Reason
-from checkout_desktop.store.events import (
-    MAX_PAGE,
-    MAX_REASON_TEXT,
-    SELF_TESTS_KEPT,
+from checkout_desktop.domain.deliveries import (
     EventFilter,
     EventPage,
     EventSummary,
     NewEvent,
     StoredEvent,
-    Verdict,
+)
+from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.store.events import (
+    MAX_PAGE,
+    MAX_REASON_TEXT,
+    SELF_TESTS_KEPT,
+    filter_clauses,
     format_instant,
 )
 
@@ -160,7 +163,7 @@ class PgEventRepository:
     def sql_filter(self, where: EventFilter | None) -> tuple[list[str], dict[str, Any]]:
         """The filter's clauses (`:name` style), with a time window also as an id range."""
         chosen = where or EventFilter()
-        clauses, params = replace(chosen, text=None).where()
+        clauses, params = filter_clauses(replace(chosen, text=None))
         if chosen.text:
             params["text"] = "%" + _escape_like(fold(chosen.text)) + "%"
             clauses.append("search_text LIKE :text ESCAPE '\\'")
