@@ -7,9 +7,11 @@ from urllib.parse import quote
 
 import psycopg
 import pytest
+from pydantic import SecretStr
 
 from checkout_desktop import cli
 from checkout_desktop.store.postgres.address import StoreAddress
+from checkout_desktop.store.postgres.inbox_lock import InboxLock
 from tests.conftest import MemoryKeyring
 
 pytestmark = pytest.mark.pg
@@ -47,7 +49,16 @@ def test_password_is_kept_in_the_keychain_and_checked(
     assert list(memory_keyring.entries.values()) == [PASSWORD]
 
     assert cli.main(["--store", shop_url, "store", "check"]) == 0
-    assert "trigram index" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "trigram index" in out
+    assert "inbox: no counter holds it" in out
+    lock = InboxLock(StoreAddress.parse(shop_url), SecretStr(PASSWORD), counter="caixa-3")
+    try:
+        lock.try_take()
+        assert cli.main(["--store", shop_url, "store", "check"]) == 0
+        assert "inbox: held by caixa-3" in capsys.readouterr().out
+    finally:
+        lock.release()
 
     assert cli.main(["--store", shop_url, "store", "password", "--forget"]) == 0
     assert memory_keyring.entries == {}

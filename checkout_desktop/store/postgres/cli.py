@@ -17,6 +17,7 @@ from checkout_desktop.paths import app_paths
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress, StoreAddressError
+from checkout_desktop.store.postgres.inbox_lock import HolderInfo, current_holder
 from checkout_desktop.store.postgres.migrate import TableCopy, copy_store
 
 logger = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ class StoreReport:
     search_index: bool
     charges: int
     events: int
+    inbox: HolderInfo | None
 
 
 def check(address: StoreAddress, password: SecretStr | None) -> StoreReport:
@@ -104,6 +106,7 @@ def check(address: StoreAddress, password: SecretStr | None) -> StoreReport:
             search_index=db.has_search_index(conn),
             charges=int(one("SELECT count(*) FROM charge")),
             events=int(one("SELECT count(*) FROM webhook_event")),
+            inbox=current_holder(conn),
         )
     finally:
         conn.close()
@@ -140,6 +143,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"  connection: {'TLS' if report.tls else 'not encrypted'}")
     print(f"  event search: {'trigram index' if report.search_index else 'scans (no pg_trgm)'}")
     print(f"  {report.charges} charges, {report.events} webhook deliveries")
+    holder = report.inbox
+    print(
+        "  inbox: no counter holds it"
+        if holder is None
+        else f"  inbox: held by {holder.counter} on {holder.host} (process {holder.pid}) since "
+        f"{holder.since:%Y-%m-%d %H:%M} UTC"
+    )
     return 0
 
 
