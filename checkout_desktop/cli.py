@@ -31,6 +31,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "checkout_desktop.store.postgres.cli",
         "the shared PostgreSQL store: its password in the keychain, a check, moving a shop in",
     ),
+    "doctor": (
+        "checkout_desktop.ui.doctor_cli",
+        "check the connection to the service without charging (exit 0: the terminal can charge)",
+    ),
 }
 # Commands that work on the shared store named by --store; the others use the embedded one.
 STORE_COMMANDS = frozenset({"store"})

@@ -62,6 +62,9 @@ class Profile(_Strict):
     merchant_document: str = ""
     token_field: TokenFieldSpelling = "temporaryCardToken"
     request_timeout_s: Annotated[float, Field(gt=0, le=120)] = 30.0
+    not_found_shape: Literal["404", "400"] | None = None
+    """How the service says a charge does not exist, as `doctor` learned it: HTTP 404, or a
+    400 whose body names the charge as not found (None: not learned yet)."""
 
     @field_validator("base_url", "auth_url", "sdk_script_url")
     @classmethod

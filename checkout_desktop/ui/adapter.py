@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
+from checkout_desktop.doctor.probe import ServiceReachabilityChanged
 from checkout_desktop.domain.charge_events import (
     AttemptChanged,
     ChargeChanged,
@@ -49,6 +50,7 @@ class QtEventAdapter(QObject):
     charge_changed = Signal(ChargeChanged)
     money_operation_changed = Signal(MoneyOperationChanged)
     reconciliation_finished = Signal(ReconciliationFinished)
+    service_reachability_changed = Signal(ServiceReachabilityChanged)
 
     def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -65,6 +67,7 @@ class QtEventAdapter(QObject):
             (ChargeChanged, self.charge_changed),
             (MoneyOperationChanged, self.money_operation_changed),
             (ReconciliationFinished, self.reconciliation_finished),
+            (ServiceReachabilityChanged, self.service_reachability_changed),
         ]
         self._routes = routes
         self._unsubscribe: list[Callable[[], None]] = [

@@ -1,131 +1,85 @@
-"""The first-run wizard's connection test: start the chosen environment, fetch a token, check
-the listener end to end, and report each step in the UI language."""
+"""The connection test of the setup wizard and of Settings: the first-contact check
+(`checkout_desktop.doctor`) for the settings being chosen, each check's result in the UI's
+language."""
 
 from __future__ import annotations
 
 import logging
-import socket
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication
+from checkout_desktop.doctor.checks import port_is_free
 
 if TYPE_CHECKING:
+    from checkout_desktop.doctor.report import Report
     from checkout_desktop.paths import AppPaths
     from checkout_desktop.sandbox.link import SandboxLink
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import Settings
-    from checkout_desktop.ui.wizard import CheckResult
-
+    from checkout_desktop.terminal import Terminal
+    from checkout_desktop.ui.check_list import CheckResult
 logger = logging.getLogger(__name__)
 
 
-def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
-    """True when a listener could bind `host:port` now (0 is always free)."""
-    if port == 0:
-        return True
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
 class ConnectionTest:
-    """Fetches a token and checks the listener end to end, for the settings being chosen.
+    """Runs the first-contact check for the settings being chosen; never sends a charge.
 
     For the built-in sandbox it starts the sandbox once and hands it on to the terminal, so
-    the first start does not pay for it twice.
+    the first start does not pay for it twice. With `running` (the window's own terminal), a
+    check of the environment it runs goes through its sandbox and its inbox instead of
+    starting new ones; another environment is checked on its own.
     """
 
-    def __init__(self, paths: AppPaths, *, secrets: SecretStore | None = None) -> None:
+    def __init__(
+        self,
+        paths: AppPaths,
+        *,
+        secrets: SecretStore | None = None,
+        running: Terminal | None = None,
+    ) -> None:
         self.paths = paths
         self.secrets = secrets
+        self.running = running
         self.sandbox: SandboxLink | None = None
+        self.report: Report | None = None
+        """The last run's report (the verdict and the JSON facts)."""
 
-    async def __call__(self, settings: Settings) -> list[CheckResult]:
-        from checkout_desktop.domain.events import EventBus
-        from checkout_desktop.gateway.errors import GatewayError
-        from checkout_desktop.gateway.profiles import ProfileError
+    async def run(self, settings: Settings) -> Report:
+        """The full report for `settings`; a learned "not found" shape goes into `settings`
+        (and into the settings file once the first run is done)."""
+        from checkout_desktop.doctor.checks import diagnose
         from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
-        from checkout_desktop.secrets import KeychainUnavailable, SecretMissing
-        from checkout_desktop.terminal import StartupError, Terminal
-        from checkout_desktop.ui.reasons import error_text, reason_text
-        from checkout_desktop.ui.wizard import CheckResult
 
-        listener_name = QCoreApplication.translate("ConnectionTest", "Listener")
-        token_name = QCoreApplication.translate("ConnectionTest", "Access token")
-        results: list[CheckResult] = []
-        profile = settings.profile
-        port = settings.listener.port
-        if not port_is_free(port):
-            results.append(
-                CheckResult(
-                    listener_name,
-                    False,
-                    QCoreApplication.translate(
-                        "ConnectionTest", "port {port} is taken by another program; choose another"
-                    ).format(port=port),
-                )
-            )
-            return results
-        if profile.is_builtin_sandbox and self.sandbox is None:
-            try:
-                self.sandbox = start_sandbox(self.paths)
-            except SandboxLinkError as exc:
-                return [
-                    CheckResult(
-                        QCoreApplication.translate("ConnectionTest", "Sandbox"), False, str(exc)
-                    )
-                ]
-        bus = EventBus()
-        try:
-            terminal = await Terminal.start(
+        def remember(profile: str, shape: str) -> bool:
+            return _remember(self.paths, settings, profile, shape)
+
+        running = self.running
+        if running is not None and running.settings.active_profile == settings.active_profile:
+            report = await diagnose(
                 settings,
                 self.paths,
-                sandbox=self.sandbox if profile.is_builtin_sandbox else None,
-                secrets=self.secrets,
-                bus=bus,
-                health_interval_s=3600,
+                secrets=running.secrets or self.secrets,
+                sandbox=running.sandbox,
+                inbox=running.inbox,
+                remember=remember,
             )
-        except (StartupError, ProfileError, SecretMissing, KeychainUnavailable) as exc:
-            return [
-                CheckResult(QCoreApplication.translate("ConnectionTest", "Setup"), False, str(exc))
-            ]
-        try:
-            try:
-                token = await terminal.tokens.token()
-                left = terminal.tokens.seconds_left(token) or 0
-                results.append(
-                    CheckResult(
-                        token_name,
-                        True,
-                        QCoreApplication.translate(
-                            "ConnectionTest", "fetched; valid for {seconds} s"
-                        ).format(seconds=int(left)),
-                    )
-                )
-            except (GatewayError, SecretMissing, KeychainUnavailable) as exc:
-                results.append(CheckResult(token_name, False, error_text(exc)))
-            for problem in terminal.problems:
-                results.append(CheckResult(listener_name, False, problem))
-            if terminal.inbox.health is not None:
-                status = await terminal.inbox.health.check_now()
-                level = status.level.value
-                results.append(
-                    CheckResult(
-                        listener_name,
-                        level in ("healthy", "degraded"),
-                        QCoreApplication.translate("ConnectionTest", "{level} ({reason})").format(
-                            level=_health_words(level), reason=reason_text(status.reason)
-                        ),
-                        warning=level == "degraded",
-                    )
-                )
-        finally:
-            await terminal.stop()
-        return results
+        else:
+            if settings.profile.is_builtin_sandbox and self.sandbox is None:
+                try:
+                    self.sandbox = start_sandbox(self.paths)
+                except SandboxLinkError as exc:
+                    logger.error("%s", exc)
+            report = await diagnose(
+                settings,
+                self.paths,
+                secrets=self.secrets,
+                sandbox=self.sandbox if settings.profile.is_builtin_sandbox else None,
+                remember=remember,
+            )
+        self.report = report
+        return report
+
+    async def __call__(self, settings: Settings) -> list[CheckResult]:
+        return results_of(await self.run(settings))
 
     def release(self) -> None:
         """Stop a sandbox the terminal did not take over."""
@@ -134,11 +88,36 @@ class ConnectionTest:
             self.sandbox = None
 
 
-def _health_words(level: str) -> str:
-    """The inbox's health level in plain words (a degraded inbox works, with a warning)."""
-    words = {
-        "healthy": QCoreApplication.translate("ConnectionTest", "working"),
-        "degraded": QCoreApplication.translate("ConnectionTest", "working, with a warning"),
-        "down": QCoreApplication.translate("ConnectionTest", "not working"),
-    }
-    return words.get(level, level)
+def results_of(report: Report) -> list[CheckResult]:
+    """Each check as a line of the wizard's and the settings' result lists."""
+    from checkout_desktop.doctor.report import Outcome
+    from checkout_desktop.ui.check_list import CheckResult
+    from checkout_desktop.ui.doctor_text import check_titles, finding_text
+
+    titles = check_titles()
+    return [
+        CheckResult(
+            titles[result.check],
+            result.outcome in (Outcome.OK, Outcome.WARNING),
+            finding_text(result),
+            warning=result.outcome == Outcome.WARNING,
+        )
+        for result in report.ordered()
+    ]
+
+
+def _remember(paths: AppPaths, settings: Settings, profile: str, shape: str) -> bool:
+    from checkout_desktop.doctor.checks import remember_in_settings
+
+    chosen = settings.profiles.get(profile)
+    changed = False
+    if chosen is not None and chosen.not_found_shape != shape:
+        chosen.not_found_shape = shape  # type: ignore[assignment]
+        changed = True
+    # Before the first run is done the wizard writes the settings file itself, with this.
+    if settings.first_run_done and paths.settings_file.exists():
+        changed = remember_in_settings(paths)(profile, shape) or changed
+    return changed
+
+
+__all__ = ["ConnectionTest", "port_is_free", "results_of"]

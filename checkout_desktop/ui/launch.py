@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from checkout_desktop.doctor.probe import ReachabilityProbe
     from checkout_desktop.paths import AppPaths
     from checkout_desktop.sandbox.link import EarlySandbox, SandboxLink
     from checkout_desktop.settings import Settings
@@ -134,6 +135,7 @@ async def run_window(
             _discard(card_page)
             raise
     inbox: asyncio.Future[None] | None = None
+    probe: ReachabilityProbe | None = None
     try:
         # The access token now, while the window is built: the status bar shows its time left,
         # and a credentials problem shows before the first customer is at the counter.
@@ -142,6 +144,7 @@ async def run_window(
         # Let the request go out, so the service works on it while the window is built here.
         await asyncio.wait({warm}, timeout=WARM_UP_HEAD_START_S)
         window, card_page = _open_window(settings, paths, terminal, card_page, developer=developer)
+        probe = _start_probe(settings, terminal)
         if instance is not None:
             instance.raise_requested.connect(window.show_normal)
             instance.listen()
@@ -155,11 +158,30 @@ async def run_window(
             inbox.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await inbox
+        if probe is not None:
+            await probe.stop()
         await terminal.stop()
         if sandbox is not None:
             sandbox.stop()
         translations.remove()
     return 0
+
+
+def _start_probe(settings: Settings, terminal: Terminal) -> ReachabilityProbe | None:
+    """The status bar's periodic check that the service and the card form's host answer."""
+    from checkout_desktop.doctor.probe import probe_for
+    from checkout_desktop.gateway.profiles import ProfileError, resolve_endpoints
+
+    sandbox = terminal.sandbox
+    try:
+        endpoints = resolve_endpoints(
+            settings.profile, sandbox=None if sandbox is None else sandbox.info
+        )
+    except ProfileError:
+        return None
+    probe = probe_for(settings.profile, terminal.bus, base_url=endpoints.base_url, sandbox=sandbox)
+    probe.start()
+    return probe
 
 
 def _open_window(
@@ -172,6 +194,7 @@ def _open_window(
 ) -> tuple[MainWindow, CardPage]:
     """The main window around the card page (built and loading already, or built now)."""
     from checkout_desktop.ui.card_page import SdkCredentialSource
+    from checkout_desktop.ui.connection_test import ConnectionTest
     from checkout_desktop.ui.main_window import MainWindow, merchant_of
     from checkout_desktop.ui.qt_app import build_card_page
 
@@ -192,6 +215,7 @@ def _open_window(
         secrets=terminal.secrets,
         acknowledge_url=terminal.acknowledge_url,
         defer_panels=True,
+        connection_tester=ConnectionTest(paths, secrets=terminal.secrets, running=terminal),
     )
     for problem in terminal.problems:
         window.statusBar().showMessage(problem, 30000)

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from checkout_desktop.ui.history_panel import HistoryPanel
     from checkout_desktop.ui.receipts import Receipt
     from checkout_desktop.ui.settings_panel import SettingsPanel
+    from checkout_desktop.ui.wizard import ConnectionTester
 
 # The events, history and settings panels and the receipts module are imported where they are
 # first built or used (see the module docstring).
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         acknowledge_url: Callable[[str], None] | None = None,
         receipts_dir: Path | None = None,
         defer_panels: bool = False,
+        connection_tester: ConnectionTester | None = None,
     ) -> None:
         super().__init__()
         environment = profile_label(settings.profile)
@@ -145,6 +147,7 @@ class MainWindow(QMainWindow):
         self._events = events
         self._secrets = secrets
         self._persist = persist
+        self._connection_tester = connection_tester
 
         self.charge_screen = ChargeScreen(
             service=service, card_page=card_page, adapter=self.adapter
@@ -242,7 +245,10 @@ class MainWindow(QMainWindow):
             report_folder=lambda: receipts_folder(self.settings.ui.receipts_folder),
         )
         self.settings_panel: SettingsPanel = SettingsPanel(
-            self.settings, secrets=self._secrets, persist=self._persist
+            self.settings,
+            secrets=self._secrets,
+            persist=self._persist,
+            tester=self._connection_tester,
         )
         # The settings form is taller than a 768-line screen: it scrolls there.
         for host, panel in zip(

@@ -7,11 +7,12 @@ language, listener port, tunnel) apply at the next start, and the panel says so.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -32,6 +34,7 @@ from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
+from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
@@ -52,6 +55,7 @@ class SettingsPanel(QWidget):
         *,
         secrets: SecretStore | None,
         persist: Callable[[Settings], None],
+        tester: Callable[[Settings], Awaitable[list[CheckResult]]] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -60,6 +64,8 @@ class SettingsPanel(QWidget):
         self._secrets = secrets
         self._persist = persist
         self._pin_cleared = False
+        self._tester = tester
+        self._test: asyncio.Future[list[CheckResult]] | None = None
 
         self.profile = QComboBox(self)
         self.profile.setObjectName("settingsProfile")
@@ -147,6 +153,26 @@ class SettingsPanel(QWidget):
         credentials_form.addRow(self.tr("Card SDK token"), self.sdk_token)
         credentials_form.addRow(self.tr("Webhook token"), self.webhook_token)
 
+        self.connection = QGroupBox(self.tr("Connection to the service"), self)
+        self.test_button = QPushButton(self.tr("&Test connection"), self)
+        self.test_button.setObjectName("settingsTestConnection")
+        self.test_button.setToolTip(
+            self.tr("Checks the saved settings against the service, without charging anything.")
+        )
+        self.test_results = QListWidget(self)
+        self.test_results.setObjectName("settingsTestResults")
+        self.test_results.setWordWrap(True)
+        self.test_results.setMinimumHeight(150)
+        self.test_results.hide()
+        self.test_summary = QLabel(self)
+        self.test_summary.setObjectName("settingsTestSummary")
+        self.test_summary.setWordWrap(True)
+        connection_layout = QVBoxLayout(self.connection)
+        connection_layout.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignLeft)
+        connection_layout.addWidget(self.test_results)
+        connection_layout.addWidget(self.test_summary)
+        self.connection.setVisible(tester is not None)
+
         self.message = QLabel(self)
         self.message.setObjectName("settingsMessage")
         self.message.setWordWrap(True)
@@ -156,7 +182,7 @@ class SettingsPanel(QWidget):
 
         body = QWidget(self)
         body_layout = QVBoxLayout(body)
-        for box in (general, webhook, supervisor, self.credentials):
+        for box in (general, webhook, supervisor, self.credentials, self.connection):
             body_layout.addWidget(box)
         body_layout.addStretch(1)
         scroll = QScrollArea(self)
@@ -175,6 +201,7 @@ class SettingsPanel(QWidget):
         self.save_button.clicked.connect(self.save)
         self.revert_button.clicked.connect(self.load)
         self.clear_pin.clicked.connect(self._clear_pin)
+        self.test_button.clicked.connect(self.test_connection)
         self.load()
 
     @property
@@ -241,6 +268,42 @@ class SettingsPanel(QWidget):
                 items=", ".join(missing)
             )
         ]
+
+    def test_connection(self) -> None:
+        """Run the connection test on the saved settings; the results list shows each check."""
+        if self._tester is None or (self._test is not None and not self._test.done()):
+            return
+        self.test_button.setEnabled(False)
+        self.test_results.clear()
+        self.test_results.show()
+        self.test_summary.setText(self.tr("Testing… (at most a few seconds)"))
+        self.test_summary.setStyleSheet("")
+        self._test = asyncio.ensure_future(self._tester(self._settings))
+        self._test.add_done_callback(self._tested)
+
+    def _tested(self, task: asyncio.Future[list[CheckResult]]) -> None:
+        self.test_button.setEnabled(True)
+        if task.cancelled():
+            self.test_summary.setText(self.tr("The test was cancelled."))
+            return
+        exc = task.exception()
+        if exc is not None:
+            logger.error("the connection test failed: %s", exc)
+            results = [CheckResult(self.tr("Test"), False, str(exc))]
+        else:
+            results = task.result()
+        fill_list(self.test_results, results)
+        if results and all(r.ok and not r.warning for r in results):
+            self.test_summary.setText(self.tr("Everything works: this terminal can charge."))
+            self.test_summary.setStyleSheet("color: #1b6e2a;")
+        elif results and all(r.ok for r in results):
+            self.test_summary.setText(
+                self.tr("This terminal can charge; the lines marked ⚠ still need care.")
+            )
+            self.test_summary.setStyleSheet("color: #7a5c00;")
+        else:
+            self.test_summary.setText(self.tr("Something does not work: see the lines marked ✘."))
+            self.test_summary.setStyleSheet("color: #b3261e;")
 
     def _show_pin_state(self) -> None:
         has = bool(self._settings.ui.supervisor_pin_hash) and not self._pin_cleared

@@ -9,6 +9,7 @@ from datetime import datetime
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from checkout_desktop.doctor.probe import Reachability, ServiceReachabilityChanged
 from checkout_desktop.domain.charge_events import AttemptChanged, TokenStateChanged, TokenStatus
 from checkout_desktop.domain.inbox_events import (
     HealthLevel,
@@ -57,7 +58,19 @@ class TerminalStatusBar(QStatusBar):
         self.tunnel.setObjectName("statusTunnel")
         self.attempts = QLabel(self)
         self.attempts.setObjectName("statusAttempts")
-        for label in (self.environment, self.token, self.listener, self.tunnel, self.attempts):
+        self.service = QLabel(self.tr("Service: checking…"), self)
+        self.service.setObjectName("statusService")
+        self.service.setToolTip(
+            self.tr("Whether the payment service can be reached: not checked yet")
+        )
+        for label in (
+            self.environment,
+            self.service,
+            self.token,
+            self.listener,
+            self.tunnel,
+            self.attempts,
+        ):
             self.addPermanentWidget(label)
         self._token_status = TokenStatus.NONE
         self._valid_until: datetime | None = None
@@ -73,6 +86,7 @@ class TerminalStatusBar(QStatusBar):
         adapter.listener_health_changed.connect(self.on_health)
         adapter.tunnel_state_changed.connect(self.on_tunnel_state)
         adapter.attempt_changed.connect(self.on_attempt_changed)
+        adapter.service_reachability_changed.connect(self.on_reachability)
         self.tunnel.hide()
         self.refresh_attempts()
 
@@ -164,6 +178,35 @@ class TerminalStatusBar(QStatusBar):
         self.tunnel.setText(text)
         self.tunnel.setStyleSheet(style)
         self.tunnel.setToolTip(event.reason or event.public_url or "")
+
+    def on_reachability(self, event: ServiceReachabilityChanged) -> None:
+        """The periodic probe's result: a short label, and the detail in the tooltip."""
+        from checkout_desktop.ui.doctor_text import host_state_text
+
+        texts = {
+            Reachability.REACHABLE: (self.tr("Service: reachable"), _OK),
+            Reachability.CARD_FORM_UNREACHABLE: (self.tr("Service: card form unreachable"), _BAD),
+            Reachability.UNREACHABLE: (self.tr("Service: unreachable"), _BAD),
+        }
+        text, style = texts.get(event.level, (self.tr("Service: checking…"), ""))
+        self.service.setText(text)
+        self.service.setStyleSheet(style)
+        lines = [host_state_text(event.api, self.tr("Payment service"))]
+        if event.sdk is not None:
+            lines.append(host_state_text(event.sdk, self.tr("Card form service")))
+        lines.append(
+            self.tr("Checked at {time}; next check in {seconds} s.").format(
+                time=event.at.astimezone().strftime("%H:%M:%S"),
+                seconds=f"{event.next_probe_s:.0f}",
+            )
+        )
+        if event.level != Reachability.REACHABLE:
+            lines.append(
+                self.tr("Since {since}.").format(
+                    since=event.since.astimezone().strftime("%H:%M:%S")
+                )
+            )
+        self.service.setToolTip("\n".join(lines))
 
     def on_attempt_changed(self, _event: AttemptChanged) -> None:
         self.refresh_attempts()

@@ -13,10 +13,8 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -24,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QListWidgetItem,
     QPushButton,
     QRadioButton,
     QSpinBox,
@@ -38,6 +35,7 @@ from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
+from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
@@ -45,17 +43,6 @@ logger = logging.getLogger(__name__)
 
 _CLIENT_ID = re.compile(r"^[\w\-]+$")
 _CLIENT_SECRET = re.compile(r"^\w+$")
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """One step of the connection test: failed, worked, or worked with a warning."""
-
-    name: str
-    ok: bool
-    detail: str
-    warning: bool = False
-    """It works, but not fully (a listener without a public URL, say): shown amber, not green."""
 
 
 ConnectionTester = Callable[[Settings], Awaitable[list[CheckResult]]]
@@ -498,6 +485,8 @@ class TestPage(_Page):
         self._tester = tester
         self._task: asyncio.Future[list[CheckResult]] | None = None
         self.results: list[CheckResult] = []
+        self._shown = False
+        """The last test's results are on the page (its task is done a moment earlier)."""
         self.run_button = QPushButton(self)
         self.run_button.setObjectName("runTest")
         self.list = QListWidget(self)
@@ -515,7 +504,10 @@ class TestPage(_Page):
     def retranslate(self) -> None:
         self.setTitle(self.tr("Test connection"))
         self.setSubTitle(
-            self.tr("Gets an access token and sends a test notification to the listener.")
+            self.tr(
+                "Checks the keychain, an access token, a charge query, the card form service "
+                "and a test notification, without charging anything."
+            )
         )
         self.run_button.setText(self.tr("&Run the test again"))
 
@@ -526,6 +518,7 @@ class TestPage(_Page):
         if self._task is not None and not self._task.done():
             return
         self.results = []
+        self._shown = False
         self.list.clear()
         self.summary.setText(self.tr("Testing…"))
         self.run_button.setEnabled(False)
@@ -542,15 +535,7 @@ class TestPage(_Page):
             self.results = [CheckResult(self.tr("Test"), False, str(exc))]
         else:
             self.results = task.result()
-        for result in self.results:
-            if not result.ok:
-                mark, colour = "✘", QColor("#b3261e")
-            elif result.warning:
-                mark, colour = "⚠", QColor("#8a5a00")
-            else:
-                mark, colour = "✔", QColor("#1b6e2a")
-            item = QListWidgetItem(f"{mark} {result.name}: {result.detail}", self.list)
-            item.setForeground(colour)
+        fill_list(self.list, self.results)
         if self.results and all(r.ok and not r.warning for r in self.results):
             self.summary.setText(self.tr("Everything works. Press Finish to start charging."))
         elif self.results and all(r.ok for r in self.results):
@@ -567,11 +552,12 @@ class TestPage(_Page):
                     "now and fix it later in Settings."
                 )
             )
+        self._shown = True
         self.completeChanged.emit()
         self.finished_checks.emit()
 
     def isComplete(self) -> bool:
-        return self._task is not None and self._task.done()
+        return self._task is not None and self._task.done() and self._shown
 
     def cleanupPage(self) -> None:
         if self._task is not None and not self._task.done():

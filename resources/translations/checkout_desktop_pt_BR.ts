@@ -294,49 +294,6 @@
     </message>
 </context>
 <context>
-    <name>ConnectionTest</name>
-    <message>
-        <source>Listener</source>
-        <translation>Receptor</translation>
-    </message>
-    <message>
-        <source>Access token</source>
-        <translation>Token de acesso</translation>
-    </message>
-    <message>
-        <source>port {port} is taken by another program; choose another</source>
-        <translation>a porta {port} está ocupada por outro programa; escolha outra</translation>
-    </message>
-    <message>
-        <source>Sandbox</source>
-        <translation>Sandbox</translation>
-    </message>
-    <message>
-        <source>Setup</source>
-        <translation>Configuração</translation>
-    </message>
-    <message>
-        <source>fetched; valid for {seconds} s</source>
-        <translation>obtido; válido por {seconds} s</translation>
-    </message>
-    <message>
-        <source>{level} ({reason})</source>
-        <translation>{level} ({reason})</translation>
-    </message>
-    <message>
-        <source>working</source>
-        <translation>funcionando</translation>
-    </message>
-    <message>
-        <source>working, with a warning</source>
-        <translation>funcionando, com um aviso</translation>
-    </message>
-    <message>
-        <source>not working</source>
-        <translation>não está funcionando</translation>
-    </message>
-</context>
-<context>
     <name>CredentialsPage</name>
     <message>
         <source>Credentials</source>
@@ -480,6 +437,237 @@
     <message>
         <source>The report could not be saved: {why}</source>
         <translation>Não foi possível salvar o relatório: {why}</translation>
+    </message>
+</context>
+<context>
+    <name>Doctor</name>
+    <message>
+        <source>Environment</source>
+        <translation>Ambiente</translation>
+    </message>
+    <message>
+        <source>Keychain</source>
+        <translation>Chaveiro do sistema</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>Token de acesso</translation>
+    </message>
+    <message>
+        <source>Charge queries</source>
+        <translation>Consultas de cobrança</translation>
+    </message>
+    <message>
+        <source>Card form service</source>
+        <translation>Serviço do formulário de cartão</translation>
+    </message>
+    <message>
+        <source>Notification address</source>
+        <translation>Endereço de notificações</translation>
+    </message>
+    <message>
+        <source>Test notification</source>
+        <translation>Notificação de teste</translation>
+    </message>
+    <message>
+        <source>“{profile}” at {url}</source>
+        <translation>“{profile}” em {url}</translation>
+    </message>
+    <message>
+        <source>“{profile}” has no service address; fill it in Settings</source>
+        <translation>“{profile}” não tem o endereço do serviço; preencha em Configurações</translation>
+    </message>
+    <message>
+        <source>“{profile}” has no client id; copy it from the merchant panel into Settings</source>
+        <translation>“{profile}” não tem o client id; copie-o do painel do lojista para Configurações</translation>
+    </message>
+    <message>
+        <source>“{profile}” has no merchant CNPJ; the card form needs it</source>
+        <translation>“{profile}” não tem o CNPJ do lojista; o formulário de cartão precisa dele</translation>
+    </message>
+    <message>
+        <source>the service address {url} is not an https:// address</source>
+        <translation>o endereço do serviço {url} não é um endereço https://</translation>
+    </message>
+    <message>
+        <source>the built-in sandbox did not start</source>
+        <translation>o sandbox embutido não iniciou</translation>
+    </message>
+    <message>
+        <source>every secret this environment needs is there</source>
+        <translation>todos os segredos de que este ambiente precisa estão lá</translation>
+    </message>
+    <message>
+        <source>not needed: the built-in sandbox uses public test values</source>
+        <translation>não é preciso: o sandbox embutido usa valores de teste públicos</translation>
+    </message>
+    <message>
+        <source>missing: {missing}; enter them in Settings → Credentials</source>
+        <translation>faltando: {missing}; informe em Configurações → Credenciais</translation>
+    </message>
+    <message>
+        <source>no usable keychain on this computer; install and unlock one (on Linux, GNOME Keyring or KWallet)</source>
+        <translation>não há chaveiro utilizável neste computador; instale e desbloqueie um (no Linux, GNOME Keyring ou KWallet)</translation>
+    </message>
+    <message>
+        <source>issued, valid for {seconds} s; permissions: {scopes}; reply fields: {fields}</source>
+        <translation>emitido, válido por {seconds} s; permissões: {scopes}; campos da resposta: {fields}</translation>
+    </message>
+    <message>
+        <source>issued, but for the merchant CNPJ {got}, not {expected}; check the client id</source>
+        <translation>emitido, mas para o CNPJ {got}, não {expected}; confira o client id</translation>
+    </message>
+    <message>
+        <source>{reason}</source>
+        <translation>{reason}</translation>
+    </message>
+    <message>
+        <source>the service did not answer within {seconds} s</source>
+        <translation>o serviço não respondeu em {seconds} s</translation>
+    </message>
+    <message>
+        <source>a charge that does not exist is answered with HTTP {http_code} (not found)</source>
+        <translation>uma cobrança que não existe é respondida com HTTP {http_code} (não encontrada)</translation>
+    </message>
+    <message>
+        <source>a charge that does not exist is answered with HTTP {http_code}, naming the charge as not found</source>
+        <translation>uma cobrança que não existe é respondida com HTTP {http_code}, dizendo que a cobrança não foi encontrada</translation>
+    </message>
+    <message>
+        <source>a query for a charge that does not exist got HTTP {http_code} without saying “not found”: a charge whose reply is lost cannot be settled by itself ({reason})</source>
+        <translation>a consulta de uma cobrança que não existe recebeu HTTP {http_code} sem dizer “não encontrada”: uma cobrança cuja resposta se perder não se resolve sozinha ({reason})</translation>
+    </message>
+    <message>
+        <source>the service answered with a charge for the new id {id}; ask support</source>
+        <translation>o serviço respondeu com uma cobrança para o id novo {id}; fale com o suporte</translation>
+    </message>
+    <message>
+        <source>needs the checks above</source>
+        <translation>depende das verificações acima</translation>
+    </message>
+    <message>
+        <source>{host} answers securely ({tls})</source>
+        <translation>{host} responde com conexão segura ({tls})</translation>
+    </message>
+    <message>
+        <source>this environment names no card form service</source>
+        <translation>este ambiente não indica o serviço do formulário de cartão</translation>
+    </message>
+    <message>
+        <source>the name {host} cannot be found ({error})</source>
+        <translation>o nome {host} não foi encontrado ({error})</translation>
+    </message>
+    <message>
+        <source>{host} cannot be reached ({error})</source>
+        <translation>não foi possível alcançar {host} ({error})</translation>
+    </message>
+    <message>
+        <source>{host} answered, but its secure connection failed ({error})</source>
+        <translation>{host} respondeu, mas a conexão segura falhou ({error})</translation>
+    </message>
+    <message>
+        <source>{host} did not answer within {seconds} s</source>
+        <translation>{host} não respondeu em {seconds} s</translation>
+    </message>
+    <message>
+        <source>{host} answered with another certificate than the terminal trusts</source>
+        <translation>{host} respondeu com um certificado diferente do que o terminal confia</translation>
+    </message>
+    <message>
+        <source>{url} follows the service&apos;s rules</source>
+        <translation>{url} segue as regras do serviço</translation>
+    </message>
+    <message>
+        <source>the built-in sandbox delivers straight to this computer ({url})</source>
+        <translation>o sandbox embutido entrega direto neste computador ({url})</translation>
+    </message>
+    <message>
+        <source>no public address: the service cannot send notifications; results are learned by asking the service (choose a tunnel in Settings)</source>
+        <translation>sem endereço público: o serviço não consegue enviar notificações; os resultados são obtidos consultando o serviço (escolha um túnel em Configurações)</translation>
+    </message>
+    <message>
+        <source>{url} breaks the service&apos;s rules: {rules}</source>
+        <translation>{url} não segue as regras do serviço: {rules}</translation>
+    </message>
+    <message>
+        <source>the tunnel has not given an address yet</source>
+        <translation>o túnel ainda não informou um endereço</translation>
+    </message>
+    <message>
+        <source>only on this computer: {reason}</source>
+        <translation>só neste computador: {reason}</translation>
+    </message>
+    <message>
+        <source>the terminal already running here accepted it through {url} (HTTP {http_code})</source>
+        <translation>o terminal já aberto aqui a recebeu por {url} (HTTP {http_code})</translation>
+    </message>
+    <message>
+        <source>port {port} is in use (is the terminal open?); the test needs a public address to go through</source>
+        <translation>a porta {port} está em uso (o terminal está aberto?); o teste precisa de um endereço público para passar</translation>
+    </message>
+    <message>
+        <source>no answer within {seconds} s</source>
+        <translation>sem resposta em {seconds} s</translation>
+    </message>
+    <message>
+        <source>not sent: the listener is not running</source>
+        <translation>não enviada: o receptor não está funcionando</translation>
+    </message>
+    <message>
+        <source>client secret</source>
+        <translation>client secret</translation>
+    </message>
+    <message>
+        <source>card SDK token</source>
+        <translation>token do SDK de cartão</translation>
+    </message>
+    <message>
+        <source>webhook token</source>
+        <translation>token do webhook</translation>
+    </message>
+    <message>
+        <source>a well-formed address</source>
+        <translation>um endereço bem formado</translation>
+    </message>
+    <message>
+        <source>https only</source>
+        <translation>somente https</translation>
+    </message>
+    <message>
+        <source>no query parameters</source>
+        <translation>sem parâmetros de consulta</translation>
+    </message>
+    <message>
+        <source>a host name, not an IPv4 address</source>
+        <translation>um nome de host, não um endereço IPv4</translation>
+    </message>
+    <message>
+        <source>answers</source>
+        <translation>responde</translation>
+    </message>
+    <message>
+        <source>{name} ({host}): {detail}</source>
+        <translation>{name} ({host}): {detail}</translation>
+    </message>
+    <message>
+        <source>This terminal cannot charge yet: fix what is marked ✘ above.</source>
+        <translation>Este terminal ainda não pode cobrar: corrija o que está marcado com ✘ acima.</translation>
+    </message>
+    <message>
+        <source>This terminal can charge; what is marked ⚠ or ✘ above still needs care.</source>
+        <translation>Este terminal pode cobrar; o que está marcado com ⚠ ou ✘ acima ainda precisa de atenção.</translation>
+    </message>
+    <message>
+        <source>This terminal can charge. Everything works.</source>
+        <translation>Este terminal pode cobrar. Tudo funciona.</translation>
+    </message>
+    <message>
+        <source>Connection check of “{profile}”</source>
+        <translation>Verificação de conexão de “{profile}”</translation>
+    </message>
+    <message>
+        <source>{mark} {check}: {detail}</source>
+        <translation>{mark} {check}: {detail}</translation>
     </message>
 </context>
 <context>
@@ -2218,6 +2406,18 @@
         <translation>Token do webhook</translation>
     </message>
     <message>
+        <source>Connection to the service</source>
+        <translation>Conexão com o serviço</translation>
+    </message>
+    <message>
+        <source>&amp;Test connection</source>
+        <translation>&amp;Testar conexão</translation>
+    </message>
+    <message>
+        <source>Checks the saved settings against the service, without charging anything.</source>
+        <translation>Verifica as configurações salvas com o serviço, sem cobrar nada.</translation>
+    </message>
+    <message>
         <source>&amp;Save settings</source>
         <translation>&amp;Salvar configurações</translation>
     </message>
@@ -2248,6 +2448,30 @@
     <message>
         <source>This environment cannot charge without: {items}.</source>
         <translation>Este ambiente não consegue cobrar sem: {items}.</translation>
+    </message>
+    <message>
+        <source>Testing… (at most a few seconds)</source>
+        <translation>Testando… (no máximo alguns segundos)</translation>
+    </message>
+    <message>
+        <source>The test was cancelled.</source>
+        <translation>O teste foi cancelado.</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>Teste</translation>
+    </message>
+    <message>
+        <source>Everything works: this terminal can charge.</source>
+        <translation>Tudo funciona: este terminal pode cobrar.</translation>
+    </message>
+    <message>
+        <source>This terminal can charge; the lines marked ⚠ still need care.</source>
+        <translation>Este terminal pode cobrar; as linhas marcadas com ⚠ ainda precisam de atenção.</translation>
+    </message>
+    <message>
+        <source>Something does not work: see the lines marked ✘.</source>
+        <translation>Algo não funciona: veja as linhas marcadas com ✘.</translation>
     </message>
     <message>
         <source>Refunds ask for the supervisor PIN.</source>
@@ -2354,6 +2578,14 @@
         <translation>Receptor: iniciando</translation>
     </message>
     <message>
+        <source>Service: checking…</source>
+        <translation>Serviço: verificando…</translation>
+    </message>
+    <message>
+        <source>Whether the payment service can be reached: not checked yet</source>
+        <translation>Se o serviço de pagamento pode ser alcançado: ainda não verificado</translation>
+    </message>
+    <message>
         <source>Token: expired, renewed on next use</source>
         <translation>Token: expirado, renovado no próximo uso</translation>
     </message>
@@ -2414,6 +2646,34 @@
         <translation>Túnel: reiniciando</translation>
     </message>
     <message>
+        <source>Service: reachable</source>
+        <translation>Serviço: acessível</translation>
+    </message>
+    <message>
+        <source>Service: card form unreachable</source>
+        <translation>Serviço: formulário de cartão inacessível</translation>
+    </message>
+    <message>
+        <source>Service: unreachable</source>
+        <translation>Serviço: inacessível</translation>
+    </message>
+    <message>
+        <source>Payment service</source>
+        <translation>Serviço de pagamento</translation>
+    </message>
+    <message>
+        <source>Card form service</source>
+        <translation>Serviço do formulário de cartão</translation>
+    </message>
+    <message>
+        <source>Checked at {time}; next check in {seconds} s.</source>
+        <translation>Verificado às {time}; próxima verificação em {seconds} s.</translation>
+    </message>
+    <message>
+        <source>Since {since}.</source>
+        <translation>Desde {since}.</translation>
+    </message>
+    <message>
         <source>{n} charge(s) with unknown outcome: being checked</source>
         <translation>{n} cobrança(s) com resultado desconhecido: em consulta</translation>
     </message>
@@ -2429,8 +2689,8 @@
         <translation>Testar conexão</translation>
     </message>
     <message>
-        <source>Gets an access token and sends a test notification to the listener.</source>
-        <translation>Obtém um token de acesso e envia uma notificação de teste ao receptor.</translation>
+        <source>Checks the keychain, an access token, a charge query, the card form service and a test notification, without charging anything.</source>
+        <translation>Verifica o chaveiro, um token de acesso, uma consulta de cobrança, o serviço do formulário de cartão e uma notificação de teste, sem cobrar nada.</translation>
     </message>
     <message>
         <source>&amp;Run the test again</source>

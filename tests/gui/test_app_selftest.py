@@ -68,7 +68,7 @@ def test_self_test_refuses_a_bad_port(tmp_path: Path) -> None:
     assert "outside 0–65535" in result.stderr
 
 
-def test_connection_test_fetches_a_token_and_checks_the_listener(
+def test_connection_test_runs_the_first_contact_check(
     tmp_path: Path, qloop: qasync.QEventLoop, arun: Callable[..., Any]
 ) -> None:
     paths = AppPaths(tmp_path / "c", tmp_path / "d", tmp_path / "l").ensure()
@@ -79,11 +79,15 @@ def test_connection_test_fetches_a_token_and_checks_the_listener(
         results = arun(tester(settings), timeout=30_000)
         names = [(r.name, r.ok) for r in results]
         assert ("Access token", True) in names, results
-        listener = [r for r in results if r.name == "Listener"]
-        assert listener and listener[0].ok, results
-        # Healthy in plain words, and a green tick: no warning.
-        assert listener[0].detail.startswith("working (")
-        assert not listener[0].warning
+        assert ("Charge queries", True) in names, results
+        trip = [r for r in results if r.name == "Test notification"]
+        assert trip and trip[0].ok, results
+        # Arrived through the URL the sandbox delivers to: a green tick, no warning.
+        assert trip[0].detail.endswith("arrived")
+        assert not any(r.warning for r in results), results
+        assert tester.report is not None and tester.report.can_charge
+        # The learned "not found" shape went into the settings being chosen.
+        assert settings.profile.not_found_shape == tester.report.not_found_shape
         # The sandbox started for the test is kept for the terminal's first start.
         assert tester.sandbox is not None and tester.sandbox.process is not None
         assert tester.sandbox.process.alive()
@@ -106,11 +110,13 @@ def test_connection_test_reports_a_taken_port(
         settings.listener.port = port
         paths = AppPaths(tmp_path / "c", tmp_path / "d", tmp_path / "l").ensure()
         tester = ConnectionTest(paths)
-        results = arun(tester(settings))
-    assert results[0].name == "Listener"
-    assert not results[0].ok
-    assert f"port {port} is taken" in results[0].detail
-    assert tester.sandbox is None
+        try:
+            results = arun(tester(settings), timeout=30_000)
+        finally:
+            tester.release()
+    trip = [r for r in results if r.name == "Test notification"]
+    assert trip and trip[0].warning, results
+    assert f"port {port} is in use" in trip[0].detail
 
 
 def test_connection_test_for_a_real_profile_without_secrets_says_what_is_missing(
@@ -121,10 +127,15 @@ def test_connection_test_for_a_real_profile_without_secrets_says_what_is_missing
     settings = Settings(active_profile="service-sandbox")
     settings.listener.port = 0
     settings.profiles["service-sandbox"].client_id = "my-client"
+    settings.profiles["service-sandbox"].merchant_document = "12345678000195"
     paths = AppPaths(tmp_path / "c", tmp_path / "d", tmp_path / "l").ensure()
     tester = ConnectionTest(paths, secrets=SecretStore(memory_keyring))
     results = arun(tester(settings), timeout=30_000)
+    keychain = [r for r in results if r.name == "Keychain"]
+    assert keychain and not keychain[0].ok
+    for secret in ("client secret", "card SDK token", "webhook token"):
+        assert secret in keychain[0].detail
+    assert "Settings → Credentials" in keychain[0].detail
     token = [r for r in results if r.name == "Access token"]
     assert token and not token[0].ok
     assert "client secret" in token[0].detail
-    assert "keychain" in token[0].detail

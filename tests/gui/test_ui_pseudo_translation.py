@@ -46,6 +46,7 @@ from tests.gui.test_app_e2e import (
     run,
     spin_until,
 )
+from tests.gui.test_ui_doctor import doctor_data
 
 logger = logging.getLogger(__name__)
 
@@ -269,7 +270,8 @@ def test_the_first_run_wizard_with_its_real_connection_test(
             wizard.next()
         spin_until(wizard.test_page.isComplete, "the connection test", 60)
         assert wizard.test_page.list.count() >= 2
-        problems = english_on_screen(wizard, data)
+        # The check's data: the profile's name, the hosts, the token's scopes and fields.
+        problems = english_on_screen(wizard, (*data, *doctor_data(tester.report)))
         assert not problems, "\n".join(problems)
     finally:
         wizard.close()

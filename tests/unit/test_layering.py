@@ -5,7 +5,8 @@ Layers, highest first; a module may import its own layer and the ones below it, 
     entry     app.py, cli.py           arguments and `run`: the composition root's front door
     ui        ui/                      Qt: windows, panels, the qasync loop, the window's start-up
     core      terminal.py listen.py    the headless core, assembled (composition root, no Qt),
-                                       and the window-less `listen` command's assembly
+              doctor/                  the window-less `listen` command's assembly, and the
+                                       first-contact check that assembles the same parts
     charges   charges/                 the charge use case: ledger, service, reconciler
     services  gateway/ inbox/ sandbox/ HTTP client, webhook inbox, the service's simulator
     store     store/                   SQLite: schema, migrations, repositories
@@ -48,7 +49,7 @@ QT_MODULES = frozenset({"checkout_desktop.app"})
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entry", ("app", "cli")),
     ("ui", ("ui",)),
-    ("core", ("terminal", "listen")),
+    ("core", ("terminal", "listen", "doctor")),
     ("charges", ("charges",)),
     ("services", ("gateway", "inbox", "sandbox")),
     ("store", ("store",)),

@@ -1,0 +1,40 @@
+"""The lines of a connection test: one result per check, shown as ✔, ⚠ or ✘ in a list."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QListWidget, QListWidgetItem
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One step of the connection test: failed, worked, or worked with a warning."""
+
+    name: str
+    ok: bool
+    detail: str
+    warning: bool = False
+    """It works, but not fully (a listener without a public URL, say): shown amber, not green."""
+
+
+def fill_list(widget: QListWidget, results: list[CheckResult]) -> None:
+    """Show each result as one line: ✔ works, ⚠ works with a warning, ✘ does not work."""
+    widget.clear()
+    for result in results:
+        if not result.ok:
+            mark, colour = "✘", QColor("#b3261e")
+        elif result.warning:
+            mark, colour = "⚠", QColor("#8a5a00")
+        else:
+            mark, colour = "✔", QColor("#1b6e2a")
+        item = QListWidgetItem(f"{mark} {result.name}: {result.detail}", widget)
+        item.setForeground(colour)
+        item.setToolTip(result.detail)
+
+
+__all__ = ["CheckResult", "fill_list"]

@@ -1,0 +1,271 @@
+"""The first-contact check's parts without a service: findings, verdict, JSON, and the probe's
+backoff and logging."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import pytest
+
+from checkout_desktop.doctor.checks import (
+    Reached,
+    Secrets,
+    Target,
+    check_keychain,
+    check_notification_url,
+    names_charge_not_found,
+)
+from checkout_desktop.doctor.probe import (
+    Reachability,
+    ReachabilityProbe,
+    ServiceReachabilityChanged,
+)
+from checkout_desktop.doctor.report import (
+    ESSENTIAL,
+    CheckName,
+    CheckResult,
+    Finding,
+    Outcome,
+    Report,
+)
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.secrets import SecretName, SecretStore
+from checkout_desktop.settings import Profile, ProfileKind, Settings
+from tests.conftest import MemoryKeyring
+
+logger = logging.getLogger(__name__)
+
+
+# -- "not found" as a 400 -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"message": "Charge not found", "success": False, "errors": []},
+        {
+            "message": "Bad request",
+            "errors": [{"field": "merchantChargeId", "message": "not found"}],
+        },
+        {"message": "Cobrança não encontrada", "success": False},
+        {"error": {"message": "charge does not exist"}},
+    ],
+)
+def test_a_400_that_names_the_charge_as_not_found_is_recognised(body: dict[str, object]) -> None:
+    assert names_charge_not_found(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"message": "customer.phone is required", "errors": [{"field": "customer.phone"}]},
+        {"message": "not found"},  # names no charge
+        {"message": "Charge invalid", "errors": [{"field": "amount", "message": "too small"}]},
+        None,
+        ["not found"],
+    ],
+)
+def test_other_400s_are_not_taken_for_not_found(body: object) -> None:
+    assert not names_charge_not_found(body)
+
+
+# -- keychain ----------------------------------------------------------------------------------
+
+
+def _real_profile() -> Profile:
+    return Profile(
+        name="shop",
+        label="Shop",
+        kind=ProfileKind.PRODUCTION,
+        base_url="https://checkout-api.example.com",
+        client_id="client-1",
+        merchant_document="12345678000195",
+    )
+
+
+def test_every_missing_secret_is_named_and_charging_secrets_fail_the_check() -> None:
+    store = SecretStore(MemoryKeyring())
+    result = check_keychain(_real_profile(), Secrets(store=store, profile="shop"))
+    assert result.outcome == Outcome.FAILED
+    assert result.finding == Finding.KEYCHAIN_MISSING
+    assert result.args["missing"] == ("client_secret", "sdk_merchant_token", "webhook_token")
+
+
+def test_a_missing_webhook_token_alone_is_a_warning() -> None:
+    store = SecretStore(MemoryKeyring())
+    store.set("shop", SecretName.CLIENT_SECRET, "secret1")
+    store.set("shop", SecretName.SDK_MERCHANT_TOKEN, "sdk1")
+    result = check_keychain(_real_profile(), Secrets(store=store, profile="shop"))
+    assert result.outcome == Outcome.WARNING
+    assert result.args["missing"] == ("webhook_token",)
+
+
+def test_secrets_given_as_files_count_as_present() -> None:
+    from pydantic import SecretStr
+
+    store = SecretStore(MemoryKeyring())
+    store.set("shop", SecretName.SDK_MERCHANT_TOKEN, "sdk1")
+    given = Secrets(
+        store=store,
+        profile="shop",
+        client_secret=SecretStr("from_file"),
+        webhook_token=SecretStr("hook"),
+    )
+    result = check_keychain(_real_profile(), given)
+    assert result.outcome == Outcome.OK
+    assert result.args["from_files"] == ("client_secret", "webhook_token")
+
+
+# -- notification URL --------------------------------------------------------------------------
+
+
+def _settings(mode: str, public_url: str | None = None) -> Settings:
+    settings = Settings(active_profile="production")
+    settings.tunnel.mode = mode  # type: ignore[assignment]
+    settings.tunnel.public_url = public_url
+    return settings
+
+
+def test_a_notification_url_that_breaks_the_rules_names_each_rule() -> None:
+    result = check_notification_url(_settings("manual", "http://203.0.113.9/hook?x=1"), None)
+    assert result.outcome == Outcome.FAILED
+    assert result.finding == Finding.URL_BREAKS_RULES
+    assert set(result.args["rules"]) == {  # type: ignore[arg-type]
+        "https",
+        "no query parameters",
+        "no IPv4 address",
+    }
+
+
+def test_a_good_manual_url_and_no_tunnel() -> None:
+    ok = check_notification_url(_settings("manual", "https://shop.example.com"), None)
+    assert ok.outcome == Outcome.OK
+    assert ok.args["url"] == "https://shop.example.com/webhooks/checkout"
+    none = check_notification_url(_settings("none"), None)
+    assert (none.outcome, none.finding) == (Outcome.WARNING, Finding.URL_NO_TUNNEL)
+
+
+# -- verdict and JSON --------------------------------------------------------------------------
+
+
+def _report(**outcomes: Outcome) -> Report:
+    report = Report(profile="shop", kind="production", deadline_s=8.0)
+    for check in CheckName:
+        outcome = outcomes.get(check.name, Outcome.OK)
+        report.add(CheckResult(check, outcome, Finding.PROFILE_OK, {"profile": "shop"}))
+    return report
+
+
+def test_the_terminal_can_charge_only_when_every_essential_check_passes() -> None:
+    assert _report().exit_code == 0
+    # Notifications failing leave charging possible (results are then asked for).
+    assert _report(ROUND_TRIP=Outcome.FAILED, NOTIFICATION_URL=Outcome.FAILED).exit_code == 0
+    assert _report(TOKEN=Outcome.WARNING).exit_code == 0
+    for check in ESSENTIAL:
+        assert _report(**{check.name: Outcome.FAILED}).exit_code == 1, check
+        assert _report(**{check.name: Outcome.SKIPPED}).exit_code == 1, check
+    missing = _report()
+    missing.results = [r for r in missing.results if r.check != CheckName.SDK_HOST]
+    assert missing.exit_code == 1
+
+
+def test_the_json_line_is_one_line_in_check_order() -> None:
+    report = _report(SDK_HOST=Outcome.FAILED)
+    report.results.reverse()
+    line = json.dumps(report.to_json())
+    assert "\n" not in line
+    data = json.loads(line)
+    assert data["can_charge"] is False
+    assert data["exit_code"] == 1
+    assert [c["check"] for c in data["checks"]] == [c.value for c in CheckName]
+
+
+# -- the periodic probe ------------------------------------------------------------------------
+
+
+class _Answers:
+    """A reacher that answers from a script, counting calls (no network)."""
+
+    def __init__(self, *failures: Finding | None) -> None:
+        self.script = list(failures)
+        self.calls = 0
+
+    async def __call__(self, target: Target, within_s: float) -> Reached:
+        self.calls += 1
+        failure = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        return Reached(failure, "refused" if failure else "")
+
+
+@pytest.mark.asyncio
+async def test_the_probe_backs_off_while_unreachable_and_logs_once_per_change(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bus = EventBus()
+    seen: list[ServiceReachabilityChanged] = []
+    bus.subscribe(ServiceReachabilityChanged, seen.append)
+    down = Finding.SDK_CONNECT_FAILED
+    answers = _Answers(down, down, down, down, down, down, down, None)
+    probe = ReachabilityProbe(
+        bus=bus, api=Target("api.example.com", 443, None), sdk=None, reacher=answers
+    )
+    with caplog.at_level(logging.INFO, logger="checkout_desktop.doctor.probe"):
+        for _ in range(8):
+            await probe.probe_now()
+    delays = [event.next_probe_s for event in seen]
+    assert delays == [15.0, 30.0, 60.0, 120.0, 240.0, 300.0, 300.0, 60.0]
+    assert [e.level for e in seen[:7]] == [Reachability.UNREACHABLE] * 7
+    assert seen[-1].level == Reachability.REACHABLE
+    # Every probe of the same state keeps its first "since".
+    assert {e.since for e in seen[:7]} == {seen[0].since}
+    lines = [r for r in caplog.records if r.name == "checkout_desktop.doctor.probe"]
+    assert [r.levelno for r in lines] == [logging.WARNING, logging.INFO]
+    assert answers.calls == 8
+
+
+@pytest.mark.asyncio
+async def test_an_unreachable_card_form_host_is_its_own_state() -> None:
+    bus = EventBus()
+    api = Target("api.example.com", 443, None)
+    sdk = Target("sdk.example.com", 443, None)
+
+    async def reacher(target: Target, within_s: float) -> Reached:
+        return Reached(Finding.SDK_DNS_FAILED if target is sdk else None, "no such name")
+
+    probe = ReachabilityProbe(bus=bus, api=api, sdk=sdk, reacher=reacher)
+    event = await probe.probe_now()
+    assert event.level == Reachability.CARD_FORM_UNREACHABLE
+    assert event.api.failure is None
+    assert event.sdk is not None and event.sdk.failure == Finding.SDK_DNS_FAILED
+
+
+@pytest.mark.asyncio
+async def test_the_running_probe_waits_its_delay_and_wakes_when_poked() -> None:
+    bus = EventBus()
+    seen: list[ServiceReachabilityChanged] = []
+    arrived = asyncio.Event()
+
+    def note(event: ServiceReachabilityChanged) -> None:
+        seen.append(event)
+        arrived.set()
+
+    bus.subscribe(ServiceReachabilityChanged, note)
+    probe = ReachabilityProbe(
+        bus=bus,
+        api=Target("api.example.com", 443, None),
+        sdk=None,
+        interval_s=3600,
+        reacher=_Answers(None),
+    )
+    probe.start()
+    try:
+        await asyncio.wait_for(arrived.wait(), 10)
+        arrived.clear()
+        assert len(seen) == 1  # the next one is an hour away
+        probe.poke()
+        await asyncio.wait_for(arrived.wait(), 10)
+    finally:
+        await probe.stop()
+    assert not probe.running
+    assert probe.probes == 2
