@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from checkout_desktop.errors import PlainError
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
-from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
+from checkout_desktop.secrets import KeychainUnavailable, SecretStore
 from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress, StoreAddressError
 from checkout_desktop.store.postgres.inbox_lock import HolderInfo, current_holder
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             return _migrate(args, address, db.keychain_password(address, secrets))
         if args.store_action == "password":
             if args.forget:
-                gone = secrets.delete(address.keychain_key, SecretName.STORE_PASSWORD)
+                gone = secrets.delete_store_password(address.keychain_key)
                 print(
                     f"password of {address} removed from the keychain"
                     if gone

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from checkout_desktop.errors import PlainError
-from checkout_desktop.secrets import SecretName, SecretStore
+from checkout_desktop.secrets import SecretStore
 from checkout_desktop.store.postgres import schema
 from checkout_desktop.store.postgres.address import StoreAddress
 
@@ -126,14 +126,14 @@ def describe_error(address: StoreAddress, exc: BaseException) -> SharedStoreErro
 
 def keychain_password(address: StoreAddress, store: SecretStore | None = None) -> SecretStr | None:
     """The store's password from the OS keychain (None: none kept, e.g. a trusted socket)."""
-    return (store or SecretStore()).get(address.keychain_key, SecretName.STORE_PASSWORD)
+    return (store or SecretStore()).store_password(address.keychain_key)
 
 
 def save_password(
     address: StoreAddress, password: SecretStr, store: SecretStore | None = None
 ) -> None:
     """Keep the store's password in the OS keychain under the store's address."""
-    (store or SecretStore()).set(address.keychain_key, SecretName.STORE_PASSWORD, password)
+    (store or SecretStore()).set_store_password(address.keychain_key, password)
 
 
 def _login_error(
