@@ -44,7 +44,8 @@ from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.process import SandboxInfo, start_sandbox_process
 from checkout_desktop.secrets import FixedCredentials
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ async def full_path(
                 credentials=creds,
             )
             client = ChargeClient(http=http, endpoints=endpoints, tokens=manager)
-            service = ChargeService(conn=conn, client=client, profile="bench")
+            service = ChargeService(store=SqliteStore(conn), client=client, profile="bench")
             failures: list[str] = []
 
             def job(token: str, sale: str) -> Callable[[], Awaitable[None]]:
@@ -196,7 +197,7 @@ async def full_path(
                     outcome = await service.charge(
                         sale_id=sale,
                         request=request_for(token),
-                        cards=[CardSummary("VISA", CARD[-4:])],
+                        tenders=[CardSummary("VISA", CARD[-4:])],
                     )
                     if outcome.status != ChargeStatus.PAID:
                         failures.append(outcome.message)

@@ -37,8 +37,8 @@ from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.domain.deliveries import EventFilter
 from checkout_desktop.domain.enums import Verdict
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.ui.events_panel import EventsPanel
 
 logger = logging.getLogger(__name__)

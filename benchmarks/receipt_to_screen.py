@@ -128,8 +128,8 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
     from checkout_desktop.inbox.listener import WebhookListener
     from checkout_desktop.inbox.writer import InboxWriter
     from checkout_desktop.settings import ListenerSettings
-    from checkout_desktop.store import db
-    from checkout_desktop.store.events import EventRepository
+    from checkout_desktop.store.sqlite import db
+    from checkout_desktop.store.sqlite.events import EventRepository
     from checkout_desktop.ui.adapter import QtEventAdapter
     from checkout_desktop.ui.events_panel import EventsPanel
 

@@ -8,10 +8,8 @@ where they are first needed, so that the window's start-up decides what loads wh
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets as pysecrets
-import sqlite3
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +19,7 @@ if TYPE_CHECKING:
     import httpx
 
     from checkout_desktop.charges.service import ChargeService
+    from checkout_desktop.charges.views import ChargeViews
     from checkout_desktop.domain.events import DomainEvent, EventBus
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.inbox.service import Inbox, ListenerTls, Registrar, Registration
@@ -28,7 +27,8 @@ if TYPE_CHECKING:
     from checkout_desktop.sandbox.link import SandboxLink
     from checkout_desktop.secrets import Credentials, SecretStore
     from checkout_desktop.settings import Settings
-    from checkout_desktop.store.events import EventRepository
+    from checkout_desktop.store.sqlite.events import EventRepository
+    from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,10 @@ class Terminal:
     settings: Settings
     paths: AppPaths
     bus: EventBus
-    conn: sqlite3.Connection
+    store: SqliteStore
+    """The store (the ports the core uses, on the SQLite file)."""
+    views: ChargeViews
+    """What the window's widgets read about charges."""
     events: EventRepository
     http: httpx.AsyncClient
     tokens: TokenManager
@@ -86,6 +89,7 @@ class Terminal:
 
         from checkout_desktop.charges.ledger import inbox_applier
         from checkout_desktop.charges.service import ChargeService
+        from checkout_desktop.charges.views import ChargeViews
         from checkout_desktop.domain.events import EventBus
         from checkout_desktop.gateway.client import ChargeClient
         from checkout_desktop.gateway.profiles import (
@@ -101,8 +105,8 @@ class Terminal:
             SecretMissing,
             SecretStore,
         )
-        from checkout_desktop.store import db
-        from checkout_desktop.store.events import EventRepository
+        from checkout_desktop.store.sqlite.events import EventRepository
+        from checkout_desktop.store.sqlite.store import SqliteStore
 
         profile = settings.profile
         bus = bus or EventBus()
@@ -135,7 +139,7 @@ class Terminal:
                 webhook_token = SecretStr(pysecrets.token_urlsafe(24))
         endpoints = resolve_endpoints(profile, sandbox=None if sandbox is None else sandbox.info)
 
-        conn = db.connect(paths.database_file)
+        store = SqliteStore.open(paths.database_file)
         http = httpx.AsyncClient(verify=http_verify)
         tokens = TokenManager(
             http=http,
@@ -153,7 +157,7 @@ class Terminal:
             token_field=profile.token_field,
         )
         service = ChargeService(
-            conn=conn,
+            store=store,
             client=client,
             profile=profile.name,
             events=bus,
@@ -178,8 +182,9 @@ class Terminal:
             settings=settings,
             paths=paths,
             bus=bus,
-            conn=conn,
-            events=EventRepository(conn),
+            store=store,
+            views=ChargeViews(store),
+            events=EventRepository(store.conn),
             http=http,
             tokens=tokens,
             service=service,
@@ -243,8 +248,7 @@ class Terminal:
                     await result
             except Exception:
                 logger.exception("stopping the %s failed", name)
-        with contextlib.suppress(sqlite3.Error):
-            self.conn.close()
+        await self.store.close()
 
 
 def _sandbox_tls(sandbox: SandboxLink, paths: AppPaths) -> Callable[[], ListenerTls]:

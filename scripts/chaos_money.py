@@ -68,7 +68,8 @@ async def _child(job: dict[str, Any]) -> None:
     from checkout_desktop.gateway.profiles import Endpoints
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.secrets import FixedCredentials
-    from checkout_desktop.store.db import connect
+    from checkout_desktop.store.sqlite.db import connect
+    from checkout_desktop.store.sqlite.store import SqliteStore
 
     endpoints = Endpoints(base_url=job["api_url"], auth_url=job["api_url"])
     credentials = FixedCredentials(
@@ -87,7 +88,7 @@ async def _child(job: dict[str, Any]) -> None:
             http=http, endpoints=endpoints, tokens=tokens, timeout_s=job["timeout_s"]
         )
         service = ChargeService(
-            conn=conn,
+            store=SqliteStore(conn),
             client=client,
             profile="builtin-sandbox",
             unknown_grace_s=job["grace_s"],
@@ -125,23 +126,23 @@ async def _child(job: dict[str, Any]) -> None:
                     outcome = await service.charge(
                         sale_id=order["sale"],
                         request=request,
-                        cards=[CardSummary(order["brand"], order["last_four"])],
+                        tenders=[CardSummary(order["brand"], order["last_four"])],
                     )
                     _say({"attempt": str(outcome.attempt), "status": str(outcome.status)})
                 elif op == "refund_to":
                     # The clerk's view: what the terminal shows as refunded, what is pending.
                     mcid = order["mcid"]
-                    if service.repo.charge(mcid) is None:
+                    if service.store.repo.charge(mcid) is None:
                         _say({"result": "unknown_charge"})
                         continue
-                    view = service.money_view(mcid)
+                    view = await service.money_view(mcid)
                     if view.busy:
                         _say({"result": "busy"})
                         continue
                     if order.get("capture_first") and view.capturable:
                         # A late-capture sale: the clerk captures it before refunding part.
                         await service.capture(mcid)
-                        view = service.money_view(mcid)
+                        view = await service.money_view(mcid)
                     refunded = view.charge.refunded_amount or 0
                     wanted = order["target"] - refunded
                     if wanted <= 0 or view.refundable <= 0:
@@ -151,10 +152,10 @@ async def _child(job: dict[str, Any]) -> None:
                     _say({"result": "sent", "refunded": record.refunded_amount})
                 elif op == "capture":
                     mcid = order["mcid"]
-                    if service.repo.charge(mcid) is None:
+                    if service.store.repo.charge(mcid) is None:
                         _say({"result": "unknown_charge"})
                         continue
-                    view = service.money_view(mcid)
+                    view = await service.money_view(mcid)
                     if view.busy:
                         _say({"result": "busy"})
                     elif not view.capturable:
@@ -168,20 +169,20 @@ async def _child(job: dict[str, Any]) -> None:
                 elif op == "settle":
                     for _ in range(order["passes"]):
                         await service.reconcile(trigger="on demand")
-                        attempts = service.repo.unresolved_attempts(limit=1)
-                        ops = service.repo.unresolved_money_operations(limit=1)
+                        attempts = service.store.repo.unresolved_attempts(limit=1)
+                        ops = service.store.repo.unresolved_money_operations(limit=1)
                         if not attempts and not ops:
                             break
                         await asyncio.sleep(0.2)
                     open_attempts = [
                         a
-                        for a in service.repo.unresolved_attempts(limit=1000)
+                        for a in service.store.repo.unresolved_attempts(limit=1000)
                         if a.state in UNRESOLVED_ATTEMPT_STATES
                     ]
                     _say(
                         {
                             "attempts": len(open_attempts),
-                            "operations": len(service.repo.unresolved_money_operations(1000)),
+                            "operations": len(service.store.repo.unresolved_money_operations(1000)),
                         }
                     )
                 else:
@@ -352,8 +353,9 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
     from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
     from checkout_desktop.inbox.intake import Received, classify
     from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-    from checkout_desktop.store.charges import ChargeRepository
-    from checkout_desktop.store.db import connect, transaction
+    from checkout_desktop.store.sqlite.charges import ChargeRepository
+    from checkout_desktop.store.sqlite.db import connect, transaction
+    from checkout_desktop.store.sqlite.store import SqliteCharges
 
     started = time.monotonic()
     deadline = started + config.max_seconds
@@ -386,7 +388,11 @@ async def run_chaos(config: ChaosConfig, workdir: Path) -> ChaosReport:
             return web.json_response({"message": "lost"}, status=503)
         if update is not None:
             with transaction(inbox_conn):
-                inbox_applier(inbox_conn, update, f"chaos-{report.notifications_applied}")
+                await inbox_applier(
+                    SqliteCharges(ChargeRepository(inbox_conn)),
+                    update,
+                    f"chaos-{report.notifications_applied}",
+                )
             report.notifications_applied += 1
         return web.json_response({"ok": True})
 

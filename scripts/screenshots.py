@@ -85,6 +85,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
             settings=settings,
             bus=terminal.bus,
             service=terminal.service,
+            views=terminal.views,
             events=terminal.events,
             card_page=card_page,
             merchant=merchant_of(settings.profile, terminal.merchant_document),
@@ -139,7 +140,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         assert second is not None
         await terminal.service.capture(second)
         await terminal.service.refund(second, 2000)
-        repo = terminal.service.repo
+        repo = terminal.service.store.repo
 
         def refunded() -> bool:
             record = repo.charge(second)

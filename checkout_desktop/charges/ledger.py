@@ -24,6 +24,7 @@ from checkout_desktop.domain.charge_events import (
     charge_changed,
     operation_changed,
 )
+from checkout_desktop.domain.deliveries import Applied
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpState
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -34,14 +35,12 @@ from checkout_desktop.domain.records import (
     MoneyOpRecord,
 )
 from checkout_desktop.domain.state import AttemptState, ChargeState, Outcome
+from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
-from checkout_desktop.inbox.writer import Applied
-from checkout_desktop.store.charges import ChargeRepository
 from checkout_desktop.store.errors import ChargeNotKnown, RepositoryError
+from checkout_desktop.store.ports import ChargeStore, Store
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from checkout_desktop.gateway.client import ServiceReply
 
 logger = logging.getLogger(__name__)
@@ -60,21 +59,30 @@ class Ledger:
 
     def __init__(
         self,
-        store: ChargeRepository,
+        store: Store | None = None,
         *,
         policy: CheckPolicy | None = None,
-        clock: Callable[[], datetime] | None = None,
+        clock: Callable[[], datetime] = utc_now,
         events: EventBus | None = None,
     ) -> None:
-        self.store = store
+        """`store` is where `apply`, `settle_attempt` and `settle_op` open their units of
+        work; without it the ledger works only inside a caller's (the inbox's)."""
+        self._store = store
         self.policy = policy or CheckPolicy()
-        self._clock = clock or store.now
+        self._clock = clock
         self.events = events
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("this ledger works only inside its caller's unit of work")
+        return self._store
 
     # -- inside the caller's transaction -------------------------------------------------------
 
-    def apply_update(
+    async def apply_update(
         self,
+        store: ChargeStore,
         update: ChargeUpdate | ThreeDsUpdate,
         *,
         source: str,
@@ -84,19 +92,17 @@ class Ledger:
     ) -> MergeResult:
         """Merge one input into its charge, write the timeline row and return what changed.
 
-        Runs inside the caller's open transaction. A charge update for a charge the store has
-        never seen creates it (a notification may be the first news of a charge); a 3DS result
-        that names only an unknown service charge id raises ChargeNotKnown. `context` (why the
-        input was asked for, e.g. by the reconciler) prefixes the timeline's reason. The
-        result's `events` are to be published once the transaction has committed.
+        Runs inside the caller's unit of work, on its `store`. A charge update for a charge the
+        store has never seen creates it (a notification may be the first news of a charge); a
+        3DS result that names only an unknown service charge id raises ChargeNotKnown.
+        `context` (why the input was asked for, e.g. by the reconciler) prefixes the timeline's
+        reason. The result's `events` are to be published once the unit of work has committed.
         """
-        store = self.store
-        store.require_transaction("apply_update")
         if source not in TIMELINE_SOURCES:
             raise RepositoryError(
                 f"unknown timeline source {source!r}; use one of {sorted(TIMELINE_SOURCES)}"
             )
-        record = store.find_charge(
+        record = await store.find_charge(
             merchant_charge_id=update.merchant_charge_id, charge_id=update.charge_id
         )
         if record is not None:
@@ -111,7 +117,7 @@ class Ledger:
         previous = None if record is None else record.state
         result = sm.merge(previous, update)
         state = result.state
-        attempt = store.attempt(mcid)
+        attempt = await store.attempt(mcid)
         sale_id = record.sale_id if record is not None else (attempt.sale_id if attempt else None)
 
         status_moved = previous is None or (
@@ -123,7 +129,7 @@ class Ledger:
         next_check, check_reason = self.policy.schedule(
             state, source=source, checks=checks, now=self._clock()
         )
-        store.save_charge(
+        await store.save_charge(
             mcid,
             state,
             sale_id=sale_id,
@@ -134,7 +140,7 @@ class Ledger:
             next_check_at=next_check,
             check_reason=check_reason,
         )
-        timeline_id = store.add_timeline(
+        timeline_id = await store.add_timeline(
             mcid,
             source=source,
             source_ref=source_ref,
@@ -156,7 +162,7 @@ class Ledger:
         if attempt is not None and attempt.unresolved and isinstance(update, ChargeUpdate):
             # Any news of the charge from the service proves it exists: the attempt is settled
             # without ever sending it again.
-            store.move_attempt(
+            await store.move_attempt(
                 attempt,
                 AttemptState.CREATED,
                 source=source,
@@ -179,7 +185,9 @@ class Ledger:
                 )
         confirmed: tuple[MoneyOpRecord, ...] = ()
         if isinstance(update, ChargeUpdate):
-            confirmed = self._confirm_by_figures(mcid, state, source=source, source_ref=source_ref)
+            confirmed = await self._confirm_by_figures(
+                store, mcid, state, source=source, source_ref=source_ref
+            )
         merged = MergeResult(
             merchant_charge_id=mcid,
             outcome=result.entry.outcome,
@@ -197,17 +205,23 @@ class Ledger:
         events.extend(operation_changed(op) for op in confirmed)
         return merged.with_events(tuple(events))
 
-    def _confirm_by_figures(
-        self, mcid: str, state: ChargeState, *, source: str, source_ref: str | None
+    async def _confirm_by_figures(
+        self,
+        store: ChargeStore,
+        mcid: str,
+        state: ChargeState,
+        *,
+        source: str,
+        source_ref: str | None,
     ) -> tuple[MoneyOpRecord, ...]:
         """Settle the charge's open money operation when the service's figures show it done."""
-        op = self.store.open_money_operation(mcid)
+        op = await store.open_money_operation(mcid)
         if op is None:
             return ()
         figures = Figures.of(state)
         if not op.done_by(figures):
             return ()
-        moved = self.store.move_money_operation(
+        moved = await store.move_money_operation(
             op,
             MoneyOpState.CONFIRMED,
             source=source,
@@ -216,21 +230,22 @@ class Ledger:
         )
         return (moved,)
 
-    def mark_checked(self, merchant_charge_id: str, *, found: bool, reason: Reason) -> None:
-        """Record a reconciler query that did not change the charge, and schedule the next one."""
-        store = self.store
-        store.require_transaction("mark_checked")
-        record = store.charge(merchant_charge_id)
+    async def mark_checked(
+        self, store: ChargeStore, merchant_charge_id: str, *, found: bool, reason: Reason
+    ) -> None:
+        """Record a reconciler query that did not change the charge, and schedule the next one
+        (inside the caller's unit of work, on its `store`)."""
+        record = await store.charge(merchant_charge_id)
         if record is None:
             raise ChargeNotKnown(f"no charge with merchantChargeId {merchant_charge_id}")
         checks = record.checks + 1
         next_check, why = self.policy.schedule(
             record.state, source="reconciliation", checks=checks, now=self._clock()
         )
-        store.set_checked(
+        await store.set_checked(
             merchant_charge_id, checks=checks, next_check_at=next_check, check_reason=why
         )
-        store.add_timeline(
+        await store.add_timeline(
             merchant_charge_id,
             source="reconciliation",
             outcome=Outcome.DUPLICATE.value if found else Outcome.IGNORED.value,
@@ -240,7 +255,7 @@ class Ledger:
 
     # -- one durable step each, events published after the commit -------------------------------
 
-    def apply(
+    async def apply(
         self,
         reply: ServiceReply,
         *,
@@ -251,12 +266,13 @@ class Ledger:
     ) -> MergeResult:
         """Merge a reply of the service in its own transaction, then publish what it did.
 
-        `relaxed` skips the fsync (see `ChargeRepository.write`): for a reply to a request
-        whose attempt was committed durably before sending, so a lost commit is settled by
-        asking the service.
+        `relaxed` commits without waiting for the disk (a unit of work with durable=False):
+        for a reply to a request whose attempt was committed durably before sending, so a lost
+        commit is settled by asking the service.
         """
-        with self.store.write(relaxed=relaxed):
-            result = self.apply_update(
+        async with self.store.unit_of_work(durable=not relaxed) as uow:
+            result = await self.apply_update(
+                uow.charges,
                 reply.update(source=source),
                 source=source,
                 source_ref=source_ref,
@@ -266,7 +282,7 @@ class Ledger:
         self.publish_all(result.events)
         return result
 
-    def settle_attempt(
+    async def settle_attempt(
         self,
         attempt: AttemptRecord,
         state: AttemptState,
@@ -278,8 +294,8 @@ class Ledger:
         query: bool = False,
     ) -> AttemptRecord:
         """Move an attempt on in its own transaction; publish AttemptChanged if it moved."""
-        with self.store.write():
-            updated = self.store.set_attempt_state(
+        async with self.store.unit_of_work() as uow:
+            updated = await uow.charges.set_attempt_state(
                 attempt.merchant_charge_id,
                 state,
                 source=source,
@@ -299,7 +315,7 @@ class Ledger:
             )
         return updated
 
-    def settle_op(
+    async def settle_op(
         self,
         op: MoneyOpRecord,
         state: MoneyOpState,
@@ -310,8 +326,8 @@ class Ledger:
         query: bool = False,
     ) -> MoneyOpRecord:
         """Move a money operation on in its own transaction; publish it if it moved."""
-        with self.store.write():
-            updated = self.store.move_money_operation(
+        async with self.store.unit_of_work() as uow:
+            updated = await uow.charges.move_money_operation(
                 op, state, source=source, reason=reason, answered=answered, count_query=query
             )
         if updated.state != op.state:
@@ -327,19 +343,23 @@ class Ledger:
             self.publish(event)
 
 
-def inbox_applier(
-    conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, source_ref: str
+async def inbox_applier(
+    charges: ChargeStore, update: ChargeUpdate | ThreeDsUpdate, source_ref: str
 ) -> Applied:
     """The inbox's ChargeApplier: merge one notification into its charge and timeline.
 
-    Runs in the writer's open transaction, so the event row, the charge and its timeline
-    commit together; the returned events are published only after that commit.
+    Runs in the inbox's unit of work, so the event row, the charge and its timeline commit
+    together; the returned events are published only after that commit.
     """
-    result = Ledger(ChargeRepository(conn)).apply_update(
-        update, source=WEBHOOK, source_ref=source_ref
+    result = await _INBOX_LEDGER.apply_update(
+        charges, update, source=WEBHOOK, source_ref=source_ref
     )
     outcome = _INBOX_OUTCOMES[result.outcome]
     return Applied(outcome=Reason.of(outcome, why=result.reason), events=result.events)
+
+
+_INBOX_LEDGER = Ledger()
+"""The inbox's merges use the default check policy (the reconciler reschedules by its own)."""
 
 
 __all__ = ["WEBHOOK", "Ledger", "inbox_applier"]

@@ -155,7 +155,7 @@ class Reconciler:
         still_unknown: list[str] = []
         errors: list[str] = []
         seen: set[str] = set()
-        for attempt in self.store.unresolved_attempts(limit=self.batch):
+        for attempt in await self.store.charges.unresolved_attempts(limit=self.batch):
             mcid = attempt.merchant_charge_id
             seen.add(mcid)
             if mcid in self.in_flight:
@@ -172,7 +172,7 @@ class Reconciler:
             if error:
                 errors.append(f"{mcid}: {error}")
         ops_checked = ops_resolved = 0
-        for op in self.store.unresolved_money_operations(limit=self.batch):
+        for op in await self.store.charges.unresolved_money_operations(limit=self.batch):
             mcid = op.merchant_charge_id
             if mcid in self.money_in_flight:
                 continue  # its own request is still waiting for the reply
@@ -186,7 +186,7 @@ class Reconciler:
                 still_unknown.append(mcid)
             else:
                 ops_resolved += 1
-        for record in self.store.due_checks(now=now, limit=self.batch):
+        for record in await self.store.charges.due_checks(now=now, limit=self.batch):
             mcid = record.merchant_charge_id
             if mcid in seen or mcid in self.in_flight:
                 continue
@@ -235,7 +235,7 @@ class Reconciler:
         failed query; for tests and tools."""
         while True:
             _, errors = await self._sweep_step(self._clock(), skip=set())
-            sweep = self.store.last_sweep()
+            sweep = await self.store.charges.last_sweep()
             assert sweep is not None
             if sweep.finished_at is not None or errors:
                 return sweep
@@ -245,14 +245,14 @@ class Reconciler:
         outside the terminal (the merchant panel) reaches the history even after a charge's
         last notification. Returns how many charges were asked about and any errors."""
         self._last_sweep_step = now
-        sweep = self.store.last_sweep()
+        sweep = await self.store.charges.last_sweep()
         if sweep is None or sweep.finished_at is not None:
             if sweep is not None and now - sweep.started_at < self.sweep_every:
                 return 0, []
             start = now - self.sweep_every if sweep is None else sweep.window_to
-            with self.store.write():
-                sweep = self.store.start_sweep(window_from=start, window_to=now)
-        batch = self.store.sweep_batch(sweep, self.sweep_batch)
+            async with self.store.unit_of_work() as uow:
+                sweep = await uow.charges.start_sweep(window_from=start, window_to=now)
+        batch = await self.store.charges.sweep_batch(sweep, self.sweep_batch)
         asked = changed = 0
         after = sweep.after_id
         errors: list[str] = []
@@ -268,13 +268,13 @@ class Reconciler:
                     errors.append(f"{mcid}: {exc}")
                     break
                 else:
-                    result = self.ledger.apply(reply, source="reconciliation", context=SWEEP)
+                    result = await self.ledger.apply(reply, source="reconciliation", context=SWEEP)
                     asked += 1
                     changed += int(result.changed)
             after = record.id
         finished = len(batch) < self.sweep_batch and not errors
-        with self.store.write():
-            self.store.advance_sweep(
+        async with self.store.unit_of_work() as uow:
+            await uow.charges.advance_sweep(
                 sweep, after_id=after, checked=asked, changed=changed, finished=finished
             )
         return asked, errors
@@ -298,23 +298,23 @@ class Reconciler:
         try:
             reply = await self.client.query(mcid)
         except ChargeNotFound:
-            return self._not_found(attempt, trigger), None, None
+            return await self._not_found(attempt, trigger), None, None
         except GatewayError as exc:
             reason = Reason.of(
                 ReasonCode.RECONCILE_CANNOT_ASK, trigger=trigger_reason(trigger), error=exc.reason
             )
-            self.ledger.settle_attempt(
+            await self.ledger.settle_attempt(
                 attempt, AttemptState.UNKNOWN, reason, source="reconciliation", query=True
             )
             return AttemptState.UNKNOWN, None, exc.reason
-        result = self.ledger.apply(
+        result = await self.ledger.apply(
             reply,
             source="reconciliation",
             context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
         )
         return AttemptState.CREATED, result.current.status, None
 
-    def _not_found(self, attempt: AttemptRecord, trigger: Trigger) -> AttemptState:
+    async def _not_found(self, attempt: AttemptRecord, trigger: Trigger) -> AttemptState:
         age = self._clock() - attempt.created_at
         seconds = f"{age.total_seconds():.0f}"
         why = trigger_reason(trigger)
@@ -327,7 +327,9 @@ class Reconciler:
         else:
             state = AttemptState.UNKNOWN
             reason = Reason.of(ReasonCode.RECONCILE_NONE_YET, trigger=why, seconds=seconds)
-        self.ledger.settle_attempt(attempt, state, reason, source="reconciliation", query=True)
+        await self.ledger.settle_attempt(
+            attempt, state, reason, source="reconciliation", query=True
+        )
         return state
 
     async def resolve_money_op(self, op: MoneyOpRecord, *, trigger: Trigger) -> MoneyOpState:
@@ -336,7 +338,7 @@ class Reconciler:
         try:
             reply = await self.client.query(mcid)
         except GatewayError as exc:
-            self.ledger.settle_op(
+            await self.ledger.settle_op(
                 op,
                 MoneyOpState.UNKNOWN,
                 Reason.of(
@@ -348,9 +350,10 @@ class Reconciler:
                 query=True,
             )
             return MoneyOpState.UNKNOWN
-        store = self.store
-        with store.write():
-            result = self.ledger.apply_update(
+        async with self.store.unit_of_work() as uow:
+            store = uow.charges
+            result = await self.ledger.apply_update(
+                store,
                 reply.update(source="reconciliation"),
                 source="reconciliation",
                 source_ref=op.ref,
@@ -358,12 +361,12 @@ class Reconciler:
                 context=Reason.of(ReasonCode.ASKED_SERVICE, trigger=trigger_reason(trigger)),
             )
             figures = Figures.of(result.current)
-            current = store.money_operation(op.id)
+            current = await store.money_operation(op.id)
             assert current is not None
             if current.unresolved:
                 age = self._clock() - current.created_at
                 if current.answered or age >= self.unknown_grace:
-                    current = store.move_money_operation(
+                    current = await store.move_money_operation(
                         current,
                         MoneyOpState.NOT_APPLIED,
                         source="reconciliation",
@@ -371,7 +374,7 @@ class Reconciler:
                         count_query=True,
                     )
                 else:
-                    current = store.move_money_operation(
+                    current = await store.move_money_operation(
                         current,
                         MoneyOpState.UNKNOWN,
                         source="reconciliation",
@@ -391,8 +394,9 @@ class Reconciler:
         try:
             reply = await self.client.query(mcid)
         except ChargeNotFound as exc:
-            with self.store.write():
-                self.ledger.mark_checked(
+            async with self.store.unit_of_work() as uow:
+                await self.ledger.mark_checked(
+                    uow.charges,
                     mcid,
                     found=False,
                     reason=Reason.of(
@@ -401,8 +405,9 @@ class Reconciler:
                 )
             return False, exc.reason
         except GatewayError as exc:
-            with self.store.write():
-                self.ledger.mark_checked(
+            async with self.store.unit_of_work() as uow:
+                await self.ledger.mark_checked(
+                    uow.charges,
                     mcid,
                     found=False,
                     reason=Reason.of(
@@ -410,7 +415,7 @@ class Reconciler:
                     ),
                 )
             return False, exc.reason
-        result = self.ledger.apply(
+        result = await self.ledger.apply(
             reply,
             source="reconciliation",
             context=Reason.of(ReasonCode.TRIGGER_BECAUSE, trigger=when, why=why),
@@ -455,8 +460,8 @@ class Reconciler:
             except Exception:
                 logger.exception("a reconciliation pass failed; the next one runs as scheduled")
             trigger = "schedule"
-            fast = bool(self.store.unresolved_attempts(limit=1)) or bool(
-                self.store.unresolved_money_operations(limit=1)
+            fast = bool(await self.store.charges.unresolved_attempts(limit=1)) or bool(
+                await self.store.charges.unresolved_money_operations(limit=1)
             )
             delay = min(interval_s, fast_interval_s) if fast else interval_s
             with contextlib.suppress(TimeoutError):

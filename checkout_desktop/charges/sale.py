@@ -1,25 +1,20 @@
-"""The sale being charged: its details, its cards, and the request each attempt sends.
+"""The sale being charged: its details, its tenders, and the request each attempt sends.
 
-The charge screen fills a `Sale` (the form's checked `SaleDraft`, the cards the card page
-tokenized, each for a part of the amount); `Sale.next_attempt` numbers the attempt and builds
-the wire request and the card summaries the store keeps. No widget builds a request.
+The charge screen fills a `Sale` (the form's checked `SaleDraft`, the tenders that pay it — today
+cards the card page tokenized, each for a part of the amount); `Sale.next_attempt` numbers the
+attempt and builds the wire request and the tender summaries the store keeps, each tender
+adding its own part (`domain/tenders.py`). No widget builds a request.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from checkout_desktop.domain.enums import InstallmentType
-from checkout_desktop.domain.records import CardSummary
-from checkout_desktop.domain.wire import (
-    BillingAddress,
-    ChargeAuthorizationRequest,
-    CreditRequest,
-    Customer,
-    TransactionRequest,
-)
+from checkout_desktop.domain.tenders import CardTender, SaleTerms, Tender, TenderSummary
+from checkout_desktop.domain.wire import BillingAddress, ChargeAuthorizationRequest, Customer
 
 logger = logging.getLogger(__name__)
 
@@ -42,16 +37,8 @@ class SaleDraft:
     billing_address: BillingAddress | None
 
 
-@dataclass(frozen=True)
-class SaleCard:
-    """One card of the sale: its temporary token (single use) and the part it pays."""
-
-    token: str = field(repr=False)
-    """The single-use temporary card token; never logged."""
-    brand: str
-    last_four: str
-    holder_name: str
-    amount: int
+SaleCard = CardTender
+"""A card of the sale (the card tender)."""
 
 
 @dataclass(frozen=True)
@@ -61,70 +48,66 @@ class Attempt:
     sale_id: str
     merchant_charge_id: str
     request: ChargeAuthorizationRequest
-    cards: tuple[CardSummary, ...]
+    tenders: tuple[TenderSummary, ...]
+    """What the store keeps of each tender (for a card: brand, last four, installments)."""
 
 
 class Sale:
-    """One sale: an id, the cards tokenized for it, and its attempts' numbering."""
+    """One sale: an id, the tenders that pay it, and its attempts' numbering."""
 
     def __init__(self, sale_id: str | None = None) -> None:
         self.sale_id = sale_id or new_sale_id()
         self.attempts = 0
-        self._cards: list[SaleCard] = []
+        self._tenders: list[Tender] = []
 
     @property
-    def cards(self) -> list[SaleCard]:
-        return list(self._cards)
+    def tenders(self) -> list[Tender]:
+        return list(self._tenders)
+
+    @property
+    def cards(self) -> list[CardTender]:
+        """The card tenders of the sale."""
+        return [t for t in self._tenders if isinstance(t, CardTender)]
 
     def covered(self) -> int:
-        """What the cards added so far pay."""
-        return sum(card.amount for card in self._cards)
+        """What the tenders added so far pay."""
+        return sum(tender.amount for tender in self._tenders)
 
     def remaining(self, amount: int) -> int:
-        """What is left for more cards of a sale of `amount`."""
+        """What is left for more tenders of a sale of `amount`."""
         return max(0, amount - self.covered())
 
-    def add_card(self, card: SaleCard) -> None:
-        if card.amount <= 0:
-            raise ValueError("a card of the sale pays a positive amount")
-        self._cards.append(card)
+    def add(self, tender: Tender) -> None:
+        if tender.amount <= 0:
+            raise ValueError("a tender of the sale pays a positive amount")
+        self._tenders.append(tender)
 
-    def remove_card(self, index: int) -> None:
-        del self._cards[index]
+    def remove(self, index: int) -> None:
+        del self._tenders[index]
 
-    def clear_cards(self) -> None:
-        """Forget the cards (their tokens are single use: spent by any attempt)."""
-        self._cards.clear()
+    def clear(self) -> None:
+        """Forget the tenders (a card's token is single use: spent by any attempt)."""
+        self._tenders.clear()
 
     def next_attempt(self, draft: SaleDraft) -> Attempt:
-        """Number the next attempt and build its request from the draft and the cards."""
-        if not self._cards:
-            raise ValueError("a charge needs at least one card")
+        """Number the next attempt and build its request from the draft and the tenders."""
+        if not self._tenders:
+            raise ValueError("a charge needs at least one tender")
         self.attempts += 1
         mcid = f"{self.sale_id}-{self.attempts:02d}"
-        transactions = [
-            TransactionRequest(
-                amount=card.amount,
-                softDescriptor=draft.soft_descriptor,
-                credit=CreditRequest(
-                    temporaryCardToken=card.token,
-                    installmentNumber=draft.installments,
-                    installmentType=draft.installment_type,
-                    billingAddress=draft.billing_address,
-                ),
-            )
-            for card in self._cards
-        ]
+        terms = SaleTerms(
+            installments=draft.installments,
+            installment_type=draft.installment_type,
+            soft_descriptor=draft.soft_descriptor,
+            billing_address=draft.billing_address,
+        )
         request = ChargeAuthorizationRequest(
             merchantChargeId=mcid,
             lateCapture=draft.late_capture,
             customer=draft.customer,
-            transactions=transactions,
+            transactions=[tender.transaction(terms) for tender in self._tenders],
         )
-        summaries = tuple(
-            CardSummary(brand=card.brand, last_four=card.last_four, installments=draft.installments)
-            for card in self._cards
-        )
+        summaries = tuple(tender.summary(terms) for tender in self._tenders)
         return Attempt(self.sale_id, mcid, request, summaries)
 
 

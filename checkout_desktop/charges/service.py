@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
-from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import EventBus
@@ -37,21 +36,20 @@ from checkout_desktop.domain.money_ops import (
 from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger
 from checkout_desktop.domain.records import (
     AttemptRecord,
-    CardSummary,
     ChargeRecord,
     MoneyOpRecord,
     SweepRecord,
+    TenderSummary,
 )
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.client import ChargeClient, check_merchant_charge_id
 from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
-from checkout_desktop.store.charges import ChargeRepository
 from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
 
 if TYPE_CHECKING:
-    import sqlite3
+    from checkout_desktop.store.ports import ChargeReads, Store
 
 logger = logging.getLogger(__name__)
 
@@ -297,13 +295,41 @@ class ChargeOutcome:
         return self.attempt in UNRESOLVED_ATTEMPT_STATES
 
 
+def judge_start(
+    sale_id: str, pending: AttemptRecord | None, charges: Sequence[ChargeRecord]
+) -> StartCheck:
+    """Whether a sale may be charged, given its unresolved attempt (if any) and its charges."""
+    if pending is not None:
+        return StartCheck(
+            False,
+            Reason.of(ReasonCode.START_UNRESOLVED, sale=sale_id, charge=pending.merchant_charge_id),
+            pending.merchant_charge_id,
+        )
+    for charge in charges:
+        held = charge.status in _MONEY_HELD or (
+            charge.status is not None and charge.status not in _NOTHING_HELD
+        )
+        if held:
+            return StartCheck(
+                False,
+                Reason.of(
+                    ReasonCode.START_MONEY_HELD,
+                    sale=sale_id,
+                    charge=charge.merchant_charge_id,
+                    status=str(charge.status),
+                ),
+                charge.merchant_charge_id,
+            )
+    return StartCheck(True)
+
+
 class ChargeService:
-    """Charges, captures, refunds and reconciliation for one profile, on one store connection."""
+    """Charges, captures, refunds and reconciliation for one profile, on one store."""
 
     def __init__(
         self,
         *,
-        conn: sqlite3.Connection,
+        store: Store,
         client: ChargeClient,
         profile: str,
         events: EventBus | None = None,
@@ -316,14 +342,11 @@ class ChargeService:
         sweep_batch: int = 10,
         sweep_spacing_s: float = 60.0,
     ) -> None:
-        self.conn = conn
+        self.store = store
         self.client = client
         self.profile = profile
         self.events = events
-        self.repo = ChargeRepository(conn, clock=clock)
-        self.ledger = Ledger(self.repo, policy=policy, clock=clock, events=events)
-        self.views = ChargeViews(self.repo)
-        """What the widgets read (they never read the store directly)."""
+        self.ledger = Ledger(store, policy=policy, clock=clock, events=events)
         self.reconciler = Reconciler(
             ledger=self.ledger,
             client=client,
@@ -342,73 +365,57 @@ class ChargeService:
 
     # -- starting a charge ---------------------------------------------------------------------
 
-    def can_start_charge(self, sale_id: str) -> StartCheck:
+    async def can_start_charge(self, sale_id: str) -> StartCheck:
         """Refuses while the sale has an unresolved attempt or a charge that holds money."""
-        pending = self.repo.unresolved_attempt_for_sale(sale_id)
-        if pending is not None:
-            return StartCheck(
-                False,
-                Reason.of(
-                    ReasonCode.START_UNRESOLVED, sale=sale_id, charge=pending.merchant_charge_id
-                ),
-                pending.merchant_charge_id,
-            )
-        for charge in self.repo.charges_for_sale(sale_id):
-            held = charge.status in _MONEY_HELD or (
-                charge.status is not None and charge.status not in _NOTHING_HELD
-            )
-            if held:
-                return StartCheck(
-                    False,
-                    Reason.of(
-                        ReasonCode.START_MONEY_HELD,
-                        sale=sale_id,
-                        charge=charge.merchant_charge_id,
-                        status=str(charge.status),
-                    ),
-                    charge.merchant_charge_id,
-                )
-        return StartCheck(True)
+        return await self._start_check(self.store.charges, sale_id)
+
+    @staticmethod
+    async def _start_check(charges: ChargeReads, sale_id: str) -> StartCheck:
+        return judge_start(
+            sale_id,
+            await charges.unresolved_attempt_for_sale(sale_id),
+            await charges.charges_for_sale(sale_id),
+        )
 
     async def charge(
         self,
         *,
         sale_id: str,
         request: ChargeAuthorizationRequest,
-        cards: Sequence[CardSummary],
+        tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
         """Record the attempt, send it once, and report the outcome (which may be UNKNOWN),
         with the charge as it is then stored."""
-        outcome = await self._charge(sale_id=sale_id, request=request, cards=cards)
-        return replace(outcome, record=self.repo.charge(outcome.merchant_charge_id))
+        outcome = await self._charge(sale_id=sale_id, request=request, tenders=tenders)
+        return replace(outcome, record=await self.store.charges.charge(outcome.merchant_charge_id))
 
     async def _charge(
         self,
         *,
         sale_id: str,
         request: ChargeAuthorizationRequest,
-        cards: Sequence[CardSummary],
+        tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
         mcid = check_merchant_charge_id(request.merchantChargeId)
-        if len(cards) != len(request.transactions):
+        if len(tenders) != len(request.transactions):
             raise ValueError(
                 f"charge {mcid} has {len(request.transactions)} transaction(s) but "
-                f"{len(cards)} card summaries; give one brand/last-four summary per card"
+                f"{len(tenders)} tender summaries; give one summary per transaction"
             )
-        with self.repo.write():
-            check = self.can_start_charge(sale_id)
+        async with self.store.unit_of_work() as uow:
+            check = await self._start_check(uow.charges, sale_id)
             if not check:
                 raise SaleBusy(
                     sale_id,
                     check.reason or Reason.of(ReasonCode.START_REFUSED),
                     check.blocking_charge,
                 )
-            attempt = self.repo.record_attempt(
+            attempt = await uow.charges.record_attempt(
                 merchant_charge_id=mcid,
                 sale_id=sale_id,
                 profile=self.profile,
                 amount=request.total_amount,
-                cards=cards,
+                tenders=tenders,
                 late_capture=request.lateCapture,
             )
         self.ledger.publish(
@@ -424,7 +431,7 @@ class ChargeService:
             reply = await self.client.authorize(request)
         except asyncio.CancelledError:
             self._in_flight.discard(mcid)
-            self.ledger.settle_attempt(
+            await self.ledger.settle_attempt(
                 attempt,
                 AttemptState.UNKNOWN,
                 Reason.of(ReasonCode.STOPPED_WAITING),
@@ -438,7 +445,7 @@ class ChargeService:
         # The attempt was committed durably before sending; if this commit is lost in a power
         # cut, the attempt is found unresolved at start-up and settled by asking the service.
         # So it may skip the fsync that would stall every other coroutine on the loop.
-        result = self.ledger.apply(reply, source="reply", context=None, relaxed=True)
+        result = await self.ledger.apply(reply, source="reply", context=None, relaxed=True)
         status = result.current.status
         return ChargeOutcome(
             merchant_charge_id=mcid,
@@ -454,7 +461,7 @@ class ChargeService:
         if exc.sent is False or (status is not None and 400 <= status < 500):
             # Never reached the service, or the service refused it outright: nothing exists.
             reason = Reason.of(ReasonCode.NOT_CHARGED, error=exc.reason)
-            self.ledger.settle_attempt(
+            await self.ledger.settle_attempt(
                 attempt,
                 AttemptState.REJECTED,
                 reason,
@@ -468,10 +475,10 @@ class ChargeService:
             ReasonCode.UNKNOWN_ANSWERED if answered else ReasonCode.UNKNOWN_MAY_EXIST,
             error=exc.reason,
         )
-        self.ledger.settle_attempt(
+        await self.ledger.settle_attempt(
             attempt, AttemptState.UNKNOWN, why, source="reply", detail=str(exc), answered=answered
         )
-        record = self.repo.attempt(mcid)
+        record = await self.store.charges.attempt(mcid)
         assert record is not None
         state, status_now, error = await self.reconciler.resolve_attempt(
             record, trigger="after the reply"
@@ -503,14 +510,16 @@ class ChargeService:
 
     # -- money operations: capture, refund, cancel ---------------------------------------------
 
-    def money_view(self, merchant_charge_id: str) -> MoneyView:
+    async def money_view(self, merchant_charge_id: str) -> MoneyView:
         """What a clerk may do with a charge now: what is left to refund, and what is pending."""
-        record = self._known_charge(merchant_charge_id)
-        return MoneyView.of(record, self.repo.open_money_operation(merchant_charge_id))
+        record = await self._known_charge(merchant_charge_id)
+        return MoneyView.of(
+            record, await self.store.charges.open_money_operation(merchant_charge_id)
+        )
 
     async def capture(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
         """Capture a PRE_AUTHORIZED charge (the whole authorized amount unless told otherwise)."""
-        self._known_charge(merchant_charge_id)
+        await self._known_charge(merchant_charge_id)
         return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
     async def refund(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
@@ -521,19 +530,19 @@ class ChargeService:
         figures or the service itself rule it out. MoneyOperationUnknown: sent, outcome not
         known yet; the terminal asks the service and never sends it again.
         """
-        self._known_charge(merchant_charge_id)
+        await self._known_charge(merchant_charge_id)
         return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
 
-    def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
-        record = self.repo.charge(merchant_charge_id)
+    async def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
+        record = await self.store.charges.charge(merchant_charge_id)
         if record is None:
             raise ChargeNotKnown(Reason.of(ReasonCode.NOT_IN_STORE, charge=merchant_charge_id))
         return record
 
-    def _refuse_if_busy(
+    async def _refuse_if_busy(
         self, merchant_charge_id: str, kind: MoneyOpKind, amount: int | None
     ) -> None:
-        pending = self.repo.open_money_operation(merchant_charge_id)
+        pending = await self.store.charges.open_money_operation(merchant_charge_id)
         if pending is None and merchant_charge_id not in self._money_in_flight:
             return
         raise MoneyOperationBusy(
@@ -541,43 +550,45 @@ class ChargeService:
             kind=kind,
             amount=amount,
             pending=pending,
-            figures=self._stored_figures(merchant_charge_id),
+            figures=await self._stored_figures(merchant_charge_id),
         )
 
-    def _stored_figures(self, merchant_charge_id: str) -> Figures | None:
-        record = self.repo.charge(merchant_charge_id)
+    async def _stored_figures(self, merchant_charge_id: str) -> Figures | None:
+        record = await self.store.charges.charge(merchant_charge_id)
         return None if record is None else Figures.of(record.state)
 
     async def _money_call(
         self, asked: MoneyOpKind, merchant_charge_id: str, amount: int | None
     ) -> ChargeRecord:
         mcid = merchant_charge_id
-        self._refuse_if_busy(mcid, asked, amount)
+        await self._refuse_if_busy(mcid, asked, amount)
         self._money_in_flight.add(mcid)
         try:
             # The service's figures just before sending: what the operation is judged against
             # if its reply is lost, and what rules out a refund above what is left.
             before = await self.client.query(mcid)
             figures = Figures.of(
-                self.ledger.apply(before, source="reconciliation", context=BEFORE_SENDING).current
+                (
+                    await self.ledger.apply(before, source="reconciliation", context=BEFORE_SENDING)
+                ).current
             )
             kind, value = _plan(asked, mcid, amount, figures)
-            with self.repo.write():
+            async with self.store.unit_of_work() as uow:
                 try:
-                    op = self.repo.record_money_operation(mcid, kind, value, figures)
+                    op = await uow.charges.record_money_operation(mcid, kind, value, figures)
                 except MoneyOperationOpen:
                     raise MoneyOperationBusy(
                         merchant_charge_id=mcid,
                         kind=kind,
                         amount=value,
-                        pending=self.repo.open_money_operation(mcid),
+                        pending=await uow.charges.open_money_operation(mcid),
                         figures=figures,
                     ) from None
             self.ledger.publish(operation_changed(op))
             # Durable against a crash of the process (WAL); the RECORDED row above is the one
             # that must survive a power cut, and both are settled the same way.
-            with self.repo.write(relaxed=True):
-                op = self.repo.move_money_operation(
+            async with self.store.unit_of_work(durable=False) as uow:
+                op = await uow.charges.move_money_operation(
                     op,
                     MoneyOpState.SENT,
                     source="request",
@@ -589,7 +600,7 @@ class ChargeService:
             try:
                 reply = await call(mcid, value)
             except asyncio.CancelledError:
-                self.ledger.settle_op(
+                await self.ledger.settle_op(
                     op,
                     MoneyOpState.UNKNOWN,
                     op.reason("unknown", Reason.of(ReasonCode.STOPPED_WAITING_REPLY)),
@@ -598,15 +609,16 @@ class ChargeService:
                 raise
             except GatewayError as exc:
                 return await self._money_failure(op, exc)
-            with self.repo.write(relaxed=True):
-                result = self.ledger.apply_update(
+            async with self.store.unit_of_work(durable=False) as uow:
+                result = await self.ledger.apply_update(
+                    uow.charges,
                     reply.update(source="reply"),
                     source="reply",
                     source_ref=op.ref,
                     body=reply.body,
                     context=money_operation(kind, value),
                 )
-                op = self.repo.move_money_operation(
+                op = await uow.charges.move_money_operation(
                     op,
                     MoneyOpState.CONFIRMED,
                     source="reply",
@@ -616,20 +628,20 @@ class ChargeService:
             self.ledger.publish_all(result.events)
             if op.id not in result.confirmed_operations:
                 self.ledger.publish(operation_changed(op))
-            return self._known_charge(mcid)
+            return await self._known_charge(mcid)
         finally:
             self._money_in_flight.discard(mcid)
 
     async def _money_failure(self, op: MoneyOpRecord, exc: GatewayError) -> ChargeRecord:
         status = exc.status
         if exc.sent is False:
-            self.ledger.settle_op(
+            await self.ledger.settle_op(
                 op, MoneyOpState.REJECTED, op.reason("not_sent", exc.reason), source="request"
             )
             raise exc
         if status is not None and 400 <= status < 500:
             # The service refused it: nothing moved. Its figures tell the clerk why.
-            self.ledger.settle_op(
+            await self.ledger.settle_op(
                 op,
                 MoneyOpState.REJECTED,
                 op.reason("refused", exc.reason),
@@ -645,18 +657,18 @@ class ChargeService:
                 error=exc,
             ) from exc
         answered = isinstance(exc, ApiError | ReplyUnreadable)
-        self.ledger.settle_op(
+        await self.ledger.settle_op(
             op,
             MoneyOpState.UNKNOWN,
             op.reason("unknown", exc.reason),
             source="reply",
             answered=answered,
         )
-        current = self.repo.money_operation(op.id)
+        current = await self.store.charges.money_operation(op.id)
         assert current is not None
         state = await self.reconciler.resolve_money_op(current, trigger="after the reply")
         if state == MoneyOpState.CONFIRMED:
-            return self._known_charge(op.merchant_charge_id)
+            return await self._known_charge(op.merchant_charge_id)
         if state == MoneyOpState.NOT_APPLIED:
             raise exc
         self.wake()
@@ -664,7 +676,7 @@ class ChargeService:
             merchant_charge_id=op.merchant_charge_id,
             kind=op.kind,
             amount=op.amount,
-            figures=self._stored_figures(op.merchant_charge_id),
+            figures=await self._stored_figures(op.merchant_charge_id),
             error=exc,
         ) from exc
 
@@ -674,20 +686,22 @@ class ChargeService:
         try:
             reply = await self.client.query(mcid)
         except GatewayError:
-            with self.repo.write():
-                self.repo.schedule_check(mcid, reason=op.reason("refused"), at=self._clock())
+            async with self.store.unit_of_work() as uow:
+                await uow.charges.schedule_check(
+                    mcid, reason=op.reason("refused"), at=self._clock()
+                )
             self.wake()
-            return self._stored_figures(mcid)
-        result = self.ledger.apply(reply, source="reconciliation", context=AFTER_REFUSAL)
+            return await self._stored_figures(mcid)
+        result = await self.ledger.apply(reply, source="reconciliation", context=AFTER_REFUSAL)
         return Figures.of(result.current)
 
     async def refresh(self, merchant_charge_id: str) -> ChargeRecord:
         """Ask the service about one charge now and merge the answer."""
         reply = await self.client.query(merchant_charge_id)
-        self.ledger.apply(
+        await self.ledger.apply(
             reply, source="reconciliation", context=Reason.of(ReasonCode.QUERIED_ON_DEMAND)
         )
-        return self._known_charge(merchant_charge_id)
+        return await self._known_charge(merchant_charge_id)
 
     async def reconcile_unresolved(self) -> ReconcileReport:
         """At start-up: ask about every attempt whose outcome is not known, and due charges."""
@@ -735,4 +749,5 @@ __all__ = [
     "MoneyView",
     "SaleBusy",
     "StartCheck",
+    "judge_start",
 ]

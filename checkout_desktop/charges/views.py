@@ -1,7 +1,9 @@
 """The read side the widgets use: history pages, a charge, its timeline, counts and day totals.
 
-Widgets read charges only through `ChargeViews`, never through a repository or SQL, so that
-the store behind it can change (and its reads move off the GUI thread) without touching them.
+Widgets read charges only through `ChargeViews`, never through a repository or SQL. Every read
+is a coroutine on the store ports, so a network database answers without holding the GUI:
+widgets run them with `ui.loop.read`, which finishes a read at once when the store does not
+wait (the local SQLite file) and otherwise on the loop.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, tzinfo
 
+from checkout_desktop.charges.service import MoneyView, StartCheck, judge_start
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.records import (
     ChargeRecord,
@@ -17,9 +20,8 @@ from checkout_desktop.domain.records import (
     Page,
     TimelineRecord,
 )
-from checkout_desktop.store.charges import ChargeRepository
 from checkout_desktop.store.errors import ReportUnavailable
-from checkout_desktop.store.reports import day_totals
+from checkout_desktop.store.ports import Store
 
 logger = logging.getLogger(__name__)
 
@@ -30,38 +32,57 @@ UNRESOLVED_SHOWN = 1000
 class ChargeViews:
     """Read-only views of the charges for the window's widgets."""
 
-    def __init__(self, store: ChargeRepository) -> None:
+    def __init__(self, store: Store) -> None:
         self._store = store
 
-    def charge(self, merchant_charge_id: str) -> ChargeRecord | None:
+    async def charge(self, merchant_charge_id: str) -> ChargeRecord | None:
         """The charge as stored now, or None when the store has never seen it."""
-        return self._store.charge(merchant_charge_id)
+        return await self._store.charges.charge(merchant_charge_id)
 
-    def list_charges(
+    async def list_charges(
         self, *, before: int | None = None, limit: int = 50, status: ChargeStatus | None = None
     ) -> Page[ChargeRecord]:
         """A page of the history, newest first (keyset-paged: pass `next_cursor` as `before`)."""
-        return self._store.list_charges(before=before, limit=limit, status=status)
+        return await self._store.charges.list_charges(before=before, limit=limit, status=status)
 
-    def timeline(
+    async def timeline(
         self, merchant_charge_id: str, *, after: int | None = None, limit: int = 200
     ) -> Page[TimelineRecord]:
         """A page of a charge's timeline, oldest first (pass `next_cursor` as `after`)."""
-        return self._store.timeline(merchant_charge_id, after=after, limit=limit)
+        return await self._store.charges.timeline(merchant_charge_id, after=after, limit=limit)
 
-    def open_money_operation(self, merchant_charge_id: str) -> MoneyOpRecord | None:
+    async def open_money_operation(self, merchant_charge_id: str) -> MoneyOpRecord | None:
         """The charge's refund, capture or cancel whose outcome is not known yet, if any."""
-        return self._store.open_money_operation(merchant_charge_id)
+        return await self._store.charges.open_money_operation(merchant_charge_id)
 
-    def unresolved_count(self) -> int:
+    async def money_view(self, merchant_charge_id: str) -> MoneyView | None:
+        """What may be refunded or captured now; None for a charge the store has not seen."""
+        record = await self._store.charges.charge(merchant_charge_id)
+        if record is None:
+            return None
+        pending = await self._store.charges.open_money_operation(merchant_charge_id)
+        return MoneyView.of(record, pending)
+
+    async def can_start_charge(self, sale_id: str) -> StartCheck:
+        """Whether the sale may be charged now (the service checks again when it charges)."""
+        charges = self._store.charges
+        return judge_start(
+            sale_id,
+            await charges.unresolved_attempt_for_sale(sale_id),
+            await charges.charges_for_sale(sale_id),
+        )
+
+    async def unresolved_count(self) -> int:
         """Attempts whose outcome is not known yet (counted up to UNRESOLVED_SHOWN)."""
-        return len(self._store.unresolved_attempts(limit=UNRESOLVED_SHOWN))
+        return len(await self._store.charges.unresolved_attempts(limit=UNRESOLVED_SHOWN))
 
-    def day_totals(
+    async def day_totals(
         self, *, start: datetime, end: datetime, profile: str, zone: tzinfo
     ) -> DayTotals:
         """The day's sales by status, brand and hour (raises ReportUnavailable)."""
-        return day_totals(self._store, start=start, end=end, profile=profile, zone=zone)
+        return await self._store.charges.day_totals(
+            start=start, end=end, profile=profile, zone=zone
+        )
 
 
 __all__ = ["UNRESOLVED_SHOWN", "ChargeViews", "DayTotals", "ReportUnavailable"]

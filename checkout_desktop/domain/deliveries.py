@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.reasons import Reason
 
 logger = logging.getLogger(__name__)
@@ -122,4 +123,34 @@ class EventPage:
     next_before: int | None = None
 
 
-__all__ = ["EventFilter", "EventPage", "EventSummary", "NewEvent", "StoredEvent", "Verdict"]
+@dataclass(frozen=True)
+class Applied:
+    """What the charge state machine did with one delivery."""
+
+    outcome: Reason
+    """What the merge did, kept with the event (its code, arguments and English text)."""
+    events: tuple[DomainEvent, ...] = ()
+    """Domain events to publish once the delivery's transaction has committed."""
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What the store holds for one delivery after its commit."""
+
+    event_id: int
+    verdict: Verdict
+    duplicate_of: int | None
+    merge_outcome: Reason | None
+    published: tuple[DomainEvent, ...] = ()
+
+
+__all__ = [
+    "Applied",
+    "EventFilter",
+    "EventPage",
+    "EventSummary",
+    "NewEvent",
+    "StoredEvent",
+    "Verdict",
+    "WriteResult",
+]

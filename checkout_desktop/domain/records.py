@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import DomainEvent
@@ -42,10 +42,42 @@ LAST_FOUR = re.compile(r"^\d{4}$")
 """The only card digits the terminal may keep."""
 
 
+class TenderSummary(Protocol):
+    """What the store keeps of one tender of a sale (`domain/tenders.py`): its kind and what
+    may be shown of it, never a token or a card number."""
+
+    @property
+    def kind(self) -> str: ...
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form: a JSON object whose "kind" names the tender."""
+        ...
+
+    def reason(self) -> Reason:
+        """The tender as a reason any screen can render (a card's brand and last four)."""
+        ...
+
+
+CARD = "card"
+"""The kind of a card tender (and of every stored tender written before kinds were kept)."""
+
+
+def stored_tender(data: Mapping[str, Any]) -> TenderSummary:
+    """A stored tender read back; an object without a kind is a card (the stored card list).
+
+    ValueError for a kind this terminal does not know (a newer checkout-desktop wrote it).
+    """
+    kind = str(data.get("kind") or CARD)
+    if kind == CARD:
+        return CardSummary.from_json(data)
+    raise ValueError(f"a tender of kind {kind!r}, which this checkout-desktop does not know")
+
+
 @dataclass(frozen=True)
 class CardSummary:
     """What the terminal may know about a card: its brand and last four digits, nothing else."""
 
+    kind: ClassVar[str] = CARD
     brand: str | None
     last_four: str | None
     installments: int = 1
@@ -57,7 +89,12 @@ class CardSummary:
             raise ValueError("a card is charged in at least one installment")
 
     def to_json(self) -> dict[str, Any]:
-        return {"brand": self.brand, "last_four": self.last_four, "installments": self.installments}
+        return {
+            "kind": self.kind,
+            "brand": self.brand,
+            "last_four": self.last_four,
+            "installments": self.installments,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CardSummary:
@@ -92,7 +129,8 @@ class AttemptRecord:
     profile: str
     amount: int
     late_capture: bool
-    cards: tuple[CardSummary, ...]
+    tenders: tuple[TenderSummary, ...]
+    """What pays the sale (for a card: brand, last four, installments), as recorded."""
     state: AttemptState
     created_at: datetime
     updated_at: datetime
@@ -102,6 +140,11 @@ class AttemptRecord:
     answered: bool = False
     """The service answered the request (even with an error): its handling has ended, so a
     charge that is not there now will never appear."""
+
+    @property
+    def cards(self) -> tuple[CardSummary, ...]:
+        """The card tenders of the attempt."""
+        return tuple(t for t in self.tenders if isinstance(t, CardSummary))
 
     @property
     def unresolved(self) -> bool:
@@ -270,6 +313,7 @@ class DayTotals:
 
 
 __all__ = [
+    "CARD",
     "LAST_FOUR",
     "TIMELINE_SOURCES",
     "AttemptRecord",
@@ -281,5 +325,7 @@ __all__ = [
     "MoneyOpRecord",
     "Page",
     "SweepRecord",
+    "TenderSummary",
     "TimelineRecord",
+    "stored_tender",
 ]

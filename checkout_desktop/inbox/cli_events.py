@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import sqlite3
 import sys
 from pathlib import Path
 from typing import TextIO, cast
@@ -21,9 +20,10 @@ from checkout_desktop.inbox.export import (
 )
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
-from checkout_desktop.store import db
 from checkout_desktop.store.errors import StoreError
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.postgres.events import PgEventRepository
+from checkout_desktop.store.postgres.events import reading as shared_reading
+from checkout_desktop.store.sqlite.events import EventRepository, reading
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"checkout-desktop events: {exc}", file=sys.stderr)
         return 2
     store = app_paths(args.data_dir).database_file
-    if not store.exists():
+    shared = getattr(args, "store", None)
+    if not shared and not store.exists():
         print(
             f"checkout-desktop events: there is no store at {store} yet (nothing has been "
             "received there); choose another with --data-dir or CHECKOUT_DESKTOP_HOME",
@@ -92,30 +93,26 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     try:
-        conn = db.connect(store, readonly=True)
-    except StoreError as exc:
-        print(f"checkout-desktop events: {exc}", file=sys.stderr)
-        return exc.exit_code
-    try:
-        with contextlib.ExitStack() as stack:
+        # The shop's shared store when --store names one, else this computer's file.
+        source: contextlib.AbstractContextManager[EventRepository | PgEventRepository] = (
+            shared_reading(shared) if shared else reading(store)
+        )
+        with source as repo, contextlib.ExitStack() as stack:
             out: TextIO = sys.stdout
             if args.output:
                 target = Path(args.output)
                 # Exports hold customer names and e-mails: owner-only, like the store.
                 target.touch(mode=0o600, exist_ok=True)
                 out = stack.enter_context(target.open("w", encoding="utf-8", newline=""))
-            events = EventRepository(conn).iter_full(where)
             stats = ExportStats()
-            count = write_events(events, out, cast(ExportFormat, args.format), stats)
+            count = write_events(repo.iter_full(where), out, cast(ExportFormat, args.format), stats)
             out.flush()
+    except StoreError as exc:
+        print(f"checkout-desktop events: {exc}", file=sys.stderr)
+        return exc.exit_code
     except OSError as exc:
         print(f"checkout-desktop events: cannot write the export: {exc}", file=sys.stderr)
         return 1
-    except sqlite3.Error as exc:
-        print(f"checkout-desktop events: cannot read {store}: {exc}", file=sys.stderr)
-        return StoreError.exit_code
-    finally:
-        conn.close()
     logger.info("exported %d deliveries", count)
     if stats.raw_rows:
         print(

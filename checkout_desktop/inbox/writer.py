@@ -5,13 +5,10 @@ the previous commit was being made durable. One fsync then covers many deliverie
 one commit per request ≈ 1,800/s, a group-commit writer ≈ 4,000/s), and no delivery is
 acknowledged before its row is on disk.
 
-Where the work runs: a batch's statements (inserts, the state machine's reads and writes) run
-on the event loop, between two requests, and only its COMMIT — the fsync — runs on the
-writer's own thread, so the loop never waits for the disk. Running the statements on the
-thread too cost more than it saved: each statement hands the GIL to the loop and waits (up to
-the interpreter's 5 ms switch interval) to get it back, and measured at 50 connections the
-thread spent two thirds of its time waiting for the GIL. A batch's statements are bounded
-(`max_batch`), so one batch holds the loop for a few milliseconds at most.
+Where the work runs: the store's half of the group commit (`store/sqlite/writer.py`) runs a
+batch's statements on the event loop and only its COMMIT — the fsync — on its own thread, so
+the loop never waits for the disk. A batch is bounded (`max_batch`), so it holds the loop for a
+few milliseconds at most.
 
 The free-text search index is filled here too, off the delivery path: when no delivery is
 waiting and none came for a moment, the thread adds the next rows to the index in one
@@ -24,49 +21,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sqlite3
-import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
+from checkout_desktop.domain.deliveries import Applied, WriteResult
 from checkout_desktop.domain.enums import Verdict
-from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
-from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.intake import Intake, unstorable
-from checkout_desktop.store import db
-from checkout_desktop.store.events import INDEX_BATCH, EventRepository
+from checkout_desktop.store.sqlite.events import INDEX_BATCH
+from checkout_desktop.store.sqlite.writer import (
+    ChargeApplier,
+    Delivery,
+    IndexProgress,
+    SqliteDeliveryBatches,
+)
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Applied:
-    """What the charge state machine did with one delivery."""
-
-    outcome: Reason
-    """What the merge did, kept with the event (its code, arguments and English text)."""
-    events: tuple[DomainEvent, ...] = ()
-    """Domain events to publish once the delivery's transaction has committed."""
-
-
-ChargeApplier = Callable[
-    [sqlite3.Connection, ChargeUpdate | ThreeDsUpdate, str], Applied | Reason | None
-]
-"""Feeds one accepted update to the charge state machine inside the writer's open transaction
-(it must not begin or commit); gets the store connection, the update and a source reference
-("webhook_event:<id>"); returns what it did (an Applied, or just an outcome reason), or None."""
-
 DEFAULT_MAX_BATCH = 64
 DEFAULT_MAX_QUEUE = 4096
-_MAX_OUTCOME = 300
-_CACHE_KIB = 32 * 1024
-# How long a batch waits for another connection's write transaction to end (on the thread; on
-# the loop a batch never waits for a lock, it hands the wait to the thread instead).
-_BUSY_TIMEOUT_MS = 5000
 # The search index is filled once no delivery has come for this long...
 INDEX_IDLE_S = 0.25
 # ...or, during a flood, whenever more rows than this wait for it, a few at a time so that a
@@ -77,26 +54,36 @@ _INDEX_BACKLOG = 50_000
 _INDEX_BUSY_BATCH = 100
 # After a failed index batch (disk full, a lock held too long), wait before trying again.
 _INDEX_RETRY_S = 5.0
-# Errors that one delivery's data can cause; anything else is the store's trouble.
-_ONE_BAD_ROW = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.InterfaceError, ValueError)
-# Of those, the ones that come from what was read out of a body (text that is not Unicode, a
-# value SQLite cannot bind): the body's bytes themselves can still be kept.
-_UNSTORABLE = (UnicodeError, OverflowError, sqlite3.DataError, sqlite3.InterfaceError)
+
+
+class DeliveryBatches(Protocol):
+    """A store's half of the group commit (`store/sqlite/writer.py`, `store/postgres/writer.py`):
+    one batch of deliveries in one durable commit."""
+
+    @property
+    def opened(self) -> bool: ...
+
+    async def open(self) -> IndexProgress: ...
+
+    async def durability(self) -> tuple[str, int]: ...
+
+    async def commit(self, deliveries: Sequence[Delivery]) -> list[WriteResult]: ...
+
+    async def index_some(self, rows: int) -> tuple[int, int]: ...
+
+    async def close(self) -> None: ...
+
+    def one_bad_row(self, exc: BaseException) -> bool:
+        """The failure can come from one delivery's data (the others may be fine)."""
+        ...
+
+    def unstorable(self, exc: BaseException) -> bool:
+        """The store refused what was read from a body (its bytes can still be kept)."""
+        ...
 
 
 class InboxUnavailable(RuntimeError):
     """The delivery could not be made durable; the sender must retry (the listener says 503)."""
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    """What the store holds for one delivery after its commit."""
-
-    event_id: int
-    verdict: Verdict
-    duplicate_of: int | None
-    merge_outcome: Reason | None
-    published: tuple[DomainEvent, ...] = ()
 
 
 @dataclass
@@ -120,8 +107,9 @@ class InboxWriter:
 
     def __init__(
         self,
-        db_path: Path,
+        db_path: Path | None = None,
         *,
+        batches: DeliveryBatches | None = None,
         bus: EventBus | None = None,
         applier: ChargeApplier | None = None,
         max_batch: int = DEFAULT_MAX_BATCH,
@@ -130,16 +118,17 @@ class InboxWriter:
     ) -> None:
         if max_batch < 1:
             raise ValueError("a batch holds at least one delivery")
-        self._path = db_path
+        if batches is None:
+            if db_path is None:
+                raise ValueError("the inbox writer needs a store: its file, or its batches")
+            batches = SqliteDeliveryBatches(db_path, applier=applier)
+        self._batches = batches
         self._bus = bus
-        self._applier = applier
         self._max_batch = max_batch
         self._max_queue = max_queue
         self._pending: list[_Item] = []
         # Set while deliveries wait and the runner may be asleep; one wake-up per batch.
         self._wake = asyncio.Event()
-        self._executor: ThreadPoolExecutor | None = None
-        self._conn: sqlite3.Connection | None = None
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         # The search index's progress (ids) and the newest stored id, kept here so that the
@@ -159,66 +148,19 @@ class InboxWriter:
     async def start(self) -> None:
         if self._task is not None:
             raise RuntimeError("the inbox writer is already started")
-        loop = asyncio.get_running_loop()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inbox-writer")
-        try:
-            self._conn = await loop.run_in_executor(self._executor, self._open)
-            self._indexed, self._latest = await loop.run_in_executor(
-                self._executor, self._index_progress
-            )
-        except BaseException:
-            self._executor.shutdown(wait=False)
-            self._executor = None
-            raise
+        progress = await self._batches.open()
+        self._searchable, self._indexed, self._latest = (
+            progress.searchable,
+            progress.indexed,
+            progress.latest,
+        )
         self._task = asyncio.create_task(self._run(), name="inbox-writer")
-
-    def _open(self) -> sqlite3.Connection:
-        conn = db.connect(self._path)
-        # Every delivery touches a few random index pages (body hash, charge ids); a larger
-        # page cache keeps them in memory as the store grows toward millions of rows.
-        conn.execute(f"PRAGMA cache_size = {-_CACHE_KIB}")
-        # A WAL left large by a crash or a full disk is folded in and cut back first.
-        try:
-            db.checkpoint(conn)
-        except sqlite3.Error as exc:
-            logger.warning("the inbox's WAL could not be checkpointed at start (%s)", exc)
-        # A transaction begun on the loop must never sleep there waiting for a lock.
-        conn.execute("PRAGMA busy_timeout = 0")
-        return conn
-
-    def _checkpoint_after_failure(self) -> None:
-        """After a commit failed for want of disk space: fold the WAL in and truncate it, so
-        the space it holds is free for the next commit (best effort, on the thread)."""
-        conn = self._conn
-        assert conn is not None
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            db.checkpoint(conn)
-        except sqlite3.Error as exc:
-            logger.debug("checkpoint after a failed commit did not run (%s)", exc)
-        finally:
-            conn.execute("PRAGMA busy_timeout = 0")
-
-    def _index_progress(self) -> tuple[int, int]:
-        assert self._conn is not None
-        repo = EventRepository(self._conn)
-        if not repo.has_search_index():
-            self._searchable = False
-            return 0, 0
-        return repo.indexed_through(), repo.latest_id()
 
     async def durability(self) -> tuple[str, int]:
         """The write connection's journal mode and synchronous level ("wal", 2 = FULL)."""
-        if self._conn is None or self._executor is None:
+        if not self._batches.opened:
             raise InboxUnavailable("the inbox writer is not running")
-        conn = self._conn
-
-        def read() -> tuple[str, int]:
-            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-            level = conn.execute("PRAGMA synchronous").fetchone()[0]
-            return str(mode), int(level)
-
-        return await asyncio.get_running_loop().run_in_executor(self._executor, read)
+        return await self._batches.durability()
 
     async def submit(self, intake: Intake) -> WriteResult:
         """Store one delivery durably; raises InboxUnavailable when that is impossible."""
@@ -245,13 +187,7 @@ class InboxWriter:
         self._wake.set()
         if not self._task.done():
             await self._task
-        loop = asyncio.get_running_loop()
-        if self._conn is not None and self._executor is not None:
-            await loop.run_in_executor(self._executor, self._conn.close)
-            self._conn = None
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
+        await self._batches.close()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -309,36 +245,22 @@ class InboxWriter:
     # -- one batch: statements on the loop, COMMIT on the thread --------------------------------
 
     async def _write(self, intakes: list[Intake]) -> list[WriteResult | Exception]:
-        conn = self._conn
-        assert conn is not None
-        assert self._executor is not None
-        loop = asyncio.get_running_loop()
         try:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError:
-                # Another connection is writing: wait for it on the thread, not on the loop.
-                await loop.run_in_executor(self._executor, self._begin_waiting)
-            try:
-                results: list[WriteResult | Exception] = [self._store(conn, i) for i in intakes]
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            await loop.run_in_executor(self._executor, self._commit)
+            results: list[WriteResult | Exception] = list(
+                await self._batches.commit([Delivery(i.event, i.update) for i in intakes])
+            )
         except Exception as exc:
             self.stats.failed_batches += 1
-            if "full" in str(exc).lower():
-                await loop.run_in_executor(self._executor, self._checkpoint_after_failure)
             if (
                 len(intakes) == 1
-                and isinstance(exc, _UNSTORABLE)
+                and self._batches.unstorable(exc)
                 and intakes[0].event.verdict != Verdict.QUARANTINED
             ):
                 # The store refused what was read from the body: keep the bytes themselves in
                 # the quarantine, so the delivery ends as a row rather than a 503 on every retry.
                 logger.warning("a delivery could not be stored as read (%s); quarantined", exc)
                 return await self._write([unstorable(intakes[0], exc)])
-            if len(intakes) == 1 or not isinstance(exc, _ONE_BAD_ROW):
+            if len(intakes) == 1 or not self._batches.one_bad_row(exc):
                 # A busy, full or failing disk fails every delivery alike: no retry one by one
                 # (each would wait out the busy timeout again); the senders retry after a 503.
                 return [exc] * len(intakes)
@@ -358,108 +280,15 @@ class InboxWriter:
 
     async def _index_some(self, rows: int) -> None:
         """Add up to `rows` stored deliveries to the search index (one job on the thread)."""
-        assert self._executor is not None
         loop = asyncio.get_running_loop()
         try:
-            self._indexed, self._latest = await loop.run_in_executor(
-                self._executor, self._index_job, rows
-            )
+            self._indexed, self._latest = await self._batches.index_some(rows)
         except Exception as exc:
             # The index is a convenience: deliveries go on, searches scan the longer tail.
             logger.warning("the search index could not be extended (%s); retrying later", exc)
             self._index_retry_at = loop.time() + _INDEX_RETRY_S
-
-    def _index_job(self, rows: int) -> tuple[int, int]:
-        conn = self._conn
-        assert conn is not None
-        started = time.perf_counter()
-        # The index is derived from committed rows: atomic is enough, no fsync of its own.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        try:
-            self._begin_waiting()
-            try:
-                progress = EventRepository(conn).index_for_search(rows)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-        finally:
-            conn.execute("PRAGMA synchronous = FULL")
-        self.stats.indexed_batches += 1
-        logger.debug(
-            "search index through id %d of %d (%.1f ms)",
-            progress[0],
-            progress[1],
-            (time.perf_counter() - started) * 1000,
-        )
-        return progress
-
-    def _begin_waiting(self) -> None:
-        """BEGIN IMMEDIATE with the busy timeout (on the thread)."""
-        conn = self._conn
-        assert conn is not None
-        conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        finally:
-            conn.execute("PRAGMA busy_timeout = 0")
-
-    def _commit(self) -> None:
-        """The durable step (on the thread): COMMIT with synchronous=FULL, or roll back."""
-        conn = self._conn
-        assert conn is not None
-        try:
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                # A failed COMMIT (disk full, I/O error) leaves the transaction open.
-                conn.execute("ROLLBACK")
-            raise
-
-    def _store(self, conn: sqlite3.Connection, intake: Intake) -> WriteResult:
-        repo = EventRepository(conn)
-        event = intake.event
-        if event.verdict != Verdict.QUARANTINED:
-            first = repo.first_delivery_of(event.body_sha256)
-            if first is not None:
-                event = replace(event, verdict=Verdict.DUPLICATE, duplicate_of=first)
-        event_id = repo.insert(event)
-        if event.verdict == Verdict.SELF_TEST:
-            repo.prune_self_tests()
-        applied: Applied | None = None
-        if event.verdict == Verdict.ACCEPTED and intake.update is not None and self._applier:
-            applied = self._apply(conn, intake.update, event_id)
-            repo.set_merge_outcome(event_id, applied.outcome)
-        return WriteResult(
-            event_id=event_id,
-            verdict=event.verdict,
-            duplicate_of=event.duplicate_of,
-            merge_outcome=None if applied is None else applied.outcome,
-            published=() if applied is None else applied.events,
-        )
-
-    def _apply(
-        self, conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, event_id: int
-    ) -> Applied:
-        assert self._applier is not None
-        # A savepoint keeps the event row when the state machine fails on it: the delivery is
-        # stored (and acknowledged), and the failure is recorded with it for a later replay.
-        conn.execute("SAVEPOINT apply_update")
-        try:
-            returned = self._applier(conn, update, f"webhook_event:{event_id}")
-        except Exception as exc:
-            conn.execute("ROLLBACK TO apply_update")
-            conn.execute("RELEASE apply_update")
-            logger.exception("the charge state machine failed on webhook event %d", event_id)
-            error = f"{type(exc).__name__}: {exc}"[:_MAX_OUTCOME]
-            return Applied(Reason.of(ReasonCode.INBOX_NOT_APPLIED, error=error))
-        conn.execute("RELEASE apply_update")
-        if returned is None:
-            return Applied(Reason.of(ReasonCode.INBOX_APPLIED_BARE))
-        if isinstance(returned, Reason):
-            return Applied(returned)
-        return returned
+        else:
+            self.stats.indexed_batches += 1
 
 
 def _stored_event(intake: Intake, result: WriteResult) -> WebhookStored:

@@ -50,12 +50,12 @@ from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.records import (
     AttemptRecord,
-    CardSummary,
     ChargeRecord,
     DayTotals,
     MoneyOpRecord,
     Page,
     SweepRecord,
+    TenderSummary,
     TimelineRecord,
 )
 from checkout_desktop.domain.state import AttemptState, ChargeState
@@ -174,13 +174,15 @@ class ChargeStore(ChargeReads, Protocol):
         sale_id: str,
         profile: str,
         amount: int,
-        cards: Sequence[CardSummary],
+        tenders: Sequence[TenderSummary],
         late_capture: bool = False,
     ) -> AttemptRecord:
         """Insert a RECORDED attempt and its timeline row ("recorded", source "request").
 
-        Raises RepositoryError for a merchantChargeId already attempted (never reused), an
-        amount that is not positive, or no card. Commit before the request is sent."""
+        `tenders` (what pays the sale, `domain/tenders.py`) are kept as JSON objects with their
+        "kind", read back with `domain.records.stored_tender`. Raises RepositoryError for a
+        merchantChargeId already attempted (never reused), an amount that is not positive, or no
+        tender. Commit before the request is sent."""
         ...
 
     async def move_attempt(

@@ -30,18 +30,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.charges.sale import Sale, SaleCard, SaleDraft
+from checkout_desktop.charges.sale import Sale, SaleDraft
 from checkout_desktop.charges.service import (
     ChargeOutcome,
     ChargeService,
     MoneyOperationError,
     SaleBusy,
+    StartCheck,
 )
+from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import ChargeRecord
 from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.tenders import CardTender
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
@@ -52,13 +55,14 @@ from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.geometry import scrollable
 from checkout_desktop.ui.history_model import status_colour
 from checkout_desktop.ui.labels import status_label
+from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 
 logger = logging.getLogger(__name__)
 
 
-def describe_card(card: SaleCard) -> str:
+def describe_card(card: CardTender) -> str:
     return f"{card.brand} •••• {card.last_four} — {card.holder_name}"
 
 
@@ -146,7 +150,7 @@ class ResultView(QWidget):
         self.record: ChargeRecord | None = None
         self.sale_amount: int | None = None
         """The sale's amount, shown when no charge record exists (a refused request)."""
-        self.receipt_html: Callable[[str], str] | None = None
+        self.receipt_html: Callable[[ChargeRecord], str] | None = None
         """Renders a charge's receipt (set by the window, which knows the merchant)."""
 
     def show_outcome(self, outcome: ChargeOutcome, record: ChargeRecord | None) -> None:
@@ -227,7 +231,7 @@ class ResultView(QWidget):
         self.preview.setVisible(show_preview)
         self.preview_title.setVisible(show_preview)
         if show_preview and self.receipt_html is not None:
-            self.preview.setHtml(self.receipt_html(record.merchant_charge_id))
+            self.preview.setHtml(self.receipt_html(record))
 
 
 class ChargeScreen(QWidget):
@@ -244,14 +248,18 @@ class ChargeScreen(QWidget):
         self,
         *,
         service: ChargeService,
+        views: ChargeViews,
         card_page: CardPage,
         adapter: QtEventAdapter,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = service
+        self._views = views
         self.card_page = card_page
         self.sale = Sale()
+        self._check = StartCheck(True)
+        """Whether the sale may be charged, as last read."""
         self._pending_amount: int | None = None
         self._charge_after_token = False
         self._in_flight = False
@@ -360,7 +368,7 @@ class ChargeScreen(QWidget):
         return self.sale.sale_id
 
     @property
-    def cards(self) -> list[SaleCard]:
+    def cards(self) -> list[CardTender]:
         return self.sale.cards
 
     @property
@@ -374,7 +382,21 @@ class ChargeScreen(QWidget):
         return self.sale.remaining(self.form.amount.centavos())
 
     def update_state(self) -> None:
-        """Recompute what the Charge action says and whether it may be pressed."""
+        """Recompute what the Charge action says and whether it may be pressed.
+
+        Whether the sale may be charged is read from the store; a store that must wait
+        (a network database) shows the last answer until the new one comes."""
+        sale = self.sale_id
+
+        def checked(check: StartCheck) -> None:
+            if sale == self.sale_id:
+                self._check = check
+                self._render_state()
+
+        if read(self._views.can_start_charge(sale), checked) is not None:
+            self._render_state()
+
+    def _render_state(self) -> None:
         amount = self.form.amount.centavos()
         remaining = self.remaining()
         self.next_card_amount.set_maximum(remaining)
@@ -387,7 +409,7 @@ class ChargeScreen(QWidget):
                 self.tr("C&harge {amount}").format(amount=format_money(amount))
             )
         problems = self.form.problems()
-        check = self._service.can_start_charge(self.sale_id)
+        check = self._check
         # Why a new charge is refused is said only once the clerk tries one: while this sale's
         # own charge runs, or after it was paid, the refusal is expected and is no alarm.
         if check or not self._busy_tried:
@@ -435,7 +457,7 @@ class ChargeScreen(QWidget):
         if row < 0:
             row = len(self.sale.cards) - 1
         if 0 <= row < len(self.sale.cards):
-            self.sale.remove_card(row)
+            self.sale.remove(row)
             self._render_cards()
             self.update_state()
 
@@ -452,8 +474,8 @@ class ChargeScreen(QWidget):
             self._charge_after_token = False
             self.update_state()
             return
-        self.sale.add_card(
-            SaleCard(
+        self.sale.add(
+            CardTender(
                 token=token.token,
                 brand=token.brand.value,
                 last_four=token.last_four,
@@ -513,7 +535,16 @@ class ChargeScreen(QWidget):
         """The single Charge action."""
         if self._in_flight:
             return
-        check = self._service.can_start_charge(self.sale_id)
+        sale = self.sale_id
+        read(
+            self._views.can_start_charge(sale),
+            lambda check: self._charge_checked(sale, check),
+        )
+
+    def _charge_checked(self, sale: str, check: StartCheck) -> None:
+        if sale != self.sale_id or self._in_flight:
+            return
+        self._check = check
         if not check:
             # The button is disabled, but Ctrl+Enter (or a stale click) still deserves an answer.
             self._busy_tried = True
@@ -546,7 +577,7 @@ class ChargeScreen(QWidget):
         self.charge_started.emit(mcid)
         self._task = asyncio.ensure_future(
             self._service.charge(
-                sale_id=attempt.sale_id, request=attempt.request, cards=attempt.cards
+                sale_id=attempt.sale_id, request=attempt.request, tenders=attempt.tenders
             )
         )
         self._task.add_done_callback(self._finished)
@@ -554,7 +585,7 @@ class ChargeScreen(QWidget):
     def _finished(self, task: asyncio.Future[ChargeOutcome]) -> None:
         self._in_flight = False
         # A temporary card token is single use: whatever happened, these cards are spent.
-        self.sale.clear_cards()
+        self.sale.clear()
         self._render_cards()
         if task.cancelled():
             self.update_state()
@@ -589,12 +620,20 @@ class ChargeScreen(QWidget):
         if event.merchant_charge_id != self.current_charge or self._in_flight:
             self.update_state()
             return
-        record = self._service.views.charge(event.merchant_charge_id)
-        if record is not None and self.stack.currentWidget() is self.result:
-            self.result.show_record(record)
-            retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
-            self.result.retry_button.setVisible(retry)
-        self.update_state()
+        mcid = event.merchant_charge_id
+
+        def show(record: ChargeRecord | None) -> None:
+            if (
+                record is not None
+                and mcid == self.current_charge
+                and self.stack.currentWidget() is self.result
+            ):
+                self.result.show_record(record)
+                retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
+                self.result.retry_button.setVisible(retry)
+            self.update_state()
+
+        read(self._views.charge(mcid), show)
 
     def _on_attempt_changed(self, event: AttemptChanged) -> None:
         if event.sale_id == self.sale_id:
@@ -630,23 +669,26 @@ class ChargeScreen(QWidget):
             if done.cancelled():
                 return
             exc = done.exception()
-            latest = self._service.views.charge(mcid)
-            if latest is not None and self.current_charge == mcid:
-                self.result.show_record(latest)
-            if isinstance(exc, MoneyOperationError):
-                self.result.message.setText(money_error_text(exc))
-            elif exc is not None:
-                if not isinstance(exc, GatewayError):
-                    logger.error("capture of %s failed", mcid, exc_info=exc)
-                self.result.message.setText(
-                    self.tr("The capture failed: {why}").format(why=error_text(exc))
-                )
+
+            def show(latest: ChargeRecord | None) -> None:
+                if latest is not None and self.current_charge == mcid:
+                    self.result.show_record(latest)
+                if isinstance(exc, MoneyOperationError):
+                    self.result.message.setText(money_error_text(exc))
+                elif exc is not None:
+                    if not isinstance(exc, GatewayError):
+                        logger.error("capture of %s failed", mcid, exc_info=exc)
+                    self.result.message.setText(
+                        self.tr("The capture failed: {why}").format(why=error_text(exc))
+                    )
+
+            read(self._views.charge(mcid), show)
 
         task.add_done_callback(finished)
 
     def retry_sale(self) -> None:
         """Back to the same sale (after a denial or a refusal): same amount, new card."""
-        self.sale.clear_cards()
+        self.sale.clear()
         self._render_cards()
         self.card_page.clear()
         self.stack.setCurrentIndex(0)
@@ -661,7 +703,7 @@ class ChargeScreen(QWidget):
         self._attempted_check = False
         self._busy_tried = False
         self.blocked.clear()
-        self.sale.clear_cards()
+        self.sale.clear()
         self._pending_amount = None
         self._charge_after_token = False
         self.current_charge = None

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from checkout_desktop.charges.views import ChargeViews, DayTotals, ReportUnavailable
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_money
+from checkout_desktop.ui.loop import read
 
 logger = logging.getLogger(__name__)
 
@@ -164,14 +165,19 @@ class DayTotalsPanel(QWidget):
 
     def refresh(self) -> None:
         start, end = day_range(self.day.date(), self._zone)
-        try:
-            totals = self._views.day_totals(
-                start=start, end=end, profile=self._profile, zone=self._zone
-            )
-        except ReportUnavailable:
-            logger.exception("the day's totals could not be read")
-            self.figures["sales"].setText(self.tr("The figures could not be read from the store."))
-            return
+        read(
+            self._views.day_totals(start=start, end=end, profile=self._profile, zone=self._zone),
+            self._show,
+            failed=self._unreadable,
+        )
+
+    def _unreadable(self, exc: BaseException) -> None:
+        if not isinstance(exc, ReportUnavailable):
+            raise exc
+        logger.error("the day's totals could not be read", exc_info=exc)
+        self.figures["sales"].setText(self.tr("The figures could not be read from the store."))
+
+    def _show(self, totals: DayTotals) -> None:
         self.totals = totals
         self.figures["sales"].setText(str(totals.sales))
         self.figures["gross"].setText(format_money(totals.gross))

@@ -21,7 +21,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from checkout_desktop.domain.deliveries import EventFilter, EventSummary
-from checkout_desktop.store.events import MAX_PAGE, EventRepository
+from checkout_desktop.store.sqlite.events import MAX_PAGE, EventRepository
 from checkout_desktop.ui.formatting import format_instant
 from checkout_desktop.ui.labels import event_type_label, status_label, verdict_label
 from checkout_desktop.ui.reasons import reason_text

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from checkout_desktop.domain.deliveries import EventFilter, StoredEvent
 from checkout_desktop.domain.enums import ChargeStatus, Verdict, WebhookBodyType, WebhookEventType
 from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
 from checkout_desktop.ui.formatting import format_instant_precise
 from checkout_desktop.ui.labels import (

@@ -17,6 +17,7 @@ from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.records import ChargeRecord, Page, TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
@@ -75,6 +76,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         self._rows: list[ChargeRecord] = []
         self._cursor: int | None = None
         self._exhausted = False
+        self._loading = False
         self._headers = (
             self.tr("Created"),
             self.tr("Charge"),
@@ -87,10 +89,29 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         self._load_first_page()
 
     def _load_first_page(self) -> None:
-        page = self._repo.list_charges(limit=self._page_size, status=self._status)
-        self._rows = list(page.items)
-        self._cursor = page.next_cursor
-        self._exhausted = page.next_cursor is None
+        """Read the first page; the rows are replaced once it is read."""
+        status = self._status
+        self._loading = True
+
+        def loaded(page: Page[ChargeRecord]) -> None:
+            self._loading = False
+            if status != self._status:
+                return  # a newer filter's page is on its way
+            self.beginResetModel()
+            self._rows = list(page.items)
+            self._cursor = page.next_cursor
+            self._exhausted = page.next_cursor is None
+            self.endResetModel()
+
+        read(
+            self._repo.list_charges(limit=self._page_size, status=status),
+            loaded,
+            failed=self._read_failed,
+        )
+
+    def _read_failed(self, exc: BaseException) -> None:
+        self._loading = False
+        logger.error("the charge history could not be read", exc_info=exc)
 
     def set_status_filter(self, status: ChargeStatus | None) -> None:
         if status == self._status:
@@ -99,33 +120,44 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         self.refresh()
 
     def refresh(self) -> None:
-        self.beginResetModel()
         self._load_first_page()
-        self.endResetModel()
 
     def canFetchMore(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and not self._exhausted
+        return not parent.isValid() and not self._exhausted and not self._loading
 
     def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
-        if parent.isValid() or self._exhausted:
+        if parent.isValid() or self._exhausted or self._loading:
             return
-        page = self._repo.list_charges(
-            before=self._cursor, limit=self._page_size, status=self._status
+        status = self._status
+        self._loading = True
+
+        def loaded(page: Page[ChargeRecord]) -> None:
+            self._loading = False
+            if status != self._status:
+                return
+            self._cursor = page.next_cursor
+            self._exhausted = page.next_cursor is None
+            if not page.items:
+                return
+            first = len(self._rows)
+            self.beginInsertRows(QModelIndex(), first, first + len(page.items) - 1)
+            self._rows.extend(page.items)
+            self.endInsertRows()
+
+        read(
+            self._repo.list_charges(before=self._cursor, limit=self._page_size, status=status),
+            loaded,
+            failed=self._read_failed,
         )
-        self._cursor = page.next_cursor
-        self._exhausted = page.next_cursor is None
-        if not page.items:
-            return
-        first = len(self._rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(page.items) - 1)
-        self._rows.extend(page.items)
-        self.endInsertRows()
 
     def charge_changed(self, merchant_charge_id: str) -> None:
         """Re-read one charge: update its row, or put a new charge at the top."""
-        record = self._repo.charge(merchant_charge_id)
+        read(self._repo.charge(merchant_charge_id), self._show_charge, failed=self._read_failed)
+
+    def _show_charge(self, record: ChargeRecord | None) -> None:
         if record is None:
             return
+        merchant_charge_id = record.merchant_charge_id
         for row, shown in enumerate(self._rows):
             if shown.merchant_charge_id == merchant_charge_id:
                 if self._status is not None and record.status != self._status:
@@ -207,6 +239,7 @@ class TimelineModel(ReadOnlyTableModel):
         self._rows: list[TimelineRecord] = []
         self._cursor: int | None = None
         self._exhausted = True
+        self._loading = False
         self._headers = (
             self.tr("Recorded"),
             self.tr("Source"),
@@ -226,20 +259,52 @@ class TimelineModel(ReadOnlyTableModel):
         self._rows = []
         self._cursor = None
         self._exhausted = merchant_charge_id is None
-        if merchant_charge_id is not None:
-            page = self._repo.timeline(merchant_charge_id, limit=self._page_size)
+        self.endResetModel()
+        if merchant_charge_id is None:
+            return
+        self._loading = True
+
+        def loaded(page: Page[TimelineRecord]) -> None:
+            self._loading = False
+            if merchant_charge_id != self._charge:
+                return  # another charge was chosen meanwhile
+            self.beginResetModel()
             self._rows = list(page.items)
             self._cursor = page.next_cursor
             self._exhausted = page.next_cursor is None
-        self.endResetModel()
+            self.endResetModel()
+
+        read(
+            self._repo.timeline(merchant_charge_id, limit=self._page_size),
+            loaded,
+            failed=self._read_failed,
+        )
+
+    def _read_failed(self, exc: BaseException) -> None:
+        self._loading = False
+        logger.error("the charge's timeline could not be read", exc_info=exc)
+
+    def _read_page(self, merchant_charge_id: str, after: int | None) -> None:
+        self._loading = True
+
+        def loaded(page: Page[TimelineRecord]) -> None:
+            self._loading = False
+            if merchant_charge_id == self._charge:
+                self._append(page)
+
+        read(
+            self._repo.timeline(merchant_charge_id, after=after, limit=self._page_size),
+            loaded,
+            failed=self._read_failed,
+        )
 
     def canFetchMore(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and not self._exhausted
+        return not parent.isValid() and not self._exhausted and not self._loading
 
     def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
-        if parent.isValid() or self._exhausted or self._charge is None:
+        if parent.isValid() or self._exhausted or self._loading or self._charge is None:
             return
-        self._append(self._repo.timeline(self._charge, after=self._cursor, limit=self._page_size))
+        self._read_page(self._charge, self._cursor)
 
     def charge_changed(self, merchant_charge_id: str) -> None:
         """New inputs were recorded for a charge: append them if it is the one shown."""
@@ -247,7 +312,7 @@ class TimelineModel(ReadOnlyTableModel):
             # While older pages are still unloaded, new rows arrive with them on scroll.
             return
         after = self._rows[-1].id if self._rows else None
-        self._append(self._repo.timeline(merchant_charge_id, after=after, limit=self._page_size))
+        self._read_page(merchant_charge_id, after)
 
     def _append(self, page: Page[TimelineRecord]) -> None:
         items: list[TimelineRecord] = list(page.items)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.charges.service import ChargeService, MoneyOperationError, MoneyView
+from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import ChargeChanged, MoneyOperationChanged
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.records import ChargeRecord
@@ -42,6 +43,7 @@ from checkout_desktop.ui.history_model import (
     cards_text,
 )
 from checkout_desktop.ui.labels import outcome_label, source_label, source_ref_label, status_label
+from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text, pending_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
@@ -138,19 +140,22 @@ class HistoryPanel(QWidget):
         self,
         *,
         service: ChargeService,
+        views: ChargeViews,
         adapter: QtEventAdapter,
         pin_hash: Callable[[], str | None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = service
+        self._views = views
         self._pin_hash = pin_hash
         self._busy: asyncio.Future[object] | None = None
+        self._view: MoneyView | None = None
         self.dialog: MoneyActionDialog | None = None
         # The latest refund done from this panel, for its receipt.
         self.last_refund: tuple[str, int] | None = None
-        self.model = ChargeHistoryModel(service.views, parent=self)
-        self.timeline = TimelineModel(service.views, parent=self)
+        self.model = ChargeHistoryModel(views, parent=self)
+        self.timeline = TimelineModel(views, parent=self)
 
         self.status_filter = QComboBox(self)
         self.status_filter.setObjectName("historyStatusFilter")
@@ -276,17 +281,37 @@ class HistoryPanel(QWidget):
     # -- selection ---------------------------------------------------------------------------
 
     def selected(self) -> ChargeRecord | None:
-        mcid = self.timeline.merchant_charge_id
-        return None if mcid is None else self._service.views.charge(mcid)
+        """The selected charge as last read."""
+        view = self.selected_view()
+        return None if view is None else view.charge
 
     def selected_view(self) -> MoneyView | None:
-        """The selected charge with its pending operation (what may be refunded or captured)."""
-        record = self.selected()
-        if record is None:
+        """The selected charge with its pending operation (what may be refunded or captured),
+        as last read."""
+        view = self._view
+        if view is None or view.charge.merchant_charge_id != self.timeline.merchant_charge_id:
             return None
-        return MoneyView.of(
-            record, self._service.views.open_money_operation(record.merchant_charge_id)
-        )
+        return view
+
+    def _reload_view(self, then: Callable[[MoneyView | None], None] | None = None) -> None:
+        """Read the selected charge and its pending operation again, then show the actions."""
+        mcid = self.timeline.merchant_charge_id
+        if mcid is None:
+            self._view = None
+            self._render_actions()
+            if then is not None:
+                then(None)
+            return
+
+        def loaded(view: MoneyView | None) -> None:
+            if mcid != self.timeline.merchant_charge_id:
+                return  # another charge was chosen meanwhile
+            self._view = view
+            self._render_actions()
+            if then is not None:
+                then(view)
+
+        read(self._views.money_view(mcid), loaded)
 
     def select_charge(self, merchant_charge_id: str) -> bool:
         """Show one charge (from the charge screen or the event list)."""
@@ -296,11 +321,19 @@ class HistoryPanel(QWidget):
             row = self.model.row_of(merchant_charge_id)
         if row is None:
             # Older than the loaded pages: show its timeline without a row selected.
-            if self._service.views.charge(merchant_charge_id) is None:
-                return False
-            self.table.clearSelection()
-            self._show(merchant_charge_id)
-            return True
+            known: list[bool] = []
+
+            def found(record: ChargeRecord | None) -> None:
+                known.append(record is not None)
+                if record is not None:
+                    self.table.clearSelection()
+                    self._show(merchant_charge_id)
+
+            # A store that answers at once says here whether the charge exists; one that must
+            # wait shows it when it answers.
+            return read(self._views.charge(merchant_charge_id), found) is not None or (
+                bool(known) and known[0]
+            )
         self.table.selectRow(row)
         self._show(merchant_charge_id)
         return True
@@ -356,6 +389,9 @@ class HistoryPanel(QWidget):
         self.timeline_detail.setPlainText("\n".join(lines))
 
     def _update_actions(self) -> None:
+        self._reload_view()
+
+    def _render_actions(self) -> None:
         view = self.selected_view()
         record = None if view is None else view.charge
         busy = self._busy is not None and not self._busy.done()
@@ -401,17 +437,21 @@ class HistoryPanel(QWidget):
             return
         self.timeline.charge_changed(event.merchant_charge_id)
         pending_before = self.message.text()
-        self._update_actions()
-        view = self.selected_view()
-        if (
-            view is not None
-            and view.pending is None
-            and pending_before.startswith(pending_text(event.kind))
-        ):
-            self.message.setText(
-                self.tr("The service confirmed where the charge stands; you may act on it again.")
-            )
-            self.message.setStyleSheet("")
+
+        def settled(view: MoneyView | None) -> None:
+            if (
+                view is not None
+                and view.pending is None
+                and pending_before.startswith(pending_text(event.kind))
+            ):
+                self.message.setText(
+                    self.tr(
+                        "The service confirmed where the charge stands; you may act on it again."
+                    )
+                )
+                self.message.setStyleSheet("")
+
+        self._reload_view(settled)
 
     def refresh_timeline(self) -> None:
         """Re-read the shown timeline (inputs recorded without a charge change, e.g. a failed

@@ -208,6 +208,7 @@ def _open_window(
         settings=settings,
         bus=terminal.bus,
         service=terminal.service,
+        views=terminal.views,
         events=terminal.events,
         card_page=card_page,
         merchant=merchant_of(settings.profile, terminal.merchant_document, settings.ui.shop_name),
@@ -289,8 +290,8 @@ _CORE_MODULES = (
     "checkout_desktop.gateway.tokens",
     "checkout_desktop.gateway.client",
     "checkout_desktop.charges.service",
-    "checkout_desktop.store.db",
-    "checkout_desktop.store.events",
+    "checkout_desktop.store.sqlite.db",
+    "checkout_desktop.store.sqlite.events",
 )
 """What the core's start needs (none of it Qt), imported on a worker thread."""
 

@@ -34,18 +34,21 @@ from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
+from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.problem_banner import ProblemBanner
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
 
 if TYPE_CHECKING:
     from checkout_desktop.charges.service import ChargeService
+    from checkout_desktop.charges.views import ChargeViews
     from checkout_desktop.domain.charge_events import ChargeChanged
     from checkout_desktop.domain.events import EventBus
     from checkout_desktop.domain.inbox_events import TunnelUrlChanged, WebhookStored
+    from checkout_desktop.domain.records import ChargeRecord
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import Profile, Settings
-    from checkout_desktop.store.events import EventRepository
+    from checkout_desktop.store.sqlite.events import EventRepository
     from checkout_desktop.ui.card_page import CardPage
     from checkout_desktop.ui.events_panel import EventsPanel
     from checkout_desktop.ui.history_panel import HistoryPanel
@@ -123,6 +126,7 @@ class MainWindow(QMainWindow):
         settings: Settings,
         bus: EventBus,
         service: ChargeService,
+        views: ChargeViews,
         events: EventRepository,
         card_page: CardPage,
         merchant: Merchant,
@@ -141,6 +145,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.merchant = merchant
         self._service = service
+        self._views = views
         self._acknowledge_url = acknowledge_url
         self.receipts_dir = receipts_dir
         self.adapter = QtEventAdapter(bus, self)
@@ -150,7 +155,7 @@ class MainWindow(QMainWindow):
         self._connection_tester = connection_tester
 
         self.charge_screen = ChargeScreen(
-            service=service, card_page=card_page, adapter=self.adapter
+            service=service, views=views, card_page=card_page, adapter=self.adapter
         )
         self.charge_screen.result.receipt_html = self._receipt_html
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
@@ -188,7 +193,7 @@ class MainWindow(QMainWindow):
         self.status = TerminalStatusBar(
             self.adapter,
             environment=environment,
-            unresolved_count=service.views.unresolved_count,
+            unresolved_count=views.unresolved_count,
             show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,
         )
@@ -235,11 +240,12 @@ class MainWindow(QMainWindow):
         self.events_panel: EventsPanel = EventsPanel(self._events)
         self.history_panel: HistoryPanel = HistoryPanel(
             service=self._service,
+            views=self._views,
             adapter=self.adapter,
             pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
         )
         self.day_totals: DayTotalsPanel = DayTotalsPanel(
-            self._service.views,
+            self._views,
             profile=self.settings.active_profile,
             adapter=self.adapter,
             report_folder=lambda: receipts_folder(self.settings.ui.receipts_folder),
@@ -331,17 +337,15 @@ class MainWindow(QMainWindow):
 
     # -- receipts ---------------------------------------------------------------------------
 
-    def _receipt_html(self, merchant_charge_id: str) -> str:
+    def _receipt_html(self, record: ChargeRecord) -> str:
         from checkout_desktop.ui.receipts import ReceiptCopy, render_html
 
-        return render_html(self.build_receipt(merchant_charge_id), copy=ReceiptCopy.CUSTOMER)
+        return render_html(self.build_receipt(record), copy=ReceiptCopy.CUSTOMER)
 
-    def build_receipt(self, merchant_charge_id: str, *, refunded: int | None = None) -> Receipt:
+    def build_receipt(self, record: ChargeRecord, *, refunded: int | None = None) -> Receipt:
+        """The sale's receipt (or, with `refunded`, the receipt of that refund)."""
         from checkout_desktop.ui.receipts import ReceiptKind, receipt_for
 
-        record = self._service.views.charge(merchant_charge_id)
-        if record is None:
-            raise LookupError(f"no charge {merchant_charge_id} in the store")
         return receipt_for(
             record,
             merchant=self.merchant.name,
@@ -354,9 +358,21 @@ class MainWindow(QMainWindow):
     def receipt(
         self, merchant_charge_id: str, *, as_pdf: bool, refunded: int | None = None
     ) -> None:
+        """Print or save the receipt of a charge (as the store has it now)."""
+
+        def got(record: ChargeRecord | None) -> None:
+            if record is None:
+                logger.error("no charge %s in the store for its receipt", merchant_charge_id)
+                return
+            self._print_or_save(record, as_pdf=as_pdf, refunded=refunded)
+
+        read(self._views.charge(merchant_charge_id), got)
+
+    def _print_or_save(self, record: ChargeRecord, *, as_pdf: bool, refunded: int | None) -> None:
         from checkout_desktop.ui.receipts import print_with_dialog, receipts_folder
 
-        receipt = self.build_receipt(merchant_charge_id, refunded=refunded)
+        merchant_charge_id = record.merchant_charge_id
+        receipt = self.build_receipt(record, refunded=refunded)
         if not as_pdf:
             print_with_dialog(receipt, self)
             return

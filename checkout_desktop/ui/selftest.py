@@ -226,7 +226,7 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
             terminal.service.charge(
                 sale_id="selftest",
                 request=request,
-                cards=[CardSummary(brand=card_token.brand.value, last_four=card_token.last_four)],
+                tenders=[CardSummary(brand=card_token.brand.value, last_four=card_token.last_four)],
             ),
         )
         if outcome.status != ChargeStatus.PAID:

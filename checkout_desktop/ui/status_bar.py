@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import datetime
+from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
@@ -23,6 +24,7 @@ from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_duration
+from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.reasons import reason_text
 
 logger = logging.getLogger(__name__)
@@ -40,7 +42,7 @@ class TerminalStatusBar(QStatusBar):
         adapter: QtEventAdapter,
         *,
         environment: str,
-        unresolved_count: Callable[[], int],
+        unresolved_count: Callable[[], Coroutine[Any, Any, int]],
         show_tunnel: bool = True,
         parent: QWidget | None = None,
     ) -> None:
@@ -212,7 +214,9 @@ class TerminalStatusBar(QStatusBar):
         self.refresh_attempts()
 
     def refresh_attempts(self) -> None:
-        count = self._unresolved_count()
+        read(self._unresolved_count(), self._show_attempts)
+
+    def _show_attempts(self, count: int) -> None:
         if count:
             self.attempts.setText(
                 self.tr("{n} charge(s) with unknown outcome: being checked").format(n=count)

@@ -40,6 +40,7 @@ from checkout_desktop.ui.qt_app import build_card_page
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.supervisor import hash_pin
 from checkout_desktop.ui.webview import register_schemes
+from tests.ledger_support import run_inline
 
 logger = logging.getLogger(__name__)
 
@@ -134,12 +135,12 @@ class Shop:
         return outcomes[0]
 
     def record(self, mcid: str) -> ChargeRecord:
-        record = self.terminal.service.repo.charge(mcid)
+        record = self.terminal.service.store.repo.charge(mcid)
         assert record is not None, mcid
         return record
 
     def wait_status(self, mcid: str, status: ChargeStatus, timeout_s: float = 20.0) -> None:
-        repo = self.terminal.service.repo
+        repo = self.terminal.service.store.repo
 
         def reached() -> bool:
             record = repo.charge(mcid)
@@ -212,6 +213,7 @@ def open_window(settings: Settings, terminal: Terminal, *, load: bool = True) ->
         settings=settings,
         bus=terminal.bus,
         service=terminal.service,
+        views=terminal.views,
         events=terminal.events,
         card_page=card_page,
         merchant=merchant_of(settings.profile, terminal.merchant_document),
@@ -273,7 +275,7 @@ def test_an_approved_card_is_paid_in_screen_list_and_timeline(
     assert not screen.charge_button.isEnabled()
     assert screen.blocked.text() == ""  # no alarm until the clerk tries
     screen.charge()
-    check = shop.terminal.service.can_start_charge(screen.sale_id)
+    check = run_inline(shop.terminal.views.can_start_charge(screen.sale_id))
     assert check.reason is not None and check.reason.code == ReasonCode.START_MONEY_HELD
     assert screen.blocked.text() == reason_text(check.reason)
 
@@ -326,7 +328,7 @@ def test_a_gateway_error_charges_nothing(shop: Shop) -> None:
     assert outcome.status is None
     screen = shop.window.charge_screen
     assert screen.result.status.text() == "Not charged"
-    assert shop.terminal.service.repo.charge(outcome.merchant_charge_id) is None
+    assert shop.terminal.service.store.repo.charge(outcome.merchant_charge_id) is None
     assert shop.event_rows(outcome.merchant_charge_id) == []
     screen.update_state()
     assert screen.blocked.text() == ""
@@ -340,7 +342,7 @@ def test_the_slow_card_times_out_and_is_found_paid_by_asking_not_resending(shop:
     assert outcome.status == ChargeStatus.PAID
     screen = shop.window.charge_screen
     assert screen.result.status.text() == "Paid"
-    attempts = shop.terminal.service.repo.attempts_for_sale(screen.sale_id)
+    attempts = shop.terminal.service.store.repo.attempts_for_sale(screen.sale_id)
     assert len(attempts) == 1  # found by asking, never sent twice
     timeline = shop.timeline_sources(mcid)
     # The timeout is on the timeline (whether or not the notification had already settled it).
@@ -367,7 +369,7 @@ def test_the_charge_action_cannot_fire_twice(shop: Shop) -> None:
     screen.charge_finished.disconnect(outcomes.append)
     spin_until(lambda: True, "idle", 0.3)
     assert len(outcomes) == 1
-    assert len(shop.terminal.service.repo.attempts_for_sale(screen.sale_id)) == 1
+    assert len(shop.terminal.service.store.repo.attempts_for_sale(screen.sale_id)) == 1
 
 
 def test_keyboard_only_sale_with_ctrl_enter(shop: Shop) -> None:
@@ -532,7 +534,9 @@ def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> No
         lambda: ("Refunded", "Accepted") in shop.event_rows(mcid), "the REFUNDED notification"
     )
 
-    receipt = window.build_receipt(mcid, refunded=7500)
+    record = shop.terminal.store.repo.charge(mcid)
+    assert record is not None
+    receipt = window.build_receipt(record, refunded=7500)
     written = window.save_receipt(receipt, shop.paths.data_dir / "refund.pdf")
     assert written.read_bytes().startswith(b"%PDF")
 
@@ -609,6 +613,7 @@ def test_a_window_opened_with_the_charge_tab_alone_builds_the_others_on_demand(
         settings=shop.settings,
         bus=terminal.bus,
         service=terminal.service,
+        views=terminal.views,
         events=terminal.events,
         card_page=card_page,
         merchant=merchant_of(shop.settings.profile, terminal.merchant_document),
@@ -641,7 +646,7 @@ def test_a_restart_shows_the_same_history(shop: Shop) -> None:
     # Its own charges, so the test stands alone; earlier tests in the module add more.
     shop.charge_card("4111111111111111")
     shop.charge_card("4000000000000002")
-    repo = shop.terminal.service.repo
+    repo = shop.terminal.service.store.repo
     before = repo.list_charges(limit=100).items
     assert len(before) >= 2
     timelines = {
@@ -660,7 +665,7 @@ def test_a_restart_shows_the_same_history(shop: Shop) -> None:
         model.fetchMore()
     shown = [model.data(model.index(r, 1)) for r in range(model.rowCount())]
     assert shown == [c.merchant_charge_id for c in before]
-    repo = shop.terminal.service.repo
+    repo = shop.terminal.service.store.repo
     for record in before[:3]:
         mcid = record.merchant_charge_id
         shop.window.show_charge(mcid)

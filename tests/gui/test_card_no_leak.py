@@ -22,7 +22,8 @@ from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.settings import default_profiles
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.card_page import SdkCredentialSource
 from checkout_desktop.ui.webview import CardPageConfig
 
@@ -116,13 +117,13 @@ async def _charge(card_sandbox: SandboxRun, db_path: Path, tokens: list[Any]) ->
                 http=http, endpoints=endpoints, tokens=token_manager, timeout_s=10.0
             )
             service = ChargeService(
-                conn=conn, client=client, profile="builtin-sandbox", events=EventBus()
+                store=SqliteStore(conn), client=client, profile="builtin-sandbox", events=EventBus()
             )
             try:
                 return await service.charge(
                     sale_id=f"sale-{uuid.uuid4().hex[:12]}",
                     request=_charge_request(tokens, f"t-{uuid.uuid4().hex[:30]}"),
-                    cards=[CardSummary(str(t.brand), t.last_four) for t in tokens],
+                    tenders=[CardSummary(str(t.brand), t.last_four) for t in tokens],
                 )
             finally:
                 await service.stop()

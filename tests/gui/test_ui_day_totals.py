@@ -10,17 +10,18 @@ import pytest
 from PySide6.QtCore import QDate, QLocale
 from pytestqt.qtbot import QtBot
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.state import ChargeUpdate
 from checkout_desktop.domain.wire import CreditInfo, TransactionInfo
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.reports import day_totals
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.reports import day_totals
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.day_totals import DayTotalsPanel, day_range
 from tests.gui.test_ui_receipts import pdf_text
+from tests.ledger_support import SyncLedger
 
 BRT = timezone(timedelta(hours=-3))
 DAY = datetime(2026, 11, 23, tzinfo=BRT)
@@ -66,9 +67,9 @@ def _charge(
             sale_id=f"S-{mcid}",
             profile=profile,
             amount=amount,
-            cards=[CardSummary(brand=brand, last_four="1111")],
+            tenders=[CardSummary(brand=brand, last_four="1111")],
         )
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             ChargeUpdate(
                 merchant_charge_id=mcid,
                 charge_id=f"svc-{mcid}",
@@ -134,7 +135,7 @@ def test_the_panel_shows_the_figures_and_saves_a_report(
     qtbot: QtBot, repo: ChargeRepository, tmp_path: Path
 ) -> None:
     _shop_day(repo)
-    panel = DayTotalsPanel(ChargeViews(repo), profile="production", zone=BRT)
+    panel = DayTotalsPanel(ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT)
     qtbot.addWidget(panel)
     panel.day.setDate(QDate(2026, 11, 23))
     assert day_range(QDate(2026, 11, 23), BRT) == (DAY, DAY + timedelta(days=1))

@@ -104,8 +104,12 @@ def test_without_a_tester_the_settings_have_no_connection_box(
 def bar(qtbot: QtBot, marked: MarkingTranslator) -> Iterator[tuple[EventBus, TerminalStatusBar]]:
     bus = EventBus()
     adapter = QtEventAdapter(bus)
+
+    async def no_open_attempts() -> int:
+        return 0
+
     status = TerminalStatusBar(
-        adapter, environment="Sandbox", unresolved_count=lambda: 0, show_tunnel=False
+        adapter, environment="Sandbox", unresolved_count=no_open_attempts, show_tunnel=False
     )
     qtbot.addWidget(status)
     status.show()

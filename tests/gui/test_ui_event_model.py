@@ -17,8 +17,8 @@ from pytestqt.qtbot import QtBot
 from checkout_desktop.domain.deliveries import EventFilter, NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
 from checkout_desktop.ui.events_panel import EventsPanel
 

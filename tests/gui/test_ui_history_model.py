@@ -10,18 +10,19 @@ from pathlib import Path
 import pytest
 from pytestqt.modeltest import ModelTester
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, TransactionInfo
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.history_model import (
     MERCHANT_CHARGE_ID_ROLE,
     ChargeHistoryModel,
     TimelineModel,
 )
+from tests.ledger_support import SyncLedger
 
 logger = logging.getLogger(__name__)
 
@@ -74,9 +75,9 @@ def make_charges(repo: ChargeRepository, count: int, *, prefix: str = "sale") ->
                 sale_id=f"S{n}",
                 profile="builtin-sandbox",
                 amount=1500,
-                cards=[CardSummary(brand="VISA", last_four="1111")],
+                tenders=[CardSummary(brand="VISA", last_four="1111")],
             )
-            Ledger(repo).apply_update(
+            SyncLedger(repo).apply_update(
                 update(mcid, ChargeStatus.PAID), source="reply", source_ref=None
             )
             ids.append(mcid)
@@ -87,7 +88,7 @@ def test_history_pages_newest_first_and_passes_modeltester(
     qtmodeltester: ModelTester, repo: ChargeRepository
 ) -> None:
     ids = make_charges(repo, 12)
-    model = ChargeHistoryModel(ChargeViews(repo), page_size=5)
+    model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)), page_size=5)
     assert model.rowCount() == 5
     assert model.data(model.index(0, 1), MERCHANT_CHARGE_ID_ROLE) == ids[-1]
     qtmodeltester.check(model, force_py=True)
@@ -101,10 +102,10 @@ def test_history_refreshes_a_changed_charge_and_adds_a_new_one(
     qtmodeltester: ModelTester, repo: ChargeRepository
 ) -> None:
     ids = make_charges(repo, 3)
-    model = ChargeHistoryModel(ChargeViews(repo), page_size=50)
+    model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)), page_size=50)
     qtmodeltester.check(model, force_py=True)
     with db.transaction(repo.conn):
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             update(ids[0], ChargeStatus.REFUNDED, minutes=5, refunded=1500),
             source="webhook",
             source_ref="webhook_event:1",
@@ -127,11 +128,11 @@ def test_history_refreshes_a_changed_charge_and_adds_a_new_one(
 
 def test_history_status_filter(repo: ChargeRepository) -> None:
     ids = make_charges(repo, 3)
-    model = ChargeHistoryModel(ChargeViews(repo))
+    model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)))
     model.set_status_filter(ChargeStatus.REFUNDED)
     assert model.rowCount() == 0
     with db.transaction(repo.conn):
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             update(ids[1], ChargeStatus.REFUNDED, minutes=5, refunded=1500),
             source="reply",
             source_ref=None,
@@ -146,7 +147,7 @@ def test_timeline_shows_every_input_in_order_and_appends_live(
     qtmodeltester: ModelTester, repo: ChargeRepository
 ) -> None:
     (mcid,) = make_charges(repo, 1)
-    model = TimelineModel(ChargeViews(repo), page_size=2)
+    model = TimelineModel(ChargeViews(SqliteStore(repo.conn)), page_size=2)
     model.set_charge(mcid)
     qtmodeltester.check(model, force_py=True)
     sources = [model.data(model.index(r, 1)) for r in range(model.rowCount())]
@@ -154,7 +155,7 @@ def test_timeline_shows_every_input_in_order_and_appends_live(
     assert "Reply" in sources
     before = model.rowCount()
     with db.transaction(repo.conn):
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             update(mcid, ChargeStatus.PAID, minutes=1),
             source="webhook",
             source_ref="webhook_event:7",

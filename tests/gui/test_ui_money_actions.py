@@ -14,6 +14,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeService, MoneyOperationBusy, MoneyView
+from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
@@ -21,7 +22,8 @@ from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.store.sqlite.db import connect, transaction
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.history_panel import HistoryPanel, money_error_text
 from checkout_desktop.ui.i18n import Translations
@@ -63,31 +65,36 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
         credentials=access.credentials(),
     )
     service = ChargeService(
-        conn=conn,
+        store=SqliteStore(conn),
         client=ChargeClient(http=http, endpoints=endpoints, tokens=tokens),
         profile="builtin-sandbox",
         events=bus,
     )
     adapter = QtEventAdapter(bus)
-    panel = HistoryPanel(service=service, adapter=adapter, pin_hash=lambda: None)
+    panel = HistoryPanel(
+        service=service,
+        views=ChargeViews(SqliteStore(conn)),
+        adapter=adapter,
+        pin_hash=lambda: None,
+    )
     qtbot.addWidget(panel)
     try:
         token = arun(card_token(access, APPROVED))
         outcome = arun(
             service.charge(
-                sale_id="sale-1", request=charge_request(token, amount=1500), cards=visa("1111")
+                sale_id="sale-1", request=charge_request(token, amount=1500), tenders=visa("1111")
             )
         )
         mcid = outcome.merchant_charge_id
         # A refund of 500 whose reply was lost (as a crash leaves it), never seen at the service.
         with transaction(conn):
-            op = service.repo.record_money_operation(
+            op = service.store.repo.record_money_operation(
                 mcid, MoneyOpKind.REFUND, 500, Figures(ChargeStatus.PAID, 1500, 0)
             )
-            service.repo.move_money_operation(
+            service.store.repo.move_money_operation(
                 op, MoneyOpState.SENT, source="request", reason=op.reason("sent")
             )
-        view = service.money_view(mcid)
+        view = arun(service.money_view(mcid))
         assert isinstance(view, MoneyView) and view.busy
         assert view.refundable == 1000  # what is left once the pending refund counts as done
 
@@ -105,14 +112,14 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
         service.reconciler.unknown_grace = timedelta(0)
         with qtbot.waitSignal(adapter.money_operation_changed, timeout=5000):
             arun(service.reconcile(trigger="on demand"))
-        assert service.repo.money_operations(mcid)[0].state == MoneyOpState.NOT_APPLIED
+        assert service.store.repo.money_operations(mcid)[0].state == MoneyOpState.NOT_APPLIED
         assert panel.refund_button.isEnabled()
         assert "pode agir" in panel.message.text()
         panel.ask_refund()
         assert panel.dialog is not None
         assert panel.dialog.amount.centavos() == 1500
         panel.dialog.reject()
-        sent = [e.reason_data for e in service.repo.timeline(mcid).items]
+        sent = [e.reason_data for e in service.store.repo.timeline(mcid).items]
         assert sent.count(op.reason("sent")) == 1
         assert sandbox.state.charges[mcid].refunded_amount == 0
     finally:

@@ -112,7 +112,7 @@ def data_of(shop: Shop) -> tuple[str, ...]:
     profile = shop.settings.profile
     sent = [
         value
-        for record in shop.terminal.service.repo.list_charges(limit=100).items
+        for record in shop.terminal.service.store.repo.list_charges(limit=100).items
         for txn in record.state.transactions
         for value in (txn.reason, txn.brand, txn.authorization_code)
         if value

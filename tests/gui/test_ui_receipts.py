@@ -11,12 +11,12 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtPdf import QPdfDocument
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.ui.receipts import ReceiptKind, receipt_for, render_html, save_pdf
 from tests.gui.test_ui_history_model import make_charges, update
+from tests.ledger_support import SyncLedger
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def test_refund_receipt_shows_the_refund(
 ) -> None:
     (mcid,) = make_charges(repo, 1)
     with db.transaction(repo.conn):
-        Ledger(repo).apply_update(
+        SyncLedger(repo).apply_update(
             update(mcid, ChargeStatus.REFUNDED, minutes=3, refunded=1500),
             source="reply",
             source_ref=None,

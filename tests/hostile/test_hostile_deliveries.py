@@ -107,8 +107,8 @@ async def test_a_row_the_store_refuses_is_kept_in_the_quarantine(tmp_path: Path)
     from checkout_desktop.domain.deliveries import NewEvent
     from checkout_desktop.inbox.intake import Intake
     from checkout_desktop.inbox.writer import InboxWriter
-    from checkout_desktop.store import db
-    from checkout_desktop.store.events import EventRepository
+    from checkout_desktop.store.sqlite import db
+    from checkout_desktop.store.sqlite.events import EventRepository
 
     body = b'{"type": "X", "id": "\\ud800"}'
     event = NewEvent(

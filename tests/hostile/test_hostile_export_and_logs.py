@@ -24,8 +24,8 @@ from checkout_desktop.domain.deliveries import NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.logsetup import OwnerOnlyRotatingFileHandler, setup_logging
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 
 BODIES = [
     b'{"type": "PAYMENT", "id": "first"}',

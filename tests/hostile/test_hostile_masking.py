@@ -21,8 +21,8 @@ from checkout_desktop.domain.carddata import mask_card_numbers
 from checkout_desktop.domain.deliveries import EventFilter
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.inbox.intake import SECRET_MARKER, body_digest
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 from tests.integration.test_inbox_listener import TOKEN, Inbox, headers, open_inbox, payment, post
 
 # Public test numbers, never real cards.

@@ -14,7 +14,7 @@ import pytest
 
 from checkout_desktop import cli
 from checkout_desktop.paths import app_paths
-from checkout_desktop.store import db
+from checkout_desktop.store.sqlite import db
 from tests.hostile.tmpfs import mount, small_tmpfs
 
 

@@ -119,7 +119,7 @@ def test_existing_files_of_ours_are_tightened_at_start(tmp_path: Path) -> None:
     import sqlite3
 
     from checkout_desktop.logsetup import setup_logging
-    from checkout_desktop.store import db
+    from checkout_desktop.store.sqlite import db
 
     home = _home(tmp_path)
     paths = app_paths(home).ensure()

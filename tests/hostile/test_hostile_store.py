@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from checkout_desktop import cli
-from checkout_desktop.store import db
+from checkout_desktop.store.sqlite import db
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,7 @@ from pydantic import SecretStr
 from checkout_desktop.domain.inbox_events import HealthLevel
 from checkout_desktop.inbox.health import HealthMonitor
 from checkout_desktop.inbox.writer import InboxWriter
-from checkout_desktop.store import db
+from checkout_desktop.store.sqlite import db
 from tests.integration.test_inbox_listener import TOKEN, headers, open_inbox, payment, post
 
 

@@ -27,7 +27,8 @@ from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import FixedCredentials
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -85,9 +86,11 @@ async def main(job: dict[str, object]) -> None:
         # Fetch the token first, so the only request left to interrupt is the charge itself.
         await tokens.token()
         client = ChargeClient(http=http, endpoints=endpoints, tokens=tokens, timeout_s=timeout)
-        service = ChargeService(conn=conn, client=client, profile="builtin-sandbox", events=events)
+        service = ChargeService(
+            store=SqliteStore(conn), client=client, profile="builtin-sandbox", events=events
+        )
         outcome = await service.charge(
-            sale_id=str(job["sale_id"]), request=request, cards=[CardSummary("VISA", "9995")]
+            sale_id=str(job["sale_id"]), request=request, tenders=[CardSummary("VISA", "9995")]
         )
         say(f"DONE {outcome.attempt} {outcome.status}")
 

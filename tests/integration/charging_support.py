@@ -27,7 +27,8 @@ from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import Credentials
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -202,7 +203,7 @@ async def charging_stack(
         )
         client = ChargeClient(http=http, endpoints=endpoints, tokens=tokens, timeout_s=timeout_s)
         service = ChargeService(
-            conn=conn,
+            store=SqliteStore(conn),
             client=client,
             profile="builtin-sandbox",
             events=events,

@@ -22,7 +22,8 @@ from checkout_desktop.gateway.client import ChargeClient
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import FixedCredentials
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ async def main(job: dict[str, object]) -> None:
             timeout_s=timeout,
         )
         client = ChargeClient(http=http, endpoints=endpoints, tokens=tokens, timeout_s=timeout)
-        service = ChargeService(conn=conn, client=client, profile="builtin-sandbox")
+        service = ChargeService(store=SqliteStore(conn), client=client, profile="builtin-sandbox")
         amount = job.get("amount")
         value = None if amount is None else int(str(amount))
         if job["kind"] == "capture":

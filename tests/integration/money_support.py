@@ -19,7 +19,10 @@ import httpx
 from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.inbox.intake import Received, classify
 from checkout_desktop.sandbox.server import SandboxServer
-from checkout_desktop.store.db import transaction
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.db import transaction
+from checkout_desktop.store.sqlite.store import SqliteCharges
+from tests.ledger_support import run_inline
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +90,8 @@ def deliver_notifications(sandbox: SandboxServer, conn: Any, seed: int, *, start
         if update is None:
             continue
         with transaction(conn):
-            inbox_applier(conn, update, f"{note.id}-{applied}")
+            run_inline(
+                inbox_applier(SqliteCharges(ChargeRepository(conn)), update, f"{note.id}-{applied}")
+            )
         applied += 1
     return applied

@@ -125,30 +125,30 @@ async def test_killed_after_sending_ends_as_exactly_one_charge(
             requests.append((request.method, request.url.path))
 
         stack.http.event_hooks["request"].append(note)
-        attempt = stack.service.repo.attempt(mcid)
+        attempt = stack.service.store.repo.attempt(mcid)
         assert attempt is not None and attempt.state == AttemptState.RECORDED
-        assert not stack.service.can_start_charge("sale-crash")
+        assert not await stack.service.can_start_charge("sale-crash")
 
         report = await stack.service.reconcile_unresolved()
 
         assert (report.attempts_checked, report.attempts_resolved) == (1, 1)
-        attempt = stack.service.repo.attempt(mcid)
+        attempt = stack.service.store.repo.attempt(mcid)
         assert attempt is not None and attempt.state == AttemptState.CREATED
-        charges = stack.service.repo.charges_for_sale("sale-crash")
+        charges = stack.service.store.repo.charges_for_sale("sale-crash")
         assert [(c.merchant_charge_id, c.status, c.amount) for c in charges] == [
             (mcid, ChargeStatus.PAID, 2500)
         ]
-        assert len(stack.service.repo.attempts_for_sale("sale-crash")) == 1
+        assert len(stack.service.store.repo.attempts_for_sale("sale-crash")) == 1
         # It was found by asking; nothing was sent again.
         assert ("POST", "/api/v1/charge/authorization") not in requests
         assert ("GET", f"/api/v1/charge/{mcid}") in requests
-        reasons = [e.reason_data for e in stack.service.repo.timeline(mcid).items]
+        reasons = [e.reason_data for e in stack.service.store.repo.timeline(mcid).items]
         asked = Reason.of(ReasonCode.ASKED_SERVICE, trigger=Reason.of(ReasonCode.TRIGGER_START_UP))
         assert any(
             r is not None and r.code == ReasonCode.WITH_CONTEXT and r.args["context"] == asked
             for r in reasons
         )
-        again = stack.service.can_start_charge("sale-crash")
+        again = await stack.service.can_start_charge("sale-crash")
         assert not again and again.reason is not None
         assert again.reason.code == ReasonCode.START_MONEY_HELD
     assert await service_has(access, mcid) == 200
@@ -168,18 +168,18 @@ async def test_killed_before_sending_ends_as_no_charge_once_it_cannot_appear(
     async with charging_stack(access, db) as stack:
         report = await stack.service.reconcile_unresolved()
         assert report.still_unknown == (mcid,)
-        attempt = stack.service.repo.attempt(mcid)
+        attempt = stack.service.store.repo.attempt(mcid)
         assert attempt is not None and attempt.state == AttemptState.UNKNOWN
-        assert "no such charge yet" in stack.service.repo.timeline(mcid).items[-1].reason
-        assert not stack.service.can_start_charge("sale-early")
+        assert "no such charge yet" in stack.service.store.repo.timeline(mcid).items[-1].reason
+        assert not await stack.service.can_start_charge("sale-early")
 
     # Past it, the charge can no longer appear: settled as not charged, the sale is free.
     async with charging_stack(access, db, unknown_grace_s=0.0) as stack:
         report = await stack.service.reconcile_unresolved()
         assert report.attempts_resolved == 1
-        attempt = stack.service.repo.attempt(mcid)
+        attempt = stack.service.store.repo.attempt(mcid)
         assert attempt is not None and attempt.state == AttemptState.NOT_FOUND
-        assert "nothing was charged" in stack.service.repo.timeline(mcid).items[-1].reason
-        assert stack.service.can_start_charge("sale-early")
-        assert stack.service.repo.charges_for_sale("sale-early") == []
+        assert "nothing was charged" in stack.service.store.repo.timeline(mcid).items[-1].reason
+        assert await stack.service.can_start_charge("sale-early")
+        assert stack.service.store.repo.charges_for_sale("sale-early") == []
     assert await service_has(access, mcid) == 404

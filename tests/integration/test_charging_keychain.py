@@ -46,7 +46,7 @@ async def test_charging_reads_the_client_secret_from_the_keychain_when_needed(
             first = await stack.service.charge(
                 sale_id="sale-1",
                 request=charge_request(await card_token(access, APPROVED)),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             assert first.status == ChargeStatus.PAID
 
@@ -57,7 +57,7 @@ async def test_charging_reads_the_client_secret_from_the_keychain_when_needed(
             refused = await stack.service.charge(
                 sale_id="sale-2",
                 request=charge_request(await card_token(access, APPROVED)),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             assert refused.attempt == AttemptState.REJECTED
             assert isinstance(refused.error, InvalidCredentials)
@@ -69,7 +69,7 @@ async def test_charging_reads_the_client_secret_from_the_keychain_when_needed(
             again = await stack.service.charge(
                 sale_id="sale-2",
                 request=charge_request(await card_token(access, APPROVED)),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             assert again.status == ChargeStatus.PAID
             assert server.state.tokens_issued == 2

@@ -79,7 +79,7 @@ async def test_every_test_card_ends_in_its_outcome(sandbox: SandboxServer, tmp_p
             outcomes[number] = await stack.service.charge(
                 sale_id=f"sale-{number[-4:]}",
                 request=charge_request(token),
-                cards=visa(number[-4:]),
+                tenders=visa(number[-4:]),
             )
         approved = outcomes[APPROVED]
         assert (approved.attempt, approved.status, approved.approved) == (
@@ -104,7 +104,7 @@ async def test_every_test_card_ends_in_its_outcome(sandbox: SandboxServer, tmp_p
         # The slow card: no reply in time, the charge exists, found by asking.
         slow = outcomes[SLOW]
         assert (slow.attempt, slow.status) == (AttemptState.CREATED, ChargeStatus.PAID)
-        timeline = stack.service.repo.timeline(slow.merchant_charge_id).items
+        timeline = stack.service.store.repo.timeline(slow.merchant_charge_id).items
         assert [e.source for e in timeline] == [
             "request",
             "reply",
@@ -146,7 +146,7 @@ async def test_100_concurrent_charges_cause_one_token_request(
         outcomes = await asyncio.gather(
             *(
                 stack.service.charge(
-                    sale_id=f"sale-{i}", request=charge_request(token), cards=visa("1111")
+                    sale_id=f"sale-{i}", request=charge_request(token), tenders=visa("1111")
                 )
                 for i, token in enumerate(tokens)
             )
@@ -156,7 +156,7 @@ async def test_100_concurrent_charges_cause_one_token_request(
         assert stack.tokens.token_requests == 1
         assert [e.status for e in seen] == ["refreshing", "valid"]
         assert len(sandbox.state.charges) == 100
-        page = stack.service.repo.list_charges(limit=200)
+        page = stack.service.store.repo.list_charges(limit=200)
         assert len(page.items) == 100
         assert {c.status for c in page.items} == {ChargeStatus.PAID}
         assert 401 not in stack.statuses
@@ -173,7 +173,7 @@ async def test_a_token_expiring_between_two_charges_is_renewed_before_the_second
             first = await stack.service.charge(
                 sale_id="sale-1",
                 request=charge_request(await card_token(access, APPROVED)),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             token = await card_token(access, APPROVED)
 
@@ -183,7 +183,7 @@ async def test_a_token_expiring_between_two_charges_is_renewed_before_the_second
 
             await until(expired, what="the first token to run out")
             second = await stack.service.charge(
-                sale_id="sale-2", request=charge_request(token), cards=visa("1111")
+                sale_id="sale-2", request=charge_request(token), tenders=visa("1111")
             )
         assert (first.status, second.status) == (ChargeStatus.PAID, ChargeStatus.PAID)
         assert server.state.tokens_issued == 2
@@ -200,7 +200,7 @@ async def test_a_token_the_service_expired_early_is_renewed_once_mid_run(
     async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
         tokens = [await card_token(access, APPROVED) for _ in range(6)]
         first = await stack.service.charge(
-            sale_id="sale-0", request=charge_request(tokens[0]), cards=visa("1111")
+            sale_id="sale-0", request=charge_request(tokens[0]), tenders=visa("1111")
         )
         assert first.status == ChargeStatus.PAID
         sandbox.faults.update(token_expiry_now=True)
@@ -208,7 +208,7 @@ async def test_a_token_the_service_expired_early_is_renewed_once_mid_run(
         rest = await asyncio.gather(
             *(
                 stack.service.charge(
-                    sale_id=f"sale-{i}", request=charge_request(t), cards=visa("1111")
+                    sale_id=f"sale-{i}", request=charge_request(t), tenders=visa("1111")
                 )
                 for i, t in enumerate(tokens[1:], start=1)
             )
@@ -228,7 +228,7 @@ async def test_a_401_that_survives_renewal_fails_clearly_and_charges_nothing(
         first = await stack.service.charge(
             sale_id="sale-1",
             request=charge_request(await card_token(access, APPROVED)),
-            cards=visa("1111"),
+            tenders=visa("1111"),
         )
         assert first.status == ChargeStatus.PAID
         token = await card_token(access, APPROVED)
@@ -242,7 +242,7 @@ async def test_a_401_that_survives_renewal_fails_clearly_and_charges_nothing(
         attempts: list[AttemptChanged] = []
         stack.events.subscribe(AttemptChanged, attempts.append)
         outcome = await stack.service.charge(
-            sale_id="sale-2", request=charge_request(token), cards=visa("1111")
+            sale_id="sale-2", request=charge_request(token), tenders=visa("1111")
         )
         assert outcome.attempt == AttemptState.REJECTED
         assert isinstance(outcome.error, Unauthorized)
@@ -255,7 +255,7 @@ async def test_a_401_that_survives_renewal_fails_clearly_and_charges_nothing(
         assert stack.statuses[-3:] == [401, 200, 401]  # refused, new token, refused again
         assert [a.state for a in attempts] == [AttemptState.RECORDED, AttemptState.REJECTED]
         # The sale may be charged again once the cause is fixed.
-        assert stack.service.can_start_charge("sale-2")
+        assert await stack.service.can_start_charge("sale-2")
 
 
 @pytest.mark.asyncio
@@ -279,7 +279,7 @@ async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolv
 
         watcher = asyncio.ensure_future(slow_down_once_created())
         outcome = await stack.service.charge(
-            sale_id="sale-slow", request=request, cards=visa("9995")
+            sale_id="sale-slow", request=request, tenders=visa("9995")
         )
         await watcher
         assert outcome.unknown
@@ -287,7 +287,7 @@ async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolv
             ReasonCode.OUTCOME_UNKNOWN,
             ReasonCode.OUTCOME_UNKNOWN_LAST_QUERY,
         )
-        check = stack.service.can_start_charge("sale-slow")
+        check = await stack.service.can_start_charge("sale-slow")
         assert not check
         assert check.blocking_charge == outcome.merchant_charge_id
         assert check.reason == Reason.of(
@@ -295,30 +295,32 @@ async def test_the_slow_card_ends_as_one_charge_and_blocks_a_second_until_resolv
         )
         with pytest.raises(SaleBusy, match="could charge the customer twice"):
             await stack.service.charge(
-                sale_id="sale-slow", request=charge_request(spare_token), cards=visa("1111")
+                sale_id="sale-slow", request=charge_request(spare_token), tenders=visa("1111")
             )
 
         sandbox.faults.update(latency_s=0.0)
 
         async def resolved() -> bool:
             await stack.service.reconcile(trigger="on demand")
-            attempt = stack.service.repo.attempt(outcome.merchant_charge_id)
+            attempt = stack.service.store.repo.attempt(outcome.merchant_charge_id)
             assert attempt is not None
             return not attempt.unresolved
 
         await until(resolved, what="reconciliation to resolve the slow charge")
-        attempt = stack.service.repo.attempt(outcome.merchant_charge_id)
+        attempt = stack.service.store.repo.attempt(outcome.merchant_charge_id)
         assert attempt is not None and attempt.state == AttemptState.CREATED
-        charges = stack.service.repo.charges_for_sale("sale-slow")
+        charges = stack.service.store.repo.charges_for_sale("sale-slow")
         assert [(c.merchant_charge_id, c.status) for c in charges] == [
             (outcome.merchant_charge_id, ChargeStatus.PAID)
         ]
         assert list(sandbox.state.charges) == [outcome.merchant_charge_id]
-        assert len(stack.service.repo.attempts_for_sale("sale-slow")) == 1
-        sources = [e.source for e in stack.service.repo.timeline(outcome.merchant_charge_id).items]
+        assert len(stack.service.store.repo.attempts_for_sale("sale-slow")) == 1
+        sources = [
+            e.source for e in stack.service.store.repo.timeline(outcome.merchant_charge_id).items
+        ]
         assert "reconciliation" in sources
         # Paid now: a second charge for the sale is still refused, for a new reason.
-        again = stack.service.can_start_charge("sale-slow")
+        again = await stack.service.can_start_charge("sale-slow")
         assert not again and again.reason is not None
         assert again.reason.code == ReasonCode.START_MONEY_HELD
 
@@ -330,7 +332,7 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
         late = await stack.service.charge(
             sale_id="sale-late",
             request=charge_request(await card_token(access, APPROVED), late_capture=True),
-            cards=visa("1111"),
+            tenders=visa("1111"),
         )
         assert late.status == ChargeStatus.PRE_AUTHORIZED
         captured = await stack.service.capture(late.merchant_charge_id)
@@ -340,7 +342,7 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
         full = await stack.service.refund(late.merchant_charge_id)
         assert (full.status, full.refunded_amount) == (ChargeStatus.REFUNDED, 1500)
         reasons = [
-            e.reason_data for e in stack.service.repo.timeline(late.merchant_charge_id).items
+            e.reason_data for e in stack.service.store.repo.timeline(late.merchant_charge_id).items
         ]
         assert money_reason(MoneyOpKind.CAPTURE, 1500, "requested") in reasons
         assert money_reason(MoneyOpKind.REFUND, 500, "requested") in reasons
@@ -350,7 +352,7 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
             await stack.service.refund(late.merchant_charge_id, 1)
         assert refused.value.why == Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED)
         assert refused.value.figures == Figures(ChargeStatus.REFUNDED, 1500, 1500)
-        ops = stack.service.repo.money_operations(late.merchant_charge_id)
+        ops = stack.service.store.repo.money_operations(late.merchant_charge_id)
         assert [(o.kind, o.amount, o.state) for o in ops] == [
             (MoneyOpKind.CAPTURE, 1500, MoneyOpState.CONFIRMED),
             (MoneyOpKind.REFUND, 500, MoneyOpState.CONFIRMED),
@@ -360,7 +362,9 @@ async def test_capture_and_refunds_move_the_charge(sandbox: SandboxServer, tmp_p
 
 async def _paid(stack: Stack, access: SandboxAccess, sale: str) -> str:
     outcome = await stack.service.charge(
-        sale_id=sale, request=charge_request(await card_token(access, APPROVED)), cards=visa("1111")
+        sale_id=sale,
+        request=charge_request(await card_token(access, APPROVED)),
+        tenders=visa("1111"),
     )
     assert outcome.status == ChargeStatus.PAID
     return outcome.merchant_charge_id
@@ -378,18 +382,18 @@ async def test_the_reconciler_checks_charges_whose_notification_did_not_arrive(
     policy = CheckPolicy(interval=timedelta(seconds=0.2), notification_grace=timedelta(seconds=0.2))
     async with charging_stack(access, tmp_path / "store.sqlite3", policy=policy) as stack:
         mcid = await _paid(stack, access, "sale-1")
-        record = stack.service.repo.charge(mcid)
+        record = stack.service.store.repo.charge(mcid)
         expecting = Reason.of(ReasonCode.CHECK_EXPECT_NOTIFICATION, status="PAID")
         assert record is not None and record.check_reason_data == expecting
         stack.service.start(interval_s=0.2, fast_interval_s=0.1)
 
         async def checked() -> bool:
-            current = stack.service.repo.charge(mcid)
+            current = stack.service.store.repo.charge(mcid)
             return current is not None and current.next_check_at is None
 
         await until(checked, what="the reconciler to confirm the charge")
         await stack.service.stop()
-        last = stack.service.repo.timeline(mcid).items[-1]
+        last = stack.service.store.repo.timeline(mcid).items[-1]
         assert last.source == "reconciliation"
         assert last.reason_data is not None
         assert last.reason_data.code == ReasonCode.WITH_CONTEXT

@@ -59,7 +59,7 @@ async def test_events_of_a_charge_in_order(sandbox: SandboxServer, tmp_path: Pat
         outcome = await stack.service.charge(
             sale_id="sale-1",
             request=charge_request(await card_token(access, APPROVED)),
-            cards=visa("1111"),
+            tenders=visa("1111"),
         )
     assert [type(e).__name__ for e in seen] == ["AttemptChanged", "AttemptChanged", "ChargeChanged"]
     recorded, created, changed = seen
@@ -83,14 +83,14 @@ async def test_bad_calls_are_refused_before_anything_is_recorded_or_sent(
     async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
         token = await card_token(access, APPROVED)
         request = charge_request(token)
-        with pytest.raises(ValueError, match="1 transaction\\(s\\) but 2 card summaries"):
+        with pytest.raises(ValueError, match="1 transaction\\(s\\) but 2 tender summaries"):
             await stack.service.charge(
                 sale_id="sale-1",
                 request=request,
-                cards=[CardSummary("VISA", "1111"), CardSummary("ELO", "7013")],
+                tenders=[CardSummary("VISA", "1111"), CardSummary("ELO", "7013")],
             )
-        assert stack.service.repo.attempt(request.merchantChargeId) is None
-        first = await stack.service.charge(sale_id="sale-1", request=request, cards=visa("1111"))
+        assert stack.service.store.repo.attempt(request.merchantChargeId) is None
+        first = await stack.service.charge(sale_id="sale-1", request=request, tenders=visa("1111"))
         assert first.status == ChargeStatus.PAID
         # The same merchantChargeId again (another sale) is never sent.
         with pytest.raises(RepositoryError, match="never reused"):
@@ -100,9 +100,9 @@ async def test_bad_calls_are_refused_before_anything_is_recorded_or_sent(
                     await card_token(access, APPROVED),
                     merchant_charge_id=request.merchantChargeId,
                 ),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
-        assert stack.service.can_start_charge("sale-2")
+        assert await stack.service.can_start_charge("sale-2")
         with pytest.raises(ChargeNotKnown, match="no charge nothing-here-1"):
             await stack.service.capture("nothing-here-1")
 
@@ -116,15 +116,15 @@ async def test_an_unreachable_token_server_charges_nothing(
     async with charging_stack(broken, tmp_path / "s.sqlite3") as stack:
         token = await card_token(access, APPROVED)
         outcome = await stack.service.charge(
-            sale_id="sale-1", request=charge_request(token), cards=visa("1111")
+            sale_id="sale-1", request=charge_request(token), tenders=visa("1111")
         )
         assert outcome.attempt == AttemptState.REJECTED
         assert isinstance(outcome.error, ServiceUnreachable)
         assert outcome.message == Reason.of(ReasonCode.NOT_CHARGED, error=outcome.error.reason)
         assert outcome.error.reason.code == ReasonCode.TOKEN_SERVER_UNREACHABLE
         assert outcome.error.reason.args["operation"] == Reason.of(ReasonCode.OP_TOKEN)
-        assert stack.service.can_start_charge("sale-1")
-        timeline = stack.service.repo.timeline(outcome.merchant_charge_id).items
+        assert await stack.service.can_start_charge("sale-1")
+        timeline = stack.service.store.repo.timeline(outcome.merchant_charge_id).items
         assert [e.source for e in timeline] == ["request", "request"]
     assert sandbox.state.charges == {}
 
@@ -137,7 +137,7 @@ async def test_a_charge_abandoned_while_waiting_stays_unknown_until_asked(
     async with charging_stack(access, tmp_path / "s.sqlite3", timeout_s=10.0) as stack:
         request = charge_request(await card_token(access, SLOW))
         task = asyncio.ensure_future(
-            stack.service.charge(sale_id="sale-1", request=request, cards=visa("9995"))
+            stack.service.charge(sale_id="sale-1", request=request, tenders=visa("9995"))
         )
         for _ in range(200):
             if request.merchantChargeId in sandbox.state.charges:
@@ -146,12 +146,12 @@ async def test_a_charge_abandoned_while_waiting_stays_unknown_until_asked(
         task.cancel()  # the terminal shuts down mid-charge
         with pytest.raises(asyncio.CancelledError):
             await task
-        attempt = stack.service.repo.attempt(request.merchantChargeId)
+        attempt = stack.service.store.repo.attempt(request.merchantChargeId)
         assert attempt is not None and attempt.state == AttemptState.UNKNOWN
-        assert not stack.service.can_start_charge("sale-1")
+        assert not await stack.service.can_start_charge("sale-1")
         report = await stack.service.reconcile()
         assert report.attempts_resolved == 1
-        record = stack.service.repo.charge(request.merchantChargeId)
+        record = stack.service.store.repo.charge(request.merchantChargeId)
         assert record is not None and record.status == ChargeStatus.PAID
         assert len(sandbox.state.charges) == 1
 
@@ -165,10 +165,10 @@ async def test_three_ds_rejected_ends_denied_and_frees_the_sale(
         outcome = await stack.service.charge(
             sale_id="sale-1",
             request=charge_request(await card_token(access, THREE_DS_REJECTED)),
-            cards=visa("1629"),
+            tenders=visa("1629"),
         )
         assert outcome.status == ChargeStatus.PENDING
-        blocked = stack.service.can_start_charge("sale-1")
+        blocked = await stack.service.can_start_charge("sale-1")
         assert not blocked and blocked.reason is not None
         assert blocked.reason.code == ReasonCode.START_MONEY_HELD
         assert blocked.reason.args["status"] == "PENDING"
@@ -178,7 +178,7 @@ async def test_three_ds_rejected_ends_denied_and_frees_the_sale(
                 break
             await asyncio.sleep(0.05)
         assert record.status == ChargeStatus.DENIED
-        assert stack.service.can_start_charge("sale-1")
+        assert await stack.service.can_start_charge("sale-1")
 
 
 @pytest.mark.asyncio
@@ -211,7 +211,7 @@ async def test_two_charges_for_one_sale_at_once_send_only_one(
         requests = [charge_request(await card_token(access, APPROVED)) for _ in range(2)]
         results = await asyncio.gather(
             *(
-                stack.service.charge(sale_id="sale-1", request=r, cards=visa("1111"))
+                stack.service.charge(sale_id="sale-1", request=r, tenders=visa("1111"))
                 for r in requests
             ),
             return_exceptions=True,

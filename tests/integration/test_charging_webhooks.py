@@ -21,7 +21,6 @@ import pytest_asyncio
 import trustme
 from aiohttp import web
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.state import Outcome
 from checkout_desktop.domain.timestamps import utc_now
@@ -34,8 +33,8 @@ from checkout_desktop.domain.wire import (
     three_ds_update,
 )
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.db import connect, transaction
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.db import connect, transaction
 from tests.integration.charging_support import (
     APPROVED,
     DENIED,
@@ -46,6 +45,7 @@ from tests.integration.charging_support import (
     charging_stack,
     visa,
 )
+from tests.ledger_support import SyncLedger
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,9 @@ class Receiver:
             return web.json_response({"message": "unknown type"}, status=400)
         for repo in self.stores:
             with transaction(repo.conn):
-                Ledger(repo).apply_update(update, source=source, source_ref=str(len(self.received)))
+                SyncLedger(repo).apply_update(
+                    update, source=source, source_ref=str(len(self.received))
+                )
         return web.json_response({"ok": True})
 
 
@@ -128,23 +130,23 @@ async def test_duplicated_and_reordered_notifications_end_in_the_final_state(
         access = SandboxAccess.of_server(server)
         inbox_only = ChargeRepository(inbox_conn)
         async with charging_stack(access, tmp_path / "terminal.sqlite3") as stack:
-            hooks.stores = [stack.service.repo, inbox_only]
+            hooks.stores = [stack.service.store.repo, inbox_only]
             paid = await stack.service.charge(
                 sale_id="sale-a",
                 request=charge_request(await card_token(access, APPROVED)),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             for _ in range(3):
                 await stack.service.refund(paid.merchant_charge_id, 500)
             three_ds = await stack.service.charge(
                 sale_id="sale-b",
                 request=charge_request(await card_token(access, THREE_DS_APPROVED)),
-                cards=visa("3220"),
+                tenders=visa("3220"),
             )
             denied = await stack.service.charge(
                 sale_id="sale-c",
                 request=charge_request(await card_token(access, DENIED)),
-                cards=visa("0002"),
+                tenders=visa("0002"),
             )
             # The 3DS result is decided a moment after the reply; wait for it, then for every
             # notification to be delivered.
@@ -159,7 +161,7 @@ async def test_duplicated_and_reordered_notifications_end_in_the_final_state(
                 three_ds.merchant_charge_id: (ChargeStatus.PAID, 0, "Approved"),
                 denied.merchant_charge_id: (ChargeStatus.DENIED, 0, None),
             }
-            for repo in (stack.service.repo, inbox_only):
+            for repo in (stack.service.store.repo, inbox_only):
                 for mcid, (status, refunded, tds) in expected.items():
                     charge = repo.charge(mcid)
                     assert charge is not None, mcid

@@ -17,11 +17,11 @@ import pytest
 from checkout_desktop.domain.deliveries import EventFilter, NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.inbox.intake import body_digest
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
 from checkout_desktop.store.postgres import db as pg_db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.events import PgEventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

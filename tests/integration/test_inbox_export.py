@@ -18,8 +18,8 @@ from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.inbox.export import ExportError, parse_when
 from checkout_desktop.inbox.intake import body_digest
 from checkout_desktop.paths import app_paths
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ from checkout_desktop.inbox.listener import WebhookListener
 from checkout_desktop.inbox.tunnel import TunnelSupervisor
 from checkout_desktop.inbox.writer import InboxWriter
 from checkout_desktop.settings import ListenerSettings, TunnelSettings
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

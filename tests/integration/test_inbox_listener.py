@@ -37,9 +37,10 @@ from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.inbox.listener import ListenerError, WebhookListener
 from checkout_desktop.inbox.writer import ChargeApplier, InboxWriter
 from checkout_desktop.settings import ListenerSettings
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.events import EventRepository
+from checkout_desktop.store.sqlite.store import SqliteCharges
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +110,8 @@ async def open_inbox(
 def recording_applier(inbox_ref: list[Inbox]) -> ChargeApplier:
     """Records each call, checking it runs inside the writer's transaction with the row there."""
 
-    def apply(conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
+    def apply(charges: SqliteCharges, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
+        conn = charges.repo.conn
         event_id = int(ref.split(":")[1])
         row = conn.execute("SELECT verdict FROM webhook_event WHERE id = ?", (event_id,)).fetchone()
         inbox_ref[0].applied.append((ref, conn.in_transaction, 0 if row is None else 1))
@@ -338,8 +340,8 @@ async def test_event_type_header_spelled_with_underscore(inbox: Inbox) -> None:
 @pytest.mark.expected_errors("the charge state machine failed on webhook event")
 @pytest.mark.asyncio
 async def test_state_machine_failure_keeps_the_event(tmp_path: Path) -> None:
-    def broken(conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
-        conn.execute("CREATE TABLE scratch (x)")  # rolled back with the savepoint
+    def broken(charges: SqliteCharges, update: ChargeUpdate | ThreeDsUpdate, ref: str) -> Reason:
+        charges.repo.conn.execute("CREATE TABLE scratch (x)")  # rolled back with the savepoint
         raise RuntimeError("state machine bug")
 
     inbox = await open_inbox(tmp_path, applier=broken)

@@ -33,9 +33,9 @@ from checkout_desktop.sandbox.cards import TEST_CARDS, CardBehaviour
 from checkout_desktop.sandbox.faults import FaultSettings
 from checkout_desktop.sandbox.server import SandboxServer
 from checkout_desktop.settings import ListenerSettings
-from checkout_desktop.store import db
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.events import EventRepository
 from tests.integration.test_sandbox_fixtures import (
     Api,
     SdkClient,

@@ -15,8 +15,8 @@ from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.inbox.intake import Intake, body_digest
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

@@ -81,7 +81,7 @@ async def service_charge(access: SandboxAccess, mcid: str) -> dict[str, object]:
 async def store_equals_service(stack: Stack, mcid: str) -> None:
     reply = await stack.client.query(mcid)
     service = merge_charge_update(None, reply.update(source="reconciliation")).state
-    record = stack.service.repo.charge(mcid)
+    record = stack.service.store.repo.charge(mcid)
     assert record is not None
     assert record.state.summary() == service.summary()
 
@@ -158,7 +158,7 @@ async def test_killed_between_sending_and_the_reply_ends_equal_to_the_service(
             request=charge_request(
                 await card_token(access, APPROVED), amount=2500, late_capture=late
             ),
-            cards=visa("1111"),
+            tenders=visa("1111"),
         )
         mcid = outcome.merchant_charge_id
     said = await kill_while_waiting(access, db, mcid, kind, amount, moved)
@@ -172,13 +172,13 @@ async def test_killed_between_sending_and_the_reply_ends_equal_to_the_service(
 
         stack.http.event_hooks["request"].append(note)
         # The store still shows the charge as before; the operation is open.
-        (op,) = stack.service.repo.money_operations(mcid)
+        (op,) = stack.service.store.repo.money_operations(mcid)
         assert op.state in (MoneyOpState.RECORDED, MoneyOpState.SENT)
         assert op.kind == MoneyOpKind(kind)
-        before = stack.service.repo.charge(mcid)
+        before = stack.service.store.repo.charge(mcid)
         assert before is not None and before.refunded_amount in (None, 0)
         # A second refund meanwhile is refused, before anything is sent.
-        view = stack.service.money_view(mcid)
+        view = await stack.service.money_view(mcid)
         assert view.busy
         with pytest.raises(MoneyOperationBusy, match="still being confirmed"):
             await stack.service.refund(mcid, 100)
@@ -187,15 +187,15 @@ async def test_killed_between_sending_and_the_reply_ends_equal_to_the_service(
         report = await stack.service.reconcile_unresolved()
 
         assert (report.operations_checked, report.operations_resolved) == (1, 1)
-        (op,) = stack.service.repo.money_operations(mcid)
+        (op,) = stack.service.store.repo.money_operations(mcid)
         assert op.state == MoneyOpState.CONFIRMED
-        record = stack.service.repo.charge(mcid)
+        record = stack.service.store.repo.charge(mcid)
         assert record is not None
         assert (record.status, record.refunded_amount or 0) == (ChargeStatus(moved), refunded)
         # Found by asking; nothing was sent again.
         assert [r for r in requests if r[1].startswith("/api/") and r[0] == "POST"] == []
         assert ("GET", f"/api/v1/charge/{mcid}") in requests
-        reasons = [e.reason_data for e in stack.service.repo.timeline(mcid).items]
+        reasons = [e.reason_data for e in stack.service.store.repo.timeline(mcid).items]
         confirmed = Reason.of(ReasonCode.STEP_CONFIRMED)
         assert any(
             r is not None
@@ -206,6 +206,6 @@ async def test_killed_between_sending_and_the_reply_ends_equal_to_the_service(
         assert money_reason(op.kind, op.amount, "sent") in reasons
         await store_equals_service(stack, mcid)
         # Settled: the clerk may act again, on the service's figures.
-        assert not stack.service.money_view(mcid).busy
+        assert not (await stack.service.money_view(mcid)).busy
     service = await service_charge(access, mcid)
     assert (service["chargeStatus"], service["refundedAmount"]) == (moved, refunded)

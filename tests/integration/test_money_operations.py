@@ -12,7 +12,6 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.service import MoneyOperationBusy, MoneyOperationRefused
 from checkout_desktop.domain.charge_events import ChargeChanged, MoneyOperationChanged
 from checkout_desktop.domain.enums import ChargeStatus
@@ -22,9 +21,9 @@ from checkout_desktop.domain.wire import ChargeUpdate
 from checkout_desktop.gateway.errors import ServerError
 from checkout_desktop.sandbox.api import ADMIN_HEADER
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.charges import ChargeRepository
-from checkout_desktop.store.db import transaction
 from checkout_desktop.store.errors import MoneyOperationOpen
+from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.store.sqlite.db import transaction
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,
@@ -34,6 +33,7 @@ from tests.integration.charging_support import (
     charging_stack,
     visa,
 )
+from tests.ledger_support import SyncLedger
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ async def paid(
     outcome = await stack.service.charge(
         sale_id=sale,
         request=charge_request(await card_token(access, APPROVED), amount=1500, late_capture=late),
-        cards=visa("1111"),
+        tenders=visa("1111"),
     )
     return outcome.merchant_charge_id
 
@@ -93,12 +93,12 @@ async def test_a_lost_refund_reply_is_settled_by_asking_never_by_sending_again(
         record = await stack.service.refund(mcid, 400)
         assert (record.status, record.refunded_amount) == (ChargeStatus.PAID, 400)
         assert sent == ["refund"]
-        (op,) = stack.service.repo.money_operations(mcid)
+        (op,) = stack.service.store.repo.money_operations(mcid)
         assert (op.kind, op.amount, op.state) == (MoneyOpKind.REFUND, 400, MoneyOpState.CONFIRMED)
         assert op.base == Figures(ChargeStatus.PAID, 1500, 0)
         steps = [
             (e.source, e.reason_data)
-            for e in stack.service.repo.timeline(mcid).items
+            for e in stack.service.store.repo.timeline(mcid).items
             if e.source_ref == op.ref
         ]
         # Requested, sent, unknown, resolved by a query, and how: each a row on the timeline.
@@ -149,7 +149,7 @@ async def test_a_second_refund_while_the_first_is_in_flight_is_refused(
         stack.events.subscribe(MoneyOperationChanged, note)
         first = asyncio.ensure_future(stack.service.refund(mcid, 1500))
         await asyncio.wait_for(sent_event.wait(), timeout=10)
-        view = stack.service.money_view(mcid)
+        view = await stack.service.money_view(mcid)
         assert view.busy and view.refundable == 0
         with pytest.raises(MoneyOperationBusy) as busy:
             await stack.service.refund(mcid, 1500)
@@ -178,7 +178,7 @@ async def test_a_5xx_is_settled_by_one_query_and_frees_the_charge(
         stack.http.event_hooks["request"].append(fail_refunds)
         with pytest.raises(ServerError):
             await stack.service.refund(mcid, 300)
-        (op,) = stack.service.repo.money_operations(mcid)
+        (op,) = stack.service.store.repo.money_operations(mcid)
         # The service answered (500): its handling ended, and its figures show no refund.
         assert op.state == MoneyOpState.NOT_APPLIED and op.answered
         stack.http.event_hooks["request"].remove(fail_refunds)
@@ -207,11 +207,11 @@ async def test_already_refunded_at_the_service_shows_the_services_figures(
             await stack.service.refund(mcid, 1000)
         assert refused.value.figures == Figures(ChargeStatus.REFUNDED, 1500, 1500)
         assert "already fully refunded" in str(refused.value)
-        (op,) = stack.service.repo.money_operations(mcid)
+        (op,) = stack.service.store.repo.money_operations(mcid)
         assert op.state == MoneyOpState.REJECTED
-        record = stack.service.repo.charge(mcid)
+        record = stack.service.store.repo.charge(mcid)
         assert record is not None and record.status == ChargeStatus.REFUNDED
-        assert stack.service.money_view(mcid).refundable == 0
+        assert (await stack.service.money_view(mcid)).refundable == 0
     assert sandbox.state.charges[mcid].refunded_amount == 1500
 
 
@@ -224,7 +224,7 @@ async def test_an_unseen_operation_waits_for_the_grace_period_before_it_counts_a
     async with charging_stack(access, db) as stack:
         mcid = await paid(stack, access)
         # As a crash leaves it: recorded and marked sent, the request lost on the way.
-        repo = stack.service.repo
+        repo = stack.service.store.repo
         with transaction(stack.conn):
             op = repo.record_money_operation(
                 mcid, MoneyOpKind.REFUND, 700, Figures(ChargeStatus.PAID, 1500, 0)
@@ -251,9 +251,9 @@ async def test_an_unseen_operation_waits_for_the_grace_period_before_it_counts_a
     async with charging_stack(access, db, unknown_grace_s=0.0) as stack:
         report = await stack.service.reconcile_unresolved()
         assert report.operations_resolved == 1
-        current = stack.service.repo.money_operation(op.id)
+        current = stack.service.store.repo.money_operation(op.id)
         assert current is not None and current.state == MoneyOpState.NOT_APPLIED
-        assert not stack.service.money_view(mcid).busy
+        assert not (await stack.service.money_view(mcid)).busy
     assert sandbox.state.charges[mcid].refunded_amount == 0
 
 
@@ -270,14 +270,14 @@ async def test_a_notification_showing_the_refund_confirms_the_open_operation(
                 mcid, MoneyOpKind.REFUND, 1500, Figures(ChargeStatus.PAID, 1500, 0)
             )
         with transaction(stack.conn):
-            result = Ledger(repo).apply_update(
+            result = SyncLedger(repo).apply_update(
                 ChargeUpdate(mcid, None, ChargeStatus.PAID, 1500, 500),
                 source="webhook",
                 source_ref="evt-1",
             )
         assert result.confirmed_operations == ()
         with transaction(stack.conn):
-            result = Ledger(repo).apply_update(
+            result = SyncLedger(repo).apply_update(
                 ChargeUpdate(mcid, None, ChargeStatus.REFUNDED, 1500, 1500),
                 source="webhook",
                 source_ref="evt-2",
@@ -298,14 +298,14 @@ async def test_capture_and_cancel_are_planned_from_the_services_figures(
             await stack.service.refund(late, 100)
         record = await stack.service.refund(late)
         assert record.status == ChargeStatus.CANCELED
-        (op,) = stack.service.repo.money_operations(late)
+        (op,) = stack.service.store.repo.money_operations(late)
         assert (op.kind, op.amount, op.state) == (MoneyOpKind.CANCEL, 1500, MoneyOpState.CONFIRMED)
         with pytest.raises(MoneyOperationRefused, match="only a pre-authorized charge"):
             await stack.service.capture(late)
         mcid = await paid(stack, access)
         with pytest.raises(MoneyOperationRefused, match="exceeds the 1500 centavos"):
             await stack.service.refund(mcid, 1501)
-        assert stack.service.repo.money_operations(mcid) == []
+        assert stack.service.store.repo.money_operations(mcid) == []
 
 
 @pytest.mark.asyncio
@@ -331,13 +331,13 @@ async def test_a_refund_made_at_the_service_appears_within_one_sweep(
         first = await stack.service.reconcile(trigger="schedule", due_only=True)
         second = await stack.service.reconcile(trigger="schedule", due_only=True)
         assert (first.swept, second.swept) == (2, 1)
-        sweep = stack.service.repo.last_sweep()
+        sweep = stack.service.store.repo.last_sweep()
         assert sweep is not None and sweep.finished_at is not None
         assert (sweep.checked, sweep.changed) == (3, 1)
-        record = stack.service.repo.charge(ids[1])
+        record = stack.service.store.repo.charge(ids[1])
         assert record is not None and record.refunded_amount == 600
         assert [c.merchant_charge_id for c in changes] == [ids[1]]
-        last = stack.service.repo.timeline(ids[1]).items[-1]
+        last = stack.service.store.repo.timeline(ids[1]).items[-1]
         assert last.source == "reconciliation"
         assert last.reason_data is not None
         assert last.reason_data.code == ReasonCode.WITH_CONTEXT
@@ -348,4 +348,4 @@ async def test_a_refund_made_at_the_service_appears_within_one_sweep(
         # Once a day: the next pass starts no new sweep.
         third = await stack.service.reconcile(trigger="schedule", due_only=True)
         assert third.swept == 0
-        assert stack.service.repo.last_sweep() == sweep
+        assert stack.service.store.repo.last_sweep() == sweep

@@ -22,7 +22,8 @@ from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.db import connect
+from checkout_desktop.store.sqlite.db import connect
+from checkout_desktop.store.sqlite.store import SqliteStore
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,
@@ -66,7 +67,7 @@ def start_terminal(
     conn = connect(db)
     client = ChargeClient(http=http, endpoints=endpoints, tokens=tokens, timeout_s=0.5)
     service = ChargeService(
-        conn=conn, client=client, profile="builtin-sandbox", unknown_grace_s=grace_s
+        store=SqliteStore(conn), client=client, profile="builtin-sandbox", unknown_grace_s=grace_s
     )
     return Terminal(conn, service)
 
@@ -93,7 +94,7 @@ async def scenario(db: Path, late_capture: bool, steps: list[tuple[str, object]]
                 request=charge_request(
                     await card_token(access, APPROVED), amount=AMOUNT, late_capture=late_capture
                 ),
-                cards=visa("1111"),
+                tenders=visa("1111"),
             )
             mcid = outcome.merchant_charge_id
             for action, arg in steps:
@@ -120,10 +121,10 @@ async def scenario(db: Path, late_capture: bool, steps: list[tuple[str, object]]
             # Settle: whatever is still open is asked about (past the grace period now).
             terminal = await restart(terminal, http, access, db, 0.0)
             for _ in range(5):
-                if not terminal.service.repo.unresolved_money_operations():
+                if not terminal.service.store.repo.unresolved_money_operations():
                     break
                 await terminal.service.reconcile(trigger="schedule")
-            repo = terminal.service.repo
+            repo = terminal.service.store.repo
             ops = repo.money_operations(mcid)
             assert [o for o in ops if o.unresolved] == []
             # Every recorded operation was sent exactly once; nothing was ever sent again.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import json
+from datetime import UTC, datetime
 from urllib.parse import quote
 
 import psycopg
@@ -10,7 +12,11 @@ import pytest
 from pydantic import SecretStr
 
 from checkout_desktop import cli
+from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
+from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.inbox_lock import InboxLock
 from tests.conftest import MemoryKeyring
 
@@ -95,5 +101,41 @@ def test_an_address_with_a_password_is_refused_before_anything_runs(
 def test_commands_that_do_not_read_the_shared_store_refuse_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert cli.main(["--store", "postgresql://caixa@db.example.test/loja", "events"]) == 2
+    assert cli.main(["--store", "postgresql://caixa@db.example.test/loja", "listen"]) == 2
     assert "--store is not supported by this command yet" in capsys.readouterr().err
+
+
+def test_events_exports_the_shared_stores_deliveries(
+    shop_url: str,
+    memory_keyring: MemoryKeyring,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    assert cli.main(["--store", shop_url, "store", "password"]) == 0
+    address = StoreAddress.parse(shop_url)
+    with db.connect(address, SecretStr(PASSWORD), autocommit=True) as conn, conn.transaction():
+        repo = PgEventRepository(conn)
+        for n in range(3):
+            body = f'{{"type": "PAYMENT", "n": {n}}}'.encode()
+            repo.insert(
+                NewEvent(
+                    received_at=datetime(2026, 3, 1, 12, n, tzinfo=UTC),
+                    verdict=Verdict.UNKNOWN,
+                    body=body,
+                    body_sha256=f"{n:064x}",
+                    headers={},
+                    merchant_charge_id=f"caixa2-{n}",
+                )
+            )
+    capsys.readouterr()
+    assert cli.main(["--store", shop_url, "events", "--format", "jsonl"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["merchant_charge_id"] for line in lines] == [
+        "caixa2-0",
+        "caixa2-1",
+        "caixa2-2",
+    ]
+    monkeypatch.setattr(db, "keychain_password", lambda *a: SecretStr("errada-123"))
+    assert cli.main(["--store", shop_url, "events"]) == 3
+    assert "refused the login" in capsys.readouterr().err

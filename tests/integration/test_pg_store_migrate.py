@@ -12,11 +12,11 @@ import psycopg
 import pytest
 
 from checkout_desktop import cli
-from checkout_desktop.store import db as sqlite_db
 from checkout_desktop.store.postgres import migrate
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.migrate import MigrationRefused, copy_store
+from checkout_desktop.store.sqlite import db as sqlite_db
 from tests.conftest import MemoryKeyring
 
 pytestmark = pytest.mark.pg

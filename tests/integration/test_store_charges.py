@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.reconciler import CheckPolicy
 from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -25,9 +24,10 @@ from checkout_desktop.domain.wire import (
     parse_webhook,
     payment_update,
 )
-from checkout_desktop.store.charges import ChargeRepository, ts
-from checkout_desktop.store.db import connect, transaction
 from checkout_desktop.store.errors import ChargeNotKnown, NotInTransaction, RepositoryError
+from checkout_desktop.store.sqlite.charges import ChargeRepository, ts
+from checkout_desktop.store.sqlite.db import connect, transaction
+from tests.ledger_support import SyncLedger
 from tests.unit import wire_examples as ex
 
 logger = logging.getLogger(__name__)
@@ -78,9 +78,9 @@ def repo(conn: sqlite3.Connection, clock: Clock) -> ChargeRepository:
     return ChargeRepository(conn, clock=clock)
 
 
-def ledger(repo: ChargeRepository) -> Ledger:
+def ledger(repo: ChargeRepository) -> SyncLedger:
     """The use case that merges inputs into the repository's charges (as the service does)."""
-    return Ledger(repo, policy=POLICY)
+    return SyncLedger(repo, policy=POLICY)
 
 
 def reply(mcid: str, status: str, *, refunded: int = 0, at: str = "2026-05-04T10:00:01Z") -> Any:
@@ -129,7 +129,7 @@ def record(repo: ChargeRepository, mcid: str, sale: str = "sale-1") -> None:
             sale_id=sale,
             profile="builtin-sandbox",
             amount=1500,
-            cards=[CardSummary("VISA", "1111")],
+            tenders=[CardSummary("VISA", "1111")],
         )
 
 
@@ -140,7 +140,7 @@ def test_writes_outside_a_transaction_are_refused(repo: ChargeRepository) -> Non
             sale_id="s",
             profile="p",
             amount=1,
-            cards=[CardSummary("VISA", "1111")],
+            tenders=[CardSummary("VISA", "1111")],
         )
     with pytest.raises(NotInTransaction):
         ledger(repo).apply_update(
@@ -493,7 +493,7 @@ def test_attempt_records_returned_by_writes_are_what_the_store_holds(
             sale_id="sale-42",
             profile="builtin-sandbox",
             amount=2500,
-            cards=[CardSummary("VISA", "1111"), CardSummary(None, None, installments=3)],
+            tenders=[CardSummary("VISA", "1111"), CardSummary(None, None, installments=3)],
             late_capture=True,
         )
     assert recorded == repo.attempt("charge-000042")

@@ -13,8 +13,8 @@ import pytest
 from checkout_desktop.domain.deliveries import EventFilter, NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.inbox.intake import body_digest
-from checkout_desktop.store import db
-from checkout_desktop.store.events import EventRepository
+from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.events import EventRepository
 
 logger = logging.getLogger(__name__)
 

@@ -63,15 +63,9 @@ PEER_LAYERS = frozenset({"services"})
 
 KNOWN_PEER_IMPORTS: frozenset[tuple[str, str]] = frozenset()
 
-KNOWN_SQLITE3_OUTSIDE_STORE = frozenset(
-    {
-        # sqlite3 belongs under store/ (and the sandbox, the service's own process). These pass
-        # connections around today; the store ports take them in. The list may only shrink.
-        "checkout_desktop.inbox.cli_events",
-        "checkout_desktop.inbox.writer",
-        "checkout_desktop.terminal",
-    }
-)
+SQLITE3_HOMES = ("store.", "sandbox.")
+"""sqlite3 belongs under store/ (and the sandbox, the service's own process): no other module
+imports it at run time; the rest of the package reaches the store through its ports."""
 
 KNOWN_UI_STORE_READERS = frozenset(
     {
@@ -417,19 +411,40 @@ def test_the_gui_never_imports_the_entry_modules() -> None:
     assert not {m for m in importers if m.startswith(f"{PACKAGE}.ui")}, importers
 
 
-def test_sqlite3_outside_the_store_only_where_known() -> None:
-    users = {
-        module
-        for module in importers_of(_edges(), "sqlite3")
-        if not module.startswith((f"{PACKAGE}.store.", f"{PACKAGE}.sandbox."))
-    }
-    assert users <= KNOWN_SQLITE3_OUTSIDE_STORE, (
-        f"sqlite3 belongs under store/; new users: {sorted(users - KNOWN_SQLITE3_OUTSIDE_STORE)}"
+def sqlite3_outside_its_homes(edges: Iterable[Import], package: str) -> list[str]:
+    """Modules outside store/ and sandbox/ that import sqlite3 at run time."""
+    homes = tuple(f"{package}.{home}" for home in SQLITE3_HOMES)
+    return sorted(
+        f"{edge.module}:{edge.line} imports {edge.target}"
+        for edge in edges
+        if edge.target.split(".")[0] == "sqlite3" and not edge.module.startswith(homes)
     )
-    assert users >= KNOWN_SQLITE3_OUTSIDE_STORE, (
-        "these no longer import sqlite3: remove them from KNOWN_SQLITE3_OUTSIDE_STORE: "
-        f"{sorted(KNOWN_SQLITE3_OUTSIDE_STORE - users)}"
+
+
+def test_sqlite3_only_under_the_store_and_the_sandbox() -> None:
+    assert sqlite3_outside_its_homes(_edges(), PACKAGE) == []
+
+
+def test_the_sqlite3_rule_fails_when_a_module_imports_it(tmp_path: Path) -> None:
+    copy = tmp_path / PACKAGE
+    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert sqlite3_outside_its_homes(import_graph(copy, PACKAGE), PACKAGE) == []
+    ledger = copy / "charges" / "ledger.py"
+    ledger.write_text(
+        ledger.read_text(encoding="utf-8") + "\n\ndef _peek() -> None:\n"
+        "    import sqlite3  # noqa: F401\n",
+        encoding="utf-8",
     )
+    # Only for the type checker: not a runtime import, so still allowed.
+    inbox = copy / "inbox" / "writer.py"
+    inbox.write_text(
+        inbox.read_text(encoding="utf-8") + "\nif TYPE_CHECKING:\n    import sqlite3\n",
+        encoding="utf-8",
+    )
+    problems = sqlite3_outside_its_homes(import_graph(copy, PACKAGE), PACKAGE)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("checkout_desktop.charges.ledger:")
+    assert problems[0].endswith("imports sqlite3")
 
 
 def test_widgets_read_the_store_only_where_known() -> None:

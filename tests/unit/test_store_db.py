@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from checkout_desktop.store.db import APPLICATION_ID, SCHEMA_VERSION, connect, transaction
 from checkout_desktop.store.errors import SchemaTooNew
+from checkout_desktop.store.sqlite.db import APPLICATION_ID, SCHEMA_VERSION, connect, transaction
 
 
 def test_new_store_is_migrated_wal_full_and_owner_only(tmp_path: Path) -> None:

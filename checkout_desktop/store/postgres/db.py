@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from checkout_desktop.errors import PlainError
 from checkout_desktop.secrets import SecretStore
+from checkout_desktop.store.errors import StoreError
 from checkout_desktop.store.postgres import schema
 from checkout_desktop.store.postgres.address import StoreAddress
 
@@ -52,10 +52,8 @@ class StoreProblem(StrEnum):
     REFUSED = "refused"
 
 
-class SharedStoreError(PlainError):
+class SharedStoreError(StoreError):
     """The shared store cannot be used; `problem` says why, the message what to do."""
-
-    exit_code = 3
 
     def __init__(self, problem: StoreProblem, message: str, *, address: StoreAddress) -> None:
         super().__init__(message)

@@ -8,6 +8,7 @@ to date in the delivery's own transaction, so there is no unindexed tail to scan
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -25,7 +26,7 @@ from checkout_desktop.domain.deliveries import (
 )
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason
-from checkout_desktop.store.events import (
+from checkout_desktop.store.sqlite.events import (
     MAX_PAGE,
     MAX_REASON_TEXT,
     SELF_TESTS_KEPT,
@@ -391,4 +392,23 @@ class PgEventRepository:
         return list(reversed(page.rows))
 
 
-__all__ = ["PgEventRepository", "fold", "pg_params", "search_text"]
+@contextlib.contextmanager
+def reading(url: str) -> Iterator[PgEventRepository]:
+    """The deliveries of the shared store at `url` (password from the keychain), for reading
+    (`checkout-desktop --store URL events`). SharedStoreError says why it cannot be read."""
+    import psycopg
+
+    from checkout_desktop.store.postgres import db
+    from checkout_desktop.store.postgres.address import StoreAddress
+
+    address = StoreAddress.parse(url)
+    conn = db.connect(address, db.keychain_password(address), migrate_schema=False)
+    try:
+        yield PgEventRepository(conn)
+    except psycopg.Error as exc:
+        raise db.describe_error(address, exc) from None
+    finally:
+        conn.close()
+
+
+__all__ = ["PgEventRepository", "fold", "pg_params", "reading", "search_text"]

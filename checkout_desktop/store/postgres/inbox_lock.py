@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.store.events import format_instant
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
+from checkout_desktop.store.sqlite.events import format_instant
 
 if TYPE_CHECKING:
     import psycopg

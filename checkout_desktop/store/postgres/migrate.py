@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from checkout_desktop.store import db as sqlite_db
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.db import SharedStoreError, StoreProblem
 from checkout_desktop.store.postgres.events import fold
+from checkout_desktop.store.sqlite import db as sqlite_db
 
 if TYPE_CHECKING:
     import psycopg

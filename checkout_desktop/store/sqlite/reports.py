@@ -13,8 +13,8 @@ from collections import defaultdict
 from datetime import datetime, tzinfo
 
 from checkout_desktop.domain.records import BrandTotal, DayTotals
-from checkout_desktop.store.charges import ChargeRepository, from_ts, ts
 from checkout_desktop.store.errors import ReportUnavailable
+from checkout_desktop.store.sqlite.charges import ChargeRepository, from_ts, ts
 
 # Statuses of a charge that took the customer's money at some point (a refunded sale was a sale).
 _SOLD = ("PAID", "AUTHORIZED", "PARTIAL", "REFUNDED", "CHARGEBACK")

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from checkout_desktop.paths import tighten
-from checkout_desktop.store import schema_charges, schema_inbox
 from checkout_desktop.store.errors import (
     ForeignStore,
     SchemaTooNew,
@@ -22,6 +21,7 @@ from checkout_desktop.store.errors import (
     StoreNotWritable,
     StoreUnavailable,
 )
+from checkout_desktop.store.sqlite import schema_charges, schema_inbox
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (3, "money operations recorded before sending; the daily sweep", schema_charges.V3),
     (4, "timeline and check reasons kept as codes", schema_charges.REASONS),
     (5, "inbox reasons kept as codes", schema_inbox.REASONS),
+    (6, "attempts keep their tenders (card list migrated)", schema_charges.TENDERS),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -1,7 +1,7 @@
 """Repository of charge attempts, charges, transactions, money operations and timelines.
 
 Every write method runs inside the caller's open transaction (`write()`, or
-`store.db.transaction`) and never begins or commits one itself, so a caller can commit an input
+`db.transaction`) and never begins or commits one itself, so a caller can commit an input
 together with its own records (the inbox commits a notification and its merge in one durable
 step). What an input means for a charge (the merge, the next check) is the ledger's business
 (`charges/ledger.py`); this module only reads and writes rows.
@@ -15,7 +15,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from checkout_desktop.domain.enums import ChargeStatus
@@ -27,15 +27,17 @@ from checkout_desktop.domain.money_ops import (
 )
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import (
+    CARD,
     LAST_FOUR,
     TIMELINE_SOURCES,
     AttemptRecord,
-    CardSummary,
     ChargeRecord,
     MoneyOpRecord,
     Page,
     SweepRecord,
+    TenderSummary,
     TimelineRecord,
+    stored_tender,
 )
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
@@ -45,13 +47,13 @@ from checkout_desktop.domain.state import (
 )
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import mask_card_number
-from checkout_desktop.store.db import transaction
 from checkout_desktop.store.errors import (
     ChargeNotKnown,
     MoneyOperationOpen,
     NotInTransaction,
     RepositoryError,
 )
+from checkout_desktop.store.sqlite.db import transaction
 
 logger = logging.getLogger(__name__)
 
@@ -175,30 +177,33 @@ class ChargeRepository:
         sale_id: str,
         profile: str,
         amount: int,
-        cards: Sequence[CardSummary],
+        tenders: Sequence[TenderSummary],
         late_capture: bool = False,
     ) -> AttemptRecord:
         """Record an attempt before its request is sent (commit before sending)."""
         self.require_transaction("record_attempt")
         if amount <= 0:
             raise RepositoryError(f"charge {merchant_charge_id}: the amount must be positive")
-        if not cards:
+        if not tenders:
             raise RepositoryError(
-                f"charge {merchant_charge_id}: an attempt charges at least one card"
+                f"charge {merchant_charge_id}: an attempt is paid by at least one tender"
             )
         now = ts(self.now())
         try:
             self.conn.execute(
                 "INSERT INTO charge_attempt (merchant_charge_id, sale_id, profile, amount, "
-                "late_capture, cards_json, state, created_at, updated_at) VALUES (:mcid, :sale, "
-                ":profile, :amount, :late, :cards, :state, :now, :now)",
+                "late_capture, cards_json, tenders_json, state, created_at, updated_at) VALUES "
+                "(:mcid, :sale, "
+                ":profile, :amount, :late, :cards, :tenders, :state, :now, :now)",
                 {
                     "mcid": merchant_charge_id,
                     "sale": sale_id,
                     "profile": profile,
                     "amount": amount,
                     "late": int(late_capture),
-                    "cards": json.dumps([c.to_json() for c in cards]),
+                    # The card list, as before tenders were kept: what an older reader knows.
+                    "cards": json.dumps([t.to_json() for t in tenders if t.kind == CARD]),
+                    "tenders": json.dumps([t.to_json() for t in tenders]),
                     "state": AttemptState.RECORDED.value,
                     "now": now,
                 },
@@ -218,7 +223,7 @@ class ChargeRepository:
                 else ReasonCode.ATTEMPT_RECORDED,
                 sale=sale_id,
                 amount=amount,
-                cards=tuple(c.reason() for c in cards),
+                cards=tuple(t.reason() for t in tenders),
             ),
         )
         # The row as inserted (what reading it back would give, without the read).
@@ -229,7 +234,7 @@ class ChargeRepository:
             profile=profile,
             amount=amount,
             late_capture=bool(late_capture),
-            cards=tuple(CardSummary.from_json(c.to_json()) for c in cards),
+            tenders=tuple(stored_tender(t.to_json()) for t in tenders),
             state=AttemptState.RECORDED,
             created_at=at,
             updated_at=at,
@@ -721,6 +726,26 @@ class ChargeRepository:
         ).fetchall()
         return [_charge(r) for r in rows]
 
+    def claim_due_checks(
+        self, limit: int, owner: str, *, now: datetime, lease: timedelta
+    ) -> list[ChargeRecord]:
+        """Take the charges due at `now` (most overdue first) and move their next check to
+        `now + lease`, so that a second claim before the lease ends does not take them again.
+
+        A SQLite store serves one terminal, so `owner` is only logged; the lease is what keeps a
+        slow query from being asked twice.
+        """
+        self.require_transaction("claim_due_checks")
+        due = self.due_checks(now=now, limit=limit)
+        if due:
+            until = ts(now + lease)
+            self.conn.executemany(
+                "UPDATE charge SET next_check_at = :until WHERE id = :id",
+                [{"until": until, "id": record.id} for record in due],
+            )
+            logger.debug("%s claimed %d due check(s)", owner, len(due))
+        return due
+
     def set_checked(
         self,
         merchant_charge_id: str,
@@ -883,7 +908,9 @@ def _attempt(row: sqlite3.Row) -> AttemptRecord:
         profile=row["profile"],
         amount=int(row["amount"]),
         late_capture=bool(row["late_capture"]),
-        cards=tuple(CardSummary.from_json(c) for c in json.loads(row["cards_json"])),
+        tenders=tuple(
+            stored_tender(t) for t in json.loads(row["tenders_json"] or row["cards_json"])
+        ),
         state=AttemptState(row["state"]),
         created_at=_required_ts(row["created_at"]),
         updated_at=_required_ts(row["updated_at"]),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from checkout_desktop.domain.deliveries import (
@@ -18,6 +20,8 @@ from checkout_desktop.domain.deliveries import (
 )
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.store.errors import StoreUnavailable
+from checkout_desktop.store.sqlite import db
 
 logger = logging.getLogger(__name__)
 
@@ -344,6 +348,14 @@ class EventRepository:
         row = self._conn.execute("SELECT max(id) FROM webhook_event").fetchone()
         return int(row[0] or 0)
 
+    def ids_after(self, after: int, limit: int = MAX_PAGE) -> list[int]:
+        """Ids of the deliveries stored after `after`, in order (what `watch` yields)."""
+        rows = self._conn.execute(
+            "SELECT id FROM webhook_event WHERE id > :after ORDER BY id LIMIT :limit",
+            {"after": after, "limit": limit},
+        )
+        return [int(row[0]) for row in rows]
+
     def page(
         self,
         where: EventFilter | None = None,
@@ -540,6 +552,22 @@ def _where_sql(clauses: list[str]) -> str:
     return (" WHERE " + " AND ".join(clauses)) if clauses else ""
 
 
+@contextlib.contextmanager
+def reading(path: Path) -> Iterator[EventRepository]:
+    """The deliveries of the store at `path`, read-only (for `checkout-desktop events`).
+
+    StoreError when the store cannot be opened; a failure while reading is StoreUnavailable,
+    saying which file could not be read.
+    """
+    conn = db.connect(path, readonly=True)
+    try:
+        yield EventRepository(conn)
+    except sqlite3.Error as exc:
+        raise StoreUnavailable(f"cannot read {path}: {exc}") from exc
+    finally:
+        conn.close()
+
+
 __all__ = [
     "INDEX_BATCH",
     "MAX_PAGE",
@@ -553,6 +581,7 @@ __all__ = [
     "StoredEvent",
     "Verdict",
     "format_instant",
+    "reading",
 ]
 
 

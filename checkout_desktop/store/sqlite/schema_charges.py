@@ -134,3 +134,13 @@ ALTER TABLE charge_timeline ADD COLUMN reason_args TEXT;
 ALTER TABLE charge ADD COLUMN check_reason_code TEXT;
 ALTER TABLE charge ADD COLUMN check_reason_args TEXT;
 """
+
+# Tenders as data (checkout_desktop.domain.tenders): each attempt keeps what pays it as a list
+# of JSON objects with a "kind", so a new payment method needs no new column. The card lists
+# of earlier rows become card tenders; a row whose tenders_json is empty is read from its cards.
+TENDERS = """
+ALTER TABLE charge_attempt ADD COLUMN tenders_json TEXT;
+UPDATE charge_attempt SET tenders_json = (
+    SELECT json_group_array(json_set(value, '$.kind', 'card')) FROM json_each(cards_json)
+);
+"""

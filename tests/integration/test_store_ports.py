@@ -1,0 +1,223 @@
+"""The store ports' contract (store/ports.py), checked against every backend on real storage.
+
+A backend joins by adding a factory to BACKENDS: each test opens a fresh, empty store with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from checkout_desktop.domain import state as sm
+from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.enums import ChargeStatus, Verdict
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.domain.wire import ChargeUpdate
+from checkout_desktop.store.errors import MoneyOperationOpen, RepositoryError
+from checkout_desktop.store.ports import Store, UnitOfWork
+from checkout_desktop.store.sqlite.store import SqliteStore
+
+logger = logging.getLogger(__name__)
+
+NOW = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
+WHY = Reason.of(ReasonCode.CHECK_SCHEDULED)
+
+
+async def _sqlite(tmp_path: Path) -> Store:
+    return SqliteStore.open(tmp_path / "ports.sqlite3", clock=lambda: NOW)
+
+
+async def _postgres(request: pytest.FixtureRequest) -> Store:
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from checkout_desktop.store.postgres.store import PgStore
+
+    url = request.getfixturevalue("pg_url")
+    return await PgStore.open(StoreAddress.parse(url), None, clock=lambda: NOW)
+
+
+BACKENDS: dict[str, Callable[[pytest.FixtureRequest], Awaitable[Store]]] = {
+    "sqlite": lambda request: _sqlite(request.getfixturevalue("tmp_path")),
+    "postgres": _postgres,
+}
+
+
+@pytest_asyncio.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.pg),
+    ]
+)
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    opened = await BACKENDS[request.param](request)
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+async def _attempt(store: Store, mcid: str, sale: str = "sale-1") -> None:
+    async with store.unit_of_work() as uow:
+        await uow.charges.record_attempt(
+            merchant_charge_id=mcid,
+            sale_id=sale,
+            profile="builtin-sandbox",
+            amount=1500,
+            tenders=[CardSummary("VISA", "1111")],
+        )
+
+
+async def _charge(store: Store, mcid: str, *, next_check: datetime | None = None) -> None:
+    merged = sm.merge(None, ChargeUpdate(mcid, None, ChargeStatus.PENDING, 1500, 0)).state
+    async with store.unit_of_work() as uow:
+        await uow.charges.save_charge(
+            mcid,
+            merged,
+            sale_id="sale-1",
+            source="reply",
+            new=True,
+            changed=True,
+            checks=0,
+            next_check_at=next_check,
+            check_reason=WHY if next_check else None,
+        )
+
+
+def _delivery(n: int) -> NewEvent:
+    return NewEvent(
+        received_at=NOW,
+        verdict=Verdict.UNKNOWN,
+        body=f'{{"n": {n}}}'.encode(),
+        body_sha256=f"{n:064x}",
+        headers={},
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_unit_of_work_commits_all_or_nothing(store: Store) -> None:
+    async def attempt_then_fail() -> None:
+        async with store.unit_of_work() as uow:
+            await uow.charges.record_attempt(
+                merchant_charge_id="charge-000001",
+                sale_id="s",
+                profile="p",
+                amount=100,
+                tenders=[CardSummary("VISA", "1111")],
+            )
+            assert await uow.charges.attempt("charge-000001") is not None  # sees its own write
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        await attempt_then_fail()
+    assert await store.charges.attempt("charge-000001") is None
+    await _attempt(store, "charge-000002")
+    attempt = await store.charges.attempt("charge-000002")
+    assert attempt is not None and attempt.cards == (CardSummary("VISA", "1111"),)
+
+
+@pytest.mark.asyncio
+async def test_a_relaxed_unit_of_work_commits_too(store: Store) -> None:
+    async with store.unit_of_work(durable=False) as uow:
+        await uow.events.insert(_delivery(1))
+    assert await store.events.latest_id() == 1
+
+
+@pytest.mark.asyncio
+async def test_a_savepoint_undoes_only_its_own_writes(store: Store) -> None:
+    async def failing_step(uow: UnitOfWork) -> None:
+        async with uow.savepoint():
+            await uow.charges.record_attempt(
+                merchant_charge_id="charge-000009",
+                sale_id="s",
+                profile="p",
+                amount=100,
+                tenders=[CardSummary("VISA", "1111")],
+            )
+            raise ValueError("merge failed")
+
+    async with store.unit_of_work() as uow:
+        kept = await uow.events.insert(_delivery(1))
+        with pytest.raises(ValueError, match="merge failed"):
+            await failing_step(uow)
+        await uow.events.set_merge_outcome(kept, Reason.of(ReasonCode.INBOX_APPLIED_BARE))
+    assert await store.charges.attempt("charge-000009") is None
+    stored = await store.events.get(kept)
+    assert stored is not None and stored.merge_data == Reason.of(ReasonCode.INBOX_APPLIED_BARE)
+
+
+@pytest.mark.asyncio
+async def test_refusals_are_the_stores_errors(store: Store) -> None:
+    await _attempt(store, "charge-000001")
+    with pytest.raises(RepositoryError, match="already attempted"):
+        await _attempt(store, "charge-000001")
+    await _charge(store, "charge-000001")
+    async with store.unit_of_work() as uow:
+        await uow.charges.record_money_operation(
+            "charge-000001", MoneyOpKind.REFUND, 500, Figures(ChargeStatus.PAID, 1500, 0)
+        )
+    with pytest.raises(MoneyOperationOpen):
+        async with store.unit_of_work() as uow:
+            await uow.charges.record_money_operation(
+                "charge-000001", MoneyOpKind.REFUND, 500, Figures(ChargeStatus.PAID, 1500, 0)
+            )
+    assert len(await store.charges.money_operations("charge-000001")) == 1
+
+
+@pytest.mark.asyncio
+async def test_claimed_checks_are_not_claimed_again_until_the_lease_ends(store: Store) -> None:
+    for n in range(3):
+        await _charge(store, f"charge-00000{n}", next_check=NOW - timedelta(minutes=n))
+    await _charge(store, "charge-000009", next_check=NOW + timedelta(hours=1))
+    lease = timedelta(minutes=2)
+    async with store.unit_of_work() as uow:
+        first = await uow.charges.claim_due_checks(2, "till-1", now=NOW, lease=lease)
+    # Most overdue first; the charge not due yet is never taken.
+    assert [c.merchant_charge_id for c in first] == ["charge-000002", "charge-000001"]
+    async with store.unit_of_work() as uow:
+        second = await uow.charges.claim_due_checks(10, "till-2", now=NOW, lease=lease)
+    assert [c.merchant_charge_id for c in second] == ["charge-000000"]
+    async with store.unit_of_work() as uow:
+        later = await uow.charges.claim_due_checks(
+            10, "till-2", now=NOW + lease + timedelta(seconds=1), lease=lease
+        )
+    assert {c.merchant_charge_id for c in later} == {f"charge-00000{n}" for n in range(3)}
+
+
+@pytest.mark.asyncio
+async def test_watch_yields_each_committed_delivery_once_in_order(store: Store) -> None:
+    async with store.unit_of_work() as uow:
+        before = await uow.events.insert(_delivery(0))
+    seen: list[int] = []
+
+    async def follow() -> None:
+        async for event_id in store.watch(after=before):
+            seen.append(event_id)
+            if len(seen) == 5:
+                return
+
+    task = asyncio.ensure_future(follow())
+    ids = []
+    for n in range(1, 6):
+        async with store.unit_of_work() as uow:
+            ids.append(await uow.events.insert(_delivery(n)))
+        await asyncio.sleep(0)
+    await asyncio.wait_for(task, timeout=30)
+    assert seen == ids and ids == sorted(ids) and before not in seen
+
+
+@pytest.mark.asyncio
+async def test_history_pages_by_keyset_newest_first(store: Store) -> None:
+    for n in range(5):
+        await _charge(store, f"charge-00000{n}")
+    first = await store.charges.list_charges(limit=2)
+    assert [c.merchant_charge_id for c in first.items] == ["charge-000004", "charge-000003"]
+    rest = await store.charges.list_charges(before=first.next_cursor, limit=10)
+    assert [c.merchant_charge_id for c in rest.items] == [f"charge-00000{n}" for n in (2, 1, 0)]
+    assert rest.next_cursor is None
