@@ -520,7 +520,7 @@ async def check_not_found(
         return CheckResult(
             CheckName.NOT_FOUND,
             Outcome.WARNING,
-            Finding.NOT_FOUND_UNRECOGNISED,
+            Finding.NOT_FOUND_QUERY_REFUSED,
             {"http_code": exc.status, "reason": exc.reason},
             {**facts, "http_status": exc.status},
         )

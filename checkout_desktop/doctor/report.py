@@ -76,6 +76,7 @@ class Finding(StrEnum):
     NOT_FOUND_400 = "not_found.400"
     NOT_FOUND_UNRECOGNISED = "not_found.unrecognised"
     NOT_FOUND_CHARGE_EXISTS = "not_found.charge_exists"
+    NOT_FOUND_QUERY_REFUSED = "not_found.query_refused"
     NOT_FOUND_FAILED = "not_found.failed"
     NOT_FOUND_NO_ANSWER = "not_found.no_answer"
     NEEDS_TOKEN = "skipped.needs_token"

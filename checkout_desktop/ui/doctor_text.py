@@ -100,6 +100,11 @@ def templates() -> dict[Finding, str]:
             "a query for a charge that does not exist got HTTP {http_code} without saying "
             "“not found”: a charge whose reply is lost cannot be settled by itself ({reason})",
         ),
+        Finding.NOT_FOUND_QUERY_REFUSED: QCoreApplication.translate(
+            "Doctor",
+            "the service refused the query's format (HTTP {http_code}): a charge whose reply is "
+            "lost cannot be settled by asking ({reason})",
+        ),
         Finding.NOT_FOUND_CHARGE_EXISTS: QCoreApplication.translate(
             "Doctor", "the service answered with a charge for the new id {id}; ask support"
         ),

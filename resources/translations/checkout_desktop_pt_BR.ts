@@ -538,6 +538,10 @@
         <translation>a consulta de uma cobrança que não existe recebeu HTTP {http_code} sem dizer “não encontrada”: uma cobrança cuja resposta se perder não se resolve sozinha ({reason})</translation>
     </message>
     <message>
+        <source>the service refused the query&apos;s format (HTTP {http_code}): a charge whose reply is lost cannot be settled by asking ({reason})</source>
+        <translation>o serviço recusou o formato da consulta (HTTP {http_code}): uma cobrança cuja resposta se perder não pode ser resolvida consultando ({reason})</translation>
+    </message>
+    <message>
         <source>the service answered with a charge for the new id {id}; ask support</source>
         <translation>o serviço respondeu com uma cobrança para o id novo {id}; fale com o suporte</translation>
     </message>

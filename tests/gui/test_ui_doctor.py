@@ -179,3 +179,33 @@ def test_the_status_bar_says_when_the_service_answers(
     data = ("api.localhost", "sdk.localhost", "Sandbox")
     assert _tooltip_words(status.service.toolTip(), data) == []
     assert english_on_screen(status, data) == []
+
+
+def test_the_running_terminal_is_checked_through_its_own_sandbox_and_inbox(
+    qloop: qasync.QEventLoop, arun: Callable[..., Any], tmp_path: Path
+) -> None:
+    from checkout_desktop.sandbox.link import start_sandbox
+    from checkout_desktop.terminal import Terminal
+
+    paths = AppPaths(tmp_path / "c", tmp_path / "d", tmp_path / "l").ensure()
+    settings = Settings(first_run_done=True)
+    link = start_sandbox(paths)
+    try:
+        terminal = arun(Terminal.start(settings, paths, sandbox=link, listener_port=0), 30_000)
+        try:
+            tester = ConnectionTest(paths, running=terminal)
+            results = arun(tester(settings.model_copy(deep=True)), 30_000)
+            assert all(r.ok and not r.warning for r in results), results
+            report = tester.report
+            assert report is not None and report.can_charge
+            trip = report.result(CheckName.ROUND_TRIP)
+            assert trip is not None
+            # Through the running inbox's own address, with no second sandbox started.
+            assert trip.facts["url"] == terminal.notification_url
+            assert tester.sandbox is None
+            # The terminal's own access token was left alone (the check asked for its own).
+            assert terminal.tokens.token_requests == 0
+        finally:
+            arun(terminal.stop(), 30_000)
+    finally:
+        link.stop()
