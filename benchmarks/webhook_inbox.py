@@ -89,8 +89,8 @@ async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
             from checkout_desktop.store.postgres.writer import PgDeliveryBatches
 
             assert pg is not None
-            batches = PgDeliveryBatches(StoreAddress.parse(pg), None, applier=inbox_applier)
-            writer = InboxWriter(batches=batches, bus=bus)
+            batches = PgDeliveryBatches(StoreAddress.parse(pg), None)
+            writer = InboxWriter(batches, bus=bus, applier=inbox_applier)
         else:
             writer = InboxWriter(store / "bench.sqlite3", bus=bus, applier=inbox_applier)
         listener = WebhookListener(

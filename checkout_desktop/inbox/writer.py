@@ -21,23 +21,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from checkout_desktop.domain.deliveries import Applied, WriteResult
+from checkout_desktop.domain.deliveries import Applied, Delivery, WriteResult
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.inbox.intake import Intake, unstorable
+from checkout_desktop.store.ports import ChargeApplier, DeliveryBatches
 from checkout_desktop.store.sqlite.events import INDEX_BATCH
-from checkout_desktop.store.sqlite.writer import (
-    ChargeApplier,
-    Delivery,
-    IndexProgress,
-    SqliteDeliveryBatches,
-)
+from checkout_desktop.store.sqlite.writer import SqliteDeliveryBatches
 
 logger = logging.getLogger(__name__)
 
@@ -54,32 +48,6 @@ _INDEX_BACKLOG = 50_000
 _INDEX_BUSY_BATCH = 100
 # After a failed index batch (disk full, a lock held too long), wait before trying again.
 _INDEX_RETRY_S = 5.0
-
-
-class DeliveryBatches(Protocol):
-    """A store's half of the group commit (`store/sqlite/writer.py`, `store/postgres/writer.py`):
-    one batch of deliveries in one durable commit."""
-
-    @property
-    def opened(self) -> bool: ...
-
-    async def open(self) -> IndexProgress: ...
-
-    async def durability(self) -> tuple[str, int]: ...
-
-    async def commit(self, deliveries: Sequence[Delivery]) -> list[WriteResult]: ...
-
-    async def index_some(self, rows: int) -> tuple[int, int]: ...
-
-    async def close(self) -> None: ...
-
-    def one_bad_row(self, exc: BaseException) -> bool:
-        """The failure can come from one delivery's data (the others may be fine)."""
-        ...
-
-    def unstorable(self, exc: BaseException) -> bool:
-        """The store refused what was read from a body (its bytes can still be kept)."""
-        ...
 
 
 class InboxUnavailable(RuntimeError):
@@ -107,9 +75,8 @@ class InboxWriter:
 
     def __init__(
         self,
-        db_path: Path | None = None,
+        db_path: Path | DeliveryBatches,
         *,
-        batches: DeliveryBatches | None = None,
         bus: EventBus | None = None,
         applier: ChargeApplier | None = None,
         max_batch: int = DEFAULT_MAX_BATCH,
@@ -118,11 +85,11 @@ class InboxWriter:
     ) -> None:
         if max_batch < 1:
             raise ValueError("a batch holds at least one delivery")
-        if batches is None:
-            if db_path is None:
-                raise ValueError("the inbox writer needs a store: its file, or its batches")
-            batches = SqliteDeliveryBatches(db_path, applier=applier)
-        self._batches = batches
+        # A path is the SQLite store's file; another store brings its own half.
+        self._batches: DeliveryBatches = (
+            SqliteDeliveryBatches(db_path) if isinstance(db_path, Path) else db_path
+        )
+        self._applier = applier
         self._bus = bus
         self._max_batch = max_batch
         self._max_queue = max_queue
@@ -247,7 +214,9 @@ class InboxWriter:
     async def _write(self, intakes: list[Intake]) -> list[WriteResult | Exception]:
         try:
             results: list[WriteResult | Exception] = list(
-                await self._batches.commit([Delivery(i.event, i.update) for i in intakes])
+                await self._batches.commit(
+                    [Delivery(i.event, i.update) for i in intakes], self._applier
+                )
             )
         except Exception as exc:
             self.stats.failed_batches += 1

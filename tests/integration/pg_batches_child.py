@@ -10,11 +10,10 @@ import asyncio
 import sys
 from datetime import UTC, datetime
 
-from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.deliveries import Delivery, NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.writer import PgDeliveryBatches
-from checkout_desktop.store.sqlite.writer import Delivery
 
 
 def delivery(n: int) -> Delivery:

@@ -28,7 +28,7 @@ async def serve(address: StoreAddress, counter: str, token: str) -> None:
     if not lock.held:
         print("not holding the inbox", flush=True)
         return
-    writer = InboxWriter(batches=PgDeliveryBatches(address, None, applier=inbox_applier))
+    writer = InboxWriter(PgDeliveryBatches(address, None), applier=inbox_applier)
     listener = WebhookListener(ListenerSettings(port=0), token=SecretStr(token), writer=writer)
     print(await listener.start(), flush=True)
     await asyncio.Event().wait()

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from checkout_desktop.charges.ledger import inbox_applier
-from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.deliveries import Delivery, NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.records import CardSummary
@@ -21,7 +21,6 @@ from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.charges import PgChargeRepository
 from checkout_desktop.store.postgres.writer import PgDeliveryBatches
-from checkout_desktop.store.sqlite.writer import Delivery
 from tests.integration import test_store_charges as charges_tests
 
 pytestmark = pytest.mark.pg
@@ -60,7 +59,7 @@ async def test_a_batch_is_stored_deduped_and_applied_in_one_commit(
             amount=1500,
             tenders=[CardSummary("VISA", "1111")],
         )
-    batches = PgDeliveryBatches(address, None, applier=inbox_applier)
+    batches = PgDeliveryBatches(address, None)
     progress = await batches.open()
     assert not progress.searchable
     try:
@@ -72,7 +71,8 @@ async def test_a_batch_is_stored_deduped_and_applied_in_one_commit(
                 Delivery(first, update),
                 Delivery(first, update),
                 Delivery(_event(b"{bad", Verdict.QUARANTINED), None),
-            ]
+            ],
+            inbox_applier,
         )
         assert [r.verdict for r in results] == [
             Verdict.ACCEPTED,
@@ -98,11 +98,14 @@ async def test_a_failing_merge_keeps_the_delivery(address: StoreAddress, pg_url:
     def broken(*args: object) -> None:
         raise RuntimeError("the state machine broke")
 
-    batches = PgDeliveryBatches(address, None, applier=broken)  # type: ignore[arg-type]
+    batches = PgDeliveryBatches(address, None)
     await batches.open()
     try:
         update = charges_tests.webhook("charge-000008", "PAID", "2026-05-04T10:00:05Z")
-        (result,) = await batches.commit([Delivery(_event(b'{"b": 2}'), update)])
+        (result,) = await batches.commit(
+            [Delivery(_event(b'{"b": 2}'), update)],
+            broken,  # type: ignore[arg-type]
+        )
         assert result.merge_outcome is not None
         assert result.merge_outcome.code == ReasonCode.INBOX_NOT_APPLIED
         with psycopg.connect(pg_url) as other:

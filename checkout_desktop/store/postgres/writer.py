@@ -26,18 +26,17 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import SecretStr
 
-from checkout_desktop.domain.deliveries import Applied, WriteResult
+from checkout_desktop.domain.deliveries import Applied, Delivery, IndexProgress, WriteResult
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.store.errors import StoreUnavailable
-from checkout_desktop.store.ports import ChargeStore
+from checkout_desktop.store.ports import ChargeApplier, ChargeStore
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.charges import PgChargeRepository, begin_write
 from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.store import BoundRepository
-from checkout_desktop.store.sqlite.writer import ChargeApplier, Delivery, IndexProgress
 
 if TYPE_CHECKING:
     import psycopg
@@ -74,12 +73,9 @@ class PgDeliveryBatches:
         self,
         address: StoreAddress,
         password: SecretStr | None,
-        *,
-        applier: ChargeApplier | None = None,
     ) -> None:
         self._address = address
         self._password = password
-        self._applier = applier
         self._executor: ThreadPoolExecutor | None = None
         self._conn: psycopg.Connection[Any] | None = None
 
@@ -140,7 +136,9 @@ class PgDeliveryBatches:
             self._executor, functools.partial(fn, *args, **kwargs)
         )
 
-    async def commit(self, deliveries: Sequence[Delivery]) -> list[WriteResult]:
+    async def commit(
+        self, deliveries: Sequence[Delivery], applier: ChargeApplier | None = None
+    ) -> list[WriteResult]:
         """Store the deliveries (applying the accepted ones) in one durable commit.
 
         Raises what the store raised; nothing of the batch is then stored. Every statement is
@@ -152,7 +150,7 @@ class PgDeliveryBatches:
         conn = self._require()
         try:
             await self.call(begin_write, conn, relaxed=False)
-            results = [await self._store(conn, delivery) for delivery in deliveries]
+            results = [await self._store(conn, delivery, applier) for delivery in deliveries]
             await self.call(conn.commit)
         except psycopg.OperationalError as exc:
             await self.call(_rollback_quietly, conn)
@@ -162,7 +160,9 @@ class PgDeliveryBatches:
             raise
         return results
 
-    async def _store(self, conn: psycopg.Connection[Any], delivery: Delivery) -> WriteResult:
+    async def _store(
+        self, conn: psycopg.Connection[Any], delivery: Delivery, applier: ChargeApplier | None
+    ) -> WriteResult:
         repo = PgEventRepository(conn)
         event = delivery.event
         if event.verdict != Verdict.QUARANTINED:
@@ -173,8 +173,8 @@ class PgDeliveryBatches:
         if event.verdict == Verdict.SELF_TEST:
             await self.call(repo.prune_self_tests)
         applied: Applied | None = None
-        if event.verdict == Verdict.ACCEPTED and delivery.update is not None and self._applier:
-            applied = await self._apply(conn, delivery.update, event_id)
+        if event.verdict == Verdict.ACCEPTED and delivery.update is not None and applier:
+            applied = await self._apply(conn, applier, delivery.update, event_id)
             await self.call(repo.set_merge_outcome, event_id, applied.outcome)
         return WriteResult(
             event_id=event_id,
@@ -187,16 +187,16 @@ class PgDeliveryBatches:
     async def _apply(
         self,
         conn: psycopg.Connection[Any],
+        applier: ChargeApplier,
         update: ChargeUpdate | ThreeDsUpdate,
         event_id: int,
     ) -> Applied:
-        assert self._applier is not None
         # A savepoint keeps the event row when the state machine fails on it: the delivery is
         # stored (and acknowledged), and the failure is recorded with it for a later replay.
         await self.call(conn.execute, "SAVEPOINT apply_update")
         charges = cast(ChargeStore, BoundRepository(self, PgChargeRepository(conn)))
         try:
-            returned = self._applier(charges, update, f"webhook_event:{event_id}")
+            returned = applier(charges, update, f"webhook_event:{event_id}")
             if inspect.isawaitable(returned):
                 returned = await returned
         except Exception as exc:
