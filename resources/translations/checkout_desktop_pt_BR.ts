@@ -431,10 +431,6 @@
         <translation>Salvar relatório</translation>
     </message>
     <message>
-        <source>PDF (*.pdf)</source>
-        <translation>PDF (*.pdf)</translation>
-    </message>
-    <message>
         <source>The report could not be saved: {why}</source>
         <translation>Não foi possível salvar o relatório: {why}</translation>
     </message>
@@ -739,6 +735,26 @@
         <source>Body</source>
         <translation>Corpo</translation>
     </message>
+    <message>
+        <source>[not stored]</source>
+        <translation>[não guardado]</translation>
+    </message>
+    <message>
+        <source>[not stored: empty]</source>
+        <translation>[não guardado: vazio]</translation>
+    </message>
+    <message>
+        <source>[not stored: bare token]</source>
+        <translation>[não guardado: token sem esquema]</translation>
+    </message>
+    <message>
+        <source>[not stored: unrecognised scheme]</source>
+        <translation>[não guardado: esquema desconhecido]</translation>
+    </message>
+    <message>
+        <source>[not stored: {scheme} scheme]</source>
+        <translation>[não guardado: esquema {scheme}]</translation>
+    </message>
 </context>
 <context>
     <name>EventListModel</name>
@@ -828,6 +844,33 @@
     <message>
         <source>Searching… {n} found so far (looked back to event #{id})</source>
         <translation>Buscando… {n} encontrados até agora (olhou até o evento nº {id})</translation>
+    </message>
+</context>
+<context>
+    <name>FileDialog</name>
+    <message>
+        <source>PDF (*.pdf)</source>
+        <translation>PDF (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Look in:</source>
+        <translation>Procurar em:</translation>
+    </message>
+    <message>
+        <source>File name:</source>
+        <translation>Nome do arquivo:</translation>
+    </message>
+    <message>
+        <source>Files of type:</source>
+        <translation>Arquivos do tipo:</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Salvar</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancelar</translation>
     </message>
 </context>
 <context>
@@ -1282,10 +1325,6 @@
     <message>
         <source>Save receipt</source>
         <translation>Salvar comprovante</translation>
-    </message>
-    <message>
-        <source>PDF (*.pdf)</source>
-        <translation>PDF (*.pdf)</translation>
     </message>
     <message>
         <source>The receipt could not be saved: {why}</source>
@@ -2618,6 +2657,18 @@
         <translation>Receptor: parado</translation>
     </message>
     <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
+    </message>
+    <message>
+        <source>Notifications arrive at {url} on this computer.</source>
+        <translation>As notificações chegam em {url} neste computador.</translation>
+    </message>
+    <message>
+        <source>The notification inbox is starting.</source>
+        <translation>A caixa de entrada de notificações está iniciando.</translation>
+    </message>
+    <message>
         <source>Inbox: healthy</source>
         <translation>Caixa de entrada: saudável</translation>
     </message>
@@ -2648,6 +2699,18 @@
     <message>
         <source>Tunnel: restarting</source>
         <translation>Túnel: reiniciando</translation>
+    </message>
+    <message>
+        <source>Technical detail (from the tunnel program): {detail}</source>
+        <translation>Detalhe técnico (do programa de túnel): {detail}</translation>
+    </message>
+    <message>
+        <source>The service reaches this terminal at {url}.</source>
+        <translation>O serviço alcança este terminal em {url}.</translation>
+    </message>
+    <message>
+        <source>The tunnel is starting.</source>
+        <translation>O túnel está iniciando.</translation>
     </message>
     <message>
         <source>Service: reachable</source>
