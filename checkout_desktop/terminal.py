@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from checkout_desktop.sandbox.link import SandboxLink
     from checkout_desktop.secrets import Credentials, SecretStore
     from checkout_desktop.settings import Settings
-    from checkout_desktop.store.sqlite.events import EventRepository
+    from checkout_desktop.store.ports import EventReads
     from checkout_desktop.store.sqlite.store import SqliteStore
 
 logger = logging.getLogger(__name__)
@@ -48,7 +48,8 @@ class Terminal:
     """The store (the ports the core uses, on the SQLite file)."""
     views: ChargeViews
     """What the window's widgets read about charges."""
-    events: EventRepository
+    events: EventReads
+    """What the event list reads (the store's stored deliveries)."""
     http: httpx.AsyncClient
     tokens: TokenManager
     service: ChargeService
@@ -105,7 +106,6 @@ class Terminal:
             SecretMissing,
             SecretStore,
         )
-        from checkout_desktop.store.sqlite.events import EventRepository
         from checkout_desktop.store.sqlite.store import SqliteStore
 
         profile = settings.profile
@@ -184,7 +184,7 @@ class Terminal:
             bus=bus,
             store=store,
             views=ChargeViews(store),
-            events=EventRepository(store.conn),
+            events=store.events,
             http=http,
             tokens=tokens,
             service=service,

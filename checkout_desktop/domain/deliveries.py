@@ -16,8 +16,12 @@ from typing import Any
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 
 logger = logging.getLogger(__name__)
+
+MAX_PAGE = 1000
+"""The most deliveries one read returns (a page, a burst, an export batch)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,23 @@ class EventPage:
 
 
 @dataclass(frozen=True)
+class Delivery:
+    """One delivery of an inbox batch: its row, and the update to apply when it is accepted."""
+
+    event: NewEvent
+    update: ChargeUpdate | ThreeDsUpdate | None
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """The search index's progress: whether there is one, the last id it holds, the newest."""
+
+    searchable: bool
+    indexed: int
+    latest: int
+
+
+@dataclass(frozen=True)
 class Applied:
     """What the charge state machine did with one delivery."""
 
@@ -145,10 +166,13 @@ class WriteResult:
 
 
 __all__ = [
+    "MAX_PAGE",
     "Applied",
+    "Delivery",
     "EventFilter",
     "EventPage",
     "EventSummary",
+    "IndexProgress",
     "NewEvent",
     "StoredEvent",
     "Verdict",

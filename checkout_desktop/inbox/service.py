@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from checkout_desktop.inbox.tunnel import TunnelSupervisor
     from checkout_desktop.inbox.writer import ChargeApplier
     from checkout_desktop.settings import ListenerSettings, TunnelSettings
+    from checkout_desktop.store.ports import DeliveryBatches
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class Inbox:
     def __init__(
         self,
         *,
-        store: Path,
+        store: Path | DeliveryBatches,
         listener_settings: ListenerSettings,
         token: SecretStr,
         bus: EventBus,

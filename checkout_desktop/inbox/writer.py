@@ -24,19 +24,14 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from checkout_desktop.domain.deliveries import Applied, WriteResult
+from checkout_desktop.domain.deliveries import Applied, Delivery, WriteResult
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.inbox.intake import Intake, unstorable
+from checkout_desktop.store.ports import ChargeApplier, DeliveryBatches
 from checkout_desktop.store.sqlite.events import INDEX_BATCH
-from checkout_desktop.store.sqlite.writer import (
-    ChargeApplier,
-    Delivery,
-    SqliteDeliveryBatches,
-    one_bad_row,
-)
-from checkout_desktop.store.sqlite.writer import unstorable as unstorable_error
+from checkout_desktop.store.sqlite.writer import SqliteDeliveryBatches
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +75,7 @@ class InboxWriter:
 
     def __init__(
         self,
-        db_path: Path,
+        db_path: Path | DeliveryBatches,
         *,
         bus: EventBus | None = None,
         applier: ChargeApplier | None = None,
@@ -90,7 +85,11 @@ class InboxWriter:
     ) -> None:
         if max_batch < 1:
             raise ValueError("a batch holds at least one delivery")
-        self._batches = SqliteDeliveryBatches(db_path, applier=applier)
+        # A path is the SQLite store's file; another store brings its own half.
+        self._batches: DeliveryBatches = (
+            SqliteDeliveryBatches(db_path) if isinstance(db_path, Path) else db_path
+        )
+        self._applier = applier
         self._bus = bus
         self._max_batch = max_batch
         self._max_queue = max_queue
@@ -215,20 +214,22 @@ class InboxWriter:
     async def _write(self, intakes: list[Intake]) -> list[WriteResult | Exception]:
         try:
             results: list[WriteResult | Exception] = list(
-                await self._batches.commit([Delivery(i.event, i.update) for i in intakes])
+                await self._batches.commit(
+                    [Delivery(i.event, i.update) for i in intakes], self._applier
+                )
             )
         except Exception as exc:
             self.stats.failed_batches += 1
             if (
                 len(intakes) == 1
-                and unstorable_error(exc)
+                and self._batches.unstorable(exc)
                 and intakes[0].event.verdict != Verdict.QUARANTINED
             ):
                 # The store refused what was read from the body: keep the bytes themselves in
                 # the quarantine, so the delivery ends as a row rather than a 503 on every retry.
                 logger.warning("a delivery could not be stored as read (%s); quarantined", exc)
                 return await self._write([unstorable(intakes[0], exc)])
-            if len(intakes) == 1 or not one_bad_row(exc):
+            if len(intakes) == 1 or not self._batches.one_bad_row(exc):
                 # A busy, full or failing disk fails every delivery alike: no retry one by one
                 # (each would wait out the busy timeout again); the senders retry after a 503.
                 return [exc] * len(intakes)

@@ -33,17 +33,21 @@ only, never on a driver. Conventions every backend keeps:
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, Protocol
 
 from checkout_desktop.domain.deliveries import (
+    Applied,
+    Delivery,
     EventFilter,
     EventPage,
     EventSummary,
+    IndexProgress,
     NewEvent,
     StoredEvent,
+    WriteResult,
 )
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
@@ -59,6 +63,7 @@ from checkout_desktop.domain.records import (
     TimelineRecord,
 )
 from checkout_desktop.domain.state import AttemptState, ChargeState
+from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 
 logger = logging.getLogger(__name__)
 
@@ -377,6 +382,60 @@ class EventStore(EventReads, Protocol):
         ...
 
 
+_Applied = Applied | Reason | None
+ChargeApplier = Callable[
+    [ChargeStore, ChargeUpdate | ThreeDsUpdate, str], Awaitable[_Applied] | _Applied
+]
+"""Feeds one accepted notification to the charges inside the inbox batch's transaction (it must
+not begin or commit): gets the batch's charge store, the update and a source reference
+("webhook_event:<id>"); returns (or resolves to) what it did (an Applied, or just an outcome
+reason), or None. It must wait for nothing but the store: the batch holds the write lock."""
+
+
+class DeliveryBatches(Protocol):
+    """The store's half of the inbox's group commit (`inbox/writer.py` keeps the queue, the
+    batching and the acknowledgements; a backend keeps its connection and how it commits)."""
+
+    @property
+    def opened(self) -> bool: ...
+
+    async def open(self) -> IndexProgress:
+        """Connect (and prepare the store); where the search index stands."""
+        ...
+
+    async def commit(
+        self, deliveries: Sequence[Delivery], applier: ChargeApplier | None = None
+    ) -> list[WriteResult]:
+        """Store the deliveries in one durable transaction, in order: each is marked DUPLICATE
+        when its body's hash was stored before (not quarantined), and an accepted one is fed to
+        `applier` inside a savepoint (a failing merge keeps the delivery and records why).
+        Returns only once the commit is on stable storage; raises what the store raised, and
+        then none of the batch is stored."""
+        ...
+
+    def one_bad_row(self, exc: BaseException) -> bool:
+        """`commit`'s failure may come from one delivery's data: retry them one by one."""
+        ...
+
+    def unstorable(self, exc: BaseException) -> bool:
+        """The store refused what was read from a body: keep its bytes, quarantined."""
+        ...
+
+    async def index_some(self, rows: int) -> tuple[int, int]:
+        """Add up to `rows` stored deliveries to the text search index (a backend without one
+        returns at once); the id indexed through and the newest id."""
+        ...
+
+    async def durability(self) -> tuple[str, int]:
+        """How commits are made durable, for the health check (SQLite: journal mode and
+        synchronous level, e.g. ("wal", 2))."""
+        ...
+
+    async def close(self) -> None:
+        """Release the connection once the last commit has ended."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction over the whole store (see the module's conventions)."""
 
@@ -421,8 +480,10 @@ class Store(Protocol):
 
 
 __all__ = [
+    "ChargeApplier",
     "ChargeReads",
     "ChargeStore",
+    "DeliveryBatches",
     "EventReads",
     "EventStore",
     "Store",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -20,12 +20,15 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from checkout_desktop.domain.deliveries import EventFilter, EventSummary
-from checkout_desktop.store.sqlite.events import MAX_PAGE, EventRepository
+from checkout_desktop.domain.deliveries import MAX_PAGE, EventFilter, EventPage, EventSummary
 from checkout_desktop.ui.formatting import format_instant
 from checkout_desktop.ui.labels import event_type_label, status_label, verdict_label
+from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
+
+if TYPE_CHECKING:
+    from checkout_desktop.store.ports import EventReads
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +82,7 @@ class EventListModel(ReadOnlyTableModel):
 
     def __init__(
         self,
-        repository: EventRepository,
+        repository: EventReads,
         *,
         page_size: int = 200,
         coalesce_ms: int = COALESCE_MS,
@@ -117,6 +120,11 @@ class EventListModel(ReadOnlyTableModel):
         self._step_timer.setSingleShot(True)
         self._step_timer.setInterval(0)
         self._step_timer.timeout.connect(self._scan_step)
+        # A read under way (a store that must wait answers later); `_generation` tells a
+        # first page that was asked for before a newer reload.
+        self._reading = False
+        self._flushing = False
+        self._generation = 0
         self._headers = (
             self.tr("Received"),
             self.tr("Type"),
@@ -138,57 +146,93 @@ class EventListModel(ReadOnlyTableModel):
         if event_filter == self._filter:
             return
         self._filter = event_filter
-        self.beginResetModel()
         self._load_first_page()
-        self.endResetModel()
 
     def refresh(self) -> None:
         """Reload from the newest page (e.g. after another process wrote to the store)."""
-        self.beginResetModel()
         self._load_first_page()
-        self.endResetModel()
 
     @property
     def scanning(self) -> bool:
         """A text search is still looking for its page (rows arrive as they are found)."""
-        return self._step_timer.isActive()
+        return self._step_timer.isActive() or (self._reading and self._windowed())
 
     def _windowed(self) -> bool:
         return bool(self._filter.text)
 
     def _load_first_page(self) -> None:
+        """Read the newest page; the rows are replaced once it is read."""
         self._timer.stop()
         self._step_timer.stop()
-        self._texts.clear()
-        # The watermark is taken before the page: a row committed in between is then read by
-        # the next burst instead of being missed.
-        self._watermark = self._repo.latest_id()
-        self._pending_max = self._watermark
-        if self._windowed():
-            self._rows = []
-            self._next_before = None
-            self._exhausted = self._watermark == 0
-            self._scan_before = self._watermark + 1
-            self._window = self._first_window
-            if not self._exhausted:
+        self._generation += 1
+        generation = self._generation
+        chosen = self._filter
+        windowed = self._windowed()
+
+        async def first() -> tuple[int, EventPage | None]:
+            # The watermark is taken before the page: a row committed in between is then read
+            # by the next burst instead of being missed.
+            watermark = await self._repo.latest_id()
+            if windowed:
+                return watermark, None
+            page = await self._repo.page(chosen, before=watermark + 1, limit=self._page_size)
+            return watermark, page
+
+        def loaded(got: tuple[int, EventPage | None]) -> None:
+            if generation != self._generation:
+                return  # a newer reload is on its way
+            self._reading = False
+            watermark, page = got
+            self.beginResetModel()
+            self._texts.clear()
+            self._watermark = watermark
+            self._pending_max = watermark
+            if page is None:
+                self._rows = []
+                self._next_before = None
+                self._exhausted = watermark == 0
+                self._scan_before = watermark + 1
+                self._window = self._first_window
+            else:
+                self._rows = list(page.rows)
+                self._next_before = page.next_before
+                self._exhausted = page.next_before is None
+            self.endResetModel()
+            if page is None and not self._exhausted:
                 self._wanted = self._page_size
                 self._step_timer.start()
-            return
-        page = self._repo.page(self._filter, before=self._watermark + 1, limit=self._page_size)
-        self._rows = list(page.rows)
-        self._next_before = page.next_before
-        self._exhausted = page.next_before is None
+
+        self._reading = True
+        read(first(), loaded, failed=self._read_failed)
+
+    def _read_failed(self, exc: BaseException) -> None:
+        self._reading = False
+        logger.error("the event list could not be read", exc_info=exc)
 
     def _scan_step(self) -> None:
         """Scan one id window of a text search; go on (after the loop runs) until a page."""
         floor = max(1, self._scan_before - self._window)
         started = time.perf_counter()
-        page = self._repo.page(
-            self._filter,
-            before=self._scan_before,
-            floor=floor,
-            limit=min(MAX_PAGE, max(1, self._wanted)),
+        generation = self._generation
+        self._reading = True
+
+        def scanned(page: EventPage) -> None:
+            self._reading = False
+            if generation == self._generation:
+                self._scanned(page, floor, started)
+
+        read(
+            self._repo.page(
+                self._filter,
+                before=self._scan_before,
+                floor=floor,
+                limit=min(MAX_PAGE, max(1, self._wanted)),
+            ),
+            scanned,
+            failed=self._read_failed,
         )
+
+    def _scanned(self, page: EventPage, floor: int, started: float) -> None:
         took_ms = (time.perf_counter() - started) * 1000
         # Size the next window so one step takes about the budget.
         if took_ms < SCAN_BUDGET_MS / 2:
@@ -216,24 +260,36 @@ class EventListModel(ReadOnlyTableModel):
     def canFetchMore(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
         if parent.isValid():
             return False
-        return not self._exhausted and not self.scanning
+        return not self._exhausted and not self.scanning and not self._reading
 
     def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
-        if parent.isValid() or self._exhausted or self.scanning:
+        if parent.isValid() or self._exhausted or self.scanning or self._reading:
             return
         if self._windowed():
             self._wanted = self._page_size
             self._scan_step()
             return
-        page = self._repo.page(self._filter, before=self._next_before, limit=self._page_size)
-        self._next_before = page.next_before
-        self._exhausted = page.next_before is None
-        if not page.rows:
-            return
-        first = len(self._rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(page.rows) - 1)
-        self._rows.extend(page.rows)
-        self.endInsertRows()
+        generation = self._generation
+        self._reading = True
+
+        def loaded(page: EventPage) -> None:
+            self._reading = False
+            if generation != self._generation:
+                return
+            self._next_before = page.next_before
+            self._exhausted = page.next_before is None
+            if not page.rows:
+                return
+            first = len(self._rows)
+            self.beginInsertRows(QModelIndex(), first, first + len(page.rows) - 1)
+            self._rows.extend(page.rows)
+            self.endInsertRows()
+
+        read(
+            self._repo.page(self._filter, before=self._next_before, limit=self._page_size),
+            loaded,
+            failed=self._read_failed,
+        )
 
     # -- live arrivals ----------------------------------------------------------------------
 
@@ -257,30 +313,54 @@ class EventListModel(ReadOnlyTableModel):
         self._flush()
 
     def _flush(self) -> None:
+        if self._flushing:
+            return  # the burst under way re-arms the timer for what came meanwhile
         self._last_flush = time.monotonic()
         target = self._pending_max
-        fresh: list[EventSummary] = []
-        after = self._watermark
-        while True:
-            batch = self._repo.newer(self._filter, after=after, limit=MAX_PAGE)
-            fresh.extend(batch)
-            if len(batch) < MAX_PAGE:
-                break
-            after = batch[-1].id
-            if len(fresh) > 4 * MAX_PAGE:
-                # A flood far beyond what a person can read: start again from the top page
-                # rather than holding the whole burst in memory.
+        generation = self._generation
+        chosen = self._filter
+        after_watermark = self._watermark
+
+        async def fresh_rows() -> tuple[list[EventSummary], int] | None:
+            fresh: list[EventSummary] = []
+            after = after_watermark
+            while True:
+                batch = await self._repo.newer(chosen, after=after, limit=MAX_PAGE)
+                fresh.extend(batch)
+                if len(batch) < MAX_PAGE:
+                    return fresh, after
+                after = batch[-1].id
+                if len(fresh) > 4 * MAX_PAGE:
+                    # A flood far beyond what a person can read: start again from the top
+                    # page rather than holding the whole burst in memory.
+                    return None
+
+        def arrived(got: tuple[list[EventSummary], int] | None) -> None:
+            self._flushing = False
+            if self._pending_max > target:
+                self._timer.start(0)
+            if generation != self._generation:
+                return  # reloaded meanwhile: the new first page holds these rows
+            if got is None:
                 self.refresh()
                 return
-        top = max([target, after, *(row.id for row in fresh)])
-        self._watermark = max(self._watermark, top)
-        if not fresh:
-            return
-        fresh.reverse()  # newest first, like the rest of the list
-        self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
-        self._rows[0:0] = fresh
-        self.endInsertRows()
-        self.burst_inserted.emit(len(fresh))
+            fresh, after = got
+            top = max([target, after, *(row.id for row in fresh)])
+            self._watermark = max(self._watermark, top)
+            if not fresh:
+                return
+            fresh.reverse()  # newest first, like the rest of the list
+            self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
+            self._rows[0:0] = fresh
+            self.endInsertRows()
+            self.burst_inserted.emit(len(fresh))
+
+        self._flushing = True
+        read(fresh_rows(), arrived, failed=self._flush_failed)
+
+    def _flush_failed(self, exc: BaseException) -> None:
+        self._flushing = False
+        self._read_failed(exc)
 
     # -- model ------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QItemSelection, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
@@ -26,7 +27,6 @@ from PySide6.QtWidgets import (
 from checkout_desktop.domain.deliveries import EventFilter, StoredEvent
 from checkout_desktop.domain.enums import ChargeStatus, Verdict, WebhookBodyType, WebhookEventType
 from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
-from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
 from checkout_desktop.ui.formatting import format_instant_precise
 from checkout_desktop.ui.labels import (
@@ -34,7 +34,11 @@ from checkout_desktop.ui.labels import (
     verdict_explanation,
     verdict_label,
 )
+from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.reasons import reason_text
+
+if TYPE_CHECKING:
+    from checkout_desktop.store.ports import EventReads
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +148,7 @@ class EventsPanel(QWidget):
     charge_requested = Signal(str)
     """The user asked to open a charge's timeline (double-click on an event)."""
 
-    def __init__(self, repository: EventRepository, parent: QWidget | None = None) -> None:
+    def __init__(self, repository: EventReads, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._repo = repository
         # The inbox's own health self-tests are hidden from the start (see current_filter).
@@ -309,7 +313,12 @@ class EventsPanel(QWidget):
         event_id = self.model.data(indexes[0], EVENT_ID_ROLE)
         if not isinstance(event_id, int):
             return
-        stored = self._repo.get(event_id)
+        read(self._repo.get(event_id), lambda stored: self._show_detail(event_id, stored))
+
+    def _show_detail(self, event_id: int, stored: StoredEvent | None) -> None:
+        chosen = self.table.selectionModel().selectedIndexes()
+        if chosen and self.model.data(chosen[0], EVENT_ID_ROLE) != event_id:
+            return  # another row was chosen while this one was read
         if stored is None:
             self.detail.clear()
             return

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from checkout_desktop.domain.records import ChargeRecord
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import Profile, Settings
-    from checkout_desktop.store.sqlite.events import EventRepository
+    from checkout_desktop.store.ports import EventReads
     from checkout_desktop.ui.card_page import CardPage
     from checkout_desktop.ui.events_panel import EventsPanel
     from checkout_desktop.ui.history_panel import HistoryPanel
@@ -126,7 +126,7 @@ class MainWindow(QMainWindow):
         bus: EventBus,
         service: ChargeService,
         views: ChargeViews,
-        events: EventRepository,
+        events: EventReads,
         card_page: CardPage,
         merchant: Merchant,
         persist: Callable[[Settings], None],

@@ -19,6 +19,7 @@ from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.events import EventRepository
+from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
 from checkout_desktop.ui.events_panel import EventsPanel
 
@@ -93,7 +94,7 @@ def test_model_passes_qtmodeltester_through_paging_and_live_inserts(
     # qtbot: the model's coalescing timer needs the application (and its event dispatcher)
     # even when this test runs first or alone.
     insert_events(conn, 45)
-    model = EventListModel(EventRepository(conn), page_size=20)
+    model = EventListModel(SqliteStore(conn).events, page_size=20)
     assert model.rowCount() == 20
     # The tester walks the model and fetches every page, as a view scrolled to the end would.
     qtmodeltester.check(model, force_py=True)
@@ -109,7 +110,7 @@ def test_model_passes_qtmodeltester_through_paging_and_live_inserts(
 
 def test_first_page_is_newest_and_pages_are_keyset_ordered(conn: sqlite3.Connection) -> None:
     ids = insert_events(conn, 25)
-    model = EventListModel(EventRepository(conn), page_size=10)
+    model = EventListModel(SqliteStore(conn).events, page_size=10)
     assert model.rowCount() == 10
     assert model.canFetchMore()
     shown = [model.data(model.index(r, 0), EVENT_ID_ROLE) for r in range(10)]
@@ -122,7 +123,7 @@ def test_first_page_is_newest_and_pages_are_keyset_ordered(conn: sqlite3.Connect
 
 def test_a_burst_is_inserted_in_one_coalesced_step(qtbot: QtBot, conn: sqlite3.Connection) -> None:
     insert_events(conn, 5)
-    model = EventListModel(EventRepository(conn), page_size=50)
+    model = EventListModel(SqliteStore(conn).events, page_size=50)
     inserts: list[tuple[int, int]] = []
     model.rowsInserted.connect(lambda _parent, first, last: inserts.append((first, last)))
     new_ids = insert_events(conn, 40, start=10)
@@ -137,7 +138,7 @@ def test_a_burst_is_inserted_in_one_coalesced_step(qtbot: QtBot, conn: sqlite3.C
 
 def test_live_inserts_respect_the_filter(qtbot: QtBot, conn: sqlite3.Connection) -> None:
     insert_events(conn, 3, status="PAID")
-    model = EventListModel(EventRepository(conn), page_size=50)
+    model = EventListModel(SqliteStore(conn).events, page_size=50)
     model.set_filter(EventFilter(statuses=("DENIED",)))
     assert model.rowCount() == 0
     paid = insert_events(conn, 2, start=10, status="PAID")
@@ -162,7 +163,7 @@ def test_panel_filters_search_and_shows_raw_json_and_headers(
     insert_events(
         conn, 1, start=20, status="PAID", charge="sale-cccccc", verdict=Verdict.QUARANTINED
     )
-    panel = EventsPanel(EventRepository(conn))
+    panel = EventsPanel(SqliteStore(conn).events)
     qtbot.addWidget(panel)
     assert panel.model.rowCount() == 7
 
@@ -199,7 +200,7 @@ def test_a_rare_text_search_scans_in_windows_without_blocking(
 ) -> None:
     (rare,) = insert_events(conn, 1, charge="sale-needle")
     insert_events(conn, 3000, start=10)
-    model = EventListModel(EventRepository(conn), page_size=50, first_scan_window=100)
+    model = EventListModel(SqliteStore(conn).events, page_size=50, first_scan_window=100)
     steps: list[tuple[int, bool]] = []
     model.search_progress.connect(lambda low, more: steps.append((low, more)))
     model.set_filter(EventFilter(text="needle"))
@@ -219,7 +220,7 @@ def test_a_common_text_search_fills_pages_and_fetches_more(
     qtbot: QtBot, conn: sqlite3.Connection
 ) -> None:
     insert_events(conn, 120, charge="sale-common")
-    model = EventListModel(EventRepository(conn), page_size=50, first_scan_window=1000)
+    model = EventListModel(SqliteStore(conn).events, page_size=50, first_scan_window=1000)
     model.set_filter(EventFilter(text="common"))
     qtbot.waitUntil(lambda: not model.scanning and model.rowCount() == 50, timeout=5000)
     assert model.canFetchMore()
@@ -235,7 +236,7 @@ def test_a_common_text_search_fills_pages_and_fetches_more(
 
 def test_double_click_asks_for_the_charge(qtbot: QtBot, conn: sqlite3.Connection) -> None:
     insert_events(conn, 1, charge="sale-dddddd")
-    panel = EventsPanel(EventRepository(conn))
+    panel = EventsPanel(SqliteStore(conn).events)
     qtbot.addWidget(panel)
     with qtbot.waitSignal(panel.charge_requested, timeout=1000) as blocker:
         panel.table.doubleClicked.emit(panel.model.index(0, 1))
@@ -244,7 +245,7 @@ def test_double_click_asks_for_the_charge(qtbot: QtBot, conn: sqlite3.Connection
 
 def test_page_size_is_checked(conn: sqlite3.Connection) -> None:
     with pytest.raises(ValueError, match="a page holds 1 to 1000 rows"):
-        EventListModel(EventRepository(conn), page_size=0)
+        EventListModel(SqliteStore(conn).events, page_size=0)
 
 
 def test_the_cells_say_what_the_row_holds(qtbot: QtBot, conn: sqlite3.Connection) -> None:
@@ -254,7 +255,7 @@ def test_the_cells_say_what_the_row_holds(qtbot: QtBot, conn: sqlite3.Connection
     from checkout_desktop.ui.formatting import format_instant
 
     insert_events(conn, 1, status="DENIED", charge="sale-000009", verdict=Verdict.QUARANTINED)
-    model = EventListModel(EventRepository(conn))
+    model = EventListModel(SqliteStore(conn).events)
     row = [model.data(model.index(0, c)) for c in range(model.columnCount())]
     summary = model.summary(0)
     assert summary is not None
@@ -283,7 +284,7 @@ def test_the_cells_say_what_the_row_holds(qtbot: QtBot, conn: sqlite3.Connection
 
 def test_a_reload_shows_the_rows_afresh(qtbot: QtBot, conn: sqlite3.Connection) -> None:
     insert_events(conn, 2, charge="sale-000001")
-    model = EventListModel(EventRepository(conn))
+    model = EventListModel(SqliteStore(conn).events)
     assert model.data(model.index(0, 3)) == "sale-000001"
     conn.execute("UPDATE webhook_event SET merchant_charge_id = 'sale-000002'")
     conn.commit()
@@ -319,7 +320,7 @@ def test_types_read_in_plain_words_and_health_self_tests_hide_until_asked(
 ) -> None:
     insert_events(conn, 3)
     _insert_self_tests(conn, 5, start=10)  # the newest rows: one a minute in a real shop
-    panel = EventsPanel(EventRepository(conn))
+    panel = EventsPanel(SqliteStore(conn).events)
     qtbot.addWidget(panel)
     model = panel.model
     assert model.rowCount() == 3  # only the payment updates

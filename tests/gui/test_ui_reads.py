@@ -9,16 +9,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from checkout_desktop.charges.views import ChargeViews
-from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.deliveries import NewEvent
+from checkout_desktop.domain.enums import ChargeStatus, Verdict
 from checkout_desktop.domain.wire import ChargeUpdate
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.store import SqliteStore
+from checkout_desktop.ui.event_model import EventListModel
 from checkout_desktop.ui.history_model import ChargeHistoryModel
 from checkout_desktop.ui.loop import read
 from tests.ledger_support import SyncLedger
@@ -123,3 +126,26 @@ def test_the_history_fills_in_when_a_waiting_store_answers(
     assert waiting.charges.asked == 1
     instant = ChargeHistoryModel(ChargeViews(store), page_size=10)
     assert instant.rowCount() == 3  # the local file answers at once
+
+
+def test_the_event_list_fills_in_when_a_waiting_store_answers(
+    arun: Callable[..., Any], qtbot: Any, store: SqliteStore
+) -> None:
+    # `arun` attaches the qasync loop, so waiting reads run while Qt waits here.
+    with store.repo.write():
+        for n in range(4):
+            store.events.repo.insert(
+                NewEvent(
+                    received_at=datetime(2026, 5, 4, 10, n, tzinfo=UTC),
+                    verdict=Verdict.UNKNOWN,
+                    body=f'{{"n": {n}}}'.encode(),
+                    body_sha256=f"{n:064x}",
+                    headers={},
+                )
+            )
+    waiting = WaitingReads(store.events)
+    model = EventListModel(waiting, page_size=10)  # type: ignore[arg-type]
+    assert model.rowCount() == 0
+    qtbot.waitUntil(lambda: model.rowCount() == 4)
+    assert [model.summary(r).id for r in range(4)] == [4, 3, 2, 1]  # type: ignore[union-attr]
+    assert waiting.asked == 2  # the watermark, then the page

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from checkout_desktop.domain.deliveries import EventFilter, NewEvent
+from checkout_desktop.domain.deliveries import Delivery, EventFilter, NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
@@ -17,6 +19,7 @@ from checkout_desktop.inbox.intake import Intake, body_digest
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.events import EventRepository
+from checkout_desktop.store.sqlite.writer import SqliteDeliveryBatches
 
 logger = logging.getLogger(__name__)
 
@@ -131,3 +134,31 @@ async def test_the_search_index_is_filled_when_the_inbox_is_quiet(tmp_path: Path
         )
     finally:
         conn.close()
+
+
+class CountingBatches(SqliteDeliveryBatches):
+    """Another store's half of the group commit, as the writer sees it: here SQLite's, counted."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.batches: list[int] = []
+
+    async def commit(self, deliveries: Sequence[Delivery], applier: Any = None) -> list[Any]:
+        self.batches.append(len(deliveries))
+        return await super().commit(deliveries, applier)
+
+
+@pytest.mark.asyncio
+async def test_the_writer_commits_through_whichever_store_half_it_is_given(
+    tmp_path: Path,
+) -> None:
+    batches = CountingBatches(tmp_path / "store.sqlite3")
+    writer = InboxWriter(batches, max_batch=3)
+    await writer.start()
+    try:
+        results = await asyncio.gather(*(writer.submit(intake(n)) for n in range(5)))
+    finally:
+        await writer.close()
+    assert sorted(r.event_id for r in results) == [1, 2, 3, 4, 5]
+    assert sum(batches.batches) == 5 and max(batches.batches) <= 3
+    assert not batches.opened  # the writer closed it

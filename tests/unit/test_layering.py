@@ -67,14 +67,9 @@ SQLITE3_HOMES = ("store.", "sandbox.")
 """sqlite3 belongs under store/ (and the sandbox, the service's own process): no other module
 imports it at run time; the rest of the package reaches the store through its ports."""
 
-KNOWN_UI_STORE_READERS = frozenset(
-    {
-        # Widgets read through charges/views.py, never a repository; the event list still reads
-        # the event store directly until it has its own reader. The list may only shrink.
-        "checkout_desktop.ui.event_model",
-        "checkout_desktop.ui.events_panel",
-    }
-)
+UI_STORE_READERS: frozenset[str] = frozenset()
+"""Widgets read through charges/views.py and the event store's port (typed only), never a
+repository: no ui module imports the store at run time."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -447,19 +442,15 @@ def test_the_sqlite3_rule_fails_when_a_module_imports_it(tmp_path: Path) -> None
     assert problems[0].endswith("imports sqlite3")
 
 
-def test_widgets_read_the_store_only_where_known() -> None:
+def test_widgets_never_import_the_store() -> None:
     readers = {
         module
         for module in importers_of(_edges(), f"{PACKAGE}.store")
         if module.startswith(f"{PACKAGE}.ui.")
     }
-    assert readers <= KNOWN_UI_STORE_READERS, (
-        "widgets read charges through checkout_desktop.charges.views, not the store; new "
-        f"readers: {sorted(readers - KNOWN_UI_STORE_READERS)}"
-    )
-    assert readers >= KNOWN_UI_STORE_READERS, (
-        "these no longer import the store: remove them from KNOWN_UI_STORE_READERS: "
-        f"{sorted(KNOWN_UI_STORE_READERS - readers)}"
+    assert readers == UI_STORE_READERS, (
+        "widgets read charges through checkout_desktop.charges.views and deliveries through "
+        f"the store's ports, not the store itself; these import it: {sorted(readers)}"
     )
 
 

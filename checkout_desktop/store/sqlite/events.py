@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from checkout_desktop.domain.deliveries import (
+    MAX_PAGE,
     EventFilter,
     EventPage,
     EventSummary,
@@ -25,7 +26,6 @@ from checkout_desktop.store.sqlite import db
 
 logger = logging.getLogger(__name__)
 
-MAX_PAGE = 1000
 SELF_TESTS_KEPT = 200
 SEARCH_MIN_CHARS = 3
 """A text of at least this many characters is looked up in the search index (trigrams); a

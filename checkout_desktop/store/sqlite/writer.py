@@ -19,33 +19,23 @@ import inspect
 import logging
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from checkout_desktop.domain.deliveries import Applied, NewEvent, WriteResult
+from checkout_desktop.domain.deliveries import Applied, Delivery, IndexProgress, WriteResult
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.store.errors import StoreUnavailable
-from checkout_desktop.store.ports import ChargeStore
+from checkout_desktop.store.ports import ChargeApplier
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.store.sqlite.store import SqliteCharges
 
 logger = logging.getLogger(__name__)
-
-_Returned = Applied | Reason | None
-ChargeApplier = Callable[
-    [ChargeStore, ChargeUpdate | ThreeDsUpdate, str], Awaitable[_Returned] | _Returned
-]
-"""Feeds one accepted update to the charge state machine inside the batch's open transaction
-(it must not begin or commit); gets the charges of the batch's unit of work, the update and a
-source reference ("webhook_event:<id>"); returns (or resolves to) what it did (an Applied, or
-just an outcome reason), or None. It runs on the loop and must not wait for anything but the
-store: the batch holds the write lock meanwhile."""
 
 _MAX_OUTCOME = 300
 _CACHE_KIB = 32 * 1024
@@ -59,39 +49,12 @@ _ONE_BAD_ROW = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.InterfaceErro
 _UNSTORABLE = (UnicodeError, OverflowError, sqlite3.DataError, sqlite3.InterfaceError)
 
 
-@dataclass(frozen=True)
-class Delivery:
-    """One delivery of a batch: its row, and the update to apply when it is accepted."""
-
-    event: NewEvent
-    update: ChargeUpdate | ThreeDsUpdate | None
-
-
-@dataclass(frozen=True)
-class IndexProgress:
-    """The search index's progress: whether there is one, the last id it holds, the newest."""
-
-    searchable: bool
-    indexed: int
-    latest: int
-
-
-def one_bad_row(exc: BaseException) -> bool:
-    """The failure can come from one delivery's data (the others of its batch may be fine)."""
-    return isinstance(exc, _ONE_BAD_ROW)
-
-
-def unstorable(exc: BaseException) -> bool:
-    """The store refused what was read from a body (its bytes can still be kept)."""
-    return isinstance(exc, _UNSTORABLE)
-
-
 class SqliteDeliveryBatches:
-    """Owns the inbox's write connection and the thread its commits run on."""
+    """Owns the inbox's write connection and the thread its commits run on (`DeliveryBatches`
+    of the store ports)."""
 
-    def __init__(self, path: Path, *, applier: ChargeApplier | None = None) -> None:
+    def __init__(self, path: Path) -> None:
         self._path = path
-        self._applier = applier
         self._executor: ThreadPoolExecutor | None = None
         self._conn: sqlite3.Connection | None = None
 
@@ -156,7 +119,18 @@ class SqliteDeliveryBatches:
 
     # -- one batch: statements on the loop, COMMIT on the thread --------------------------------
 
-    async def commit(self, deliveries: Sequence[Delivery]) -> list[WriteResult]:
+    def one_bad_row(self, exc: BaseException) -> bool:
+        """The failure can come from one delivery's data (the others of its batch may be
+        fine)."""
+        return isinstance(exc, _ONE_BAD_ROW)
+
+    def unstorable(self, exc: BaseException) -> bool:
+        """The store refused what was read from a body (its bytes can still be kept)."""
+        return isinstance(exc, _UNSTORABLE)
+
+    async def commit(
+        self, deliveries: Sequence[Delivery], applier: ChargeApplier | None = None
+    ) -> list[WriteResult]:
         """Store the deliveries (applying the accepted ones) in one durable commit.
 
         Raises what the store raised; nothing of the batch is then stored. After a failure for
@@ -175,7 +149,7 @@ class SqliteDeliveryBatches:
             try:
                 # The store's coroutines never suspend on SQLite: the batch runs to its end
                 # on the loop without letting anything else touch the connection meanwhile.
-                results = [await self._store(conn, delivery) for delivery in deliveries]
+                results = [await self._store(conn, d, applier) for d in deliveries]
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
@@ -221,7 +195,9 @@ class SqliteDeliveryBatches:
         finally:
             conn.execute("PRAGMA busy_timeout = 0")
 
-    async def _store(self, conn: sqlite3.Connection, delivery: Delivery) -> WriteResult:
+    async def _store(
+        self, conn: sqlite3.Connection, delivery: Delivery, applier: ChargeApplier | None
+    ) -> WriteResult:
         repo = EventRepository(conn)
         event = delivery.event
         if event.verdict != Verdict.QUARANTINED:
@@ -232,8 +208,8 @@ class SqliteDeliveryBatches:
         if event.verdict == Verdict.SELF_TEST:
             repo.prune_self_tests()
         applied: Applied | None = None
-        if event.verdict == Verdict.ACCEPTED and delivery.update is not None and self._applier:
-            applied = await self._apply(conn, delivery.update, event_id)
+        if event.verdict == Verdict.ACCEPTED and delivery.update is not None and applier:
+            applied = await self._apply(conn, applier, delivery.update, event_id)
             repo.set_merge_outcome(event_id, applied.outcome)
         return WriteResult(
             event_id=event_id,
@@ -244,14 +220,17 @@ class SqliteDeliveryBatches:
         )
 
     async def _apply(
-        self, conn: sqlite3.Connection, update: ChargeUpdate | ThreeDsUpdate, event_id: int
+        self,
+        conn: sqlite3.Connection,
+        applier: ChargeApplier,
+        update: ChargeUpdate | ThreeDsUpdate,
+        event_id: int,
     ) -> Applied:
-        assert self._applier is not None
         # A savepoint keeps the event row when the state machine fails on it: the delivery is
         # stored (and acknowledged), and the failure is recorded with it for a later replay.
         conn.execute("SAVEPOINT apply_update")
         try:
-            returned = self._applier(
+            returned = applier(
                 SqliteCharges(ChargeRepository(conn)), update, f"webhook_event:{event_id}"
             )
             if inspect.isawaitable(returned):
@@ -305,11 +284,4 @@ class SqliteDeliveryBatches:
         return progress
 
 
-__all__ = [
-    "ChargeApplier",
-    "Delivery",
-    "IndexProgress",
-    "SqliteDeliveryBatches",
-    "one_bad_row",
-    "unstorable",
-]
+__all__ = ["SqliteDeliveryBatches"]
