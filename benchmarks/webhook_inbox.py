@@ -4,15 +4,18 @@ Both servers run in their own process on 127.0.0.1 (plain asyncio loop), one at 
 load comes from this process through a lean keep-alive HTTP/1.1 client so the client is not the
 bottleneck. The full path is the real inbox: token check, body read, parse, group-committed
 SQLite write with synchronous=FULL, the charge state machine, publish on the event bus, 2xx.
-Every run is bounded by --duration; nothing leaves loopback.
+With --pg, the same inbox on a shared PostgreSQL store (synchronous_commit on) is measured in
+the same run: `--pg auto` starts a private server on a Unix socket (as the tests do), or give
+the address of an empty database. Every run is bounded by --duration; nothing leaves loopback.
 
-    .venv/bin/python benchmarks/webhook_inbox.py [--duration 5] [--connections 10 50]
+    .venv/bin/python benchmarks/webhook_inbox.py [--duration 5] [--connections 10 50] [--pg auto]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,7 +53,7 @@ async def _serve_bare() -> tuple[int, object]:
     return int(runner.addresses[0][1]), runner
 
 
-async def _serve(kind: str, store: Path) -> None:
+async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
     from pydantic import SecretStr
 
     from checkout_desktop.charges.ledger import inbox_applier
@@ -80,7 +84,15 @@ async def _serve(kind: str, store: Path) -> None:
     else:
         bus = EventBus()
         bus.subscribe(WebhookStored, count)
-        writer = InboxWriter(store / "bench.sqlite3", bus=bus, applier=inbox_applier)
+        if kind == "pg":
+            from checkout_desktop.store.postgres.address import StoreAddress
+            from checkout_desktop.store.postgres.writer import PgDeliveryBatches
+
+            assert pg is not None
+            batches = PgDeliveryBatches(StoreAddress.parse(pg), None)
+            writer = InboxWriter(batches, bus=bus, applier=inbox_applier)
+        else:
+            writer = InboxWriter(store / "bench.sqlite3", bus=bus, applier=inbox_applier)
         listener = WebhookListener(
             ListenerSettings(port=0), token=SecretStr(TOKEN), writer=writer, bus=bus
         )
@@ -261,9 +273,10 @@ def process_cpu_s(pid: int) -> float | None:
 
 
 class Server:
-    def __init__(self, kind: str, store: Path) -> None:
+    def __init__(self, kind: str, store: Path, pg: str | None = None) -> None:
+        extra = ["--pg", pg] if pg else []
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--serve", kind, "--store", str(store)],
+            [sys.executable, __file__, "--serve", kind, "--store", str(store), *extra],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -283,9 +296,11 @@ class Server:
         return {}
 
 
-def measure(kind: str, connections: list[int], duration: float, warmup: float) -> dict[int, Load]:
+def measure(
+    kind: str, connections: list[int], duration: float, warmup: float, pg: str | None = None
+) -> dict[int, Load]:
     with tempfile.TemporaryDirectory(prefix="inbox-bench-") as folder:
-        server = Server(kind, Path(folder))
+        server = Server(kind, Path(folder), pg)
         try:
             asyncio.run(run_load(server.port, max(connections), warmup))
             results = {}
@@ -312,12 +327,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per measurement")
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds of warm-up per server")
     parser.add_argument("--connections", type=int, nargs="+", default=[10, 50])
-    parser.add_argument("--serve", choices=("bare", "full"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--pg",
+        metavar="URL",
+        help="also measure the inbox on PostgreSQL: 'auto' (a private server) or an address",
+    )
+    parser.add_argument("--serve", choices=("bare", "full", "pg"), help=argparse.SUPPRESS)
     parser.add_argument("--store", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
         logging.basicConfig(level=logging.WARNING)
-        asyncio.run(_serve(args.serve, Path(args.store)))
+        asyncio.run(_serve(args.serve, Path(args.store), args.pg))
         return 0
     if not 0 < args.duration <= 60 or not 0 <= args.warmup <= 10:
         parser.error("--duration must be in (0, 60] and --warmup in [0, 10] seconds")
@@ -329,6 +349,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     bare = measure("bare", args.connections, args.duration, args.warmup)
     full = measure("full", args.connections, args.duration, args.warmup)
+    pg: dict[int, Load] = {}
+    if args.pg:
+        with _pg_store(args.pg) as url:
+            pg = measure("pg", args.connections, args.duration, args.warmup, url)
     print()
     print(
         f"{'conns':>5}  {'path':<5} {'deliveries/s':>12} {'p50 ms':>8} {'p99 ms':>8} "
@@ -336,8 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     for n in args.connections:
         b, f = bare[n], full[n]
-        for label, load in (("bare", b), ("full", f)):
-            ratio = f"{f.rate / b.rate:9.2f}" if label == "full" and b.rate else ""
+        rows = [("bare", b), ("full", f)] + ([("pg", pg[n])] if n in pg else [])
+        for label, load in rows:
+            ratio = f"{load.rate / b.rate:9.2f}" if label != "bare" and b.rate else ""
             cpu = load.cpu_per_delivery_us
             shown = f"{cpu:10.0f}" if cpu is not None else f"{'n/a':>10}"
             print(
@@ -352,7 +377,35 @@ def main(argv: list[str] | None = None) -> int:
             f"{n} connections: full path {f.rate / b.rate:.0%} of bare throughput, "
             f"p99 {f.pct(0.99):.1f} ms (mean {mean:.1f} ms); every full-path ack was durable"
         )
+        if n in pg:
+            p = pg[n]
+            print(
+                f"{n} connections: PostgreSQL inbox {p.rate / b.rate:.0%} of bare throughput, "
+                f"p99 {p.pct(0.99):.1f} ms; every ack after a commit durable at the server"
+            )
     return 0
+
+
+@contextlib.contextmanager
+def _pg_store(given: str) -> Iterator[str]:
+    """The address to measure on: a private server started here for 'auto', else as given."""
+    from checkout_desktop.store.postgres import db
+    from checkout_desktop.store.postgres.address import StoreAddress
+
+    if given != "auto":
+        db.connect(StoreAddress.parse(given), None).close()
+        yield given
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests import pg_cluster
+
+    root = Path(tempfile.mkdtemp(prefix="inbox-bench-pg-"))
+    try:
+        cluster = pg_cluster.start(root)
+        db.connect(StoreAddress.parse(cluster.url), None).close()
+        yield cluster.url
+    finally:
+        pg_cluster.stop(root)
 
 
 if __name__ == "__main__":

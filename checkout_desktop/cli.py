@@ -27,11 +27,17 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("checkout_desktop.sandbox.cli", "run the built-in sandbox service standalone"),
     "listen": ("checkout_desktop.listen", "run the webhook inbox without the window"),
     "events": ("checkout_desktop.inbox.cli_events", "export stored webhook deliveries"),
+    "store": (
+        "checkout_desktop.store.postgres.cli",
+        "the shared PostgreSQL store: its password in the keychain, a check, moving a shop in",
+    ),
     "doctor": (
         "checkout_desktop.ui.doctor_cli",
         "check the connection to the service without charging (exit 0: the terminal can charge)",
     ),
 }
+# Commands that work on the shared store named by --store; the others use the embedded one.
+STORE_COMMANDS = frozenset({"store", "events"})
 
 
 def _load(module_name: str) -> Subcommand:
@@ -54,6 +60,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         metavar="DIR",
         help="keep settings, store and logs under DIR (default: $CHECKOUT_DESKTOP_HOME or the "
         "platform's folders)",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="URL",
+        help="the shop's shared PostgreSQL store, postgresql://USER@HOST[:PORT]/DATABASE"
+        "[?sslmode=verify-full] (no password: it is kept in the OS keychain, see `store "
+        "password`); default: the embedded store in the data folder",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -79,6 +92,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if module_name is None:
         parser.print_help()
         return 2
+    if args.store and args.command not in STORE_COMMANDS:
+        # Until every command reads the shared store, one that cannot must say so rather
+        # than quietly work on this computer's embedded store.
+        print(
+            f"checkout-desktop {args.command or 'run'}: --store is not supported by this "
+            f"command yet (it works with: {', '.join(sorted(STORE_COMMANDS))})",
+            file=sys.stderr,
+        )
+        return 2
     try:
         return _load(module_name).run(args)
     except PlainError as exc:
@@ -89,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
 
 
-_GLOBALS_WITH_VALUE = {"--data-dir"}
+_GLOBALS_WITH_VALUE = {"--data-dir", "--store"}
 _GLOBAL_FLAGS = {"-v", "--verbose"}
 
 

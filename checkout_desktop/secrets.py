@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SERVICE_NAME = "checkout-desktop"
+STORE_PASSWORD = "store_password"
 
 _REFUSED_BACKENDS = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
 
@@ -92,10 +93,13 @@ class SecretStore:
         return f"{profile}/{name.value}"
 
     def get(self, profile: str, name: SecretName) -> SecretStr | None:
+        return self._get(self._account(profile, name))
+
+    def _get(self, account: str) -> SecretStr | None:
         import keyring.errors
 
         try:
-            value = self.backend().get_password(SERVICE_NAME, self._account(profile, name))
+            value = self.backend().get_password(SERVICE_NAME, account)
         except keyring.errors.KeyringError as exc:
             raise KeychainUnavailable(
                 f"{KEYCHAIN_HELP} (keychain error: {type(exc).__name__})"
@@ -112,25 +116,44 @@ class SecretStore:
         return value
 
     def set(self, profile: str, name: SecretName, value: SecretStr | str) -> None:
+        self._set(self._account(profile, name), _LABELS[name], value)
+        logger.info("stored %s for profile %s in the keychain", _LABELS[name], profile)
+
+    def _set(self, account: str, label: str, value: SecretStr | str) -> None:
         import keyring.errors
 
         plain = value.get_secret_value() if isinstance(value, SecretStr) else value
         if not plain.strip():
-            raise ValueError(f"{_LABELS[name]} is empty")
+            raise ValueError(f"{label} is empty")
         register_secret(plain)
         try:
-            self.backend().set_password(SERVICE_NAME, self._account(profile, name), plain)
+            self.backend().set_password(SERVICE_NAME, account, plain)
         except keyring.errors.KeyringError as exc:
             raise KeychainUnavailable(
                 f"{KEYCHAIN_HELP} (keychain error: {type(exc).__name__})"
             ) from None
-        logger.info("stored %s for profile %s in the keychain", _LABELS[name], profile)
 
     def delete(self, profile: str, name: SecretName) -> bool:
+        return self._delete(self._account(profile, name))
+
+    # The shared store's database password belongs to the store (its address), not to a
+    # service profile: it is kept under "<address key>/store_password".
+
+    def store_password(self, store_key: str) -> SecretStr | None:
+        return self._get(f"{store_key}/{STORE_PASSWORD}")
+
+    def set_store_password(self, store_key: str, value: SecretStr | str) -> None:
+        self._set(f"{store_key}/{STORE_PASSWORD}", "the shared store's password", value)
+        logger.info("stored the shared store's password in the keychain")
+
+    def delete_store_password(self, store_key: str) -> bool:
+        return self._delete(f"{store_key}/{STORE_PASSWORD}")
+
+    def _delete(self, account: str) -> bool:
         import keyring.errors
 
         try:
-            self.backend().delete_password(SERVICE_NAME, self._account(profile, name))
+            self.backend().delete_password(SERVICE_NAME, account)
         except keyring.errors.PasswordDeleteError:
             return False
         except keyring.errors.KeyringError as exc:

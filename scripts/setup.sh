@@ -18,7 +18,9 @@ started=$SECONDS
 # ldd in a minbase chroot), plus Xvfb for real-window screenshots and the window-geometry tests
 # (xwininfo reads a window's place; openbox is the window manager some of them run under),
 # D-Bus + gnome-keyring so the test command can start a real Secret Service keychain, and
-# desktop-file-utils, whose validator checks the shipped desktop entry.
+# desktop-file-utils, whose validator checks the shipped desktop entry, and PostgreSQL's server
+# programs (initdb, pg_ctl), with which the test command runs a private test server for the
+# shared store.
 APT_PACKAGES=(
   libegl1 libgl1 libgbm1 libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3 libnss3 libnspr4
   libasound2 libbrotli1
@@ -32,6 +34,7 @@ APT_PACKAGES=(
   x11-utils openbox
   dbus gnome-keyring
   desktop-file-utils
+  postgresql
 )
 # A Debian python3 can only create a venv with python3-venv (ensurepip); other Pythons
 # (pyenv, python.org builds) bring ensurepip themselves.

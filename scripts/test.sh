@@ -35,6 +35,17 @@ export QTWEBENGINE_CHROMIUM_FLAGS=--no-sandbox
 # Keychain tests must fail, not skip, when the Secret Service below did not come up.
 export CHECKOUT_DESKTOP_REQUIRE_KEYCHAIN=1
 
+# A private PostgreSQL server for the shared-store tests (socket only, in its own folder,
+# run as the postgres system user when we are root). Tests that need it fail when it is not
+# there; they would try to start one themselves, and report why that failed too.
+pg_root="$(mktemp -d "${TMPDIR:-/tmp}/checkout-pg.XXXXXX")"
+trap '"$VENV/bin/python" -m tests.pg_cluster stop "$pg_root"; rm -rf "$scratch"' EXIT
+if pg_url="$("$VENV/bin/python" -m tests.pg_cluster start "$pg_root")"; then
+  export CHECKOUT_DESKTOP_TEST_PG="$pg_url"
+else
+  say "the test PostgreSQL server did not start: the tests that need it will fail"
+fi
+
 say "pytest (private D-Bus session with an unlocked gnome-keyring)"
 # timeout signals its whole process group, so a hung Qt/asyncio test cannot outlive the run.
 pytest_rc=0

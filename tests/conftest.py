@@ -21,6 +21,7 @@ from keyring.compat import properties
 
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.logsetup import RedactingFormatter
+from tests.pg_fixtures import pg_server, pg_url  # noqa: F401 - fixtures for PostgreSQL tests
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,9 @@ from checkout_desktop.inbox.export import (
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.store.errors import StoreError
-from checkout_desktop.store.sqlite.events import reading
+from checkout_desktop.store.postgres.events import PgEventRepository
+from checkout_desktop.store.postgres.events import reading as shared_reading
+from checkout_desktop.store.sqlite.events import EventRepository, reading
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"checkout-desktop events: {exc}", file=sys.stderr)
         return 2
     store = app_paths(args.data_dir).database_file
-    if not store.exists():
+    shared = getattr(args, "store", None)
+    if not shared and not store.exists():
         print(
             f"checkout-desktop events: there is no store at {store} yet (nothing has been "
             "received there); choose another with --data-dir or CHECKOUT_DESKTOP_HOME",
@@ -90,7 +93,11 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     try:
-        with reading(store) as repo, contextlib.ExitStack() as stack:
+        # The shop's shared store when --store names one, else this computer's file.
+        source: contextlib.AbstractContextManager[EventRepository | PgEventRepository] = (
+            shared_reading(shared) if shared else reading(store)
+        )
+        with source as repo, contextlib.ExitStack() as stack:
             out: TextIO = sys.stdout
             if args.output:
                 target = Path(args.output)

@@ -35,12 +35,28 @@ async def _sqlite(tmp_path: Path) -> Store:
     return SqliteStore.open(tmp_path / "ports.sqlite3", clock=lambda: NOW)
 
 
-BACKENDS: dict[str, Callable[[Path], Awaitable[Store]]] = {"sqlite": _sqlite}
+async def _postgres(request: pytest.FixtureRequest) -> Store:
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from checkout_desktop.store.postgres.store import PgStore
+
+    url = request.getfixturevalue("pg_url")
+    return await PgStore.open(StoreAddress.parse(url), None, clock=lambda: NOW)
 
 
-@pytest_asyncio.fixture(params=sorted(BACKENDS))
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    opened = await BACKENDS[request.param](tmp_path)
+BACKENDS: dict[str, Callable[[pytest.FixtureRequest], Awaitable[Store]]] = {
+    "sqlite": lambda request: _sqlite(request.getfixturevalue("tmp_path")),
+    "postgres": _postgres,
+}
+
+
+@pytest_asyncio.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.pg),
+    ]
+)
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    opened = await BACKENDS[request.param](request)
     try:
         yield opened
     finally:

@@ -1,0 +1,1 @@
+"""The shared store of a shop with several counters, on PostgreSQL (psycopg 3, async)."""

@@ -1,0 +1,155 @@
+"""The inbox's PostgreSQL half: a batch in one durable commit, acknowledged only after it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from checkout_desktop.charges.ledger import inbox_applier
+from checkout_desktop.domain.deliveries import Delivery, NewEvent
+from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.store.postgres import db
+from checkout_desktop.store.postgres.address import StoreAddress
+from checkout_desktop.store.postgres.charges import PgChargeRepository
+from checkout_desktop.store.postgres.writer import PgDeliveryBatches
+from tests.integration import test_store_charges as charges_tests
+
+pytestmark = pytest.mark.pg
+
+CHILD = Path(__file__).with_name("pg_batches_child.py")
+NOW = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def address(pg_url: str) -> StoreAddress:
+    address = StoreAddress.parse(pg_url)
+    db.connect(address, None).close()
+    return address
+
+
+def _event(body: bytes, verdict: Verdict = Verdict.ACCEPTED, mcid: str | None = None) -> NewEvent:
+    return NewEvent(
+        received_at=NOW,
+        verdict=verdict,
+        body=body,
+        body_sha256=str(abs(hash(body))).rjust(64, "0"),
+        headers={"event-type": "TransactionUpdateMessage"},
+        merchant_charge_id=mcid,
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_batch_is_stored_deduped_and_applied_in_one_commit(
+    address: StoreAddress, pg_url: str
+) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as setup, setup.transaction():
+        PgChargeRepository(setup).record_attempt(
+            merchant_charge_id="charge-000007",
+            sale_id="sale-7",
+            profile="builtin-sandbox",
+            amount=1500,
+            tenders=[CardSummary("VISA", "1111")],
+        )
+    batches = PgDeliveryBatches(address, None)
+    progress = await batches.open()
+    assert not progress.searchable
+    try:
+        assert await batches.durability() == ("postgresql", 2)
+        update = charges_tests.webhook("charge-000007", "PAID", "2026-05-04T10:00:05Z")
+        first = _event(b'{"a": 1}', mcid="charge-000007")
+        results = await batches.commit(
+            [
+                Delivery(first, update),
+                Delivery(first, update),
+                Delivery(_event(b"{bad", Verdict.QUARANTINED), None),
+            ],
+            inbox_applier,
+        )
+        assert [r.verdict for r in results] == [
+            Verdict.ACCEPTED,
+            Verdict.DUPLICATE,
+            Verdict.QUARANTINED,
+        ]
+        assert results[1].duplicate_of == results[0].event_id
+        assert results[0].merge_outcome is not None
+        assert results[0].merge_outcome.code == ReasonCode.INBOX_APPLIED
+        with psycopg.connect(pg_url) as other:
+            stored = other.execute("SELECT count(*) FROM webhook_event").fetchone()
+            charge = PgChargeRepository(other).charge("charge-000007")
+        assert stored == (3,)
+        assert charge is not None
+        assert str(charge.status) == "PAID"
+    finally:
+        await batches.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.expected_errors(r"the charge state machine failed")
+async def test_a_failing_merge_keeps_the_delivery(address: StoreAddress, pg_url: str) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("the state machine broke")
+
+    batches = PgDeliveryBatches(address, None)
+    await batches.open()
+    try:
+        update = charges_tests.webhook("charge-000008", "PAID", "2026-05-04T10:00:05Z")
+        (result,) = await batches.commit(
+            [Delivery(_event(b'{"b": 2}'), update)],
+            broken,  # type: ignore[arg-type]
+        )
+        assert result.merge_outcome is not None
+        assert result.merge_outcome.code == ReasonCode.INBOX_NOT_APPLIED
+        with psycopg.connect(pg_url) as other:
+            assert other.execute("SELECT count(*) FROM webhook_event").fetchone() == (1,)
+    finally:
+        await batches.close()
+
+
+pytest_mark_errors = pytest.mark.expected_errors(r"the charge state machine failed")
+test_a_failing_merge_keeps_the_delivery = pytest_mark_errors(
+    test_a_failing_merge_keeps_the_delivery
+)
+
+
+def test_every_acknowledged_delivery_survives_a_sigkill_mid_burst(
+    address: StoreAddress, pg_url: str
+) -> None:
+    child = subprocess.Popen(
+        [sys.executable, str(CHILD), address.url()],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
+    acked: list[int] = []
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "ready"
+        while len(acked) < 500:
+            line = child.stdout.readline()
+            assert line.startswith("ack "), line
+            acked.append(int(line.split()[1]))
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        # Lines already written before the kill are acknowledgements too.
+        acked += [int(line.split()[1]) for line in child.stdout.read().splitlines() if line]
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        if child.stdout is not None:
+            child.stdout.close()
+    with psycopg.connect(pg_url) as other:
+        stored = {int(r[0]) for r in other.execute("SELECT id FROM webhook_event")}
+    assert len(acked) >= 500
+    assert set(acked) <= stored
+    # Whole batches only: the killed batch left nothing half-written.
+    assert len(stored) % 20 == 0
