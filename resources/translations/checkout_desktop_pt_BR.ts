@@ -2657,18 +2657,6 @@
         <translation>Receptor: parado</translation>
     </message>
     <message>
-        <source>Technical detail: {detail}</source>
-        <translation>Detalhe técnico: {detail}</translation>
-    </message>
-    <message>
-        <source>Notifications arrive at {url} on this computer.</source>
-        <translation>As notificações chegam em {url} neste computador.</translation>
-    </message>
-    <message>
-        <source>The notification inbox is starting.</source>
-        <translation>A caixa de entrada de notificações está iniciando.</translation>
-    </message>
-    <message>
         <source>Inbox: healthy</source>
         <translation>Caixa de entrada: saudável</translation>
     </message>
@@ -2699,18 +2687,6 @@
     <message>
         <source>Tunnel: restarting</source>
         <translation>Túnel: reiniciando</translation>
-    </message>
-    <message>
-        <source>Technical detail (from the tunnel program): {detail}</source>
-        <translation>Detalhe técnico (do programa de túnel): {detail}</translation>
-    </message>
-    <message>
-        <source>The service reaches this terminal at {url}.</source>
-        <translation>O serviço alcança este terminal em {url}.</translation>
-    </message>
-    <message>
-        <source>The tunnel is starting.</source>
-        <translation>O túnel está iniciando.</translation>
     </message>
     <message>
         <source>Service: reachable</source>
