@@ -18,7 +18,6 @@ from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 from PySide6.QtWidgets import (
     QDateEdit,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -259,9 +258,9 @@ class DayTotalsPanel(QWidget):
     def ask_pdf(self) -> None:
         day = self.day.date().toString("yyyy-MM-dd")
         start = str(self._report_folder() / f"sales-{day}.pdf")
-        dialog = QFileDialog(self, self.tr("Save report"), start, self.tr("PDF (*.pdf)"))
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setDefaultSuffix("pdf")
+        from checkout_desktop.ui.file_dialogs import pdf_save_dialog
+
+        dialog = pdf_save_dialog(self, self.tr("Save report"), start)
         dialog.fileSelected.connect(lambda chosen: self._save_chosen(Path(chosen)))
         dialog.open()
 

@@ -6,7 +6,7 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QItemSelection, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -107,13 +107,39 @@ class EventDetail(QWidget):
             if parsed is not None
             else event.body_text()
         )
-        header_lines = "\n".join(f"{name}: {value}" for name, value in event.headers.items())
+        header_lines = "\n".join(
+            f"{name}: {stored_header_label(value)}" for name, value in event.headers.items()
+        )
         headers_title = self.tr("Headers")
         body_title = self.tr("Body")
         self.text.setPlainText(
             f"# {headers_title}\n{header_lines}\n\n# {body_title} "
             f"(sha256 {event.body_sha256[:16]}…)\n{body}\n"
         )
+
+
+def stored_header_label(value: str) -> str:
+    """A header value as stored, with the inbox's marker for a credential (which is never
+    stored: `inbox.intake.credential_marker`) said in the screen's language."""
+    if not (value.startswith("[not stored") and value.endswith("]")):
+        return value
+    shape = value[len("[not stored") : -1].removeprefix(":").strip()
+    if not shape:
+        return QCoreApplication.translate("EventDetail", "[not stored]")
+    known = {
+        "empty": QCoreApplication.translate("EventDetail", "[not stored: empty]"),
+        "bare token": QCoreApplication.translate("EventDetail", "[not stored: bare token]"),
+        "unrecognised scheme": QCoreApplication.translate(
+            "EventDetail", "[not stored: unrecognised scheme]"
+        ),
+    }
+    if shape in known:
+        return known[shape]
+    if shape.endswith(" scheme"):
+        return QCoreApplication.translate("EventDetail", "[not stored: {scheme} scheme]").format(
+            scheme=shape.removesuffix(" scheme")
+        )
+    return value
 
 
 class EventsPanel(QWidget):

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -384,9 +383,9 @@ class MainWindow(QMainWindow):
         name = f"receipt-{merchant_charge_id}-{suffix}.pdf"
         folder = self.receipts_dir or receipts_folder(self.settings.ui.receipts_folder)
         start = str(folder / name)
-        dialog = QFileDialog(self, self.tr("Save receipt"), start, self.tr("PDF (*.pdf)"))
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setDefaultSuffix("pdf")
+        from checkout_desktop.ui.file_dialogs import pdf_save_dialog
+
+        dialog = pdf_save_dialog(self, self.tr("Save receipt"), start)
         dialog.fileSelected.connect(lambda path: self.save_receipt(receipt, Path(path)))
         dialog.open()
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+from PySide6.QtWidgets import QStatusBar, QWidget
 
 from checkout_desktop.doctor.probe import Reachability, ServiceReachabilityChanged
 from checkout_desktop.domain.charge_events import AttemptChanged, TokenStateChanged, TokenStatus
@@ -23,6 +23,7 @@ from checkout_desktop.domain.inbox_events import (
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.elided_label import ElidedLabel
 from checkout_desktop.ui.formatting import format_duration
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.reasons import reason_text
@@ -50,17 +51,19 @@ class TerminalStatusBar(QStatusBar):
         self._unresolved_count = unresolved_count
         # The built-in sandbox delivers straight to the listener: a "tunnel" there is internal.
         self._show_tunnel = show_tunnel
-        self.environment = QLabel(self.tr("Environment: {name}").format(name=environment), self)
+        self.environment = ElidedLabel(
+            self.tr("Environment: {name}").format(name=environment), self
+        )
         self.environment.setObjectName("statusEnvironment")
-        self.token = QLabel(self.tr("Token: not requested yet"), self)
+        self.token = ElidedLabel(self.tr("Token: not requested yet"), self)
         self.token.setObjectName("statusToken")
-        self.listener = QLabel(self.tr("Listener: starting"), self)
+        self.listener = ElidedLabel(self.tr("Listener: starting"), self)
         self.listener.setObjectName("statusListener")
-        self.tunnel = QLabel(self)
+        self.tunnel = ElidedLabel("", self)
         self.tunnel.setObjectName("statusTunnel")
-        self.attempts = QLabel(self)
+        self.attempts = ElidedLabel("", self)
         self.attempts.setObjectName("statusAttempts")
-        self.service = QLabel(self.tr("Service: checking…"), self)
+        self.service = ElidedLabel(self.tr("Service: checking…"), self)
         self.service.setObjectName("statusService")
         self.service.setToolTip(
             self.tr("Whether the payment service can be reached: not checked yet")

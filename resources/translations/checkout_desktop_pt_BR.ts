@@ -451,10 +451,6 @@
         <translation>Salvar relatório</translation>
     </message>
     <message>
-        <source>PDF (*.pdf)</source>
-        <translation>PDF (*.pdf)</translation>
-    </message>
-    <message>
         <source>The report could not be saved: {why}</source>
         <translation>Não foi possível salvar o relatório: {why}</translation>
     </message>
@@ -794,6 +790,26 @@
         <source>Body</source>
         <translation>Corpo</translation>
     </message>
+    <message>
+        <source>[not stored]</source>
+        <translation>[não guardado]</translation>
+    </message>
+    <message>
+        <source>[not stored: empty]</source>
+        <translation>[não guardado: vazio]</translation>
+    </message>
+    <message>
+        <source>[not stored: bare token]</source>
+        <translation>[não guardado: token sem esquema]</translation>
+    </message>
+    <message>
+        <source>[not stored: unrecognised scheme]</source>
+        <translation>[não guardado: esquema desconhecido]</translation>
+    </message>
+    <message>
+        <source>[not stored: {scheme} scheme]</source>
+        <translation>[não guardado: esquema {scheme}]</translation>
+    </message>
 </context>
 <context>
     <name>EventListModel</name>
@@ -883,6 +899,33 @@
     <message>
         <source>Searching… {n} found so far (looked back to event #{id})</source>
         <translation>Buscando… {n} encontrados até agora (olhou até o evento nº {id})</translation>
+    </message>
+</context>
+<context>
+    <name>FileDialog</name>
+    <message>
+        <source>PDF (*.pdf)</source>
+        <translation>PDF (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Look in:</source>
+        <translation>Procurar em:</translation>
+    </message>
+    <message>
+        <source>File name:</source>
+        <translation>Nome do arquivo:</translation>
+    </message>
+    <message>
+        <source>Files of type:</source>
+        <translation>Arquivos do tipo:</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Salvar</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancelar</translation>
     </message>
 </context>
 <context>
@@ -1401,10 +1444,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Save receipt</source>
         <translation>Salvar comprovante</translation>
-    </message>
-    <message>
-        <source>PDF (*.pdf)</source>
-        <translation>PDF (*.pdf)</translation>
     </message>
     <message>
         <source>The receipt could not be saved: {why}</source>

@@ -1,0 +1,105 @@
+"""Texts that stayed English in pt-BR: Qt's save dialog and the stored-credential markers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QFileDialog,
+    QHeaderView,
+    QLabel,
+    QWidget,
+)
+
+from checkout_desktop.inbox.intake import credential_marker
+from checkout_desktop.ui.events_panel import stored_header_label
+from checkout_desktop.ui.file_dialogs import pdf_save_dialog
+from checkout_desktop.ui.i18n import Translations
+
+logger = logging.getLogger(__name__)
+
+PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
+
+# What Qt's own file dialog says in English when its catalogue leaves a text out.
+QT_ENGLISH = {
+    "Look in:",
+    "File name:",
+    "File &name:",
+    "Files of type:",
+    "Files of &type:",
+    "&Look in:",
+    "Save",
+    "&Save",
+    "Cancel",
+    "Back",
+    "Forward",
+    "Parent Directory",
+    "Create New Folder",
+    "List View",
+    "Detail View",
+    "Name",
+    "Size",
+    "Type",
+    "Date Modified",
+}
+
+
+@pytest.fixture
+def translations(qapp: QApplication) -> Iterator[Translations]:
+    installed = Translations()
+    assert installed.install(PT_BR)
+    yield installed
+    installed.remove()
+
+
+def visible_texts(root: QWidget) -> list[str]:
+    texts: list[str] = []
+    for widget in root.findChildren(QWidget):
+        if isinstance(widget, QLabel | QAbstractButton) and widget.isVisibleTo(root):
+            texts.append(widget.text())
+        if widget.toolTip() and widget.isVisibleTo(root):
+            texts.append(widget.toolTip())
+        if isinstance(widget, QHeaderView) and widget.model() is not None:
+            model = widget.model()
+            texts.extend(
+                str(model.headerData(n, Qt.Orientation.Horizontal))
+                for n in range(model.columnCount())
+            )
+    return [t for t in texts if t]
+
+
+def test_the_save_dialog_is_portuguese_throughout(
+    translations: Translations, qtbot: Any, tmp_path: Path
+) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    dialog = pdf_save_dialog(parent, "Salvar comprovante", str(tmp_path))
+    # Qt's own widgets, as on a machine without a desktop's file chooser.
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.open()
+    try:
+        qtbot.waitUntil(dialog.isVisible, timeout=3000)
+        texts = visible_texts(dialog)
+        assert "Procurar em:" in texts and "Arquivos do tipo:" in texts
+        left = sorted({t for t in texts if t.replace("&", "") in QT_ENGLISH or t in QT_ENGLISH})
+        assert left == [], left
+    finally:
+        dialog.reject()
+
+
+def test_a_stored_credential_marker_is_said_in_portuguese(translations: Translations) -> None:
+    assert stored_header_label(credential_marker("Authorization", "abc")) == (
+        "[não guardado: token sem esquema]"
+    )
+    assert stored_header_label(credential_marker("Authorization", "Bearer abc")) == (
+        "[não guardado: esquema Bearer]"
+    )
+    assert stored_header_label(credential_marker("X-Token", "abc")) == "[não guardado]"
+    assert stored_header_label("application/json") == "application/json"
