@@ -24,11 +24,11 @@ class ElidedLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self._own_tooltip = ""
 
-    def setToolTip(self, text: str) -> None:  # noqa: N802 - Qt's name
+    def setToolTip(self, text: str) -> None:
         self._own_tooltip = text
         self._update_tooltip()
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+    def setText(self, text: str) -> None:
         super().setText(text)
         self._update_tooltip()
 
@@ -43,7 +43,7 @@ class ElidedLabel(QLabel):
             self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width()
         )
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
         metrics = self.fontMetrics()
         short = metrics.horizontalAdvance(self.text()[:_KEPT_CHARACTERS] + "…")
@@ -51,7 +51,7 @@ class ElidedLabel(QLabel):
         width = min(hint.width(), short + margins.left() + margins.right())
         return QSize(width, hint.height())
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         self.style().drawItemText(
             painter,
@@ -64,7 +64,7 @@ class ElidedLabel(QLabel):
         )
         painter.end()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._update_tooltip()
 
