@@ -117,7 +117,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         await _wait(lambda: bool(done), "the charge")
         mcid = screen.current_charge
         assert mcid is not None
-        await _wait(lambda: window.events_panel.model.rowCount() >= 2, "the charge's notification")
+        await _wait(lambda: window.events_panel.model.rowCount() >= 1, "the charge's notification")
         await asyncio.sleep(0.3)
         window.grab().save(str(out / f"charge-result{suffix}.png"))
 
@@ -147,7 +147,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
             return record is not None and record.refunded_amount == 2000
 
         await _wait(refunded, "the refund")
-        await _wait(lambda: window.events_panel.model.rowCount() >= 5, "the notifications")
+        await _wait(lambda: window.events_panel.model.rowCount() >= 3, "the notifications")
         await asyncio.sleep(0.5)
 
         window.tabs.setCurrentIndex(window.events_tab)

@@ -16,10 +16,10 @@ from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.records import ChargeRecord, Page, TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
-from checkout_desktop.ui.labels import outcome_label, source_label, status_label
+from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
-from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
+from checkout_desktop.ui.timeline_text import plain_detail, status_after, what_happened, who_label
 
 logger = logging.getLogger(__name__)
 
@@ -225,9 +225,9 @@ class ChargeHistoryModel(ReadOnlyTableModel):
 
 
 class TimelineModel(ReadOnlyTableModel):
-    """Every input about one charge, in the order it was recorded."""
+    """Every input about one charge, in the order it was recorded, in plain words."""
 
-    COLUMNS = ("recorded", "source", "input", "outcome", "change", "reason")
+    COLUMNS = ("recorded", "source", "what", "status")
 
     def __init__(
         self, views: ChargeViews, *, page_size: int = 200, parent: QObject | None = None
@@ -241,12 +241,10 @@ class TimelineModel(ReadOnlyTableModel):
         self._exhausted = True
         self._loading = False
         self._headers = (
-            self.tr("Recorded"),
-            self.tr("Source"),
-            self.tr("Input"),
-            self.tr("Outcome"),
-            self.tr("Status"),
-            self.tr("Why"),
+            self.tr("When"),
+            self.tr("From"),
+            self.tr("What happened"),
+            self.tr("Status after"),
         )
 
     @property
@@ -347,27 +345,17 @@ class TimelineModel(ReadOnlyTableModel):
         name = self.COLUMNS[column]
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "recorded":
-                return format_instant_precise(item.recorded_at)
+                return format_instant(item.recorded_at)
             if name == "source":
-                return source_label(item.source)
-            if name == "input":
-                return status_label(item.input_status) if item.input_status else ""
-            if name == "outcome":
-                return outcome_label(item.outcome)
-            if name == "change":
-                if item.new_status and item.previous_status != item.new_status:
-                    before = status_label(item.previous_status) if item.previous_status else "∅"
-                    return f"{before} → {status_label(item.new_status)}"
-                return status_label(item.new_status) if item.new_status else ""
-            reason = reason_text(item.reason_data, item.reason)
-            return reason.splitlines()[0] if reason else ""
-        if role == Qt.ItemDataRole.ToolTipRole and name == "reason":
-            return reason_text(item.reason_data, item.reason)
-        if role == Qt.ItemDataRole.ToolTipRole and name == "recorded" and item.occurred_at:
-            return self.tr("Occurred at the service: {at}").format(
-                at=format_instant_precise(item.occurred_at)
-            )
-        if role == Qt.ItemDataRole.ForegroundRole and name == "change":
+                return who_label(item.source)
+            if name == "what":
+                return what_happened(item)
+            return status_after(item)
+        if role == Qt.ItemDataRole.ToolTipRole and name == "what":
+            return plain_detail(item)
+        if role == Qt.ItemDataRole.ToolTipRole and name == "recorded":
+            return format_instant_precise(item.recorded_at)
+        if role == Qt.ItemDataRole.ForegroundRole and name == "status":
             colour = status_colour(item.new_status)
             return None if colour is None else QBrush(colour)
         if role == TIMELINE_ID_ROLE:

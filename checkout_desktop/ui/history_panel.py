@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -11,6 +10,7 @@ from PySide6.QtCore import QItemSelection, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -53,11 +53,12 @@ from checkout_desktop.ui.history_model import (
     TimelineModel,
     cards_text,
 )
-from checkout_desktop.ui.labels import outcome_label, source_label, source_ref_label, status_label
+from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text, pending_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
+from checkout_desktop.ui.timeline_text import developer_detail, plain_detail
 
 logger = logging.getLogger(__name__)
 
@@ -292,13 +293,18 @@ class HistoryPanel(QWidget):
             self.timeline_view.fontMetrics().height() + 8
         )
         self.timeline_view.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((165, 100, 90, 95, 150)):
+        for column, width in enumerate((150, 190, 520)):
             self.timeline_view.horizontalHeader().resizeSection(column, width)
         self.timeline_detail = QPlainTextEdit(self)
         self.timeline_detail.setObjectName("timelineDetail")
         self.timeline_detail.setReadOnly(True)
-        self.timeline_detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.timeline_detail.setPlaceholderText(self.tr("Select a line to see its details."))
+        self.timeline_detail.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.developer_detail = QCheckBox(self.tr("Technical detail"), self)
+        self.developer_detail.setObjectName("timelineDeveloperDetail")
+        self.developer_detail.setToolTip(
+            self.tr("Show what was stored for support: raw statuses, sources and the message body.")
+        )
 
         self.refund_button = QPushButton(self.tr("Re&fund…"), self)
         self.refund_button.setObjectName("refundButton")
@@ -344,7 +350,12 @@ class HistoryPanel(QWidget):
         right_layout.addWidget(self.message)
         timeline_split = QSplitter(Qt.Orientation.Horizontal, right)
         timeline_split.addWidget(self.timeline_view)
-        timeline_split.addWidget(self.timeline_detail)
+        detail_box = QWidget(timeline_split)
+        detail_layout = QVBoxLayout(detail_box)
+        detail_layout.setContentsMargins(0, 0, 0, 0)
+        detail_layout.addWidget(self.timeline_detail, 1)
+        detail_layout.addWidget(self.developer_detail)
+        timeline_split.addWidget(detail_box)
         timeline_split.setStretchFactor(0, 3)
         timeline_split.setStretchFactor(1, 1)
         timeline_split.setSizes([930, 320])
@@ -372,6 +383,7 @@ class HistoryPanel(QWidget):
         adapter.attempt_changed.connect(self._on_attempt_changed)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.timeline_view.selectionModel().selectionChanged.connect(self._timeline_selected)
+        self.developer_detail.toggled.connect(self._show_timeline_detail)
         self.refund_button.clicked.connect(self.ask_refund)
         self.capture_button.clicked.connect(self.ask_capture)
         self.query_button.clicked.connect(self.query_now)
@@ -607,36 +619,24 @@ class HistoryPanel(QWidget):
             self.message.clear()
         self._update_actions()
 
-    def _timeline_selected(self, selected: QItemSelection, _old: QItemSelection) -> None:
-        indexes = selected.indexes()
-        if not indexes:
-            return
-        item = self.timeline.record(indexes[0].row())
+    def _timeline_selected(self, _selected: QItemSelection, _old: QItemSelection) -> None:
+        self._show_timeline_detail()
+
+    def _show_timeline_detail(self) -> None:
+        """The selected line's detail: plain words, or everything stored when asked for."""
+        indexes = self.timeline_view.selectionModel().selectedRows()
+        item = self.timeline.record(indexes[0].row()) if indexes else None
         if item is None:
+            self.timeline_detail.clear()
             return
-        lines = [
-            f"{format_instant_precise(item.recorded_at)} · {source_label(item.source)} · "
-            f"{outcome_label(item.outcome)}",
-            reason_text(item.reason_data, item.reason),
-        ]
-        if item.occurred_at is not None:
-            lines.append(
-                self.tr("occurred at the service: {at}").format(
-                    at=format_instant_precise(item.occurred_at)
-                )
+        if self.developer_detail.isChecked():
+            self.timeline_detail.setFont(
+                QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
             )
-        if item.source_ref:
-            lines.append(self.tr("source: {ref}").format(ref=source_ref_label(item.source_ref)))
-        if item.changes:
-            shown = (
-                ", ".join(reason_text(c) for c in item.changes_data)
-                if item.changes_data is not None
-                else ", ".join(item.changes)
-            )
-            lines.append(self.tr("changes: {changes}").format(changes=shown))
-        if item.body is not None:
-            lines.append(json.dumps(item.body, indent=2, ensure_ascii=False))
-        self.timeline_detail.setPlainText("\n".join(lines))
+            self.timeline_detail.setPlainText(developer_detail(item))
+        else:
+            self.timeline_detail.setFont(self.font())
+            self.timeline_detail.setPlainText(plain_detail(item))
 
     def _update_actions(self) -> None:
         self._reload_view()

@@ -147,7 +147,18 @@ class TerminalStatusBar(QStatusBar):
         else:
             self.listener.setText(self.tr("Listener: starting"))
             self.listener.setStyleSheet("")
-        self.listener.setToolTip(event.reason or event.url or "")
+        if event.reason:
+            # The reason comes from the system (a socket error, in its own words): framed in
+            # the terminal's language and marked as a technical detail.
+            self.listener.setToolTip(
+                self.tr("Technical detail: {detail}").format(detail=event.reason)
+            )
+        elif event.url:
+            self.listener.setToolTip(
+                self.tr("Notifications arrive at {url} on this computer.").format(url=event.url)
+            )
+        else:
+            self.listener.setToolTip(self.tr("The notification inbox is starting."))
 
     def on_health(self, event: ListenerHealthChanged) -> None:
         self._health = event
@@ -182,7 +193,19 @@ class TerminalStatusBar(QStatusBar):
         text, style = names.get(event.state, (str(event.state), ""))
         self.tunnel.setText(text)
         self.tunnel.setStyleSheet(style)
-        self.tunnel.setToolTip(event.reason or event.public_url or "")
+        if event.reason:
+            # The tunnel program's own words (its output or error), marked as such.
+            self.tunnel.setToolTip(
+                self.tr("Technical detail (from the tunnel program): {detail}").format(
+                    detail=event.reason
+                )
+            )
+        elif event.public_url:
+            self.tunnel.setToolTip(
+                self.tr("The service reaches this terminal at {url}.").format(url=event.public_url)
+            )
+        else:
+            self.tunnel.setToolTip(self.tr("The tunnel is starting."))
 
     def on_reachability(self, event: ServiceReachabilityChanged) -> None:
         """The periodic probe's result: a short label, and the detail in the tooltip."""

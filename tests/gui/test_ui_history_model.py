@@ -151,8 +151,14 @@ def test_timeline_shows_every_input_in_order_and_appends_live(
     model.set_charge(mcid)
     qtmodeltester.check(model, force_py=True)
     sources = [model.data(model.index(r, 1)) for r in range(model.rowCount())]
-    assert sources[0] == "Request"
-    assert "Reply" in sources
+    assert sources[0] == "This terminal"
+    assert "Service's reply" in sources
+    said = [model.data(model.index(r, 2)) for r in range(model.rowCount())]
+    # Plain sentences: no outcome codes, arrows or empty-set signs.
+    assert "The charge is Paid." in said
+    for text in said:
+        assert text and text[0].isupper() and text.endswith(".")
+        assert not any(mark in text for mark in ("∅", "→", "applied", "no change")), text
     before = model.rowCount()
     with db.transaction(repo.conn):
         SyncLedger(repo).apply_update(

@@ -1,4 +1,4 @@
-"""Texts that stayed English in pt-BR: Qt's save dialog and the stored-credential markers."""
+"""Texts that stayed English in pt-BR: Qt's save dialog, stored-credential markers, status tips."""
 
 from __future__ import annotations
 
@@ -18,10 +18,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.inbox_events import (
+    ListenerState,
+    ListenerStateChanged,
+    TunnelState,
+    TunnelStateChanged,
+)
 from checkout_desktop.inbox.intake import credential_marker
+from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.events_panel import stored_header_label
 from checkout_desktop.ui.file_dialogs import pdf_save_dialog
 from checkout_desktop.ui.i18n import Translations
+from checkout_desktop.ui.status_bar import TerminalStatusBar
 
 logger = logging.getLogger(__name__)
 
@@ -103,3 +112,49 @@ def test_a_stored_credential_marker_is_said_in_portuguese(translations: Translat
     )
     assert stored_header_label(credential_marker("X-Token", "abc")) == "[não guardado]"
     assert stored_header_label("application/json") == "application/json"
+
+
+async def _none_open() -> int:
+    return 0
+
+
+def test_the_status_bar_frames_foreign_detail_in_portuguese(
+    translations: Translations, qtbot: Any
+) -> None:
+    bus = EventBus()
+    adapter = QtEventAdapter(bus)
+    bar = TerminalStatusBar(adapter, environment="Produção", unresolved_count=_none_open)
+    qtbot.addWidget(bar)
+    try:
+        bar.on_listener_state(ListenerStateChanged(state=ListenerState.STARTING, url=None))
+        assert bar.listener.toolTip() == "A caixa de entrada de notificações está iniciando."
+        bar.on_listener_state(
+            ListenerStateChanged(
+                state=ListenerState.FAILED, url=None, reason="[Errno 98] address already in use"
+            )
+        )
+        assert bar.listener.toolTip().startswith("Detalhe técnico: [Errno 98]")
+        bar.on_tunnel_state(
+            TunnelStateChanged(
+                mode="cloudflared",
+                state=TunnelState.DOWN,
+                public_url=None,
+                reason="cloudflared exited with code 1",
+                restarts=1,
+            )
+        )
+        assert bar.tunnel.toolTip().startswith("Detalhe técnico (do programa de túnel): ")
+        bar.on_tunnel_state(
+            TunnelStateChanged(
+                mode="cloudflared",
+                state=TunnelState.UP,
+                public_url="https://a.trycloudflare.com",
+                reason=None,
+                restarts=1,
+            )
+        )
+        assert bar.tunnel.toolTip() == (
+            "O serviço alcança este terminal em https://a.trycloudflare.com."
+        )
+    finally:
+        adapter.close()

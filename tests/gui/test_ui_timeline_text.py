@@ -1,0 +1,167 @@
+"""The history's timeline in plain words, with the raw detail behind a toggle."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from PySide6.QtCore import QLocale
+from PySide6.QtWidgets import QApplication
+
+from checkout_desktop.charges.service import ChargeService
+from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
+from checkout_desktop.gateway.profiles import Endpoints
+from checkout_desktop.gateway.tokens import TokenManager
+from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.store.sqlite.db import connect, transaction
+from checkout_desktop.store.sqlite.store import SqliteStore
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.history_panel import HistoryPanel
+from checkout_desktop.ui.i18n import Translations
+from tests.integration.charging_support import (
+    APPROVED,
+    SandboxAccess,
+    card_token,
+    charge_request,
+    visa,
+)
+
+logger = logging.getLogger(__name__)
+
+PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
+
+
+@pytest.fixture
+def translations(qapp: QApplication) -> Iterator[Translations]:
+    installed = Translations()
+    yield installed
+    installed.remove()
+
+
+@dataclass
+class Shop:
+    history: HistoryPanel
+    service: ChargeService
+    conn: sqlite3.Connection
+    mcid: str
+
+
+@pytest.fixture
+def shop(
+    arun: Callable[..., Any], qtbot: Any, tmp_path: Path, translations: Translations
+) -> Iterator[Shop]:
+    """A panel over a real store with one approved charge made at the sandbox."""
+    assert translations.install(PT_BR)
+    sandbox = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
+    arun(sandbox.start())
+    access = SandboxAccess.of_server(sandbox)
+    conn = connect(tmp_path / "s.sqlite3")
+    http = httpx.AsyncClient(trust_env=False)
+    bus = EventBus()
+    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
+    tokens = TokenManager(
+        http=http,
+        token_url=endpoints.token_url,
+        client_id=access.client_id,
+        credentials=access.credentials(),
+    )
+    service = ChargeService(
+        store=SqliteStore(conn),
+        client=ChargeClient(
+            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
+        ),
+        profile="builtin-sandbox",
+        events=bus,
+    )
+    adapter = QtEventAdapter(bus)
+    history = HistoryPanel(
+        service=service,
+        views=ChargeViews(SqliteStore(conn)),
+        adapter=adapter,
+        pin_hash=lambda: None,
+    )
+    qtbot.addWidget(history)
+    try:
+        token = arun(card_token(access, APPROVED))
+        outcome = arun(
+            service.charge(
+                sale_id="sale-1", request=charge_request(token, amount=1500), tenders=visa("1111")
+            )
+        )
+        yield Shop(history, service, conn, outcome.merchant_charge_id)
+    finally:
+        adapter.close()
+        arun(http.aclose())
+        conn.close()
+        arun(sandbox.stop())
+
+
+def shown_timeline(shop: Shop, qtbot: Any) -> tuple[list[str], list[str]]:
+    """The timeline's sentences and status column once the panel has read every line."""
+    expected = len(shop.service.store.repo.timeline(shop.mcid).items)
+    assert shop.history.select_charge(shop.mcid)
+    timeline = shop.history.timeline
+    qtbot.waitUntil(lambda: timeline.rowCount() == expected, timeout=5000)
+    rows = range(timeline.rowCount())
+    said = [timeline.data(timeline.index(r, 2)) for r in rows]
+    shown = [timeline.data(timeline.index(r, 3)) for r in rows]
+    return said, shown
+
+
+def test_the_timeline_reads_as_sentences_and_keeps_the_raw_detail_behind_a_toggle(
+    shop: Shop, qtbot: Any
+) -> None:
+    mcid = shop.mcid
+    with transaction(shop.conn):
+        shop.service.store.repo.add_timeline(
+            mcid,
+            source="webhook",
+            source_ref="webhook_event:3",
+            outcome="duplicate",
+            reason=Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PAID"),
+            input_status="PAID",
+            previous_status="PAID",
+            new_status="PAID",
+            body={"chargeStatus": "PAID", "merchantChargeId": mcid},
+        )
+    said, _ = shown_timeline(shop, qtbot)
+    assert said[-1] == "Nada de novo: a cobrança já estava Paga."
+    assert "A cobrança está Paga." in said
+    for text in said:
+        assert not any(mark in text for mark in ("∅", "→", "aplicada", "sem mudança")), text
+
+    history = shop.history
+    history.timeline_view.selectRow(len(said) - 1)
+    plain = history.timeline_detail.toPlainText()
+    assert "Notificação" in plain and "Nada de novo" in plain
+    assert "chargeStatus" not in plain
+    history.developer_detail.setChecked(True)
+    technical = history.timeline_detail.toPlainText()
+    assert '"chargeStatus": "PAID"' in technical and "notificação nº 3" in technical
+    history.developer_detail.setChecked(False)
+    assert history.timeline_detail.toPlainText() == plain
+
+
+def test_a_refused_refund_is_not_called_refused_not_charged(shop: Shop, qtbot: Any) -> None:
+    repo = shop.service.store.repo
+    with transaction(shop.conn):
+        op = repo.record_money_operation(
+            shop.mcid, MoneyOpKind.REFUND, 500, Figures(ChargeStatus.PAID, 1500, 0)
+        )
+        repo.move_money_operation(
+            op, MoneyOpState.REJECTED, source="reply", reason=op.reason("refused")
+        )
+    said, shown = shown_timeline(shop, qtbot)
+    assert "Estorno de R$\xa05,00: recusado pelo serviço." in said
+    assert not any("não cobrada" in text for text in (*said, *shown))
