@@ -89,6 +89,7 @@ class Terminal:
         import httpx
         from pydantic import SecretStr
 
+        from checkout_desktop.charges.authority import Authority
         from checkout_desktop.charges.ledger import inbox_applier
         from checkout_desktop.charges.service import ChargeService
         from checkout_desktop.charges.views import ChargeViews
@@ -170,6 +171,7 @@ class Terminal:
             profile=profile.name,
             events=bus,
             policy=_check_policy(settings.reconcile_interval_s),
+            authority=Authority(settings.ui.supervisor_pin_hash),
         )
         inbox = Inbox(
             store=paths.database_file,

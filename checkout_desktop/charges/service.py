@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from checkout_desktop.charges.authority import Authority, Guarded
 from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
@@ -356,10 +357,13 @@ class ChargeService:
         sweep_every_s: float = 86400.0,
         sweep_batch: int = 10,
         sweep_spacing_s: float = 60.0,
+        authority: Authority | None = None,
     ) -> None:
         self.store = store
         self.client = client
         self.profile = profile
+        self.authority = authority or Authority(clock=clock)
+        """The supervisor PIN rule, checked here before a guarded refund or capture."""
         self.events = events
         self.ledger = Ledger(store, policy=policy, clock=clock, events=events)
         self.reconciler = Reconciler(
@@ -556,6 +560,7 @@ class ChargeService:
         why: str,
         query_first: bool = True,
         last_error: Reason | None = None,
+        pin: str | None = None,
     ) -> EndReport:
         """Let a supervisor end an attempt the service's answers cannot settle.
 
@@ -563,11 +568,13 @@ class ChargeService:
         the attempt, ends it the usual way. Otherwise the attempt becomes ENDED, with who ended
         it, why and the last answer in the timeline, and its sale is free. Nothing is ever sent
         again: if the charge turns up later (a notification, the daily sweep), it is merged
-        and shown as any charge.
+        and shown as any charge. With a supervisor PIN set, it is needed (`pin`): PinRefused
+        otherwise, before the service is asked or anything is recorded.
         """
         supervisor, why = " ".join(supervisor.split()), " ".join(why.split())
         if not supervisor or not why:
             raise ValueError("ending an attempt needs who ends it and why")
+        self.authority.check_end(merchant_charge_id, pin)
         error = last_error
         if query_first:
             checked = await self.check_attempt(merchant_charge_id)
@@ -615,20 +622,30 @@ class ChargeService:
             record, await self.store.charges.open_money_operation(merchant_charge_id)
         )
 
-    async def capture(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
-        """Capture a PRE_AUTHORIZED charge (the whole authorized amount unless told otherwise)."""
-        await self._known_charge(merchant_charge_id)
+    async def capture(
+        self, merchant_charge_id: str, amount: int | None = None, *, pin: str | None = None
+    ) -> ChargeRecord:
+        """Capture a PRE_AUTHORIZED charge (the whole authorized amount unless told otherwise).
+
+        With a supervisor PIN set, the capture of a charge authorized on an earlier day needs
+        it (`pin`); PinRefused otherwise, before anything is recorded or sent."""
+        record = await self._known_charge(merchant_charge_id)
+        self.authority.check(Guarded.CAPTURE, record, pin)
         return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
-    async def refund(self, merchant_charge_id: str, amount: int | None = None) -> ChargeRecord:
+    async def refund(
+        self, merchant_charge_id: str, amount: int | None = None, *, pin: str | None = None
+    ) -> ChargeRecord:
         """Refund all (default) or part of a charge; before capture this cancels it in full.
 
         Refused with MoneyOperationBusy while an earlier operation of the charge is unresolved,
         and with MoneyOperationRefused (carrying the service's figures) when the service's
         figures or the service itself rule it out. MoneyOperationUnknown: sent, outcome not
-        known yet; the terminal asks the service and never sends it again.
+        known yet; the terminal asks the service and never sends it again. With a supervisor
+        PIN set, a refund needs it (`pin`): PinRefused otherwise, before anything is recorded.
         """
-        await self._known_charge(merchant_charge_id)
+        record = await self._known_charge(merchant_charge_id)
+        self.authority.check(Guarded.REFUND, record, pin)
         return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
 
     async def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:

@@ -126,6 +126,11 @@ class ReasonCode(StrEnum):
     MONEY_REFUSED = "money.refused"
     NO_KNOWN_AMOUNT = "charge.no_known_amount"
     NOT_IN_STORE = "charge.not_in_store"
+    PIN_REFUND_REQUIRED = "pin.refund_required"
+    PIN_CAPTURE_REQUIRED = "pin.capture_required"
+    PIN_END_REQUIRED = "pin.end_required"
+    PIN_WRONG = "pin.wrong"
+    PIN_UNREADABLE = "pin.unreadable"
 
     # -- reconciliation -----------------------------------------------------------------------
     TRIGGER_AFTER_REPLY = "trigger.after_reply"
@@ -396,6 +401,13 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.MONEY_REFUSED: "refused",
     ReasonCode.NO_KNOWN_AMOUNT: "charge {charge} has no known amount; give one",
     ReasonCode.NOT_IN_STORE: "no charge {charge} in the store; query it before acting on it",
+    ReasonCode.PIN_REFUND_REQUIRED: "a refund of charge {charge} needs the supervisor PIN",
+    ReasonCode.PIN_CAPTURE_REQUIRED: (
+        "charge {charge} was authorized on an earlier day: its capture needs the supervisor PIN"
+    ),
+    ReasonCode.PIN_END_REQUIRED: "ending attempt {charge} needs the supervisor PIN",
+    ReasonCode.PIN_WRONG: "wrong supervisor PIN for charge {charge}; nothing was sent",
+    ReasonCode.PIN_UNREADABLE: "the supervisor PIN cannot be checked: {error}",
     ReasonCode.TRIGGER_AFTER_REPLY: "after the reply",
     ReasonCode.TRIGGER_START_UP: "start-up",
     ReasonCode.TRIGGER_ON_DEMAND: "on demand",

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from checkout_desktop.charges.authority import Guarded, PinRefused
 from checkout_desktop.charges.service import (
     ChargeService,
     EndReport,
@@ -505,15 +506,34 @@ class HistoryPanel(QWidget):
         self.end_dialog = EndAttemptDialog(known=known, pin_hash=pin_hash, parent=self)
         dialog = self.end_dialog
         dialog.accepted.connect(
-            lambda: self._end(mcid, dialog.supervisor.text(), dialog.why.text(), report.last_error)
+            lambda: self._end(
+                mcid,
+                dialog.supervisor.text(),
+                dialog.why.text(),
+                report.last_error,
+                # The service checks the PIN again: the dialog's check is only the quick answer.
+                dialog.pin.text() or None,
+            )
         )
         dialog.open()
 
-    def _end(self, mcid: str, supervisor: str, why: str, last_error: Reason | None) -> None:
+    def _end(
+        self,
+        mcid: str,
+        supervisor: str,
+        why: str,
+        last_error: Reason | None,
+        pin: str | None = None,
+    ) -> None:
         future = asyncio.ensure_future(
             _as_object(
                 self._service.end_unresolved(
-                    mcid, supervisor=supervisor, why=why, query_first=False, last_error=last_error
+                    mcid,
+                    supervisor=supervisor,
+                    why=why,
+                    query_first=False,
+                    last_error=last_error,
+                    pin=pin,
                 )
             )
         )
@@ -524,7 +544,9 @@ class HistoryPanel(QWidget):
             self.model.refresh()
             exc = None if task.cancelled() else task.exception()
             if task.cancelled() or exc is not None:
-                if exc is not None and not isinstance(exc, GatewayError | ValueError | LookupError):
+                if exc is not None and not isinstance(
+                    exc, GatewayError | ValueError | LookupError | PinRefused
+                ):
                     logger.error("ending %s failed", mcid, exc_info=exc)
                 why_text = self.tr("cancelled") if exc is None else error_text(exc)
                 self.message.setText(self.tr("Failed: {why}").format(why=why_text))
@@ -746,10 +768,12 @@ class HistoryPanel(QWidget):
     def _refund(self, merchant_charge_id: str) -> None:
         assert self.dialog is not None
         amount = self.dialog.amount.centavos()
+        # The service checks the PIN again: the dialog's check is only the quick answer.
+        pin = self.dialog.pin.text() or None
         self._run(
             "refund",
             merchant_charge_id,
-            lambda: self._service.refund(merchant_charge_id, amount),
+            lambda: self._service.refund(merchant_charge_id, amount, pin=pin),
             done=self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
             refunded=amount,
         )
@@ -770,7 +794,12 @@ class HistoryPanel(QWidget):
                 "Capture charge {id} ({cards}): the authorized amount is charged to the card."
             ).format(id=record.merchant_charge_id, cards=cards_text(record)),
             maximum=record.amount,
-            pin_hash=None,
+            # A charge authorized on an earlier day is captured with the supervisor's PIN.
+            pin_hash=(
+                self._pin_hash()
+                if self._service.authority.needs_pin(Guarded.CAPTURE, record)
+                else None
+            ),
             parent=self,
         )
         mcid = record.merchant_charge_id
@@ -780,10 +809,11 @@ class HistoryPanel(QWidget):
     def _capture(self, merchant_charge_id: str) -> None:
         assert self.dialog is not None
         amount = self.dialog.amount.centavos()
+        pin = self.dialog.pin.text() or None
         self._run(
             "capture",
             merchant_charge_id,
-            lambda: self._service.capture(merchant_charge_id, amount),
+            lambda: self._service.capture(merchant_charge_id, amount, pin=pin),
             done=self.tr("Captured {amount}.").format(amount=format_money(amount)),
         )
 
@@ -825,7 +855,7 @@ class HistoryPanel(QWidget):
                 self.message.setText(money_error_text(exc))
                 self.message.setStyleSheet("color: #b3261e;")
             elif exc is not None:
-                if not isinstance(exc, GatewayError | ValueError | LookupError):
+                if not isinstance(exc, GatewayError | ValueError | LookupError | PinRefused):
                     logger.error("%s of %s failed", action, merchant_charge_id, exc_info=exc)
                 self.message.setText(self.tr("Failed: {why}").format(why=error_text(exc)))
                 self.message.setStyleSheet("color: #b3261e;")

@@ -332,6 +332,8 @@ class MainWindow(QMainWindow):
         if settings.active_profile == previous.active_profile:
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+        # The service enforces the PIN: it learns a new one (or its removal) at once.
+        self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
         if settings.ui.shop_name != previous.ui.shop_name:
             # The running environment stays until a restart; only the printed name changes now.
             self.merchant = merchant_of(

@@ -285,6 +285,23 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.NOT_IN_STORE: QCoreApplication.translate(
             "Reasons", "charge {charge} is not in this terminal's records; query it first"
         ),
+        ReasonCode.PIN_REFUND_REQUIRED: QCoreApplication.translate(
+            "Reasons", "a refund of charge {charge} needs the supervisor PIN"
+        ),
+        ReasonCode.PIN_CAPTURE_REQUIRED: QCoreApplication.translate(
+            "Reasons",
+            "charge {charge} was authorized on an earlier day: its capture needs the "
+            "supervisor PIN",
+        ),
+        ReasonCode.PIN_END_REQUIRED: QCoreApplication.translate(
+            "Reasons", "ending attempt {charge} needs the supervisor PIN"
+        ),
+        ReasonCode.PIN_WRONG: QCoreApplication.translate(
+            "Reasons", "wrong supervisor PIN for charge {charge}; nothing was sent"
+        ),
+        ReasonCode.PIN_UNREADABLE: QCoreApplication.translate(
+            "Reasons", "the supervisor PIN cannot be checked: {error}"
+        ),
         ReasonCode.TRIGGER_AFTER_REPLY: QCoreApplication.translate("Reasons", "after the reply"),
         ReasonCode.TRIGGER_START_UP: QCoreApplication.translate("Reasons", "at start-up"),
         ReasonCode.TRIGGER_ON_DEMAND: QCoreApplication.translate("Reasons", "on demand"),

@@ -1,4 +1,4 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="pt_BR">
 <context>
@@ -135,19 +135,19 @@
         <translation>O descritor aceita só letras sem acento, dígitos e espaços.</translation>
     </message>
     <message>
-        <source>Type the customer's name.</source>
+        <source>Type the customer&apos;s name.</source>
         <translation>Digite o nome do cliente.</translation>
     </message>
     <message>
-        <source>The customer's name takes only letters, digits, spaces and '&amp;'.</source>
-        <translation>O nome do cliente aceita só letras, dígitos, espaços e '&amp;'.</translation>
+        <source>The customer&apos;s name takes only letters, digits, spaces and &apos;&amp;&apos;.</source>
+        <translation>O nome do cliente aceita só letras, dígitos, espaços e &apos;&amp;&apos;.</translation>
     </message>
     <message>
         <source>Type a valid e-mail address (name@example.com).</source>
         <translation>Digite um e-mail válido (nome@exemplo.com).</translation>
     </message>
     <message>
-        <source>Type the customer's CPF or CNPJ.</source>
+        <source>Type the customer&apos;s CPF or CNPJ.</source>
         <translation>Digite o CPF ou CNPJ do cliente.</translation>
     </message>
     <message>
@@ -159,7 +159,7 @@
         <translation>Um CPF tem 11 dígitos e um CNPJ, 14; este tem {n}.</translation>
     </message>
     <message>
-        <source>Type the customer's phone, e.g. (11) 98765-4321.</source>
+        <source>Type the customer&apos;s phone, e.g. (11) 98765-4321.</source>
         <translation>Digite o telefone do cliente, por exemplo (11) 98765-4321.</translation>
     </message>
     <message>
@@ -285,7 +285,7 @@
         <translation>O cartão não foi aceito: {why}</translation>
     </message>
     <message>
-        <source>Type the card, then Charge (Ctrl+Enter). To split the sale, set the amount on this card and add it with the card form's button first.</source>
+        <source>Type the card, then Charge (Ctrl+Enter). To split the sale, set the amount on this card and add it with the card form&apos;s button first.</source>
         <translation>Digite o cartão e cobre (Ctrl+Enter). Para dividir a venda, defina o valor neste cartão e adicione-o antes com o botão do formulário do cartão.</translation>
     </message>
     <message>
@@ -316,7 +316,7 @@
         <translation>Credenciais</translation>
     </message>
     <message>
-        <source>From the merchant panel (Integrations → Checkout). The secret and the SDK token go to this computer's keychain, never to a file.</source>
+        <source>From the merchant panel (Integrations → Checkout). The secret and the SDK token go to this computer&apos;s keychain, never to a file.</source>
         <translation>Do painel do lojista (Integrações → Checkout). O segredo e o token do SDK vão para o chaveiro deste computador, nunca para um arquivo.</translation>
     </message>
     <message>
@@ -340,12 +340,12 @@
         <translation>Tipo do token do SDK de cartão</translation>
     </message>
     <message>
-        <source>The client id takes letters, digits, '_' and '-' only.</source>
-        <translation>O client id aceita só letras, dígitos, '_' e '-'.</translation>
+        <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
+        <translation>O client id aceita só letras, dígitos, &apos;_&apos; e &apos;-&apos;.</translation>
     </message>
     <message>
-        <source>The client secret takes letters, digits and '_' only.</source>
-        <translation>O client secret aceita só letras, dígitos e '_'.</translation>
+        <source>The client secret takes letters, digits and &apos;_&apos; only.</source>
+        <translation>O client secret aceita só letras, dígitos e &apos;_&apos;.</translation>
     </message>
     <message>
         <source>The merchant CNPJ is not valid; check its 14 digits.</source>
@@ -554,7 +554,7 @@
         <translation>a consulta de uma cobrança que não existe recebeu HTTP {http_code} sem dizer “não encontrada”: uma cobrança cuja resposta se perder não se resolve sozinha ({reason})</translation>
     </message>
     <message>
-        <source>the service refused the query's format (HTTP {http_code}): a charge whose reply is lost cannot be settled by asking ({reason})</source>
+        <source>the service refused the query&apos;s format (HTTP {http_code}): a charge whose reply is lost cannot be settled by asking ({reason})</source>
         <translation>o serviço recusou o formato da consulta (HTTP {http_code}): uma cobrança cuja resposta se perder não pode ser resolvida consultando ({reason})</translation>
     </message>
     <message>
@@ -594,7 +594,7 @@
         <translation>{host} respondeu com um certificado diferente do que o terminal confia</translation>
     </message>
     <message>
-        <source>{url} follows the service's rules</source>
+        <source>{url} follows the service&apos;s rules</source>
         <translation>{url} segue as regras do serviço</translation>
     </message>
     <message>
@@ -606,7 +606,7 @@
         <translation>sem endereço público: o serviço não consegue enviar notificações; os resultados são obtidos consultando o serviço (escolha um túnel em Configurações)</translation>
     </message>
     <message>
-        <source>{url} breaks the service's rules: {rules}</source>
+        <source>{url} breaks the service&apos;s rules: {rules}</source>
         <translation>{url} não segue as regras do serviço: {rules}</translation>
     </message>
     <message>
@@ -717,7 +717,7 @@
         <translation>Digite quem está encerrando.</translation>
     </message>
     <message>
-        <source>Type why it is ended (it goes to the charge's timeline).</source>
+        <source>Type why it is ended (it goes to the charge&apos;s timeline).</source>
         <translation>Digite o motivo (ele vai para o histórico da cobrança).</translation>
     </message>
     <message>
@@ -748,7 +748,7 @@
         <translation>Roda neste computador; só cartões de teste; nada é cobrado.</translation>
     </message>
     <message>
-        <source>The service's own test environment; needs sandbox credentials.</source>
+        <source>The service&apos;s own test environment; needs sandbox credentials.</source>
         <translation>O ambiente de testes do próprio serviço; precisa de credenciais de sandbox.</translation>
     </message>
     <message>
@@ -1101,7 +1101,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>O serviço confirmou a situação da cobrança; você pode agir sobre ela de novo.</translation>
     </message>
     <message>
-        <source>Refund charge {id} ({cards}). Money goes back to the customer's card; this cannot be undone.</source>
+        <source>Refund charge {id} ({cards}). Money goes back to the customer&apos;s card; this cannot be undone.</source>
         <translation>Estornar a cobrança {id} ({cards}). O dinheiro volta para o cartão do cliente; não há como desfazer.</translation>
     </message>
     <message>
@@ -1252,7 +1252,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Token do lojista (o SDK o combina com o CNPJ)</translation>
     </message>
     <message>
-        <source>Which token the merchant panel gave for the card SDK: a transparent token starts with tk_; the documentation's setCredentials example uses a merchant token.</source>
+        <source>Which token the merchant panel gave for the card SDK: a transparent token starts with tk_; the documentation&apos;s setCredentials example uses a merchant token.</source>
         <translation>Qual token o painel do lojista forneceu para o SDK de cartão: um token transparente começa com tk_; o exemplo de setCredentials da documentação usa um token do lojista.</translation>
     </message>
     <message>
@@ -1300,7 +1300,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Tipo desconhecido: gravada como chegou, não aplicada a nenhuma cobrança.</translation>
     </message>
     <message>
-        <source>Self-test: the inbox's own health check, not a charge event.</source>
+        <source>Self-test: the inbox&apos;s own health check, not a charge event.</source>
         <translation>Autoteste: a verificação de saúde da própria caixa de entrada, não um evento de cobrança.</translation>
     </message>
     <message>
@@ -1454,7 +1454,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Há uma cobrança em andamento</translation>
     </message>
     <message>
-        <source>A charge is in progress. The window cannot close until its reply is recorded, so the sale's result is never lost.</source>
+        <source>A charge is in progress. The window cannot close until its reply is recorded, so the sale&apos;s result is never lost.</source>
         <translation>Há uma cobrança em andamento. A janela só pode fechar depois que a resposta for registrada, para que o resultado da venda nunca se perca.</translation>
     </message>
     <message>
@@ -1527,7 +1527,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>atualização mais recente com o status {status}</translation>
     </message>
     <message>
-        <source>{status} is later in the charge's life than {current_status}</source>
+        <source>{status} is later in the charge&apos;s life than {current_status}</source>
         <translation>{status} vem depois de {current_status} no ciclo da cobrança</translation>
     </message>
     <message>
@@ -1547,7 +1547,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>a cobrança foi negada, o que é definitivo; {status} não é aplicado</translation>
     </message>
     <message>
-        <source>{status} comes earlier in a charge's life than {current_status}; an older input never overwrites a newer state</source>
+        <source>{status} comes earlier in a charge&apos;s life than {current_status}; an older input never overwrites a newer state</source>
         <translation>{status} vem antes de {current_status} no ciclo da cobrança; uma informação mais antiga nunca substitui um estado mais recente</translation>
     </message>
     <message>
@@ -1591,7 +1591,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>valor {amount}</translation>
     </message>
     <message>
-        <source>service's charge id {charge}</source>
+        <source>service&apos;s charge id {charge}</source>
         <translation>id da cobrança no serviço {charge}</translation>
     </message>
     <message>
@@ -1807,7 +1807,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>não enviado: não chegou ao serviço</translation>
     </message>
     <message>
-        <source>not done: the service's figures show no such change</source>
+        <source>not done: the service&apos;s figures show no such change</source>
         <translation>não realizado: os valores do serviço não mostram essa mudança</translation>
     </message>
     <message>
@@ -1879,8 +1879,28 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>a cobrança {charge} não tem valor conhecido; informe um</translation>
     </message>
     <message>
-        <source>charge {charge} is not in this terminal's records; query it first</source>
+        <source>charge {charge} is not in this terminal&apos;s records; query it first</source>
         <translation>a cobrança {charge} não está nos registros deste terminal; consulte-a primeiro</translation>
+    </message>
+    <message>
+        <source>a refund of charge {charge} needs the supervisor PIN</source>
+        <translation>o estorno da cobrança {charge} precisa do PIN do supervisor</translation>
+    </message>
+    <message>
+        <source>charge {charge} was authorized on an earlier day: its capture needs the supervisor PIN</source>
+        <translation>a cobrança {charge} foi autorizada em outro dia: a captura precisa do PIN do supervisor</translation>
+    </message>
+    <message>
+        <source>ending attempt {charge} needs the supervisor PIN</source>
+        <translation>encerrar a tentativa {charge} precisa do PIN do supervisor</translation>
+    </message>
+    <message>
+        <source>wrong supervisor PIN for charge {charge}; nothing was sent</source>
+        <translation>PIN do supervisor errado para a cobrança {charge}; nada foi enviado</translation>
+    </message>
+    <message>
+        <source>the supervisor PIN cannot be checked: {error}</source>
+        <translation>o PIN do supervisor não pode ser conferido: {error}</translation>
     </message>
     <message>
         <source>after the reply</source>
@@ -2055,7 +2075,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>este número de cobrança já foi usado</translation>
     </message>
     <message>
-        <source>the charge's state does not allow this</source>
+        <source>the charge&apos;s state does not allow this</source>
         <translation>a situação da cobrança não permite isso</translation>
     </message>
     <message>
@@ -2075,11 +2095,11 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>falta um campo que o serviço exige</translation>
     </message>
     <message>
-        <source>the service refused the customer's document</source>
+        <source>the service refused the customer&apos;s document</source>
         <translation>o serviço recusou o documento do cliente</translation>
     </message>
     <message>
-        <source>the request breaks the service's rules</source>
+        <source>the request breaks the service&apos;s rules</source>
         <translation>o pedido não segue as regras do serviço</translation>
     </message>
     <message>
@@ -2127,7 +2147,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>{operation}: o servidor de tokens respondeu HTTP {http_code}: {detail}</translation>
     </message>
     <message>
-        <source>{operation}: the token server at {url} cannot be reached; check the network and the environment's authentication address</source>
+        <source>{operation}: the token server at {url} cannot be reached; check the network and the environment&apos;s authentication address</source>
         <translation>{operation}: não foi possível acessar o servidor de tokens em {url}; confira a rede e o endereço de autenticação do ambiente</translation>
     </message>
     <message>
@@ -2143,15 +2163,15 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>{operation}: não foi possível ler o client secret: {error}</translation>
     </message>
     <message>
-        <source>{operation}: the stored credentials break the service's rules ({details}); enter them again in Settings → Credentials</source>
+        <source>{operation}: the stored credentials break the service&apos;s rules ({details}); enter them again in Settings → Credentials</source>
         <translation>{operation}: as credenciais gravadas não seguem as regras do serviço ({details}); digite-as de novo em Configurações → Credenciais</translation>
     </message>
     <message>
-        <source>the service refused a token it had just issued, and this computer's clock is {seconds} s behind the service's clock; set the system clock (enable network time) and try again</source>
+        <source>the service refused a token it had just issued, and this computer&apos;s clock is {seconds} s behind the service&apos;s clock; set the system clock (enable network time) and try again</source>
         <translation>o serviço recusou um token que acabara de emitir, e o relógio deste computador está {seconds} s atrasado em relação ao do serviço; acerte o relógio do sistema (ative a hora pela rede) e tente de novo</translation>
     </message>
     <message>
-        <source>the service refused a token it had just issued, and this computer's clock is {seconds} s ahead of the service's clock; set the system clock (enable network time) and try again</source>
+        <source>the service refused a token it had just issued, and this computer&apos;s clock is {seconds} s ahead of the service&apos;s clock; set the system clock (enable network time) and try again</source>
         <translation>o serviço recusou um token que acabara de emitir, e o relógio deste computador está {seconds} s adiantado em relação ao do serviço; acerte o relógio do sistema (ative a hora pela rede) e tente de novo</translation>
     </message>
     <message>
@@ -2243,7 +2263,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>o corpo traz um número de {digits} dígitos, acima do limite de {limit}; foi guardado como chegou</translation>
     </message>
     <message>
-        <source>the body's {field} is not valid Unicode text (a lone surrogate); it is kept as received</source>
+        <source>the body&apos;s {field} is not valid Unicode text (a lone surrogate); it is kept as received</source>
         <translation>o campo {field} do corpo não é texto Unicode válido (um substituto isolado); foi guardado como chegou</translation>
     </message>
     <message>
@@ -2315,11 +2335,11 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>não foi possível carregar o formulário do cartão</translation>
     </message>
     <message>
-        <source>the card service did not recognise the card's brand</source>
+        <source>the card service did not recognise the card&apos;s brand</source>
         <translation>o serviço de cartões não reconheceu a bandeira do cartão</translation>
     </message>
     <message>
-        <source>the card service refused the shop's credentials</source>
+        <source>the card service refused the shop&apos;s credentials</source>
         <translation>o serviço de cartões recusou as credenciais da loja</translation>
     </message>
     <message>
@@ -2339,19 +2359,19 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>as credenciais do serviço de cartões mudaram; o formulário do cartão foi recarregado, digite o cartão de novo</translation>
     </message>
     <message>
-        <source>the shop's CNPJ for the card service is not valid</source>
+        <source>the shop&apos;s CNPJ for the card service is not valid</source>
         <translation>o CNPJ da loja para o serviço de cartões não é válido</translation>
     </message>
     <message>
-        <source>the card service's merchant token is empty, too long or holds spaces or control characters; enter it again in Settings → Credentials</source>
+        <source>the card service&apos;s merchant token is empty, too long or holds spaces or control characters; enter it again in Settings → Credentials</source>
         <translation>o token de lojista do serviço de cartões está vazio, longo demais ou contém espaços ou caracteres de controle; digite-o de novo em Configurações → Credenciais</translation>
     </message>
     <message>
-        <source>the card service's merchant token is not set; enter it in Settings → Credentials</source>
+        <source>the card service&apos;s merchant token is not set; enter it in Settings → Credentials</source>
         <translation>o token de lojista do serviço de cartões não foi informado; digite-o em Configurações → Credenciais</translation>
     </message>
     <message>
-        <source>the card service's merchant token cannot be read: no keychain is available</source>
+        <source>the card service&apos;s merchant token cannot be read: no keychain is available</source>
         <translation>não foi possível ler o token de lojista do serviço de cartões: nenhum chaveiro está disponível</translation>
     </message>
     <message>
@@ -2540,7 +2560,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>impresso nos comprovantes</translation>
     </message>
     <message>
-        <source>Ask for the customer's phone on every sale</source>
+        <source>Ask for the customer&apos;s phone on every sale</source>
         <translation>Pedir o telefone do cliente em toda venda</translation>
     </message>
     <message>
@@ -2724,8 +2744,8 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Sem PIN: qualquer pessoa no terminal pode estornar.</translation>
     </message>
     <message>
-        <source>The client id takes letters, digits, '_' and '-' only.</source>
-        <translation>O client id aceita só letras, dígitos, '_' e '-'.</translation>
+        <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
+        <translation>O client id aceita só letras, dígitos, &apos;_&apos; e &apos;-&apos;.</translation>
     </message>
     <message>
         <source>The merchant CNPJ is not valid.</source>
@@ -2994,7 +3014,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Este terminal</translation>
     </message>
     <message>
-        <source>Service's reply</source>
+        <source>Service&apos;s reply</source>
         <translation>Resposta do serviço</translation>
     </message>
     <message>
@@ -3088,7 +3108,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Já atualizei o painel do lojista</translation>
     </message>
     <message>
-        <source>The public address changed. Until the merchant panel's notification URL is {url}, no notification reaches this terminal.</source>
+        <source>The public address changed. Until the merchant panel&apos;s notification URL is {url}, no notification reaches this terminal.</source>
         <translation>O endereço público mudou. Enquanto a URL de notificação no painel do lojista não for {url}, nenhuma notificação chega a este terminal.</translation>
     </message>
 </context>

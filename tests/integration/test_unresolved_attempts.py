@@ -17,6 +17,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from checkout_desktop.charges.authority import Authority, PinRefused, hash_pin
 from checkout_desktop.charges.service import ChargeService, SaleBusy
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
@@ -264,4 +265,29 @@ async def test_an_attempt_in_flight_cannot_be_ended(sandbox: SandboxServer, tmp_
             await service.end_unresolved(mcid, supervisor="Ana", why="stuck")
         attempt = service.store.repo.attempt(mcid)
         assert attempt is not None and attempt.state == AttemptState.RECORDED
+        service.store.repo.conn.close()
+
+
+@pytest.mark.asyncio
+async def test_ending_needs_the_supervisor_pin_at_the_service_once_one_is_set(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    transport = RefusingQueries()
+    async with httpx.AsyncClient(transport=transport) as http:
+        service = await _service(sandbox, tmp_path / "s.sqlite3", transport, Clock(), http)
+        service.authority = Authority(hash_pin("2468"))
+        mcid = new_charge_id()
+        _record(service, mcid, "sale-a")
+        for pin, code in ((None, ReasonCode.PIN_END_REQUIRED), ("1357", ReasonCode.PIN_WRONG)):
+            with pytest.raises(PinRefused) as refused:
+                await service.end_unresolved(mcid, supervisor="Ana", why="stuck", pin=pin)
+            assert refused.value.reason.code == code
+        # Refused before the service is asked or anything is recorded.
+        assert mcid not in transport.queries
+        attempt = service.store.repo.attempt(mcid)
+        assert attempt is not None and attempt.state == AttemptState.RECORDED
+        report = await service.end_unresolved(
+            mcid, supervisor="Ana", why="stuck", query_first=False, pin="2468"
+        )
+        assert report.ended
         service.store.repo.conn.close()
