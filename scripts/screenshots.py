@@ -104,6 +104,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         form.customer_name.setText("Maria da Silva")
         form.customer_email.setText("maria@example.com")
         form.customer_document.setText("529.982.247-25")
+        form.customer_phone.setText("(11) 98765-4321")
         filled: list[object] = []
         card_page.page.runJavaScript(TEST_CARD_FILL_SCRIPT, 0, filled.append)
         await _wait(lambda: bool(filled), "the card form to be filled")
@@ -129,6 +130,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         form.customer_name.setText("João Pereira")
         form.customer_email.setText("joao@example.com")
         form.customer_document.setText("111.444.777-35")
+        form.customer_phone.setText("(21) 99876-5432")
         await _wait(lambda: card_page.sdk_ready, "the card page")
         filled.clear()
         card_page.page.runJavaScript(TEST_CARD_FILL_SCRIPT, 0, filled.append)
