@@ -28,10 +28,10 @@ from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.store.sqlite.events import (
     MAX_PAGE,
-    MAX_REASON_TEXT,
     SELF_TESTS_KEPT,
+    clip_reason,
+    event_columns,
     filter_clauses,
-    format_instant,
 )
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def search_text(event: NewEvent) -> str:
         event.event_type,
         event.body_type,
         event.status,
-        None if event.reason is None else _clip(event.reason.english()),
+        None if event.reason is None else clip_reason(event.reason.english()),
         event.body.decode("utf-8", errors="replace"),
     )
     return fold("\n".join(v for v in values if v)).replace("\x00", "")
@@ -130,10 +130,6 @@ def _check_limit(limit: int) -> int:
 
 def _where_sql(clauses: list[str]) -> str:
     return (" WHERE " + " AND ".join(clauses)) if clauses else ""
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_REASON_TEXT else text[: MAX_REASON_TEXT - 1] + "…"
 
 
 class PgEventRepository:
@@ -210,27 +206,7 @@ class PgEventRepository:
             ":body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, :status, "
             ":duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body, "
             ":search_text) RETURNING id",
-            {
-                "received_at": format_instant(event.received_at),
-                "verdict": event.verdict.value,
-                "reason": None if event.reason is None else _clip(event.reason.english()),
-                "reason_code": None if event.reason is None else event.reason.code.value,
-                "reason_args": None if event.reason is None else event.reason.args_json(),
-                "event_type": event.event_type,
-                "body_type": event.body_type,
-                "layout": event.layout,
-                "event_ref": event.event_ref,
-                "merchant_charge_id": event.merchant_charge_id,
-                "charge_id": event.charge_id,
-                "status": event.status,
-                "duplicate_of": event.duplicate_of,
-                "body_sha256": event.body_sha256,
-                "content_type": event.content_type,
-                "remote": event.remote,
-                "headers_json": json.dumps(dict(event.headers), ensure_ascii=False),
-                "body": event.body,
-                "search_text": search_text(event),
-            },
+            {**event_columns(event), "search_text": search_text(event)},
         )
         assert row is not None
         return int(row["id"])
@@ -242,7 +218,7 @@ class PgEventRepository:
                 "merge_args = :args WHERE id = :id"
             ),
             {
-                "outcome": _clip(outcome.english()),
+                "outcome": clip_reason(outcome.english()),
                 "code": outcome.code.value,
                 "args": outcome.args_json(),
                 "id": event_id,

@@ -229,26 +229,7 @@ class EventRepository:
             "(:received_at, :verdict, :reason, :reason_code, :reason_args, :event_type, "
             ":body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, :status, "
             ":duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body)",
-            {
-                "received_at": format_instant(event.received_at),
-                "verdict": event.verdict.value,
-                "reason": None if event.reason is None else _clip(event.reason.english()),
-                "reason_code": None if event.reason is None else event.reason.code.value,
-                "reason_args": None if event.reason is None else event.reason.args_json(),
-                "event_type": event.event_type,
-                "body_type": event.body_type,
-                "layout": event.layout,
-                "event_ref": event.event_ref,
-                "merchant_charge_id": event.merchant_charge_id,
-                "charge_id": event.charge_id,
-                "status": event.status,
-                "duplicate_of": event.duplicate_of,
-                "body_sha256": event.body_sha256,
-                "content_type": event.content_type,
-                "remote": event.remote,
-                "headers_json": json.dumps(dict(event.headers), ensure_ascii=False),
-                "body": event.body,
-            },
+            event_columns(event),
         )
         row_id = cursor.lastrowid
         assert row_id is not None
@@ -259,7 +240,7 @@ class EventRepository:
             "UPDATE webhook_event SET merge_outcome = :outcome, merge_code = :code, "
             "merge_args = :args WHERE id = :id",
             {
-                "outcome": _clip(outcome.english()),
+                "outcome": clip_reason(outcome.english()),
                 "code": outcome.code.value,
                 "args": outcome.args_json(),
                 "id": event_id,
@@ -568,6 +549,35 @@ def reading(path: Path) -> Iterator[EventRepository]:
         conn.close()
 
 
+def clip_reason(text: str) -> str:
+    """A reason's English text cut to what the store keeps."""
+    return text if len(text) <= MAX_REASON_TEXT else text[: MAX_REASON_TEXT - 1] + "…"
+
+
+def event_columns(event: NewEvent) -> dict[str, Any]:
+    """The `webhook_event` columns a new delivery fills, as named parameters (both stores)."""
+    return {
+        "received_at": format_instant(event.received_at),
+        "verdict": event.verdict.value,
+        "reason": None if event.reason is None else clip_reason(event.reason.english()),
+        "reason_code": None if event.reason is None else event.reason.code.value,
+        "reason_args": None if event.reason is None else event.reason.args_json(),
+        "event_type": event.event_type,
+        "body_type": event.body_type,
+        "layout": event.layout,
+        "event_ref": event.event_ref,
+        "merchant_charge_id": event.merchant_charge_id,
+        "charge_id": event.charge_id,
+        "status": event.status,
+        "duplicate_of": event.duplicate_of,
+        "body_sha256": event.body_sha256,
+        "content_type": event.content_type,
+        "remote": event.remote,
+        "headers_json": json.dumps(dict(event.headers), ensure_ascii=False),
+        "body": event.body,
+    }
+
+
 __all__ = [
     "INDEX_BATCH",
     "MAX_PAGE",
@@ -580,10 +590,8 @@ __all__ = [
     "NewEvent",
     "StoredEvent",
     "Verdict",
+    "clip_reason",
+    "event_columns",
     "format_instant",
     "reading",
 ]
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_REASON_TEXT else text[: MAX_REASON_TEXT - 1] + "…"
