@@ -33,6 +33,7 @@
     brand: null,
     brandAsk: 0,
     pendingCard: null,
+    holder: null, // { name, document } while the holder is the customer
     statusKey: null,
     statusArgs: null,
     statusProblem: false
@@ -189,8 +190,35 @@
     el("submit").setAttribute("aria-busy", busy ? "true" : "false");
   }
 
+  // The holder as the terminal's customer ("titular = cliente"): a name and a CPF/CNPJ typed
+  // once on the charge screen, not card data. Filled holder fields leave the Tab order (and
+  // the auto-advance skips them), so the clerk goes from the number to the expiry; a click
+  // still reaches them.
+  function applyHolder() {
+    var holder = state.holder;
+    el("holder-name").tabIndex = holder ? -1 : 0;
+    el("holder-document").tabIndex = holder ? -1 : 0;
+    if (!holder) { return; }
+    el("holder-name").value = holder.name;
+    el("holder-document").value = holder.document;
+    setError("holder-name", "");
+    setError("holder-document", "");
+  }
+
+  function onHolder(name, documentDigits) {
+    var given = String(name || "").slice(0, 60);
+    var digits = digitsOf(documentDigits).slice(0, 14);
+    state.holder = given || digits ? { name: given, document: digits } : null;
+    if (!state.holder) {
+      el("holder-name").value = "";
+      el("holder-document").value = "";
+    }
+    applyHolder();
+  }
+
   function clearCardFields() {
     FIELDS.forEach(function (f) { el(f).value = ""; });
+    applyHolder();
     clearErrors();
     state.bin = "";
     state.brand = null;
@@ -559,6 +587,8 @@
         el("status").textContent = "";
       });
       bridge.submitRequested.connect(submit);
+      bridge.holderRequested.connect(onHolder);
+      bridge.focusRequested.connect(function () { el("number").focus(); });
       sendReady();
     });
   }
