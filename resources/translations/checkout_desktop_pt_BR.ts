@@ -71,12 +71,12 @@
         <translation>&amp;E-mail</translation>
     </message>
     <message>
-        <source>CPF/C&amp;NPJ</source>
-        <translation>CPF/C&amp;NPJ</translation>
+        <source>CP&amp;F/CNPJ</source>
+        <translation>CP&amp;F/CNPJ</translation>
     </message>
     <message>
         <source>Card &amp;holder is the customer</source>
-        <translation>&amp;Titular do cartão = cliente</translation>
+        <translation>Titular do cartão = c&amp;liente</translation>
     </message>
     <message>
         <source>Fill the card&apos;s holder name and CPF/CNPJ from the customer (untick when someone else&apos;s card pays).</source>
