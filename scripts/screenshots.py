@@ -108,6 +108,8 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         filled: list[object] = []
         card_page.page.runJavaScript(TEST_CARD_FILL_SCRIPT, 0, filled.append)
         await _wait(lambda: bool(filled), "the card form to be filled")
+        # The self-test's snippet types its own holder: on the counter it is the customer.
+        card_page.fill_holder(*form.holder())
         await asyncio.sleep(0.6)  # the brand badge and field checks render
         QApplication.processEvents()
         window.grab().save(str(out / f"charge-screen{suffix}.png"))
