@@ -1471,6 +1471,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
 <context>
     <name>Launch</name>
     <message>
+        <source>It has no API address: type the service&apos;s address (https://…).</source>
+        <translation>Ele não tem endereço da API: digite o endereço do serviço (https://…).</translation>
+    </message>
+    <message>
+        <source>It has no client id: copy it from the merchant panel (Integrations → Checkout).</source>
+        <translation>Ele não tem client id: copie-o do painel do lojista (Integrações → Checkout).</translation>
+    </message>
+    <message>
         <source>checkout-desktop</source>
         <translation>checkout-desktop</translation>
     </message>
@@ -1481,6 +1489,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Open the setup to fix it now, or quit and fix it later.</source>
         <translation>Abra a configuração para corrigir agora, ou saia e corrija depois.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
     </message>
     <message>
         <source>Open the &amp;setup</source>
