@@ -59,6 +59,7 @@ from checkout_desktop.ui.history_model import (
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text, pending_text
+from checkout_desktop.ui.problem_texts import stored_pin_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 from checkout_desktop.ui.timeline_text import developer_detail, plain_detail
@@ -130,8 +131,8 @@ class MoneyActionDialog(QDialog):
         if self._pin_hash:
             try:
                 ok = verify_pin(self.pin.text(), self._pin_hash)
-            except PinError as exc:
-                self.error.setText(str(exc))
+            except PinError:
+                self.error.setText(stored_pin_text())
                 return
             if not ok:
                 self.pin_failures += 1
@@ -197,8 +198,8 @@ class EndAttemptDialog(QDialog):
             return
         try:
             ok = verify_pin(self.pin.text(), self._pin_hash)
-        except PinError as exc:
-            self.error.setText(str(exc))
+        except PinError:
+            self.error.setText(stored_pin_text())
             return
         if not ok:
             self.pin_failures += 1

@@ -1625,6 +1625,21 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>ProblemTexts</name>
+    <message>
+        <source>The secrets are kept only in this computer&apos;s keychain, and none can be used. On Linux install and unlock a Secret Service provider (gnome-keyring or KWallet), then try again.</source>
+        <translation>Os segredos ficam só no chaveiro deste computador, e nenhum pode ser usado. No Linux, instale e desbloqueie um provedor Secret Service (gnome-keyring ou KWallet) e tente de novo.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
+    </message>
+    <message>
+        <source>The stored supervisor PIN cannot be read; set the PIN again in Settings.</source>
+        <translation>O PIN do supervisor guardado não pode ser lido; defina o PIN de novo em Configurações.</translation>
+    </message>
+</context>
+<context>
     <name>Reasons</name>
     <message>
         <source>first status of the charge: {status}</source>
@@ -2858,6 +2873,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>No PIN: anyone at the terminal can refund.</source>
         <translation>Sem PIN: qualquer pessoa no terminal pode estornar.</translation>
+    </message>
+    <message>
+        <source>A supervisor PIN has 4 to 8 digits.</source>
+        <translation>O PIN do supervisor tem de 4 a 8 dígitos.</translation>
     </message>
     <message>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
