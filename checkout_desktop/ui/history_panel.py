@@ -345,7 +345,21 @@ class HistoryPanel(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((150, 260, 110, 150, 110, 200, 200, 90)):
+        # Widths from what the cells hold, so that the customer is still in view on a
+        # 1024-pixel screen (the last column, 3DS, takes what is left).
+        metrics = self.table.fontMetrics()
+        pad = 2 * metrics.averageCharWidth()
+        money = metrics.horizontalAdvance("R$ 00.000,00") + pad
+        widths = (
+            metrics.horizontalAdvance("00/00/0000 00:00:00") + pad,  # created
+            metrics.horizontalAdvance("0123456789ab-01") + pad,  # charge id
+            money,  # amount
+            max(metrics.horizontalAdvance(status_label(s.value)) for s in ChargeStatus) + pad,
+            money,  # refunded
+            170,  # cards
+            180,  # customer
+        )
+        for column, width in enumerate(widths):
             self.table.horizontalHeader().resizeSection(column, width)
         self.table.setColumnHidden(ChargeHistoryModel.COLUMNS.index("environment"), True)
 

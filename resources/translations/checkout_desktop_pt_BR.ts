@@ -1030,7 +1030,7 @@
     </message>
     <message>
         <source>Card&apos;s last 4 digits</source>
-        <translation>Últimos 4 dígitos do cartão</translation>
+        <translation>Final do cartão</translation>
     </message>
     <message>
         <source>Any date</source>
