@@ -243,6 +243,8 @@ class ChargeScreen(QWidget):
     """The ChargeOutcome of the request (its status may still change later)."""
     receipt_requested = Signal(str, bool)
     """(merchantChargeId, as_pdf): the main window prints or saves the receipt."""
+    email_required_learned = Signal()
+    """The service refused a sale for want of the customer's e-mail (the profile keeps it)."""
 
     def __init__(
         self,
@@ -610,6 +612,12 @@ class ChargeScreen(QWidget):
             outcome = task.result()
         self.last_outcome = outcome
         record = outcome.record
+        if not self.form.email_required and outcome.message.mentions(
+            ReasonCode.CUSTOMER_EMAIL_REQUIRED
+        ):
+            # From now on the form asks for it before the sale goes out, not after a refusal.
+            self.form.set_email_required(True)
+            self.email_required_learned.emit()
         self.result.sale_amount = self.form.amount.centavos()
         self.result.show_outcome(outcome, record)
         retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or (
