@@ -787,6 +787,10 @@
         <translation>Selecione um evento para ver os cabeçalhos e o corpo.</translation>
     </message>
     <message>
+        <source>Technical detail (headers and body as received)</source>
+        <translation>Detalhes técnicos (cabeçalhos e corpo como chegaram)</translation>
+    </message>
+    <message>
         <source>Event #{id} received {at}</source>
         <translation>Evento nº {id} recebido em {at}</translation>
     </message>
@@ -1381,15 +1385,15 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>Accepted: stored and applied to its charge.</source>
-        <translation>Aceita: gravada e aplicada à sua cobrança.</translation>
+        <translation>Aceita: guardada e usada para atualizar a cobrança.</translation>
     </message>
     <message>
         <source>Duplicate: the same body arrived before; stored, not applied again.</source>
-        <translation>Duplicada: o mesmo corpo já tinha chegado; gravada, não aplicada de novo.</translation>
+        <translation>Repetida: esta mesma notificação já tinha chegado; guardada, sem ser usada de novo.</translation>
     </message>
     <message>
         <source>Unknown type: stored as received, not applied to any charge.</source>
-        <translation>Tipo desconhecido: gravada como chegou, não aplicada a nenhuma cobrança.</translation>
+        <translation>Tipo desconhecido: guardada como chegou, sem mudar nenhuma cobrança.</translation>
     </message>
     <message>
         <source>Self-test: the inbox&apos;s own health check, not a charge event.</source>
@@ -1425,15 +1429,15 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>applied</source>
-        <translation>aplicada</translation>
+        <translation>atualizou a cobrança</translation>
     </message>
     <message>
         <source>no change</source>
-        <translation>sem mudança</translation>
+        <translation>nada de novo</translation>
     </message>
     <message>
         <source>older, ignored</source>
-        <translation>mais antiga, ignorada</translation>
+        <translation>mais antiga, deixada de lado</translation>
     </message>
     <message>
         <source>recorded</source>
@@ -1501,6 +1505,25 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>&amp;Quit</source>
         <translation>&amp;Sair</translation>
+    </message>
+</context>
+<context>
+    <name>ListenerFailureNotice</name>
+    <message>
+        <source>Payment notifications</source>
+        <translation>Notificações de pagamento</translation>
+    </message>
+    <message>
+        <source>The inbox did not start, so payment notifications cannot arrive at this terminal.</source>
+        <translation>A caixa de entrada não iniciou, então as notificações de pagamento não podem chegar a este terminal.</translation>
+    </message>
+    <message>
+        <source>Sales still work: their final status is asked of the service instead. Check the port and the tunnel in Settings; the red line above the tabs stays until the inbox works.</source>
+        <translation>As vendas continuam funcionando: a situação final delas é perguntada ao serviço. Confira a porta e o túnel em Configurações; a linha vermelha acima das abas fica até a caixa de entrada funcionar.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
     </message>
 </context>
 <context>
@@ -2311,23 +2334,23 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>applied: {why}</source>
-        <translation>aplicada: {why}</translation>
+        <translation>atualizou a cobrança: {why}</translation>
     </message>
     <message>
         <source>applied</source>
-        <translation>aplicada</translation>
+        <translation>atualizou a cobrança</translation>
     </message>
     <message>
         <source>no change: {why}</source>
-        <translation>sem mudança: {why}</translation>
+        <translation>{why}</translation>
     </message>
     <message>
         <source>older, ignored: {why}</source>
-        <translation>mais antiga, ignorada: {why}</translation>
+        <translation>mais antiga, deixada de lado: {why}</translation>
     </message>
     <message>
         <source>not applied: {error}</source>
-        <translation>não aplicada: {error}</translation>
+        <translation>a cobrança não foi atualizada: {error}</translation>
     </message>
     <message>
         <source>the event-type header says {header} but the body is {body}; the body decided</source>
@@ -2335,7 +2358,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>a notification of a type this terminal does not know ({type}); stored as received, not applied to any charge</source>
-        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
+        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como chegou, sem mudar nenhuma cobrança</translation>
     </message>
     <message>
         <source>a notification without a type; stored as received, not applied to any charge</source>
