@@ -1643,6 +1643,38 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>{card} em {installments}x</translation>
     </message>
     <message>
+        <source>PicPay wallet QR</source>
+        <translation>QR da carteira PicPay</translation>
+    </message>
+    <message>
+        <source>PIX QR</source>
+        <translation>QR PIX</translation>
+    </message>
+    <message>
+        <source>the QR expires at {expires_at}; asked around its expiry</source>
+        <translation>o QR vence às {expires_at}; consultado perto do vencimento</translation>
+    </message>
+    <message>
+        <source>This sale has a QR ({charge}) awaiting payment until {expires_at}. Cancel it or let it expire before charging the sale again.</source>
+        <translation>Esta venda tem um QR ({charge}) aguardando pagamento até {expires_at}. Cancele-o ou deixe-o vencer antes de cobrar a venda de novo.</translation>
+    </message>
+    <message>
+        <source>QR created: awaiting payment.</source>
+        <translation>QR gerado: aguardando pagamento.</translation>
+    </message>
+    <message>
+        <source>a QR charge has nothing to capture</source>
+        <translation>uma cobrança por QR não tem o que capturar</translation>
+    </message>
+    <message>
+        <source>PicPay wallet charge</source>
+        <translation>cobrança pela carteira PicPay</translation>
+    </message>
+    <message>
+        <source>PIX charge</source>
+        <translation>cobrança PIX</translation>
+    </message>
+    <message>
         <source>the charge has no status yet</source>
         <translation>a cobrança ainda não tem status</translation>
     </message>
