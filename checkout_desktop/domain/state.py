@@ -553,10 +553,16 @@ def _merge_transactions(
     for txn in incoming:
         before = by_key.get(txn.key)
         merged, order = merge_transaction(before, txn)
+        # A QR's payment type rides along, so a timeline without the body (a notification's)
+        # can still tell a QR's story.
+        qr = {"payment_type": str(merged.payment_type)} if _is_qr_type(merged.payment_type) else {}
         if before is None:
             changes.append(
                 Reason.of(
-                    ReasonCode.CHANGE_TRANSACTION_NEW, key=txn.key, status=_opt_str(txn.status)
+                    ReasonCode.CHANGE_TRANSACTION_NEW,
+                    key=txn.key,
+                    status=_opt_str(txn.status),
+                    **qr,
                 )
             )
         elif order > 0 and merged.status != before.status:
@@ -566,6 +572,7 @@ def _merge_transactions(
                     key=txn.key,
                     previous_status=_opt_str(before.status),
                     status=_opt_str(merged.status),
+                    **qr,
                 )
             )
         elif order > 0 and merged.refunded_amount != before.refunded_amount:
@@ -580,6 +587,10 @@ def _merge_transactions(
         by_key[txn.key] = merged
     # Sorted by key so the tuple does not depend on the order transactions were first seen.
     return tuple(by_key[k] for k in sorted(by_key)), changes
+
+
+def _is_qr_type(payment_type: PaymentType | None) -> bool:
+    return payment_type in (PaymentType.WALLET, PaymentType.PIX)
 
 
 def _opt_str(status: object) -> str | None:

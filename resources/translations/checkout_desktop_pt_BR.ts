@@ -454,16 +454,16 @@
         <translation>Tentativas negadas</translation>
     </message>
     <message>
-        <source>Brand</source>
-        <translation>Bandeira</translation>
-    </message>
-    <message>
         <source>Payments</source>
         <translation>Pagamentos</translation>
     </message>
     <message>
         <source>Amount</source>
         <translation>Valor</translation>
+    </message>
+    <message>
+        <source>Brand or tender</source>
+        <translation>Bandeira ou meio</translation>
     </message>
     <message>
         <source>Hour</source>
@@ -2619,6 +2619,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Carteira PicPay</translation>
     </message>
     <message>
+        <source>PIX</source>
+        <translation>PIX</translation>
+    </message>
+    <message>
         <source>CUSTOMER COPY</source>
         <translation>VIA DO CLIENTE</translation>
     </message>
@@ -2701,6 +2705,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Keep this receipt.</source>
         <translation>Guarde este comprovante.</translation>
+    </message>
+    <message>
+        <source>End-to-end id</source>
+        <translation>Identificador fim a fim</translation>
+    </message>
+    <message>
+        <source>Transaction</source>
+        <translation>Transação</translation>
     </message>
     <message>
         <source>Print receipt</source>
@@ -3332,6 +3344,22 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>changes: {changes}</source>
         <translation>mudanças: {changes}</translation>
+    </message>
+    <message>
+        <source>The {kind} QR was created; it awaits the customer&apos;s payment.</source>
+        <translation>O QR {kind} foi gerado; aguarda o pagamento do cliente.</translation>
+    </message>
+    <message>
+        <source>The customer paid the {kind} QR.</source>
+        <translation>O cliente pagou o QR {kind}.</translation>
+    </message>
+    <message>
+        <source>The {kind} QR expired unpaid.</source>
+        <translation>O QR {kind} expirou sem pagamento.</translation>
+    </message>
+    <message>
+        <source>The {kind} QR was cancelled; nothing was paid.</source>
+        <translation>O QR {kind} foi cancelado; nada foi pago.</translation>
     </message>
 </context>
 <context>

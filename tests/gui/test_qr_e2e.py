@@ -32,6 +32,7 @@ from checkout_desktop.terminal import Terminal
 from checkout_desktop.ui import loop
 from checkout_desktop.ui.customer_display import CustomerDisplay
 from checkout_desktop.ui.formatting import format_money
+from checkout_desktop.ui.timeline_text import what_happened
 from checkout_desktop.ui.webview import register_schemes
 from tests.gui.test_app_e2e import Shop, close_window, open_window, run, spin_until
 
@@ -177,6 +178,13 @@ def test_an_expired_pix_frees_the_sale_and_a_second_qr_is_paid(shop: Shop) -> No
     assert display(shop).message.text() == "Scan the QR to pay"
     simulate_payment(shop, second.merchant_charge_id)
     assert qr_phase(shop.record(first.merchant_charge_id).state) == QrPhase.EXPIRED
+    # The timeline tells each QR's story in plain words.
+    repo = shop.terminal.service.store.repo
+    first_story = [what_happened(r) for r in repo.timeline(first.merchant_charge_id).items]
+    assert "The PIX QR was created; it awaits the customer's payment." in first_story
+    assert "The PIX QR expired unpaid." in first_story
+    second_story = [what_happened(r) for r in repo.timeline(second.merchant_charge_id).items]
+    assert "The customer paid the PIX QR." in second_story
 
 
 def test_a_qr_cancelled_before_payment_is_cancelled(shop: Shop) -> None:
