@@ -356,7 +356,11 @@ class QrPanel(QWidget):
         if self.view is not None and self.view.code:
             QGuiApplication.clipboard().setText(self.view.code)
             self.copy_button.setText(self.tr("Copied"))
-            QTimer.singleShot(1500, lambda: self.copy_button.setText(self.tr("C&opy")))
+            # Bound to the panel: the call is dropped if the panel is gone by then.
+            QTimer.singleShot(1500, self, self._copy_label_back)
+
+    def _copy_label_back(self) -> None:
+        self.copy_button.setText(self.tr("C&opy"))
 
     def _cancel(self) -> None:
         if self.view is not None and self.view.phase == QrPhase.AWAITING and not self.cancelling:
