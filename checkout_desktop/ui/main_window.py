@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         self.charge_screen.result.receipt_html = self._receipt_html
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+        self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
         self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
         self.customer_display: CustomerDisplay | None = None
         self.charge_screen.customer_view_changed.connect(self._customer_view)
@@ -346,6 +347,7 @@ class MainWindow(QMainWindow):
         if settings.active_profile == previous.active_profile:
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+            self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
         # The service enforces the PIN: it learns a new one (or its removal) at once.
         self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
         self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
