@@ -262,6 +262,8 @@ class ChargeScreen(QWidget):
     """(merchantChargeId, as_pdf): the main window prints or saves the receipt."""
     customer_view_changed = Signal(object)
     """What the customer-facing display shows now (a CustomerView)."""
+    email_required_learned = Signal()
+    """The service refused a sale for want of the customer's e-mail (the profile keeps it)."""
 
     def __init__(
         self,
@@ -658,6 +660,12 @@ class ChargeScreen(QWidget):
             outcome = task.result()
         self.last_outcome = outcome
         record = outcome.record
+        if not self.form.email_required and outcome.message.mentions(
+            ReasonCode.CUSTOMER_EMAIL_REQUIRED
+        ):
+            # From now on the form asks for it before the sale goes out, not after a refusal.
+            self.form.set_email_required(True)
+            self.email_required_learned.emit()
         self.result.sale_amount = self.form.amount.centavos()
         if record is not None and qr_phase(record.state) is not None:
             self._show_qr(record)

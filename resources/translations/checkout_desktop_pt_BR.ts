@@ -2428,6 +2428,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>falta um campo que o serviço exige</translation>
     </message>
     <message>
+        <source>the service requires the customer&apos;s e-mail: type it and charge again ({words})</source>
+        <translation>o serviço exige o e-mail do cliente: digite-o e cobre de novo ({words})</translation>
+    </message>
+    <message>
         <source>the service refused the customer&apos;s document</source>
         <translation>o serviço recusou o documento do cliente</translation>
     </message>
