@@ -30,6 +30,17 @@ Names and values, as `checkout-desktop sandbox --variant NAME=VALUE` and the adm
 - ``partial-refund``: ``PARTIAL`` (default: a partly refunded charge says so) or ``PAID``.
 - ``query-content-type``: ``required`` (default: a query without ``Content-Type:
   application/json`` gets 415, as the docs list) or ``optional``.
+- ``qr-unpaid``: ``PENDING`` (default: a public fixture's transaction status of a new QR) or
+  ``PRE_AUTHORIZED``; the charge of an unpaid QR is PRE_AUTHORIZED either way.
+- ``wallet-paid``: ``AUTHORIZED`` (default: the documentation's example, with the transaction
+  ``CAPTURED``) or ``PAID`` (charge and transaction PAID, as a paid PIX).
+- ``qr-expired``: ``expired-canceled`` (default: transaction EXPIRED, charge CANCELED),
+  ``expired-stays`` (transaction EXPIRED, the charge stays PRE_AUTHORIZED) or ``canceled``
+  (transaction and charge CANCELED).
+- ``qr-cancel``: ``refund`` (default: the refund endpoint cancels an unpaid QR in full) or
+  ``refused`` (a 400: an unpaid QR only expires).
+- ``qr-image``: ``as-sources`` (default: PIX ``qrCodeBase64`` raw base64, the wallet's a
+  ``data:`` URI, as public code reads them), ``raw`` or ``data-uri``.
 """
 
 from __future__ import annotations
@@ -57,6 +68,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "sdk-credential": ("both", "transparent", "merchant"),
     "partial-refund": ("PARTIAL", "PAID"),
     "query-content-type": ("required", "optional"),
+    "qr-unpaid": ("PENDING", "PRE_AUTHORIZED"),
+    "wallet-paid": ("AUTHORIZED", "PAID"),
+    "qr-expired": ("expired-canceled", "expired-stays", "canceled"),
+    "qr-cancel": ("refund", "refused"),
+    "qr-image": ("as-sources", "raw", "data-uri"),
 }
 """Every variant and its values; the first value is the default."""
 
@@ -99,6 +115,11 @@ class ServiceVariants:
     sdk_credential: str = "both"
     partial_refund: str = "PARTIAL"
     query_content_type: str = "required"
+    qr_unpaid: str = "PENDING"
+    wallet_paid: str = "AUTHORIZED"
+    qr_expired: str = "expired-canceled"
+    qr_cancel: str = "refund"
+    qr_image: str = "as-sources"
 
     def __post_init__(self) -> None:
         for name in VARIANT_NAMES:
