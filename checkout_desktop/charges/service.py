@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 from checkout_desktop.charges.authority import Authority, Guarded
 from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
+from checkout_desktop.charges.sale import Sale
+from checkout_desktop.charges.shop import ShopSettings
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import EventBus
@@ -50,6 +52,7 @@ from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreada
 from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
 
 if TYPE_CHECKING:
+    from checkout_desktop.settings import UiSettings
     from checkout_desktop.store.ports import ChargeReads, Store
 
 logger = logging.getLogger(__name__)
@@ -358,8 +361,13 @@ class ChargeService:
         sweep_batch: int = 10,
         sweep_spacing_s: float = 60.0,
         authority: Authority | None = None,
+        owner: str = "terminal",
+        counter: str | None = None,
+        shop: ShopSettings | None = None,
     ) -> None:
         self.store = store
+        self.shop = shop
+        """The settings the shop's counters share (the PIN): read again before each check."""
         self.client = client
         self.profile = profile
         self.authority = authority or Authority(clock=clock)
@@ -378,6 +386,8 @@ class ChargeService:
             sweep_every_s=sweep_every_s,
             sweep_batch=sweep_batch,
             sweep_spacing_s=sweep_spacing_s,
+            owner=owner,
+            counter=counter,
         )
         self._clock = clock
         # Shared with the reconciler: a charge waiting for its own reply is not asked about.
@@ -385,6 +395,15 @@ class ChargeService:
         self._money_in_flight = self.reconciler.money_in_flight
 
     # -- starting a charge ---------------------------------------------------------------------
+
+    @property
+    def counter(self) -> str | None:
+        """This counter's id, which its sale ids carry (None: a terminal alone on its store)."""
+        return self.reconciler.counter
+
+    def new_sale(self) -> Sale:
+        """A new sale, its id carrying this counter's id."""
+        return Sale(counter=self.counter)
 
     async def can_start_charge(self, sale_id: str) -> StartCheck:
         """Refuses while the sale has an unresolved attempt or a charge that holds money."""
@@ -574,6 +593,7 @@ class ChargeService:
         supervisor, why = " ".join(supervisor.split()), " ".join(why.split())
         if not supervisor or not why:
             raise ValueError("ending an attempt needs who ends it and why")
+        await self._current_pin()
         self.authority.check_end(merchant_charge_id, pin)
         error = last_error
         if query_first:
@@ -630,6 +650,7 @@ class ChargeService:
         With a supervisor PIN set, the capture of a charge authorized on an earlier day needs
         it (`pin`); PinRefused otherwise, before anything is recorded or sent."""
         record = await self._known_charge(merchant_charge_id)
+        await self._current_pin()
         self.authority.check(Guarded.CAPTURE, record, pin)
         return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
@@ -645,8 +666,22 @@ class ChargeService:
         PIN set, a refund needs it (`pin`): PinRefused otherwise, before anything is recorded.
         """
         record = await self._known_charge(merchant_charge_id)
+        await self._current_pin()
         self.authority.check(Guarded.REFUND, record, pin)
         return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
+
+    async def _current_pin(self) -> None:
+        """The PIN as the shop's store holds it now: one set or removed at another counter
+        applies here before the next guarded action."""
+        if self.shop is not None:
+            self.authority.set_pin_hash(await self.shop.pin_hash())
+
+    async def share_settings(self, ui: UiSettings) -> None:
+        """The PIN or the shop's name changed at this counter: the store (and so every counter
+        of the shop) takes them; this counter's authority at once."""
+        self.authority.set_pin_hash(ui.supervisor_pin_hash)
+        if self.shop is not None:
+            await self.shop.publish(ui)
 
     async def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
         record = await self.store.charges.charge(merchant_charge_id)

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.charges.sale import Sale, SaleDraft
+from checkout_desktop.charges.sale import SaleDraft
 from checkout_desktop.charges.service import (
     ChargeOutcome,
     ChargeService,
@@ -257,7 +257,7 @@ class ChargeScreen(QWidget):
         self._service = service
         self._views = views
         self.card_page = card_page
-        self.sale = Sale()
+        self.sale = service.new_sale()
         self._check = StartCheck(True)
         """Whether the sale may be charged, as last read."""
         self._pending_amount: int | None = None
@@ -699,7 +699,7 @@ class ChargeScreen(QWidget):
         """Start the next sale (refused while a charge is in flight)."""
         if self._in_flight:
             return
-        self.sale = Sale()
+        self.sale = self._service.new_sale()
         self._attempted_check = False
         self._busy_tried = False
         self.blocked.clear()

@@ -28,6 +28,8 @@ TABLES = {
     "checkout_schema",
     "inbox_holder",
     "money_operation",
+    "shop_counter",
+    "shop_setting",
     "webhook_event",
 }
 
