@@ -49,7 +49,7 @@ from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.client import ChargeClient, check_merchant_charge_id
 from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
-from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
+from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen, StoreError
 
 if TYPE_CHECKING:
     from checkout_desktop.settings import UiSettings
@@ -254,6 +254,31 @@ def _plan(
     return MoneyOpKind.REFUND, value
 
 
+class NotRecorded(RuntimeError):
+    """The store cannot record the attempt (the shared store is down, say): nothing was sent,
+    and the terminal takes no payment until it can record one."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
+
+
+_STORE_PROBLEMS = {
+    "unreachable": ReasonCode.STORE_UNREACHABLE,
+    "credentials": ReasonCode.STORE_LOGIN,
+    "password_missing": ReasonCode.STORE_LOGIN,
+    "schema_newer": ReasonCode.STORE_NEWER,
+}
+
+
+def not_recorded(exc: StoreError) -> NotRecorded:
+    """Why a charge was refused, for a store that could not record its attempt."""
+    code = _STORE_PROBLEMS.get(str(getattr(exc, "problem", "")))
+    if code is not None:
+        return NotRecorded(Reason.of(code))
+    return NotRecorded(Reason.of(ReasonCode.STORE_CANNOT_RECORD, error=str(exc)))
+
+
 class SaleBusy(RuntimeError):
     """A second charge for a sale that has an unresolved attempt or is already paid."""
 
@@ -442,22 +467,28 @@ class ChargeService:
                 f"charge {mcid} has {len(request.transactions)} transaction(s) but "
                 f"{len(tenders)} tender summaries; give one summary per transaction"
             )
-        async with self.store.unit_of_work() as uow:
-            check = await self._start_check(uow.charges, sale_id)
-            if not check:
-                raise SaleBusy(
-                    sale_id,
-                    check.reason or Reason.of(ReasonCode.START_REFUSED),
-                    check.blocking_charge,
+        try:
+            async with self.store.unit_of_work() as uow:
+                check = await self._start_check(uow.charges, sale_id)
+                if not check:
+                    raise SaleBusy(
+                        sale_id,
+                        check.reason or Reason.of(ReasonCode.START_REFUSED),
+                        check.blocking_charge,
+                    )
+                attempt = await uow.charges.record_attempt(
+                    merchant_charge_id=mcid,
+                    sale_id=sale_id,
+                    profile=self.profile,
+                    amount=request.total_amount,
+                    tenders=tenders,
+                    late_capture=request.lateCapture,
                 )
-            attempt = await uow.charges.record_attempt(
-                merchant_charge_id=mcid,
-                sale_id=sale_id,
-                profile=self.profile,
-                amount=request.total_amount,
-                tenders=tenders,
-                late_capture=request.lateCapture,
-            )
+        except StoreError as exc:
+            # Whether or not the commit reached the server, nothing is sent: a recorded attempt
+            # the reply never came for is settled by asking, like any other.
+            logger.error("charge %s not sent: the store cannot record it: %s", mcid, exc)
+            raise not_recorded(exc) from exc
         self.ledger.publish(
             AttemptChanged(
                 merchant_charge_id=mcid,
@@ -898,6 +929,7 @@ __all__ = [
     "MoneyOperationRefused",
     "MoneyOperationUnknown",
     "MoneyView",
+    "NotRecorded",
     "SaleBusy",
     "StartCheck",
     "judge_start",

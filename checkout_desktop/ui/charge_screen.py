@@ -35,6 +35,7 @@ from checkout_desktop.charges.service import (
     ChargeOutcome,
     ChargeService,
     MoneyOperationError,
+    NotRecorded,
     SaleBusy,
     StartCheck,
 )
@@ -593,7 +594,7 @@ class ChargeScreen(QWidget):
         exc = task.exception()
         if exc is not None:
             mcid = self.current_charge or ""
-            if isinstance(exc, SaleBusy):
+            if isinstance(exc, SaleBusy | NotRecorded):
                 message = exc.reason
             elif isinstance(exc, GatewayError):
                 message = Reason.of(ReasonCode.NOT_CHARGED, error=exc.reason)

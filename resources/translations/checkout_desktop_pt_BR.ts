@@ -1723,6 +1723,22 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Não cobrado: um erro interno ({kind}).</translation>
     </message>
     <message>
+        <source>Not charged: the shop&apos;s shared store does not answer (the server is down, or the network is in the way), so the attempt cannot be recorded. Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja não responde (o servidor está fora do ar ou a rede está com problema), então a tentativa não pode ser registrada. Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>Not charged: the shop&apos;s shared store refused the login (user or password). Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja recusou o acesso (usuário ou senha). Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>Not charged: the shop&apos;s shared store was upgraded by a newer checkout-desktop; upgrade this terminal. Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja foi atualizado por um checkout-desktop mais novo; atualize este terminal. Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>Not charged: the store cannot record the attempt ({error}). Nothing was sent.</source>
+        <translation>Não cobrado: o banco de dados não consegue registrar a tentativa ({error}). Nada foi enviado.</translation>
+    </message>
+    <message>
         <source>the service has the charge ({status})</source>
         <translation>o serviço tem a cobrança ({status})</translation>
     </message>

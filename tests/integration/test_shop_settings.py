@@ -130,3 +130,40 @@ async def test_the_embedded_store_keeps_the_shop_settings_too(tmp_path: Path) ->
             await _service(store).refund("abcde-000000000001-01")
     finally:
         await store.close()
+
+
+@pytest.mark.pg
+@pytest.mark.asyncio
+@pytest.mark.expected_errors("not sent: the store cannot record it")
+async def test_no_charge_is_sent_while_the_shared_store_cannot_record_it(pg_url: str) -> None:
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    from checkout_desktop.charges.service import NotRecorded
+    from checkout_desktop.domain.reasons import ReasonCode
+    from tests.integration.charging_support import charge_request, visa
+
+    store = await PgStore.open(StoreAddress.parse(pg_url), None)
+    dbname = str(conninfo_to_dict(pg_url)["dbname"])
+    admin_url = pg_url.replace(f"/{dbname}?", "/postgres?")
+    try:
+        # The server stops taking this database's connections and drops the open ones: what a
+        # counter sees when the shop's server goes down under it.
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'ALTER DATABASE "{dbname}" ALLOW_CONNECTIONS false')
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (dbname,),
+            )
+        service = _service(store)  # no client: sending anything would fail the test
+        with pytest.raises(NotRecorded) as refused:
+            await service.charge(
+                sale_id="abcde-000000000002",
+                request=charge_request("card_t/never-sent", merchant_charge_id="abcde-0002-01"),
+                tenders=visa("1111"),
+            )
+        assert refused.value.reason.code is ReasonCode.STORE_UNREACHABLE
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'ALTER DATABASE "{dbname}" ALLOW_CONNECTIONS true')
+        await store.close()
