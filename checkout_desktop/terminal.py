@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import httpx
+    from pydantic import SecretStr
 
     from checkout_desktop.charges.service import ChargeService
     from checkout_desktop.charges.views import ChargeViews
+    from checkout_desktop.domain.deliveries import EventSummary
     from checkout_desktop.domain.events import DomainEvent, EventBus
+    from checkout_desktop.domain.inbox_events import WebhookStored
     from checkout_desktop.gateway.client import DeviceIdentity
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.inbox.service import Inbox, ListenerTls, Registrar, Registration
@@ -74,6 +77,8 @@ class Terminal:
     inbox_holder: HolderInfo | None = None
     """Who held the shop's inbox when last asked (None: nobody, or the local file)."""
     _seat_task: asyncio.Task[None] | None = None
+    _feed_task: asyncio.Task[None] | None = None
+    _store_password: SecretStr | None = None
 
     @property
     def profile_is_sandbox(self) -> bool:
@@ -236,6 +241,7 @@ class Terminal:
             counter=opened.counter,
             shared=opened.address,
             inbox_lock=opened.lock,
+            _store_password=opened.password,
         )
         if not defer_inbox:
             try:
@@ -254,6 +260,8 @@ class Terminal:
 
         if self.inbox.started or self._seat_task is not None:
             raise RuntimeError("the inbox has already been started")
+        if self.shared is not None and self._feed_task is None:
+            self._feed_task = asyncio.ensure_future(self._follow_shop(self.shared))
         if self.inbox_lock is not None and not await self._take_inbox():
             # Another counter (or a `listen` box) receives the shop's notifications; this one
             # sees them through the shared store, and takes the inbox over if that one goes.
@@ -286,6 +294,64 @@ class Terminal:
             return False
         return lock.held
 
+    async def _follow_shop(self, address: StoreAddress) -> None:
+        """What other counters commit — deliveries and charge changes — on this terminal's bus
+        (LISTEN/NOTIFY), so its event list and history are live; its own inbox, while it holds
+        the shop's, announces its deliveries itself."""
+        from checkout_desktop.store.errors import StoreError
+        from checkout_desktop.store.postgres import schema
+        from checkout_desktop.store.postgres.live import watch
+
+        while True:
+            try:
+                last = await self.store.events.latest_id()
+                async with watch(address, self._store_password) as notices:
+                    async for notice in notices:
+                        if notice.channel == schema.CHARGES_CHANNEL and not notice.resync:
+                            await self._announce_charge(notice.payload)
+                            continue
+                        if self.inbox.started:
+                            last = await self.store.events.latest_id()
+                            continue
+                        for summary in await self.store.events.newer(after=last, limit=500):
+                            last = summary.id
+                            self.bus.publish(_stored_elsewhere(summary))
+            except StoreError as exc:
+                logger.warning("the shared store's changes are not followed now: %s", exc)
+            await asyncio.sleep(INBOX_TAKEOVER_S)
+
+    async def _announce_charge(self, merchant_charge_id: str) -> None:
+        from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
+        from checkout_desktop.domain.reasons import Reason, ReasonCode
+
+        why = Reason.of(ReasonCode.SHARED_STORE_CHANGE)
+        record = await self.store.charges.charge(merchant_charge_id)
+        if record is not None:
+            status = None if record.status is None else str(record.status)
+            # The same status before and after: a re-read, never a "status moved" notice (this
+            # counter announces the moves it makes itself).
+            self.bus.publish(
+                ChargeChanged(
+                    merchant_charge_id=merchant_charge_id,
+                    sale_id=record.sale_id,
+                    status=status,
+                    previous_status=status,
+                    source="store",
+                    reason=why,
+                )
+            )
+            return
+        attempt = await self.store.charges.attempt(merchant_charge_id)
+        if attempt is not None:
+            self.bus.publish(
+                AttemptChanged(
+                    merchant_charge_id=merchant_charge_id,
+                    sale_id=attempt.sale_id,
+                    state=attempt.state,
+                    reason=why,
+                )
+            )
+
     async def _wait_for_inbox(self) -> None:
         while True:
             await asyncio.sleep(INBOX_TAKEOVER_S)
@@ -309,10 +375,11 @@ class Terminal:
 
     async def stop(self) -> None:
         """Stop in reverse order; every step runs even if an earlier one fails."""
-        if self._seat_task is not None and not self._seat_task.done():
-            self._seat_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._seat_task
+        for task in (self._seat_task, self._feed_task):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         steps: list[tuple[str, Callable[[], Any]]] = [
             ("reconciler", self.service.stop),
             ("inbox", self.inbox.stop),
@@ -343,6 +410,26 @@ class _OpenedStore:
     counter: str | None = None
     address: StoreAddress | None = None
     lock: InboxLock | None = None
+    password: SecretStr | None = None
+
+
+def _stored_elsewhere(summary: EventSummary) -> WebhookStored:
+    """A delivery another counter's inbox stored, as this terminal's bus announces one."""
+    from checkout_desktop.domain.inbox_events import WebhookStored
+
+    return WebhookStored(
+        event_id=summary.id,
+        received_at=summary.received_at,
+        verdict=summary.verdict,
+        event_type=summary.event_type,
+        body_type=summary.body_type,
+        merchant_charge_id=summary.merchant_charge_id,
+        charge_id=summary.charge_id,
+        status=summary.status,
+        reason=summary.reason_data,
+        duplicate_of=summary.duplicate_of,
+        merge_outcome=summary.merge_data,
+    )
 
 
 async def _open_store(
@@ -389,6 +476,7 @@ async def _open_store(
         counter=counter,
         address=address,
         lock=InboxLock(address, password, counter=counter),
+        password=password,
     )
 
 

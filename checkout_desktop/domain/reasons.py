@@ -90,6 +90,7 @@ class ReasonCode(StrEnum):
     STORE_LOGIN = "charge.store_login"
     STORE_NEWER = "charge.store_newer"
     STORE_CANNOT_RECORD = "charge.store_cannot_record"
+    SHARED_STORE_CHANGE = "charge.shared_store_change"
     SERVICE_HAS_CHARGE = "charge.service_has_charge"
     NOTIFICATION_HAS_CHARGE = "charge.notification_has_charge"
     CAPTURE_REQUESTED = "capture.requested"
@@ -365,6 +366,7 @@ ENGLISH: dict[ReasonCode, str] = {
         "not charged: the shop's shared store was upgraded by a newer checkout-desktop; "
         "upgrade this terminal. Nothing was sent"
     ),
+    ReasonCode.SHARED_STORE_CHANGE: "changed in the shop's shared store (another counter)",
     ReasonCode.STORE_CANNOT_RECORD: (
         "not charged: the store cannot record the attempt ({error}); nothing was sent"
     ),

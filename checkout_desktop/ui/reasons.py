@@ -200,6 +200,9 @@ def templates() -> dict[ReasonCode, str]:
             "Not charged: the shop's shared store was upgraded by a newer checkout-desktop; "
             "upgrade this terminal. Nothing was sent.",
         ),
+        ReasonCode.SHARED_STORE_CHANGE: QCoreApplication.translate(
+            "Reasons", "changed in the shop's shared store (another counter)"
+        ),
         ReasonCode.STORE_CANNOT_RECORD: QCoreApplication.translate(
             "Reasons",
             "Not charged: the store cannot record the attempt ({error}). Nothing was sent.",

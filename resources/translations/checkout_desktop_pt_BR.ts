@@ -1735,6 +1735,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Não cobrado: o banco compartilhado da loja foi atualizado por um checkout-desktop mais novo; atualize este terminal. Nada foi enviado.</translation>
     </message>
     <message>
+        <source>changed in the shop&apos;s shared store (another counter)</source>
+        <translation>alterada no banco compartilhado da loja (outro caixa)</translation>
+    </message>
+    <message>
         <source>Not charged: the store cannot record the attempt ({error}). Nothing was sent.</source>
         <translation>Não cobrado: o banco de dados não consegue registrar a tentativa ({error}). Nada foi enviado.</translation>
     </message>

@@ -25,6 +25,8 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
+from checkout_desktop.domain.charge_events import ChargeChanged
+from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.paths import AppPaths
@@ -181,6 +183,12 @@ async def test_three_cores_and_one_listen_share_one_store(shop: dict[str, Any]) 
         assert core.inbox_holder is not None
         assert core.inbox_holder.pid == shop["listen"].pid
 
+    seen_charges: list[set[str]] = [set() for _ in cores]
+    seen_events: list[set[int]] = [set() for _ in cores]
+    for n, core in enumerate(cores):
+        core.bus.subscribe(ChargeChanged, lambda e, n=n: seen_charges[n].add(e.merchant_charge_id))
+        core.bus.subscribe(WebhookStored, lambda e, n=n: seen_events[n].add(e.event_id))
+
     sold = await asyncio.gather(*(_sell(core, access) for core in cores))
     for core, mcids in zip(cores, sold, strict=True):
         assert all(mcid.startswith(f"{core.counter}-") for mcid in mcids)
@@ -208,6 +216,19 @@ async def test_three_cores_and_one_listen_share_one_store(shop: dict[str, Any]) 
     assert histories[0] == histories[1] == histories[2]
     lists = [[e.id for e in (await core.events.page(limit=500)).rows] for core in cores]
     assert lists[0] and lists[0] == lists[1] == lists[2]
+    # ... and live: every core heard of every charge and of every sale's delivery, whichever
+    # counter made the sale and although none of them received the notifications itself.
+    sales_events = {
+        e.id for e in (await cores[0].events.page(limit=500)).rows if e.merchant_charge_id in every
+    }
+    assert len(sales_events) >= len(every)
+    deadline = time.monotonic() + HANG_S
+    while not all(
+        set(every) <= charges and sales_events <= events
+        for charges, events in zip(seen_charges, seen_events, strict=True)
+    ):
+        assert time.monotonic() < deadline, (seen_charges, seen_events)
+        await asyncio.sleep(0.1)
 
     # Each due charge is asked about once across the shop, whichever counter asks.
     asked: Counter[str] = Counter()
