@@ -34,6 +34,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (4, "timeline and check reasons kept as codes", schema_charges.REASONS),
     (5, "inbox reasons kept as codes", schema_inbox.REASONS),
     (6, "attempts keep their tenders (card list migrated)", schema_charges.TENDERS),
+    (7, "charges remember their environment and customer; customers", schema_charges.ENVIRONMENTS),
     (10, "the shop's shared settings and counter ids", schema_shop.SHOP_SCHEMA),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
