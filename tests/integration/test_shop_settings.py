@@ -17,6 +17,7 @@ from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.charges.shop import ShopSettings
 from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import ChargeUpdate
 from checkout_desktop.settings import UiSettings
 from checkout_desktop.store.errors import RepositoryError
@@ -42,6 +43,14 @@ async def counters(pg_url: str) -> AsyncIterator[list[PgStore]]:
 async def _paid_charge(store: Store, mcid: str) -> None:
     merged = sm.merge(None, ChargeUpdate(mcid, "ch-1", ChargeStatus.PAID, 1500, 0)).state
     async with store.unit_of_work() as uow:
+        # Made by this environment's service (the charge takes the attempt's profile).
+        await uow.charges.record_attempt(
+            merchant_charge_id=mcid,
+            sale_id="abcde-000000000001",
+            profile="builtin-sandbox",
+            amount=1500,
+            tenders=[CardSummary("VISA", "1111")],
+        )
         await uow.charges.save_charge(
             mcid,
             merged,
