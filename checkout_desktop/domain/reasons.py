@@ -22,6 +22,8 @@ from enum import StrEnum
 from typing import Any, Literal, Union
 
 logger = logging.getLogger(__name__)
+# One encoder for every reason stored (json.dumps with options builds a new one per call).
+_ARGS_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 ArgValue = Union[str, int, float, bool, None, "Reason", tuple["Reason", ...]]
 
@@ -728,7 +730,7 @@ class Reason:
 
     def args_json(self) -> str:
         """The arguments as stored beside the code."""
-        return json.dumps(_args_json(self.args), ensure_ascii=False, sort_keys=True)
+        return _ARGS_ENCODER.encode(_args_json(self.args))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Reason:

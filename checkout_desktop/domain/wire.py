@@ -253,9 +253,14 @@ class Phone(Outbound):
 
 class Customer(Outbound):
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
-    email: Annotated[
-        str, StringConstraints(pattern=r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
-    ]
+    # Optional unless the profile says its service needs it (Profile.customer_email_required):
+    # a sale without one leaves the field out of the request.
+    email: (
+        Annotated[
+            str, StringConstraints(pattern=r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
+        ]
+        | None
+    ) = None
     documentType: DocumentType
     document: str
     phone: Phone | None = None

@@ -275,6 +275,7 @@ class ChargeScreen(QWidget):
         self.capture_box: QMessageBox | None = None
 
         self.form = ChargeForm(self)
+        self.offer_recent_customers()
 
         self.card_list = QListWidget(self)
         self.card_list.setObjectName("saleCards")
@@ -346,6 +347,8 @@ class ChargeScreen(QWidget):
         self.result.print_button.clicked.connect(lambda: self._receipt(as_pdf=False))
         self.result.pdf_button.clicked.connect(lambda: self._receipt(as_pdf=True))
         self.form.changed.connect(self.update_state)
+        self.form.holder_changed.connect(self.card_page.fill_holder)
+        self.form.to_card.connect(self.card_page.focus_number)
         self.card_page.token_created.connect(self._on_token)
         self.card_page.sdk_error.connect(self._on_sdk_error)
         self.card_page.ready.connect(self._on_card_ready)
@@ -510,6 +513,8 @@ class ChargeScreen(QWidget):
         self.update_state()
 
     def _on_card_ready(self) -> None:
+        # A (re)loaded page starts empty: it takes the holder again.
+        self.card_page.fill_holder(*self.form.holder())
         self._show_card_hint()
         self.update_state()
 
@@ -696,6 +701,10 @@ class ChargeScreen(QWidget):
         self.update_state()
         self.card_page.setFocus()
 
+    def offer_recent_customers(self) -> None:
+        """The customers the CPF/CNPJ field offers, as the store has them now."""
+        read(self._views.recent_customers(), self.form.set_recent_customers)
+
     def new_sale(self) -> None:
         """Start the next sale (refused while a charge is in flight)."""
         if self._in_flight:
@@ -713,6 +722,7 @@ class ChargeScreen(QWidget):
         self.card_page.clear()
         self._show_card_hint()
         self.form.reset()
+        self.offer_recent_customers()
         self.stack.setCurrentIndex(0)
         self.update_state()
         self.form.amount.setFocus()

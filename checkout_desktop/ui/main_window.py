@@ -168,6 +168,7 @@ class MainWindow(QMainWindow):
         self.charge_screen.result.receipt_html = self._receipt_html
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+        self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
@@ -350,6 +351,7 @@ class MainWindow(QMainWindow):
         if settings.active_profile == previous.active_profile:
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+            self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
         # The service enforces the PIN: it learns a new one (or its removal) at once, and the
         # shop's store passes it (and the shop's name) on to the other counters.
         if (settings.ui.supervisor_pin_hash, settings.ui.shop_name) != (

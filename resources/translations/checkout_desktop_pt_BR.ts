@@ -75,6 +75,18 @@
         <translation>CPF/C&amp;NPJ</translation>
     </message>
     <message>
+        <source>Card &amp;holder is the customer</source>
+        <translation>&amp;Titular do cartão = cliente</translation>
+    </message>
+    <message>
+        <source>Fill the card&apos;s holder name and CPF/CNPJ from the customer (untick when someone else&apos;s card pays).</source>
+        <translation>Preenche o nome e o CPF/CNPJ do titular do cartão com os do cliente (desmarque quando o cartão for de outra pessoa).</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>opcional</translation>
+    </message>
+    <message>
         <source>&amp;Phone</source>
         <translation>&amp;Telefone</translation>
     </message>
