@@ -37,6 +37,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
+from checkout_desktop.ui.qr_settings import QrSettingsBox
 from checkout_desktop.ui.store_choice import StoreChoice
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
@@ -193,7 +194,16 @@ class SettingsPanel(QWidget):
 
         body = QWidget(self)
         body_layout = QVBoxLayout(body)
-        boxes = (general, webhook, supervisor, self.credentials, self.store_choice, self.connection)
+        self.qr_box = QrSettingsBox(self)
+        boxes = (
+            general,
+            self.qr_box,
+            webhook,
+            supervisor,
+            self.credentials,
+            self.store_choice,
+            self.connection,
+        )
         for box in boxes:
             body_layout.addWidget(box)
         body_layout.addStretch(1)
@@ -232,6 +242,7 @@ class SettingsPanel(QWidget):
         self.public_url.setText(s.tunnel.public_url or "")
         self.reconcile.setValue(s.reconcile_interval_s)
         self.store_choice.load(s.shared_store_url)
+        self.qr_box.load(s.qr)
         self.pin.clear()
         self._pin_cleared = False
         self._show_pin_state()
@@ -366,6 +377,7 @@ class SettingsPanel(QWidget):
                 problems.append("; ".join(str(v) for v in violations))
             s.tunnel.public_url = url
         s.reconcile_interval_s = self.reconcile.value()
+        s.qr = self.qr_box.collect(s.qr)
         if self._pin_cleared:
             s.ui.supervisor_pin_hash = None
         if self.pin.text():
