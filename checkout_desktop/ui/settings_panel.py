@@ -37,6 +37,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
+from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
 from checkout_desktop.ui.qr_settings import QrSettingsBox
 from checkout_desktop.ui.store_choice import StoreChoice
 from checkout_desktop.ui.supervisor import PinError, hash_pin
@@ -282,7 +283,7 @@ class SettingsPanel(QWidget):
             try:
                 stored = self._secrets.get(profile, secret)
             except KeychainUnavailable as exc:
-                return [str(exc)]
+                return [keychain_text(exc)]
             if stored is None:
                 missing.append(label)
         if not missing:
@@ -374,7 +375,7 @@ class SettingsPanel(QWidget):
         if mode == "manual":
             violations = check_notification_url(url)
             if violations:
-                problems.append("; ".join(str(v) for v in violations))
+                problems.append(url_rules_text(url, violations))
             s.tunnel.public_url = url
         s.reconcile_interval_s = self.reconcile.value()
         s.qr = self.qr_box.collect(s.qr)
@@ -383,8 +384,8 @@ class SettingsPanel(QWidget):
         if self.pin.text():
             try:
                 s.ui.supervisor_pin_hash = hash_pin(self.pin.text())
-            except PinError as exc:
-                problems.append(str(exc))
+            except PinError:
+                problems.append(self.tr("A supervisor PIN has 4 to 8 digits."))
         store_url, store_problems = self.store_choice.chosen_url()
         problems.extend(store_problems)
         s.shared_store_url = store_url
@@ -424,7 +425,7 @@ class SettingsPanel(QWidget):
                 for secret, value in secrets_to_store:
                     self._secrets.set(name, secret, value)
             except KeychainUnavailable as exc:
-                self.message.setText(str(exc))
+                self.message.setText(keychain_text(exc))
                 self.message.setStyleSheet("color: #b3261e;")
                 return False
         if store_url is not None:

@@ -32,6 +32,7 @@ from checkout_desktop.doctor.store_check import (
     try_store,
 )
 from checkout_desktop.secrets import KeychainUnavailable, SecretStore
+from checkout_desktop.ui.problem_texts import keychain_text
 
 logger = logging.getLogger(__name__)
 
@@ -173,7 +174,7 @@ class StoreChoice(QGroupBox):
         try:
             keep_password(url, SecretStr(typed), self._secrets)
         except KeychainUnavailable as exc:
-            return str(exc)
+            return keychain_text(exc)
         self.password.clear()
         self.password.setPlaceholderText(self.tr("kept in the keychain"))
         return None
