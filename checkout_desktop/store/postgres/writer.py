@@ -5,9 +5,10 @@ counter that holds the shop's inbox on a shared store. A whole batch — its sta
 charge applier's reads and writes, and its COMMIT — runs as one job on this half's own thread,
 where each statement's round trip to the server waits without holding the event loop; the
 loop awaits the job once. (A job per statement, a dozen per delivery, took about twice the
-CPU per delivery and half the throughput: `benchmarks/webhook_inbox.py --pg auto`.) The applier is a coroutine
-function of the store ports; on the thread it runs to its end at once, over the batch's
-connection, since it waits for nothing but that connection (as `ChargeApplier` requires).
+CPU per delivery and half the throughput: `benchmarks/webhook_inbox.py --pg auto`.) The
+applier is a coroutine function of the store ports; on the thread it runs to its end at once,
+over the batch's connection, since it waits for nothing but that connection (as
+`ChargeApplier` requires).
 The commit returns only once the server has made it durable (`synchronous_commit = on`), and
 only then is any delivery of the batch acknowledged. The batch takes the store-wide write lock
 first, as every unit of work does, so ids grow in commit order and `watch` on every counter
