@@ -341,6 +341,8 @@ class HistoryPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
+        # One line per cell: a wrapped id showed only up to its first dash.
+        self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
@@ -352,11 +354,12 @@ class HistoryPanel(QWidget):
         money = metrics.horizontalAdvance("R$ 00.000,00") + pad
         widths = (
             metrics.horizontalAdvance("00/00/0000 00:00:00") + pad,  # created
-            metrics.horizontalAdvance("0123456789ab-01") + pad,  # charge id
+            # A counter's id (five letters by default), the sale's 12 hex digits, the attempt.
+            metrics.horizontalAdvance("wwwww-0123456789ab-01") + pad,  # charge id
             money,  # amount
             max(metrics.horizontalAdvance(status_label(s.value)) for s in ChargeStatus) + pad,
             money,  # refunded
-            170,  # cards
+            metrics.horizontalAdvance("MASTERCARD •••• 0000") + pad,  # cards (one whole)
             180,  # customer
         )
         for column, width in enumerate(widths):

@@ -13,6 +13,7 @@ from pydantic import SecretStr
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QApplication
 
+from checkout_desktop.charges.sale import new_sale_id
 from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.events import EventBus
@@ -235,6 +236,32 @@ def test_the_customer_column_is_in_view_on_a_1024_screen(
     index = history.model.index(0, ChargeHistoryModel.COLUMNS.index("charge"))
     needed = history.table.fontMetrics().horizontalAdvance(str(index.data())) + 8
     assert history.table.columnWidth(index.column()) >= needed
+
+
+def test_a_counters_charge_id_is_whole_in_its_cell(
+    panel: tuple[HistoryPanel, list[str]], qtbot: Any, arun: Callable[..., Any]
+) -> None:
+    # The ids the terminal makes: the counter's id, the sale's 12 hex digits, the attempt.
+    history, _ = panel
+    clock = Clock()
+    clock.now = utc_now()
+    mcid = f"{new_sale_id('mwn5e')}-01"
+    arun(sell(history._service.store, clock, mcid, amount=4500))
+    history.model.refresh()
+    qtbot.waitUntil(lambda: mcid in listed(history), timeout=3000)
+    history.resize(1000, 680)
+    history.show()
+    qtbot.waitExposed(history)
+    row = listed(history).index(mcid)
+    column = ChargeHistoryModel.COLUMNS.index("charge")
+    rect = history.table.visualRect(history.model.index(row, column))
+    needed = history.table.fontMetrics().horizontalAdvance(mcid) + 8
+    assert rect.width() >= needed, (rect.width(), needed)
+    # And the customer is still in view.
+    header = history.table.horizontalHeader()
+    customer = ChargeHistoryModel.COLUMNS.index("customer")
+    right = header.sectionViewportPosition(customer) + header.sectionSize(customer)
+    assert right <= history.table.viewport().width(), (right, history.table.viewport().width())
 
 
 def test_the_timeline_keeps_its_status_column_in_view_on_a_1024_screen(
