@@ -851,8 +851,10 @@ async def diagnose(
                     except Exception:
                         logger.exception("could not store the not-found shape in the profile")
 
+        sdk_at = sdk or sdk_target(profile, sandbox)
+
         async def sdk_host() -> None:
-            report.add(await check_sdk_host(sdk or sdk_target(profile, sandbox), step))
+            report.add(await check_sdk_host(sdk_at, step))
 
         async def notifications() -> None:
             left = max(0.5, deadline_s - (time.monotonic() - started))
@@ -870,7 +872,8 @@ async def diagnose(
                         check,
                         Outcome.FAILED,
                         Finding.TOKEN_NO_ANSWER if check == CheckName.TOKEN else _no_answer(check),
-                        {"seconds": f"{deadline_s:g}"},
+                        {"seconds": f"{deadline_s:g}"}
+                        | ({"host": sdk_at.host} if check == CheckName.SDK_HOST and sdk_at else {}),
                     )
                 )
     finally:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QListWidget, QListWidgetItem
+from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +26,10 @@ class CheckResult:
 def fill_list(widget: QListWidget, results: list[CheckResult]) -> None:
     """Show each result as one line: ✔ works, ⚠ works with a warning, ✘ does not work."""
     widget.clear()
+    # Each line whole inside the list, wrapped: no sideways scrolling to read a result.
+    widget.setWordWrap(True)
+    widget.setResizeMode(QListView.ResizeMode.Adjust)
+    widget.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     for result in results:
         if not result.ok:
             mark, colour = "✘", QColor("#b3261e")

@@ -197,7 +197,19 @@ def _arg(name: str, value: ArgValue) -> str:
         return ", ".join(labels.get(item, item) for item in value) or "—"
     if value is None:
         return "—"
+    if name == "profile":
+        return _profile_name(str(value))
     return str(value)
+
+
+def _profile_name(name: str) -> str:
+    """A built-in environment as the settings name it (in the screen's language); a shop's own
+    environment by the name the shop gave it."""
+    from checkout_desktop.settings import default_profiles
+    from checkout_desktop.ui.labels import profile_label
+
+    known = default_profiles().get(name)
+    return name if known is None else profile_label(known)
 
 
 def finding_text(result: CheckResult) -> str:
@@ -205,12 +217,25 @@ def finding_text(result: CheckResult) -> str:
     return render(result.finding, result.args)
 
 
+class _Missing(dict[str, str]):
+    """An argument the finding did not bring is shown as a dash, never as `{name}`."""
+
+    def __missing__(self, key: str) -> str:
+        logger.error("a connection-test text names {%s}, which its finding did not bring", key)
+        return "—"
+
+
 def render(finding: Finding, args: Mapping[str, ArgValue]) -> str:
     template = templates()[finding]
-    values = {name: _arg(name, value) for name, value in args.items()}
+    values = _Missing({name: _arg(name, value) for name, value in args.items()})
+    if finding == Finding.URL_SANDBOX and values.get("url") in ("-", "—", ""):
+        # Before the terminal listens there is no address to name yet.
+        template = QCoreApplication.translate(
+            "Doctor", "the built-in sandbox delivers straight to this computer"
+        )
     try:
-        return template.format(**values)
-    except (KeyError, IndexError, ValueError):
+        return template.format_map(values)
+    except (IndexError, ValueError):
         logger.error("the text of %s does not fit its arguments %s", finding, sorted(args))
         return template
 

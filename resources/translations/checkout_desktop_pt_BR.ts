@@ -737,6 +737,10 @@
         <translation>um nome de host, não um endereço IPv4</translation>
     </message>
     <message>
+        <source>the built-in sandbox delivers straight to this computer</source>
+        <translation>o sandbox embutido entrega direto neste computador</translation>
+    </message>
+    <message>
         <source>answers</source>
         <translation>responde</translation>
     </message>
