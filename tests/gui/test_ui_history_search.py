@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from pydantic import SecretStr
-from PySide6.QtCore import QLocale, Qt
+from PySide6.QtCore import QDate, QLocale, Qt
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.sale import new_sale_id
@@ -190,6 +190,19 @@ def test_the_search_fields_narrow_the_list_and_the_customer_is_a_column(
     history.period.setCurrentIndex(history.period.findData("between"))
     assert history.date_from.isVisibleTo(history)
     assert listed(history) == ["real-2", "real-1"]
+    # A range of days: both ends count whole, in either order.
+    today = QDate.currentDate()
+    history.date_from.setDate(today.addDays(-3))
+    history.date_to.setDate(today.addDays(-1))
+    assert listed(history) == []
+    history.date_to.setDate(today)
+    assert listed(history) == ["real-2", "real-1"]
+    history.date_from.setDate(today)
+    history.date_to.setDate(today.addDays(-2))
+    assert listed(history) == ["real-2", "real-1"]
+    history.date_from.setDate(today.addDays(1))
+    history.date_to.setDate(today.addDays(5))
+    assert listed(history) == []
 
 
 def test_only_this_environments_unresolved_attempts_are_offered(
