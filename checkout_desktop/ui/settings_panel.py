@@ -132,7 +132,8 @@ class SettingsPanel(QWidget):
         self.clear_pin.setObjectName("settingsClearPin")
         self.pin_state = QLabel(self)
         self.pin_state.setObjectName("settingsPinState")
-        supervisor = QGroupBox(self.tr("Supervisor PIN for refunds"), self)
+        self.pin_state.setWordWrap(True)
+        supervisor = QGroupBox(self.tr("Supervisor PIN"), self)
         pin_row = QHBoxLayout()
         pin_row.addWidget(self.pin, 1)
         pin_row.addWidget(self.clear_pin)
@@ -333,9 +334,15 @@ class SettingsPanel(QWidget):
     def _show_pin_state(self) -> None:
         has = bool(self._settings.ui.supervisor_pin_hash) and not self._pin_cleared
         self.pin_state.setText(
-            self.tr("Refunds ask for the supervisor PIN.")
+            self.tr(
+                "Refunds, captures of earlier days' charges and ending an unanswered charge "
+                "ask for the supervisor PIN."
+            )
             if has
-            else self.tr("No PIN: anyone at the terminal can refund.")
+            else self.tr(
+                "No PIN: anyone at the terminal can refund, capture earlier days' charges or "
+                "end an unanswered charge."
+            )
         )
 
     def _clear_pin(self) -> None:

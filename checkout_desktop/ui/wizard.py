@@ -459,13 +459,17 @@ class ShopPage(_Page):
     def _show_pin_note(self, *_args: object) -> None:
         if self.pin.text():
             self.pin_note.setText(
-                self.tr("Refunds and captures will ask for this PIN (4 to 8 digits).")
+                self.tr(
+                    "Refunds, captures of earlier days' charges and ending an unanswered charge "
+                    "will ask for this PIN (4 to 8 digits)."
+                )
             )
         else:
             self.pin_note.setText(
                 self.tr(
-                    "Without a PIN anyone at the terminal can refund a sale. A PIN of 4 to 8 "
-                    "digits, known to the owner or supervisor, is recommended."
+                    "Without a PIN anyone at the terminal can refund a sale, capture earlier "
+                    "days' charges or end an unanswered charge. A PIN of 4 to 8 digits, known "
+                    "to the owner or supervisor, is recommended."
                 )
             )
 

@@ -3071,10 +3071,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Remover PIN</translation>
     </message>
     <message>
-        <source>Supervisor PIN for refunds</source>
-        <translation>PIN do supervisor para estornos</translation>
-    </message>
-    <message>
         <source>New PIN</source>
         <translation>Novo PIN</translation>
     </message>
@@ -3179,14 +3175,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Algo não funciona: veja as linhas marcadas com ✘.</translation>
     </message>
     <message>
-        <source>Refunds ask for the supervisor PIN.</source>
-        <translation>Estornos pedem o PIN do supervisor.</translation>
-    </message>
-    <message>
-        <source>No PIN: anyone at the terminal can refund.</source>
-        <translation>Sem PIN: qualquer pessoa no terminal pode estornar.</translation>
-    </message>
-    <message>
         <source>A supervisor PIN has 4 to 8 digits.</source>
         <translation>O PIN do supervisor tem de 4 a 8 dígitos.</translation>
     </message>
@@ -3201,6 +3189,18 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>No keychain is available to store the secrets.</source>
         <translation>Não há chaveiro disponível para guardar os segredos.</translation>
+    </message>
+    <message>
+        <source>Supervisor PIN</source>
+        <translation>PIN do supervisor</translation>
+    </message>
+    <message>
+        <source>Refunds, captures of earlier days&apos; charges and ending an unanswered charge ask for the supervisor PIN.</source>
+        <translation>Estornos, capturas de cobranças de dias anteriores e o encerramento de uma cobrança sem resposta pedem o PIN do supervisor.</translation>
+    </message>
+    <message>
+        <source>No PIN: anyone at the terminal can refund, capture earlier days&apos; charges or end an unanswered charge.</source>
+        <translation>Sem PIN: qualquer pessoa no terminal pode estornar, capturar cobranças de dias anteriores ou encerrar uma cobrança sem resposta.</translation>
     </message>
     <message>
         <source>The settings could not be saved: {why}</source>
@@ -3246,12 +3246,12 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>PIN &amp;novamente</translation>
     </message>
     <message>
-        <source>Refunds and captures will ask for this PIN (4 to 8 digits).</source>
-        <translation>Estornos e capturas vão pedir este PIN (4 a 8 dígitos).</translation>
+        <source>Refunds, captures of earlier days&apos; charges and ending an unanswered charge will ask for this PIN (4 to 8 digits).</source>
+        <translation>Estornos, capturas de cobranças de dias anteriores e o encerramento de uma cobrança sem resposta vão pedir este PIN (4 a 8 dígitos).</translation>
     </message>
     <message>
-        <source>Without a PIN anyone at the terminal can refund a sale. A PIN of 4 to 8 digits, known to the owner or supervisor, is recommended.</source>
-        <translation>Sem PIN, qualquer pessoa no terminal pode estornar uma venda. Recomendamos um PIN de 4 a 8 dígitos, conhecido pelo dono ou supervisor.</translation>
+        <source>Without a PIN anyone at the terminal can refund a sale, capture earlier days&apos; charges or end an unanswered charge. A PIN of 4 to 8 digits, known to the owner or supervisor, is recommended.</source>
+        <translation>Sem PIN, qualquer pessoa no terminal pode estornar uma venda, capturar cobranças de dias anteriores ou encerrar uma cobrança sem resposta. Recomendamos um PIN de 4 a 8 dígitos, conhecido pelo dono ou supervisor.</translation>
     </message>
     <message>
         <source>The two PINs differ; type the same PIN twice.</source>

@@ -265,6 +265,9 @@ def test_the_shop_page_sets_the_name_and_a_hashed_pin(
     assert "recommended" in shop.pin_note.text()
     shop.shop_name.setText("  Padaria   Sol ")
     shop.pin.setText("4321")
+    # What the PIN will guard, all of it.
+    for guarded in ("Refunds", "earlier days", "unanswered charge"):
+        assert guarded in shop.pin_note.text(), (guarded, shop.pin_note.text())
     shop.pin_again.setText("4322")
     wizard.next()
     assert wizard.currentId() == wizard.shop_id
