@@ -26,6 +26,7 @@ from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from checkout_desktop.domain import documents
+from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.qr import effective_status
 from checkout_desktop.domain.records import ChargeRecord
 from checkout_desktop.ui.formatting import format_instant, format_money
@@ -162,11 +163,14 @@ def render_copies_html(receipt: Receipt) -> str:
 def render_html(receipt: Receipt, *, copy: ReceiptCopy | None = None) -> str:
     """One copy of the receipt as simple HTML (QTextDocument's subset), every value escaped."""
     e = html.escape
-    title = (
-        QCoreApplication.translate("Receipt", "SALE RECEIPT")
-        if receipt.kind == ReceiptKind.SALE
-        else QCoreApplication.translate("Receipt", "REFUND RECEIPT")
-    )
+    held = receipt.kind == ReceiptKind.SALE and receipt.status == ChargeStatus.PRE_AUTHORIZED
+    if receipt.kind == ReceiptKind.REFUND:
+        title = QCoreApplication.translate("Receipt", "REFUND RECEIPT")
+    elif held:
+        # Not a sale yet: the amount is only held on the card until it is captured.
+        title = QCoreApplication.translate("Receipt", "PRE-AUTHORIZATION RECEIPT")
+    else:
+        title = QCoreApplication.translate("Receipt", "SALE RECEIPT")
     rows: list[tuple[str, str]] = []
     rows.append((QCoreApplication.translate("Receipt", "Date"), format_instant(receipt.at)))
     rows.append((QCoreApplication.translate("Receipt", "Charge"), receipt.merchant_charge_id))
@@ -258,6 +262,11 @@ def render_html(receipt: Receipt, *, copy: ReceiptCopy | None = None) -> str:
         parts.append(table(block))
     parts.append("<hr/>")
     # Translated outside the f-string: lupdate does not look inside f-string expressions.
+    if held:
+        note = QCoreApplication.translate(
+            "Receipt", "The amount is held on the card, not charged yet."
+        )
+        parts.append(f'<p align="center">{e(note)}</p>')
     keep = QCoreApplication.translate("Receipt", "Keep this receipt.")
     parts.append(f'<p align="center">{e(keep)}</p>')
     parts.append("</div>")

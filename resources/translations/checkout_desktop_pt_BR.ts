@@ -2841,6 +2841,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>COMPROVANTE DE ESTORNO</translation>
     </message>
     <message>
+        <source>PRE-AUTHORIZATION RECEIPT</source>
+        <translation>COMPROVANTE DE PRÉ-AUTORIZAÇÃO</translation>
+    </message>
+    <message>
         <source>Date</source>
         <translation>Data</translation>
     </message>
@@ -2899,6 +2903,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>TEST — NO MONEY WAS MOVED</source>
         <translation>TESTE — NENHUM VALOR FOI COBRADO</translation>
+    </message>
+    <message>
+        <source>The amount is held on the card, not charged yet.</source>
+        <translation>O valor está reservado no cartão, ainda não cobrado.</translation>
     </message>
     <message>
         <source>Keep this receipt.</source>

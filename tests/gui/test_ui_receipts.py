@@ -105,3 +105,18 @@ def test_values_are_escaped(qapp: object, repo: ChargeRepository) -> None:
     assert record is not None
     html = render_html(receipt_for(record, merchant="<b>A&B</b>", merchant_document="x"))
     assert "&lt;b&gt;A&amp;B&lt;/b&gt;" in html
+
+
+def test_a_pre_authorization_is_not_called_a_sale(qapp: object, repo: ChargeRepository) -> None:
+    # Held on the card, not charged: its receipt says so, until a capture makes it a sale.
+    from dataclasses import replace
+
+    (mcid,) = make_charges(repo, 1)
+    record = repo.charge(mcid)
+    assert record is not None
+    paid = receipt_for(record, merchant="Padaria Central", merchant_document="11222333000181")
+    held = render_html(replace(paid, status=ChargeStatus.PRE_AUTHORIZED.value))
+    assert "PRE-AUTHORIZATION RECEIPT" in held and "SALE RECEIPT" not in held
+    assert "held on the card, not charged yet" in held
+    sale = render_html(paid)
+    assert "SALE RECEIPT" in sale and "not charged yet" not in sale
