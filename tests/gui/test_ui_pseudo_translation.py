@@ -2,11 +2,13 @@
 
 The real window charges on the built-in sandbox with a marking translator installed (each
 translation the pt_BR catalogues hold comes back as ⟦…⟧, see tests/gui/pseudo.py). After each
-path a clerk meets — an approved card, a denied card, a gateway error, a pending 3DS charge,
-an unreachable service (and the banner the reachability probe raises then), and the history, timeline and event list of those charges — every
-visible text of the window (labels, buttons, tabs, status bar, table and list cells, text
-panes) must be marked or data (ids, amounts, times, last four digits, and the values the test
-typed or the service sent). Card numbers are typed into the card page as in test_app_e2e.
+path a clerk meets — an approved card, a denied card, a gateway error, a pending 3DS charge
+(approved, and one the customer fails), a slow card whose reply is lost and found by asking,
+an unreachable service (and the banner the reachability probe raises then), and the history,
+timeline and event list of those charges — every visible text of the window (labels, buttons,
+tabs, status bar, table and list cells, text panes) must be marked or data (ids, amounts,
+times, last four digits, and the values the test typed or the service sent). Card numbers
+are typed into the card page as in test_app_e2e.
 """
 
 from __future__ import annotations
@@ -86,11 +88,13 @@ def pseudo_shop(
     settings = Settings(first_run_done=True)
     settings.ui.locale = "pt_BR"
     settings.ui.supervisor_pin_hash = hash_pin(SUPERVISOR_PIN)
+    # Short enough that the slow test card's reply misses it (the ambiguous case).
+    settings.profiles["builtin-sandbox"].request_timeout_s = 1.5
     link = start_sandbox(
         paths,
         extra_args=(
             *sdk_slot.sandbox_args,
-            *("--three-ds-delay", "0.5", "--webhook-backoff", "0.2"),
+            *("--three-ds-delay", "0.5", "--webhook-backoff", "0.2", "--slow-card-delay", "3"),
         ),
     )
     with MarkingTranslator.installed(qapp), loop.attached(qapp):
@@ -217,6 +221,26 @@ def test_a_pending_3ds_charge(pseudo_shop: Shop) -> None:
     result = pseudo_shop.window.charge_screen.result
     spin_until(lambda: bool(result.three_ds.text()), "the 3DS status on screen")
     look_everywhere(pseudo_shop, mcid)
+
+
+def test_a_3ds_challenge_the_customer_fails(pseudo_shop: Shop) -> None:
+    outcome = pseudo_shop.charge_card("4000008400001629")
+    assert outcome.status == ChargeStatus.PENDING
+    mcid = outcome.merchant_charge_id
+    pseudo_shop.wait_status(mcid, ChargeStatus.DENIED)
+    result = pseudo_shop.window.charge_screen.result
+    spin_until(lambda: bool(result.three_ds.text()), "the 3DS status on screen")
+    look_everywhere(pseudo_shop, mcid)
+
+
+def test_a_slow_card_whose_reply_is_lost_and_found_by_asking(pseudo_shop: Shop) -> None:
+    outcome = pseudo_shop.charge_card("4000000000009995")
+    # The reply missed the client's timeout; the terminal asked the service and found it paid.
+    assert outcome.attempt == AttemptState.CREATED
+    assert outcome.status == ChargeStatus.PAID
+    # The timeline tells the lost reply and the question that found it; the event list the
+    # notification (look_everywhere waits for it under its own filter).
+    look_everywhere(pseudo_shop, outcome.merchant_charge_id)
 
 
 def test_an_unreachable_service(pseudo_shop: Shop) -> None:
