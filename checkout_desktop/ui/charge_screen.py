@@ -170,9 +170,28 @@ class ResultView(QWidget):
         else:
             self._show_status(status if record is None else effective_status(record.state))
         # An approval needs no words beyond its status; anything else says why.
-        self.message.setText("" if outcome.approved else reason_text(outcome.message))
+        self.message.setText("" if outcome.approved else self._why_text(outcome.message))
         self.charge.setText(self.tr("Charge {id}").format(id=outcome.merchant_charge_id))
         self._show_details(record)
+
+    def _why_text(self, message: Reason) -> str:
+        """A charge that was not made: what that means for the sale first, in plain words, then
+        why on its own line (the service's own words stay there, as it sent them)."""
+        if message.code == ReasonCode.NOT_CHARGED:
+            head = self.tr("Nothing was charged; this sale can be charged again.")
+        elif message.code == ReasonCode.NOT_CHARGED_NO_CHARGE:
+            head = self.tr(
+                "Nothing was charged (the service confirmed it has no such charge); this sale "
+                "can be charged again."
+            )
+        else:
+            return reason_text(message)
+        why = message.args.get("error")
+        if isinstance(why, Reason):
+            return head + "\n" + self.tr("Why: {why}").format(why=reason_text(why))
+        if isinstance(why, str) and why:
+            return head + "\n" + self.tr("Why: {why}").format(why=why)
+        return head
 
     def show_record(self, record: ChargeRecord) -> None:
         """A later update of the charge shown (a notification, a reconciliation)."""

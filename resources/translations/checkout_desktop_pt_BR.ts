@@ -2984,6 +2984,18 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Cobrança {id}</translation>
     </message>
     <message>
+        <source>Nothing was charged; this sale can be charged again.</source>
+        <translation>Nada foi cobrado; esta venda pode ser cobrada de novo.</translation>
+    </message>
+    <message>
+        <source>Nothing was charged (the service confirmed it has no such charge); this sale can be charged again.</source>
+        <translation>Nada foi cobrado (o serviço confirmou que não tem esta cobrança); esta venda pode ser cobrada de novo.</translation>
+    </message>
+    <message>
+        <source>Why: {why}</source>
+        <translation>Por quê: {why}</translation>
+    </message>
+    <message>
         <source>Authorized: the amount is held on the card, not charged yet. Capture it to charge it (now, or later from the history).</source>
         <translation>Autorizada: o valor está reservado no cartão, ainda não cobrado. Capture para cobrar (agora ou depois, pelo histórico).</translation>
     </message>

@@ -329,6 +329,11 @@ def test_a_gateway_error_charges_nothing(shop: Shop) -> None:
     assert outcome.status is None
     screen = shop.window.charge_screen
     assert screen.result.status.text() == "Not charged"
+    # In plain words first (what happened, what the clerk can do); the why on its own line.
+    first, *rest = screen.result.message.text().splitlines()
+    assert first.startswith("Nothing was charged") and "charged again" in first, first
+    assert rest and rest[0].startswith("Why: "), rest
+    assert "not charged" not in screen.result.message.text().lower()
     assert shop.terminal.service.store.repo.charge(outcome.merchant_charge_id) is None
     assert shop.event_rows(outcome.merchant_charge_id) == []
     screen.update_state()
