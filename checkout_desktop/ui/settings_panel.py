@@ -344,6 +344,7 @@ class SettingsPanel(QWidget):
                 "end an unanswered charge."
             )
         )
+        self.clear_pin.setEnabled(has)
 
     def _clear_pin(self) -> None:
         self._pin_cleared = True

@@ -27,6 +27,7 @@ def test_pin_is_stored_as_a_salted_hash_and_can_be_removed(qtbot: QtBot) -> None
     panel, saved, _ = make(qtbot, Settings())
     assert "No PIN" in panel.pin_state.text()
     assert "earlier days" in panel.pin_state.text()
+    assert not panel.clear_pin.isEnabled()  # nothing to remove yet
     panel.pin.setText("12")
     assert not panel.save()
     assert "4 to 8 digits" in panel.message.text()
@@ -37,12 +38,15 @@ def test_pin_is_stored_as_a_salted_hash_and_can_be_removed(qtbot: QtBot) -> None
     assert stored is not None and "9753" not in stored
     assert verify_pin("9753", stored)
     assert "ask for the supervisor PIN" in panel.pin_state.text()
+    assert panel.clear_pin.isEnabled()
     # Everything the PIN guards is named, not refunds alone.
     for guarded in ("Refunds", "earlier days", "unanswered charge"):
         assert guarded in panel.pin_state.text(), (guarded, panel.pin_state.text())
     panel.clear_pin.click()
+    assert not panel.clear_pin.isEnabled()
     assert panel.save()
     assert saved[-1].ui.supervisor_pin_hash is None
+    assert not panel.clear_pin.isEnabled()
 
 
 def test_real_profile_secrets_go_to_the_keychain(qtbot: QtBot) -> None:
