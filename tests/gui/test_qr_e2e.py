@@ -95,6 +95,10 @@ def qr_sale(shop: Shop, kind: str, amount: int) -> ChargeOutcome:
     """A sale charged with a QR from the keyboard: Ctrl+2 or Ctrl+3, then Ctrl+Enter."""
     window = shop.window
     window.tabs.setCurrentIndex(window.charge_tab)
+    # A dialog closed by an earlier test leaves no window active offscreen; a clerk's click
+    # on the window would make it active again, and the tender keys are the window's.
+    window.activateWindow()
+    spin_until(lambda: QApplication.activeWindow() is window, "the window to be active")
     shop.sale(amount)
     screen = window.charge_screen
     QTest.keyClick(screen, KEYS[kind], Qt.KeyboardModifier.ControlModifier)
@@ -196,6 +200,37 @@ def test_a_qr_cancelled_before_payment_is_cancelled(shop: Shop) -> None:
     assert display(shop).message.text() == "The QR was cancelled"
     assert qr_phase(shop.record(outcome.merchant_charge_id).state) == QrPhase.CANCELED
     assert panel.new_qr_button.isVisible()
+
+
+def test_a_payment_landing_after_the_cancel_is_shown_and_refunded(shop: Shop) -> None:
+    outcome = qr_sale(shop, PIX, 3000)
+    mcid = outcome.merchant_charge_id
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
+    panel.cancel_button.click()
+    spin_until(lambda: panel.status.text() == "Cancelled", "the cancel")
+    assert display(shop).message.text() == "The QR was cancelled"
+    # The customer's app had sent the payment just before the cancel: the service takes it.
+    admin(shop, "POST", f"/_sandbox/pay/{mcid}?late=1")
+    spin_until(
+        lambda: (
+            screen.stack.currentWidget() is screen.result and screen.result.status.text() == "Paid"
+        ),
+        "the late payment to be shown",
+    )
+    assert display(shop).message.text() == "Paid — thank you!"
+    assert qr_phase(shop.record(mcid).state) == QrPhase.PAID
+    window = shop.window
+    window.show_charge(mcid)
+    history = window.history_panel
+    spin_until(history.refund_button.isEnabled, "the refund button")
+    history.refund_button.click()
+    dialog = history.dialog
+    assert dialog is not None
+    assert dialog.amount.centavos() == 3000
+    dialog.accept()
+    spin_until(lambda: shop.record(mcid).refunded_amount == 3000, "the refund")
+    assert qr_phase(shop.record(mcid).state) == QrPhase.REFUNDED
 
 
 def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(shop: Shop) -> None:

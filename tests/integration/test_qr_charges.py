@@ -202,6 +202,39 @@ async def test_when_the_service_cannot_cancel_an_unpaid_qr_a_later_payment_shows
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("kind", [WALLET, PIX])
+@pytest.mark.parametrize("ended", ["cancelled", "expired"])
+async def test_a_payment_landing_after_a_cancel_or_an_expiry_is_shown_and_refundable(
+    sandbox: SandboxServer, tmp_path: Path, kind: str, ended: str
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
+        service = stack.service
+        waiting = await service.charge(
+            sale_id="sale-l", request=qr_request(kind), tenders=qr_tenders(kind)
+        )
+        mcid = waiting.merchant_charge_id
+        if ended == "cancelled":
+            gone = await service.refund(mcid)
+        else:
+            assert (await expire(access.api_url, sandbox.admin_token, mcid)).is_success
+            gone = await service.refresh(mcid)
+        assert qr_phase(gone.state) in (QrPhase.CANCELED, QrPhase.EXPIRED)
+        assert (await service.can_start_charge("sale-l")).allowed
+        # The customer's app had sent the payment just before: the service takes the money.
+        assert (await pay(access.api_url, sandbox.admin_token, mcid, late=True)).is_success
+        paid = await service.refresh(mcid)
+        assert qr_phase(paid.state) == QrPhase.PAID
+        assert effective_status(paid.state) == ChargeStatus.PAID
+        # The money is there: the sale is paid, and the payment can go back to the payer.
+        assert not await service.can_start_charge("sale-l")
+        assert (await service.money_view(mcid)).refundable == 2590
+        refunded = await service.refund(mcid)
+        assert qr_phase(refunded.state) == QrPhase.REFUNDED
+        assert sandbox.state.qr_charges[mcid].refunded_amount == 2590
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", [WALLET, PIX])
 async def test_a_lost_qr_reply_is_settled_by_a_query_never_by_a_second_qr(
     sandbox: SandboxServer, tmp_path: Path, kind: str
 ) -> None:
