@@ -1,20 +1,24 @@
-"""QR charges told in plain words on a charge's timeline: created, paid, expired, cancelled."""
+"""QR charges told in plain words: the timeline's lines (created, paid, expired, cancelled, a
+payment that landed after the QR had ended) and the window's notice of such a late payment."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
 from checkout_desktop.domain.enums import PaymentType
-from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import TimelineRecord
 from checkout_desktop.ui.qr_panel import kind_text
 
 logger = logging.getLogger(__name__)
 
 _QR_TYPES = (PaymentType.WALLET.value, PaymentType.PIX.value)
+_ENDED = ("EXPIRED", "CANCELED")
+_PAID = ("PAID", "CAPTURED")
 
 
 def qr_kind(body: Any) -> PaymentType | None:
@@ -54,6 +58,37 @@ def _kind_from_changes(item: TimelineRecord) -> PaymentType | None:
     return None
 
 
+def late_payment(changes: Iterable[Reason]) -> PaymentType | None:
+    """The QR tender whose transaction went from expired or cancelled to paid in these changes:
+    a payment that landed after the QR had ended (the money is in)."""
+    for change in changes:
+        if change.code != ReasonCode.CHANGE_TRANSACTION_STATUS:
+            continue
+        kind = change.args.get("payment_type")
+        before = str(change.args.get("previous_status") or "").upper()
+        after = str(change.args.get("status") or "").upper()
+        if (
+            isinstance(kind, str)
+            and kind.upper() in _QR_TYPES
+            and before in _ENDED
+            and after in _PAID
+        ):
+            return PaymentType(kind.upper())
+    return None
+
+
+def late_payment_notice(merchant_charge_id: str, changes: Iterable[Reason]) -> str | None:
+    """What the window says when a QR is paid after it expired or was cancelled, or None."""
+    kind = late_payment(changes)
+    if kind is None:
+        return None
+    return QCoreApplication.translate(
+        "QrNotice",
+        "The {kind} QR of charge {id} was paid after it had ended: the money is in. Refund it "
+        "from the History if the sale was paid another way.",
+    ).format(kind=kind_text(kind), id=merchant_charge_id)
+
+
 def qr_sentence(item: TimelineRecord) -> str | None:
     """One sentence for a line that moved a QR charge's transaction, or None to say it the
     usual way (a card charge, a refund, a line that changed nothing)."""
@@ -64,6 +99,12 @@ def qr_sentence(item: TimelineRecord) -> str | None:
         return None
     status = _transaction_status(item)
     name = kind_text(kind)
+    if late_payment(item.changes_data or ()) is not None:
+        return QCoreApplication.translate(
+            "Timeline",
+            "The customer's payment landed after the {kind} QR had ended; refund it if the sale "
+            "was paid another way.",
+        ).format(kind=name)
     if status in ("PENDING", "PRE_AUTHORIZED", "AUTHORIZED"):
         return QCoreApplication.translate(
             "Timeline", "The {kind} QR was created; it awaits the customer's payment."
@@ -83,4 +124,4 @@ def qr_sentence(item: TimelineRecord) -> str | None:
     return None
 
 
-__all__ = ["qr_kind", "qr_sentence"]
+__all__ = ["late_payment", "late_payment_notice", "qr_kind", "qr_sentence"]

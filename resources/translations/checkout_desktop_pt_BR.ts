@@ -1668,6 +1668,13 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>QrNotice</name>
+    <message>
+        <source>The {kind} QR of charge {id} was paid after it had ended: the money is in. Refund it from the History if the sale was paid another way.</source>
+        <translation>O QR {kind} da cobrança {id} foi pago depois de encerrado: o dinheiro entrou. Estorne-o pelo Histórico se a venda foi paga de outra forma.</translation>
+    </message>
+</context>
+<context>
     <name>QrPanel</name>
     <message>
         <source>Expires in {time}</source>
@@ -3452,6 +3459,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>changes: {changes}</source>
         <translation>mudanças: {changes}</translation>
+    </message>
+    <message>
+        <source>The customer&apos;s payment landed after the {kind} QR had ended; refund it if the sale was paid another way.</source>
+        <translation>O pagamento do cliente chegou depois que o QR {kind} foi encerrado; estorne-o se a venda foi paga de outra forma.</translation>
     </message>
     <message>
         <source>The {kind} QR was created; it awaits the customer&apos;s payment.</source>

@@ -221,6 +221,14 @@ def test_a_payment_landing_after_the_cancel_is_shown_and_refunded(shop: Shop) ->
     assert display(shop).message.text() == "Paid — thank you!"
     assert qr_phase(shop.record(mcid).state) == QrPhase.PAID
     window = shop.window
+    # The window says so, whatever the charge screen shows, and so does the timeline.
+    spin_until(
+        lambda: "was paid after it had ended" in window.statusBar().currentMessage(),
+        "the late payment's notice",
+    )
+    assert mcid in window.statusBar().currentMessage()
+    story = [what_happened(r) for r in shop.terminal.service.store.repo.timeline(mcid).items]
+    assert any("landed after the PIX QR had ended" in line for line in story), story
     window.show_charge(mcid)
     history = window.history_panel
     spin_until(history.refund_button.isEnabled, "the refund button")

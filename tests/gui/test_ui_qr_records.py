@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QLocale
 
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import PIX, WALLET, CardSummary, QrSummary, TenderSummary
 from checkout_desktop.domain.state import ChargeUpdate
 from checkout_desktop.domain.wire import CreditInfo, PixInfo, TransactionInfo, WalletInfo
@@ -22,6 +23,7 @@ from checkout_desktop.store.sqlite.reports import day_totals
 from checkout_desktop.ui.day_totals import _brand_rows
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.history_model import cards_text
+from checkout_desktop.ui.qr_texts import late_payment, late_payment_notice
 from checkout_desktop.ui.receipts import receipt_for, render_html
 from tests.ledger_support import SyncLedger
 
@@ -230,3 +232,24 @@ def test_an_export_names_each_deliverys_tender() -> None:
     assert tender_of({"type": "THREE_DS_CHALLENGE", "data": {"status": "Approved"}}) is None
     assert tender_of(None) is None
     assert tender_of({"data": {"transactions": "not a list"}}) is None
+
+
+def test_only_a_qr_paid_after_it_ended_is_called_a_late_payment(qapp: object) -> None:
+    def change(kind: str, before: str, after: str) -> Reason:
+        return Reason.of(
+            ReasonCode.CHANGE_TRANSACTION_STATUS,
+            key="t-1",
+            previous_status=before,
+            status=after,
+            payment_type=kind,
+        )
+
+    assert late_payment([change("WALLET", "EXPIRED", "CAPTURED")]) == PaymentType.WALLET
+    assert late_payment([change("PIX", "CANCELED", "PAID")]) == PaymentType.PIX
+    # Paid while it waited, or a card: nothing to say.
+    assert late_payment([change("PIX", "PENDING", "PAID")]) is None
+    assert late_payment([change("CREDIT", "CANCELED", "PAID")]) is None
+    assert late_payment([Reason.of(ReasonCode.CHANGE_AMOUNT, amount=1)]) is None
+    notice = late_payment_notice("sale1-02", [change("PIX", "EXPIRED", "PAID")])
+    assert notice is not None and "sale1-02" in notice and "PIX" in notice
+    assert late_payment_notice("sale1-02", []) is None
