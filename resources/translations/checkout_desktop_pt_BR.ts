@@ -1526,6 +1526,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>Production</source>
         <translation>Produção</translation>
     </message>
+    <message>
+        <source>Awaiting payment</source>
+        <translation>Aguardando pagamento</translation>
+    </message>
 </context>
 <context>
     <name>Launch</name>
@@ -3640,6 +3644,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>{context}: {what}</source>
         <translation>{context}: {what}</translation>
+    </message>
+    <message>
+        <source>The service has this {kind} QR ({status}); attempt resolved.</source>
+        <translation>O serviço tem este QR {kind} ({status}); tentativa resolvida.</translation>
     </message>
     <message>
         <source>More details of the charge arrived; its status stays {status}.</source>

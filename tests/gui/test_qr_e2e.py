@@ -21,6 +21,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeOutcome
+from checkout_desktop.domain.enums import PaymentType
 from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.paths import AppPaths
@@ -189,6 +190,27 @@ def test_an_expired_pix_frees_the_sale_and_a_second_qr_is_paid(shop: Shop) -> No
     assert "The PIX QR expired unpaid." in first_story
     second_story = [what_happened(r) for r in repo.timeline(second.merchant_charge_id).items]
     assert "The customer paid the PIX QR." in second_story
+    # The history says what each QR came to in the clerk's words, never "pre-authorized".
+    window = shop.window
+    history = window.history_panel
+    window.show_charge(first.merchant_charge_id)
+    rows = history.model
+    row = rows.row_of(first.merchant_charge_id)
+    assert row is not None and rows.data(rows.index(row, 3)) == "Expired"
+    timeline = history.timeline
+    spin_until(
+        lambda: (
+            timeline.merchant_charge_id == first.merchant_charge_id and timeline.rowCount() >= 3
+        ),
+        "the first QR's timeline",
+    )
+    assert timeline.qr_kind == PaymentType.PIX
+    statuses = [timeline.data(timeline.index(r, 3)) for r in range(timeline.rowCount())]
+    assert [s for s in statuses if s] == ["Awaiting payment", "Expired"], statuses
+    texts = [timeline.data(timeline.index(r, 2)) for r in range(timeline.rowCount())]
+    assert not any("Pre-authorized" in text for text in texts), texts
+    row = rows.row_of(second.merchant_charge_id)
+    assert row is not None and rows.data(rows.index(row, 3)) == "Paid"
 
 
 def test_a_qr_cancelled_before_payment_is_cancelled(shop: Shop) -> None:
