@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeOutcome
 from checkout_desktop.domain.enums import PaymentType
-from checkout_desktop.domain.qr import QrPhase, qr_phase
+from checkout_desktop.domain.qr import QrPhase, qr_phase, qr_transaction
 from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.api import ADMIN_HEADER
@@ -288,3 +288,38 @@ def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(shop: Sh
     dialog.accept()
     spin_until(lambda: shop.record(mcid).refunded_amount == 1500, "the partial refund")
     assert qr_phase(shop.record(mcid).state) == QrPhase.PARTIALLY_REFUNDED
+
+
+def test_the_pix_expiry_and_the_display_are_set_in_settings_and_apply_at_once(
+    shop: Shop,
+) -> None:
+    window = shop.window
+    window.build_panels()
+    settings = window.settings_panel
+    settings.load()
+    box = settings.qr_box
+    # 600 seconds is the public integration's minimum and the default.
+    assert box.pix_expiration.value() == 600 and box.pix_expiration.minimum() == 600
+    assert box.display.isChecked() and box.screen_choice.isEnabled()
+    try:
+        box.pix_expiration.setValue(900)
+        box.display.setChecked(False)
+        assert not box.screen_choice.isEnabled()
+        assert settings.save(), settings.message.text()
+        # The customer's window closes at once, and opens again when asked for.
+        assert window.customer_display is None
+        box.display.setChecked(True)
+        assert settings.save(), settings.message.text()
+        assert window.customer_display is not None and window.customer_display.isVisible()
+        outcome = qr_sale(shop, PIX, 700)
+        record = shop.record(outcome.merchant_charge_id)
+        txn = qr_transaction(record.state)
+        assert txn is not None and txn.created_at is not None and txn.expires_at is not None
+        assert (txn.expires_at - txn.created_at).total_seconds() == 900
+        assert window.charge_screen.qr_panel.countdown.text().startswith("Expires in 14:")
+        simulate_payment(shop, outcome.merchant_charge_id)
+    finally:
+        box.pix_expiration.setValue(600)
+        box.display.setChecked(True)
+        assert settings.save(), settings.message.text()
+    assert window.charge_screen.pix_expiration_s == 600
