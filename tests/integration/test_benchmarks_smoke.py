@@ -253,3 +253,11 @@ def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline() 
         line.split(":", 1)[0].strip() for line in out.splitlines() if GOAL_VERDICT.search(line)
     ]
     assert names == ["POST → Paid on both, p99", "longest main-thread stall"], out
+
+
+@pytest.mark.slow
+def test_receipt_benchmark_paints_every_row_it_sends() -> None:
+    out = _run("receipt_to_screen.py", "--rate", "40", "--seconds", "1")
+    assert "sent 40, acknowledged 40, painted 40, errors 0" in out, out
+    for label in ("row painted", "paint done", "acknowledged"):
+        assert re.search(rf"POST → {label}\s+p50\s+[\d.]+ ms\s+p99\s+[\d.]+ ms", out), out
