@@ -210,3 +210,35 @@ def test_charging_benchmark_runs_every_path_beside_its_floor() -> None:
     ):
         assert out.count(path) == 2, f"{path!r} not measured at both concurrencies:\n{out}"
     assert out.count("token requests per run of 2 charges: [1]") == 2, out
+
+
+_RECEIPTS = re.compile(r"\(sent (\d+), acknowledged (\d+), painted (\d+), errors (\d+)\)")
+
+
+@pytest.mark.slow
+def test_receipt_to_screen_paints_every_acknowledged_delivery() -> None:
+    out = _run("receipt_to_screen.py", "--rate", "20", "--seconds", "1")
+    found = _RECEIPTS.search(out)
+    assert found is not None, out
+    sent, acked, painted, errors = (int(g) for g in found.groups())
+    assert sent == acked == painted > 0, out
+    assert errors == 0, out
+    assert "POST → row painted   p50" in out
+
+
+_LOADED = re.compile(r"scroll one page \(fetchMore\+paint\)\s+\S+ ms\s+\(([\d,]+) rows loaded\)")
+_FOUND = re.compile(r"search, common text \(PAID\)\s+\S+ ms to a full page \((\d+) rows\)")
+
+
+@pytest.mark.slow
+def test_event_list_scale_reads_the_store_through_the_panel(tmp_path: Path) -> None:
+    # Enough rows for the twenty timed scroll steps of two pages each to keep loading.
+    out = _run(
+        "event_list_scale.py",
+        *("--events", "10000", "--repeat", "1", "--store", str(tmp_path / "events.sqlite3")),
+    )
+    assert "event list over 10,000 events" in out, out
+    loaded, found = _LOADED.search(out), _FOUND.search(out)
+    assert loaded is not None and found is not None, out
+    assert int(loaded.group(1).replace(",", "")) > 200, out  # the first page and fetched more
+    assert int(found.group(1)) > 0, out
