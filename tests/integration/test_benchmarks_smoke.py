@@ -242,3 +242,21 @@ def test_event_list_scale_reads_the_store_through_the_panel(tmp_path: Path) -> N
     assert loaded is not None and found is not None, out
     assert int(loaded.group(1).replace(",", "")) > 200, out  # the first page and fetched more
     assert int(found.group(1)) > 0, out
+
+
+def test_profile_summary_counts_inclusive_and_self_samples_through_a_focus(
+    tmp_path: Path,
+) -> None:
+    profile = tmp_path / "raw.txt"
+    profile.write_text(
+        "main (a.py:1);run (b.py:2);work (c.py:3) 6\n"
+        "main (a.py:1);run (b.py:9);wait (d.py:4) 2\n"
+        "main (a.py:1);idle (e.py:5) 2\n",
+        encoding="utf-8",
+    )
+    out = _run("profile_summary.py", str(profile), "--focus", "run (", timeout=60)
+    assert out.splitlines()[0] == "8 samples through 'run ('"
+    inclusive, own = out.split("-- self")
+    assert "100.0%  run (b.py)" in inclusive  # two lines of one function are one function
+    assert "main (a.py)" not in out  # above the focus
+    assert " 75.0%  work (c.py)" in own and " 25.0%  wait (d.py)" in own
