@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from checkout_desktop.charges.authority import Authority, Guarded
 from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.charges.qr import qr_blocks
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
 from checkout_desktop.domain.enums import ChargeStatus
@@ -34,6 +35,7 @@ from checkout_desktop.domain.money_ops import (
     MoneyOpState,
     money_operation,
 )
+from checkout_desktop.domain.qr import awaiting_payment, effective_status, is_qr
 from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger
 from checkout_desktop.domain.records import (
     AttemptRecord,
@@ -42,9 +44,9 @@ from checkout_desktop.domain.records import (
     SweepRecord,
     TenderSummary,
 )
-from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
+from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState, ChargeState
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.domain.wire import ChargeAuthorizationRequest
+from checkout_desktop.domain.wire import ChargeAuthorizationRequest, QrChargeRequest
 from checkout_desktop.gateway.client import ChargeClient, check_merchant_charge_id
 from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
 from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
@@ -194,7 +196,8 @@ class MoneyView:
     def refundable(self) -> int:
         """What may still be refunded, after the pending operation (if any) is counted done."""
         charge = self.charge
-        if charge.status not in _UNCAPTURED | _CAPTURED or charge.amount is None:
+        status = effective_status(charge.state)
+        if status not in _UNCAPTURED | _CAPTURED or charge.amount is None:
             return 0
         figures = Figures.of(charge.state)
         left = charge.amount - figures.refunded
@@ -204,7 +207,11 @@ class MoneyView:
 
     @property
     def capturable(self) -> bool:
-        return self.pending is None and self.charge.status == ChargeStatus.PRE_AUTHORIZED
+        return (
+            self.pending is None
+            and self.charge.status == ChargeStatus.PRE_AUTHORIZED
+            and not is_qr(self.charge.state)
+        )
 
     @property
     def busy(self) -> bool:
@@ -295,10 +302,16 @@ class ChargeOutcome:
     error: GatewayError | None = None
     record: ChargeRecord | None = None
     """The charge as stored when the outcome was known (None when none exists)."""
+    awaiting_payment: bool = False
+    """A QR the customer has not paid yet: created, but not approved."""
 
     @property
     def approved(self) -> bool:
-        return self.attempt == AttemptState.CREATED and self.status in _APPROVED
+        return (
+            self.attempt == AttemptState.CREATED
+            and self.status in _APPROVED
+            and not self.awaiting_payment
+        )
 
     @property
     def unknown(self) -> bool:
@@ -319,9 +332,15 @@ class EndReport:
 
 
 def judge_start(
-    sale_id: str, pending: AttemptRecord | None, charges: Sequence[ChargeRecord]
+    sale_id: str,
+    pending: AttemptRecord | None,
+    charges: Sequence[ChargeRecord],
+    now: datetime | None = None,
 ) -> StartCheck:
-    """Whether a sale may be charged, given its unresolved attempt (if any) and its charges."""
+    """Whether a sale may be charged, given its unresolved attempt (if any) and its charges.
+
+    A QR charge holds the sale while it may still be paid (until its expiry) or once paid; an
+    expired, cancelled or refunded QR frees it (`charges/qr.py`)."""
     if pending is not None:
         return StartCheck(
             False,
@@ -329,6 +348,11 @@ def judge_start(
             pending.merchant_charge_id,
         )
     for charge in charges:
+        if is_qr(charge.state):
+            why = qr_blocks(sale_id, charge, now or utc_now())
+            if why is not None:
+                return StartCheck(False, why, charge.merchant_charge_id)
+            continue
         held = charge.status in _MONEY_HELD or (
             charge.status is not None and charge.status not in _NOTHING_HELD
         )
@@ -400,19 +424,19 @@ class ChargeService:
         """Refuses while the sale has an unresolved attempt or a charge that holds money."""
         return await self._start_check(self.store.charges, sale_id)
 
-    @staticmethod
-    async def _start_check(charges: ChargeReads, sale_id: str) -> StartCheck:
+    async def _start_check(self, charges: ChargeReads, sale_id: str) -> StartCheck:
         return judge_start(
             sale_id,
             await charges.unresolved_attempt_for_sale(sale_id),
             await charges.charges_for_sale(sale_id),
+            self._clock(),
         )
 
     async def charge(
         self,
         *,
         sale_id: str,
-        request: ChargeAuthorizationRequest,
+        request: ChargeAuthorizationRequest | QrChargeRequest,
         tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
         """Record the attempt, send it once, and report the outcome (which may be UNKNOWN),
@@ -424,7 +448,7 @@ class ChargeService:
         self,
         *,
         sale_id: str,
-        request: ChargeAuthorizationRequest,
+        request: ChargeAuthorizationRequest | QrChargeRequest,
         tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
         mcid = check_merchant_charge_id(request.merchantChargeId)
@@ -469,7 +493,11 @@ class ChargeService:
         )
         self._in_flight.add(mcid)
         try:
-            reply = await self.client.authorize(request, session_id=sale_id)
+            if isinstance(request, QrChargeRequest):
+                # One QR per attempt: a lost reply is settled by a query, never a second QR.
+                reply = await self.client.charge_qr(request, session_id=sale_id)
+            else:
+                reply = await self.client.authorize(request, session_id=sale_id)
         except asyncio.CancelledError:
             self._in_flight.discard(mcid)
             await self.ledger.settle_attempt(
@@ -489,14 +517,7 @@ class ChargeService:
         # cut, the attempt is found unresolved at start-up and settled by asking the service.
         # So it may skip the fsync that would stall every other coroutine on the loop.
         result = await self.ledger.apply(reply, source="reply", context=None, relaxed=True)
-        status = result.current.status
-        return ChargeOutcome(
-            merchant_charge_id=mcid,
-            sale_id=sale_id,
-            attempt=AttemptState.CREATED,
-            status=status,
-            message=_status_message(status),
-        )
+        return _created(mcid, sale_id, result.current)
 
     async def _after_failure(self, attempt: AttemptRecord, exc: GatewayError) -> ChargeOutcome:
         mcid, sale = attempt.merchant_charge_id, attempt.sale_id
@@ -527,6 +548,9 @@ class ChargeService:
             record, trigger="after the reply"
         )
         if state == AttemptState.CREATED:
+            stored = await self.store.charges.charge(mcid)
+            if stored is not None:
+                return replace(_created(mcid, sale, stored.state), error=exc)
             return ChargeOutcome(mcid, sale, state, status_now, _status_message(status_now), exc)
         if state == AttemptState.NOT_FOUND:
             return ChargeOutcome(
@@ -651,6 +675,14 @@ class ChargeService:
         With a supervisor PIN set, the capture of a charge authorized on an earlier day needs
         it (`pin`); PinRefused otherwise, before anything is recorded or sent."""
         record = await self._own_charge(merchant_charge_id)
+        if is_qr(record.state):
+            raise MoneyOperationRefused(
+                merchant_charge_id=merchant_charge_id,
+                kind=MoneyOpKind.CAPTURE,
+                amount=amount,
+                figures=Figures.of(record.state),
+                why=Reason.of(ReasonCode.MONEY_QR_NO_CAPTURE),
+            )
         self.authority.check(Guarded.CAPTURE, record, pin)
         return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
@@ -892,6 +924,20 @@ class ChargeService:
 
     async def stop(self) -> None:
         await self.reconciler.stop()
+
+
+def _created(mcid: str, sale_id: str, state: ChargeState) -> ChargeOutcome:
+    """The outcome of a charge the service holds: a QR awaiting payment is not approved."""
+    waiting = awaiting_payment(state)
+    status = effective_status(state)
+    return ChargeOutcome(
+        merchant_charge_id=mcid,
+        sale_id=sale_id,
+        attempt=AttemptState.CREATED,
+        status=status,
+        message=Reason.of(ReasonCode.OUTCOME_QR_AWAITING) if waiting else _status_message(status),
+        awaiting_payment=waiting,
+    )
 
 
 def _status_message(status: ChargeStatus | None) -> Reason:

@@ -66,6 +66,15 @@ class ReasonCode(StrEnum):
     CARD_BRAND_ONLY = "card.brand_only"
     CARD_UNKNOWN_BRAND = "card.unknown_brand"
     CARD_INSTALLMENTS = "card.installments"
+    # -- QR tenders (PicPay wallet and PIX): domain/qr.py, charges/qr.py -----------------------
+    TENDER_WALLET = "tender.wallet"
+    TENDER_PIX = "tender.pix"
+    CHECK_QR_EXPIRY = "check.qr_expiry"
+    START_QR_WAITING = "start.qr_waiting"
+    OUTCOME_QR_AWAITING = "charge.qr_awaiting"
+    MONEY_QR_NO_CAPTURE = "money.qr_no_capture"
+    OP_WALLET = "op.wallet"
+    OP_PIX = "op.pix"
     CHECK_NO_STATUS = "check.no_status"
     CHECK_NOT_FINAL = "check.not_final"
     CHECK_EXPECT_NOTIFICATION = "check.expect_notification"
@@ -188,6 +197,7 @@ class ReasonCode(StrEnum):
     BUSINESS_INVALID_CARD_TOKEN = "business.invalid_card_token"
     BUSINESS_CARD_TOKEN_MISSING = "business.card_token_missing"
     BUSINESS_REQUIRED_FIELD = "business.required_field"
+    CUSTOMER_EMAIL_REQUIRED = "business.customer_email_required"
     BUSINESS_INVALID_DOCUMENT = "business.invalid_document"
     BUSINESS_INVALID_REQUEST = "business.invalid_request"
     BUSINESS_UNAUTHORIZED = "business.unauthorized"
@@ -313,6 +323,17 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.CARD_BRAND_ONLY: "{brand}",
     ReasonCode.CARD_UNKNOWN_BRAND: "card",
     ReasonCode.CARD_INSTALLMENTS: "{card} in {installments}x",
+    ReasonCode.TENDER_WALLET: "PicPay wallet QR",
+    ReasonCode.TENDER_PIX: "PIX QR",
+    ReasonCode.CHECK_QR_EXPIRY: "the QR expires at {expires_at}; asked around its expiry",
+    ReasonCode.START_QR_WAITING: (
+        "sale {sale} has a QR ({charge}) awaiting payment until {expires_at}; cancel it or let "
+        "it expire before charging the sale again"
+    ),
+    ReasonCode.OUTCOME_QR_AWAITING: "QR created: awaiting payment",
+    ReasonCode.MONEY_QR_NO_CAPTURE: "a QR charge has nothing to capture",
+    ReasonCode.OP_WALLET: "wallet charge",
+    ReasonCode.OP_PIX: "PIX charge",
     ReasonCode.CHECK_NO_STATUS: "the charge has no status yet",
     ReasonCode.CHECK_NOT_FINAL: "{status} is not final",
     ReasonCode.CHECK_EXPECT_NOTIFICATION: "expecting the notification of {status}",
@@ -518,6 +539,9 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.BUSINESS_CARD_TOKEN_MISSING: "the service found no card in the request",
     ReasonCode.BUSINESS_REQUIRED_FIELD: "a field the service requires is missing",
     ReasonCode.BUSINESS_INVALID_DOCUMENT: "the service refused the customer's document",
+    ReasonCode.CUSTOMER_EMAIL_REQUIRED: (
+        "the service requires the customer's e-mail: type it and charge again ({words})"
+    ),
     ReasonCode.BUSINESS_INVALID_REQUEST: "the request breaks the service's rules",
     ReasonCode.BUSINESS_UNAUTHORIZED: "the service refused the access token",
     ReasonCode.BUSINESS_MEDIA_TYPE: "the service refused the content type",
@@ -704,6 +728,12 @@ class Reason:
     def __str__(self) -> str:
         return self.english()
 
+    def mentions(self, code: ReasonCode) -> bool:
+        """Whether this reason, or any reason nested in its arguments, has `code`."""
+        if self.code == code:
+            return True
+        return any(_mentions(value, code) for value in self.args.values())
+
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code.value, "args": _args_json(self.args)}
 
@@ -726,6 +756,14 @@ class Reason:
         except (ValueError, TypeError, KeyError):
             logger.warning("a stored reason %r cannot be read; its text is shown as stored", code)
             return None
+
+
+def _mentions(value: ArgValue, code: ReasonCode) -> bool:
+    if isinstance(value, Reason):
+        return value.mentions(code)
+    if isinstance(value, tuple):
+        return any(_mentions(v, code) for v in value)
+    return False
 
 
 def _english_arg(name: str, value: ArgValue) -> str:
@@ -781,6 +819,8 @@ _OPERATIONS = {
     "charge query": ReasonCode.OP_QUERY,
     "charge capture": ReasonCode.OP_CAPTURE,
     "charge refund": ReasonCode.OP_REFUND,
+    "wallet charge": ReasonCode.OP_WALLET,
+    "pix charge": ReasonCode.OP_PIX,
 }
 
 

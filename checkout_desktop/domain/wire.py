@@ -253,9 +253,14 @@ class Phone(Outbound):
 
 class Customer(Outbound):
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
-    email: Annotated[
-        str, StringConstraints(pattern=r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
-    ]
+    # Optional unless the profile says its service needs it (Profile.customer_email_required):
+    # a sale without one leaves the field out of the request.
+    email: (
+        Annotated[
+            str, StringConstraints(pattern=r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
+        ]
+        | None
+    ) = None
     documentType: DocumentType
     document: str
     phone: Phone | None = None
@@ -363,6 +368,64 @@ class ChargeAuthorizationRequest(Outbound):
             for txn in body["transactions"]:
                 txn["credit"][token_field] = txn["credit"].pop("temporaryCardToken")
         return body
+
+
+class PixRequest(Outbound):
+    """The `pix` object of a PIX transaction: how long its QR may be paid, in seconds."""
+
+    expiration: Annotated[int, Field(ge=1, le=86_400)]
+
+
+class QrTransactionRequest(Outbound):
+    """The one transaction of a wallet (PicPay app QR) or PIX charge."""
+
+    paymentType: Literal[PaymentType.WALLET, PaymentType.PIX]
+    amount: PositiveCentavos
+    softDescriptor: (
+        Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=13)] | None
+    ) = None
+    transactionId: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+    pix: PixRequest | None = None
+
+    @model_validator(mode="after")
+    def _pix_has_expiration(self) -> QrTransactionRequest:
+        if self.paymentType == PaymentType.PIX and self.pix is None:
+            raise ValueError("a PIX transaction says how long its QR may be paid (pix.expiration)")
+        if self.paymentType == PaymentType.WALLET and self.pix is not None:
+            raise ValueError("a wallet transaction has no pix object")
+        return self
+
+
+class QrChargeRequest(Outbound):
+    """Body of `POST charge/wallet` and `POST charge/pix`: the card envelope with one QR
+    transaction. The wallet call sends no `lateCapture` (public code removes it)."""
+
+    paymentSource: PaymentSource = PaymentSource.GATEWAY
+    merchantChargeId: MerchantChargeId
+    customer: Customer
+    deviceInformation: DeviceInformation | None = None
+    transactions: Annotated[list[QrTransactionRequest], Field(min_length=1, max_length=1)]
+
+    @property
+    def payment_type(self) -> PaymentType:
+        return self.transactions[0].paymentType
+
+    @property
+    def path(self) -> str:
+        """The API path of the call: `charge/wallet` or `charge/pix`."""
+        return "charge/pix" if self.payment_type == PaymentType.PIX else "charge/wallet"
+
+    @property
+    def total_amount(self) -> int:
+        return sum(t.amount for t in self.transactions)
+
+    @property
+    def lateCapture(self) -> bool:
+        """A QR charge is never captured later (kept for the attempt record)."""
+        return False
+
+    def to_wire(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
 
 
 class AmountRequest(Outbound):
@@ -504,6 +567,9 @@ class ApiErrorItem(Inbound):
     code: int | str | None = None
 
 
+MISSING_WORDS = re.compile(r"missing|required|ausente|obrigat", re.IGNORECASE)
+"""Words of a refusal that says a field is missing (the service may answer in either language)."""
+
 _NOT_FOUND_WORDS = re.compile(
     r"not\s+found|n[ãa]o\s+(?:foi\s+)?encontrad[ao]|does\s+not\s+exist|inexistente"
     r"|unknown\s+charge|no\s+(?:such\s+)?charge|nenhuma\s+cobran[çc]a",
@@ -549,6 +615,24 @@ class ApiErrorBody(Inbound):
                 return True
         message = self.message or ""
         return bool(_NOT_FOUND_WORDS.search(message) and _CHARGE_WORDS.search(message))
+
+    def names_customer_email_missing(self) -> bool:
+        """Whether a refused request says the customer's e-mail is required (or missing).
+
+        The public material lists `customer.email` without saying whether the service requires
+        it; the terminal leaves it out of a sale without one, so it must recognise this refusal.
+        """
+        for item in self.errors or []:
+            field_name = re.sub(r"\[\d+\]", "", (item.field or "").strip()).lower()
+            if field_name in {"customer.email", "email"}:
+                return bool(
+                    MISSING_WORDS.search(item.message or "")
+                    or (self.business_code or "").upper() == "REQUIRED_FIELD_MISSING"
+                )
+        message = self.message or ""
+        return bool(
+            re.search(r"customer\.email", message, re.IGNORECASE) and MISSING_WORDS.search(message)
+        )
 
     def names_card_token_missing(self) -> bool:
         """Whether a refused charge request says its card token (or card data) is missing."""
@@ -834,6 +918,7 @@ class SdkErrorBody(Inbound):
 
 
 __all__ = [
+    "MISSING_WORDS",
     "ApiErrorBody",
     "BillingAddress",
     "CaptureRequest",

@@ -9,7 +9,6 @@ retries once; a second 401 is an error. Failures come back as the typed errors o
 from __future__ import annotations
 
 import logging
-import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -25,11 +24,13 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode, operation_reason
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import (
     MERCHANT_CHARGE_ID_PATTERN,
+    MISSING_WORDS,
     CaptureRequest,
     ChargeAuthorizationRequest,
     ChargeReply,
     ChargeUpdate,
     DeviceInformation,
+    QrChargeRequest,
     RefundRequest,
 )
 from checkout_desktop.gateway.errors import (
@@ -220,6 +221,24 @@ class ChargeClient:
             "charge authorization", "POST", "charge/authorization", mcid, body
         )
 
+    async def charge_qr(
+        self, request: QrChargeRequest, *, session_id: str | None = None
+    ) -> ServiceReply:
+        """POST charge/wallet or charge/pix: one QR for the customer to pay.
+
+        Sent once: a lost reply is settled by a query of its merchantChargeId, never by asking
+        for a second QR (the caller records the attempt before this call).
+        """
+        mcid = check_merchant_charge_id(request.merchantChargeId)
+        if request.deviceInformation is None and self.device is not None:
+            request = request.model_copy(
+                update={"deviceInformation": self.device.information(session_id)}
+            )
+        pix = request.path == "charge/pix"
+        return await self._charge_call(
+            "pix charge" if pix else "wallet charge", "POST", request.path, mcid, request.to_wire()
+        )
+
     async def query(self, merchant_charge_id: str) -> ServiceReply:
         """GET charge/{merchantChargeId}. Raises ChargeNotFound when the service has none."""
         mcid = check_merchant_charge_id(merchant_charge_id)
@@ -368,15 +387,12 @@ class ChargeClient:
             ) from None
 
 
-_MISSING_WORDS = re.compile(r"missing|required|ausente|obrigat", re.IGNORECASE)
-
-
 def _says_missing(error: BadRequest) -> bool:
     body = error.body
     if body is None:
         return False
     texts = [body.message or "", *((item.message or "") for item in body.errors or [])]
-    return any(_MISSING_WORDS.search(text) for text in texts)
+    return any(MISSING_WORDS.search(text) for text in texts)
 
 
 def other_spelling(spelling: TokenFieldSpelling) -> TokenFieldSpelling:

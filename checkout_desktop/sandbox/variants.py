@@ -13,8 +13,10 @@ Names and values, as `checkout-desktop sandbox --variant NAME=VALUE` and the adm
   gets a 400 naming the missing card token.
 - ``not-found``: ``400`` (default: the find-charge page documents no 404) or ``404``; either way
   in the documented error body.
-- ``require``: ``phone,device`` (default), ``phone``, ``device`` or ``none``: which of
-  ``customer.phone`` and ``deviceInformation`` a charge must carry (a 400 names the missing one).
+- ``require``: ``phone,device`` (default), ``none``, or any of ``phone``, ``device`` and
+  ``email`` joined by commas: which of ``customer.phone``, ``deviceInformation`` and
+  ``customer.email`` a charge must carry (a 400 names the missing one). The docs list the
+  e-mail without saying whether it is required; the terminal leaves it out of a sale without one.
 - ``customer-document``: ``any`` (default) or ``no-cnpj`` (the documented regex
   ``^\\d{9}$|^\\d{11}$|^[A-Z0-9]{9}$``, which refuses a 14-digit CNPJ).
 - ``timestamps``: ``offset`` (default, as the examples: replies and the envelope layout with
@@ -28,6 +30,17 @@ Names and values, as `checkout-desktop sandbox --variant NAME=VALUE` and the adm
 - ``partial-refund``: ``PARTIAL`` (default: a partly refunded charge says so) or ``PAID``.
 - ``query-content-type``: ``required`` (default: a query without ``Content-Type:
   application/json`` gets 415, as the docs list) or ``optional``.
+- ``qr-unpaid``: ``PENDING`` (default: a public fixture's transaction status of a new QR) or
+  ``PRE_AUTHORIZED``; the charge of an unpaid QR is PRE_AUTHORIZED either way.
+- ``wallet-paid``: ``AUTHORIZED`` (default: the documentation's example, with the transaction
+  ``CAPTURED``) or ``PAID`` (charge and transaction PAID, as a paid PIX).
+- ``qr-expired``: ``expired-canceled`` (default: transaction EXPIRED, charge CANCELED),
+  ``expired-stays`` (transaction EXPIRED, the charge stays PRE_AUTHORIZED) or ``canceled``
+  (transaction and charge CANCELED).
+- ``qr-cancel``: ``refund`` (default: the refund endpoint cancels an unpaid QR in full) or
+  ``refused`` (a 400: an unpaid QR only expires).
+- ``qr-image``: ``as-sources`` (default: PIX ``qrCodeBase64`` raw base64, the wallet's a
+  ``data:`` URI, as public code reads them), ``raw`` or ``data-uri``.
 """
 
 from __future__ import annotations
@@ -43,18 +56,23 @@ class VariantError(ValueError):
     """A variant name or value the sandbox does not play; the message lists the choices."""
 
 
-REQUIRE_CHOICES = ("phone", "device")
+REQUIRE_CHOICES = ("phone", "device", "email")
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "token-field": ("temporatyCardToken", "temporaryCardToken", "both"),
     "not-found": ("400", "404"),
-    "require": ("phone,device", "phone", "device", "none"),
+    "require": ("phone,device", "phone", "device", "phone,device,email", "none"),
     "customer-document": ("any", "no-cnpj"),
     "timestamps": ("offset", "naive-brt"),
     "envelope-id": ("notification", "charge"),
     "sdk-credential": ("both", "transparent", "merchant"),
     "partial-refund": ("PARTIAL", "PAID"),
     "query-content-type": ("required", "optional"),
+    "qr-unpaid": ("PENDING", "PRE_AUTHORIZED"),
+    "wallet-paid": ("AUTHORIZED", "PAID"),
+    "qr-expired": ("expired-canceled", "expired-stays", "canceled"),
+    "qr-cancel": ("refund", "refused"),
+    "qr-image": ("as-sources", "raw", "data-uri"),
 }
 """Every variant and its values; the first value is the default."""
 
@@ -75,7 +93,7 @@ def _normalise(name: str, raw: str) -> str:
         if unknown:
             raise VariantError(
                 f"require={value!r}: unknown {', '.join(unknown)}; "
-                "use phone, device, phone,device or none"
+                "use none or any of phone, device, email joined by commas"
             )
         return ",".join(p for p in REQUIRE_CHOICES if p in parts)
     for choice in CHOICES[name]:
@@ -97,6 +115,11 @@ class ServiceVariants:
     sdk_credential: str = "both"
     partial_refund: str = "PARTIAL"
     query_content_type: str = "required"
+    qr_unpaid: str = "PENDING"
+    wallet_paid: str = "AUTHORIZED"
+    qr_expired: str = "expired-canceled"
+    qr_cancel: str = "refund"
+    qr_image: str = "as-sources"
 
     def __post_init__(self) -> None:
         for name in VARIANT_NAMES:
@@ -133,6 +156,10 @@ class ServiceVariants:
     @property
     def requires_device(self) -> bool:
         return "device" in self.require.split(",")
+
+    @property
+    def requires_email(self) -> bool:
+        return "email" in self.require.split(",")
 
     @property
     def not_found_status(self) -> int:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
+from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
 from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.loop import read
@@ -157,8 +158,14 @@ class MainWindow(QMainWindow):
             service=service, views=views, card_page=card_page, adapter=self.adapter
         )
         self.charge_screen.result.receipt_html = self._receipt_html
+        self.charge_screen.email_required_learned.connect(self._keep_email_required)
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+        self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
+        self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
+        self.customer_display: CustomerDisplay | None = None
+        self.charge_screen.customer_view_changed.connect(self._customer_view)
+        self._apply_customer_display(settings)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
@@ -341,13 +348,43 @@ class MainWindow(QMainWindow):
         if settings.active_profile == previous.active_profile:
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+            self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
         # The service enforces the PIN: it learns a new one (or its removal) at once.
         self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
+        self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
+        self._apply_customer_display(settings)
         if settings.ui.shop_name != previous.ui.shop_name:
             # The running environment stays until a restart; only the printed name changes now.
             self.merchant = merchant_of(
                 previous.profile, self.merchant.document, settings.ui.shop_name
             )
+
+    # -- customer-facing display ---------------------------------------------------------------
+
+    def _apply_customer_display(self, settings: Settings) -> None:
+        """Open, move or close the customer's window as Settings say."""
+        wanted = settings.qr.customer_display
+        shop = settings.ui.shop_name or self.merchant.name
+        display = self.customer_display
+        if not wanted:
+            if display is not None:
+                display.close()
+                display.deleteLater()
+                self.customer_display = None
+            return
+        if display is None:
+            display = CustomerDisplay(
+                shop_name=shop, screen_name=settings.qr.customer_display_screen
+            )
+            self.customer_display = display
+        display.set_shop_name(shop)
+        display.screen_name = settings.qr.customer_display_screen
+        display.show_view(self.charge_screen.customer_view())
+        display.place()
+
+    def _customer_view(self, view: CustomerView) -> None:
+        if self.customer_display is not None:
+            self.customer_display.show_view(view)
 
     # -- receipts ---------------------------------------------------------------------------
 
@@ -416,6 +453,20 @@ class MainWindow(QMainWindow):
         self.receipt_saved.emit(str(written))
         return written
 
+    def _keep_email_required(self) -> None:
+        """The service showed it requires the customer's e-mail: the profile keeps that."""
+        if self.settings.profile.customer_email_required:
+            return
+        updated = self.settings.model_copy(deep=True)
+        updated.profile.customer_email_required = True
+        try:
+            self._persist(updated)
+        except OSError:
+            # The form asks for the e-mail in this run either way; only the next start forgets.
+            logger.warning("could not keep 'e-mail required' in the profile", exc_info=True)
+            return
+        self.settings = updated
+
     def _remember_receipts_folder(self, folder: Path) -> None:
         if self.settings.ui.receipts_folder == str(folder):
             return
@@ -474,4 +525,6 @@ class MainWindow(QMainWindow):
         self.adapter.close()
         if self.tray is not None:
             self.tray.hide()
+        if self.customer_display is not None:
+            self.customer_display.close()
         super().closeEvent(event)

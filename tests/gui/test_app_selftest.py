@@ -22,7 +22,9 @@ logger = logging.getLogger(__name__)
 
 VERDICT = re.compile(
     r"^self-test PASS: sandbox [\d.]+ s · core [\d.]+ s · card page [\d.]+ s · tokenize [\d.]+ s"
-    r" · charge [\d.]+ s · notification [\d.]+ s · total [\d.]+ s — charge selftest-\d+ PAID"
+    r" · charge [\d.]+ s · notification [\d.]+ s · pix [\d.]+ s · pix paid [\d.]+ s"
+    r" · total [\d.]+ s — charge selftest-\d+ PAID and PIX selftest-pix-\d+ paid by the"
+    r" simulated customer"
 )
 
 

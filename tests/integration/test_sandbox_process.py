@@ -149,6 +149,11 @@ def test_stdout_carries_exactly_one_json_line() -> None:
         "sdk-credential": "both",
         "partial-refund": "PARTIAL",
         "query-content-type": "required",
+        "qr-unpaid": "PENDING",
+        "wallet-paid": "AUTHORIZED",
+        "qr-expired": "expired-canceled",
+        "qr-cancel": "refund",
+        "qr-image": "as-sources",
     }
 
 
