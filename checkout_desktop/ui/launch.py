@@ -337,6 +337,32 @@ def _persist(settings: Settings, paths: AppPaths) -> None:
     save_settings(settings, paths)
 
 
+def _what_is_missing(settings: Settings) -> list[str]:
+    """What keeps a real environment from starting, in the screen's language (the start's
+    own message is in English, for the log)."""
+    from PySide6.QtCore import QCoreApplication
+
+    profile = settings.profile
+    if profile.is_builtin_sandbox:
+        return []
+    missing: list[str] = []
+    # The settings accept only https (or loopback) addresses: an empty one is what can miss.
+    if not profile.base_url:
+        missing.append(
+            QCoreApplication.translate(
+                "Launch", "It has no API address: type the service's address (https://…)."
+            )
+        )
+    if not profile.client_id:
+        missing.append(
+            QCoreApplication.translate(
+                "Launch",
+                "It has no client id: copy it from the merchant panel (Integrations → Checkout).",
+            )
+        )
+    return missing
+
+
 async def ask_to_fix_profile(settings: Settings, why: str) -> bool:
     """Say why the chosen environment cannot start; True when the user opens the setup."""
     from PySide6.QtCore import QCoreApplication
@@ -354,12 +380,14 @@ async def ask_to_fix_profile(settings: Settings, why: str) -> bool:
             "Launch", "The environment “{env}” cannot start, so no sale can be charged yet."
         ).format(env=profile_label(settings.profile))
     )
-    box.setInformativeText(
-        QCoreApplication.translate(
-            "Launch", "Open the setup to fix it now, or quit and fix it later."
-        )
+    advice = QCoreApplication.translate(
+        "Launch", "Open the setup to fix it now, or quit and fix it later."
     )
-    box.setDetailedText(why)
+    box.setInformativeText("\n\n".join([*_what_is_missing(settings), advice]))
+    # The start's own words, for whoever fixes it: marked as such in the screen's language.
+    box.setDetailedText(
+        QCoreApplication.translate("Launch", "Technical detail: {detail}").format(detail=why)
+    )
     fix = box.addButton(
         QCoreApplication.translate("Launch", "Open the &setup"), QMessageBox.ButtonRole.AcceptRole
     )

@@ -34,6 +34,7 @@ from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
 from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
+from checkout_desktop.ui.listener_notice import ListenerFailureNotice
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.problem_banner import ProblemBanner
 from checkout_desktop.ui.qt_app import app_icon
@@ -193,6 +194,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addWidget(self.tunnel_notice)
         self.problem_banner = ProblemBanner(self.adapter, card_page, self)
+        self.listener_notice = ListenerFailureNotice(self.adapter, self)
         layout.addWidget(self.problem_banner)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(body)

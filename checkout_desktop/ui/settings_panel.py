@@ -37,6 +37,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
+from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
 from checkout_desktop.ui.qr_settings import QrSettingsBox
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
@@ -269,7 +270,7 @@ class SettingsPanel(QWidget):
             try:
                 stored = self._secrets.get(profile, secret)
             except KeychainUnavailable as exc:
-                return [str(exc)]
+                return [keychain_text(exc)]
             if stored is None:
                 missing.append(label)
         if not missing:
@@ -361,7 +362,7 @@ class SettingsPanel(QWidget):
         if mode == "manual":
             violations = check_notification_url(url)
             if violations:
-                problems.append("; ".join(str(v) for v in violations))
+                problems.append(url_rules_text(url, violations))
             s.tunnel.public_url = url
         s.reconcile_interval_s = self.reconcile.value()
         s.qr = self.qr_box.collect(s.qr)
@@ -370,8 +371,8 @@ class SettingsPanel(QWidget):
         if self.pin.text():
             try:
                 s.ui.supervisor_pin_hash = hash_pin(self.pin.text())
-            except PinError as exc:
-                problems.append(str(exc))
+            except PinError:
+                problems.append(self.tr("A supervisor PIN has 4 to 8 digits."))
         profile = s.profiles[name]
         profile.phone_required = self.phone_required.isChecked()
         secrets_to_store: list[tuple[SecretName, str]] = []
@@ -408,7 +409,7 @@ class SettingsPanel(QWidget):
                 for secret, value in secrets_to_store:
                     self._secrets.set(name, secret, value)
             except KeychainUnavailable as exc:
-                self.message.setText(str(exc))
+                self.message.setText(keychain_text(exc))
                 self.message.setStyleSheet("color: #b3261e;")
                 return False
         try:

@@ -37,6 +37,7 @@ from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStor
 from checkout_desktop.settings import Profile, ProfileKind, Settings
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
+from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -255,7 +256,7 @@ class CredentialsPage(_Page):
             self._secrets.set(name, SecretName.CLIENT_SECRET, secret)
             self._secrets.set(name, SecretName.SDK_MERCHANT_TOKEN, self.sdk_token.text().strip())
         except KeychainUnavailable as exc:
-            self.error.setText(str(exc))
+            self.error.setText(keychain_text(exc))
             return False
         profile = settings.profiles[name]
         profile.client_id = client_id
@@ -367,10 +368,11 @@ class WebhookPage(_Page):
     def url_problem(self) -> str | None:
         if self._builtin() or self.tunnel.currentData() != "manual":
             return None
-        problems = check_notification_url(self.public_url.text().strip())
+        url = self.public_url.text().strip()
+        problems = check_notification_url(url)
         if not problems:
             return None
-        return "; ".join(str(p) for p in problems)
+        return url_rules_text(url, problems)
 
     def isComplete(self) -> bool:
         if self._builtin():
@@ -393,7 +395,7 @@ class WebhookPage(_Page):
                 settings.active_profile, SecretName.WEBHOOK_TOKEN, self.token.text().strip()
             )
         except KeychainUnavailable as exc:
-            self.error.setText(str(exc))
+            self.error.setText(keychain_text(exc))
             return False
         self.token.clear()
         return True

@@ -71,12 +71,8 @@
         <translation>&amp;E-mail</translation>
     </message>
     <message>
-        <source>CPF/C&amp;NPJ</source>
-        <translation>CPF/C&amp;NPJ</translation>
-    </message>
-    <message>
         <source>Card &amp;holder is the customer</source>
-        <translation>&amp;Titular do cartão = cliente</translation>
+        <translation>Titular do cartão = c&amp;liente</translation>
     </message>
     <message>
         <source>Fill the card&apos;s holder name and CPF/CNPJ from the customer (untick when someone else&apos;s card pays).</source>
@@ -85,6 +81,10 @@
     <message>
         <source>optional</source>
         <translation>opcional</translation>
+    </message>
+    <message>
+        <source>CP&amp;F/CNPJ</source>
+        <translation>CP&amp;F/CNPJ</translation>
     </message>
     <message>
         <source>&amp;Phone</source>
@@ -842,6 +842,10 @@
         <translation>Selecione um evento para ver os cabeçalhos e o corpo.</translation>
     </message>
     <message>
+        <source>Technical detail (headers and body as received)</source>
+        <translation>Detalhes técnicos (cabeçalhos e corpo como chegaram)</translation>
+    </message>
+    <message>
         <source>Event #{id} received {at}</source>
         <translation>Evento nº {id} recebido em {at}</translation>
     </message>
@@ -1085,7 +1089,7 @@
     </message>
     <message>
         <source>Card&apos;s last 4 digits</source>
-        <translation>Últimos 4 dígitos do cartão</translation>
+        <translation>Final do cartão</translation>
     </message>
     <message>
         <source>Any date</source>
@@ -1436,15 +1440,15 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>Accepted: stored and applied to its charge.</source>
-        <translation>Aceita: gravada e aplicada à sua cobrança.</translation>
+        <translation>Aceita: guardada e usada para atualizar a cobrança.</translation>
     </message>
     <message>
         <source>Duplicate: the same body arrived before; stored, not applied again.</source>
-        <translation>Duplicada: o mesmo corpo já tinha chegado; gravada, não aplicada de novo.</translation>
+        <translation>Repetida: esta mesma notificação já tinha chegado; guardada, sem ser usada de novo.</translation>
     </message>
     <message>
         <source>Unknown type: stored as received, not applied to any charge.</source>
-        <translation>Tipo desconhecido: gravada como chegou, não aplicada a nenhuma cobrança.</translation>
+        <translation>Tipo desconhecido: guardada como chegou, sem mudar nenhuma cobrança.</translation>
     </message>
     <message>
         <source>Self-test: the inbox&apos;s own health check, not a charge event.</source>
@@ -1480,15 +1484,15 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>applied</source>
-        <translation>aplicada</translation>
+        <translation>atualizou a cobrança</translation>
     </message>
     <message>
         <source>no change</source>
-        <translation>sem mudança</translation>
+        <translation>nada de novo</translation>
     </message>
     <message>
         <source>older, ignored</source>
-        <translation>mais antiga, ignorada</translation>
+        <translation>mais antiga, deixada de lado</translation>
     </message>
     <message>
         <source>recorded</source>
@@ -1526,6 +1530,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
 <context>
     <name>Launch</name>
     <message>
+        <source>It has no API address: type the service&apos;s address (https://…).</source>
+        <translation>Ele não tem endereço da API: digite o endereço do serviço (https://…).</translation>
+    </message>
+    <message>
+        <source>It has no client id: copy it from the merchant panel (Integrations → Checkout).</source>
+        <translation>Ele não tem client id: copie-o do painel do lojista (Integrações → Checkout).</translation>
+    </message>
+    <message>
         <source>checkout-desktop</source>
         <translation>checkout-desktop</translation>
     </message>
@@ -1538,12 +1550,35 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Abra a configuração para corrigir agora, ou saia e corrija depois.</translation>
     </message>
     <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
+    </message>
+    <message>
         <source>Open the &amp;setup</source>
         <translation>Abrir a &amp;configuração</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
         <translation>&amp;Sair</translation>
+    </message>
+</context>
+<context>
+    <name>ListenerFailureNotice</name>
+    <message>
+        <source>Payment notifications</source>
+        <translation>Notificações de pagamento</translation>
+    </message>
+    <message>
+        <source>The inbox did not start, so payment notifications cannot arrive at this terminal.</source>
+        <translation>A caixa de entrada não iniciou, então as notificações de pagamento não podem chegar a este terminal.</translation>
+    </message>
+    <message>
+        <source>Sales still work: their final status is asked of the service instead. Check the port and the tunnel in Settings; the red line above the tabs stays until the inbox works.</source>
+        <translation>As vendas continuam funcionando: a situação final delas é perguntada ao serviço. Confira a porta e o túnel em Configurações; a linha vermelha acima das abas fica até a caixa de entrada funcionar.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
     </message>
 </context>
 <context>
@@ -1665,6 +1700,21 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Payment notifications are not arriving. Sales still work; their final status is asked of the service instead.</source>
         <translation>As notificações de pagamento não estão chegando. As vendas continuam funcionando; o status final é consultado no serviço.</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemTexts</name>
+    <message>
+        <source>The secrets are kept only in this computer&apos;s keychain, and none can be used. On Linux install and unlock a Secret Service provider (gnome-keyring or KWallet), then try again.</source>
+        <translation>Os segredos ficam só no chaveiro deste computador, e nenhum pode ser usado. No Linux, instale e desbloqueie um provedor Secret Service (gnome-keyring ou KWallet) e tente de novo.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
+    </message>
+    <message>
+        <source>The stored supervisor PIN cannot be read; set the PIN again in Settings.</source>
+        <translation>O PIN do supervisor guardado não pode ser lido; defina o PIN de novo em Configurações.</translation>
     </message>
 </context>
 <context>
@@ -2513,23 +2563,23 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>applied: {why}</source>
-        <translation>aplicada: {why}</translation>
+        <translation>atualizou a cobrança: {why}</translation>
     </message>
     <message>
         <source>applied</source>
-        <translation>aplicada</translation>
+        <translation>atualizou a cobrança</translation>
     </message>
     <message>
         <source>no change: {why}</source>
-        <translation>sem mudança: {why}</translation>
+        <translation>{why}</translation>
     </message>
     <message>
         <source>older, ignored: {why}</source>
-        <translation>mais antiga, ignorada: {why}</translation>
+        <translation>mais antiga, deixada de lado: {why}</translation>
     </message>
     <message>
         <source>not applied: {error}</source>
-        <translation>não aplicada: {error}</translation>
+        <translation>a cobrança não foi atualizada: {error}</translation>
     </message>
     <message>
         <source>the event-type header says {header} but the body is {body}; the body decided</source>
@@ -2537,7 +2587,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>a notification of a type this terminal does not know ({type}); stored as received, not applied to any charge</source>
-        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
+        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como chegou, sem mudar nenhuma cobrança</translation>
     </message>
     <message>
         <source>a notification without a type; stored as received, not applied to any charge</source>
@@ -3095,6 +3145,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>No PIN: anyone at the terminal can refund.</source>
         <translation>Sem PIN: qualquer pessoa no terminal pode estornar.</translation>
+    </message>
+    <message>
+        <source>A supervisor PIN has 4 to 8 digits.</source>
+        <translation>O PIN do supervisor tem de 4 a 8 dígitos.</translation>
     </message>
     <message>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>

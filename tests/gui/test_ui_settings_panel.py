@@ -132,3 +132,38 @@ def test_a_real_environment_cannot_be_saved_without_what_it_needs(qtbot: QtBot) 
     panel.merchant_document.setText("11.222.333/0001-81")
     assert panel.save(), panel.message.text()
     assert saved[-1].profile.client_id == "shop-42"
+
+
+def test_settings_errors_are_said_in_portuguese(qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from checkout_desktop.ui.labels import profile_label
+    from tests.gui.pseudo import MarkingTranslator, english_on_screen
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    with MarkingTranslator.installed(app):
+        settings = Settings()
+        panel, saved, _ = make(qtbot, settings)
+        panel.show()
+        qtbot.waitExposed(panel)
+        # Data: the profiles' names, each language named in itself, the tunnel programs.
+        data = [profile_label(p) for p in settings.profiles.values()]
+        data += ["Português (Brasil)", "English", "cloudflared", "ngrok"]
+        # Bad values, then a real environment saved without what it needs.
+        panel.tunnel.setCurrentIndex(panel.tunnel.findData("manual"))
+        panel.public_url.setText("http://192.0.2.1/hook?a=1")
+        panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+        panel.merchant_document.setText("123")
+        panel.pin.setText("12")
+        assert not panel.save()
+        assert panel.message.text()
+        typed = ["http://192.0.2.1/hook?a=1", "123"]
+        problems = english_on_screen(panel, [*data, *typed])
+        assert problems == [], "\n".join(problems)
+        panel.revert_button.click()
+        panel.profile.setCurrentIndex(panel.profile.findData("production"))
+        assert not panel.save()
+        assert panel.message.text()
+        assert english_on_screen(panel, data) == []
+        assert saved == []
