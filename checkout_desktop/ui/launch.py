@@ -42,12 +42,14 @@ async def run_window(
     listener_port: int | None = None,
     early: EarlySandbox | None = None,
     instance: InstanceGuard | None = None,
+    store_url: str | None = None,
 ) -> int:
     """Open the terminal (after the first-run wizard when due) and run it until it is closed.
 
     `early` is the built-in sandbox launched before anything else loaded; `instance` holds the
     instance folder, and brings this window forward when the terminal is launched again.
-    Returns the exit code.
+    `store_url` (the global `--store`) names the shop's shared store for this run, over the
+    one in settings. Returns the exit code.
     """
     from checkout_desktop.ui.chromium import apply_profile_flags
     from checkout_desktop.ui.qt_app import build_card_page
@@ -114,6 +116,7 @@ async def run_window(
                 secrets=secrets,
                 listener_port=listener_port,
                 defer_inbox=True,
+                store_url=store_url,
             )
             break
         except (StartupError, SandboxLinkError, ProfileError) as exc:

@@ -71,6 +71,15 @@ class Merchant:
     document: str | None
 
 
+def _shared(_: None) -> None:
+    logger.info("the shop's PIN and name are now the same on every counter")
+
+
+def _not_shared(exc: BaseException) -> None:
+    # Kept in this counter's settings all the same; the next start agrees with the store.
+    logger.error("the shop's PIN and name could not be written to the store: %s", exc)
+
+
 def merchant_of(profile: Profile, merchant_document: str | None, shop_name: str = "") -> Merchant:
     """Who the receipts name: the shop's name when set, else the environment's."""
     if shop_name.strip():
@@ -351,8 +360,17 @@ class MainWindow(QMainWindow):
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
             self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
-        # The service enforces the PIN: it learns a new one (or its removal) at once.
-        self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
+        # The service enforces the PIN: it learns a new one (or its removal) at once, and the
+        # shop's store passes it (and the shop's name) on to the other counters.
+        if (settings.ui.supervisor_pin_hash, settings.ui.shop_name) != (
+            previous.ui.supervisor_pin_hash,
+            previous.ui.shop_name,
+        ):
+            read(
+                self._service.share_settings(settings.ui.model_copy()), _shared, failed=_not_shared
+            )
+        else:
+            self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
         self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
         self._apply_customer_display(settings)
         if settings.ui.shop_name != previous.ui.shop_name:

@@ -38,6 +38,7 @@ from checkout_desktop.settings import Profile, ProfileKind, Settings
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
 from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
+from checkout_desktop.ui.store_choice import StoreChoice
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -402,10 +403,14 @@ class WebhookPage(_Page):
 
 
 class ShopPage(_Page):
-    """The name receipts print and, recommended, a supervisor PIN for refunds and captures."""
+    """The name receipts print, recommended, a supervisor PIN for refunds and captures, and
+    where the sales are kept (this computer, or the shop's shared database)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, *, secrets: SecretStore | None = None
+    ) -> None:
         super().__init__(parent)
+        self.store_choice = StoreChoice(secrets, self)
         self.shop_name = QLineEdit(self)
         self.shop_name.setObjectName("shopName")
         self.shop_name.setMaxLength(80)
@@ -435,6 +440,7 @@ class ShopPage(_Page):
         form.addRow(self.pin_label, self.pin)
         form.addRow(self.pin_again_label, self.pin_again)
         form.addRow(self.pin_note)
+        form.addRow(self.store_choice)
         form.addRow(self.error)
         self.pin.textChanged.connect(self._show_pin_note)
         self.retranslate()
@@ -466,6 +472,7 @@ class ShopPage(_Page):
     def initializePage(self) -> None:
         settings = self.wizard_settings()
         self.shop_name.setText(settings.ui.shop_name)
+        self.store_choice.load(settings.shared_store_url)
         self.error.clear()
 
     def validatePage(self) -> bool:
@@ -480,6 +487,16 @@ class ShopPage(_Page):
             except PinError:
                 self.error.setText(self.tr("A supervisor PIN has 4 to 8 digits."))
                 return False
+        store_url, problems = self.store_choice.chosen_url()
+        if problems:
+            self.error.setText("\n".join(problems))
+            return False
+        if store_url is not None:
+            kept = self.store_choice.keep_password(store_url)
+            if kept is not None:
+                self.error.setText(kept)
+                return False
+        settings.shared_store_url = store_url
         settings.ui.shop_name = " ".join(self.shop_name.text().split())
         # Only the PIN's salted hash is kept; the typed digits leave the fields now.
         self.pin.clear()
@@ -600,7 +617,7 @@ class FirstRunWizard(QWizard):
         self.environment_page = EnvironmentPage(self.settings, self)
         self.credentials_page = CredentialsPage(secrets, self)
         self.webhook_page = WebhookPage(secrets, self)
-        self.shop_page = ShopPage(self)
+        self.shop_page = ShopPage(self, secrets=secrets)
         self.test_page = TestPage(tester, self)
         self.environment_id = self.addPage(self.environment_page)
         self.credentials_id = self.addPage(self.credentials_page)

@@ -2098,6 +2098,26 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Não cobrado: um erro interno ({kind}).</translation>
     </message>
     <message>
+        <source>Not charged: the shop&apos;s shared store does not answer (the server is down, or the network is in the way), so the attempt cannot be recorded. Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja não responde (o servidor está fora do ar ou a rede está com problema), então a tentativa não pode ser registrada. Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>Not charged: the shop&apos;s shared store refused the login (user or password). Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja recusou o acesso (usuário ou senha). Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>Not charged: the shop&apos;s shared store was upgraded by a newer checkout-desktop; upgrade this terminal. Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja foi atualizado por um checkout-desktop mais novo; atualize este terminal. Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>changed in the shop&apos;s shared store (another counter)</source>
+        <translation>alterada no banco compartilhado da loja (outro caixa)</translation>
+    </message>
+    <message>
+        <source>Not charged: the store cannot record the attempt ({error}). Nothing was sent.</source>
+        <translation>Não cobrado: o banco de dados não consegue registrar a tentativa ({error}). Nada foi enviado.</translation>
+    </message>
+    <message>
         <source>the service has the charge ({status})</source>
         <translation>o serviço tem a cobrança ({status})</translation>
     </message>
@@ -3171,6 +3191,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Salvo. Ambiente, idioma, porta e túnel valem a partir do próximo início.</translation>
     </message>
     <message>
+        <source>Saved. The store applies at the next start.</source>
+        <translation>Salvo. O banco de dados vale a partir do próximo início.</translation>
+    </message>
+    <message>
         <source>Saved.</source>
         <translation>Salvo.</translation>
     </message>
@@ -3223,6 +3247,149 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>The terminal cannot start.</source>
         <translation>O terminal não pode iniciar.</translation>
+    </message>
+</context>
+<context>
+    <name>StoreChoice</name>
+    <message>
+        <source>Where sales are kept</source>
+        <translation>Onde as vendas ficam guardadas</translation>
+    </message>
+    <message>
+        <source>This computer</source>
+        <translation>Este computador</translation>
+    </message>
+    <message>
+        <source>The shop&apos;s shared database</source>
+        <translation>Banco compartilhado da loja</translation>
+    </message>
+    <message>
+        <source>server name or address</source>
+        <translation>nome ou endereço do servidor</translation>
+    </message>
+    <message>
+        <source>Test the database</source>
+        <translation>Testar o banco</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>Servidor</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Porta</translation>
+    </message>
+    <message>
+        <source>Database</source>
+        <translation>Banco</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>Usuário</translation>
+    </message>
+    <message>
+        <source>Password</source>
+        <translation>Senha</translation>
+    </message>
+    <message>
+        <source>Encryption (sslmode)</source>
+        <translation>Criptografia (sslmode)</translation>
+    </message>
+    <message>
+        <source>One database for every counter of the shop: each sees every sale and notification. The password is kept in the system&apos;s keychain. A change applies at the next start.</source>
+        <translation>Um banco para todos os caixas da loja: cada um vê todas as vendas e notificações. A senha fica guardada no chaveiro do sistema. Uma mudança vale a partir do próximo início.</translation>
+    </message>
+    <message>
+        <source>kept in the keychain</source>
+        <translation>guardada no chaveiro</translation>
+    </message>
+    <message>
+        <source>server</source>
+        <translation>servidor</translation>
+    </message>
+    <message>
+        <source>database</source>
+        <translation>banco</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>usuário</translation>
+    </message>
+    <message>
+        <source>The shop&apos;s shared database needs: {items}.</source>
+        <translation>O banco compartilhado da loja precisa de: {items}.</translation>
+    </message>
+    <message>
+        <source>The database&apos;s address is not valid: {why}</source>
+        <translation>O endereço do banco não é válido: {why}</translation>
+    </message>
+    <message>
+        <source>No keychain is available to store the secrets.</source>
+        <translation>Não há chaveiro disponível para guardar os segredos.</translation>
+    </message>
+    <message>
+        <source>This computer keeps the sales: nothing to test.</source>
+        <translation>Este computador guarda as vendas: não há o que testar.</translation>
+    </message>
+    <message>
+        <source>Testing… (at most a few seconds)</source>
+        <translation>Testando… (no máximo alguns segundos)</translation>
+    </message>
+    <message>
+        <source>The test failed: {why}</source>
+        <translation>O teste falhou: {why}</translation>
+    </message>
+    <message>
+        <source>Connected: PostgreSQL {version}.</source>
+        <translation>Conectado: PostgreSQL {version}.</translation>
+    </message>
+    <message>
+        <source>The database is empty: this terminal prepares it at its next start.</source>
+        <translation>O banco está vazio: este terminal o prepara no próximo início.</translation>
+    </message>
+    <message>
+        <source>The connection is not encrypted; across a network use verify-full.</source>
+        <translation>A conexão não é criptografada; numa rede, use verify-full.</translation>
+    </message>
+    <message>
+        <source>The server does not answer: check the server&apos;s name and port, that it is running, and that the network or a firewall lets this computer through.</source>
+        <translation>O servidor não responde: confira o nome e a porta do servidor, se ele está ligado e se a rede ou um firewall deixam este computador passar.</translation>
+    </message>
+    <message>
+        <source>The server refused the login: check the user and the password.</source>
+        <translation>O servidor recusou o acesso: confira o usuário e a senha.</translation>
+    </message>
+    <message>
+        <source>The server asks for a password: type it in Password.</source>
+        <translation>O servidor pede uma senha: digite-a em Senha.</translation>
+    </message>
+    <message>
+        <source>The server has no database with this name: create it first.</source>
+        <translation>O servidor não tem um banco com esse nome: crie-o antes.</translation>
+    </message>
+    <message>
+        <source>The encrypted connection failed: check sslmode and the server&apos;s certificate.</source>
+        <translation>A conexão criptografada falhou: confira o sslmode e o certificado do servidor.</translation>
+    </message>
+    <message>
+        <source>This database was prepared by a newer checkout-desktop: upgrade this terminal first.</source>
+        <translation>Este banco foi preparado por um checkout-desktop mais novo: atualize este terminal antes.</translation>
+    </message>
+    <message>
+        <source>This database holds another program&apos;s tables: use an empty database.</source>
+        <translation>Este banco tem tabelas de outro programa: use um banco vazio.</translation>
+    </message>
+    <message>
+        <source>The database&apos;s address is not valid.</source>
+        <translation>O endereço do banco não é válido.</translation>
+    </message>
+    <message>
+        <source>The server refused the request.</source>
+        <translation>O servidor recusou o pedido.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
     </message>
 </context>
 <context>

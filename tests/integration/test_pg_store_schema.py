@@ -29,6 +29,8 @@ TABLES = {
     "customer",
     "inbox_holder",
     "money_operation",
+    "shop_counter",
+    "shop_setting",
     "webhook_event",
 }
 

@@ -13,6 +13,8 @@ work (`FOR UPDATE SKIP LOCKED`), and substring search through a trigram index (p
 
 import logging
 
+from checkout_desktop.store.sqlite.schema_shop import SHOP_SCHEMA
+
 logger = logging.getLogger(__name__)
 
 SCHEMA_TABLE = """
@@ -276,6 +278,7 @@ CREATE INDEX customer_recent ON customer (last_used_at);
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "charges, attempts, money operations, timelines, sweeps, the inbox", V1),
     (7, "charges remember their environment and customer; customers", ENVIRONMENTS),
+    (10, "the shop's shared settings and counter ids", SHOP_SCHEMA),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]
