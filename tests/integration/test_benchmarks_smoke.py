@@ -285,3 +285,22 @@ def test_inbox_benchmark_measures_the_shared_store_beside_its_baselines(pg_url: 
     assert set(rows) == {"bare", "full", "pg"}, out
     assert all(rate > 0 and errors == 0 for rate, errors in rows.values()), out
     assert "PostgreSQL inbox" in out
+
+
+_INBOX_ROUND = re.compile(r"^\s+#(\d)\s+2\s+(bare|full)\s+(\d+)\s+\S+\s+\S+\s+(\d+)", re.M)
+
+
+@pytest.mark.slow
+def test_inbox_benchmark_measures_the_inbox_and_its_baseline_in_rotated_rounds() -> None:
+    out = _run(
+        "webhook_inbox.py",
+        *("--duration", "0.3", "--warmup", "0", "--connections", "2", "--rounds", "2"),
+    )
+    measured = {(int(m[1]), m[2]): (int(m[3]), int(m[4])) for m in _INBOX_ROUND.finditer(out)}
+    assert set(measured) == {(1, "bare"), (1, "full"), (2, "bare"), (2, "full")}, out
+    assert all(rate > 0 and errors == 0 for rate, errors in measured.values()), out
+    assert "medians of 2 round(s):" in out
+    assert re.search(
+        r"2 connections: full path \d+% of bare throughput \(per round \d+%, \d+%\)", out
+    )
+    assert "throughput goal (>= 50% of bare)" in out
