@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from checkout_desktop.charges.authority import Authority, Guarded
 from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
+from checkout_desktop.charges.three_ds import ThreeDsFlow
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import EventBus
@@ -45,7 +46,7 @@ from checkout_desktop.domain.records import (
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
-from checkout_desktop.gateway.client import ChargeClient, check_merchant_charge_id
+from checkout_desktop.gateway.client import ChargeClient, ServiceReply, check_merchant_charge_id
 from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
 from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
 
@@ -383,6 +384,8 @@ class ChargeService:
         # Shared with the reconciler: a charge waiting for its own reply is not asked about.
         self._in_flight = self.reconciler.in_flight
         self._money_in_flight = self.reconciler.money_in_flight
+        self.three_ds = ThreeDsFlow(self)
+        """Card charges authenticated by 3-D Secure first (`charges/three_ds.py`)."""
 
     # -- starting a charge ---------------------------------------------------------------------
 
@@ -417,6 +420,20 @@ class ChargeService:
         request: ChargeAuthorizationRequest,
         tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
+        attempt = await self._record_attempt(sale_id=sale_id, request=request, tenders=tenders)
+        return await self._send_recorded(
+            attempt, lambda: self.client.authorize(request, session_id=sale_id)
+        )
+
+    async def _record_attempt(
+        self,
+        *,
+        sale_id: str,
+        request: ChargeAuthorizationRequest,
+        tenders: Sequence[TenderSummary],
+        three_ds: bool = False,
+    ) -> AttemptRecord:
+        """Commit the attempt (and, for 3DS, its flow) durably, refusing a busy sale."""
         mcid = check_merchant_charge_id(request.merchantChargeId)
         if len(tenders) != len(request.transactions):
             raise ValueError(
@@ -439,6 +456,14 @@ class ChargeService:
                 tenders=tenders,
                 late_capture=request.lateCapture,
             )
+            if three_ds:
+                await uow.charges.record_three_ds(mcid, sale_id)
+                await uow.charges.add_timeline(
+                    mcid,
+                    source="3ds",
+                    outcome="recorded",
+                    reason=Reason.of(ReasonCode.TDS_SETUP_RECORDED),
+                )
         self.ledger.publish(
             AttemptChanged(
                 merchant_charge_id=mcid,
@@ -447,9 +472,16 @@ class ChargeService:
                 reason=Reason.of(ReasonCode.RECORDED_BEFORE_SENDING),
             )
         )
+        return attempt
+
+    async def _send_recorded(
+        self, attempt: AttemptRecord, send: Callable[[], Awaitable[ServiceReply]]
+    ) -> ChargeOutcome:
+        """Send the money call of a recorded attempt once, and settle it from the answer."""
+        mcid, sale_id = attempt.merchant_charge_id, attempt.sale_id
         self._in_flight.add(mcid)
         try:
-            reply = await self.client.authorize(request, session_id=sale_id)
+            reply = await send()
         except asyncio.CancelledError:
             self._in_flight.discard(mcid)
             await self.ledger.settle_attempt(
@@ -819,7 +851,9 @@ class ChargeService:
         return await self._known_charge(merchant_charge_id)
 
     async def reconcile_unresolved(self) -> ReconcileReport:
-        """At start-up: ask about every attempt whose outcome is not known, and due charges."""
+        """At start-up: end the 3DS flows a stopped terminal left, then ask about every attempt
+        whose outcome is not known, and due charges."""
+        await self.three_ds.end_interrupted()
         return await self.reconciler.reconcile(trigger="start-up", due_only=False)
 
     async def reconcile(

@@ -13,6 +13,8 @@ work (`FOR UPDATE SKIP LOCKED`), and substring search through a trigram index (p
 
 import logging
 
+from checkout_desktop.store.sqlite.three_ds import SCHEMA as THREE_DS
+
 logger = logging.getLogger(__name__)
 
 SCHEMA_TABLE = """
@@ -246,6 +248,7 @@ server has pg_trgm; where it has not, the store still opens and searches scan.""
 
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "charges, attempts, money operations, timelines, sweeps, the inbox", V1),
+    (9, "3DS flows, each step written before its call", THREE_DS),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]

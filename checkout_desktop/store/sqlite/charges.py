@@ -54,6 +54,7 @@ from checkout_desktop.store.errors import (
     RepositoryError,
 )
 from checkout_desktop.store.sqlite.db import transaction
+from checkout_desktop.store.sqlite.three_ds import ThreeDsRows
 
 logger = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ def mask_json(value: Any) -> Any:
     return value
 
 
-class ChargeRepository:
+class ChargeRepository(ThreeDsRows):
     """Attempts, charges, transactions and timelines on one connection (one writer)."""
 
     def __init__(
