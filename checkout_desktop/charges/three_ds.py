@@ -73,12 +73,16 @@ class ThreeDsFlow:
         *,
         poll_s: float = 3.0,
         challenge_timeout_s: float = 600.0,
+        store_check_s: float = 0.5,
     ) -> None:
         self.service = service
         self.client = ThreeDsClient(service.client)
         self.poll_s = poll_s
         """How often the status endpoint is asked while a challenge is open."""
         self.challenge_timeout_s = challenge_timeout_s
+        self.store_check_s = store_check_s
+        """How often the store is read for a notification merged by another process (`listen`);
+        one merged here wakes the flow at once."""
         self._cancels: dict[str, asyncio.Event] = {}
 
     # -- the flow ------------------------------------------------------------------------------
@@ -212,7 +216,11 @@ class ThreeDsFlow:
                 changed.clear()
                 record = await self.service.store.charges.charge(mcid)
                 notified = notified_result(record.three_ds_status if record else None)
-                if notified is not None:
+                if notified is not None and record is not None:
+                    await self._note(
+                        mcid,
+                        Reason.of(ReasonCode.TDS_RESULT_NOTIFIED, status=record.three_ds_status),
+                    )
                     return notified
                 if cancel.is_set():
                     return AuthenticationResult.CANCELLED
@@ -229,9 +237,10 @@ class ThreeDsFlow:
                     asyncio.ensure_future(cancel.wait()),
                 }
                 try:
+                    wake = min(next_poll, deadline, loop.time() + self.store_check_s)
                     await asyncio.wait(
                         waits,
-                        timeout=max(0.0, min(next_poll, deadline) - loop.time()),
+                        timeout=max(0.0, wake - loop.time()),
                         return_when=asyncio.FIRST_COMPLETED,
                     )
                 finally:
