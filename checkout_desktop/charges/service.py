@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from checkout_desktop.charges.authority import Authority, Guarded
 from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.charges.outcome import APPROVED_STATUSES, ChargeOutcome
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
 from checkout_desktop.charges.three_ds import ThreeDsFlow
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
@@ -69,7 +70,7 @@ _MONEY_HELD = frozenset(
 _NOTHING_HELD = frozenset(
     {ChargeStatus.DENIED, ChargeStatus.ERROR, ChargeStatus.CANCELED, ChargeStatus.REFUNDED}
 )
-_APPROVED = frozenset({ChargeStatus.PAID, ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
+_APPROVED = APPROVED_STATUSES
 _UNCAPTURED = frozenset({ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
 _CAPTURED = frozenset({ChargeStatus.PAID, ChargeStatus.PARTIAL})
 
@@ -272,29 +273,6 @@ class StartCheck:
 
     def __bool__(self) -> bool:
         return self.allowed
-
-
-@dataclass(frozen=True)
-class ChargeOutcome:
-    """What a charge request ended in, as far as the terminal knows now."""
-
-    merchant_charge_id: str
-    sale_id: str
-    attempt: AttemptState
-    status: ChargeStatus | None
-    message: Reason
-    """Why it ended so (rendered in the UI language; `message.english()` for logs)."""
-    error: GatewayError | None = None
-    record: ChargeRecord | None = None
-    """The charge as stored when the outcome was known (None when none exists)."""
-
-    @property
-    def approved(self) -> bool:
-        return self.attempt == AttemptState.CREATED and self.status in _APPROVED
-
-    @property
-    def unknown(self) -> bool:
-        return self.attempt in UNRESOLVED_ATTEMPT_STATES
 
 
 @dataclass(frozen=True)

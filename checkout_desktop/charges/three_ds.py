@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from checkout_desktop.charges.outcome import ChargeOutcome
 from checkout_desktop.domain.charge_events import ChargeChanged
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
@@ -44,7 +45,7 @@ from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.gateway.three_ds import ThreeDsClient
 
 if TYPE_CHECKING:
-    from checkout_desktop.charges.service import ChargeOutcome, ChargeService
+    from checkout_desktop.charges.service import ChargeService
     from checkout_desktop.domain.records import AttemptRecord, TenderSummary
     from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 
@@ -310,8 +311,6 @@ class ThreeDsFlow:
         fallback: ThreeDsFallback,
         on_progress: ProgressHandler | None,
     ) -> ChargeOutcome:
-        from checkout_desktop.charges.service import ChargeOutcome
-
         mcid, service = attempt.merchant_charge_id, self.service
         if fallback == "without":
             await self._move(

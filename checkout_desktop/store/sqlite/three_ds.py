@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from checkout_desktop.domain.three_ds import OPEN_STEPS, ThreeDsFlowRecord, ThreeDsStep
@@ -58,10 +58,8 @@ class ThreeDsRows:
 
     def record_three_ds(self, merchant_charge_id: str, sale_id: str) -> ThreeDsFlowRecord:
         """A new flow at step SETUP (commit it before the setup is sent)."""
-        from checkout_desktop.store.sqlite.charges import ts
-
         self.require_transaction("record_three_ds")
-        now = ts(self.now())
+        now = _ts(self.now())
         try:
             self.conn.execute(
                 "INSERT INTO three_ds_flow (merchant_charge_id, sale_id, step, created_at, "
@@ -78,8 +76,6 @@ class ThreeDsRows:
         self, merchant_charge_id: str, step: ThreeDsStep, **fields: Any
     ) -> ThreeDsFlowRecord:
         """Move a flow to `step`, setting any of its fields; a closed flow never moves again."""
-        from checkout_desktop.store.sqlite.charges import ts
-
         self.require_transaction("move_three_ds")
         unknown = sorted(set(fields) - _FIELDS)
         if unknown:
@@ -96,7 +92,7 @@ class ThreeDsRows:
             "UPDATE three_ds_flow SET step = :step, updated_at = :now"  # noqa: S608 - names checked above
             + (", " + sets if sets else "")
             + " WHERE merchant_charge_id = :mcid",
-            {"step": step.value, "now": ts(self.now()), "mcid": merchant_charge_id, **fields},
+            {"step": step.value, "now": _ts(self.now()), "mcid": merchant_charge_id, **fields},
         )
         moved = self.three_ds_flow(merchant_charge_id)
         assert moved is not None
@@ -121,9 +117,16 @@ class ThreeDsRows:
         return [_flow(row) for row in rows]
 
 
-def _flow(row: Any) -> ThreeDsFlowRecord:
-    from checkout_desktop.store.sqlite.charges import _required_ts
+def _ts(moment: datetime) -> str:
+    """The store's one instant form (as `charges.ts` writes it): UTC, microseconds, "Z"."""
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
+
+def _required_ts(text: str) -> datetime:
+    return datetime.fromisoformat(text.removesuffix("Z")).replace(tzinfo=UTC)
+
+
+def _flow(row: Any) -> ThreeDsFlowRecord:
     return ThreeDsFlowRecord(
         merchant_charge_id=row["merchant_charge_id"],
         sale_id=row["sale_id"],
