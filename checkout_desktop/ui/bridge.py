@@ -91,6 +91,19 @@ class TokenCreated(BridgeMessage):
         return value.strip()
 
 
+class BrowserReport(BridgeMessage):
+    """What the page measures of the shopper's browser for 3DS enrollment: numbers, flags and
+    a language tag only. The user agent and the Accept headers are added on the Python side
+    (they are the view's own), so no free text comes from the page for this."""
+
+    javaEnabled: bool
+    colorDepth: Annotated[int, Field(ge=1, le=64)]
+    screenHeight: Annotated[int, Field(ge=1, le=100_000)]
+    screenWidth: Annotated[int, Field(ge=1, le=100_000)]
+    timeDifference: Annotated[int, Field(ge=-900, le=900)]
+    language: Annotated[str, Field(pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$")]
+
+
 M = TypeVar("M", bound=BridgeMessage)
 
 
@@ -161,6 +174,8 @@ class CardBridge(QObject):
         self._credentials_given = False
         self._pending: list[Callable[[], None]] = []
         self.ready_info: PageReady | None = None
+        self.browser_report: BrowserReport | None = None
+        """The shopper's browser as the page measured it (for 3DS enrollment)."""
         # Diagnostics and tests: sees every raw page→Python message before it is screened.
         self.message_observer: Callable[[str, str], None] | None = None
 
@@ -192,6 +207,7 @@ class CardBridge(QObject):
         self._credential_requests = 0
         self._credentials_given = False
         self.ready_info = None
+        self.browser_report = None
 
     def provide_credentials(
         self, merchant_document: str, token: str, kind: str = "transparent"
@@ -297,6 +313,14 @@ class CardBridge(QObject):
         )
         logger.info("card page: temporary card token received (%s •••• %s)", brand, token.last_four)
         self.events.token_received.emit(token)
+        return True
+
+    @Slot(str, result=bool)
+    def browserInfo(self, payload: str) -> bool:
+        message = self._receive("browserInfo", payload, BrowserReport)
+        if message is None:
+            return False
+        self.browser_report = message
         return True
 
     @Slot(str, result=bool)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from checkout_desktop.domain.documents import DocumentError, validate_cnpj
 from checkout_desktop.domain.enums import SdkCredentialKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.three_ds import BrowserInfo
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMissing
 from checkout_desktop.ui.bridge import CardBridge, CardToken, PageReady, SdkFailure
@@ -51,6 +52,13 @@ class SdkCredentialSource:
 
 def _fingerprint(merchant_document: str, token: str, kind: str) -> str:
     return hashlib.sha256(f"{merchant_document}\0{token}\0{kind}".encode()).hexdigest()
+
+
+PAGE_ACCEPT = (
+    "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,"
+    "image/apng,*/*;q=0.8"
+)
+"""The Accept header Chromium sends for a page (enrollment's httpAccept* fields)."""
 
 
 class CardPage(QWidget):
@@ -120,6 +128,27 @@ class CardPage(QWidget):
     def sdk_ready(self) -> bool:
         info = self.bridge.ready_info
         return info is not None and info.sdk == "ready"
+
+    def browser_info(self) -> BrowserInfo | None:
+        """The shopper's browser for 3DS enrollment, or None before the page has measured it.
+
+        The page gives screen, colour depth, time zone and language; the user agent is this
+        view's own and the Accept headers are the ones Chromium sends for a page."""
+        report = self.bridge.browser_report
+        if report is None:
+            return None
+        return BrowserInfo(
+            httpAcceptBrowserValue=PAGE_ACCEPT,
+            httpAcceptContent=PAGE_ACCEPT,
+            httpBrowserJavaEnabled=report.javaEnabled,
+            httpBrowserJavaScriptEnabled=True,
+            httpBrowserColorDepth=report.colorDepth,
+            httpBrowserScreenHeight=report.screenHeight,
+            httpBrowserScreenWidth=report.screenWidth,
+            httpBrowserTimeDifference=report.timeDifference,
+            httpBrowserLanguage=report.language,
+            userAgentBrowserValue=self.page.profile().httpUserAgent()[:2048] or "QtWebEngine",
+        )
 
     def load(self) -> None:
         """Load (or reload) the card page; `ready` or `sdk_unavailable` follows."""

@@ -159,6 +159,7 @@ class MainWindow(QMainWindow):
         self.charge_screen.result.receipt_html = self._receipt_html
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+        self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
@@ -332,6 +333,7 @@ class MainWindow(QMainWindow):
         if settings.active_profile == previous.active_profile:
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+            self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         # The service enforces the PIN: it learns a new one (or its removal) at once.
         self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
         if settings.ui.shop_name != previous.ui.shop_name:

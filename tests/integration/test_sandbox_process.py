@@ -36,7 +36,7 @@ pytest_plugins = ["tests.integration.test_sandbox_fixtures"]
 
 logger = logging.getLogger(__name__)
 
-FAST = ["--slow-card-delay", "0.2", "--three-ds-delay", "0.05", "--webhook-backoff", "0.05"]
+FAST = ["--slow-card-delay", "0.2", "--webhook-backoff", "0.05"]
 
 
 def sdk_client(info: SandboxInfo) -> httpx.Client:
