@@ -28,6 +28,7 @@ TABLES = {
     "checkout_schema",
     "inbox_holder",
     "money_operation",
+    "three_ds_flow",
     "webhook_event",
 }
 

@@ -149,6 +149,9 @@ def test_stdout_carries_exactly_one_json_line() -> None:
         "sdk-credential": "both",
         "partial-refund": "PARTIAL",
         "query-content-type": "required",
+        "three-ds-card": "token",
+        "three-ds-reply": "plain",
+        "three-ds-notification": "sent",
     }
 
 
