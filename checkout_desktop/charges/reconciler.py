@@ -117,8 +117,13 @@ class Reconciler:
         sweep_every_s: float = 86400.0,
         sweep_batch: int = 10,
         sweep_spacing_s: float = 60.0,
+        profile: str | None = None,
     ) -> None:
         self.ledger = ledger
+        self.profile = profile
+        """Only this profile's attempts, operations and charges are asked about: the store may
+        hold another environment's (a sandbox's test sales beside production's), and this
+        service is never asked about them. None asks about all (tools over one store)."""
         self.store = ledger.store
         self.client = client
         self.unknown_grace = timedelta(seconds=unknown_grace_s)
@@ -163,7 +168,9 @@ class Reconciler:
         still_unknown: list[str] = []
         errors: list[str] = []
         seen: set[str] = set()
-        for attempt in await self.store.charges.unresolved_attempts(limit=self.batch):
+        for attempt in await self.store.charges.unresolved_attempts(
+            limit=self.batch, profile=self.profile
+        ):
             mcid = attempt.merchant_charge_id
             seen.add(mcid)
             if mcid in self.in_flight:
@@ -180,7 +187,9 @@ class Reconciler:
             if error:
                 errors.append(f"{mcid}: {error}")
         ops_checked = ops_resolved = 0
-        for op in await self.store.charges.unresolved_money_operations(limit=self.batch):
+        for op in await self.store.charges.unresolved_money_operations(
+            limit=self.batch, profile=self.profile
+        ):
             mcid = op.merchant_charge_id
             if mcid in self.money_in_flight:
                 continue  # its own request is still waiting for the reply
@@ -194,7 +203,9 @@ class Reconciler:
                 still_unknown.append(mcid)
             else:
                 ops_resolved += 1
-        for record in await self.store.charges.due_checks(now=now, limit=self.batch):
+        for record in await self.store.charges.due_checks(
+            now=now, limit=self.batch, profile=self.profile
+        ):
             mcid = record.merchant_charge_id
             if mcid in seen or mcid in self.in_flight:
                 continue
@@ -260,7 +271,7 @@ class Reconciler:
             start = now - self.sweep_every if sweep is None else sweep.window_to
             async with self.store.unit_of_work() as uow:
                 sweep = await uow.charges.start_sweep(window_from=start, window_to=now)
-        batch = await self.store.charges.sweep_batch(sweep, self.sweep_batch)
+        batch = await self.store.charges.sweep_batch(sweep, self.sweep_batch, profile=self.profile)
         asked = changed = 0
         after = sweep.after_id
         errors: list[str] = []
@@ -500,8 +511,10 @@ class Reconciler:
             except Exception:
                 logger.exception("a reconciliation pass failed; the next one runs as scheduled")
             trigger = "schedule"
-            fast = bool(await self.store.charges.unresolved_attempts(limit=1)) or bool(
-                await self.store.charges.unresolved_money_operations(limit=1)
+            fast = bool(
+                await self.store.charges.unresolved_attempts(limit=1, profile=self.profile)
+            ) or bool(
+                await self.store.charges.unresolved_money_operations(limit=1, profile=self.profile)
             )
             delay = min(interval_s, fast_interval_s) if fast else interval_s
             with contextlib.suppress(TimeoutError):

@@ -253,6 +253,15 @@ def _plan(
     return MoneyOpKind.REFUND, value
 
 
+class ChargeElsewhere(LookupError):
+    """A charge made on another service environment (or not by this terminal): this service
+    sends nothing about it."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
+
+
 class SaleBusy(RuntimeError):
     """A second charge for a sale that has an unresolved attempt or is already paid."""
 
@@ -357,6 +366,7 @@ class ChargeService:
             sweep_every_s=sweep_every_s,
             sweep_batch=sweep_batch,
             sweep_spacing_s=sweep_spacing_s,
+            profile=profile,
         )
         self._clock = clock
         # Shared with the reconciler: a charge waiting for its own reply is not asked about.
@@ -426,6 +436,7 @@ class ChargeService:
                     check.reason or Reason.of(ReasonCode.START_REFUSED),
                     check.blocking_charge,
                 )
+            customer = request.customer
             attempt = await uow.charges.record_attempt(
                 merchant_charge_id=mcid,
                 sale_id=sale_id,
@@ -433,6 +444,15 @@ class ChargeService:
                 amount=request.total_amount,
                 tenders=tenders,
                 late_capture=request.lateCapture,
+                customer_document=customer.document,
+            )
+            phone = customer.phone
+            await uow.charges.remember_customer(
+                document_type=str(customer.documentType),
+                document=customer.document,
+                name=customer.name,
+                email=customer.email or None,
+                phone=None if phone is None else phone.areaCode + phone.number,
             )
             if three_ds:
                 await uow.charges.record_three_ds(mcid, sale_id)
@@ -558,6 +578,7 @@ class ChargeService:
         attempt = await self._known_attempt(merchant_charge_id)
         if not attempt.unresolved:
             return EndReport(attempt.state, None, None)
+        self._refuse_elsewhere(merchant_charge_id, attempt.profile)
         self._refuse_if_sending(attempt)
         state, status, error = await self.reconciler.resolve_attempt(attempt, trigger="on demand")
         return EndReport(state, status, error)
@@ -639,7 +660,7 @@ class ChargeService:
 
         With a supervisor PIN set, the capture of a charge authorized on an earlier day needs
         it (`pin`); PinRefused otherwise, before anything is recorded or sent."""
-        record = await self._known_charge(merchant_charge_id)
+        record = await self._own_charge(merchant_charge_id)
         self.authority.check(Guarded.CAPTURE, record, pin)
         return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
@@ -654,7 +675,7 @@ class ChargeService:
         known yet; the terminal asks the service and never sends it again. With a supervisor
         PIN set, a refund needs it (`pin`): PinRefused otherwise, before anything is recorded.
         """
-        record = await self._known_charge(merchant_charge_id)
+        record = await self._own_charge(merchant_charge_id)
         self.authority.check(Guarded.REFUND, record, pin)
         return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
 
@@ -663,6 +684,30 @@ class ChargeService:
         if record is None:
             raise ChargeNotKnown(Reason.of(ReasonCode.NOT_IN_STORE, charge=merchant_charge_id))
         return record
+
+    async def _own_charge(self, merchant_charge_id: str) -> ChargeRecord:
+        """The charge, if this service made it: nothing about a charge is ever sent to a
+        service other than the one it was made on (a sandbox's test sale is never refunded,
+        captured or queried in production, nor the other way round)."""
+        record = await self._known_charge(merchant_charge_id)
+        self._refuse_elsewhere(merchant_charge_id, record.profile)
+        return record
+
+    def _refuse_elsewhere(self, merchant_charge_id: str, profile: str | None) -> None:
+        if profile == self.profile:
+            return
+        if profile is None:
+            raise ChargeElsewhere(
+                Reason.of(ReasonCode.UNKNOWN_ENVIRONMENT, charge=merchant_charge_id)
+            )
+        raise ChargeElsewhere(
+            Reason.of(
+                ReasonCode.OTHER_ENVIRONMENT,
+                charge=merchant_charge_id,
+                profile=profile,
+                current=self.profile,
+            )
+        )
 
     async def _refuse_if_busy(
         self, merchant_charge_id: str, kind: MoneyOpKind, amount: int | None
@@ -821,7 +866,12 @@ class ChargeService:
         return Figures.of(result.current)
 
     async def refresh(self, merchant_charge_id: str) -> ChargeRecord:
-        """Ask the service about one charge now and merge the answer."""
+        """Ask the service about one charge now and merge the answer (only a charge, or an
+        attempt, this service made: ChargeElsewhere otherwise, and nothing is sent)."""
+        if await self.store.charges.charge(merchant_charge_id) is not None:
+            await self._own_charge(merchant_charge_id)
+        elif (attempt := await self.store.charges.attempt(merchant_charge_id)) is not None:
+            self._refuse_elsewhere(merchant_charge_id, attempt.profile)
         reply = await self.client.query(merchant_charge_id)
         await self.ledger.apply(
             reply, source="reconciliation", context=Reason.of(ReasonCode.QUERIED_ON_DEMAND)
@@ -867,6 +917,7 @@ def _status_message(status: ChargeStatus | None) -> Reason:
 
 
 __all__ = [
+    "ChargeElsewhere",
     "ChargeOutcome",
     "ChargeService",
     "EndReport",

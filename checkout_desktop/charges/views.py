@@ -21,6 +21,7 @@ from checkout_desktop.domain.records import (
     Page,
     TimelineRecord,
 )
+from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
 from checkout_desktop.store.errors import ReportUnavailable
 from checkout_desktop.store.ports import Store
 
@@ -46,6 +47,27 @@ class ChargeViews:
         """A page of the history, newest first (keyset-paged: pass `next_cursor` as `before`)."""
         return await self._store.charges.list_charges(before=before, limit=limit, status=status)
 
+    async def search(
+        self, query: ChargeQuery, *, before: int | None = None, limit: int = 100
+    ) -> Page[ChargeRecord]:
+        """A page of the history's search, newest first, each charge with its customer."""
+        return await self._store.charges.search_charges(query, before=before, limit=limit)
+
+    async def matching_charge(
+        self, query: ChargeQuery, merchant_charge_id: str
+    ) -> ChargeRecord | None:
+        """One charge with its customer, if it matches the search (a row kept up to date)."""
+        return await self._store.charges.matching_charge(query, merchant_charge_id)
+
+    async def recent_customers(self, *, limit: int = 20) -> list[CustomerRecord]:
+        """The customers charged most recently, newest first (none when the store cannot be
+        read: offering them is a convenience, the sale goes on without)."""
+        try:
+            return await self._store.charges.recent_customers(limit=limit)
+        except Exception as exc:  # whatever the backend raised: the form simply offers none
+            logger.warning("the recent customers could not be read: %s", exc)
+            return []
+
     async def timeline(
         self, merchant_charge_id: str, *, after: int | None = None, limit: int = 200
     ) -> Page[TimelineRecord]:
@@ -56,9 +78,12 @@ class ChargeViews:
         """The charge's refund, capture or cancel whose outcome is not known yet, if any."""
         return await self._store.charges.open_money_operation(merchant_charge_id)
 
-    async def unresolved_attempts(self, *, limit: int = 50) -> list[AttemptRecord]:
-        """Attempts whose outcome is not known yet, oldest first."""
-        return await self._store.charges.unresolved_attempts(limit=limit)
+    async def unresolved_attempts(
+        self, *, limit: int = 50, profile: str | None = None
+    ) -> list[AttemptRecord]:
+        """Attempts whose outcome is not known yet, oldest first (only `profile`'s when
+        given)."""
+        return await self._store.charges.unresolved_attempts(limit=limit, profile=profile)
 
     async def attempt(self, merchant_charge_id: str) -> AttemptRecord | None:
         """One charge attempt as stored now."""
@@ -81,9 +106,12 @@ class ChargeViews:
             await charges.charges_for_sale(sale_id),
         )
 
-    async def unresolved_count(self) -> int:
-        """Attempts whose outcome is not known yet (counted up to UNRESOLVED_SHOWN)."""
-        return len(await self._store.charges.unresolved_attempts(limit=UNRESOLVED_SHOWN))
+    async def unresolved_count(self, *, profile: str | None = None) -> int:
+        """Attempts whose outcome is not known yet (counted up to UNRESOLVED_SHOWN); only
+        `profile`'s when given (the status bar counts its own environment's)."""
+        return len(
+            await self._store.charges.unresolved_attempts(limit=UNRESOLVED_SHOWN, profile=profile)
+        )
 
     async def day_totals(
         self, *, start: datetime, end: datetime, profile: str, zone: tzinfo
@@ -94,4 +122,11 @@ class ChargeViews:
         )
 
 
-__all__ = ["UNRESOLVED_SHOWN", "ChargeViews", "DayTotals", "ReportUnavailable"]
+__all__ = [
+    "UNRESOLVED_SHOWN",
+    "ChargeQuery",
+    "ChargeViews",
+    "CustomerRecord",
+    "DayTotals",
+    "ReportUnavailable",
+]

@@ -143,6 +143,8 @@ class ReasonCode(StrEnum):
     MONEY_REFUSED = "money.refused"
     NO_KNOWN_AMOUNT = "charge.no_known_amount"
     NOT_IN_STORE = "charge.not_in_store"
+    OTHER_ENVIRONMENT = "charge.other_environment"
+    UNKNOWN_ENVIRONMENT = "charge.unknown_environment"
     PIN_REFUND_REQUIRED = "pin.refund_required"
     PIN_CAPTURE_REQUIRED = "pin.capture_required"
     PIN_END_REQUIRED = "pin.end_required"
@@ -452,6 +454,14 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.MONEY_REFUSED: "refused",
     ReasonCode.NO_KNOWN_AMOUNT: "charge {charge} has no known amount; give one",
     ReasonCode.NOT_IN_STORE: "no charge {charge} in the store; query it before acting on it",
+    ReasonCode.OTHER_ENVIRONMENT: (
+        "charge {charge} was made on profile {profile}, not on {current}; nothing about it is "
+        "sent to another service"
+    ),
+    ReasonCode.UNKNOWN_ENVIRONMENT: (
+        "charge {charge} was not made by this terminal (only notifications told of it); no "
+        "service is asked about it"
+    ),
     ReasonCode.PIN_REFUND_REQUIRED: "a refund of charge {charge} needs the supervisor PIN",
     ReasonCode.PIN_CAPTURE_REQUIRED: (
         "charge {charge} was authorized on an earlier day: its capture needs the supervisor PIN"

@@ -140,6 +140,8 @@ class AttemptRecord:
     answered: bool = False
     """The service answered the request (even with an error): its handling has ended, so a
     charge that is not there now will never appear."""
+    customer_document: str | None = None
+    """The sale's customer (CPF/CNPJ digits), for the history's search; None before it was kept."""
 
     @property
     def cards(self) -> tuple[CardSummary, ...]:
@@ -220,6 +222,13 @@ class ChargeRecord:
     check_reason: str | None
     check_reason_data: Reason | None = None
     """Why the next check is planned, as a reason (None for rows from before reasons)."""
+    profile: str | None = None
+    """The profile (service environment) whose service holds the charge: the one its attempt
+    was sent to; None for a charge this terminal never attempted (only notifications told of
+    it), which no service is ever asked about."""
+    customer_document: str | None = None
+    customer_name: str | None = None
+    """Filled by the history's search, which looks the customer up."""
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ from checkout_desktop.domain.records import (
     TenderSummary,
     TimelineRecord,
 )
+from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
 from checkout_desktop.domain.state import AttemptState, ChargeState
 from checkout_desktop.domain.three_ds import ThreeDsFlowRecord, ThreeDsStep
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
@@ -99,8 +100,12 @@ class ChargeReads(Protocol):
         """A sale's attempts, oldest first."""
         ...
 
-    async def unresolved_attempts(self, limit: int = 100) -> list[AttemptRecord]:
-        """Attempts RECORDED or UNKNOWN, oldest first (by created_at, then merchantChargeId)."""
+    async def unresolved_attempts(
+        self, limit: int = 100, *, profile: str | None = None
+    ) -> list[AttemptRecord]:
+        """Attempts RECORDED or UNKNOWN, oldest first (by created_at, then merchantChargeId);
+        only those sent to `profile`'s service when given (environments are kept apart: a
+        service is never asked about another environment's charges)."""
         ...
 
     async def unresolved_attempt_for_sale(self, sale_id: str) -> AttemptRecord | None:
@@ -115,18 +120,23 @@ class ChargeReads(Protocol):
         """The charge's operation that is RECORDED, SENT or UNKNOWN (at most one), or None."""
         ...
 
-    async def unresolved_money_operations(self, limit: int = 100) -> list[MoneyOpRecord]:
-        """Operations RECORDED, SENT or UNKNOWN, oldest (lowest id) first."""
+    async def unresolved_money_operations(
+        self, limit: int = 100, *, profile: str | None = None
+    ) -> list[MoneyOpRecord]:
+        """Operations RECORDED, SENT or UNKNOWN, oldest (lowest id) first; only those on
+        charges of `profile` when given."""
         ...
 
     async def money_operations(self, merchant_charge_id: str) -> list[MoneyOpRecord]:
         """A charge's operations, oldest first."""
         ...
 
-    async def due_checks(self, *, now: datetime, limit: int = 50) -> list[ChargeRecord]:
-        """Charges whose `next_check_at` is at or before `now`, most overdue first. A read: it
-        claims nothing (see `ChargeStore.claim_due_checks` where several terminals share a
-        store)."""
+    async def due_checks(
+        self, *, now: datetime, limit: int = 50, profile: str | None = None
+    ) -> list[ChargeRecord]:
+        """Charges whose `next_check_at` is at or before `now`, most overdue first (only
+        `profile`'s when given). A read: it claims nothing (see `ChargeStore.claim_due_checks`
+        where several terminals share a store)."""
         ...
 
     async def timeline(
@@ -153,8 +163,31 @@ class ChargeReads(Protocol):
         """The latest daily sweep (finished or not), or None before the first."""
         ...
 
-    async def sweep_batch(self, sweep: SweepRecord, limit: int) -> list[ChargeRecord]:
-        """The sweep's next charges: created in [window_from, window_to), id > after_id, by id."""
+    async def sweep_batch(
+        self, sweep: SweepRecord, limit: int, *, profile: str | None = None
+    ) -> list[ChargeRecord]:
+        """The sweep's next charges: created in [window_from, window_to), id > after_id, by id
+        (only `profile`'s when given)."""
+        ...
+
+    async def search_charges(
+        self, query: ChargeQuery, *, before: int | None = None, limit: int = 100
+    ) -> Page[ChargeRecord]:
+        """The history's search (`domain/search.py` for each filter's meaning): matching
+        charges with id < `before`, newest first, each with `customer_name` filled;
+        `next_cursor` is the last id when more follow. Every filter starts from an index:
+        cost independent of the store's size."""
+        ...
+
+    async def matching_charge(
+        self, query: ChargeQuery, merchant_charge_id: str
+    ) -> ChargeRecord | None:
+        """One charge with its customer's name, if it matches `query` (a shown row kept up to
+        date), else None."""
+        ...
+
+    async def recent_customers(self, *, limit: int = 20) -> list[CustomerRecord]:
+        """The customers charged most recently, newest first."""
         ...
 
     async def day_totals(
@@ -190,13 +223,30 @@ class ChargeStore(ChargeReads, Protocol):
         amount: int,
         tenders: Sequence[TenderSummary],
         late_capture: bool = False,
+        customer_document: str | None = None,
     ) -> AttemptRecord:
         """Insert a RECORDED attempt and its timeline row ("recorded", source "request").
+        A charge saved later under this merchantChargeId takes the attempt's `profile` and
+        `customer_document` (a charge with no attempt has neither).
 
         `tenders` (what pays the sale, `domain/tenders.py`) are kept as JSON objects with their
         "kind", read back with `domain.records.stored_tender`. Raises RepositoryError for a
         merchantChargeId already attempted (never reused), an amount that is not positive, or no
         tender. Commit before the request is sent."""
+        ...
+
+    async def remember_customer(
+        self,
+        *,
+        document_type: str,
+        document: str,
+        name: str,
+        email: str | None,
+        phone: str | None = None,
+    ) -> None:
+        """Add or refresh a customer (newest details win; a missing e-mail or phone keeps the
+        known one) and count the use; written with the sale's attempt. `phone` is the area
+        code and number, digits only."""
         ...
 
     async def move_attempt(
@@ -293,13 +343,20 @@ class ChargeStore(ChargeReads, Protocol):
         ...
 
     async def claim_due_checks(
-        self, limit: int, owner: str, *, now: datetime, lease: timedelta
+        self,
+        limit: int,
+        owner: str,
+        *,
+        now: datetime,
+        lease: timedelta,
+        profile: str | None = None,
     ) -> list[ChargeRecord]:
         """Take up to `limit` charges due at `now` (most overdue first) for `owner` (a
         terminal's name), moving their `next_check_at` to `now + lease` so that no other
         terminal sharing the store takes them before the lease ends; `set_checked` or
         `save_charge` then plans the real next check. Charges another owner holds under an
         unexpired lease are skipped, never waited for (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+        Only `profile`'s charges when given.
         Returns the charges as they were before the claim."""
         ...
 

@@ -46,6 +46,7 @@ class AmountEdit(QLineEdit):
         self._maximum: int | None = None
         self._warn_above: int | None = None
         self._large = False
+        self._zero_empty = False
         # True while the whole amount is selected: the next digit replaces it.
         self._replace = False
         self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -67,6 +68,12 @@ class AmountEdit(QLineEdit):
 
     def clear_amount(self) -> None:
         self.set_centavos(0)
+
+    def set_zero_empty(self, empty: bool) -> None:
+        """Show no amount as an empty field (its placeholder says what that means), where zero
+        means "any" rather than R$ 0,00 (a search)."""
+        self._zero_empty = empty
+        self._render()
 
     def maximum(self) -> int | None:
         return self._maximum
@@ -98,7 +105,10 @@ class AmountEdit(QLineEdit):
             self.large_amount.emit(large)
 
     def _render(self) -> None:
-        self.setText(format_money(self._centavos, self.locale() or QLocale()))
+        if self._zero_empty and self._centavos == 0:
+            self.setText("")
+        else:
+            self.setText(format_money(self._centavos, self.locale() or QLocale()))
         if self._replace:
             self.selectAll()
         else:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import (
@@ -12,7 +14,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.charges.views import ChargeQuery, ChargeViews
+from checkout_desktop.domain.documents import DocumentError, format_cnpj, format_cpf
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.records import ChargeRecord, Page, TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
@@ -44,6 +47,18 @@ def status_colour(status: str | None) -> QColor | None:
     return None if status is None else _STATUS_COLOURS.get(status)
 
 
+def format_document(document: str) -> str:
+    """A CPF or CNPJ with its usual punctuation; anything else as stored."""
+    try:
+        if len(document) == 11:
+            return format_cpf(document)
+        if len(document) == 14:
+            return format_cnpj(document)
+    except DocumentError:
+        pass
+    return document
+
+
 def cards_text(record: ChargeRecord) -> str:
     """The charge's cards as a receipt may show them: brand and last four digits."""
     parts = []
@@ -56,15 +71,29 @@ def cards_text(record: ChargeRecord) -> str:
 
 
 class ChargeHistoryModel(ReadOnlyTableModel):
-    """Charges newest first; more pages on scroll; a changed charge is refreshed in place."""
+    """Charges newest first, as searched; more pages on scroll; a changed charge is refreshed
+    in place."""
 
-    COLUMNS = ("created", "charge", "amount", "status", "refunded", "cards", "three_ds")
+    COLUMNS = (
+        "created",
+        "charge",
+        "amount",
+        "status",
+        "refunded",
+        "cards",
+        "customer",
+        "three_ds",
+        "environment",
+    )
 
     def __init__(
         self,
         views: ChargeViews,
         *,
         page_size: int = 100,
+        query: ChargeQuery | None = None,
+        environment_label: Callable[[str | None], str] | None = None,
+        home_profile: str | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -72,7 +101,9 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             raise ValueError(f"a page holds at least one row, not {page_size}")
         self._repo = views
         self._page_size = page_size
-        self._status: ChargeStatus | None = None
+        self._query = query or ChargeQuery()
+        self._environment_label = environment_label or (lambda name: name or "—")
+        self._home = home_profile
         self._rows: list[ChargeRecord] = []
         self._cursor: int | None = None
         self._exhausted = False
@@ -84,19 +115,25 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             self.tr("Status"),
             self.tr("Refunded"),
             self.tr("Cards"),
+            self.tr("Customer"),
             self.tr("3DS"),
+            self.tr("Environment"),
         )
         self._load_first_page()
 
+    @property
+    def query(self) -> ChargeQuery:
+        return self._query
+
     def _load_first_page(self) -> None:
         """Read the first page; the rows are replaced once it is read."""
-        status = self._status
+        query = self._query
         self._loading = True
 
         def loaded(page: Page[ChargeRecord]) -> None:
             self._loading = False
-            if status != self._status:
-                return  # a newer filter's page is on its way
+            if query != self._query:
+                return  # a newer search's page is on its way
             self.beginResetModel()
             self._rows = list(page.items)
             self._cursor = page.next_cursor
@@ -104,7 +141,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             self.endResetModel()
 
         read(
-            self._repo.list_charges(limit=self._page_size, status=status),
+            self._repo.search(query, limit=self._page_size),
             loaded,
             failed=self._read_failed,
         )
@@ -113,11 +150,14 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         self._loading = False
         logger.error("the charge history could not be read", exc_info=exc)
 
-    def set_status_filter(self, status: ChargeStatus | None) -> None:
-        if status == self._status:
+    def set_query(self, query: ChargeQuery) -> None:
+        if query == self._query:
             return
-        self._status = status
+        self._query = query
         self.refresh()
+
+    def set_status_filter(self, status: ChargeStatus | None) -> None:
+        self.set_query(replace(self._query, status=status))
 
     def refresh(self) -> None:
         self._load_first_page()
@@ -128,12 +168,12 @@ class ChargeHistoryModel(ReadOnlyTableModel):
     def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
         if parent.isValid() or self._exhausted or self._loading:
             return
-        status = self._status
+        query = self._query
         self._loading = True
 
         def loaded(page: Page[ChargeRecord]) -> None:
             self._loading = False
-            if status != self._status:
+            if query != self._query:
                 return
             self._cursor = page.next_cursor
             self._exhausted = page.next_cursor is None
@@ -145,22 +185,30 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             self.endInsertRows()
 
         read(
-            self._repo.list_charges(before=self._cursor, limit=self._page_size, status=status),
+            self._repo.search(query, before=self._cursor, limit=self._page_size),
             loaded,
             failed=self._read_failed,
         )
 
     def charge_changed(self, merchant_charge_id: str) -> None:
-        """Re-read one charge: update its row, or put a new charge at the top."""
-        read(self._repo.charge(merchant_charge_id), self._show_charge, failed=self._read_failed)
+        """Re-read one charge: update its row, drop it when it no longer matches the search,
+        or put a new matching charge at the top."""
+        query = self._query
+        read(
+            self._repo.matching_charge(query, merchant_charge_id),
+            lambda record: self._show_charge(query, merchant_charge_id, record),
+            failed=self._read_failed,
+        )
 
-    def _show_charge(self, record: ChargeRecord | None) -> None:
-        if record is None:
-            return
-        merchant_charge_id = record.merchant_charge_id
+    def _show_charge(
+        self, query: ChargeQuery, merchant_charge_id: str, record: ChargeRecord | None
+    ) -> None:
+        if query != self._query:
+            return  # the search changed meanwhile: its first page reads the charge anew
         for row, shown in enumerate(self._rows):
             if shown.merchant_charge_id == merchant_charge_id:
-                if self._status is not None and record.status != self._status:
+                if record is None:
+                    # It no longer matches the search (its status moved on).
                     self.beginRemoveRows(QModelIndex(), row, row)
                     del self._rows[row]
                     self.endRemoveRows()
@@ -168,7 +216,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
                 self._rows[row] = record
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
                 return
-        if self._status is not None and record.status != self._status:
+        if record is None:
             return
         if self._rows and record.id < self._rows[0].id:
             # An older charge not loaded yet: it appears in its place when paged in.
@@ -211,6 +259,10 @@ class ChargeHistoryModel(ReadOnlyTableModel):
                 return format_money(record.refunded_amount) if record.refunded_amount else ""
             if name == "cards":
                 return cards_text(record)
+            if name == "customer":
+                return record.customer_name or ""
+            if name == "environment":
+                return self._environment_label(record.profile)
             return status_label(record.three_ds_status) if record.three_ds_status else ""
         if role == Qt.ItemDataRole.TextAlignmentRole and name in ("amount", "refunded"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -219,6 +271,16 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             return None if colour is None else QBrush(colour)
         if role == Qt.ItemDataRole.ToolTipRole and name == "charge" and record.charge_id:
             return self.tr("Service id: {id}").format(id=record.charge_id)
+        if role == Qt.ItemDataRole.ToolTipRole and name == "customer" and record.customer_document:
+            return format_document(record.customer_document)
+        if (
+            role == Qt.ItemDataRole.ForegroundRole
+            and self._query.profile is None
+            and self._home is not None
+            and record.profile != self._home
+        ):
+            # Another environment's charge, shown read only: greyed.
+            return QBrush(QColor("#6b6b6b"))
         if role == MERCHANT_CHARGE_ID_ROLE:
             return record.merchant_charge_id
         return None

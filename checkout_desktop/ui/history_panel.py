@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
 
-from PySide6.QtCore import QItemSelection, Qt, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import QDate, QItemSelection, Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase, QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QDateEdit,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -35,7 +37,7 @@ from checkout_desktop.charges.service import (
     MoneyOperationError,
     MoneyView,
 )
-from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.charges.views import ChargeQuery, ChargeViews
 from checkout_desktop.domain.charge_events import (
     AttemptChanged,
     ChargeChanged,
@@ -223,26 +225,93 @@ class HistoryPanel(QWidget):
         views: ChargeViews,
         adapter: QtEventAdapter,
         pin_hash: Callable[[], str | None],
+        environment_label: Callable[[str | None], str] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = service
         self._views = views
         self._pin_hash = pin_hash
+        self._environment_label = environment_label or (lambda name: name or "—")
         self._busy: asyncio.Future[object] | None = None
         self._view: MoneyView | None = None
         self.dialog: MoneyActionDialog | None = None
         # The latest refund done from this panel, for its receipt.
         self.last_refund: tuple[str, int] | None = None
-        self.model = ChargeHistoryModel(views, parent=self)
+        # Another environment's charges (a sandbox's test sales in production) are hidden
+        # unless asked for, and then shown read only.
+        self.model = ChargeHistoryModel(
+            views,
+            query=ChargeQuery(profile=service.profile),
+            environment_label=self._environment_label,
+            home_profile=service.profile,
+            parent=self,
+        )
         self.timeline = TimelineModel(views, parent=self)
 
         self.status_filter = QComboBox(self)
         self.status_filter.setObjectName("historyStatusFilter")
-        self.status_filter.addItem(self.tr("All charges"), None)
+        self.status_filter.addItem(self.tr("All statuses"), None)
         for status in ChargeStatus:
             self.status_filter.addItem(status_label(status.value), status.value)
         self.refresh_button = QPushButton(self.tr("Reload"), self)
+        self.customer_search = QLineEdit(self)
+        self.customer_search.setObjectName("historyCustomerSearch")
+        self.customer_search.setPlaceholderText(self.tr("Customer name or CPF/CNPJ"))
+        self.customer_search.setClearButtonEnabled(True)
+        self.amount_search = AmountEdit(self)
+        self.amount_search.setObjectName("historyAmountSearch")
+        # Empty means any amount: a visible R$ 0,00 read as "charges of zero".
+        self.amount_search.setPlaceholderText(self.tr("Any amount"))
+        self.amount_search.set_zero_empty(True)
+        self.amount_search.setToolTip(
+            self.tr("Only charges of exactly this amount; empty (Delete) for any amount")
+        )
+        self.amount_search.setMaximumWidth(140)
+        self.last_four_search = QLineEdit(self)
+        self.last_four_search.setObjectName("historyLastFourSearch")
+        self.last_four_search.setPlaceholderText(self.tr("Card's last 4 digits"))
+        self.last_four_search.setValidator(
+            QRegularExpressionValidator(r"\d{0,4}", self.last_four_search)
+        )
+        self.last_four_search.setMaximumWidth(150)
+        self.period = QComboBox(self)
+        self.period.setObjectName("historyPeriod")
+        self.period.addItem(self.tr("Any date"), "any")
+        self.period.addItem(self.tr("Today"), "today")
+        self.period.addItem(self.tr("Yesterday"), "yesterday")
+        self.period.addItem(self.tr("Last 7 days"), "week")
+        self.period.addItem(self.tr("Last 30 days"), "month")
+        self.period.addItem(self.tr("Between dates…"), "between")
+        today = QDate.currentDate()
+        self.date_from = QDateEdit(today.addDays(-7), self)
+        self.date_from.setObjectName("historyDateFrom")
+        self.date_to = QDateEdit(today, self)
+        self.date_to.setObjectName("historyDateTo")
+        for edit in (self.date_from, self.date_to):
+            edit.setCalendarPopup(True)
+            edit.setVisible(False)
+        self.date_to_label = QLabel(self.tr("to"), self)
+        self.date_to_label.setVisible(False)
+        self.other_environments = QCheckBox(self.tr("Other environments (read only)"), self)
+        self.other_environments.setObjectName("historyOtherEnvironments")
+        self.other_environments.setToolTip(
+            self.tr(
+                "Also list charges made in another environment (for example the sandbox's test "
+                "sales). They can be looked at, never refunded, captured or queried from here."
+            )
+        )
+        self.clear_search_button = QPushButton(self.tr("Clear search"), self)
+        self.clear_search_button.setObjectName("historyClearSearch")
+        self.search_note = QLabel(self)
+        self.search_note.setObjectName("historySearchNote")
+        self.search_note.setStyleSheet("color: #b3261e;")
+        self.search_note.setVisible(False)
+        # Typing searches after a short pause, not on every key.
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(300)
+        self._search_timer.timeout.connect(self.apply_search)
         # Attempts whose outcome is unknown have no charge row yet: listed apart, so that a
         # supervisor can end one the service's answers cannot settle.
         self.unresolved_label = QLabel(self.tr("Outcome unknown:"), self)
@@ -275,8 +344,9 @@ class HistoryPanel(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((150, 260, 110, 150, 110, 220)):
+        for column, width in enumerate((150, 260, 110, 150, 110, 200, 200, 90)):
             self.table.horizontalHeader().resizeSection(column, width)
+        self.table.setColumnHidden(ChargeHistoryModel.COLUMNS.index("environment"), True)
 
         self.title = QLabel(self.tr("Select a charge to see its timeline."), self)
         self.title.setObjectName("timelineTitle")
@@ -325,8 +395,19 @@ class HistoryPanel(QWidget):
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
+        search_row = QHBoxLayout()
+        search_row.addWidget(self.customer_search, 2)
+        search_row.addWidget(QLabel(self.tr("Amount"), self))
+        search_row.addWidget(self.amount_search)
+        search_row.addWidget(self.last_four_search)
+        search_row.addWidget(self.period)
+        search_row.addWidget(self.date_from)
+        search_row.addWidget(self.date_to_label)
+        search_row.addWidget(self.date_to)
         top = QHBoxLayout()
         top.addWidget(self.status_filter)
+        top.addWidget(self.other_environments)
+        top.addWidget(self.clear_search_button)
         top.addStretch(1)
         top.addWidget(self.unresolved_label)
         top.addWidget(self.unresolved)
@@ -365,7 +446,9 @@ class HistoryPanel(QWidget):
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(search_row)
         left_layout.addLayout(top)
+        left_layout.addWidget(self.search_note)
         left_layout.addWidget(self.table, 1)
 
         # Stacked, not side by side: both tables need the window's width to stay readable.
@@ -377,7 +460,17 @@ class HistoryPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
 
-        self.status_filter.currentIndexChanged.connect(self._filter_changed)
+        self.status_filter.currentIndexChanged.connect(self.apply_search)
+        self.period.currentIndexChanged.connect(self._period_changed)
+        self.date_from.dateChanged.connect(self.apply_search)
+        self.date_to.dateChanged.connect(self.apply_search)
+        self.other_environments.toggled.connect(self._environments_toggled)
+        self.customer_search.textChanged.connect(self._search_timer.start)
+        self.customer_search.returnPressed.connect(self.apply_search)
+        self.last_four_search.textChanged.connect(self._last_four_changed)
+        self.amount_search.value_changed.connect(self._search_timer.start)
+        self.clear_search_button.clicked.connect(self.clear_search)
+        self.model.modelReset.connect(self._note_search_result)
         self.refresh_button.clicked.connect(self.model.refresh)
         self.refresh_button.clicked.connect(self.refresh_unresolved)
         self.end_button.clicked.connect(self.ask_end)
@@ -401,7 +494,11 @@ class HistoryPanel(QWidget):
 
     def refresh_unresolved(self) -> None:
         """List the attempts whose outcome is still unknown (none: the row hides)."""
-        read(self._views.unresolved_attempts(limit=50), self._show_unresolved)
+        # Only this environment's: another's can be neither asked about nor ended here.
+        read(
+            self._views.unresolved_attempts(limit=50, profile=self._service.profile),
+            self._show_unresolved,
+        )
 
     def _show_unresolved(self, attempts: list[AttemptRecord]) -> None:
         chosen = self.unresolved.currentData()
@@ -622,9 +719,98 @@ class HistoryPanel(QWidget):
         self._show(merchant_charge_id)
         return True
 
+    # -- search ------------------------------------------------------------------------------
+
+    def search_query(self) -> ChargeQuery:
+        """The search as the fields now say it."""
+        status = self.status_filter.currentData()
+        last_four = self.last_four_search.text()
+        amount = self.amount_search.centavos()
+        start, end = self._period()
+        return ChargeQuery(
+            profile=None if self.other_environments.isChecked() else self._service.profile,
+            status=None if status is None else ChargeStatus(status),
+            amount=amount or None,
+            customer=self.customer_search.text().strip(),
+            last_four=last_four if len(last_four) == 4 else "",
+            created_from=start,
+            created_to=end,
+        )
+
+    def _period(self) -> tuple[datetime | None, datetime | None]:
+        """The chosen dates as a range of instants, in this computer's time zone."""
+        kind = self.period.currentData()
+        midnight = datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        if kind == "today":
+            return midnight, None
+        if kind == "yesterday":
+            return midnight - timedelta(days=1), midnight
+        if kind == "week":
+            return midnight - timedelta(days=6), None
+        if kind == "month":
+            return midnight - timedelta(days=29), None
+        if kind == "between":
+            first, last = self.date_from.date(), self.date_to.date()
+            if last < first:
+                first, last = last, first
+            start = midnight.replace(year=first.year(), month=first.month(), day=first.day())
+            end = midnight.replace(year=last.year(), month=last.month(), day=last.day())
+            return start, end + timedelta(days=1)
+        return None, None
+
+    def apply_search(self) -> None:
+        self._search_timer.stop()
+        self.model.set_query(self.search_query())
+
+    def _note_search_result(self) -> None:
+        empty = self.model.rowCount() == 0 and not self.model.query.is_empty
+        self.search_note.setText(self.tr("No charge matches this search.") if empty else "")
+        self.search_note.setVisible(empty)
+
+    def clear_search(self) -> None:
+        widgets = (
+            self.customer_search,
+            self.last_four_search,
+            self.amount_search,
+            self.status_filter,
+            self.period,
+            self.other_environments,
+        )
+        for widget in widgets:
+            widget.blockSignals(True)
+        self.customer_search.clear()
+        self.last_four_search.clear()
+        self.amount_search.clear_amount()
+        self.status_filter.setCurrentIndex(0)
+        self.period.setCurrentIndex(0)
+        self.other_environments.setChecked(False)
+        for widget in widgets:
+            widget.blockSignals(False)
+        self.table.setColumnHidden(ChargeHistoryModel.COLUMNS.index("environment"), True)
+        self._period_changed()
+
+    def _period_changed(self) -> None:
+        between = self.period.currentData() == "between"
+        for widget in (self.date_from, self.date_to_label, self.date_to):
+            widget.setVisible(between)
+        self.apply_search()
+
+    def _last_four_changed(self, text: str) -> None:
+        # Searched once all four are typed (or the field is emptied).
+        if len(text) in (0, 4):
+            self.apply_search()
+
+    def _environments_toggled(self, shown: bool) -> None:
+        column = ChargeHistoryModel.COLUMNS.index("environment")
+        self.table.setColumnHidden(column, not shown)
+        self.apply_search()
+
+    def is_read_only(self, record: ChargeRecord) -> bool:
+        """Another environment's charge (or one this terminal never made): looked at only."""
+        return record.profile != self._service.profile
+
     def _filter_changed(self) -> None:
-        value = self.status_filter.currentData()
-        self.model.set_status_filter(None if value is None else ChargeStatus(value))
+        self.apply_search()
 
     def _selection_changed(self, selected: QItemSelection, _old: QItemSelection) -> None:
         indexes = selected.indexes()
@@ -683,16 +869,32 @@ class HistoryPanel(QWidget):
                 )
             if record.three_ds_status:
                 parts.append(f"3DS {status_label(record.three_ds_status)}")
+            if record.customer_name:
+                parts.append(record.customer_name)
             self.title.setText(" · ".join(parts))
         has = record is not None
-        refundable = view is not None and view.refundable > 0 and not view.busy
-        capturable = view is not None and view.capturable
+        read_only = record is not None and self.is_read_only(record)
+        refundable = view is not None and view.refundable > 0 and not view.busy and not read_only
+        capturable = view is not None and view.capturable and not read_only
         if view is not None and view.pending is not None and not busy:
             self.message.setText(pending_text(view.pending.kind))
             self.message.setStyleSheet("color: #8a5a00;")
+        elif record is not None and read_only and not busy:
+            if record.profile is None:
+                text = self.tr(
+                    "This terminal did not make this charge (only notifications told of it): "
+                    "shown read only."
+                )
+            else:
+                text = self.tr(
+                    "Made in another environment ({environment}): shown read only. Refund, "
+                    "capture or query it from a terminal set to that environment."
+                ).format(environment=self._environment_label(record.profile))
+            self.message.setText(text)
+            self.message.setStyleSheet("color: #6b6b6b;")
         self.refund_button.setEnabled(refundable and not busy)
         self.capture_button.setEnabled(capturable and not busy)
-        self.query_button.setEnabled(has and not busy)
+        self.query_button.setEnabled(has and not busy and not read_only)
         self.events_button.setEnabled(has)
         self.receipt_button.setEnabled(
             record is not None and record.status not in (None, ChargeStatus.DENIED)
@@ -736,7 +938,7 @@ class HistoryPanel(QWidget):
 
     def ask_refund(self) -> None:
         view = self.selected_view()
-        if view is None:
+        if view is None or self.is_read_only(view.charge):
             return
         record = view.charge
         if view.pending is not None:
@@ -780,7 +982,7 @@ class HistoryPanel(QWidget):
 
     def ask_capture(self) -> None:
         view = self.selected_view()
-        if view is None:
+        if view is None or self.is_read_only(view.charge):
             return
         if view.pending is not None:
             self.message.setText(pending_text(view.pending.kind))
@@ -819,7 +1021,7 @@ class HistoryPanel(QWidget):
 
     def query_now(self) -> None:
         record = self.selected()
-        if record is None:
+        if record is None or self.is_read_only(record):
             return
         mcid = record.merchant_charge_id
         self._run(

@@ -194,7 +194,8 @@ class MainWindow(QMainWindow):
         self.status = TerminalStatusBar(
             self.adapter,
             environment=environment,
-            unresolved_count=views.unresolved_count,
+            # This environment's open attempts only: another's are none of this service's.
+            unresolved_count=lambda: views.unresolved_count(profile=service.profile),
             show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,
         )
@@ -227,6 +228,13 @@ class MainWindow(QMainWindow):
     def panels_built(self) -> bool:
         return self._panels_built
 
+    def environment_label(self, profile_name: str | None) -> str:
+        """A profile's name as the clerk knows it (a charge's environment in the history)."""
+        if profile_name is None:
+            return self.tr("unknown")
+        profile = self.settings.profiles.get(profile_name)
+        return profile_label(profile) if profile is not None else profile_name
+
     def build_panels(self) -> None:
         """Build the events, history and settings panels (once; later calls do nothing)."""
         if self._panels_built:
@@ -244,6 +252,7 @@ class MainWindow(QMainWindow):
             views=self._views,
             adapter=self.adapter,
             pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
+            environment_label=self.environment_label,
         )
         self.day_totals: DayTotalsPanel = DayTotalsPanel(
             self._views,

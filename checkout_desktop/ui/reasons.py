@@ -285,6 +285,16 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.NOT_IN_STORE: QCoreApplication.translate(
             "Reasons", "charge {charge} is not in this terminal's records; query it first"
         ),
+        ReasonCode.OTHER_ENVIRONMENT: QCoreApplication.translate(
+            "Reasons",
+            "charge {charge} was made in another environment ({profile}); it can only be "
+            "refunded, captured or queried there",
+        ),
+        ReasonCode.UNKNOWN_ENVIRONMENT: QCoreApplication.translate(
+            "Reasons",
+            "charge {charge} was not made by this terminal (only notifications told of it); "
+            "nothing is sent about it",
+        ),
         ReasonCode.PIN_REFUND_REQUIRED: QCoreApplication.translate(
             "Reasons", "a refund of charge {charge} needs the supervisor PIN"
         ),

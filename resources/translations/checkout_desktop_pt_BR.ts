@@ -222,8 +222,16 @@
         <translation>Cartões</translation>
     </message>
     <message>
+        <source>Customer</source>
+        <translation>Cliente</translation>
+    </message>
+    <message>
         <source>3DS</source>
         <translation>3DS</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>Ambiente</translation>
     </message>
     <message>
         <source>Service id: {id}</source>
@@ -993,12 +1001,64 @@
         <translation>Não realizado: {why}.</translation>
     </message>
     <message>
-        <source>All charges</source>
-        <translation>Todas as cobranças</translation>
-    </message>
-    <message>
         <source>Reload</source>
         <translation>Recarregar</translation>
+    </message>
+    <message>
+        <source>Customer name or CPF/CNPJ</source>
+        <translation>Nome do cliente ou CPF/CNPJ</translation>
+    </message>
+    <message>
+        <source>Any amount</source>
+        <translation>Qualquer valor</translation>
+    </message>
+    <message>
+        <source>Only charges of exactly this amount; empty (Delete) for any amount</source>
+        <translation>Só cobranças deste valor exato; vazio (Delete) para qualquer valor</translation>
+    </message>
+    <message>
+        <source>Card&apos;s last 4 digits</source>
+        <translation>Últimos 4 dígitos do cartão</translation>
+    </message>
+    <message>
+        <source>Any date</source>
+        <translation>Qualquer data</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>Hoje</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>Ontem</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>Últimos 7 dias</translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation>Últimos 30 dias</translation>
+    </message>
+    <message>
+        <source>Between dates…</source>
+        <translation>Entre datas…</translation>
+    </message>
+    <message>
+        <source>to</source>
+        <translation>até</translation>
+    </message>
+    <message>
+        <source>Other environments (read only)</source>
+        <translation>Outros ambientes (somente leitura)</translation>
+    </message>
+    <message>
+        <source>Also list charges made in another environment (for example the sandbox&apos;s test sales). They can be looked at, never refunded, captured or queried from here.</source>
+        <translation>Lista também as cobranças feitas em outro ambiente (por exemplo, as vendas de teste do sandbox). Elas podem ser vistas, mas nunca estornadas, capturadas ou consultadas daqui.</translation>
+    </message>
+    <message>
+        <source>Clear search</source>
+        <translation>Limpar busca</translation>
     </message>
     <message>
         <source>Outcome unknown:</source>
@@ -1057,6 +1117,10 @@
         <translation>Salvar como PDF…</translation>
     </message>
     <message>
+        <source>Amount</source>
+        <translation>Valor</translation>
+    </message>
+    <message>
         <source>{id} · sale {sale} · {amount} · since {at}</source>
         <translation>{id} · venda {sale} · {amount} · desde {at}</translation>
     </message>
@@ -1093,8 +1157,20 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Cobrança {id} encerrada; a venda está livre.</translation>
     </message>
     <message>
+        <source>No charge matches this search.</source>
+        <translation>Nenhuma cobrança corresponde a esta busca.</translation>
+    </message>
+    <message>
         <source>refunded {amount}</source>
         <translation>estornado {amount}</translation>
+    </message>
+    <message>
+        <source>This terminal did not make this charge (only notifications told of it): shown read only.</source>
+        <translation>Este terminal não fez esta cobrança (só as notificações falaram dela): mostrada somente para leitura.</translation>
+    </message>
+    <message>
+        <source>Made in another environment ({environment}): shown read only. Refund, capture or query it from a terminal set to that environment.</source>
+        <translation>Feita em outro ambiente ({environment}): mostrada somente para leitura. Estorne, capture ou consulte a partir de um terminal configurado para esse ambiente.</translation>
     </message>
     <message>
         <source>The service confirmed where the charge stands; you may act on it again.</source>
@@ -1139,6 +1215,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Cancelled.</source>
         <translation>Cancelado.</translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation>Todas as situações</translation>
     </message>
     <message>
         <source>Failed: {why}</source>
@@ -1424,6 +1504,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>&amp;Settings</source>
         <translation>&amp;Configurações</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>desconhecido</translation>
     </message>
     <message>
         <source>Charge {id}</source>
@@ -1881,6 +1965,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>charge {charge} is not in this terminal&apos;s records; query it first</source>
         <translation>a cobrança {charge} não está nos registros deste terminal; consulte-a primeiro</translation>
+    </message>
+    <message>
+        <source>charge {charge} was made in another environment ({profile}); it can only be refunded, captured or queried there</source>
+        <translation>a cobrança {charge} foi feita em outro ambiente ({profile}); só pode ser estornada, capturada ou consultada lá</translation>
+    </message>
+    <message>
+        <source>charge {charge} was not made by this terminal (only notifications told of it); nothing is sent about it</source>
+        <translation>a cobrança {charge} não foi feita por este terminal (só as notificações falaram dela); nada é enviado sobre ela</translation>
     </message>
     <message>
         <source>a refund of charge {charge} needs the supervisor PIN</source>

@@ -205,6 +205,7 @@ async def charging_stack(
     unknown_grace_s: float = 600.0,
     policy: CheckPolicy | None = None,
     token_field: TokenFieldSpelling = "temporaryCardToken",
+    profile: str = "builtin-sandbox",
 ) -> AsyncIterator[Stack]:
     """A charge service on a sandbox. The card-token spelling starts as a new profile's does,
     unless a test gives the one a profile has learned already."""
@@ -238,7 +239,7 @@ async def charging_stack(
         service = ChargeService(
             store=SqliteStore(conn),
             client=client,
-            profile="builtin-sandbox",
+            profile=profile,
             events=events,
             policy=policy,
             unknown_grace_s=unknown_grace_s,

@@ -14,11 +14,10 @@ from pydantic import SecretStr
 from checkout_desktop import cli
 from checkout_desktop.domain.deliveries import NewEvent
 from checkout_desktop.domain.enums import Verdict
-from checkout_desktop.store.postgres import db
+from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.inbox_lock import InboxLock
-from checkout_desktop.store.postgres.schema import SCHEMA_VERSION
 from tests.conftest import MemoryKeyring
 
 pytestmark = pytest.mark.pg
@@ -50,7 +49,7 @@ def test_password_is_kept_in_the_keychain_and_checked(
     assert cli.main(["--store", shop_url, "store", "password"]) == 0
     out = capsys.readouterr()
     assert "kept in the OS keychain" in out.out
-    assert f"schema {SCHEMA_VERSION}" in out.out
+    assert f"schema {schema.SCHEMA_VERSION}" in out.out
     assert "0 charges, 0 webhook deliveries" in out.out
     assert PASSWORD not in out.out + out.err
     assert list(memory_keyring.entries.values()) == [PASSWORD]

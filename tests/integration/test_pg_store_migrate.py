@@ -92,6 +92,17 @@ def make_store(path: Path, *, charges: int, events: int, seed: int = 7) -> None:
             "VALUES (?, ?, ?, 3)",
             (_ts(1), _ts(0), _ts(1)),
         )
+        # Charges remember their environment and customer; the customers move with them.
+        conn.execute(
+            "UPDATE charge SET profile = 'production', customer_document = '65844359038' "
+            "WHERE id % 2 = 0"
+        )
+        conn.execute(
+            "INSERT INTO customer (document, document_type, name, name_key, email, phone, "
+            "first_used_at, last_used_at, uses) VALUES ('65844359038', 'CPF', 'João Açaí', "
+            "'joao acai', NULL, '11987654321', ?, ?, 3)",
+            (_ts(0), _ts(1)),
+        )
         first_ids: list[int] = []
         for n in range(events):
             body = (
@@ -156,6 +167,7 @@ def test_the_copy_is_exact_and_the_store_goes_on_from_it(pg_url: str, tmp_path: 
         "charge_timeline": 240,
         "charge_sweep": 1,
         "webhook_event": 900,
+        "customer": 1,
         "three_ds_flow": 0,
     }
     for table, keys in migrate.TABLES:

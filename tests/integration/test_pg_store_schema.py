@@ -26,6 +26,7 @@ TABLES = {
     "charge_timeline",
     "charge_transaction",
     "checkout_schema",
+    "customer",
     "inbox_holder",
     "money_operation",
     "three_ds_flow",

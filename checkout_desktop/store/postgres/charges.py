@@ -134,6 +134,9 @@ class SqliteDialect:
 class PgChargeRepository(ChargeRepository):
     """The charge repository on one psycopg connection (one unit of work at a time)."""
 
+    INDEX_HINTS = False
+    """SQLite's planner hints (a unary '+' on a text column) are no PostgreSQL."""
+
     def __init__(
         self, conn: psycopg.Connection[Any], *, clock: Callable[[], datetime] = utc_now
     ) -> None:
@@ -160,6 +163,7 @@ class PgChargeRepository(ChargeRepository):
         amount: int,
         tenders: Sequence[TenderSummary],
         late_capture: bool = False,
+        customer_document: str | None = None,
     ) -> AttemptRecord:
         import psycopg
 
@@ -173,6 +177,7 @@ class PgChargeRepository(ChargeRepository):
                     amount=amount,
                     tenders=tenders,
                     late_capture=late_capture,
+                    customer_document=customer_document,
                 )
         except psycopg.errors.UniqueViolation:
             raise RepositoryError(
@@ -201,19 +206,26 @@ class PgChargeRepository(ChargeRepository):
             ) from None
 
     def claim_due_checks(
-        self, limit: int, owner: str, *, now: datetime, lease: timedelta
+        self,
+        limit: int,
+        owner: str,
+        *,
+        now: datetime,
+        lease: timedelta,
+        profile: str | None = None,
     ) -> list[ChargeRecord]:
         """Take the due charges no other counter holds, most overdue first, for `owner`.
 
         Rows another transaction has locked are skipped, not waited for (SKIP LOCKED); the
         claimed ones move their next check to `now + lease`, so nobody takes them again before
-        the lease ends. Returns them as they were before the claim.
+        the lease ends. Returns them as they were before the claim. Only `profile`'s when given.
         """
         self.require_transaction("claim_due_checks")
+        mine = "AND profile = :profile " if profile is not None else ""
         rows = self.conn.execute(
-            "SELECT * FROM charge WHERE next_check_at IS NOT NULL AND next_check_at <= :now "
-            "ORDER BY next_check_at LIMIT :limit FOR UPDATE SKIP LOCKED",
-            {"now": ts(now), "limit": limit},
+            "SELECT * FROM charge WHERE next_check_at IS NOT NULL AND next_check_at <= :now "  # noqa: S608 - constant conditions
+            f"{mine}ORDER BY next_check_at LIMIT :limit FOR UPDATE SKIP LOCKED",
+            {"now": ts(now), "limit": limit, "profile": profile},
         ).fetchall()
         due = [_charge(r) for r in rows]
         if due:

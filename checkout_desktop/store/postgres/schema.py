@@ -246,8 +246,38 @@ CREATE INDEX IF NOT EXISTS webhook_event_search ON webhook_event
 """Substring search as an index lookup (3+ characters). Created with the schema where the
 server has pg_trgm; where it has not, the store still opens and searches scan."""
 
+# Step 7, as in the embedded store (`store/sqlite/schema_charges.py` ENVIRONMENTS): each charge
+# remembers the profile (service environment) that made it and its customer's document, and the
+# customers are kept (no card data) for the history's search and the recent customers.
+ENVIRONMENTS = """
+ALTER TABLE charge ADD COLUMN profile TEXT;
+ALTER TABLE charge ADD COLUMN customer_document TEXT;
+ALTER TABLE charge_attempt ADD COLUMN customer_document TEXT;
+UPDATE charge SET profile = (SELECT a.profile FROM charge_attempt a
+    WHERE a.merchant_charge_id = charge.merchant_charge_id);
+CREATE INDEX charge_profile ON charge (profile, id);
+CREATE INDEX charge_profile_amount ON charge (profile, amount, id);
+CREATE INDEX charge_customer ON charge (customer_document, id)
+    WHERE customer_document IS NOT NULL;
+CREATE INDEX charge_transaction_last_four ON charge_transaction (last_four)
+    WHERE last_four IS NOT NULL;
+CREATE TABLE customer (
+    document TEXT PRIMARY KEY,
+    document_type TEXT NOT NULL,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    email TEXT,
+    phone TEXT,
+    first_used_at TEXT NOT NULL,
+    last_used_at TEXT NOT NULL,
+    uses INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX customer_recent ON customer (last_used_at);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "charges, attempts, money operations, timelines, sweeps, the inbox", V1),
+    (7, "charges remember their environment and customer; customers", ENVIRONMENTS),
     (9, "3DS flows, each step written before its call", THREE_DS),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""

@@ -39,6 +39,7 @@ from checkout_desktop.domain.records import (
     TimelineRecord,
     stored_tender,
 )
+from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
     AttemptState,
@@ -53,6 +54,8 @@ from checkout_desktop.store.errors import (
     NotInTransaction,
     RepositoryError,
 )
+from checkout_desktop.store.sqlite.charge_search import Rows, matching_charge, search_charges
+from checkout_desktop.store.sqlite.customers import recent_customers, remember_customer
 from checkout_desktop.store.sqlite.db import transaction
 from checkout_desktop.store.sqlite.three_ds import ThreeDsRows
 
@@ -138,6 +141,9 @@ def mask_json(value: Any) -> Any:
 class ChargeRepository(ThreeDsRows):
     """Attempts, charges, transactions and timelines on one connection (one writer)."""
 
+    INDEX_HINTS = True
+    """The history's search may steer SQLite's planner (`store/sqlite/charge_search.py`)."""
+
     def __init__(
         self, conn: sqlite3.Connection, *, clock: Callable[[], datetime] = utc_now
     ) -> None:
@@ -180,8 +186,10 @@ class ChargeRepository(ThreeDsRows):
         amount: int,
         tenders: Sequence[TenderSummary],
         late_capture: bool = False,
+        customer_document: str | None = None,
     ) -> AttemptRecord:
-        """Record an attempt before its request is sent (commit before sending)."""
+        """Record an attempt before its request is sent (commit before sending). A charge
+        saved later under this merchantChargeId takes its profile and customer."""
         self.require_transaction("record_attempt")
         if amount <= 0:
             raise RepositoryError(f"charge {merchant_charge_id}: the amount must be positive")
@@ -193,10 +201,11 @@ class ChargeRepository(ThreeDsRows):
         try:
             self.conn.execute(
                 "INSERT INTO charge_attempt (merchant_charge_id, sale_id, profile, amount, "
-                "late_capture, cards_json, tenders_json, state, created_at, updated_at) VALUES "
-                "(:mcid, :sale, "
-                ":profile, :amount, :late, :cards, :tenders, :state, :now, :now)",
+                "late_capture, cards_json, tenders_json, state, created_at, updated_at, "
+                "customer_document) VALUES (:mcid, :sale, "
+                ":profile, :amount, :late, :cards, :tenders, :state, :now, :now, :customer)",
                 {
+                    "customer": customer_document or None,
                     "mcid": merchant_charge_id,
                     "sale": sale_id,
                     "profile": profile,
@@ -243,6 +252,55 @@ class ChargeRepository(ThreeDsRows):
             queries=0,
             detail=None,
             answered=False,
+            customer_document=customer_document or None,
+        )
+
+    def remember_customer(
+        self,
+        *,
+        document_type: str,
+        document: str,
+        name: str,
+        email: str | None,
+        phone: str | None = None,
+    ) -> None:
+        """Keep a sale's customer (inside its attempt's transaction), for search and reuse."""
+        self.require_transaction("remember_customer")
+        remember_customer(
+            self.conn,
+            document_type=document_type,
+            document=document,
+            name=name,
+            email=email,
+            phone=phone,
+            at=self.now(),
+        )
+
+    def recent_customers(self, *, limit: int = 20) -> list[CustomerRecord]:
+        """The customers charged most recently, newest first."""
+        return recent_customers(self.conn, limit=limit)
+
+    def search_charges(
+        self, query: ChargeQuery, *, before: int | None = None, limit: int = 100
+    ) -> Page[ChargeRecord]:
+        """One page of the history's search, newest first, each with its customer's name."""
+        return search_charges(
+            self.conn,
+            query,
+            rows=_SEARCH_ROWS,
+            before=before,
+            limit=limit,
+            index_hints=self.INDEX_HINTS,
+        )
+
+    def matching_charge(self, query: ChargeQuery, merchant_charge_id: str) -> ChargeRecord | None:
+        """One charge with its customer's name, if it matches `query`."""
+        return matching_charge(
+            self.conn,
+            query,
+            merchant_charge_id,
+            rows=_SEARCH_ROWS,
+            index_hints=self.INDEX_HINTS,
         )
 
     def set_attempt_state(
@@ -344,12 +402,16 @@ class ChargeRepository(ThreeDsRows):
         ).fetchone()
         return None if row is None else _attempt(row)
 
-    def unresolved_attempts(self, limit: int = 100) -> list[AttemptRecord]:
-        """Attempts whose outcome is not known, oldest first (uses a partial index)."""
+    def unresolved_attempts(
+        self, limit: int = 100, *, profile: str | None = None
+    ) -> list[AttemptRecord]:
+        """Attempts whose outcome is not known, oldest first (uses a partial index); only
+        those sent to `profile`'s service when one is given."""
+        mine = "AND profile = :profile " if profile is not None else ""
         rows = self.conn.execute(
-            "SELECT * FROM charge_attempt WHERE state IN ('RECORDED', 'UNKNOWN') "
-            "ORDER BY created_at, merchant_charge_id LIMIT :limit",
-            {"limit": limit},
+            "SELECT * FROM charge_attempt WHERE state IN ('RECORDED', 'UNKNOWN') "  # noqa: S608 - constant conditions
+            f"{mine}ORDER BY created_at, merchant_charge_id LIMIT :limit",
+            {"limit": limit, "profile": profile},
         ).fetchall()
         return [_attempt(r) for r in rows]
 
@@ -511,12 +573,21 @@ class ChargeRepository(ThreeDsRows):
         ).fetchone()
         return None if row is None else _money_op(row)
 
-    def unresolved_money_operations(self, limit: int = 100) -> list[MoneyOpRecord]:
-        """Operations whose outcome is not known, oldest first."""
+    def unresolved_money_operations(
+        self, limit: int = 100, *, profile: str | None = None
+    ) -> list[MoneyOpRecord]:
+        """Operations whose outcome is not known, oldest first; only those on charges of
+        `profile`'s service when one is given."""
+        mine = (
+            "AND merchant_charge_id IN (SELECT merchant_charge_id FROM charge "
+            "WHERE profile = :profile) "
+            if profile is not None
+            else ""
+        )
         rows = self.conn.execute(
-            "SELECT * FROM money_operation WHERE state IN ('RECORDED', 'SENT', 'UNKNOWN') "
-            "ORDER BY id LIMIT :limit",
-            {"limit": limit},
+            "SELECT * FROM money_operation WHERE state IN ('RECORDED', 'SENT', 'UNKNOWN') "  # noqa: S608 - constant conditions
+            f"{mine}ORDER BY id LIMIT :limit",
+            {"limit": limit, "profile": profile},
         ).fetchall()
         return [_money_op(r) for r in rows]
 
@@ -544,12 +615,17 @@ class ChargeRepository(ThreeDsRows):
         assert sweep_id is not None
         return SweepRecord(sweep_id, now, window_from, window_to, 0, 0, 0, None)
 
-    def sweep_batch(self, sweep: SweepRecord, limit: int) -> list[ChargeRecord]:
-        """The next charges of the sweep's window, by id (uses the created_at index)."""
+    def sweep_batch(
+        self, sweep: SweepRecord, limit: int, *, profile: str | None = None
+    ) -> list[ChargeRecord]:
+        """The next charges of the sweep's window, by id (uses the created_at index); only
+        `profile`'s when one is given."""
+        mine = "AND profile = :profile " if profile is not None else ""
         rows = self.conn.execute(
-            "SELECT * FROM charge WHERE created_at >= :wf AND created_at < :wt AND id > :after "
-            "ORDER BY id LIMIT :limit",
+            "SELECT * FROM charge WHERE created_at >= :wf AND created_at < :wt AND id > :after "  # noqa: S608 - constant conditions
+            f"{mine}ORDER BY id LIMIT :limit",
             {
+                "profile": profile,
                 "wf": ts(sweep.window_from),
                 "wt": ts(sweep.window_to),
                 "after": sweep.after_id,
@@ -638,9 +714,13 @@ class ChargeRepository(ThreeDsRows):
                 "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
                 "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
                 "last_webhook_at, last_checked_at, checks, next_check_at, check_reason, "
-                "check_reason_code, check_reason_args) VALUES "
+                "check_reason_code, check_reason_args, profile, customer_document) VALUES "
                 "(:mcid, :cid, :sale, :status, :amount, :refunded, :tds, :state, :now, :now, "
-                ":webhook, :checked, :checks, :next, :why, :why_code, :why_args)",
+                ":webhook, :checked, :checks, :next, :why, :why_code, :why_args, "
+                # The environment that made the charge is the one its attempt was sent to; a
+                # charge this terminal never attempted has none.
+                "(SELECT profile FROM charge_attempt WHERE merchant_charge_id = :mcid), "
+                "(SELECT customer_document FROM charge_attempt WHERE merchant_charge_id = :mcid))",
                 params,
             )
         else:
@@ -718,17 +798,27 @@ class ChargeRepository(ThreeDsRows):
         ).fetchall()
         return [_charge(r) for r in rows]
 
-    def due_checks(self, *, now: datetime | None = None, limit: int = 50) -> list[ChargeRecord]:
-        """Charges the reconciler should query now, most overdue first (uses a partial index)."""
+    def due_checks(
+        self, *, now: datetime | None = None, limit: int = 50, profile: str | None = None
+    ) -> list[ChargeRecord]:
+        """Charges the reconciler should query now, most overdue first (uses a partial index);
+        only `profile`'s when one is given."""
+        mine = "AND profile = :profile " if profile is not None else ""
         rows = self.conn.execute(
-            "SELECT * FROM charge WHERE next_check_at IS NOT NULL AND next_check_at <= :now "
-            "ORDER BY next_check_at LIMIT :limit",
-            {"now": ts(now or self.now()), "limit": limit},
+            "SELECT * FROM charge WHERE next_check_at IS NOT NULL AND next_check_at <= :now "  # noqa: S608 - constant conditions
+            f"{mine}ORDER BY next_check_at LIMIT :limit",
+            {"now": ts(now or self.now()), "limit": limit, "profile": profile},
         ).fetchall()
         return [_charge(r) for r in rows]
 
     def claim_due_checks(
-        self, limit: int, owner: str, *, now: datetime, lease: timedelta
+        self,
+        limit: int,
+        owner: str,
+        *,
+        now: datetime,
+        lease: timedelta,
+        profile: str | None = None,
     ) -> list[ChargeRecord]:
         """Take the charges due at `now` (most overdue first) and move their next check to
         `now + lease`, so that a second claim before the lease ends does not take them again.
@@ -737,7 +827,7 @@ class ChargeRepository(ThreeDsRows):
         slow query from being asked twice.
         """
         self.require_transaction("claim_due_checks")
-        due = self.due_checks(now=now, limit=limit)
+        due = self.due_checks(now=now, limit=limit, profile=profile)
         if due:
             until = ts(now + lease)
             self.conn.executemany(
@@ -919,6 +1009,7 @@ def _attempt(row: sqlite3.Row) -> AttemptRecord:
         queries=int(row["queries"]),
         detail=row["detail"],
         answered=bool(row["answered"]),
+        customer_document=row["customer_document"],
     )
 
 
@@ -941,7 +1032,12 @@ def _charge(row: sqlite3.Row) -> ChargeRecord:
         next_check_at=from_ts(row["next_check_at"]),
         check_reason=row["check_reason"],
         check_reason_data=Reason.from_stored(row["check_reason_code"], row["check_reason_args"]),
+        profile=row["profile"],
+        customer_document=row["customer_document"],
     )
+
+
+_SEARCH_ROWS = Rows(_charge, ts)
 
 
 def _change_text(change: Any) -> str:

@@ -35,6 +35,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (4, "timeline and check reasons kept as codes", schema_charges.REASONS),
     (5, "inbox reasons kept as codes", schema_inbox.REASONS),
     (6, "attempts keep their tenders (card list migrated)", schema_charges.TENDERS),
+    (7, "charges remember their environment and customer; customers", schema_charges.ENVIRONMENTS),
     (9, "3DS flows, each step written before its call", three_ds_schema.SCHEMA),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]

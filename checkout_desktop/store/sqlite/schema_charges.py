@@ -144,3 +144,35 @@ UPDATE charge_attempt SET tenders_json = (
     SELECT json_group_array(json_set(value, '$.kind', 'card')) FROM json_each(cards_json)
 );
 """
+
+# Each charge remembers the profile (service environment) that made it and its customer's
+# document, so the history keeps environments apart and nothing about a charge is ever sent to
+# another service. Charges from before this step take their attempt's profile; a charge this
+# terminal never attempted keeps none, and no service is ever asked about it. Customers are
+# kept (name, document, e-mail; no card data) for the history's search and the recent
+# customers offered at the next sale.
+ENVIRONMENTS = """
+ALTER TABLE charge ADD COLUMN profile TEXT;
+ALTER TABLE charge ADD COLUMN customer_document TEXT;
+ALTER TABLE charge_attempt ADD COLUMN customer_document TEXT;
+UPDATE charge SET profile = (SELECT a.profile FROM charge_attempt a
+    WHERE a.merchant_charge_id = charge.merchant_charge_id);
+CREATE INDEX charge_profile ON charge (profile, id);
+CREATE INDEX charge_profile_amount ON charge (profile, amount, id);
+CREATE INDEX charge_customer ON charge (customer_document, id)
+    WHERE customer_document IS NOT NULL;
+CREATE INDEX charge_transaction_last_four ON charge_transaction (last_four)
+    WHERE last_four IS NOT NULL;
+CREATE TABLE customer (
+    document TEXT PRIMARY KEY,
+    document_type TEXT NOT NULL,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    email TEXT,
+    phone TEXT,
+    first_used_at TEXT NOT NULL,
+    last_used_at TEXT NOT NULL,
+    uses INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX customer_recent ON customer (last_used_at);
+"""

@@ -37,6 +37,7 @@ from checkout_desktop.domain.records import (
     TenderSummary,
     TimelineRecord,
 )
+from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
 from checkout_desktop.domain.state import AttemptState, ChargeState
 from checkout_desktop.domain.three_ds import ThreeDsFlowRecord, ThreeDsStep
 from checkout_desktop.domain.timestamps import utc_now
@@ -80,8 +81,10 @@ class SqliteCharges:
     async def attempts_for_sale(self, sale_id: str) -> list[AttemptRecord]:
         return self.repo.attempts_for_sale(sale_id)
 
-    async def unresolved_attempts(self, limit: int = 100) -> list[AttemptRecord]:
-        return self.repo.unresolved_attempts(limit)
+    async def unresolved_attempts(
+        self, limit: int = 100, *, profile: str | None = None
+    ) -> list[AttemptRecord]:
+        return self.repo.unresolved_attempts(limit, profile=profile)
 
     async def unresolved_attempt_for_sale(self, sale_id: str) -> AttemptRecord | None:
         return self.repo.unresolved_attempt_for_sale(sale_id)
@@ -92,14 +95,18 @@ class SqliteCharges:
     async def open_money_operation(self, merchant_charge_id: str) -> MoneyOpRecord | None:
         return self.repo.open_money_operation(merchant_charge_id)
 
-    async def unresolved_money_operations(self, limit: int = 100) -> list[MoneyOpRecord]:
-        return self.repo.unresolved_money_operations(limit)
+    async def unresolved_money_operations(
+        self, limit: int = 100, *, profile: str | None = None
+    ) -> list[MoneyOpRecord]:
+        return self.repo.unresolved_money_operations(limit, profile=profile)
 
     async def money_operations(self, merchant_charge_id: str) -> list[MoneyOpRecord]:
         return self.repo.money_operations(merchant_charge_id)
 
-    async def due_checks(self, *, now: datetime, limit: int = 50) -> list[ChargeRecord]:
-        return self.repo.due_checks(now=now, limit=limit)
+    async def due_checks(
+        self, *, now: datetime, limit: int = 50, profile: str | None = None
+    ) -> list[ChargeRecord]:
+        return self.repo.due_checks(now=now, limit=limit, profile=profile)
 
     async def timeline(
         self, merchant_charge_id: str, *, after: int | None = None, limit: int = 200
@@ -119,8 +126,23 @@ class SqliteCharges:
     async def last_sweep(self) -> SweepRecord | None:
         return self.repo.last_sweep()
 
-    async def sweep_batch(self, sweep: SweepRecord, limit: int) -> list[ChargeRecord]:
-        return self.repo.sweep_batch(sweep, limit)
+    async def sweep_batch(
+        self, sweep: SweepRecord, limit: int, *, profile: str | None = None
+    ) -> list[ChargeRecord]:
+        return self.repo.sweep_batch(sweep, limit, profile=profile)
+
+    async def search_charges(
+        self, query: ChargeQuery, *, before: int | None = None, limit: int = 100
+    ) -> Page[ChargeRecord]:
+        return self.repo.search_charges(query, before=before, limit=limit)
+
+    async def matching_charge(
+        self, query: ChargeQuery, merchant_charge_id: str
+    ) -> ChargeRecord | None:
+        return self.repo.matching_charge(query, merchant_charge_id)
+
+    async def recent_customers(self, *, limit: int = 20) -> list[CustomerRecord]:
+        return self.repo.recent_customers(limit=limit)
 
     async def day_totals(
         self, *, start: datetime, end: datetime, profile: str, zone: tzinfo
@@ -138,6 +160,7 @@ class SqliteCharges:
         amount: int,
         tenders: Sequence[TenderSummary],
         late_capture: bool = False,
+        customer_document: str | None = None,
     ) -> AttemptRecord:
         return self.repo.record_attempt(
             merchant_charge_id=merchant_charge_id,
@@ -146,6 +169,20 @@ class SqliteCharges:
             amount=amount,
             tenders=tenders,
             late_capture=late_capture,
+            customer_document=customer_document,
+        )
+
+    async def remember_customer(
+        self,
+        *,
+        document_type: str,
+        document: str,
+        name: str,
+        email: str | None,
+        phone: str | None = None,
+    ) -> None:
+        self.repo.remember_customer(
+            document_type=document_type, document=document, name=name, email=email, phone=phone
         )
 
     async def move_attempt(
@@ -266,9 +303,15 @@ class SqliteCharges:
         self.repo.schedule_check(merchant_charge_id, reason=reason, at=at)
 
     async def claim_due_checks(
-        self, limit: int, owner: str, *, now: datetime, lease: timedelta
+        self,
+        limit: int,
+        owner: str,
+        *,
+        now: datetime,
+        lease: timedelta,
+        profile: str | None = None,
     ) -> list[ChargeRecord]:
-        return self.repo.claim_due_checks(limit, owner, now=now, lease=lease)
+        return self.repo.claim_due_checks(limit, owner, now=now, lease=lease, profile=profile)
 
     async def add_timeline(
         self,

@@ -1,0 +1,172 @@
+"""The history's search: charges of one environment by status, amount, customer, card and date.
+
+Read-only, keyset-paged by charge id (newest first), so a page costs the same on a store of a
+million charges. Each filter has an index to start from: the environment `charge_profile`
+(profile, id), the amount `charge_profile_amount`, the customer `charge_customer`, the card's
+last four digits `charge_transaction_last_four`, dates `charge_created`; a customer's name is
+looked up in the (small) customer table first and then found through its documents. The SQL
+is plain enough for the PostgreSQL store to run as it is, without SQLite's planner hints. The
+charge repository passes in how it reads a row and writes an instant (`Rows`), so both keep one
+definition.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from checkout_desktop.domain.documents import digits_only
+from checkout_desktop.domain.records import ChargeRecord, Page
+from checkout_desktop.domain.search import ChargeQuery
+from checkout_desktop.store.sqlite.customers import documents_named
+
+logger = logging.getLogger(__name__)
+
+_NO_CURSOR = 2**62
+
+
+class Rows:
+    """How the charge repository reads a charge row and writes an instant."""
+
+    def __init__(
+        self, record: Callable[[Any], ChargeRecord], stamp: Callable[[datetime], str]
+    ) -> None:
+        self.record = record
+        self.stamp = stamp
+
+
+_DOCUMENT_LIKE = re.compile(r"[\d.\-/ ]*\d[\d.\-/ ]*")
+
+
+def _customer_clause(
+    conn: Any, text: str, params: dict[str, Any], *, index_hints: bool
+) -> str | None:
+    """The SQL condition for a customer search, or None when it can match nothing."""
+    text = text.strip()
+    if _DOCUMENT_LIKE.fullmatch(text):
+        digits = digits_only(text)
+        if not index_hints:
+            # A server's collation may order ':' anywhere; a prefix match means the same.
+            params["document_prefix"] = digits + "%"
+            return "c.customer_document LIKE :document_prefix"
+        # Typed as a document (digits and its punctuation): documents starting so, through
+        # the customer index (':' sorts right after '9' in SQLite's byte order).
+        params["document_from"] = digits
+        params["document_to"] = digits + ":"
+        return "c.customer_document >= :document_from AND c.customer_document < :document_to"
+    documents = documents_named(conn, text)
+    if not documents:
+        return None
+    names = []
+    for n, document in enumerate(documents):
+        params[f"doc{n}"] = document
+        names.append(f":doc{n}")
+    return f"c.customer_document IN ({', '.join(names)})"
+
+
+def _prefix(query: ChargeQuery, index_hints: bool) -> str:
+    """'+' when a card or customer filter should drive the search: the few charges it names
+    are found through its own index and sorted, instead of walking the environment's charges
+    newest first and testing each (measured on 300,000 charges: 0.7 ms against 260 ms for a
+    card's last four digits). SQLite's unary '+' keeps a column's index out of the plan."""
+    if not index_hints:
+        return ""
+    return "+" if query.last_four or query.customer.strip() else ""
+
+
+def _where(
+    conn: Any, query: ChargeQuery, params: dict[str, Any], *, index_hints: bool, rows: Rows
+) -> list[str] | None:
+    """The query's conditions on `charge c`; None when it can match nothing."""
+    clauses: list[str] = []
+    p = _prefix(query, index_hints)
+    if query.profile is not None:
+        clauses.append(f"{p}c.profile = :profile")
+        params["profile"] = query.profile
+    if query.status is not None:
+        clauses.append(f"{p}c.status = :status")
+        params["status"] = str(query.status)
+    if query.amount is not None:
+        clauses.append(f"{p}c.amount = :amount")
+        params["amount"] = query.amount
+    if query.customer.strip():
+        clause = _customer_clause(conn, query.customer, params, index_hints=index_hints)
+        if clause is None:
+            return None
+        clauses.append(clause)
+    if query.last_four:
+        clauses.append(
+            "c.merchant_charge_id IN (SELECT merchant_charge_id FROM charge_transaction "
+            "WHERE last_four = :last_four)"
+        )
+        params["last_four"] = query.last_four
+    if query.created_from is not None:
+        clauses.append(f"{p}c.created_at >= :created_from")
+        params["created_from"] = rows.stamp(query.created_from)
+    if query.created_to is not None:
+        clauses.append(f"{p}c.created_at < :created_to")
+        params["created_to"] = rows.stamp(query.created_to)
+    return clauses
+
+
+_SELECT = (
+    "SELECT c.*, k.name AS customer_name FROM charge c "
+    "LEFT JOIN customer k ON k.document = c.customer_document "
+)
+
+
+def search_charges(
+    conn: Any,
+    query: ChargeQuery,
+    *,
+    rows: Rows,
+    before: int | None = None,
+    limit: int = 100,
+    index_hints: bool = True,
+) -> Page[ChargeRecord]:
+    """One page of matching charges, newest first, each with its customer's name."""
+    if limit < 1:
+        raise ValueError("a page holds at least one row")
+    params: dict[str, Any] = {"before": before if before is not None else _NO_CURSOR}
+    clauses = _where(conn, query, params, index_hints=index_hints, rows=rows)
+    if clauses is None:
+        return Page([], None)
+    params["limit"] = limit + 1
+    keyset = f"{_prefix(query, index_hints)}c.id < :before"
+    found = conn.execute(
+        _SELECT + f"WHERE {' AND '.join([keyset, *clauses])} ORDER BY c.id DESC LIMIT :limit",
+        params,
+    ).fetchall()
+    items = [_with_customer(rows, r) for r in found[:limit]]
+    return Page(items, items[-1].id if len(found) > limit else None)
+
+
+def matching_charge(
+    conn: Any,
+    query: ChargeQuery,
+    merchant_charge_id: str,
+    *,
+    rows: Rows,
+    index_hints: bool = True,
+) -> ChargeRecord | None:
+    """One charge with its customer's name, if it matches the query (a row kept up to date)."""
+    params: dict[str, Any] = {"m": merchant_charge_id}
+    clauses = _where(conn, query, params, index_hints=index_hints, rows=rows)
+    if clauses is None:
+        return None
+    row = conn.execute(
+        _SELECT + f"WHERE {' AND '.join(['c.merchant_charge_id = :m', *clauses])}",
+        params,
+    ).fetchone()
+    return None if row is None else _with_customer(rows, row)
+
+
+def _with_customer(rows: Rows, row: Any) -> ChargeRecord:
+    return replace(rows.record(row), customer_name=row["customer_name"])
+
+
+__all__ = ["Rows", "matching_charge", "search_charges"]

@@ -1,0 +1,106 @@
+"""The shop's customers as charged (name, document, e-mail; never card data), for search and reuse.
+
+A customer is remembered when a charge is attempted for them, inside the attempt's own
+transaction, so the history can find charges by customer name and the charge form can offer
+the people who bought recently. The SQL is plain enough for the PostgreSQL store to run too.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from datetime import UTC, datetime
+from typing import Any
+
+from checkout_desktop.domain.search import CustomerRecord, name_key
+from checkout_desktop.domain.timestamps import utc_now
+
+logger = logging.getLogger(__name__)
+
+# The charge tables' fixed-width UTC form (store.sqlite.charges.ts), so the two sort alike;
+# written here too because the charge repository uses this module.
+_STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def _ts(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime(_STAMP)
+
+
+def _from_ts(text: str) -> datetime:
+    return datetime.strptime(text, _STAMP).replace(tzinfo=UTC)
+
+
+def remember_customer(
+    conn: sqlite3.Connection,
+    *,
+    document_type: str,
+    document: str,
+    name: str,
+    email: str | None,
+    phone: str | None = None,
+    at: datetime | None = None,
+) -> None:
+    """Add or refresh one customer (inside the caller's transaction); the newest details win,
+    except that a sale without an e-mail or phone keeps the one already known."""
+    now = _ts(at or utc_now())
+    conn.execute(
+        "INSERT INTO customer (document, document_type, name, name_key, email, phone, "
+        "first_used_at, last_used_at) VALUES (:doc, :type, :name, :key, :email, :phone, :now, "
+        ":now) "
+        "ON CONFLICT (document) DO UPDATE SET document_type = excluded.document_type, "
+        "name = excluded.name, name_key = excluded.name_key, "
+        "email = COALESCE(excluded.email, customer.email), "
+        "phone = COALESCE(excluded.phone, customer.phone), "
+        "last_used_at = excluded.last_used_at, uses = customer.uses + 1",
+        {
+            "doc": document,
+            "type": document_type,
+            "name": name,
+            "key": name_key(name),
+            "email": email or None,
+            "phone": phone or None,
+            "now": now,
+        },
+    )
+
+
+def recent_customers(conn: sqlite3.Connection, *, limit: int = 20) -> list[CustomerRecord]:
+    """The customers charged most recently, newest first (uses the last-used index)."""
+    rows = conn.execute(
+        "SELECT * FROM customer ORDER BY last_used_at DESC, document LIMIT :limit",
+        {"limit": limit},
+    ).fetchall()
+    return [_customer(r) for r in rows]
+
+
+def documents_named(conn: sqlite3.Connection, text: str, *, limit: int = 500) -> list[str]:
+    """Documents of the customers whose name contains `text` (case and accents ignored).
+
+    The customer table holds one row per person, far fewer than charges, so scanning it is
+    cheap; the charges are then found through their customer index.
+    """
+    key = name_key(text)
+    if not key:
+        return []
+    pattern = "%" + key.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
+    rows = conn.execute(
+        "SELECT document FROM customer WHERE name_key LIKE :p ESCAPE '!' "
+        "ORDER BY last_used_at DESC LIMIT :limit",
+        {"p": pattern, "limit": limit},
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def _customer(row: Any) -> CustomerRecord:
+    return CustomerRecord(
+        document_type=row["document_type"],
+        document=row["document"],
+        name=row["name"],
+        email=row["email"],
+        phone=row["phone"],
+        last_used_at=_from_ts(row["last_used_at"]),
+        uses=int(row["uses"]),
+    )
+
+
+__all__ = ["documents_named", "recent_customers", "remember_customer"]

@@ -1,0 +1,219 @@
+"""The history panel: other environments hidden (read only when shown), search by every field."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import QApplication
+
+from checkout_desktop.charges.service import ChargeService
+from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
+from checkout_desktop.gateway.profiles import Endpoints
+from checkout_desktop.gateway.tokens import TokenManager
+from checkout_desktop.secrets import FixedCredentials
+from checkout_desktop.store.sqlite.store import SqliteStore
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.history_model import ChargeHistoryModel
+from checkout_desktop.ui.history_panel import HistoryPanel
+from checkout_desktop.ui.i18n import Translations
+from tests.integration.test_store_environments import JOAO, Clock, sell
+
+logger = logging.getLogger(__name__)
+
+PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
+
+
+@pytest.fixture
+def translations(qapp: QApplication) -> Iterator[Translations]:
+    installed = Translations()
+    yield installed
+    installed.remove()
+
+
+@pytest.fixture
+def panel(
+    qtbot: Any, tmp_path: Path, arun: Callable[..., Any], translations: Translations
+) -> Iterator[tuple[HistoryPanel, list[str]]]:
+    # The shop's language from the start, as the app installs it before building the window.
+    assert translations.install(PT_BR)
+    clock = Clock()
+    clock.now = utc_now()
+    store = SqliteStore.open(tmp_path / "s.sqlite3", clock=clock)
+    sent: list[str] = []
+
+    async def note(request: httpx.Request) -> None:
+        sent.append(str(request.url))
+
+    # Nothing listens there: a request would fail, and is recorded before it is tried.
+    http = httpx.AsyncClient(trust_env=False, event_hooks={"request": [note]})
+    endpoints = Endpoints(base_url="http://127.0.0.1:9", auth_url="http://127.0.0.1:9")
+    secret = SecretStr("x")
+    tokens = TokenManager(
+        http=http,
+        token_url=endpoints.token_url,
+        client_id="c",
+        credentials=FixedCredentials(secret, secret, secret),
+    )
+    bus = EventBus()
+    service = ChargeService(
+        store=store,
+        client=ChargeClient(
+            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
+        ),
+        profile="production",
+        events=bus,
+    )
+    arun(sell(store, clock, "real-1", amount=1500))
+    arun(
+        sell(store, clock, "real-2", amount=2990, last_four="4242", customer=("João Pereira", JOAO))
+    )
+    arun(sell(store, clock, "test-1", amount=1500, profile="builtin-sandbox"))
+    adapter = QtEventAdapter(bus)
+    labels = {"production": "Produção", "builtin-sandbox": "Sandbox embutido"}
+    widget = HistoryPanel(
+        service=service,
+        views=ChargeViews(store),
+        adapter=adapter,
+        pin_hash=lambda: None,
+        environment_label=lambda name: labels.get(name or "", "?"),
+    )
+    qtbot.addWidget(widget)
+    try:
+        yield widget, sent
+    finally:
+        adapter.close()
+        arun(http.aclose())
+        arun(store.close())
+
+
+def listed(panel: HistoryPanel) -> list[str]:
+    model = panel.model
+    return [model.record(r).merchant_charge_id for r in range(model.rowCount())]  # type: ignore[union-attr]
+
+
+def test_another_environments_charges_are_hidden_then_shown_read_only(
+    panel: tuple[HistoryPanel, list[str]],
+) -> None:
+    history, sent = panel
+    assert listed(history) == ["real-2", "real-1"]
+    environment = ChargeHistoryModel.COLUMNS.index("environment")
+    assert history.table.isColumnHidden(environment)
+
+    history.other_environments.setChecked(True)
+    assert listed(history) == ["test-1", "real-2", "real-1"]
+    assert not history.table.isColumnHidden(environment)
+    model = history.model
+    assert model.data(model.index(0, environment)) == "Sandbox embutido"
+    assert model.data(model.index(0, 1), Qt.ItemDataRole.ForegroundRole) is not None
+    assert model.data(model.index(1, 1), Qt.ItemDataRole.ForegroundRole) is None
+
+    assert history.select_charge("test-1")
+    assert not history.refund_button.isEnabled()
+    assert not history.capture_button.isEnabled()
+    assert not history.query_button.isEnabled()
+    assert "Sandbox embutido" in history.message.text()
+    assert "somente para leitura" in history.message.text()
+    history.ask_refund()
+    history.query_now()
+    assert history.dialog is None
+    assert sent == []
+
+    assert history.select_charge("real-1")
+    assert history.refund_button.isEnabled() and history.query_button.isEnabled()
+    history.other_environments.setChecked(False)
+    assert listed(history) == ["real-2", "real-1"]
+    assert history.table.isColumnHidden(environment)
+
+
+def test_the_search_fields_narrow_the_list_and_the_customer_is_a_column(
+    panel: tuple[HistoryPanel, list[str]], qtbot: Any
+) -> None:
+    history, _ = panel
+    customer = ChargeHistoryModel.COLUMNS.index("customer")
+    model = history.model
+    assert model.data(model.index(0, customer)) == "João Pereira"
+    assert model.data(model.index(0, customer), Qt.ItemDataRole.ToolTipRole) == "529.982.247-25"
+    assert model.headerData(customer, Qt.Orientation.Horizontal) == "Cliente"
+
+    qtbot.keyClicks(history.customer_search, "joao")
+    qtbot.waitUntil(lambda: listed(history) == ["real-2"], timeout=3000)
+    history.customer_search.clear()
+    history.apply_search()
+    qtbot.keyClicks(history.customer_search, "658.443.590-38")
+    history.apply_search()
+    assert listed(history) == ["real-1"]
+    history.clear_search()
+    assert listed(history) == ["real-2", "real-1"]
+
+    qtbot.keyClicks(history.last_four_search, "42")
+    assert listed(history) == ["real-2", "real-1"]  # searched only once four digits are in
+    qtbot.keyClicks(history.last_four_search, "42")
+    assert listed(history) == ["real-2"]
+    qtbot.keyClicks(history.last_four_search, "x")
+    assert history.last_four_search.text() == "4242"
+    history.clear_search()
+
+    # The amount: empty means any amount (no R$ 0,00 that reads as "charges of zero").
+    amount = history.amount_search
+    assert amount.text() == "" and amount.placeholderText() == "Qualquer valor"
+    amount.setFocus()
+    qtbot.keyClicks(amount, "1500")
+    history.apply_search()
+    assert amount.text() == "R$\xa015,00"
+    assert listed(history) == ["real-1"]
+    qtbot.keyClick(amount, Qt.Key.Key_Delete)
+    history.apply_search()
+    assert amount.text() == "" and listed(history) == ["real-2", "real-1"]
+    amount.set_centavos(1500)
+    history.customer_search.setText("joão")  # QTest cannot type non-ASCII keys
+    history.apply_search()
+    assert listed(history) == []
+    assert history.search_note.text() == "Nenhuma cobrança corresponde a esta busca."
+    history.clear_search()
+    assert not history.search_note.text() and amount.text() == ""
+
+    history.period.setCurrentIndex(history.period.findData("yesterday"))
+    assert listed(history) == []
+    history.period.setCurrentIndex(history.period.findData("today"))
+    assert listed(history) == ["real-2", "real-1"]
+    history.period.setCurrentIndex(history.period.findData("between"))
+    assert history.date_from.isVisibleTo(history)
+    assert listed(history) == ["real-2", "real-1"]
+
+
+def test_only_this_environments_unresolved_attempts_are_offered(
+    panel: tuple[HistoryPanel, list[str]], arun: Callable[..., Any]
+) -> None:
+    history, _ = panel
+    store = history._service.store
+
+    async def open_attempt(mcid: str, profile: str) -> None:
+        from checkout_desktop.domain.records import CardSummary
+
+        async with store.unit_of_work() as uow:
+            await uow.charges.record_attempt(
+                merchant_charge_id=mcid,
+                sale_id=f"sale-{mcid}",
+                profile=profile,
+                amount=500,
+                tenders=[CardSummary("VISA", "1111")],
+            )
+
+    arun(open_attempt("t-open-here", "production"))
+    arun(open_attempt("t-open-elsewhere", "builtin-sandbox"))
+    history.refresh_unresolved()
+    offered = [history.unresolved.itemData(i) for i in range(history.unresolved.count())]
+    assert offered == ["t-open-here"]
+    views = ChargeViews(store)
+    assert arun(views.unresolved_count(profile="production")) == 1
+    assert arun(views.unresolved_count()) == 2

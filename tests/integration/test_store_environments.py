@@ -1,0 +1,327 @@
+"""Environments kept apart and the history's search, on every store backend (the ports' contract).
+
+Each test opens a fresh store through `tests/integration/test_store_ports.py`'s backends: the
+SQLite file and (marked `pg`) a PostgreSQL database. Charges are written as the service writes
+them: an attempt (with its profile and customer) in one unit of work, then the ledger's merge.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
+from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import CardSummary, Page
+from checkout_desktop.domain.search import ChargeQuery, name_key
+from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, TransactionInfo
+from checkout_desktop.store.ports import Store
+
+logger = logging.getLogger(__name__)
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+MARIA = "65844359038"
+JOAO = "52998224725"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def _open(request: pytest.FixtureRequest, clock: Clock) -> Store:
+    if request.param == "sqlite":
+        from checkout_desktop.store.sqlite.store import SqliteStore
+
+        return SqliteStore.open(request.getfixturevalue("tmp_path") / "s.sqlite3", clock=clock)
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from checkout_desktop.store.postgres.store import PgStore
+
+    url = request.getfixturevalue("pg_url")
+    return await PgStore.open(StoreAddress.parse(url), None, clock=clock)
+
+
+@pytest_asyncio.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.pg),
+    ]
+)
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Store, Clock]]:
+    clock = Clock()
+    opened = await _open(request, clock)
+    try:
+        yield opened, clock
+    finally:
+        await opened.close()
+
+
+async def sell(
+    store: Store,
+    clock: Clock,
+    mcid: str,
+    *,
+    profile: str = "production",
+    amount: int = 1500,
+    last_four: str = "1111",
+    customer: tuple[str, str] | None = ("Maria da Silva", MARIA),
+    status: ChargeStatus = ChargeStatus.PAID,
+    email: str | None = None,
+    phone: str | None = None,
+) -> None:
+    async with store.unit_of_work() as uow:
+        await uow.charges.record_attempt(
+            merchant_charge_id=mcid,
+            sale_id=f"sale-{mcid}",
+            profile=profile,
+            amount=amount,
+            tenders=[CardSummary("VISA", last_four)],
+            customer_document=None if customer is None else customer[1],
+        )
+        if customer is not None:
+            await uow.charges.remember_customer(
+                document_type="CPF",
+                document=customer[1],
+                name=customer[0],
+                email=email,
+                phone=phone,
+            )
+    paid = status == ChargeStatus.PAID
+    await merge(
+        store,
+        clock,
+        ChargeUpdate(
+            merchant_charge_id=mcid,
+            charge_id=f"svc-{mcid}",
+            status=status,
+            amount=amount,
+            refunded_amount=0,
+            transactions=[
+                TransactionInfo(
+                    transactionId=f"t-{mcid}",
+                    transactionStatus=TransactionStatus.PAID if paid else TransactionStatus.DENIED,
+                    amount=amount,
+                    credit=CreditInfo(brand="VISA", cardNumber=f"411111******{last_four}"),
+                )
+            ],
+        ),
+        source="reply",
+    )
+
+
+async def merge(store: Store, clock: Clock, update: ChargeUpdate, *, source: str) -> None:
+    """The ledger's merge of one input, in its own unit of work (as a reply or notification)."""
+    async with store.unit_of_work() as uow:
+        await Ledger(clock=clock).apply_update(uow.charges, update, source=source, source_ref=None)
+
+
+def ids(page: Page[object]) -> list[str]:
+    return [r.merchant_charge_id for r in page.items]  # type: ignore[attr-defined]
+
+
+@pytest.mark.asyncio
+async def test_a_charge_keeps_its_attempts_environment_and_customer(
+    backend: tuple[Store, Clock],
+) -> None:
+    store, clock = backend
+    await sell(store, clock, "t-made-here", profile="loja")
+    record = await store.charges.charge("t-made-here")
+    assert record is not None
+    assert (record.profile, record.customer_document) == ("loja", MARIA)
+    attempt = await store.charges.attempt("t-made-here")
+    assert attempt is not None and attempt.customer_document == MARIA
+    # A charge only a notification told of: no attempt, so no environment and no customer.
+    await merge(
+        store,
+        clock,
+        ChargeUpdate("t-heard-of", "svc-x", ChargeStatus.PAID, 900, 0),
+        source="webhook",
+    )
+    heard = await store.charges.charge("t-heard-of")
+    assert heard is not None and (heard.profile, heard.customer_document) == (None, None)
+
+
+@pytest.mark.asyncio
+async def test_what_the_reconciler_reads_is_one_environments_only(
+    backend: tuple[Store, Clock],
+) -> None:
+    store, clock = backend
+    await sell(store, clock, "t-prod")
+    await sell(store, clock, "t-test", profile="builtin-sandbox")
+    async with store.unit_of_work() as uow:
+        for mcid, profile in (("t-open-prod", "production"), ("t-open-test", "builtin-sandbox")):
+            await uow.charges.record_attempt(
+                merchant_charge_id=mcid,
+                sale_id=f"sale-{mcid}",
+                profile=profile,
+                amount=100,
+                tenders=[CardSummary("VISA", "1111")],
+            )
+        for mcid in ("t-prod", "t-test"):
+            await uow.charges.record_money_operation(
+                mcid, MoneyOpKind.REFUND, 100, Figures(ChargeStatus.PAID, 1500, 0)
+            )
+            await uow.charges.schedule_check(
+                mcid, reason=Reason.of(ReasonCode.CHECK_SCHEDULED), at=T0 - timedelta(minutes=1)
+            )
+        sweep = await uow.charges.start_sweep(
+            window_from=T0 - timedelta(days=1), window_to=T0 + timedelta(days=1)
+        )
+
+    def mcids(rows: list[object]) -> set[str]:
+        return {r.merchant_charge_id for r in rows}  # type: ignore[attr-defined]
+
+    reads = store.charges
+    assert mcids(await reads.unresolved_attempts(profile="production")) == {"t-open-prod"}
+    assert mcids(await reads.unresolved_attempts()) == {"t-open-prod", "t-open-test"}
+    assert mcids(await reads.unresolved_money_operations(profile="builtin-sandbox")) == {"t-test"}
+    assert len(await reads.unresolved_money_operations()) == 2
+    assert mcids(await reads.due_checks(now=T0, profile="production")) == {"t-prod"}
+    assert mcids(await reads.due_checks(now=T0)) == {"t-prod", "t-test"}
+    assert mcids(await reads.sweep_batch(sweep, 10, profile="production")) == {"t-prod"}
+    async with store.unit_of_work() as uow:
+        claimed = await uow.charges.claim_due_checks(
+            10, "counter-1", now=T0, lease=timedelta(minutes=5), profile="builtin-sandbox"
+        )
+    assert mcids(claimed) == {"t-test"}
+    # The other environment's due charge was not claimed: it is still due.
+    assert mcids(await reads.due_checks(now=T0)) == {"t-prod"}
+
+
+@pytest.mark.asyncio
+async def test_each_search_filter_finds_exactly_its_charges(backend: tuple[Store, Clock]) -> None:
+    store, clock = backend
+    await sell(store, clock, "a", amount=1500)
+    clock.now += timedelta(days=1)
+    await sell(store, clock, "b", amount=2990, last_four="4242", customer=("João Pereira", JOAO))
+    await sell(store, clock, "c", amount=1500, profile="builtin-sandbox")
+    await sell(store, clock, "d", amount=700, status=ChargeStatus.DENIED, customer=None)
+    search = store.charges.search_charges
+
+    assert ids(await search(ChargeQuery(profile="production"))) == ["d", "b", "a"]
+    assert ids(await search(ChargeQuery())) == ["d", "c", "b", "a"]
+    assert ids(await search(ChargeQuery(profile="builtin-sandbox"))) == ["c"]
+
+    async def find(**kw: object) -> list[str]:
+        return ids(await search(ChargeQuery(profile="production", **kw)))  # type: ignore[arg-type]
+
+    assert await find(amount=1500) == ["a"]
+    assert await find(last_four="4242") == ["b"]
+    assert await find(status=ChargeStatus.DENIED) == ["d"]
+    # Names: any part, case and accents ignored.
+    assert await find(customer="joao") == ["b"]
+    assert await find(customer="SILVA") == ["a"]
+    assert await find(customer="Pereira Souza") == []
+    assert await find(customer="50%") == []
+    # Documents as typed, with or without punctuation, or their first digits.
+    assert await find(customer="529.982.247-25") == ["b"]
+    assert await find(customer="65844359038") == ["a"]
+    assert await find(customer="658.443") == ["a"]
+    assert await find(created_from=T0 + timedelta(hours=12)) == ["d", "b"]
+    assert await find(created_to=T0 + timedelta(hours=12)) == ["a"]
+    assert await find(amount=1500, customer="maria", last_four="1111") == ["a"]
+    assert await find(amount=1500, customer="joão") == []
+
+    (row,) = (await search(ChargeQuery(profile="production", last_four="4242"))).items
+    assert (row.customer_name, row.customer_document, row.profile) == (
+        "João Pereira",
+        JOAO,
+        "production",
+    )
+    matching = store.charges.matching_charge
+    assert await matching(ChargeQuery(profile="production"), "c") is None
+    found = await matching(ChargeQuery(profile="builtin-sandbox"), "c")
+    assert found is not None and found.customer_name == "Maria da Silva"
+
+
+@pytest.mark.asyncio
+async def test_a_search_pages_by_keyset_newest_first(backend: tuple[Store, Clock]) -> None:
+    store, clock = backend
+    for n in range(12):
+        await sell(store, clock, f"s{n:02d}", amount=1000 + n % 5)
+        await sell(store, clock, f"x{n:02d}", amount=1000 + n % 5, profile="builtin-sandbox")
+    query = ChargeQuery(profile="production", amount=1002)
+    first = await store.charges.search_charges(query, limit=1)
+    assert ids(first) == ["s07"] and first.next_cursor is not None
+    second = await store.charges.search_charges(query, before=first.next_cursor, limit=1)
+    assert ids(second) == ["s02"] and second.next_cursor is None
+    by_customer = ChargeQuery(profile="production", customer="maria")
+    page = await store.charges.search_charges(by_customer, limit=5)
+    assert ids(page) == ["s11", "s10", "s09", "s08", "s07"]
+    rest = await store.charges.search_charges(by_customer, before=page.next_cursor, limit=10)
+    assert ids(rest) == [f"s{n:02d}" for n in range(6, -1, -1)]
+    assert rest.next_cursor is None
+
+
+@pytest.mark.asyncio
+async def test_customers_are_remembered_newest_first(backend: tuple[Store, Clock]) -> None:
+    store, clock = backend
+    await sell(store, clock, "a", customer=("Maria da Silva", MARIA), phone="11987654321")
+    clock.now += timedelta(minutes=5)
+    await sell(store, clock, "b", customer=("João Pereira", JOAO))
+    clock.now += timedelta(minutes=5)
+    async with store.unit_of_work() as uow:
+        await uow.charges.remember_customer(
+            document_type="CPF",
+            document=MARIA,
+            name="Maria da Silva",
+            email="maria@example.com",
+        )
+    recent = await store.charges.recent_customers()
+    assert [(c.document, c.uses) for c in recent] == [(MARIA, 2), (JOAO, 1)]
+    assert (recent[0].email, recent[0].phone) == ("maria@example.com", "11987654321")
+    async with store.unit_of_work() as uow:
+        # A later sale without an e-mail or phone keeps the ones known.
+        await uow.charges.remember_customer(
+            document_type="CPF", document=MARIA, name="Maria da Silva", email=""
+        )
+    (first, *_) = await store.charges.recent_customers(limit=1)
+    assert (first.email, first.phone, first.uses) == ("maria@example.com", "11987654321", 3)
+    assert name_key("  JOÃO   Pereira ") == "joao pereira"
+
+
+@pytest.mark.asyncio
+async def test_each_sqlite_search_starts_from_an_index(tmp_path: Path) -> None:
+    """No search walks the environment's charges testing each: every one starts from an index
+    that names its few charges (the plan SQLite chose for the search's own statement)."""
+    from checkout_desktop.store.sqlite.store import SqliteStore
+
+    clock = Clock()
+    store = SqliteStore.open(tmp_path / "plans.sqlite3", clock=clock)
+    try:
+        for n in range(6):
+            await sell(store, clock, f"s{n}", amount=1000 + n % 3)
+        conn = store.repo.conn
+
+        async def plan(query: ChargeQuery) -> str:
+            statements: list[str] = []
+            conn.set_trace_callback(statements.append)
+            try:
+                await store.charges.search_charges(query, limit=10)
+            finally:
+                conn.set_trace_callback(None)
+            (select,) = [s for s in statements if s.lstrip().upper().startswith("SELECT C.*")]
+            rows = conn.execute("EXPLAIN QUERY PLAN " + select).fetchall()
+            return " | ".join(str(r[3]) for r in rows)
+
+        assert "charge_profile " in await plan(ChargeQuery(profile="production"))
+        assert "charge_profile_amount" in await plan(ChargeQuery(profile="production", amount=1))
+        by_card = await plan(ChargeQuery(profile="production", last_four="1111"))
+        assert "charge_transaction_last_four" in by_card and "charge_profile " not in by_card
+        assert "charge_customer" in await plan(
+            ChargeQuery(profile="production", customer="658.443")
+        )
+        for shown in (by_card, await plan(ChargeQuery(profile="production", customer="maria"))):
+            assert "SCAN c" not in shown, shown
+    finally:
+        await store.close()
