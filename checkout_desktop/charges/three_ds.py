@@ -39,6 +39,7 @@ from checkout_desktop.domain.three_ds import (
     ThreeDsFlowRecord,
     ThreeDsStep,
     notified_result,
+    result_reason,
     status_result,
 )
 from checkout_desktop.gateway.errors import GatewayError
@@ -261,7 +262,11 @@ class ThreeDsFlow:
         result = status_result(reply.status)
         if result is not None:
             await self._note(
-                mcid, Reason.of(ReasonCode.TDS_RESULT_ASKED, status=reply.status), source="3ds"
+                mcid,
+                Reason.of(
+                    ReasonCode.TDS_RESULT_ASKED, status=reply.status, why=result_reason(result)
+                ),
+                source="3ds",
             )
         return result
 
@@ -316,7 +321,7 @@ class ThreeDsFlow:
             await self._move(
                 mcid,
                 ThreeDsStep.FALLBACK,
-                Reason.of(ReasonCode.TDS_FALLBACK, status=result.value),
+                Reason.of(ReasonCode.TDS_FALLBACK, status=result.value, why=result_reason(result)),
                 source="request",
                 result=result.value,
             )
@@ -328,7 +333,7 @@ class ThreeDsFlow:
                 )
             finally:
                 await self._close(mcid, ThreeDsStep.DONE)
-        reason = Reason.of(ReasonCode.TDS_REFUSED, status=result.value)
+        reason = Reason.of(ReasonCode.TDS_REFUSED, status=result.value, why=result_reason(result))
         await self._close(mcid, ThreeDsStep.ENDED, result=result.value)
         await service.ledger.settle_attempt(
             attempt,

@@ -62,6 +62,11 @@ class ReasonCode(StrEnum):
     TDS_NO_BROWSER = "three_ds.no_browser"
     TDS_INTERRUPTED = "three_ds.interrupted"
     TDS_INTERRUPTED_SENT = "three_ds.interrupted_sent"
+    TDS_WHY_AUTHENTICATED = "three_ds.why_authenticated"
+    TDS_WHY_REJECTED = "three_ds.why_rejected"
+    TDS_WHY_FAILED = "three_ds.why_failed"
+    TDS_WHY_CANCELLED = "three_ds.why_cancelled"
+    TDS_WHY_TIMED_OUT = "three_ds.why_timed_out"
 
     CHANGE_STATUS = "change.status"
     CHANGE_REFUNDED = "change.refunded"
@@ -321,15 +326,13 @@ ENGLISH: dict[ReasonCode, str] = {
         "the issuer asks the customer for a confirmation; the challenge is on screen"
     ),
     ReasonCode.TDS_RESULT_NOTIFIED: "3DS result {status}, from a notification",
-    ReasonCode.TDS_RESULT_ASKED: "3DS result {status}, from the status endpoint",
+    ReasonCode.TDS_RESULT_ASKED: "3DS result: {why}, from the status endpoint",
     ReasonCode.TDS_AUTHORIZATION_RECORDED: (
         "authenticated; the 3DS authorization is recorded before sending"
     ),
-    ReasonCode.TDS_FALLBACK: (
-        "3DS authentication {status}: charging without 3DS, as the policy says"
-    ),
+    ReasonCode.TDS_FALLBACK: ("3DS authentication {why}: charging without 3DS, as the policy says"),
     ReasonCode.TDS_REFUSED: (
-        "not charged: 3DS authentication {status}, and the policy refuses a card without it"
+        "not charged: 3DS authentication {why}, and the policy refuses a card without it"
     ),
     ReasonCode.TDS_UNAVAILABLE: "3DS authentication unavailable: {error}",
     ReasonCode.TDS_NO_BROWSER: "3DS needs the card page's browser data, which did not come",
@@ -340,6 +343,11 @@ ENGLISH: dict[ReasonCode, str] = {
         "the terminal stopped after sending the charge ({step}); the service is asked, never sent "
         "again"
     ),
+    ReasonCode.TDS_WHY_AUTHENTICATED: "authenticated",
+    ReasonCode.TDS_WHY_REJECTED: "rejected",
+    ReasonCode.TDS_WHY_FAILED: "unavailable",
+    ReasonCode.TDS_WHY_CANCELLED: "cancelled by the clerk",
+    ReasonCode.TDS_WHY_TIMED_OUT: "without an answer in time",
     ReasonCode.CHANGE_STATUS: "status {previous_status} → {status}",
     ReasonCode.CHANGE_REFUNDED: "refunded {previous_amount} → {amount}",
     ReasonCode.CHANGE_AMOUNT: "amount {amount}",

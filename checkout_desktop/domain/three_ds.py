@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import Inbound, Outbound
 
 logger = logging.getLogger(__name__)
@@ -132,6 +133,20 @@ NOTIFIED_RESULTS: Mapping[str, AuthenticationResult | None] = {
     "Challenged": None,
 }
 """A `THREE_DS_CHALLENGE` notification's `data.status` → result (None: not decided yet)."""
+
+
+_WHY = {
+    AuthenticationResult.AUTHENTICATED: ReasonCode.TDS_WHY_AUTHENTICATED,
+    AuthenticationResult.REJECTED: ReasonCode.TDS_WHY_REJECTED,
+    AuthenticationResult.FAILED: ReasonCode.TDS_WHY_FAILED,
+    AuthenticationResult.CANCELLED: ReasonCode.TDS_WHY_CANCELLED,
+    AuthenticationResult.TIMED_OUT: ReasonCode.TDS_WHY_TIMED_OUT,
+}
+
+
+def result_reason(result: AuthenticationResult) -> Reason:
+    """How an authentication ended, in words (the `why` of the flow's reasons)."""
+    return Reason.of(_WHY[result])
 
 
 def status_result(status: str) -> AuthenticationResult | None:
@@ -259,5 +274,6 @@ __all__ = [
     "ThreeDsStep",
     "enrollment_body",
     "notified_result",
+    "result_reason",
     "status_result",
 ]

@@ -353,6 +353,17 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.OP_QUERY: QCoreApplication.translate("Reasons", "charge query"),
         ReasonCode.OP_CAPTURE: QCoreApplication.translate("Reasons", "capture"),
         ReasonCode.OP_REFUND: QCoreApplication.translate("Reasons", "refund"),
+        ReasonCode.TDS_WHY_AUTHENTICATED: QCoreApplication.translate(
+            "Reasons", "authenticated by the bank"
+        ),
+        ReasonCode.TDS_WHY_REJECTED: QCoreApplication.translate("Reasons", "rejected by the bank"),
+        ReasonCode.TDS_WHY_FAILED: QCoreApplication.translate("Reasons", "unavailable"),
+        ReasonCode.TDS_WHY_CANCELLED: QCoreApplication.translate(
+            "Reasons", "cancelled at the counter"
+        ),
+        ReasonCode.TDS_WHY_TIMED_OUT: QCoreApplication.translate(
+            "Reasons", "without an answer in time"
+        ),
         ReasonCode.OP_TDS_SETUP: QCoreApplication.translate("Reasons", "3DS setup"),
         ReasonCode.OP_TDS_ENROLLMENT: QCoreApplication.translate("Reasons", "3DS enrollment"),
         ReasonCode.OP_TDS_STATUS: QCoreApplication.translate("Reasons", "3DS status query"),
@@ -374,17 +385,17 @@ def templates() -> dict[ReasonCode, str]:
             "Reasons", "3DS result {status}, from a notification"
         ),
         ReasonCode.TDS_RESULT_ASKED: QCoreApplication.translate(
-            "Reasons", "3DS result {status}, asked of the service"
+            "Reasons", "3DS result: {why}, asked of the service"
         ),
         ReasonCode.TDS_AUTHORIZATION_RECORDED: QCoreApplication.translate(
             "Reasons", "authenticated; the charge is recorded before sending"
         ),
         ReasonCode.TDS_FALLBACK: QCoreApplication.translate(
-            "Reasons", "3DS authentication {status}: charging without 3DS, as the settings say"
+            "Reasons", "3DS authentication {why}: charging without 3DS, as the settings say"
         ),
         ReasonCode.TDS_REFUSED: QCoreApplication.translate(
             "Reasons",
-            "not charged: 3DS authentication {status}, and the settings refuse a card without it",
+            "not charged: 3DS authentication {why}, and the settings refuse a card without it",
         ),
         ReasonCode.TDS_UNAVAILABLE: QCoreApplication.translate(
             "Reasons", "3DS authentication unavailable: {error}"
