@@ -30,13 +30,25 @@ KNOWN_BRANDS = frozenset(b.value for b in CardBrand)
 MAX_CREDENTIAL_REQUESTS = 5
 
 
-def find_card_data(raw: str) -> str | None:
+# The browser message's measures are bounded numbers (a screen of 1366 by 768 at 24 bits and
+# 180 minutes from UTC reads, digits joined, like a Luhn-valid number): each is screened alone,
+# and the terminal checks them against its own measurements before using them.
+_MEASURE_KEYS = frozenset({"colorDepth", "screenHeight", "screenWidth", "timeDifference"})
+
+
+def find_card_data(raw: str, *, measures: bool = False) -> str | None:
     """What card data a bridge message carries, described without the data itself, or None.
 
     The text is normalised before it is looked at (JSON unescaped, NFKC, every separator):
     see domain.carddata. A key named like a CVV, card number or expiry is refused whatever its
     value; so is a value that reads as an expiry or a security code.
     """
+    if measures:
+        return screen_card_data(
+            raw,
+            opaque_keys=_OPAQUE_KEYS | _MEASURE_KEYS,
+            short_code_keys=_SHORT_CODE_KEYS | _MEASURE_KEYS,
+        )
     return screen_card_data(raw, opaque_keys=_OPAQUE_KEYS, short_code_keys=_SHORT_CODE_KEYS)
 
 
@@ -97,11 +109,12 @@ class BrowserReport(BridgeMessage):
     (they are the view's own), so no free text comes from the page for this."""
 
     javaEnabled: bool
-    colorDepth: Annotated[int, Field(ge=1, le=64)]
-    screenHeight: Annotated[int, Field(ge=1, le=100_000)]
-    screenWidth: Annotated[int, Field(ge=1, le=100_000)]
+    colorDepth: Annotated[int, Field(ge=1, le=48)]
+    screenHeight: Annotated[int, Field(ge=1, le=16_384)]
+    screenWidth: Annotated[int, Field(ge=1, le=16_384)]
     timeDifference: Annotated[int, Field(ge=-900, le=900)]
-    language: Annotated[str, Field(pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$")]
+    # Letters, and at most a three-digit region (es-419): no room for a run of digits.
+    language: Annotated[str, Field(pattern=r"^[A-Za-z]{2,3}(-([A-Za-z]{2,8}|[0-9]{3}))?$")]
 
 
 M = TypeVar("M", bound=BridgeMessage)
@@ -229,7 +242,9 @@ class CardBridge(QObject):
 
     # ------------------------------------------------------------------ page → Python
 
-    def _receive(self, slot: str, payload: Any, model: type[M]) -> M | None:
+    def _receive(
+        self, slot: str, payload: Any, model: type[M], *, measures: bool = False
+    ) -> M | None:
         if self.message_observer is not None:
             self.message_observer(slot, payload if isinstance(payload, str) else repr(payload))
         if not isinstance(payload, str):
@@ -245,7 +260,7 @@ class CardBridge(QObject):
             )
             self.events.message_refused.emit(slot)
             return None
-        finding = find_card_data(payload)
+        finding = find_card_data(payload, measures=measures)
         if finding is not None:
             logger.warning(
                 "security event: the card page sent %s to %s; the message was refused and "
@@ -317,7 +332,7 @@ class CardBridge(QObject):
 
     @Slot(str, result=bool)
     def browserInfo(self, payload: str) -> bool:
-        message = self._receive("browserInfo", payload, BrowserReport)
+        message = self._receive("browserInfo", payload, BrowserReport, measures=True)
         if message is None:
             return False
         self.browser_report = message

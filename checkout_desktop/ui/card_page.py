@@ -6,9 +6,11 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from pydantic import SecretStr
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -137,6 +139,25 @@ class CardPage(QWidget):
         report = self.bridge.browser_report
         if report is None:
             return None
+        own = self._own_measures()
+        measured = (
+            report.screenWidth,
+            report.screenHeight,
+            report.colorDepth,
+            report.timeDifference,
+        )
+        if measured != own:
+            # The page's numbers are used only where they agree with the terminal's own: what
+            # cannot be checked cannot carry anything in.
+            logger.info("the card page's screen measures differ from the terminal's; using ours")
+            report = report.model_copy(
+                update={
+                    "screenWidth": own[0],
+                    "screenHeight": own[1],
+                    "colorDepth": own[2],
+                    "timeDifference": own[3],
+                }
+            )
         return BrowserInfo(
             httpAcceptBrowserValue=PAGE_ACCEPT,
             httpAcceptContent=PAGE_ACCEPT,
@@ -149,6 +170,18 @@ class CardPage(QWidget):
             httpBrowserLanguage=report.language,
             userAgentBrowserValue=self.page.profile().httpUserAgent()[:2048] or "QtWebEngine",
         )
+
+    def _own_measures(self) -> tuple[int, int, int, int]:
+        """Screen width, height, colour depth and minutes behind UTC, as this terminal sees them."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        width, height, depth = 1, 1, 24
+        if screen is not None:
+            size = screen.size()
+            width, height = max(1, size.width()), max(1, size.height())
+            depth = min(48, max(1, screen.depth()))
+        offset = datetime.now().astimezone().utcoffset()
+        behind = 0 if offset is None else -round(offset.total_seconds() / 60)
+        return width, height, depth, max(-900, min(900, behind))
 
     def load(self) -> None:
         """Load (or reload) the card page; `ready` or `sdk_unavailable` follows."""

@@ -378,6 +378,11 @@ def test_3ds_frictionless_card_is_paid_with_one_status_at_a_time(shop: Shop) -> 
         outcome = outcomes[0]
         assert (outcome.attempt, outcome.status) == (AttemptState.CREATED, ChargeStatus.PAID)
         assert shown == ["Authenticating…", "Charging…"]
+        # The page's measures of the shopper's browser, with the view's own user agent.
+        browser = screen.card_page.browser_info()
+        assert browser is not None
+        assert "QtWebEngine" in browser.userAgentBrowserValue
+        assert browser.httpBrowserJavaScriptEnabled
         assert screen.result.status.text() == "Paid"
         assert screen.result.print_button.isEnabled()
         assert screen.challenge is None
