@@ -22,7 +22,10 @@ logger = logging.getLogger(__name__)
 
 VERDICT = re.compile(
     r"^self-test PASS: sandbox [\d.]+ s · core [\d.]+ s · card page [\d.]+ s · tokenize [\d.]+ s"
-    r" · charge [\d.]+ s · notification [\d.]+ s · total [\d.]+ s — charge selftest-\d+ PAID"
+    r" · charge [\d.]+ s · notification [\d.]+ s · 3DS frictionless [\d.]+ s"
+    r" · 3DS challenge [\d.]+ s · total [\d.]+ s — charge selftest-\d+ PAID, notified through"
+    r" the inbox; 3DS charges selftest-3ds-3063-\d+ and selftest-3ds-3220-\d+ \(challenge"
+    r" answered on the bank's page\) PAID$"
 )
 
 
@@ -50,8 +53,9 @@ def test_self_test_passes_offscreen_without_a_keychain(tmp_path: Path) -> None:
     assert not (tmp_path / "home" / "data" / "checkout.sqlite3").exists()
     # The test card typed into the page never shows up in what the terminal printed.
     output = result.stdout + result.stderr
-    assert "4111111111111111" not in output
-    assert "4111 1111 1111 1111" not in output
+    for number in ("4111111111111111", "4000000000003063", "4000000000003220"):
+        assert number not in output
+        assert " ".join(number[i : i + 4] for i in range(0, 16, 4)) not in output
 
 
 def test_self_test_refuses_a_bad_port(tmp_path: Path) -> None:
