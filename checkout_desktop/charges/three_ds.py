@@ -342,6 +342,7 @@ class ThreeDsFlow:
             source="system",
             detail=None if why is None else why.english(),
         )
+        await self._nothing_to_ask(mcid)
         return ChargeOutcome(mcid, attempt.sale_id, AttemptState.REJECTED, None, reason)
 
     # -- after a stop ---------------------------------------------------------------------------
@@ -376,6 +377,7 @@ class ThreeDsFlow:
                     await service.ledger.settle_attempt(
                         attempt, AttemptState.REJECTED, reason, source="system"
                     )
+                await self._nothing_to_ask(mcid)
             settled += 1
             logger.info("3DS flow %s left at %s settled at start-up", mcid, flow.step)
         return settled
@@ -425,6 +427,17 @@ class ThreeDsFlow:
                 await uow.charges.add_timeline(
                     mcid, source="system", outcome="applied", reason=note
                 )
+
+    async def _nothing_to_ask(self, mcid: str) -> None:
+        """A sale ended with nothing charged: a row that only a 3DS result made (no status) is
+        not asked about again (the service will never hold that charge)."""
+        async with self.service.store.unit_of_work(durable=False) as uow:
+            record = await uow.charges.charge(mcid)
+            if record is None or record.status is not None or record.next_check_at is None:
+                return
+            await uow.charges.set_checked(
+                mcid, checks=record.checks, next_check_at=None, check_reason=None
+            )
 
     async def _note(self, mcid: str, reason: Reason, *, source: str = "3ds") -> None:
         async with self.service.store.unit_of_work(durable=False) as uow:

@@ -385,3 +385,27 @@ async def test_a_busy_sale_is_refused_before_anything_is_sent(
             await three_ds_charge(stack, access, THREE_DS_FRICTIONLESS)
         assert calls_to(stack, "/3ds/setup") == 1
     assert len(sandbox.state.charges) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_3ds_result_for_a_sale_never_charged_is_not_asked_about_forever(
+    sandbox: SandboxServer, tmp_path: Path, receiver: tuple[Receiver, str, Path]
+) -> None:
+    # The Rejected notification names the charge before any charge exists (and none ever
+    # will): it is kept on the timeline, but the reconciler has nothing to ask about.
+    hooks, url, ca_file = receiver
+    sandbox.configure_webhook(url, token=WEBHOOK_TOKEN, ca_file=ca_file)
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        hooks.stores = [stack.service.store.repo]
+        outcome = await three_ds_charge(stack, access, THREE_DS_REJECTED)
+        mcid = outcome.merchant_charge_id
+        await sandbox.webhooks_idle(30)
+        assert [r for r in hooks.received if r[1] == "3DS"]
+        record = stack.service.store.repo.charge(mcid)
+        assert record is not None and record.three_ds_status == "Rejected"
+        assert record.status is None
+        assert record.next_check_at is None
+        report = await stack.service.reconcile(due_only=True)
+        assert report.charges_checked == 0
+    assert sandbox.state.charges == {}
