@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from checkout_desktop.charges.outcome import ChargeOutcome
@@ -34,6 +34,7 @@ from checkout_desktop.domain.three_ds import (
     AuthenticationResult,
     BrowserInfo,
     Challenge,
+    EnrollmentTransactionReply,
     ThreeDsAuthorizationRequest,
     ThreeDsFallback,
     ThreeDsFlowRecord,
@@ -104,8 +105,6 @@ class ThreeDsFlow:
         `fallback` says what happens when authentication is rejected, unavailable, cancelled
         or times out: ``refuse`` (nothing is charged) or ``without`` (the plain authorization).
         """
-        from dataclasses import replace
-
         service = self.service
         if len(request.transactions) != 1:
             raise ValueError("3DS authenticates a charge paid by exactly one card")
@@ -454,12 +453,12 @@ class ThreeDsFlow:
             logger.exception("a 3DS progress handler failed")
 
 
-def _challenge(mcid: str, answer: object) -> Challenge | None:
-    """The challenge enrollment asked for, if it is complete and its URL is https."""
-    url = getattr(answer, "stepUpUrl", None)
-    token = getattr(answer, "accessToken", None)
-    width = getattr(answer, "widthChallenge", None) or 390
-    height = getattr(answer, "heightChallenge", None) or 400
+def _challenge(mcid: str, answer: EnrollmentTransactionReply) -> Challenge | None:
+    """The challenge enrollment asked for, if it is complete and its URL is https; its size
+    as the service says (within what a screen can show; 390x400 when it says none)."""
+    url, token = answer.stepUpUrl, answer.accessToken
+    width = answer.widthChallenge or 390
+    height = answer.heightChallenge or 400
     if not url or not token or not str(url).lower().startswith("https://"):
         return None
     return Challenge(

@@ -172,6 +172,7 @@ class ChallengeView(QDialog):
             raise ValueError("a 3DS step-up address must be https://")
         self.challenge = challenge
         self._finished = False
+        self._closed = False
         self.setObjectName("threeDsChallenge")
         self.setWindowTitle(self.tr("Bank confirmation"))
         self.setModal(False)
@@ -216,6 +217,9 @@ class ChallengeView(QDialog):
     def close_view(self) -> None:
         """The result is known (or the clerk cancelled): the bank's page goes away at once."""
         self._finished = True
+        if self._closed:
+            return
+        self._closed = True
         self.page.triggerAction(QWebEnginePage.WebAction.Stop)
         self.hide()
         self.deleteLater()

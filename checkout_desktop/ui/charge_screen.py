@@ -637,8 +637,13 @@ class ChargeScreen(QWidget):
         self._close_challenge()
         view = ChallengeView(challenge, self)
         view.cancelled.connect(self._service.three_ds.cancel_challenge)
+        # Closed by the clerk: forgotten at once, so nothing later touches a deleted view.
+        view.cancelled.connect(self._forget_challenge)
         self.challenge = view
         view.start()
+
+    def _forget_challenge(self, _mcid: str = "") -> None:
+        self.challenge = None
 
     def _close_challenge(self) -> None:
         view, self.challenge = self.challenge, None
