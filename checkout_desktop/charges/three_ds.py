@@ -117,7 +117,17 @@ class ThreeDsFlow:
         self._cancels[mcid] = asyncio.Event()
         try:
             self._tell(on_progress, ThreeDsProgress(mcid, "authenticating"))
-            result, why = await self._authenticate(attempt, request, browser, on_progress)
+            try:
+                result, why = await self._authenticate(attempt, request, browser, on_progress)
+            except (GatewayError, ValueError) as exc:
+                # Nothing that moves money has been sent: an answer the flow cannot use
+                # (a malformed reply, an unusable id) is an authentication that failed.
+                logger.warning("3DS %s: authentication could not go on (%s)", mcid, exc)
+                reason = exc.reason if isinstance(exc, GatewayError) else None
+                await self._note(
+                    mcid, Reason.of(ReasonCode.TDS_UNAVAILABLE, error=reason or str(exc))
+                )
+                result, why = AuthenticationResult.FAILED, reason
             flow = await self._flow(mcid)
             if result == AuthenticationResult.AUTHENTICATED:
                 self._tell(on_progress, ThreeDsProgress(mcid, "charging"))
@@ -147,6 +157,10 @@ class ThreeDsFlow:
         on_progress: ProgressHandler | None,
     ) -> tuple[AuthenticationResult, Reason | None]:
         mcid = attempt.merchant_charge_id
+        if browser is None:
+            # Enrollment needs the shopper's browser: without it, no setup is even sent.
+            await self._note(mcid, Reason.of(ReasonCode.TDS_NO_BROWSER))
+            return AuthenticationResult.FAILED, Reason.of(ReasonCode.TDS_NO_BROWSER)
         try:
             setup = await self.client.setup(request)
         except GatewayError as exc:
@@ -163,9 +177,6 @@ class ThreeDsFlow:
             charge_id=charge_id,
             authentication_id=authentication_id,
         )
-        if browser is None:
-            await self._note(mcid, Reason.of(ReasonCode.TDS_NO_BROWSER))
-            return AuthenticationResult.FAILED, Reason.of(ReasonCode.TDS_NO_BROWSER)
         customer = request.customer.model_dump(mode="json", exclude_none=True)
         try:
             enrolled = await self.client.enroll(charge_id, customer, browser, request.total_amount)
@@ -255,7 +266,7 @@ class ThreeDsFlow:
         """One status query; None while undecided or when the service cannot be asked."""
         try:
             reply = await self.client.status(charge_id)
-        except GatewayError as exc:
+        except (GatewayError, ValueError) as exc:
             logger.info("3DS %s: status not known (%s)", mcid, exc)
             return None
         result = status_result(reply.status)

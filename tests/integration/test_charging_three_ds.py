@@ -409,3 +409,23 @@ async def test_a_3ds_result_for_a_sale_never_charged_is_not_asked_about_forever(
         report = await stack.service.reconcile(due_only=True)
         assert report.charges_checked == 0
     assert sandbox.state.charges == {}
+
+
+@pytest.mark.asyncio
+async def test_without_the_browser_data_nothing_is_sent_and_the_policy_decides(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        outcome = await stack.service.three_ds.charge(
+            sale_id="sale-1",
+            request=charge_request(await card_token(access, THREE_DS_FRICTIONLESS)),
+            tenders=visa("3063"),
+            browser=None,
+            fallback="refuse",
+        )
+        assert outcome.attempt == AttemptState.REJECTED
+        assert outcome.message.args["status"] == "FAILED"
+        assert ReasonCode.TDS_NO_BROWSER in codes(stack, outcome.merchant_charge_id)
+        assert calls_to(stack, "/3ds/setup") == 0
+    assert sandbox.state.three_ds == {}
