@@ -222,6 +222,13 @@ class ChallengeView(QDialog):
         self._closed = True
         self.page.triggerAction(QWebEnginePage.WebAction.Stop)
         self.hide()
+        owner = self.parentWidget()
+        if owner is not None:
+            # The panel was the active window: the clerk's keys (Ctrl+Enter, F2) work again
+            # only once the window it came from is active.
+            window = owner.window()
+            window.raise_()
+            window.activateWindow()
         self.deleteLater()
 
     def reject(self) -> None:

@@ -440,6 +440,11 @@ def test_the_clerk_cancels_the_challenge(shop: Shop) -> None:
         spin_until(lambda: bool(outcomes), "the cancelled charge's outcome", 30)
         assert outcomes[0].message.args["status"] == "CANCELLED"
         assert screen.result.status.text() == "Authentication failed"
+        # The clerk's keys work again: the main window is the active one.
+        spin_until(
+            lambda: QApplication.activeWindow() is shop.window,
+            f"the main window again, not {QApplication.activeWindow()!r}",
+        )
 
 
 def test_the_challenge_view_refuses_other_hosts_and_has_no_bridge(shop: Shop) -> None:
