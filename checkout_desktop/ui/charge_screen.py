@@ -179,7 +179,10 @@ class ResultView(QWidget):
     def show_record(self, record: ChargeRecord) -> None:
         """A later update of the charge shown (a notification, a reconciliation)."""
         self.record = record
-        self._show_status(record.status)
+        if record.status is not None:
+            # A row that holds only a 3DS result (nothing charged) leaves the status the
+            # outcome gave ("Authentication failed"), never a blank over it.
+            self._show_status(record.status)
         if record.status == ChargeStatus.PAID:
             self.message.clear()
         self.charge.setText(self.tr("Charge {id}").format(id=record.merchant_charge_id))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
@@ -417,6 +418,36 @@ def test_3ds_challenge_typed_into_the_bank_page(
         record = shop.terminal.service.store.repo.charge(mcid)
         charged = record is not None and record.status is not None
         assert charged is receipt
+
+
+@contextmanager
+def faults(shop: Shop, **values: float) -> Iterator[None]:
+    """The sandbox process's faults for the block, then none again."""
+    url = f"{shop.link.info.base_url}/_sandbox/faults"
+    headers = {"X-Sandbox-Admin-Token": shop.link.info.admin_token}
+    assert httpx.patch(url, json=values, headers=headers, timeout=10).status_code == 200
+    try:
+        yield
+    finally:
+        reset = dict.fromkeys(values, 0.0)
+        assert httpx.patch(url, json=reset, headers=headers, timeout=10).status_code == 200
+
+
+def test_a_late_3ds_notification_leaves_the_result_as_shown(shop: Shop) -> None:
+    # The status endpoint decides first; the notification lands once the result is on screen.
+    with faults(shop, webhook_delay_s=6.0), three_ds(shop) as screen:
+        outcomes = start_charge(shop, "4000000000003220")
+        type_code(bank_page(screen), "0000")
+        spin_until(lambda: bool(outcomes), "the 3DS charge's outcome", 30)
+        assert screen.result.status.text() == "Authentication failed"
+        assert screen.result.three_ds.text() == ""
+        spin_until(
+            lambda: "3DS rejected" in screen.result.three_ds.text(),
+            "the late notification on screen",
+            30,
+        )
+        assert screen.result.status.text() == "Authentication failed"
+        assert not screen.result.print_button.isEnabled()
 
 
 def test_3ds_rejected_and_unavailable_follow_the_policy(shop: Shop) -> None:
