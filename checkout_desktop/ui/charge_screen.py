@@ -213,7 +213,9 @@ class ResultView(QWidget):
             self.print_button.setEnabled(False)
             self.pdf_button.setEnabled(False)
             return
-        self.amount.setText(format_money(record.amount))
+        # A row that holds only a 3DS result knows no amount: the sale's stays shown.
+        amount = record.amount if record.amount is not None else self.sale_amount
+        self.amount.setText(format_money(amount))
         lines = []
         for txn in record.state.transactions:
             lines.append(
@@ -702,8 +704,10 @@ class ChargeScreen(QWidget):
                 and self.stack.currentWidget() is self.result
             ):
                 self.result.show_record(record)
-                retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
-                self.result.retry_button.setVisible(retry)
+                if record.status is not None:
+                    # Without a charge status (a 3DS result alone) the offer stays as it was.
+                    retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
+                    self.result.retry_button.setVisible(retry)
             self.update_state()
 
         read(self._views.charge(mcid), show)

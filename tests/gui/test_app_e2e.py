@@ -439,15 +439,20 @@ def test_a_late_3ds_notification_leaves_the_result_as_shown(shop: Shop) -> None:
         outcomes = start_charge(shop, "4000000000003220")
         type_code(bank_page(screen), "0000")
         spin_until(lambda: bool(outcomes), "the 3DS charge's outcome", 30)
-        assert screen.result.status.text() == "Authentication failed"
-        assert screen.result.three_ds.text() == ""
+        result = screen.result
+        shown = (result.status.text(), result.amount.text(), result.message.text())
+        assert shown[0] == "Authentication failed"
+        assert "25.90" in shown[1]
+        assert result.retry_button.isVisibleTo(result)
+        assert result.three_ds.text() == ""
         spin_until(
-            lambda: "3DS rejected" in screen.result.three_ds.text(),
-            "the late notification on screen",
-            30,
+            lambda: "3DS rejected" in result.three_ds.text(), "the late notification on screen", 30
         )
-        assert screen.result.status.text() == "Authentication failed"
-        assert not screen.result.print_button.isEnabled()
+        # Only the 3DS line learnt something: the status, the amount, the reason and the
+        # offer of another card stay as they were.
+        assert (result.status.text(), result.amount.text(), result.message.text()) == shown
+        assert result.retry_button.isVisibleTo(result)
+        assert not result.print_button.isEnabled()
 
 
 def test_3ds_rejected_and_unavailable_follow_the_policy(shop: Shop) -> None:
