@@ -195,7 +195,9 @@ class MainWindow(QMainWindow):
             self.adapter,
             environment=environment,
             # This environment's open attempts only: another's are none of this service's.
-            unresolved_count=lambda: views.unresolved_count(profile=service.profile),
+            unresolved_count=lambda: views.unresolved_count(
+                profile=service.profile, excluding=self._charge_on_screen()
+            ),
             show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,
         )
@@ -208,6 +210,8 @@ class MainWindow(QMainWindow):
             self.tray.activated.connect(lambda _reason: self.show_normal())
             self.tray.show()
 
+        # The charge on screen is counted once it is no longer being sent or authenticated.
+        self.charge_screen.charge_finished.connect(lambda _o: self.status.refresh_attempts())
         self.adapter.webhook_stored.connect(self._on_webhook_stored)
         self.adapter.charge_changed.connect(self._on_charge_changed)
         self.adapter.tunnel_url_changed.connect(self.tunnel_notice.show_change)
@@ -307,6 +311,13 @@ class MainWindow(QMainWindow):
         bring_to_front(self)
 
     # -- core events ------------------------------------------------------------------------
+
+    def _charge_on_screen(self) -> tuple[str, ...]:
+        """The charge the charge screen is still sending or authenticating: its button says
+        where it stands, so the status bar does not call it an unknown outcome."""
+        screen = self.charge_screen
+        mcid = screen.current_charge
+        return (mcid,) if screen.in_flight and mcid is not None else ()
 
     def _on_webhook_stored(self, event: WebhookStored) -> None:
         # Not built yet: the events panel reads the store's newest page when it is.

@@ -406,6 +406,8 @@ def test_3ds_challenge_typed_into_the_bank_page(
         assert "bank asks for a confirmation" in view.heading.text()
         # No receipt and no second charge while the customer answers.
         assert screen.stack.currentIndex() == 0
+        # The status bar does not call the charge on screen an unknown outcome meanwhile.
+        assert shop.window.status.attempts.text() == "No open attempts"
         type_code(view, code)
         spin_until(lambda: bool(outcomes), "the 3DS charge's outcome", 30)
         assert screen.result.status.text() == status
