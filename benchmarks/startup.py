@@ -97,6 +97,10 @@ def run_once(kind: str, home: Path, log: Path, settle_s: float) -> Run:
     env = dict(os.environ)
     env["QT_QPA_PLATFORM"] = "offscreen"
     env["PYTHONUNBUFFERED"] = "1"
+    # An installed terminal starts from compiled bytecode; with writing it switched off (as in
+    # some shells and CI jobs) every start would compile the whole package from source again,
+    # and time that no shop's start spends. The warm-up runs write it.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("CHECKOUT_DESKTOP_HOME", None)
     if kind == "baseline":
         command = [sys.executable, str(BASELINE_SCRIPT)]

@@ -70,6 +70,8 @@ class Profile(_Strict):
     merchant token the docs teach (the SDK then sends bcrypt(CNPJ + token))."""
     phone_required: bool = True
     """The charge screen asks for the customer's phone (every public integration sends it)."""
+    customer_email_required: bool = False
+    """The service needs the customer's e-mail with every charge (optional otherwise)."""
     time_zone: Annotated[str, Field(min_length=1, max_length=64)] = DEFAULT_NAIVE_ZONE
     """The zone a service timestamp without offset is read in."""
 

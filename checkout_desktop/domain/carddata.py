@@ -245,6 +245,7 @@ MASK = b"*"
 # most document numbers of a notification stay as they came.
 MIN_STORED_PAN = 13
 _CARD_FIRST_DIGITS = frozenset("23456")
+_NOT_DIGITS = bytes(b for b in range(256) if not 0x30 <= b <= 0x39)
 
 
 def _digit_value(token: bytes) -> str:
@@ -255,28 +256,49 @@ def _digit_value(token: bytes) -> str:
     return str(token[2] - 0x90)
 
 
+def _digit_tokens_at_most(body: bytes) -> int:
+    """An upper bound of the digits `body` writes in any spelling: its ASCII digits, plus one
+    for each fullwidth digit's lead bytes (a `\\u003N` escape already counts its own)."""
+    return len(body.translate(None, _NOT_DIGITS)) + body.count(b"\xef\xbc")
+
+
+def _could_be_card(digits: str) -> bool:
+    return (
+        MIN_STORED_PAN <= len(digits) <= MAX_PAN
+        and digits[0] in _CARD_FIRST_DIGITS
+        and luhn_valid(digits)
+    )
+
+
 def mask_card_numbers(body: bytes, *, json_text: bool = True) -> tuple[bytes, int]:
     """`body` with every Luhn-valid card number masked (first six and last four kept), and how
     many were masked. Works on the bytes, so a body that is not JSON is masked as well; inside a
     JSON string the masked number stays a valid string, and a bare JSON number becomes one.
     """
     count = 0
+    if _digit_tokens_at_most(body) < MIN_STORED_PAN:
+        # Too few digits in all of it to write one card number: the regex need not scan it.
+        return body, 0
 
     def replace(match: re.Match[bytes]) -> bytes:
         nonlocal count
-        tokens = list(_B_ONE_DIGIT.finditer(match.group(0)))
-        digits = "".join(_digit_value(t.group(0)) for t in tokens)
-        if not (
-            MIN_STORED_PAN <= len(digits) <= MAX_PAN
-            and digits[0] in _CARD_FIRST_DIGITS
-            and luhn_valid(digits)
-        ):
-            return match.group(0)
+        text = match.group(0)
+        if text.isdigit():
+            # The usual case (a document or an id written in plain ASCII digits): the Luhn
+            # check decides before any token is looked at.
+            digits = text.decode()
+            if not _could_be_card(digits):
+                return text
+            tokens = list(_B_ONE_DIGIT.finditer(text))
+        else:
+            tokens = list(_B_ONE_DIGIT.finditer(text))
+            digits = "".join(_digit_value(t.group(0)) for t in tokens)
+            if not _could_be_card(digits):
+                return text
         count += 1
         keep = set(range(6)) | set(range(len(tokens) - 4, len(tokens)))
         out = bytearray()
         last = 0
-        text = match.group(0)
         for i, token in enumerate(tokens):
             out += text[last : token.start()]
             out += token.group(0) if i in keep else MASK

@@ -22,6 +22,8 @@ from enum import StrEnum
 from typing import Any, Literal, Union
 
 logger = logging.getLogger(__name__)
+# One encoder for every reason stored (json.dumps with options builds a new one per call).
+_ARGS_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 ArgValue = Union[str, int, float, bool, None, "Reason", tuple["Reason", ...]]
 
@@ -208,6 +210,7 @@ class ReasonCode(StrEnum):
     BUSINESS_INVALID_CARD_TOKEN = "business.invalid_card_token"
     BUSINESS_CARD_TOKEN_MISSING = "business.card_token_missing"
     BUSINESS_REQUIRED_FIELD = "business.required_field"
+    CUSTOMER_EMAIL_REQUIRED = "business.customer_email_required"
     BUSINESS_INVALID_DOCUMENT = "business.invalid_document"
     BUSINESS_INVALID_REQUEST = "business.invalid_request"
     BUSINESS_UNAUTHORIZED = "business.unauthorized"
@@ -575,6 +578,9 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.BUSINESS_CARD_TOKEN_MISSING: "the service found no card in the request",
     ReasonCode.BUSINESS_REQUIRED_FIELD: "a field the service requires is missing",
     ReasonCode.BUSINESS_INVALID_DOCUMENT: "the service refused the customer's document",
+    ReasonCode.CUSTOMER_EMAIL_REQUIRED: (
+        "the service requires the customer's e-mail: type it and charge again ({words})"
+    ),
     ReasonCode.BUSINESS_INVALID_REQUEST: "the request breaks the service's rules",
     ReasonCode.BUSINESS_UNAUTHORIZED: "the service refused the access token",
     ReasonCode.BUSINESS_MEDIA_TYPE: "the service refused the content type",
@@ -761,12 +767,18 @@ class Reason:
     def __str__(self) -> str:
         return self.english()
 
+    def mentions(self, code: ReasonCode) -> bool:
+        """Whether this reason, or any reason nested in its arguments, has `code`."""
+        if self.code == code:
+            return True
+        return any(_mentions(value, code) for value in self.args.values())
+
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code.value, "args": _args_json(self.args)}
 
     def args_json(self) -> str:
         """The arguments as stored beside the code."""
-        return json.dumps(_args_json(self.args), ensure_ascii=False, sort_keys=True)
+        return _ARGS_ENCODER.encode(_args_json(self.args))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Reason:
@@ -783,6 +795,14 @@ class Reason:
         except (ValueError, TypeError, KeyError):
             logger.warning("a stored reason %r cannot be read; its text is shown as stored", code)
             return None
+
+
+def _mentions(value: ArgValue, code: ReasonCode) -> bool:
+    if isinstance(value, Reason):
+        return value.mentions(code)
+    if isinstance(value, tuple):
+        return any(_mentions(v, code) for v in value)
+    return False
 
 
 def _english_arg(name: str, value: ArgValue) -> str:

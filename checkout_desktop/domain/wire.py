@@ -253,9 +253,14 @@ class Phone(Outbound):
 
 class Customer(Outbound):
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
-    email: Annotated[
-        str, StringConstraints(pattern=r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
-    ]
+    # Optional unless the profile says its service needs it (Profile.customer_email_required):
+    # a sale without one leaves the field out of the request.
+    email: (
+        Annotated[
+            str, StringConstraints(pattern=r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
+        ]
+        | None
+    ) = None
     documentType: DocumentType
     document: str
     phone: Phone | None = None
@@ -504,6 +509,9 @@ class ApiErrorItem(Inbound):
     code: int | str | None = None
 
 
+MISSING_WORDS = re.compile(r"missing|required|ausente|obrigat", re.IGNORECASE)
+"""Words of a refusal that says a field is missing (the service may answer in either language)."""
+
 _NOT_FOUND_WORDS = re.compile(
     r"not\s+found|n[ãa]o\s+(?:foi\s+)?encontrad[ao]|does\s+not\s+exist|inexistente"
     r"|unknown\s+charge|no\s+(?:such\s+)?charge|nenhuma\s+cobran[çc]a",
@@ -549,6 +557,24 @@ class ApiErrorBody(Inbound):
                 return True
         message = self.message or ""
         return bool(_NOT_FOUND_WORDS.search(message) and _CHARGE_WORDS.search(message))
+
+    def names_customer_email_missing(self) -> bool:
+        """Whether a refused request says the customer's e-mail is required (or missing).
+
+        The public material lists `customer.email` without saying whether the service requires
+        it; the terminal leaves it out of a sale without one, so it must recognise this refusal.
+        """
+        for item in self.errors or []:
+            field_name = re.sub(r"\[\d+\]", "", (item.field or "").strip()).lower()
+            if field_name in {"customer.email", "email"}:
+                return bool(
+                    MISSING_WORDS.search(item.message or "")
+                    or (self.business_code or "").upper() == "REQUIRED_FIELD_MISSING"
+                )
+        message = self.message or ""
+        return bool(
+            re.search(r"customer\.email", message, re.IGNORECASE) and MISSING_WORDS.search(message)
+        )
 
     def names_card_token_missing(self) -> bool:
         """Whether a refused charge request says its card token (or card data) is missing."""
@@ -834,6 +860,7 @@ class SdkErrorBody(Inbound):
 
 
 __all__ = [
+    "MISSING_WORDS",
     "ApiErrorBody",
     "BillingAddress",
     "CaptureRequest",

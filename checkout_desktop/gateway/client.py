@@ -9,7 +9,6 @@ retries once; a second 401 is an error. Failures come back as the typed errors o
 from __future__ import annotations
 
 import logging
-import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -25,6 +24,7 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode, operation_reason
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import (
     MERCHANT_CHARGE_ID_PATTERN,
+    MISSING_WORDS,
     CaptureRequest,
     ChargeAuthorizationRequest,
     ChargeReply,
@@ -368,15 +368,12 @@ class ChargeClient:
             ) from None
 
 
-_MISSING_WORDS = re.compile(r"missing|required|ausente|obrigat", re.IGNORECASE)
-
-
 def _says_missing(error: BadRequest) -> bool:
     body = error.body
     if body is None:
         return False
     texts = [body.message or "", *((item.message or "") for item in body.errors or [])]
-    return any(_MISSING_WORDS.search(text) for text in texts)
+    return any(MISSING_WORDS.search(text) for text in texts)
 
 
 def other_spelling(spelling: TokenFieldSpelling) -> TokenFieldSpelling:

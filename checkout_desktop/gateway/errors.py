@@ -210,6 +210,8 @@ def api_error(operation: str, status: int, body: dict[str, Any] | None) -> ApiEr
         try:
             parsed = ApiErrorBody.model_validate(body)
             detail = service_detail(parsed)
+            if status == 400 and parsed.names_customer_email_missing():
+                detail = Reason.of(ReasonCode.CUSTOMER_EMAIL_REQUIRED, words=detail)
         except ValidationError:
             detail = Reason.of(ReasonCode.UNKNOWN_ERROR_BODY)
     if (

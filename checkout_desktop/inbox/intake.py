@@ -35,7 +35,7 @@ from checkout_desktop.domain.wire import (
     three_ds_update,
     validate_webhook_json,
 )
-from checkout_desktop.logsetup import holds_secret
+from checkout_desktop.logsetup import secret_finder
 
 logger = logging.getLogger(__name__)
 
@@ -166,6 +166,7 @@ def credential_marker(name: str, value: str) -> str:
 def safe_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     """The delivery's headers as stored: repeated names joined, credential values replaced."""
     stored: dict[str, str] = {}
+    holds_secret = secret_finder()
     for name, value in headers:
         name = storable_text(name)
         if name.lower() in _CREDENTIAL_HEADERS:
@@ -303,7 +304,8 @@ def classify(received: Received) -> Intake:
     where = _not_unicode_field(intake.event)
     if where is not None:
         return quarantine(received, _not_unicode_reason(where))
-    return replace(intake, event=at_the_door(intake.event))
+    masked = at_the_door(intake.event)
+    return intake if masked is intake.event else replace(intake, event=masked)
 
 
 def unstorable(intake: Intake, error: BaseException) -> Intake:

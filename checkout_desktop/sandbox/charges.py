@@ -251,6 +251,8 @@ def _check_variants(server: SandboxServer, body: dict[str, Any]) -> None:
     required = []
     if variants.requires_phone and not customer.get("phone"):
         required.append(field_error("customer.phone", "customer.phone is required"))
+    if variants.requires_email and not customer.get("email"):
+        required.append(field_error("customer.email", "customer.email is required"))
     if variants.requires_device and not body.get("deviceInformation"):
         required.append(field_error("deviceInformation", "deviceInformation is required"))
     if required:

@@ -13,8 +13,10 @@ Names and values, as `checkout-desktop sandbox --variant NAME=VALUE` and the adm
   gets a 400 naming the missing card token.
 - ``not-found``: ``400`` (default: the find-charge page documents no 404) or ``404``; either way
   in the documented error body.
-- ``require``: ``phone,device`` (default), ``phone``, ``device`` or ``none``: which of
-  ``customer.phone`` and ``deviceInformation`` a charge must carry (a 400 names the missing one).
+- ``require``: ``phone,device`` (default), ``none``, or any of ``phone``, ``device`` and
+  ``email`` joined by commas: which of ``customer.phone``, ``deviceInformation`` and
+  ``customer.email`` a charge must carry (a 400 names the missing one). The docs list the
+  e-mail without saying whether it is required; the terminal leaves it out of a sale without one.
 - ``customer-document``: ``any`` (default) or ``no-cnpj`` (the documented regex
   ``^\\d{9}$|^\\d{11}$|^[A-Z0-9]{9}$``, which refuses a 14-digit CNPJ).
 - ``timestamps``: ``offset`` (default, as the examples: replies and the envelope layout with
@@ -50,12 +52,12 @@ class VariantError(ValueError):
     """A variant name or value the sandbox does not play; the message lists the choices."""
 
 
-REQUIRE_CHOICES = ("phone", "device")
+REQUIRE_CHOICES = ("phone", "device", "email")
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "token-field": ("temporatyCardToken", "temporaryCardToken", "both"),
     "not-found": ("400", "404"),
-    "require": ("phone,device", "phone", "device", "none"),
+    "require": ("phone,device", "phone", "device", "phone,device,email", "none"),
     "customer-document": ("any", "no-cnpj"),
     "timestamps": ("offset", "naive-brt"),
     "envelope-id": ("notification", "charge"),
@@ -85,7 +87,7 @@ def _normalise(name: str, raw: str) -> str:
         if unknown:
             raise VariantError(
                 f"require={value!r}: unknown {', '.join(unknown)}; "
-                "use phone, device, phone,device or none"
+                "use none or any of phone, device, email joined by commas"
             )
         return ",".join(p for p in REQUIRE_CHOICES if p in parts)
     for choice in CHOICES[name]:
@@ -146,6 +148,10 @@ class ServiceVariants:
     @property
     def requires_device(self) -> bool:
         return "device" in self.require.split(",")
+
+    @property
+    def requires_email(self) -> bool:
+        return "email" in self.require.split(",")
 
     @property
     def not_found_status(self) -> int:

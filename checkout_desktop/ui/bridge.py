@@ -178,6 +178,8 @@ class CardBridge(QObject):
     languageChanged = Signal(str)
     clearRequested = Signal()
     submitRequested = Signal()
+    holderRequested = Signal(str, str)  # holder name, holder document digits ("" to clear)
+    focusRequested = Signal()  # put the caret in the card number
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -239,6 +241,14 @@ class CardBridge(QObject):
 
     def submit(self) -> None:
         self.when_ready(self.submitRequested.emit)
+
+    def focus_number(self) -> None:
+        self.when_ready(self.focusRequested.emit)
+
+    def fill_holder(self, name: str, document: str) -> None:
+        """Fill the page's holder fields with the customer ("titular = cliente"); empty
+        values give the fields back to the clerk. A name and a CPF/CNPJ are not card data."""
+        self.when_ready(lambda: self.holderRequested.emit(name, document))
 
     # ------------------------------------------------------------------ page → Python
 

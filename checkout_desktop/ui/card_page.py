@@ -244,6 +244,15 @@ class CardPage(QWidget):
         """Empty every card field and message on the page."""
         self.bridge.clear_form()
 
+    def focus_number(self) -> None:
+        """Give the page the keyboard, with the caret in the card number."""
+        self.setFocus()
+        self.bridge.focus_number()
+
+    def fill_holder(self, name: str, document: str) -> None:
+        """The card holder is the customer: the page fills (and skips) its holder fields."""
+        self.bridge.fill_holder(name, document)
+
     # ------------------------------------------------------------------ page events
 
     def _on_load_finished(self, ok: bool) -> None:

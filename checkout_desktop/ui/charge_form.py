@@ -7,14 +7,17 @@ one the request model would give.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QCompleter,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -26,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.charges.sale import SaleDraft
+from checkout_desktop.charges.views import CustomerRecord
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import DocumentType, InstallmentType
 from checkout_desktop.domain.wire import BillingAddress, Customer, Phone
@@ -48,6 +52,25 @@ def installment_type(installments: int) -> InstallmentType:
     return InstallmentType.NONE if installments == 1 else InstallmentType.MERCHANT
 
 
+def _shown_document(digits: str) -> str:
+    try:
+        if len(digits) == 11:
+            return documents.format_cpf(digits)
+        if len(digits) == 14:
+            return documents.format_cnpj(digits)
+    except documents.DocumentError:
+        pass
+    return digits
+
+
+def _shown_phone(digits: str) -> str:
+    if len(digits) == 11:
+        return f"({digits[:2]}) {digits[2:7]}-{digits[7:]}"
+    if len(digits) == 10:
+        return f"({digits[:2]}) {digits[2:6]}-{digits[6:]}"
+    return digits
+
+
 def _first_error(exc: ValidationError) -> str:
     errors = exc.errors(include_input=False, include_url=False)
     if not errors:
@@ -60,6 +83,10 @@ class ChargeForm(QWidget):
     """The fields of one sale; `draft()` gives a SaleDraft or the list of what is wrong."""
 
     changed = Signal()
+    holder_changed = Signal(str, str)
+    """(name, document digits) the card page's holder fields take; empty when not the customer."""
+    to_card = Signal()
+    """Enter in the customer's fields: the sale's fields are done, the card comes next."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -121,12 +148,39 @@ class ChargeForm(QWidget):
         self.customer_phone.setPlaceholderText("(11) 98765-4321")
         self.phone_required = True
         """Whether a sale needs the customer's phone (the profile says)."""
+        # Customers charged before, offered by CPF/CNPJ as it is typed (the store's recent
+        # customers): picking one fills the name, e-mail and phone.
+        self._recent: dict[str, CustomerRecord] = {}
+        self._recent_model = QStandardItemModel(self)
+        self.customer_completer = QCompleter(self._recent_model, self)
+        self.customer_completer.setCompletionRole(Qt.ItemDataRole.EditRole)
+        self.customer_completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.customer_document.setCompleter(self.customer_completer)
+        # The index (not the text) of the chosen customer: the popup shows name and CPF.
+        self.customer_completer.activated[QModelIndex].connect(  # type: ignore[index]
+            self._recent_chosen
+        )
+        self.customer_document.editingFinished.connect(self._document_finished)
+        self.holder_is_customer = QCheckBox(self.tr("Card &holder is the customer"), self)
+        self.holder_is_customer.setObjectName("holderIsCustomer")
+        self.holder_is_customer.setChecked(True)
+        self.holder_is_customer.setToolTip(
+            self.tr(
+                "Fill the card's holder name and CPF/CNPJ from the customer (untick when "
+                "someone else's card pays)."
+            )
+        )
+        self.email_required = False
+        """Whether a sale needs the customer's e-mail (the profile says; optional otherwise)."""
+        self.customer_email.setPlaceholderText(self.tr("optional"))
         customer_box = QGroupBox(self.tr("Customer"), self)
         customer = QFormLayout(customer_box)
-        customer.addRow(self.tr("&Name"), self.customer_name)
-        customer.addRow(self.tr("&E-mail"), self.customer_email)
+        # CPF first: a known customer's CPF fills the rest; the optional e-mail last.
         customer.addRow(self.tr("CPF/C&NPJ"), self.customer_document)
+        customer.addRow(self.tr("&Name"), self.customer_name)
         customer.addRow(self.tr("&Phone"), self.customer_phone)
+        customer.addRow(self.tr("&E-mail"), self.customer_email)
+        customer.addRow("", self.holder_is_customer)
 
         self.address_box = QGroupBox(self.tr("Billing address"), self)
         self.address_box.setObjectName("billingAddress")
@@ -205,6 +259,32 @@ class ChargeForm(QWidget):
         self.uf.currentIndexChanged.connect(self._changed)
         self.address_box.toggled.connect(self._changed)
         self.late_capture.toggled.connect(self._changed)
+        for edit in (self.customer_name, self.customer_document):
+            edit.textChanged.connect(self._emit_holder)
+        self.holder_is_customer.toggled.connect(self._emit_holder)
+        # Enter in a customer field: on to the card (one key, where Tab would walk through
+        # the descriptor and the address first).
+        self.customer_document.returnPressed.connect(self._document_entered)
+        for edit in (self.customer_name, self.customer_email, self.customer_phone):
+            edit.returnPressed.connect(self.to_card.emit)
+        # A digit that no more installments could follow (3 of at most 12): on to the customer.
+        self.installments.lineEdit().textEdited.connect(self._installments_typed)
+        # The clerk's path: amount, installments, then the customer (CPF first); the rarely
+        # changed descriptor after them.
+        chain = (
+            self.amount,
+            self.installments,
+            self.customer_document,
+            self.customer_name,
+            self.customer_phone,
+            self.customer_email,
+            self.holder_is_customer,
+            self.soft_descriptor,
+            self.late_capture,
+            self.address_box,
+        )
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
         self._update_hint()
 
     def set_phone_required(self, required: bool) -> None:
@@ -214,6 +294,74 @@ class ChargeForm(QWidget):
             "(11) 98765-4321" if required else self.tr("(11) 98765-4321 — optional")
         )
         self._changed()
+
+    def set_email_required(self, required: bool) -> None:
+        """Whether this profile's service needs the customer's e-mail (optional otherwise)."""
+        self.email_required = required
+        self.customer_email.setPlaceholderText("" if required else self.tr("optional"))
+        self._changed()
+
+    def _installments_typed(self, text: str) -> None:
+        digits = documents.digits_only(text)
+        if digits and int(digits) * 10 > self.installments.maximum():
+            self.installments.interpretText()
+            self.customer_document.setFocus(Qt.FocusReason.TabFocusReason)
+
+    # -- the customer ------------------------------------------------------------------------
+
+    def set_recent_customers(self, customers: list[CustomerRecord]) -> None:
+        """The customers offered as a CPF/CNPJ is typed, newest first."""
+        self._recent = {c.document: c for c in customers}
+        self._recent_model.clear()
+        for record in customers:
+            item = QStandardItem()
+            item.setData(record.document, Qt.ItemDataRole.EditRole)
+            item.setData(
+                f"{_shown_document(record.document)}  {record.name}", Qt.ItemDataRole.DisplayRole
+            )
+            self._recent_model.appendRow(item)
+
+    def _recent_chosen(self, index: QModelIndex) -> None:
+        record = self._recent.get(str(index.data(Qt.ItemDataRole.EditRole)))
+        if record is None:
+            return
+        self.customer_document.setText(record.document)
+        self.fill_customer(record)
+        self.to_card.emit()
+
+    def _document_entered(self) -> None:
+        # Enter after the first digits of one recent customer's CPF: that customer.
+        typed = documents.digits_only(self.customer_document.text())
+        matches = [c for d, c in self._recent.items() if typed and d.startswith(typed)]
+        if len(matches) == 1 and not self.customer_name.text().strip():
+            self.customer_document.setText(matches[0].document)
+            self.fill_customer(matches[0])
+        self.to_card.emit()
+
+    def _document_finished(self) -> None:
+        # A known customer's CPF typed in full: the rest comes from the last sale.
+        record = self._recent.get(documents.digits_only(self.customer_document.text()))
+        if record is not None and not self.customer_name.text().strip():
+            self.fill_customer(record)
+
+    def fill_customer(self, record: CustomerRecord) -> None:
+        """The name, e-mail and phone of a customer charged before (empty fields only, but the
+        name)."""
+        self.customer_name.setText(record.name)
+        if record.email and not self.customer_email.text().strip():
+            self.customer_email.setText(record.email)
+        if record.phone and not self.customer_phone.text().strip():
+            self.customer_phone.setText(_shown_phone(record.phone))
+
+    def holder(self) -> tuple[str, str]:
+        """What the card's holder fields take: the customer, while the box is ticked."""
+        if not self.holder_is_customer.isChecked():
+            return "", ""
+        name = " ".join(self.customer_name.text().split())
+        return name, documents.digits_only(self.customer_document.text())
+
+    def _emit_holder(self, *_args: object) -> None:
+        self.holder_changed.emit(*self.holder())
 
     def set_large_amount_warning(self, centavos: int | None) -> None:
         """Flag sale amounts above this (None or 0: never), from the shop's settings."""
@@ -252,6 +400,7 @@ class ChargeForm(QWidget):
         self.uf.setCurrentIndex(0)
         self.address_box.setChecked(False)
         self.errors.clear()
+        self.holder_is_customer.setChecked(True)
         self.amount.setFocus()
 
     def set_enabled_for_editing(self, enabled: bool) -> None:
@@ -265,6 +414,7 @@ class ChargeForm(QWidget):
             self.customer_email,
             self.customer_document,
             self.customer_phone,
+            self.holder_is_customer,
             self.address_box,
         ):
             widget.setEnabled(enabled)
@@ -312,7 +462,7 @@ class ChargeForm(QWidget):
             problems.append(
                 self.tr("The customer's name takes only letters, digits, spaces and '&'.")
             )
-        if not _EMAIL.match(email):
+        if (email or self.email_required) and not _EMAIL.match(email):
             problems.append(self.tr("Type a valid e-mail address (name@example.com)."))
         kind: str | None = None
         number = ""
@@ -338,7 +488,7 @@ class ChargeForm(QWidget):
         try:
             return Customer(
                 name=name,
-                email=email,
+                email=email or None,
                 documentType=DocumentType(kind),
                 document=number,
                 phone=phone,

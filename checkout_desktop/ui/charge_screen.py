@@ -257,6 +257,8 @@ class ChargeScreen(QWidget):
     """The one status shown while a charge runs, each time it changes."""
     receipt_requested = Signal(str, bool)
     """(merchantChargeId, as_pdf): the main window prints or saves the receipt."""
+    email_required_learned = Signal()
+    """The service refused a sale for want of the customer's e-mail (the profile keeps it)."""
 
     def __init__(
         self,
@@ -293,6 +295,7 @@ class ChargeScreen(QWidget):
         """The bank's challenge while the customer answers it."""
 
         self.form = ChargeForm(self)
+        self.offer_recent_customers()
 
         self.card_list = QListWidget(self)
         self.card_list.setObjectName("saleCards")
@@ -364,6 +367,8 @@ class ChargeScreen(QWidget):
         self.result.print_button.clicked.connect(lambda: self._receipt(as_pdf=False))
         self.result.pdf_button.clicked.connect(lambda: self._receipt(as_pdf=True))
         self.form.changed.connect(self.update_state)
+        self.form.holder_changed.connect(self.card_page.fill_holder)
+        self.form.to_card.connect(self.card_page.focus_number)
         self.card_page.token_created.connect(self._on_token)
         self.card_page.sdk_error.connect(self._on_sdk_error)
         self.card_page.ready.connect(self._on_card_ready)
@@ -531,6 +536,8 @@ class ChargeScreen(QWidget):
         self.update_state()
 
     def _on_card_ready(self) -> None:
+        # A (re)loaded page starts empty: it takes the holder again.
+        self.card_page.fill_holder(*self.form.holder())
         self._show_card_hint()
         self.update_state()
 
@@ -680,6 +687,12 @@ class ChargeScreen(QWidget):
             outcome = task.result()
         self.last_outcome = outcome
         record = outcome.record
+        if not self.form.email_required and outcome.message.mentions(
+            ReasonCode.CUSTOMER_EMAIL_REQUIRED
+        ):
+            # From now on the form asks for it before the sale goes out, not after a refusal.
+            self.form.set_email_required(True)
+            self.email_required_learned.emit()
         self.result.sale_amount = self.form.amount.centavos()
         self.result.show_outcome(outcome, record)
         retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or (
@@ -772,6 +785,10 @@ class ChargeScreen(QWidget):
         self.update_state()
         self.card_page.setFocus()
 
+    def offer_recent_customers(self) -> None:
+        """The customers the CPF/CNPJ field offers, as the store has them now."""
+        read(self._views.recent_customers(), self.form.set_recent_customers)
+
     def new_sale(self) -> None:
         """Start the next sale (refused while a charge is in flight)."""
         if self._in_flight:
@@ -789,6 +806,7 @@ class ChargeScreen(QWidget):
         self.card_page.clear()
         self._show_card_hint()
         self.form.reset()
+        self.offer_recent_customers()
         self.stack.setCurrentIndex(0)
         self.update_state()
         self.form.amount.setFocus()

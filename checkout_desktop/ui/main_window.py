@@ -157,8 +157,10 @@ class MainWindow(QMainWindow):
             service=service, views=views, card_page=card_page, adapter=self.adapter
         )
         self.charge_screen.result.receipt_html = self._receipt_html
+        self.charge_screen.email_required_learned.connect(self._keep_email_required)
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+        self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
         self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
@@ -353,6 +355,7 @@ class MainWindow(QMainWindow):
         if settings.active_profile == previous.active_profile:
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
+            self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
             self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         # The service enforces the PIN: it learns a new one (or its removal) at once.
         self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
@@ -428,6 +431,20 @@ class MainWindow(QMainWindow):
         confirm_saved(written, self)
         self.receipt_saved.emit(str(written))
         return written
+
+    def _keep_email_required(self) -> None:
+        """The service showed it requires the customer's e-mail: the profile keeps that."""
+        if self.settings.profile.customer_email_required:
+            return
+        updated = self.settings.model_copy(deep=True)
+        updated.profile.customer_email_required = True
+        try:
+            self._persist(updated)
+        except OSError:
+            # The form asks for the e-mail in this run either way; only the next start forgets.
+            logger.warning("could not keep 'e-mail required' in the profile", exc_info=True)
+            return
+        self.settings = updated
 
     def _remember_receipts_folder(self, folder: Path) -> None:
         if self.settings.ui.receipts_folder == str(folder):

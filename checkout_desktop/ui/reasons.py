@@ -513,6 +513,10 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.BUSINESS_REQUIRED_FIELD: QCoreApplication.translate(
             "Reasons", "a field the service requires is missing"
         ),
+        ReasonCode.CUSTOMER_EMAIL_REQUIRED: QCoreApplication.translate(
+            "Reasons",
+            "the service requires the customer's e-mail: type it and charge again ({words})",
+        ),
         ReasonCode.BUSINESS_INVALID_DOCUMENT: QCoreApplication.translate(
             "Reasons", "the service refused the customer's document"
         ),

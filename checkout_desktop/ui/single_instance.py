@@ -5,6 +5,9 @@ starts) and two reconcilers asking about the same charges. The first launch hold
 `flock` on a file in the data folder for as long as it runs (the kernel drops it when the
 process dies, so a crash leaves no stale lock) and listens on a local socket named after the
 folder; a later launch that finds the lock taken asks that socket to bring the window forward.
+
+The lock needs no Qt: it is taken before the sandbox process is launched, so Qt's modules (the
+local socket's among them) load only once the window needs them.
 """
 
 from __future__ import annotations
@@ -16,17 +19,18 @@ import logging
 import os
 import sys
 from pathlib import Path
-
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from typing import TYPE_CHECKING
 
 from checkout_desktop.errors import PlainError
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
+
+    from checkout_desktop.ui.instance_bell import Doorbell
 
 logger = logging.getLogger(__name__)
 
 LOCK_FILE = "terminal.lock"
-_RAISE = b"raise\n"
-_CONNECT_WAIT_MS = 2000
 
 
 class InstanceFolderNotWritable(PlainError):
@@ -41,22 +45,30 @@ def server_name(data_dir: Path) -> str:
     return f"checkout-desktop-{os.getuid()}-{digest}"
 
 
-class InstanceGuard(QObject):
+class InstanceGuard:
     """Holds the instance folder for this process; `raise_requested` when another launch knocks."""
 
-    raise_requested = Signal()
-
-    def __init__(self, data_dir: Path, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         self.name = server_name(data_dir)
         self._fd: int | None = None
-        self._server: QLocalServer | None = None
-        self._clients: list[QLocalSocket] = []
+        self._bell: Doorbell | None = None
 
     @property
     def held(self) -> bool:
         return self._fd is not None
+
+    @property
+    def raise_requested(self) -> SignalInstance:
+        """Emitted when a later launch asks this terminal's window to come forward."""
+        return self._doorbell().raise_requested
+
+    def _doorbell(self) -> Doorbell:
+        if self._bell is None:
+            from checkout_desktop.ui.instance_bell import Doorbell
+
+            self._bell = Doorbell(self.name)
+        return self._bell
 
     def acquire(self) -> bool:
         """True when this process is now the folder's terminal; False when another one is.
@@ -90,62 +102,19 @@ class InstanceGuard(QObject):
 
     def listen(self) -> None:
         """Answer later launches (`raise_requested`); only while this process holds the folder."""
-        if self._fd is None or self._server is not None:
+        if self._fd is None:
             return
-        # We hold the lock, so a socket left by a crashed terminal is stale: remove it first.
-        QLocalServer.removeServer(self.name)
-        server = QLocalServer(self)
-        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-        if not server.listen(self.name):
-            # The window still works; only a second launch cannot raise it.
-            logger.warning("cannot listen for other launches: %s", server.errorString())
-            return
-        server.newConnection.connect(self._on_connection)
-        self._server = server
-
-    def _on_connection(self) -> None:
-        assert self._server is not None
-        while (socket := self._server.nextPendingConnection()) is not None:
-            # Kept here until it disconnects, so no signal ever reaches a deleted socket.
-            self._clients.append(socket)
-            socket.readyRead.connect(self._read_clients)
-            socket.disconnected.connect(self._drop_disconnected)
-        self._read_clients()
-
-    def _read_clients(self) -> None:
-        for socket in self._clients:
-            if not socket.bytesAvailable():
-                continue
-            data = bytes(socket.read(64).data())
-            if data.startswith(_RAISE.strip()):
-                logger.info("another launch asked for this window")
-                self.raise_requested.emit()
-
-    def _drop_disconnected(self) -> None:
-        for socket in [
-            s for s in self._clients if s.state() == QLocalSocket.LocalSocketState.UnconnectedState
-        ]:
-            self._clients.remove(socket)
-            socket.deleteLater()
+        self._doorbell().listen()
 
     def ask_running_to_raise(self) -> bool:
         """From a second launch: ask the running terminal to come forward; True if it heard."""
-        socket = QLocalSocket()
-        socket.connectToServer(self.name)
-        if not socket.waitForConnected(_CONNECT_WAIT_MS):
-            return False
-        socket.write(_RAISE)
-        delivered = socket.waitForBytesWritten(_CONNECT_WAIT_MS)
-        socket.disconnectFromServer()
-        return delivered
+        from checkout_desktop.ui.instance_bell import ring
+
+        return ring(self.name)
 
     def release(self) -> None:
-        for socket in self._clients:
-            socket.abort()
-        self._clients.clear()
-        if self._server is not None:
-            self._server.close()
-            self._server = None
+        if self._bell is not None:
+            self._bell.close()
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 fcntl.flock(self._fd, fcntl.LOCK_UN)

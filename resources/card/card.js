@@ -33,6 +33,7 @@
     brand: null,
     brandAsk: 0,
     pendingCard: null,
+    holder: null, // { name, document } while the holder is the customer
     statusKey: null,
     statusArgs: null,
     statusProblem: false
@@ -99,6 +100,42 @@
   }
 
   function isAmex(digits) { return /^3[47]/.test(digits); }
+
+  // How many digits a complete number of this brand has (Amex 15, Diners 14, the rest 16).
+  function fullLength(digits) {
+    if (isAmex(digits)) { return 15; }
+    if (/^3(0[0-5]|[689])/.test(digits)) { return 14; }
+    return 16;
+  }
+
+  // Typing on at the end of a complete field moves to the next field the clerk types in
+  // (holder fields filled from the customer are skipped): no Tab between card fields.
+  function advanceFrom(input) {
+    if (input.selectionStart !== input.value.length) { return; }
+    var at = FIELDS.indexOf(input.id);
+    for (var i = at + 1; i < FIELDS.length; i += 1) {
+      var next = el(FIELDS[i]);
+      if (next.tabIndex >= 0) { next.focus(); next.select(); return; }
+    }
+  }
+
+  // A two-digit year is this century's: "31" is 2031.
+  function fullYear(text) { return text.length === 2 ? "20" + text : text; }
+
+  function onExpiryInput(event) {
+    var input = event.target;
+    var digits = digitsOf(input.value);
+    if (input.id === "exp-month") {
+      var month = parseInt(digits, 10);
+      if (digits.length === 2 && month >= 1 && month <= 12) { advanceFrom(input); }
+      return;
+    }
+    // "20" could begin 2031: a two-digit year moves on only when it is not already past.
+    var thisYear = new Date().getFullYear();
+    if (digits.length === 4 || (digits.length === 2 && 2000 + parseInt(digits, 10) >= thisYear)) {
+      advanceFrom(input);
+    }
+  }
 
   function groupNumber(digits) {
     var sizes = isAmex(digits) ? [4, 6, 5] : [4, 4, 4, 4, 3];
@@ -189,8 +226,35 @@
     el("submit").setAttribute("aria-busy", busy ? "true" : "false");
   }
 
+  // The holder as the terminal's customer ("titular = cliente"): a name and a CPF/CNPJ typed
+  // once on the charge screen, not card data. Filled holder fields leave the Tab order (and
+  // the auto-advance skips them), so the clerk goes from the number to the expiry; a click
+  // still reaches them.
+  function applyHolder() {
+    var holder = state.holder;
+    el("holder-name").tabIndex = holder ? -1 : 0;
+    el("holder-document").tabIndex = holder ? -1 : 0;
+    if (!holder) { return; }
+    el("holder-name").value = holder.name;
+    el("holder-document").value = holder.document;
+    setError("holder-name", "");
+    setError("holder-document", "");
+  }
+
+  function onHolder(name, documentDigits) {
+    var given = String(name || "").slice(0, 60);
+    var digits = digitsOf(documentDigits).slice(0, 14);
+    state.holder = given || digits ? { name: given, document: digits } : null;
+    if (!state.holder) {
+      el("holder-name").value = "";
+      el("holder-document").value = "";
+    }
+    applyHolder();
+  }
+
   function clearCardFields() {
     FIELDS.forEach(function (f) { el(f).value = ""; });
+    applyHolder();
     clearErrors();
     state.bin = "";
     state.brand = null;
@@ -291,6 +355,7 @@
     }
     if (document.activeElement === input) { input.setSelectionRange(pos, pos); }
     setError("number", "");
+    if (digits.length === fullLength(digits) && luhnValid(digits)) { advanceFrom(input); }
     if (digits.length < 6) {
       state.bin = "";
       state.brand = null;
@@ -340,7 +405,7 @@
       setError("exp-month", t("month_invalid"));
       bad.push("exp-month");
     }
-    var yearText = digitsOf(el("exp-year").value);
+    var yearText = fullYear(digitsOf(el("exp-year").value));
     var now = new Date();
     var year = parseInt(yearText, 10);
     if (yearText.length !== 4) {
@@ -578,6 +643,8 @@
         el("status").textContent = "";
       });
       bridge.submitRequested.connect(submit);
+      bridge.holderRequested.connect(onHolder);
+      bridge.focusRequested.connect(function () { el("number").focus(); });
       sendReady();
     });
   }
@@ -589,6 +656,9 @@
       el(id).addEventListener("input", onDigitsInput);
     });
     el("holder-name").addEventListener("input", function () { setError("holder-name", ""); });
+    ["exp-month", "exp-year"].forEach(function (id) {
+      el(id).addEventListener("input", onExpiryInput);
+    });
     el("card-form").addEventListener("submit", function (event) { event.preventDefault(); submit(); });
     connectChannel();
     loadSdk();

@@ -90,6 +90,18 @@
         <translation>CPF/C&amp;NPJ</translation>
     </message>
     <message>
+        <source>Card &amp;holder is the customer</source>
+        <translation>&amp;Titular do cartão = cliente</translation>
+    </message>
+    <message>
+        <source>Fill the card&apos;s holder name and CPF/CNPJ from the customer (untick when someone else&apos;s card pays).</source>
+        <translation>Preenche o nome e o CPF/CNPJ do titular do cartão com os do cliente (desmarque quando o cartão for de outra pessoa).</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>opcional</translation>
+    </message>
+    <message>
         <source>&amp;Phone</source>
         <translation>&amp;Telefone</translation>
     </message>
@@ -2296,6 +2308,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>a field the service requires is missing</source>
         <translation>falta um campo que o serviço exige</translation>
+    </message>
+    <message>
+        <source>the service requires the customer&apos;s e-mail: type it and charge again ({words})</source>
+        <translation>o serviço exige o e-mail do cliente: digite-o e cobre de novo ({words})</translation>
     </message>
     <message>
         <source>the service refused the customer&apos;s document</source>

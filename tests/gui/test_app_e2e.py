@@ -790,6 +790,64 @@ def test_the_sale_busy_note_appears_only_when_the_clerk_charges_again(shop: Shop
     assert screen.blocked.text() == ""
 
 
+def test_a_service_that_requires_the_e_mail_makes_the_form_ask_for_it(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the service turns out to require the e-mail the terminal leaves out when none was
+    typed, the clerk reads why nothing was charged, and from then on the form (and the profile,
+    kept for the next start) asks for the e-mail before the sale goes out."""
+    import httpx
+
+    kept: list[Settings] = []
+    monkeypatch.setattr(shop.window, "_persist", kept.append)
+    screen = shop.window.charge_screen
+    form = screen.form
+    assert not form.email_required
+
+    def require(value: str) -> None:
+        reply = httpx.patch(
+            f"{shop.link.info.base_url}/_sandbox/variants",
+            json={"require": value},
+            headers={"X-Sandbox-Admin-Token": shop.link.info.admin_token},
+            timeout=10.0,
+        )
+        assert reply.status_code == 200, reply.text
+
+    require("phone,device,email")
+    try:
+        shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
+        shop.sale(1990)
+        form.customer_email.clear()
+        spin_until(lambda: screen.card_page.sdk_ready, "the card page's SDK")
+        shop.type_card("4111111111111111")
+        outcomes: list[ChargeOutcome] = []
+        screen.charge_finished.connect(outcomes.append)
+        try:
+            assert screen.charge_button.isEnabled(), form.errors.text()
+            screen.charge_button.click()
+            spin_until(lambda: bool(outcomes), "the refused charge", 30)
+        finally:
+            screen.charge_finished.disconnect(outcomes.append)
+        outcome = outcomes[0]
+        assert outcome.attempt == AttemptState.REJECTED
+        assert screen.result.status.text() == "Not charged"
+        assert "requires the customer's e-mail" in screen.result.message.text()
+        assert form.email_required
+        assert [k.profile.customer_email_required for k in kept] == [True]
+        assert shop.window.settings.profile.customer_email_required
+        # Back on the same sale, the form now refuses to send it without an e-mail.
+        screen.result.retry_button.click()
+        screen.update_state()
+        assert form.problems()
+        form.customer_email.setText("maria@example.com")
+        assert not form.problems()
+    finally:
+        require("phone,device")
+        form.set_email_required(False)
+        shop.window.settings.profile.customer_email_required = False
+        screen.new_sale()
+
+
 def test_a_window_opened_with_the_charge_tab_alone_builds_the_others_on_demand(
     shop: Shop,
 ) -> None:

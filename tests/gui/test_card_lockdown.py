@@ -173,7 +173,7 @@ def test_fields_are_labelled_and_tab_follows_the_card(production_page: PageParts
         ("holder-name", "Nome impresso no cartão"),
         ("holder-document", "CPF ou CNPJ do titular"),
         ("exp-month", "Mês (MM)"),
-        ("exp-year", "Ano (AAAA)"),
+        ("exp-year", "Ano (AA)"),
         ("cvv", "Código de segurança (CVV)"),
     ]
     assert all(f"{name}-error" in described for name, _, described in labels)

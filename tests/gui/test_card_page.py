@@ -68,10 +68,62 @@ def test_brand_appears_once_six_digits_are_typed(page: PageParts) -> None:
     assert driver.wait_text("brand", bool, "a brand after the sixth digit") == "VISA"
     QTest.keyClicks(keys, "1111111111")
     driver.wait_until(lambda: driver.value("number") == "4111 1111 1111 1111", "grouped by four")
-    # Editing in the middle keeps the caret after the digit just typed.
+    # A complete number with a valid check digit moves on to the holder's name.
+    driver.wait_until(lambda: driver.js("document.activeElement.id") == "holder-name", "moved on")
+    # Back in the number, a correction keeps the grouping and the brand.
+    driver.js(
+        "var n = document.getElementById('number'); n.focus();"
+        " n.setSelectionRange(n.value.length, n.value.length); true"
+    )
     QTest.keyClick(keys, Qt.Key.Key_Backspace)
     driver.wait_until(lambda: driver.value("number") == "4111 1111 1111 111", "one digit less")
     assert driver.text("brand") == "VISA"
+
+
+def test_the_customer_as_holder_fills_and_skips_the_holder_fields(page: PageParts) -> None:
+    card_page, driver, _ = page
+
+    def tab_indexes() -> list[int]:
+        return list(
+            json.loads(
+                driver.js(
+                    "JSON.stringify([document.getElementById('holder-name').tabIndex,"
+                    " document.getElementById('holder-document').tabIndex])"
+                )
+            )
+        )
+
+    card_page.fill_holder("Ana Souza", "39053344705")
+    try:
+        driver.wait_until(lambda: driver.value("holder-name") == "Ana Souza", "the holder's name")
+        assert driver.value("holder-document") == "39053344705"
+        assert tab_indexes() == [-1, -1]
+        # A clear (the next card) keeps the holder while it is still the customer.
+        card_page.clear()
+        driver.wait_until(lambda: driver.value("number") == "", "a cleared form")
+        assert driver.value("holder-name") == "Ana Souza"
+    finally:
+        # Someone else's card: the fields are the clerk's again, empty and in the Tab order.
+        card_page.fill_holder("", "")
+    driver.wait_until(lambda: driver.value("holder-name") == "", "the holder's name cleared")
+    assert driver.value("holder-document") == ""
+    assert tab_indexes() == [0, 0]
+
+
+def test_the_expiry_moves_on_when_complete(page: PageParts) -> None:
+    card_page, driver, _ = page
+    driver.js("document.getElementById('exp-month').focus(); true")
+    keys = card_page.view.focusProxy()
+    QTest.keyClick(keys, Qt.Key.Key_1)
+    assert driver.js("document.activeElement.id") == "exp-month"  # 1 could begin 10, 11, 12
+    QTest.keyClick(keys, Qt.Key.Key_2)
+    driver.wait_until(lambda: driver.js("document.activeElement.id") == "exp-year", "the year")
+    # "20" could begin 2031: a past two-digit year waits for more digits.
+    QTest.keyClicks(keys, "20")
+    assert driver.js("document.activeElement.id") == "exp-year"
+    QTest.keyClicks(keys, "31")
+    driver.wait_until(lambda: driver.js("document.activeElement.id") == "cvv", "the CVV")
+    assert driver.value("exp-year") == "2031"
 
 
 def test_a_typed_test_card_becomes_a_token_and_the_form_clears(page: PageParts) -> None:

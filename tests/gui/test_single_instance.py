@@ -104,3 +104,24 @@ def test_a_crashed_terminal_leaves_no_stale_lock(tmp_path: Path) -> None:
     holder.wait(timeout=10)
     holder.stdout.close()
     assert _second_launch(tmp_path) == "acquired"
+
+
+def test_taking_the_folder_loads_no_qt_module(tmp_path: Path) -> None:
+    # The lock is taken before the sandbox is launched, and Qt's modules take long to load:
+    # the sandbox must not wait for them.
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from checkout_desktop.ui.single_instance import InstanceGuard\n"
+        "guard = InstanceGuard(Path(sys.argv[1]))\n"
+        "assert guard.acquire()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('PySide6')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert result.stdout.strip() == "[]"

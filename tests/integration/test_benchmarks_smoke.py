@@ -195,3 +195,18 @@ def test_startup_benchmark_prints_its_figures_and_verdicts() -> None:
     assert "ready / baseline" in names, out
     assert "tree PSS / baseline (without the sandbox process)" in names, out
     assert "tree PSS / baseline (with the sandbox process)" in names, out
+
+
+@pytest.mark.slow
+def test_charging_benchmark_runs_every_path_beside_its_floor() -> None:
+    out = _run("charging.py", "--charges", "2", "--rounds", "1", "--concurrency", "2")
+    for callers in ("2 concurrent callers", "1 caller"):
+        assert f"-- 2 charges per run, {callers}" in out, out
+        assert f"{callers}: against the floor (bare POST + one synchronous=FULL commit)" in out
+    for path in (
+        "ChargeService (durable, validated) #1",
+        "bare httpx POST #1",
+        "floor: bare POST + 1 durable commit #1",
+    ):
+        assert out.count(path) == 2, f"{path!r} not measured at both concurrencies:\n{out}"
+    assert out.count("token requests per run of 2 charges: [1]") == 2, out

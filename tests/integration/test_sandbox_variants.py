@@ -67,8 +67,9 @@ def test_cli_items_repeat_and_are_checked() -> None:
     assert variants.not_found == "400"
     assert variants.token_field == "both"
     assert parse_cli_variants(["require=none"]).require == "none"
-    with pytest.raises(VariantError, match="use phone, device"):
-        parse_cli_variants(["require=email"])
+    assert parse_cli_variants(["require=email, phone"]).require == "phone,email"
+    with pytest.raises(VariantError, match="any of phone, device, email"):
+        parse_cli_variants(["require=address"])
     with pytest.raises(VariantError, match=r"use any\|no-cnpj"):
         parse_cli_variants(["customer-document=strict"])
     with pytest.raises(VariantError, match="NAME=VALUE"):

@@ -60,6 +60,8 @@ from checkout_desktop.store.sqlite.db import transaction
 from checkout_desktop.store.sqlite.three_ds import ThreeDsRows
 
 logger = logging.getLogger(__name__)
+# Made once: json.dumps with options builds an encoder on every call.
+_TEXT_JSON = json.JSONEncoder(ensure_ascii=False)
 
 # Keys whose values are card data or single-use card credentials: never stored, even masked.
 _DROPPED_KEYS = frozenset(
@@ -920,8 +922,8 @@ class ChargeRepository(ThreeDsRows):
                 "code": reason.code.value,
                 "args": reason.args_json(),
                 # Each change as {"code", "args", "text"}: the text is its English, for exports.
-                "changes": json.dumps(
-                    [{**c.to_json(), "text": c.english()} for c in changes], ensure_ascii=False
+                "changes": _TEXT_JSON.encode(
+                    [{**c.to_json(), "text": c.english()} for c in changes]
                 ),
                 "body": None if body is None else json.dumps(mask_json(body)),
             },

@@ -1,0 +1,89 @@
+"""The local socket through which a later launch asks the running terminal to come forward."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+logger = logging.getLogger(__name__)
+
+_RAISE = b"raise\n"
+_CONNECT_WAIT_MS = 2000
+
+
+class Doorbell(QObject):
+    """Listens on the instance folder's socket; `raise_requested` when another launch rings."""
+
+    raise_requested = Signal()
+
+    def __init__(self, name: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self._server: QLocalServer | None = None
+        self._clients: list[QLocalSocket] = []
+
+    def listen(self) -> None:
+        """Answer later launches; the caller holds the folder's lock."""
+        if self._server is not None:
+            return
+        # The caller holds the lock, so a socket left by a crashed terminal is stale: remove it.
+        QLocalServer.removeServer(self.name)
+        server = QLocalServer(self)
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        if not server.listen(self.name):
+            # The window still works; only a second launch cannot raise it.
+            logger.warning("cannot listen for other launches: %s", server.errorString())
+            return
+        server.newConnection.connect(self._on_connection)
+        self._server = server
+
+    def _on_connection(self) -> None:
+        assert self._server is not None
+        while (socket := self._server.nextPendingConnection()) is not None:
+            # Kept here until it disconnects, so no signal ever reaches a deleted socket.
+            self._clients.append(socket)
+            socket.readyRead.connect(self._read_clients)
+            socket.disconnected.connect(self._drop_disconnected)
+        self._read_clients()
+
+    def _read_clients(self) -> None:
+        for socket in self._clients:
+            if not socket.bytesAvailable():
+                continue
+            data = bytes(socket.read(64).data())
+            if data.startswith(_RAISE.strip()):
+                logger.info("another launch asked for this window")
+                self.raise_requested.emit()
+
+    def _drop_disconnected(self) -> None:
+        for socket in [
+            s for s in self._clients if s.state() == QLocalSocket.LocalSocketState.UnconnectedState
+        ]:
+            self._clients.remove(socket)
+            socket.deleteLater()
+
+    def close(self) -> None:
+        for socket in self._clients:
+            socket.abort()
+        self._clients.clear()
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+
+def ring(name: str) -> bool:
+    """From a second launch: ask the terminal listening on `name` to come forward; True if it
+    heard."""
+    socket = QLocalSocket()
+    socket.connectToServer(name)
+    if not socket.waitForConnected(_CONNECT_WAIT_MS):
+        return False
+    socket.write(_RAISE)
+    delivered = socket.waitForBytesWritten(_CONNECT_WAIT_MS)
+    socket.disconnectFromServer()
+    return delivered
+
+
+__all__ = ["Doorbell", "ring"]
