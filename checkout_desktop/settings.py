@@ -196,6 +196,17 @@ class UiSettings(_Strict):
     """The folder a receipt was last saved in; the save dialog opens there."""
 
 
+class QrSettings(_Strict):
+    """Wallet and PIX QR charges, and the customer-facing display."""
+
+    pix_expiration_s: Annotated[int, Field(ge=600, le=86_400)] = 600
+    """How long a PIX QR may be paid; the public integration's minimum (and default) is 600."""
+    customer_display: bool = False
+    """Show a second window for the customer (amount, QR, paid)."""
+    customer_display_screen: Annotated[str, Field(max_length=200)] | None = None
+    """The screen it opens on, by name; None or a screen no longer there: the last screen."""
+
+
 class Settings(_Strict):
     version: int = SETTINGS_VERSION
     active_profile: str = BUILTIN_SANDBOX
@@ -204,6 +215,7 @@ class Settings(_Strict):
     tunnel: TunnelSettings = Field(default_factory=TunnelSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
+    qr: QrSettings = Field(default_factory=QrSettings)
     reconcile_interval_s: Annotated[float, Field(ge=5, le=3600)] = 60.0
     first_run_done: bool = False
 

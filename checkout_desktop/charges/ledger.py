@@ -27,6 +27,7 @@ from checkout_desktop.domain.charge_events import (
 from checkout_desktop.domain.deliveries import Applied
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpState
+from checkout_desktop.domain.qr import with_expiry
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import (
     TIMELINE_SOURCES,
@@ -117,8 +118,10 @@ class Ledger:
             )
         previous = None if record is None else record.state
         result = sm.merge(previous, update)
-        state = result.state
         attempt = await store.attempt(mcid)
+        state = with_expiry(
+            result.state, None if attempt is None or attempt.qr is None else attempt.qr.expiration_s
+        )
         sale_id = record.sale_id if record is not None else (attempt.sale_id if attempt else None)
 
         status_moved = previous is None or (

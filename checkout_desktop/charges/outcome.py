@@ -32,10 +32,16 @@ class ChargeOutcome:
     error: GatewayError | None = None
     record: ChargeRecord | None = None
     """The charge as stored when the outcome was known (None when none exists)."""
+    awaiting_payment: bool = False
+    """A QR the customer has not paid yet: created, but not approved."""
 
     @property
     def approved(self) -> bool:
-        return self.attempt == AttemptState.CREATED and self.status in _APPROVED
+        return (
+            self.attempt == AttemptState.CREATED
+            and self.status in _APPROVED
+            and not self.awaiting_payment
+        )
 
     @property
     def unknown(self) -> bool:

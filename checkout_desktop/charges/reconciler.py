@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from checkout_desktop.charges.qr import qr_schedule
 from checkout_desktop.domain.charge_events import ReconciliationFinished, operation_changed
 from checkout_desktop.domain.money_ops import UNRESOLVED_MONEY_STATES, Figures, MoneyOpState
+from checkout_desktop.domain.qr import qr_settled
 from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger, trigger_reason
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState, ChargeState
 from checkout_desktop.domain.timestamps import utc_now
@@ -62,7 +64,10 @@ class CheckPolicy:
         if state.status is None:
             return now + self.interval, Reason.of(ReasonCode.CHECK_NO_STATUS)
         status = str(state.status)
-        if not state.is_final:
+        qr_check = qr_schedule(state, now=now, backoff=self.backoff(checks))
+        if qr_check is not None:
+            return qr_check
+        if not state.is_final and not qr_settled(state):
             return now + self.backoff(checks), Reason.of(ReasonCode.CHECK_NOT_FINAL, status=status)
         if state.awaiting_notification and source != "reconciliation":
             return (

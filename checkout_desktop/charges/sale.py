@@ -13,8 +13,22 @@ import uuid
 from dataclasses import dataclass
 
 from checkout_desktop.domain.enums import InstallmentType
-from checkout_desktop.domain.tenders import CardTender, SaleTerms, Tender, TenderSummary
-from checkout_desktop.domain.wire import BillingAddress, ChargeAuthorizationRequest, Customer
+from checkout_desktop.domain.tenders import (
+    CardTender,
+    PixTender,
+    SaleTerms,
+    Tender,
+    TenderSummary,
+    WalletTender,
+)
+from checkout_desktop.domain.wire import (
+    BillingAddress,
+    ChargeAuthorizationRequest,
+    Customer,
+    QrChargeRequest,
+    QrTransactionRequest,
+    TransactionRequest,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +61,7 @@ class Attempt:
 
     sale_id: str
     merchant_charge_id: str
-    request: ChargeAuthorizationRequest
+    request: ChargeAuthorizationRequest | QrChargeRequest
     tenders: tuple[TenderSummary, ...]
     """What the store keeps of each tender (for a card: brand, last four, installments)."""
 
@@ -80,6 +94,13 @@ class Sale:
     def add(self, tender: Tender) -> None:
         if tender.amount <= 0:
             raise ValueError("a tender of the sale pays a positive amount")
+        qr = (WalletTender, PixTender)
+        if self._tenders and (
+            isinstance(tender, qr) or any(isinstance(t, qr) for t in self._tenders)
+        ):
+            # One QR is one charge of its own for the whole sale: the service's wallet and PIX
+            # calls take one transaction.
+            raise ValueError("a QR tender pays the whole sale alone")
         self._tenders.append(tender)
 
     def remove(self, index: int) -> None:
@@ -101,12 +122,21 @@ class Sale:
             soft_descriptor=draft.soft_descriptor,
             billing_address=draft.billing_address,
         )
-        request = ChargeAuthorizationRequest(
-            merchantChargeId=mcid,
-            lateCapture=draft.late_capture,
-            customer=draft.customer,
-            transactions=[tender.transaction(terms) for tender in self._tenders],
-        )
+        transactions = [tender.transaction(terms) for tender in self._tenders]
+        qr = [t for t in transactions if isinstance(t, QrTransactionRequest)]
+        cards = [t for t in transactions if isinstance(t, TransactionRequest)]
+        request: ChargeAuthorizationRequest | QrChargeRequest
+        if qr:
+            request = QrChargeRequest(
+                merchantChargeId=mcid, customer=draft.customer, transactions=qr
+            )
+        else:
+            request = ChargeAuthorizationRequest(
+                merchantChargeId=mcid,
+                lateCapture=draft.late_capture,
+                customer=draft.customer,
+                transactions=cards,
+            )
         summaries = tuple(tender.summary(terms) for tender in self._tenders)
         return Attempt(self.sale_id, mcid, request, summaries)
 

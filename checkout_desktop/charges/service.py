@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from checkout_desktop.charges.authority import Authority, Guarded
 from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.outcome import APPROVED_STATUSES, ChargeOutcome
+from checkout_desktop.charges.qr import qr_blocks
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
 from checkout_desktop.charges.three_ds import ThreeDsFlow
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
@@ -36,6 +37,7 @@ from checkout_desktop.domain.money_ops import (
     MoneyOpState,
     money_operation,
 )
+from checkout_desktop.domain.qr import awaiting_payment, effective_status, is_qr
 from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger
 from checkout_desktop.domain.records import (
     AttemptRecord,
@@ -44,9 +46,9 @@ from checkout_desktop.domain.records import (
     SweepRecord,
     TenderSummary,
 )
-from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState
+from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState, ChargeState
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.domain.wire import ChargeAuthorizationRequest
+from checkout_desktop.domain.wire import ChargeAuthorizationRequest, QrChargeRequest
 from checkout_desktop.gateway.client import ChargeClient, ServiceReply, check_merchant_charge_id
 from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
 from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
@@ -196,7 +198,8 @@ class MoneyView:
     def refundable(self) -> int:
         """What may still be refunded, after the pending operation (if any) is counted done."""
         charge = self.charge
-        if charge.status not in _UNCAPTURED | _CAPTURED or charge.amount is None:
+        status = effective_status(charge.state)
+        if status not in _UNCAPTURED | _CAPTURED or charge.amount is None:
             return 0
         figures = Figures.of(charge.state)
         left = charge.amount - figures.refunded
@@ -206,7 +209,11 @@ class MoneyView:
 
     @property
     def capturable(self) -> bool:
-        return self.pending is None and self.charge.status == ChargeStatus.PRE_AUTHORIZED
+        return (
+            self.pending is None
+            and self.charge.status == ChargeStatus.PRE_AUTHORIZED
+            and not is_qr(self.charge.state)
+        )
 
     @property
     def busy(self) -> bool:
@@ -298,9 +305,15 @@ class EndReport:
 
 
 def judge_start(
-    sale_id: str, pending: AttemptRecord | None, charges: Sequence[ChargeRecord]
+    sale_id: str,
+    pending: AttemptRecord | None,
+    charges: Sequence[ChargeRecord],
+    now: datetime | None = None,
 ) -> StartCheck:
-    """Whether a sale may be charged, given its unresolved attempt (if any) and its charges."""
+    """Whether a sale may be charged, given its unresolved attempt (if any) and its charges.
+
+    A QR charge holds the sale while it may still be paid (until its expiry) or once paid; an
+    expired, cancelled or refunded QR frees it (`charges/qr.py`)."""
     if pending is not None:
         return StartCheck(
             False,
@@ -308,6 +321,11 @@ def judge_start(
             pending.merchant_charge_id,
         )
     for charge in charges:
+        if is_qr(charge.state):
+            why = qr_blocks(sale_id, charge, now or utc_now())
+            if why is not None:
+                return StartCheck(False, why, charge.merchant_charge_id)
+            continue
         held = charge.status in _MONEY_HELD or (
             charge.status is not None and charge.status not in _NOTHING_HELD
         )
@@ -381,19 +399,19 @@ class ChargeService:
         """Refuses while the sale has an unresolved attempt or a charge that holds money."""
         return await self._start_check(self.store.charges, sale_id)
 
-    @staticmethod
-    async def _start_check(charges: ChargeReads, sale_id: str) -> StartCheck:
+    async def _start_check(self, charges: ChargeReads, sale_id: str) -> StartCheck:
         return judge_start(
             sale_id,
             await charges.unresolved_attempt_for_sale(sale_id),
             await charges.charges_for_sale(sale_id),
+            self._clock(),
         )
 
     async def charge(
         self,
         *,
         sale_id: str,
-        request: ChargeAuthorizationRequest,
+        request: ChargeAuthorizationRequest | QrChargeRequest,
         tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
         """Record the attempt, send it once, and report the outcome (which may be UNKNOWN),
@@ -405,19 +423,26 @@ class ChargeService:
         self,
         *,
         sale_id: str,
-        request: ChargeAuthorizationRequest,
+        request: ChargeAuthorizationRequest | QrChargeRequest,
         tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
         attempt = await self._record_attempt(sale_id=sale_id, request=request, tenders=tenders)
+        if isinstance(request, QrChargeRequest):
+            # One QR per attempt: a lost reply is settled by a query, never a second QR.
+            qr = request
+            return await self._send_recorded(
+                attempt, lambda: self.client.charge_qr(qr, session_id=sale_id)
+            )
+        card = request
         return await self._send_recorded(
-            attempt, lambda: self.client.authorize(request, session_id=sale_id)
+            attempt, lambda: self.client.authorize(card, session_id=sale_id)
         )
 
     async def _record_attempt(
         self,
         *,
         sale_id: str,
-        request: ChargeAuthorizationRequest,
+        request: ChargeAuthorizationRequest | QrChargeRequest,
         tenders: Sequence[TenderSummary],
         three_ds: bool = False,
     ) -> AttemptRecord:
@@ -499,14 +524,7 @@ class ChargeService:
         # cut, the attempt is found unresolved at start-up and settled by asking the service.
         # So it may skip the fsync that would stall every other coroutine on the loop.
         result = await self.ledger.apply(reply, source="reply", context=None, relaxed=True)
-        status = result.current.status
-        return ChargeOutcome(
-            merchant_charge_id=mcid,
-            sale_id=sale_id,
-            attempt=AttemptState.CREATED,
-            status=status,
-            message=_status_message(status),
-        )
+        return _created(mcid, sale_id, result.current)
 
     async def _after_failure(self, attempt: AttemptRecord, exc: GatewayError) -> ChargeOutcome:
         mcid, sale = attempt.merchant_charge_id, attempt.sale_id
@@ -537,6 +555,9 @@ class ChargeService:
             record, trigger="after the reply"
         )
         if state == AttemptState.CREATED:
+            stored = await self.store.charges.charge(mcid)
+            if stored is not None:
+                return replace(_created(mcid, sale, stored.state), error=exc)
             return ChargeOutcome(mcid, sale, state, status_now, _status_message(status_now), exc)
         if state == AttemptState.NOT_FOUND:
             return ChargeOutcome(
@@ -661,6 +682,14 @@ class ChargeService:
         With a supervisor PIN set, the capture of a charge authorized on an earlier day needs
         it (`pin`); PinRefused otherwise, before anything is recorded or sent."""
         record = await self._own_charge(merchant_charge_id)
+        if is_qr(record.state):
+            raise MoneyOperationRefused(
+                merchant_charge_id=merchant_charge_id,
+                kind=MoneyOpKind.CAPTURE,
+                amount=amount,
+                figures=Figures.of(record.state),
+                why=Reason.of(ReasonCode.MONEY_QR_NO_CAPTURE),
+            )
         self.authority.check(Guarded.CAPTURE, record, pin)
         return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
@@ -904,6 +933,20 @@ class ChargeService:
 
     async def stop(self) -> None:
         await self.reconciler.stop()
+
+
+def _created(mcid: str, sale_id: str, state: ChargeState) -> ChargeOutcome:
+    """The outcome of a charge the service holds: a QR awaiting payment is not approved."""
+    waiting = awaiting_payment(state)
+    status = effective_status(state)
+    return ChargeOutcome(
+        merchant_charge_id=mcid,
+        sale_id=sale_id,
+        attempt=AttemptState.CREATED,
+        status=status,
+        message=Reason.of(ReasonCode.OUTCOME_QR_AWAITING) if waiting else _status_message(status),
+        awaiting_payment=waiting,
+    )
 
 
 def _status_message(status: ChargeStatus | None) -> Reason:

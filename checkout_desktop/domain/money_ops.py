@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.qr import effective_status
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import ChargeState, charge_stage
 
@@ -63,7 +64,9 @@ class Figures:
         refunded = state.refunded_amount
         if refunded is None:
             refunded = sum(t.refunded_amount or 0 for t in state.transactions)
-        return cls(state.status, state.amount, refunded)
+        # A QR charge's figures carry the status its transaction means (a paid wallet says
+        # AUTHORIZED, an expired QR may still say PRE_AUTHORIZED); a card's its own.
+        return cls(effective_status(state), state.amount, refunded)
 
     def reason(self) -> Reason:
         """The figures as a reason (status, refunded, amount), for the timeline and the clerk."""

@@ -88,6 +88,15 @@ class ReasonCode(StrEnum):
     CARD_BRAND_ONLY = "card.brand_only"
     CARD_UNKNOWN_BRAND = "card.unknown_brand"
     CARD_INSTALLMENTS = "card.installments"
+    # -- QR tenders (PicPay wallet and PIX): domain/qr.py, charges/qr.py -----------------------
+    TENDER_WALLET = "tender.wallet"
+    TENDER_PIX = "tender.pix"
+    CHECK_QR_EXPIRY = "check.qr_expiry"
+    START_QR_WAITING = "start.qr_waiting"
+    OUTCOME_QR_AWAITING = "charge.qr_awaiting"
+    MONEY_QR_NO_CAPTURE = "money.qr_no_capture"
+    OP_WALLET = "op.wallet"
+    OP_PIX = "op.pix"
     CHECK_NO_STATUS = "check.no_status"
     CHECK_NOT_FINAL = "check.not_final"
     CHECK_EXPECT_NOTIFICATION = "check.expect_notification"
@@ -373,6 +382,17 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.CARD_BRAND_ONLY: "{brand}",
     ReasonCode.CARD_UNKNOWN_BRAND: "card",
     ReasonCode.CARD_INSTALLMENTS: "{card} in {installments}x",
+    ReasonCode.TENDER_WALLET: "PicPay wallet QR",
+    ReasonCode.TENDER_PIX: "PIX QR",
+    ReasonCode.CHECK_QR_EXPIRY: "the QR expires at {expires_at}; asked around its expiry",
+    ReasonCode.START_QR_WAITING: (
+        "sale {sale} has a QR ({charge}) awaiting payment until {expires_at}; cancel it or let "
+        "it expire before charging the sale again"
+    ),
+    ReasonCode.OUTCOME_QR_AWAITING: "QR created: awaiting payment",
+    ReasonCode.MONEY_QR_NO_CAPTURE: "a QR charge has nothing to capture",
+    ReasonCode.OP_WALLET: "wallet charge",
+    ReasonCode.OP_PIX: "PIX charge",
     ReasonCode.CHECK_NO_STATUS: "the charge has no status yet",
     ReasonCode.CHECK_NOT_FINAL: "{status} is not final",
     ReasonCode.CHECK_EXPECT_NOTIFICATION: "expecting the notification of {status}",
@@ -862,6 +882,8 @@ _OPERATIONS = {
     "3DS enrollment": ReasonCode.OP_TDS_ENROLLMENT,
     "3DS status query": ReasonCode.OP_TDS_STATUS,
     "3DS authorization": ReasonCode.OP_TDS_AUTHORIZATION,
+    "wallet charge": ReasonCode.OP_WALLET,
+    "pix charge": ReasonCode.OP_PIX,
 }
 
 

@@ -70,6 +70,8 @@ def stored_tender(data: Mapping[str, Any]) -> TenderSummary:
     kind = str(data.get("kind") or CARD)
     if kind == CARD:
         return CardSummary.from_json(data)
+    if kind in (WALLET, PIX):
+        return QrSummary.from_json(data)
     raise ValueError(f"a tender of kind {kind!r}, which this checkout-desktop does not know")
 
 
@@ -122,6 +124,45 @@ class CardSummary:
         return self.reason().english()
 
 
+WALLET = "wallet"
+"""The kind of a PicPay wallet QR tender."""
+PIX = "pix"
+"""The kind of a PIX QR tender."""
+
+
+@dataclass(frozen=True)
+class QrSummary:
+    """A QR tender as recorded: wallet or PIX and, for PIX, the expiration asked for (seconds)."""
+
+    kind: str
+    expiration_s: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in (WALLET, PIX):
+            raise ValueError(f"a QR tender is {WALLET!r} or {PIX!r}, not {self.kind!r}")
+        if self.expiration_s is not None and self.expiration_s < 1:
+            raise ValueError("a QR's expiration is at least one second")
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        if self.expiration_s is not None:
+            data["expiration_s"] = self.expiration_s
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QrSummary:
+        expiration = data.get("expiration_s")
+        return cls(
+            kind=str(data["kind"]), expiration_s=None if expiration is None else int(expiration)
+        )
+
+    def reason(self) -> Reason:
+        return Reason.of(ReasonCode.TENDER_PIX if self.kind == PIX else ReasonCode.TENDER_WALLET)
+
+    def describe(self) -> str:
+        return self.reason().english()
+
+
 @dataclass(frozen=True)
 class AttemptRecord:
     merchant_charge_id: str
@@ -151,6 +192,14 @@ class AttemptRecord:
     @property
     def unresolved(self) -> bool:
         return self.state in UNRESOLVED_ATTEMPT_STATES
+
+    @property
+    def qr(self) -> QrSummary | None:
+        """The attempt's QR tender, when it is a QR charge."""
+        for tender in self.tenders:
+            if isinstance(tender, QrSummary):
+                return tender
+        return None
 
 
 @dataclass(frozen=True)
@@ -324,7 +373,9 @@ class DayTotals:
 __all__ = [
     "CARD",
     "LAST_FOUR",
+    "PIX",
     "TIMELINE_SOURCES",
+    "WALLET",
     "AttemptRecord",
     "BrandTotal",
     "CardSummary",
@@ -333,6 +384,7 @@ __all__ = [
     "MergeResult",
     "MoneyOpRecord",
     "Page",
+    "QrSummary",
     "SweepRecord",
     "TenderSummary",
     "TimelineRecord",

@@ -8,13 +8,14 @@ and reordered; a query reply can overtake a notification). An input replaces the
 status only if it is *later in the charge's life*:
 
 1. DENIED is final: once a charge is denied nothing moves it, and a denial beats anything.
-2. Otherwise the lifecycle stage decides (PENDING < PRE_AUTHORIZED/AUTHORIZED < PAID < PARTIAL
+2. Otherwise the lifecycle stage decides (PENDING < PRE_AUTHORIZED < AUTHORIZED < PAID < PARTIAL
    < REFUNDED/CANCELED < CHARGEBACK < ERROR). Stage comes before time because the times of
    different inputs are not the same kind of clock reading (a reply carries the transaction's
    `updatedAt`, a notification its `eventDate`, which a delayed delivery may set late); a
    late notification of an earlier stage must never undo a refund.
 3. Within one stage (two partial refunds, or a status the service has not published) the
-   input's `occurred_at` decides where both carry one, else the refunded amount.
+   larger refunded amount is the later (it only grows), then the input's `occurred_at`
+   decides where both carry one.
 4. Equal position: the same state seen again; it may still fill gaps (charge id, amounts).
 
 For any valid lifecycle this order agrees with the real order of events, so every
@@ -26,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -75,14 +76,17 @@ class Outcome(StrEnum):
 _CHARGE_STAGE: dict[ChargeStatus, int] = {
     ChargeStatus.PENDING: 0,
     ChargeStatus.PRE_AUTHORIZED: 1,
-    ChargeStatus.AUTHORIZED: 1,
-    ChargeStatus.PAID: 2,
-    ChargeStatus.PARTIAL: 3,
-    ChargeStatus.REFUNDED: 4,
-    ChargeStatus.CANCELED: 4,
-    ChargeStatus.CHARGEBACK: 5,
-    ChargeStatus.ERROR: 6,
-    ChargeStatus.DENIED: 7,
+    # A paid wallet QR is reported AUTHORIZED (its transaction CAPTURED) after the unpaid
+    # PRE_AUTHORIZED: a later stage, so a stale PRE_AUTHORIZED never turns it back to waiting,
+    # whatever the two inputs' clocks say.
+    ChargeStatus.AUTHORIZED: 2,
+    ChargeStatus.PAID: 3,
+    ChargeStatus.PARTIAL: 4,
+    ChargeStatus.REFUNDED: 5,
+    ChargeStatus.CANCELED: 5,
+    ChargeStatus.CHARGEBACK: 6,
+    ChargeStatus.ERROR: 7,
+    ChargeStatus.DENIED: 8,
 }
 
 _TRANSACTION_STAGE: dict[TransactionStatus, int] = {
@@ -152,9 +156,29 @@ class TransactionState:
     installments: int | None = None
     soft_descriptor: str | None = None
     reason: str | None = None
+    created_at: datetime | None = None
+    expires_at: datetime | None = None
+    """When a QR (wallet or PIX) stops being payable, as the service says or as computed."""
+    qr_code: str | None = None
+    """A QR's text: the PIX "copia e cola" code or the wallet's payload."""
+    qr_image: str | None = None
+    """A QR's image as the service sent it (raw base64 PNG or a data: URI)."""
+    end_to_end_id: str | None = None
+    """A paid PIX's end-to-end id (shown on the receipt)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        qr = {
+            name: value
+            for name, value in (
+                ("created_at", _iso(self.created_at)),
+                ("expires_at", _iso(self.expires_at)),
+                ("qr_code", self.qr_code),
+                ("qr_image", self.qr_image),
+                ("end_to_end_id", self.end_to_end_id),
+            )
+            if value is not None
+        }
+        return qr | {
             "key": self.key,
             "transaction_id": self.transaction_id,
             "payment_type": None if self.payment_type is None else str(self.payment_type),
@@ -188,6 +212,11 @@ class TransactionState:
             installments=data.get("installments"),
             soft_descriptor=data.get("soft_descriptor"),
             reason=data.get("reason"),
+            created_at=_from_iso(data.get("created_at")),
+            expires_at=_from_iso(data.get("expires_at")),
+            qr_code=data.get("qr_code"),
+            qr_image=data.get("qr_image"),
+            end_to_end_id=data.get("end_to_end_id"),
         )
 
 
@@ -374,6 +403,10 @@ def _compare_charge(
             # An unpublished status has no stage; its time is the only honest order.
             return _compare_time(new_at, cur_at)
         return 1 if new_stage > cur_stage else -1
+    if new_refunded is not None and cur_refunded is not None and new_refunded != cur_refunded:
+        # Within a stage the refunded amount only grows, whatever two inputs' clocks say (a
+        # notification's time without offset may read hours off).
+        return 1 if new_refunded > cur_refunded else -1
     by_time = _compare_time(new_at, cur_at)
     if by_time:
         return by_time
@@ -398,6 +431,12 @@ def _compare_transaction(new: TransactionState, cur: TransactionState) -> int:
         ):
             return _compare_time(new.status_at, cur.status_at)
         return 1 if new_stage > cur_stage else -1
+    if (
+        new.refunded_amount is not None
+        and cur.refunded_amount is not None
+        and new.refunded_amount != cur.refunded_amount
+    ):
+        return 1 if new.refunded_amount > cur.refunded_amount else -1
     by_time = _compare_time(new.status_at, cur.status_at)
     if by_time:
         return by_time
@@ -429,6 +468,13 @@ def transaction_key(info: TransactionInfo, index: int) -> str:
 def transaction_from_info(info: TransactionInfo, index: int) -> TransactionState:
     credit = info.credit
     when = info.updatedAt or info.createdAt
+    created = None if info.createdAt is None else info.createdAt.at
+    qr = info.pix or info.wallet
+    expires: datetime | None = None
+    if info.wallet is not None and info.wallet.expiresAt is not None:
+        expires = info.wallet.expiresAt.at
+    elif info.pix is not None and info.pix.expiration is not None and created is not None:
+        expires = created + timedelta(seconds=info.pix.expiration)
     return TransactionState(
         key=transaction_key(info, index),
         transaction_id=info.transactionId,
@@ -446,6 +492,11 @@ def transaction_from_info(info: TransactionInfo, index: int) -> TransactionState
         else (None if credit is None else credit.installmentNumber),
         soft_descriptor=info.softDescriptor,
         reason=info.errorMessage or (None if credit is None else credit.reasonMessage),
+        created_at=created,
+        expires_at=expires,
+        qr_code=None if qr is None else qr.qrCode,
+        qr_image=None if qr is None else qr.qrCodeBase64,
+        end_to_end_id=None if info.pix is None else info.pix.endToEndId,
     )
 
 
@@ -461,6 +512,11 @@ _TXN_DETAIL_FIELDS = (
     "installments",
     "soft_descriptor",
     "reason",
+    "created_at",
+    "expires_at",
+    "qr_code",
+    "qr_image",
+    "end_to_end_id",
 )
 
 
@@ -497,10 +553,16 @@ def _merge_transactions(
     for txn in incoming:
         before = by_key.get(txn.key)
         merged, order = merge_transaction(before, txn)
+        # A QR's payment type rides along, so a timeline without the body (a notification's)
+        # can still tell a QR's story.
+        qr = {"payment_type": str(merged.payment_type)} if _is_qr_type(merged.payment_type) else {}
         if before is None:
             changes.append(
                 Reason.of(
-                    ReasonCode.CHANGE_TRANSACTION_NEW, key=txn.key, status=_opt_str(txn.status)
+                    ReasonCode.CHANGE_TRANSACTION_NEW,
+                    key=txn.key,
+                    status=_opt_str(txn.status),
+                    **qr,
                 )
             )
         elif order > 0 and merged.status != before.status:
@@ -510,6 +572,7 @@ def _merge_transactions(
                     key=txn.key,
                     previous_status=_opt_str(before.status),
                     status=_opt_str(merged.status),
+                    **qr,
                 )
             )
         elif order > 0 and merged.refunded_amount != before.refunded_amount:
@@ -524,6 +587,10 @@ def _merge_transactions(
         by_key[txn.key] = merged
     # Sorted by key so the tuple does not depend on the order transactions were first seen.
     return tuple(by_key[k] for k in sorted(by_key)), changes
+
+
+def _is_qr_type(payment_type: PaymentType | None) -> bool:
+    return payment_type in (PaymentType.WALLET, PaymentType.PIX)
 
 
 def _opt_str(status: object) -> str | None:

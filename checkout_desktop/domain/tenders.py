@@ -12,9 +12,23 @@ import logging
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
-from checkout_desktop.domain.enums import InstallmentType
-from checkout_desktop.domain.records import CARD, CardSummary, TenderSummary, stored_tender
-from checkout_desktop.domain.wire import BillingAddress, CreditRequest, TransactionRequest
+from checkout_desktop.domain.enums import InstallmentType, PaymentType
+from checkout_desktop.domain.records import (
+    CARD,
+    PIX,
+    WALLET,
+    CardSummary,
+    QrSummary,
+    TenderSummary,
+    stored_tender,
+)
+from checkout_desktop.domain.wire import (
+    BillingAddress,
+    CreditRequest,
+    PixRequest,
+    QrTransactionRequest,
+    TransactionRequest,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +54,7 @@ class Tender(Protocol):
         """The part of the sale it pays, in centavos."""
         ...
 
-    def transaction(self, terms: SaleTerms) -> TransactionRequest:
+    def transaction(self, terms: SaleTerms) -> TransactionRequest | QrTransactionRequest:
         """Its transaction in the charge request."""
         ...
 
@@ -79,11 +93,57 @@ class CardTender:
         )
 
 
+@dataclass(frozen=True)
+class WalletTender:
+    """The PicPay app pays by scanning a QR: one wallet charge for the whole sale."""
+
+    kind: ClassVar[str] = WALLET
+    amount: int
+
+    def transaction(self, terms: SaleTerms) -> QrTransactionRequest:
+        return QrTransactionRequest(
+            paymentType=PaymentType.WALLET, amount=self.amount, softDescriptor=terms.soft_descriptor
+        )
+
+    def summary(self, terms: SaleTerms) -> QrSummary:
+        return QrSummary(WALLET)
+
+
+@dataclass(frozen=True)
+class PixTender:
+    """Any bank's app pays a PIX QR ("copia e cola") within `expiration_s` seconds."""
+
+    kind: ClassVar[str] = PIX
+    amount: int
+    expiration_s: int = 600
+
+    def transaction(self, terms: SaleTerms) -> QrTransactionRequest:
+        return QrTransactionRequest(
+            paymentType=PaymentType.PIX,
+            amount=self.amount,
+            softDescriptor=terms.soft_descriptor,
+            pix=PixRequest(expiration=self.expiration_s),
+        )
+
+    def summary(self, terms: SaleTerms) -> QrSummary:
+        return QrSummary(PIX, self.expiration_s)
+
+
+QrTender = WalletTender | PixTender
+"""A tender paid by scanning a QR; it pays the whole sale, alone."""
+
+
 __all__ = [
     "CARD",
+    "PIX",
+    "WALLET",
     "CardTender",
+    "PixTender",
+    "QrSummary",
+    "QrTender",
     "SaleTerms",
     "Tender",
     "TenderSummary",
+    "WalletTender",
     "stored_tender",
 ]

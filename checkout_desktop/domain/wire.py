@@ -370,6 +370,64 @@ class ChargeAuthorizationRequest(Outbound):
         return body
 
 
+class PixRequest(Outbound):
+    """The `pix` object of a PIX transaction: how long its QR may be paid, in seconds."""
+
+    expiration: Annotated[int, Field(ge=1, le=86_400)]
+
+
+class QrTransactionRequest(Outbound):
+    """The one transaction of a wallet (PicPay app QR) or PIX charge."""
+
+    paymentType: Literal[PaymentType.WALLET, PaymentType.PIX]
+    amount: PositiveCentavos
+    softDescriptor: (
+        Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=13)] | None
+    ) = None
+    transactionId: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+    pix: PixRequest | None = None
+
+    @model_validator(mode="after")
+    def _pix_has_expiration(self) -> QrTransactionRequest:
+        if self.paymentType == PaymentType.PIX and self.pix is None:
+            raise ValueError("a PIX transaction says how long its QR may be paid (pix.expiration)")
+        if self.paymentType == PaymentType.WALLET and self.pix is not None:
+            raise ValueError("a wallet transaction has no pix object")
+        return self
+
+
+class QrChargeRequest(Outbound):
+    """Body of `POST charge/wallet` and `POST charge/pix`: the card envelope with one QR
+    transaction. The wallet call sends no `lateCapture` (public code removes it)."""
+
+    paymentSource: PaymentSource = PaymentSource.GATEWAY
+    merchantChargeId: MerchantChargeId
+    customer: Customer
+    deviceInformation: DeviceInformation | None = None
+    transactions: Annotated[list[QrTransactionRequest], Field(min_length=1, max_length=1)]
+
+    @property
+    def payment_type(self) -> PaymentType:
+        return self.transactions[0].paymentType
+
+    @property
+    def path(self) -> str:
+        """The API path of the call: `charge/wallet` or `charge/pix`."""
+        return "charge/pix" if self.payment_type == PaymentType.PIX else "charge/wallet"
+
+    @property
+    def total_amount(self) -> int:
+        return sum(t.amount for t in self.transactions)
+
+    @property
+    def lateCapture(self) -> bool:
+        """A QR charge is never captured later (kept for the attempt record)."""
+        return False
+
+    def to_wire(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
 class AmountRequest(Outbound):
     """Body of capture and refund: an amount in centavos, at least 1."""
 

@@ -30,6 +30,7 @@ from checkout_desktop.domain.wire import (
     ChargeReply,
     ChargeUpdate,
     DeviceInformation,
+    QrChargeRequest,
     RefundRequest,
 )
 from checkout_desktop.gateway.errors import (
@@ -218,6 +219,24 @@ class ChargeClient:
         body = request.to_wire(spelling)
         return await self._charge_call(
             "charge authorization", "POST", "charge/authorization", mcid, body
+        )
+
+    async def charge_qr(
+        self, request: QrChargeRequest, *, session_id: str | None = None
+    ) -> ServiceReply:
+        """POST charge/wallet or charge/pix: one QR for the customer to pay.
+
+        Sent once: a lost reply is settled by a query of its merchantChargeId, never by asking
+        for a second QR (the caller records the attempt before this call).
+        """
+        mcid = check_merchant_charge_id(request.merchantChargeId)
+        if request.deviceInformation is None and self.device is not None:
+            request = request.model_copy(
+                update={"deviceInformation": self.device.information(session_id)}
+            )
+        pix = request.path == "charge/pix"
+        return await self._charge_call(
+            "pix charge" if pix else "wallet charge", "POST", request.path, mcid, request.to_wire()
         )
 
     async def query(self, merchant_charge_id: str) -> ServiceReply:

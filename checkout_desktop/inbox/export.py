@@ -36,6 +36,7 @@ CSV_COLUMNS = (
     "merchant_charge_id",
     "charge_id",
     "status",
+    "tender",
     "duplicate_of",
     "merge_outcome",
     "content_type",
@@ -97,6 +98,23 @@ def _safe_headers(headers: dict[str, str]) -> dict[str, str]:
     }
 
 
+def tender_of(body: Any) -> str | None:
+    """How the charge a notification names was paid: its transactions' payment types
+    (CREDIT, WALLET, PIX), as the body says; None for a body without transactions."""
+    if not isinstance(body, dict):
+        return None
+    data = body.get("data") if isinstance(body.get("data"), dict) else body
+    transactions = data.get("transactions") if isinstance(data, dict) else None
+    if not isinstance(transactions, list):
+        return None
+    kinds = []
+    for txn in transactions:
+        kind = txn.get("paymentType") if isinstance(txn, dict) else None
+        if isinstance(kind, str) and kind and kind not in kinds:
+            kinds.append(kind[:20])
+    return ",".join(kinds) or None
+
+
 def event_record(event: StoredEvent) -> dict[str, Any]:
     """One delivery as a JSON object; the body as JSON when it is, else as text or base64."""
     record: dict[str, Any] = {
@@ -111,6 +129,7 @@ def event_record(event: StoredEvent) -> dict[str, Any]:
         "merchant_charge_id": event.merchant_charge_id,
         "charge_id": event.charge_id,
         "status": event.status,
+        "tender": tender_of(event.body_json()),
         "duplicate_of": event.duplicate_of,
         "merge_outcome": event.merge_outcome,
         "content_type": event.content_type,
@@ -226,6 +245,7 @@ __all__ = [
     "event_record",
     "parse_when",
     "raw_record",
+    "tender_of",
     "write_csv",
     "write_events",
     "write_jsonl",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from aiohttp import web
 
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus, WebhookEventType
+from checkout_desktop.sandbox import qr as qr_charges
 from checkout_desktop.sandbox.api import (
     AMOUNT_ABOVE_LIMIT,
     CARD_TOKEN_MISSING,
@@ -290,7 +291,9 @@ async def authorize(request: web.Request) -> web.Response:
     finally:
         # The body may carry raw card data sent by mistake; drop it at once.
         body.clear()
-    if wanted.merchantChargeId in server.state.charges:
+    if wanted.merchantChargeId in server.state.charges or (
+        wanted.merchantChargeId in server.state.qr_charges
+    ):
         raise api_error(
             400,
             f"merchantChargeId {wanted.merchantChargeId} was already used; a new charge needs "
@@ -369,6 +372,9 @@ async def query(request: web.Request) -> web.Response:
     require_bearer(request)
     if server.variants.query_content_type == "required":
         _require_json(request)
+    qr = server.state.qr_charges.get(request.match_info["merchantChargeId"])
+    if qr is not None:
+        return qr_charges.query_qr(server, qr)
     return json_response(_reply(server, _charge_or_not_found(server, request)))
 
 
@@ -412,6 +418,9 @@ async def capture(request: web.Request) -> web.Response:
     server = _server(request)
     await apply_faults(request)
     require_bearer(request)
+    qr = server.state.qr_charges.get(request.match_info["merchantChargeId"])
+    if qr is not None:
+        raise qr_charges.refuse_capture(qr)
     charge = _charge_or_not_found(server, request)
     amount = await _amount(request, required=False)
     if charge.status != ChargeStatus.PRE_AUTHORIZED:
@@ -456,9 +465,14 @@ async def refund(request: web.Request) -> web.Response:
     server = _server(request)
     await apply_faults(request)
     require_bearer(request)
-    charge = _charge_or_not_found(server, request)
+    qr = server.state.qr_charges.get(request.match_info["merchantChargeId"])
     amount = await _amount(request, required=True)
     assert amount is not None
+    if qr is not None:
+        qr_charges.refund_qr(server, qr, amount)
+        await _late_money_reply(server)
+        return qr_charges.query_qr(server, qr)
+    charge = _charge_or_not_found(server, request)
     refund_charge(server, charge, amount)
     await _late_money_reply(server)
     return json_response(_reply(server, charge))
@@ -556,3 +570,4 @@ def add_charge_routes(app: web.Application) -> None:
     app.router.add_post(CHARGE_PATH + "/capture", capture)
     app.router.add_post(CHARGE_PATH + "/refund", refund)
     app.router.add_post("/_sandbox/charges/{merchantChargeId}/refund", admin_refund)
+    qr_charges.add_qr_routes(app)

@@ -92,6 +92,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="how long the slow test card's reply takes (35)",
     )
     parser.add_argument(
+        "--qr-autopay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="a simulated customer pays every wallet and PIX QR S seconds after it is made",
+    )
+    parser.add_argument(
         "--webhook-timeout", type=float, default=10.0, metavar="S", help="per attempt (10)"
     )
     parser.add_argument(
@@ -166,6 +173,7 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
         token_lifetime_s=args.token_lifetime,
         card_token_lifetime_s=args.card_token_lifetime,
         slow_card_delay_s=args.slow_card_delay,
+        qr_autopay_s=args.qr_autopay,
         webhook_url=args.webhook_url,
         webhook_token=webhook_token,
         webhook_ca_file=args.webhook_ca,

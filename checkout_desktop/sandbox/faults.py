@@ -32,6 +32,8 @@ class FaultSettings:
       and the sender retries after its back-off, as after a timeout.
     - ``money_reply_delay_s``: capture and refund replies wait this long *after* the money
       moved and its notification was queued: the reply is late, the change is done.
+    - ``qr_reply_delay_s``: wallet and PIX charge replies wait this long *after* the QR was
+      made and its notification queued: the reply is late, the QR exists.
     """
 
     latency_s: float = 0.0
@@ -44,6 +46,7 @@ class FaultSettings:
     webhook_reorder_window_s: float = 1.0
     webhook_drop_first: int = 0
     money_reply_delay_s: float = 0.0
+    qr_reply_delay_s: float = 0.0
 
     def __post_init__(self) -> None:
         self.check()
@@ -57,6 +60,7 @@ class FaultSettings:
             "webhook_delay_s",
             "webhook_reorder_window_s",
             "money_reply_delay_s",
+            "qr_reply_delay_s",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 3600.0:
@@ -94,6 +98,7 @@ _CLI_FAULTS: dict[str, tuple[str, type]] = {
     "webhook-reorder-window": ("webhook_reorder_window_s", float),
     "webhook-drop-first": ("webhook_drop_first", int),
     "money-reply-delay": ("money_reply_delay_s", float),
+    "qr-reply-delay": ("qr_reply_delay_s", float),
 }
 
 CLI_FAULT_NAMES = tuple(_CLI_FAULTS)

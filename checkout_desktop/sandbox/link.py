@@ -101,6 +101,22 @@ class SandboxLink:
         register_secret(token)
         return SecretStr(token)
 
+    async def pay_qr(self, merchant_charge_id: str) -> None:
+        """Play the customer paying a waiting wallet or PIX QR (the sandbox's simulated payer)."""
+        import httpx
+
+        async with httpx.AsyncClient(timeout=10.0, trust_env=False) as http:
+            response = await http.post(
+                f"{self.info.base_url}/_sandbox/pay/{merchant_charge_id}",
+                headers={"X-Sandbox-Admin-Token": self.info.admin_token},
+            )
+        if response.status_code != 200:
+            try:
+                message = str(response.json().get("message", ""))
+            except ValueError:
+                message = response.text[:300]
+            raise SandboxLinkError(message or f"HTTP {response.status_code}")
+
     def stop(self) -> None:
         if self.process is not None:
             code = self.process.stop()

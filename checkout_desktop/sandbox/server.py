@@ -52,6 +52,8 @@ class SandboxConfig:
     credentials: SandboxCredentials | None = None
     card_token_lifetime_s: float = 900.0
     slow_card_delay_s: float = 35.0
+    qr_autopay_s: float | None = None
+    """Pay every wallet and PIX QR this many seconds after it is made (demos, the self-test)."""
     webhook_timeout_s: float = 10.0
     webhook_max_attempts: int = 5
     webhook_backoff_s: float = 1.0
@@ -83,6 +85,8 @@ class SandboxConfig:
         for name in ("slow_card_delay_s", "webhook_backoff_s"):
             if getattr(self, name) < 0:
                 raise SandboxConfigError(f"{name} cannot be negative, got {getattr(self, name)}")
+        if self.qr_autopay_s is not None and self.qr_autopay_s < 0:
+            raise SandboxConfigError(f"qr_autopay_s cannot be negative, got {self.qr_autopay_s}")
         if self.webhook_max_attempts < 1:
             raise SandboxConfigError("webhook_max_attempts must be at least 1")
         if self.webhook_layout not in WEBHOOK_LAYOUTS:

@@ -9,11 +9,14 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checkout_desktop.domain.documents import validate_cnpj
 from checkout_desktop.domain.enums import CardBrand, ChargeStatus, TransactionStatus
 from checkout_desktop.sandbox.cards import CardBehaviour
+
+if TYPE_CHECKING:
+    from checkout_desktop.sandbox.qr import QrCharge
 
 logger = logging.getLogger(__name__)
 
@@ -244,6 +247,9 @@ class SandboxState:
         self.charges: dict[str, SandboxCharge] = {}
         self.three_ds: dict[str, ThreeDsSession] = {}
         """3DS authentications by the service's chargeId (`sandbox/three_ds.py`)."""
+        self.qr_charges: dict[str, QrCharge] = {}
+        """Wallet and PIX charges (`sandbox/qr.py`); their merchantChargeIds are unique across
+        both dictionaries."""
         self.notifications: list[Notification] = []
         self.deliveries: list[DeliveryRecord] = []
         self.token_requests = 0

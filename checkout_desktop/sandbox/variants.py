@@ -37,6 +37,17 @@ Names and values, as `checkout-desktop sandbox --variant NAME=VALUE` and the adm
   ``wrapped`` (``{"charge": {…}}``, which the public plugin also reads).
 - ``three-ds-notification``: ``sent`` (default: a ``THREE_DS_CHALLENGE`` notification per 3DS
   result) or ``never`` (the result is only found by asking the status endpoint).
+- ``qr-unpaid``: ``PENDING`` (default: a public fixture's transaction status of a new QR) or
+  ``PRE_AUTHORIZED``; the charge of an unpaid QR is PRE_AUTHORIZED either way.
+- ``wallet-paid``: ``AUTHORIZED`` (default: the documentation's example, with the transaction
+  ``CAPTURED``) or ``PAID`` (charge and transaction PAID, as a paid PIX).
+- ``qr-expired``: ``expired-canceled`` (default: transaction EXPIRED, charge CANCELED),
+  ``expired-stays`` (transaction EXPIRED, the charge stays PRE_AUTHORIZED) or ``canceled``
+  (transaction and charge CANCELED).
+- ``qr-cancel``: ``refund`` (default: the refund endpoint cancels an unpaid QR in full) or
+  ``refused`` (a 400: an unpaid QR only expires).
+- ``qr-image``: ``as-sources`` (default: PIX ``qrCodeBase64`` raw base64, the wallet's a
+  ``data:`` URI, as public code reads them), ``raw`` or ``data-uri``.
 """
 
 from __future__ import annotations
@@ -67,6 +78,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "three-ds-card": ("token", "card-data"),
     "three-ds-reply": ("plain", "wrapped"),
     "three-ds-notification": ("sent", "never"),
+    "qr-unpaid": ("PENDING", "PRE_AUTHORIZED"),
+    "wallet-paid": ("AUTHORIZED", "PAID"),
+    "qr-expired": ("expired-canceled", "expired-stays", "canceled"),
+    "qr-cancel": ("refund", "refused"),
+    "qr-image": ("as-sources", "raw", "data-uri"),
 }
 """Every variant and its values; the first value is the default."""
 
@@ -112,6 +128,11 @@ class ServiceVariants:
     three_ds_card: str = "token"
     three_ds_reply: str = "plain"
     three_ds_notification: str = "sent"
+    qr_unpaid: str = "PENDING"
+    wallet_paid: str = "AUTHORIZED"
+    qr_expired: str = "expired-canceled"
+    qr_cancel: str = "refund"
+    qr_image: str = "as-sources"
 
     def __post_init__(self) -> None:
         for name in VARIANT_NAMES:

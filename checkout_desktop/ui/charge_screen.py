@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -42,11 +42,13 @@ from checkout_desktop.charges.three_ds import ThreeDsProgress
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.qr import QrPhase, effective_status, qr_phase
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.records import ChargeRecord
+from checkout_desktop.domain.records import CARD, PIX, ChargeRecord
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.domain.tenders import CardTender
+from checkout_desktop.domain.tenders import CardTender, PixTender, WalletTender
 from checkout_desktop.domain.three_ds import Challenge, ThreeDsPolicy
+from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
@@ -54,13 +56,16 @@ from checkout_desktop.ui.bridge import CardToken, SdkFailure
 from checkout_desktop.ui.card_page import CardPage, sdk_failure_reason
 from checkout_desktop.ui.challenge_view import ChallengeView
 from checkout_desktop.ui.charge_form import ChargeForm
+from checkout_desktop.ui.customer_display import CustomerView
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.geometry import scrollable
 from checkout_desktop.ui.history_model import status_colour
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text
+from checkout_desktop.ui.qr_panel import QrPanel, kind_text
 from checkout_desktop.ui.reasons import error_text, reason_text
+from checkout_desktop.ui.tender_bar import TenderBar
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +175,7 @@ class ResultView(QWidget):
             self.status.setText(self.tr("Not charged"))
             self.status.setStyleSheet("color: #b3261e;")
         else:
-            self._show_status(status)
+            self._show_status(status if record is None else effective_status(record.state))
         # An approval needs no words beyond its status; anything else says why.
         self.message.setText("" if outcome.approved else reason_text(outcome.message))
         self.charge.setText(self.tr("Charge {id}").format(id=outcome.merchant_charge_id))
@@ -179,11 +184,12 @@ class ResultView(QWidget):
     def show_record(self, record: ChargeRecord) -> None:
         """A later update of the charge shown (a notification, a reconciliation)."""
         self.record = record
-        if record.status is not None:
+        status = effective_status(record.state)
+        if status is not None:
             # A row that holds only a 3DS result (nothing charged) leaves the status the
             # outcome gave ("Authentication failed"), never a blank over it.
-            self._show_status(record.status)
-        if record.status == ChargeStatus.PAID:
+            self._show_status(status)
+        if status == ChargeStatus.PAID:
             self.message.clear()
         self.charge.setText(self.tr("Charge {id}").format(id=record.merchant_charge_id))
         self._show_details(record)
@@ -194,7 +200,11 @@ class ResultView(QWidget):
         self.status.setStyleSheet("" if colour is None else f"color: {colour.name()};")
 
     def _show_details(self, record: ChargeRecord | None) -> None:
-        held = record is not None and record.status == ChargeStatus.PRE_AUTHORIZED
+        held = (
+            record is not None
+            and record.status == ChargeStatus.PRE_AUTHORIZED
+            and qr_phase(record.state) is None
+        )
         self.capture_button.setVisible(held)
         if held:
             self.message.setText(
@@ -218,6 +228,13 @@ class ResultView(QWidget):
         self.amount.setText(format_money(amount))
         lines = []
         for txn in record.state.transactions:
+            if txn.qr_code is not None or txn.expires_at is not None:
+                # A QR: its kind and amount, and a paid PIX's end-to-end id.
+                line = f"{kind_text(txn.payment_type)} · {format_money(txn.amount)}"
+                if txn.end_to_end_id:
+                    line += " · " + self.tr("end-to-end id {id}").format(id=txn.end_to_end_id)
+                lines.append(line)
+                continue
             lines.append(
                 self.tr("{brand} •••• {last4} · {amount} · auth {auth} · NSU {nsu}").format(
                     brand=txn.brand or "?",
@@ -236,7 +253,9 @@ class ResultView(QWidget):
         else:
             self.three_ds.clear()
         # A receipt states a settled sale: none while pending, denied or failed.
-        has_receipt = record.status in _RECEIPT_STATUSES
+        has_receipt = effective_status(record.state) in _RECEIPT_STATUSES
+        if qr_phase(record.state) in (QrPhase.AWAITING, QrPhase.EXPIRED, QrPhase.CANCELED):
+            has_receipt = False
         self.print_button.setEnabled(has_receipt)
         self.pdf_button.setEnabled(has_receipt)
         show_preview = has_receipt and self.receipt_html is not None
@@ -257,6 +276,8 @@ class ChargeScreen(QWidget):
     """The one status shown while a charge runs, each time it changes."""
     receipt_requested = Signal(str, bool)
     """(merchantChargeId, as_pdf): the main window prints or saves the receipt."""
+    customer_view_changed = Signal(object)
+    """What the customer-facing display shows now (a CustomerView)."""
     email_required_learned = Signal()
     """The service refused a sale for want of the customer's e-mail (the profile keeps it)."""
 
@@ -312,6 +333,7 @@ class ChargeScreen(QWidget):
         self.card_state.setObjectName("cardState")
         self.card_state.setWordWrap(True)
         cards_box = QGroupBox(self.tr("Cards"), self)
+        self.cards_box = cards_box
         cards_layout = QVBoxLayout(cards_box)
         cards_layout.addWidget(self.card_page, 1)
         cards_layout.addWidget(self.card_state)
@@ -337,6 +359,19 @@ class ChargeScreen(QWidget):
         self.blocked.setWordWrap(True)
         self.blocked.setStyleSheet("color: #7a5c00;")
 
+        # Wallet and PIX: one QR for the whole sale instead of cards (F5, F6, F7).
+        self.tender_bar = TenderBar(self, shortcuts_on=self)
+        self.tender_bar.setObjectName("tenderBar")
+        self.qr_hint = QLabel(self)
+        self.qr_hint.setObjectName("qrHint")
+        self.qr_hint.setWordWrap(True)
+        self.qr_hint.hide()
+        self.qr_panel = QrPanel(self)
+        self.pix_expiration_s = 600
+        """How long a PIX QR may be paid (Settings)."""
+        self._payer: Callable[[str], Awaitable[object]] | None = None
+        self._last_customer_view: CustomerView | None = None
+
         entry = QWidget(self)
         entry_layout = QHBoxLayout(entry)
         entry_layout.setContentsMargins(0, 0, 0, 0)
@@ -345,6 +380,8 @@ class ChargeScreen(QWidget):
         left.addWidget(scrollable(self.form, entry, keep_width=True), 1)
         entry_layout.addLayout(left, 2)
         right = QVBoxLayout()
+        right.addWidget(self.tender_bar)
+        right.addWidget(self.qr_hint, 1)
         right.addWidget(cards_box, 1)
         right.addWidget(self.blocked)
         right.addWidget(self.charge_button)
@@ -354,6 +391,7 @@ class ChargeScreen(QWidget):
         self.stack = QStackedWidget(self)
         self.stack.addWidget(entry)
         self.stack.addWidget(self.result)
+        self.stack.addWidget(self.qr_panel)
         splitter = QSplitter(self)
         splitter.addWidget(self.stack)
         layout = QVBoxLayout(self)
@@ -374,6 +412,12 @@ class ChargeScreen(QWidget):
         self.card_page.ready.connect(self._on_card_ready)
         self.card_page.sdk_unavailable.connect(self._on_card_unavailable)
         self.card_page.credentials_error.connect(self._on_card_unavailable)
+        self.tender_bar.changed.connect(self._on_tender)
+        self.qr_panel.cancel_requested.connect(self._cancel_qr)
+        self.qr_panel.simulate_requested.connect(self._simulate_payment)
+        self.qr_panel.new_qr_requested.connect(self.charge)
+        self.qr_panel.new_sale_requested.connect(self.new_sale)
+        self.qr_panel.receipt_requested.connect(self._show_paid_qr)
         adapter.charge_changed.connect(self._on_charge_changed)
         adapter.attempt_changed.connect(self._on_attempt_changed)
 
@@ -445,16 +489,19 @@ class ChargeScreen(QWidget):
         if over:
             problems = [*problems, self.tr("The cards add up to more than the sale.")]
         self.form.errors.setText("\n".join(problems) if self._attempted_check else "")
+        qr = self.tender_bar.kind != CARD
         enabled = (
             not self._in_flight
             and bool(check)
             and amount > 0
-            and not over
-            and (remaining == 0 or self.card_page.sdk_ready)
+            and (qr or not over)
+            and (qr or remaining == 0 or self.card_page.sdk_ready)
         )
+        self.tender_bar.setEnabled(not self._in_flight)
         self.charge_button.setEnabled(enabled)
         self.remove_card_button.setEnabled(not self._in_flight and bool(self.sale.cards))
         self.form.set_enabled_for_editing(not self._in_flight)
+        self._emit_customer_view()
 
     def _render_cards(self) -> None:
         self.card_list.clear()
@@ -588,6 +635,9 @@ class ChargeScreen(QWidget):
             self.update_state()
             self.form.errors.setText("\n".join(draft))
             return
+        if self.tender_bar.kind != CARD:
+            self._start_qr(draft)
+            return
         if self.remaining() > 0:
             # No card (or not enough) yet: tokenize the typed card for the rest, then charge.
             self._charge_after_token = True
@@ -601,18 +651,20 @@ class ChargeScreen(QWidget):
         attempt = self.sale.next_attempt(draft)
         mcid = attempt.merchant_charge_id
         policy = self.three_ds_policy
-        three_ds = policy.applies(attempt.request.total_amount, len(attempt.tenders))
+        # 3DS authenticates a card: a wallet or PIX QR never goes through it.
+        card = attempt.request if isinstance(attempt.request, ChargeAuthorizationRequest) else None
+        three_ds = card is not None and policy.applies(card.total_amount, len(attempt.tenders))
         self._in_flight = True
         self.current_charge = mcid
         # The first status shown says what happens first: authentication, or the charge.
         self._three_ds_stage = "authenticating" if three_ds else None
         self.update_state()
         self.charge_started.emit(mcid)
-        if three_ds:
+        if card is not None and three_ds:
             self._task = asyncio.ensure_future(
                 self._service.three_ds.charge(
                     sale_id=attempt.sale_id,
-                    request=attempt.request,
+                    request=card,
                     tenders=list(attempt.tenders),
                     browser=self.card_page.browser_info(),
                     fallback=policy.fallback,
@@ -694,6 +746,11 @@ class ChargeScreen(QWidget):
             self.form.set_email_required(True)
             self.email_required_learned.emit()
         self.result.sale_amount = self.form.amount.centavos()
+        if record is not None and qr_phase(record.state) is not None:
+            self._show_qr(record)
+            self.update_state()
+            self.charge_finished.emit(outcome)
+            return
         self.result.show_outcome(outcome, record)
         retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or (
             record is not None and record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
@@ -712,6 +769,13 @@ class ChargeScreen(QWidget):
 
         def show(record: ChargeRecord | None) -> None:
             if (
+                record is not None
+                and mcid == self.current_charge
+                and qr_phase(record.state) is not None
+                and self.stack.currentWidget() in (self.result, self.qr_panel)
+            ):
+                self._show_qr(record)
+            elif (
                 record is not None
                 and mcid == self.current_charge
                 and self.stack.currentWidget() is self.result
@@ -805,11 +869,151 @@ class ChargeScreen(QWidget):
         self._render_cards()
         self.card_page.clear()
         self._show_card_hint()
+        self.qr_panel.clear()
         self.form.reset()
         self.offer_recent_customers()
         self.stack.setCurrentIndex(0)
         self.update_state()
         self.form.amount.setFocus()
+
+    # -- wallet and PIX ----------------------------------------------------------------------
+
+    def set_payer(self, payer: Callable[[str], Awaitable[object]] | None) -> None:
+        """In the sandbox: what plays the customer paying a QR (the training button)."""
+        self._payer = payer
+        self.qr_panel.simulation_available = payer is not None
+
+    def _on_tender(self, kind: str) -> None:
+        qr = kind != CARD
+        if qr and self.sale.cards:
+            # One QR pays the whole sale alone; the cards added are not used.
+            self.sale.clear()
+            self._render_cards()
+        self.cards_box.setVisible(not qr)
+        self.qr_hint.setVisible(qr)
+        if kind == PIX:
+            self.qr_hint.setText(
+                self.tr(
+                    "PIX: Charge shows a QR for the whole amount. The customer pays it in any "
+                    "bank's app within {minutes} minutes."
+                ).format(minutes=self.pix_expiration_s // 60)
+            )
+        elif qr:
+            self.qr_hint.setText(
+                self.tr(
+                    "PicPay: Charge shows a QR for the whole amount. The customer pays it in "
+                    "the PicPay app."
+                )
+            )
+        self.update_state()
+
+    def _start_qr(self, draft: SaleDraft) -> None:
+        self.sale.clear()
+        if self.tender_bar.kind == PIX:
+            self.sale.add(PixTender(draft.amount, self.pix_expiration_s))
+        else:
+            self.sale.add(WalletTender(draft.amount))
+        self._start(draft)
+
+    def _show_qr(self, record: ChargeRecord) -> None:
+        """A QR charge on screen: the panel while it waits (or ended unpaid), the result with
+        its receipt once paid."""
+        view = self.qr_panel.show_record(record)
+        if view is None:
+            return
+        if view.phase in (QrPhase.PAID, QrPhase.PARTIALLY_REFUNDED, QrPhase.REFUNDED):
+            self.result.show_record(record)
+            self.result.retry_button.setVisible(False)
+            self.stack.setCurrentWidget(self.result)
+        else:
+            self.stack.setCurrentWidget(self.qr_panel)
+        self._emit_customer_view()
+
+    def _show_paid_qr(self) -> None:
+        mcid = self.current_charge
+        if mcid is None:
+            return
+
+        def show(record: ChargeRecord | None) -> None:
+            if record is not None:
+                self._show_qr(record)
+
+        read(self._views.charge(mcid), show)
+
+    def _cancel_qr(self, mcid: str) -> None:
+        """Cancel an unpaid QR: the service's cancellation is its refund endpoint."""
+        task = asyncio.ensure_future(self._service.refund(mcid))
+
+        def finished(done: asyncio.Future[ChargeRecord]) -> None:
+            self.qr_panel.cancel_finished()
+            if done.cancelled():
+                return
+            exc = done.exception()
+
+            def show(latest: ChargeRecord | None) -> None:
+                if latest is not None and self.current_charge == mcid:
+                    self._show_qr(latest)
+                if isinstance(exc, MoneyOperationError):
+                    self.qr_panel.set_note(money_error_text(exc))
+                elif exc is not None:
+                    if not isinstance(exc, GatewayError):
+                        logger.error("cancel of QR %s failed", mcid, exc_info=exc)
+                    self.qr_panel.set_note(
+                        self.tr("The QR was not cancelled: {why}").format(why=error_text(exc))
+                    )
+
+            read(self._views.charge(mcid), show)
+
+        task.add_done_callback(finished)
+
+    def _simulate_payment(self, mcid: str) -> None:
+        payer = self._payer
+        if payer is None:
+            return
+        task = asyncio.ensure_future(payer(mcid))
+
+        def finished(done: asyncio.Future[object]) -> None:
+            if done.cancelled():
+                return
+            exc = done.exception()
+            if exc is not None:
+                logger.info("the simulated payment of %s failed: %s", mcid, exc)
+                self.qr_panel.set_note(
+                    self.tr("The simulated payment failed: {why}").format(why=error_text(exc))
+                )
+
+        task.add_done_callback(finished)
+
+    def customer_view(self) -> CustomerView:
+        """What the customer-facing display should show now."""
+        amount = self.form.amount.centavos() or None
+        page = self.stack.currentWidget()
+        if page is self.qr_panel and self.qr_panel.view is not None:
+            return CustomerView("qr", self.qr_panel.view.amount, self.qr_panel.view)
+        if page is self.result:
+            record = self.result.record
+            if record is not None and effective_status(record.state) in (
+                ChargeStatus.PAID,
+                ChargeStatus.PRE_AUTHORIZED,
+                ChargeStatus.AUTHORIZED,
+            ):
+                if qr_phase(record.state) is not None and self.qr_panel.view is not None:
+                    return CustomerView("qr", record.amount, self.qr_panel.view)
+                return CustomerView("paid", record.amount)
+            return CustomerView("not_paid", amount)
+        if self._in_flight:
+            return CustomerView("charging", amount)
+        if amount is None:
+            return CustomerView("idle")
+        if self.tender_bar.kind == CARD:
+            return CustomerView("card", amount)
+        return CustomerView("entering", amount)
+
+    def _emit_customer_view(self) -> None:
+        view = self.customer_view()
+        if view != self._last_customer_view:
+            self._last_customer_view = view
+            self.customer_view_changed.emit(view)
 
     def _receipt(self, *, as_pdf: bool) -> None:
         if self.current_charge:

@@ -32,9 +32,11 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.charges.views import ChargeViews, DayTotals, ReportUnavailable
+from checkout_desktop.domain.enums import PaymentType
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.loop import read
+from checkout_desktop.ui.qr_panel import kind_text
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +58,14 @@ def day_range(day: QDate, zone: tzinfo) -> tuple[datetime, datetime]:
 
 def _brand_rows(totals: DayTotals) -> list[tuple[str, str, str]]:
     """The by-brand table's rows, as shown on screen and printed."""
-    return [(b.brand, str(b.count), format_money(b.amount)) for b in totals.by_brand]
+    return [(_tender_name(b.brand), str(b.count), format_money(b.amount)) for b in totals.by_brand]
+
+
+def _tender_name(brand: str) -> str:
+    """A card's brand as it is; a QR tender (no brand) by its name: PicPay or PIX."""
+    if brand in (PaymentType.WALLET.value, PaymentType.PIX.value):
+        return kind_text(PaymentType(brand))
+    return brand
 
 
 def _hour_rows(totals: DayTotals) -> list[tuple[str, str, str]]:
@@ -125,7 +134,7 @@ class DayTotalsPanel(QWidget):
         self.figures["net"].setFont(big)
 
         self.brands = self._table(
-            "totalsByBrand", (self.tr("Brand"), self.tr("Payments"), self.tr("Amount"))
+            "totalsByBrand", (self.tr("Brand or tender"), self.tr("Payments"), self.tr("Amount"))
         )
         self.hours = self._table(
             "totalsByHour", (self.tr("Hour"), self.tr("Sales"), self.tr("Amount"))
@@ -235,7 +244,7 @@ class DayTotalsPanel(QWidget):
                 f"<h2>{e(title)}</h2>",
                 table((self.tr("Figure"), self.tr("Value")), summary),
                 f"<h3>{e(self.tr('By brand'))}</h3>",
-                table((self.tr("Brand"), self.tr("Payments"), self.tr("Amount")), brands),
+                table((self.tr("Brand or tender"), self.tr("Payments"), self.tr("Amount")), brands),
                 f"<h3>{e(self.tr('By hour'))}</h3>",
                 table((self.tr("Hour"), self.tr("Sales"), self.tr("Amount")), hours),
             ]

@@ -17,10 +17,12 @@ from PySide6.QtGui import QBrush, QColor
 from checkout_desktop.charges.views import ChargeQuery, ChargeViews
 from checkout_desktop.domain.documents import DocumentError, format_cnpj, format_cpf
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, effective_status
 from checkout_desktop.domain.records import ChargeRecord, Page, TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
+from checkout_desktop.ui.qr_panel import kind_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 from checkout_desktop.ui.timeline_text import plain_detail, status_after, what_happened, who_label
 
@@ -63,6 +65,9 @@ def cards_text(record: ChargeRecord) -> str:
     """The charge's cards as a receipt may show them: brand and last four digits."""
     parts = []
     for txn in record.state.transactions:
+        if txn.payment_type in QR_PAYMENT_TYPES:
+            parts.append(kind_text(txn.payment_type))
+            continue
         brand = txn.brand or ""
         tail = f" •••• {txn.last_four}" if txn.last_four else ""
         if brand or tail:
@@ -245,7 +250,9 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             return None
         record = self._rows[row]
         name = self.COLUMNS[column]
-        status = None if record.status is None else str(record.status)
+        # A QR charge shows the status its transaction means (a paid wallet is AUTHORIZED).
+        shown = effective_status(record.state)
+        status = None if shown is None else str(shown)
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "created":
                 return format_instant(record.created_at)

@@ -220,6 +220,8 @@ def _open_window(
         defer_panels=True,
         connection_tester=ConnectionTest(paths, secrets=terminal.secrets, running=terminal),
     )
+    if terminal.sandbox is not None:
+        window.charge_screen.set_payer(terminal.sandbox.pay_qr)
     for problem in terminal.problems:
         window.statusBar().showMessage(problem, 30000)
     window.adapter.replay(terminal.current_state())

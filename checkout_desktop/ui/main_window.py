@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
+from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
 from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.loop import read
@@ -162,6 +163,10 @@ class MainWindow(QMainWindow):
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
         self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
         self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
+        self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
+        self.customer_display: CustomerDisplay | None = None
+        self.charge_screen.customer_view_changed.connect(self._customer_view)
+        self._apply_customer_display(settings)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.charge_tab = self.tabs.addTab(self.charge_screen, self.tr("&Charge"))
@@ -359,11 +364,40 @@ class MainWindow(QMainWindow):
             self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         # The service enforces the PIN: it learns a new one (or its removal) at once.
         self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
+        self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
+        self._apply_customer_display(settings)
         if settings.ui.shop_name != previous.ui.shop_name:
             # The running environment stays until a restart; only the printed name changes now.
             self.merchant = merchant_of(
                 previous.profile, self.merchant.document, settings.ui.shop_name
             )
+
+    # -- customer-facing display ---------------------------------------------------------------
+
+    def _apply_customer_display(self, settings: Settings) -> None:
+        """Open, move or close the customer's window as Settings say."""
+        wanted = settings.qr.customer_display
+        shop = settings.ui.shop_name or self.merchant.name
+        display = self.customer_display
+        if not wanted:
+            if display is not None:
+                display.close()
+                display.deleteLater()
+                self.customer_display = None
+            return
+        if display is None:
+            display = CustomerDisplay(
+                shop_name=shop, screen_name=settings.qr.customer_display_screen
+            )
+            self.customer_display = display
+        display.set_shop_name(shop)
+        display.screen_name = settings.qr.customer_display_screen
+        display.show_view(self.charge_screen.customer_view())
+        display.place()
+
+    def _customer_view(self, view: CustomerView) -> None:
+        if self.customer_display is not None:
+            self.customer_display.show_view(view)
 
     # -- receipts ---------------------------------------------------------------------------
 
@@ -504,4 +538,6 @@ class MainWindow(QMainWindow):
         self.adapter.close()
         if self.tray is not None:
             self.tray.hide()
+        if self.customer_display is not None:
+            self.customer_display.close()
         super().closeEvent(event)

@@ -121,6 +121,24 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.CARD_INSTALLMENTS: QCoreApplication.translate(
             "Reasons", "{card} in {installments}x"
         ),
+        ReasonCode.TENDER_WALLET: QCoreApplication.translate("Reasons", "PicPay wallet QR"),
+        ReasonCode.TENDER_PIX: QCoreApplication.translate("Reasons", "PIX QR"),
+        ReasonCode.CHECK_QR_EXPIRY: QCoreApplication.translate(
+            "Reasons", "the QR expires at {expires_at}; asked around its expiry"
+        ),
+        ReasonCode.START_QR_WAITING: QCoreApplication.translate(
+            "Reasons",
+            "This sale has a QR ({charge}) awaiting payment until {expires_at}. Cancel it or "
+            "let it expire before charging the sale again.",
+        ),
+        ReasonCode.OUTCOME_QR_AWAITING: QCoreApplication.translate(
+            "Reasons", "QR created: awaiting payment."
+        ),
+        ReasonCode.MONEY_QR_NO_CAPTURE: QCoreApplication.translate(
+            "Reasons", "a QR charge has nothing to capture"
+        ),
+        ReasonCode.OP_WALLET: QCoreApplication.translate("Reasons", "PicPay wallet charge"),
+        ReasonCode.OP_PIX: QCoreApplication.translate("Reasons", "PIX charge"),
         ReasonCode.CHECK_NO_STATUS: QCoreApplication.translate(
             "Reasons", "the charge has no status yet"
         ),

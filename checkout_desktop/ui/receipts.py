@@ -26,6 +26,7 @@ from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from checkout_desktop.domain import documents
+from checkout_desktop.domain.qr import effective_status
 from checkout_desktop.domain.records import ChargeRecord
 from checkout_desktop.ui.formatting import format_instant, format_money
 from checkout_desktop.ui.labels import status_label
@@ -55,6 +56,9 @@ class ReceiptCard:
     authorization_code: str | None
     nsu: str | None
     payment_type: str | None = None
+    end_to_end_id: str | None = None
+    """A paid PIX's end-to-end id (the payer's bank shows the same)."""
+    transaction_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,16 +99,20 @@ def receipt_for(
             authorization_code=txn.authorization_code,
             nsu=txn.nsu,
             payment_type=None if txn.payment_type is None else str(txn.payment_type),
+            end_to_end_id=txn.end_to_end_id,
+            transaction_id=txn.transaction_id,
         )
         for txn in record.state.transactions
     )
+    # A QR charge's receipt states what its transaction means (a paid wallet is AUTHORIZED).
+    status = effective_status(record.state)
     when = at or (record.updated_at if kind == ReceiptKind.REFUND else record.created_at)
     return Receipt(
         kind=kind,
         merchant=merchant,
         merchant_document=merchant_document,
         merchant_charge_id=record.merchant_charge_id,
-        status=None if record.status is None else str(record.status),
+        status=None if status is None else str(status),
         amount=record.amount,
         at=when,
         cards=cards,
@@ -130,6 +138,8 @@ def _payment_label(payment_type: str | None) -> str | None:
         return QCoreApplication.translate("Receipt", "Credit")
     if payment_type.upper() == "WALLET":
         return QCoreApplication.translate("Receipt", "PicPay wallet")
+    if payment_type.upper() == "PIX":
+        return QCoreApplication.translate("Receipt", "PIX")
     return payment_type
 
 
@@ -182,6 +192,9 @@ def render_html(receipt: Receipt, *, copy: ReceiptCopy | None = None) -> str:
     rows.append((QCoreApplication.translate("Receipt", "Status"), status_label(receipt.status)))
     card_blocks = []
     for card in receipt.cards:
+        if (card.payment_type or "").upper() in ("PIX", "WALLET"):
+            card_blocks.append(_qr_lines(card, several=len(receipt.cards) > 1))
+            continue
         lines = [
             (
                 QCoreApplication.translate("Receipt", "Card"),
@@ -249,6 +262,20 @@ def render_html(receipt: Receipt, *, copy: ReceiptCopy | None = None) -> str:
     parts.append(f'<p align="center">{e(keep)}</p>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def _qr_lines(card: ReceiptCard, *, several: bool) -> list[tuple[str, str]]:
+    """A wallet or PIX payment on a receipt: how it was paid and the ids that trace it."""
+    lines = [
+        (QCoreApplication.translate("Receipt", "Payment"), _payment_label(card.payment_type) or "")
+    ]
+    if several and card.amount is not None:
+        lines.append((QCoreApplication.translate("Receipt", "Amount"), format_money(card.amount)))
+    if card.end_to_end_id:
+        lines.append((QCoreApplication.translate("Receipt", "End-to-end id"), card.end_to_end_id))
+    if card.transaction_id:
+        lines.append((QCoreApplication.translate("Receipt", "Transaction"), card.transaction_id))
+    return lines
 
 
 def document_for(receipt: Receipt) -> QTextDocument:

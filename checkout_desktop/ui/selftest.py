@@ -1,12 +1,14 @@
-"""`checkout-desktop --self-test`: one real charge on the built-in sandbox, offscreen, timed.
+"""`checkout-desktop --self-test`: a card sale and a PIX sale on the built-in sandbox, offscreen.
 
 Steps: start the sandbox process, start the core (store, gateway, inbox), load the card page
 with the published SDK, tokenize a test card through the SDK, charge it, and see the charge's
 notification arrive through the inbox; then two 3-D Secure charges: a frictionless card, and a
 challenged one whose code the self-test types into the sandbox's bank page, shown in the
-challenge view as a customer would see it. Prints one line — PASS or FAIL, each step's time — and
-exits 0 or 1. It runs in a temporary instance folder, so the shop's history and settings are
-untouched, and it needs no keychain: the built-in sandbox's credentials are public test values.
+challenge view as a customer would see it; then a PIX sale: a QR asked for, paid a moment later
+by the sandbox's simulated customer (`--qr-autopay`), its payment notified through the inbox.
+Prints one line — PASS or FAIL, each step's time — and exits 0 or 1. It runs in a temporary
+instance folder, so the shop's history and settings are untouched, and it needs no keychain:
+the built-in sandbox's credentials are public test values.
 
 The one exception to "card data never enters this process": the self-test must type a card
 into the page, as staff would. The test cards (the sandbox's public approved VISA number and its
@@ -29,15 +31,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from checkout_desktop.domain.enums import ChargeStatus, DocumentType, InstallmentType
+from checkout_desktop.domain.enums import ChargeStatus, DocumentType, InstallmentType, PaymentType
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
-from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.domain.qr import PIX_MIN_EXPIRATION_S
+from checkout_desktop.domain.records import PIX, CardSummary, QrSummary
 from checkout_desktop.domain.wire import (
     ChargeAuthorizationRequest,
     CreditRequest,
     Customer,
     Phone,
+    PixRequest,
+    QrChargeRequest,
+    QrTransactionRequest,
     TransactionRequest,
 )
 from checkout_desktop.paths import AppPaths
@@ -53,6 +59,8 @@ T = TypeVar("T")
 
 STEP_TIMEOUT_S = 40.0
 SELF_TEST_AMOUNT = 1234
+QR_AUTOPAY_S = 1.0
+"""The sandbox's simulated customer pays the self-test's PIX QR this long after it is made."""
 
 # The documented exception (see the module docstring): the sandbox's public approved test card,
 # present only in this JavaScript source, which goes to the page as is. The expiry is computed
@@ -238,7 +246,7 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
     try:
         begin = time.monotonic()
         try:
-            sandbox = start_sandbox(paths)
+            sandbox = start_sandbox(paths, extra_args=("--qr-autopay", str(QR_AUTOPAY_S)))
         except SandboxLinkError as exc:
             raise SelfTestFailure(f"sandbox: {exc}") from None
         clock.add("sandbox", time.monotonic() - begin)
@@ -329,11 +337,41 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
         challenged = await clock.run(
             "3DS challenge", _three_ds_charge(terminal, page, tokenize, CHALLENGE_FILL_SCRIPT)
         )
+        pix = f"selftest-pix-{int(time.time())}"
+        qr = await clock.run(
+            "pix",
+            terminal.service.charge(
+                sale_id="selftest-pix",
+                request=QrChargeRequest(
+                    merchantChargeId=pix,
+                    customer=request.customer,
+                    transactions=[
+                        QrTransactionRequest(
+                            paymentType=PaymentType.PIX,
+                            amount=SELF_TEST_AMOUNT,
+                            pix=PixRequest(expiration=PIX_MIN_EXPIRATION_S),
+                        )
+                    ],
+                ),
+                tenders=[QrSummary(PIX, PIX_MIN_EXPIRATION_S)],
+            ),
+        )
+        if not qr.awaiting_payment:
+            raise SelfTestFailure(f"pix: expected a QR awaiting payment, got {qr.status}")
+
+        async def pix_paid() -> WebhookStored:
+            while True:
+                event = await notifications.get()
+                if event.merchant_charge_id == pix and event.status == ChargeStatus.PAID.value:
+                    return event
+
+        await clock.run("pix paid", pix_paid())
         return (
             clock.line(
                 "PASS",
                 f"charge {mcid} PAID, notified through the inbox; 3DS charges {frictionless} "
-                f"and {challenged} (challenge answered on the bank's page) PAID",
+                f"and {challenged} (challenge answered on the bank's page) PAID; PIX {pix} paid "
+                "by the simulated customer, notified through the inbox",
             ),
             True,
         )

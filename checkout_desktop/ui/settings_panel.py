@@ -37,6 +37,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
+from checkout_desktop.ui.qr_settings import QrSettingsBox
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -210,7 +211,9 @@ class SettingsPanel(QWidget):
 
         body = QWidget(self)
         body_layout = QVBoxLayout(body)
-        for box in (general, three_ds, webhook, supervisor, self.credentials, self.connection):
+        self.qr_box = QrSettingsBox(self)
+        boxes = (general, three_ds, self.qr_box, webhook, supervisor)
+        for box in (*boxes, self.credentials, self.connection):
             body_layout.addWidget(box)
         body_layout.addStretch(1)
         scroll = QScrollArea(self)
@@ -247,6 +250,7 @@ class SettingsPanel(QWidget):
         self.tunnel.setCurrentIndex(max(self.tunnel.findData(s.tunnel.mode), 0))
         self.public_url.setText(s.tunnel.public_url or "")
         self.reconcile.setValue(s.reconcile_interval_s)
+        self.qr_box.load(s.qr)
         self.pin.clear()
         self._pin_cleared = False
         self._show_pin_state()
@@ -394,6 +398,7 @@ class SettingsPanel(QWidget):
                 problems.append("; ".join(str(v) for v in violations))
             s.tunnel.public_url = url
         s.reconcile_interval_s = self.reconcile.value()
+        s.qr = self.qr_box.collect(s.qr)
         if self._pin_cleared:
             s.ui.supervisor_pin_hash = None
         if self.pin.text():

@@ -11,6 +11,7 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise
 from checkout_desktop.ui.labels import outcome_label, source_label, source_ref_label, status_label
+from checkout_desktop.ui.qr_texts import qr_sentence
 from checkout_desktop.ui.reasons import reason_text
 
 logger = logging.getLogger(__name__)
@@ -67,6 +68,16 @@ def what_happened(item: TimelineRecord) -> str:
         # Refunds, captures and attempts already say in words what step they reached.
         return _sentence(first)
     after = status_label(item.new_status) if item.new_status else ""
+    qr = qr_sentence(item)
+    if qr is not None:
+        # A QR's charge status says little (a new and an expired QR may both read
+        # pre-authorized): its transaction tells what happened.
+        context = _context(item)
+        if context is None:
+            return qr
+        return QCoreApplication.translate("Timeline", "{context}: {what}").format(
+            context=_sentence(context).rstrip("."), what=qr[:1].lower() + qr[1:]
+        )
     if item.outcome == "applied":
         if item.new_status and item.previous_status != item.new_status:
             if item.previous_status and item.previous_status in _CHARGE_STATUSES:

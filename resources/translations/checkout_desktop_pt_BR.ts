@@ -351,6 +351,22 @@
         <source>The capture failed: {why}</source>
         <translation>A captura falhou: {why}</translation>
     </message>
+    <message>
+        <source>PIX: Charge shows a QR for the whole amount. The customer pays it in any bank&apos;s app within {minutes} minutes.</source>
+        <translation>PIX: Cobrar mostra um QR do valor total. O cliente paga pelo app de qualquer banco em até {minutes} minutos.</translation>
+    </message>
+    <message>
+        <source>PicPay: Charge shows a QR for the whole amount. The customer pays it in the PicPay app.</source>
+        <translation>PicPay: Cobrar mostra um QR do valor total. O cliente paga pelo app PicPay.</translation>
+    </message>
+    <message>
+        <source>The QR was not cancelled: {why}</source>
+        <translation>O QR não foi cancelado: {why}</translation>
+    </message>
+    <message>
+        <source>The simulated payment failed: {why}</source>
+        <translation>O pagamento simulado falhou: {why}</translation>
+    </message>
 </context>
 <context>
     <name>CredentialsPage</name>
@@ -393,6 +409,45 @@
     <message>
         <source>The merchant CNPJ is not valid; check its 14 digits.</source>
         <translation>O CNPJ do lojista não é válido; confira os 14 dígitos.</translation>
+    </message>
+</context>
+<context>
+    <name>CustomerDisplay</name>
+    <message>
+        <source>Customer display</source>
+        <translation>Tela do cliente</translation>
+    </message>
+    <message>
+        <source>Welcome</source>
+        <translation>Bem-vindo</translation>
+    </message>
+    <message>
+        <source>Insert or type your card on the shop&apos;s terminal</source>
+        <translation>Informe seu cartão no terminal da loja</translation>
+    </message>
+    <message>
+        <source>Processing…</source>
+        <translation>Processando…</translation>
+    </message>
+    <message>
+        <source>Paid — thank you!</source>
+        <translation>Pago — obrigado!</translation>
+    </message>
+    <message>
+        <source>Not paid</source>
+        <translation>Não pago</translation>
+    </message>
+    <message>
+        <source>Scan the QR to pay</source>
+        <translation>Leia o QR para pagar</translation>
+    </message>
+    <message>
+        <source>The QR expired</source>
+        <translation>O QR expirou</translation>
+    </message>
+    <message>
+        <source>The QR was cancelled</source>
+        <translation>O QR foi cancelado</translation>
     </message>
 </context>
 <context>
@@ -442,16 +497,16 @@
         <translation>Tentativas negadas</translation>
     </message>
     <message>
-        <source>Brand</source>
-        <translation>Bandeira</translation>
-    </message>
-    <message>
         <source>Payments</source>
         <translation>Pagamentos</translation>
     </message>
     <message>
         <source>Amount</source>
         <translation>Valor</translation>
+    </message>
+    <message>
+        <source>Brand or tender</source>
+        <translation>Bandeira ou meio</translation>
     </message>
     <message>
         <source>Hour</source>
@@ -1636,6 +1691,148 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>QrPanel</name>
+    <message>
+        <source>Expires in {time}</source>
+        <translation>Expira em {time}</translation>
+    </message>
+    <message>
+        <source>Awaiting payment…</source>
+        <translation>Aguardando pagamento…</translation>
+    </message>
+    <message>
+        <source>Paid</source>
+        <translation>Pago</translation>
+    </message>
+    <message>
+        <source>Expired</source>
+        <translation>Expirado</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Cancelado</translation>
+    </message>
+    <message>
+        <source>Partially refunded</source>
+        <translation>Estornado em parte</translation>
+    </message>
+    <message>
+        <source>Refunded</source>
+        <translation>Estornado</translation>
+    </message>
+    <message>
+        <source>Not paid: refused</source>
+        <translation>Não pago: recusado</translation>
+    </message>
+    <message>
+        <source>PIX</source>
+        <translation>PIX</translation>
+    </message>
+    <message>
+        <source>PicPay</source>
+        <translation>PicPay</translation>
+    </message>
+    <message>
+        <source>Copy and paste code</source>
+        <translation>Código copia e cola</translation>
+    </message>
+    <message>
+        <source>C&amp;opy</source>
+        <translation>C&amp;opiar</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel QR</source>
+        <translation>&amp;Cancelar QR</translation>
+    </message>
+    <message>
+        <source>Simulate the customer&apos;s payment</source>
+        <translation>Simular pagamento do cliente</translation>
+    </message>
+    <message>
+        <source>New &amp;QR</source>
+        <translation>Novo &amp;QR</translation>
+    </message>
+    <message>
+        <source>&amp;Receipt</source>
+        <translation>&amp;Comprovante</translation>
+    </message>
+    <message>
+        <source>&amp;New sale (F2)</source>
+        <translation>&amp;Nova venda (F2)</translation>
+    </message>
+    <message>
+        <source>No QR image</source>
+        <translation>Sem imagem do QR</translation>
+    </message>
+    <message>
+        <source>{kind} QR · charge {id}</source>
+        <translation>QR {kind} · cobrança {id}</translation>
+    </message>
+    <message>
+        <source>End-to-end id {id}</source>
+        <translation>Identificador fim a fim {id}</translation>
+    </message>
+    <message>
+        <source>The QR expired unpaid. The sale is free: make a new QR or take a card.</source>
+        <translation>O QR expirou sem pagamento. A venda está livre: gere um novo QR ou aceite um cartão.</translation>
+    </message>
+    <message>
+        <source>The QR was cancelled unpaid. The sale is free: make a new QR or take a card.</source>
+        <translation>O QR foi cancelado sem pagamento. A venda está livre: gere um novo QR ou aceite um cartão.</translation>
+    </message>
+    <message>
+        <source>Show the QR to the customer; the screen changes when the payment lands.</source>
+        <translation>Mostre o QR ao cliente; a tela muda quando o pagamento chegar.</translation>
+    </message>
+    <message>
+        <source>The customer scans the QR or pastes the code in their bank&apos;s app; the screen changes when the payment lands.</source>
+        <translation>O cliente lê o QR ou cola o código no app do banco; a tela muda quando o pagamento chegar.</translation>
+    </message>
+    <message>
+        <source>Expiring — asking the service…</source>
+        <translation>Expirando — consultando o serviço…</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Copiado</translation>
+    </message>
+</context>
+<context>
+    <name>QrSettingsBox</name>
+    <message>
+        <source>PIX, PicPay and customer display</source>
+        <translation>PIX, PicPay e tela do cliente</translation>
+    </message>
+    <message>
+        <source>How long the customer has to pay a PIX QR (600 seconds at least).</source>
+        <translation>Quanto tempo o cliente tem para pagar um QR PIX (no mínimo 600 segundos).</translation>
+    </message>
+    <message>
+        <source>Show a customer display window</source>
+        <translation>Mostrar uma janela para o cliente</translation>
+    </message>
+    <message>
+        <source>PIX QR valid for</source>
+        <translation>QR PIX válido por</translation>
+    </message>
+    <message>
+        <source>On screen</source>
+        <translation>Na tela</translation>
+    </message>
+    <message>
+        <source>The last screen (a second monitor)</source>
+        <translation>A última tela (um segundo monitor)</translation>
+    </message>
+    <message>
+        <source>Unnamed screen</source>
+        <translation>Tela sem nome</translation>
+    </message>
+    <message>
+        <source>{name} (not connected)</source>
+        <translation>{name} (desconectada)</translation>
+    </message>
+</context>
+<context>
     <name>Reasons</name>
     <message>
         <source>first status of the charge: {status}</source>
@@ -1760,6 +1957,38 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>{card} in {installments}x</source>
         <translation>{card} em {installments}x</translation>
+    </message>
+    <message>
+        <source>PicPay wallet QR</source>
+        <translation>QR da carteira PicPay</translation>
+    </message>
+    <message>
+        <source>PIX QR</source>
+        <translation>QR PIX</translation>
+    </message>
+    <message>
+        <source>the QR expires at {expires_at}; asked around its expiry</source>
+        <translation>o QR vence às {expires_at}; consultado perto do vencimento</translation>
+    </message>
+    <message>
+        <source>This sale has a QR ({charge}) awaiting payment until {expires_at}. Cancel it or let it expire before charging the sale again.</source>
+        <translation>Esta venda tem um QR ({charge}) aguardando pagamento até {expires_at}. Cancele-o ou deixe-o vencer antes de cobrar a venda de novo.</translation>
+    </message>
+    <message>
+        <source>QR created: awaiting payment.</source>
+        <translation>QR gerado: aguardando pagamento.</translation>
+    </message>
+    <message>
+        <source>a QR charge has nothing to capture</source>
+        <translation>uma cobrança por QR não tem o que capturar</translation>
+    </message>
+    <message>
+        <source>PicPay wallet charge</source>
+        <translation>cobrança pela carteira PicPay</translation>
+    </message>
+    <message>
+        <source>PIX charge</source>
+        <translation>cobrança PIX</translation>
     </message>
     <message>
         <source>the charge has no status yet</source>
@@ -2609,6 +2838,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Carteira PicPay</translation>
     </message>
     <message>
+        <source>PIX</source>
+        <translation>PIX</translation>
+    </message>
+    <message>
         <source>CUSTOMER COPY</source>
         <translation>VIA DO CLIENTE</translation>
     </message>
@@ -2693,6 +2926,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Guarde este comprovante.</translation>
     </message>
     <message>
+        <source>End-to-end id</source>
+        <translation>Identificador fim a fim</translation>
+    </message>
+    <message>
+        <source>Transaction</source>
+        <translation>Transação</translation>
+    </message>
+    <message>
         <source>Print receipt</source>
         <translation>Imprimir comprovante</translation>
     </message>
@@ -2762,6 +3003,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Authorized: the amount is held on the card, not charged yet. Capture it to charge it (now, or later from the history).</source>
         <translation>Autorizada: o valor está reservado no cartão, ainda não cobrado. Capture para cobrar (agora ou depois, pelo histórico).</translation>
+    </message>
+    <message>
+        <source>end-to-end id {id}</source>
+        <translation>identificador fim a fim {id}</translation>
     </message>
     <message>
         <source>{brand} •••• {last4} · {amount} · auth {auth} · NSU {nsu}</source>
@@ -3078,6 +3323,25 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>TenderBar</name>
+    <message>
+        <source>Pay with</source>
+        <translation>Pagar com</translation>
+    </message>
+    <message>
+        <source>Card (Ctrl+1)</source>
+        <translation>Cartão (Ctrl+1)</translation>
+    </message>
+    <message>
+        <source>PicPay (Ctrl+2)</source>
+        <translation>PicPay (Ctrl+2)</translation>
+    </message>
+    <message>
+        <source>PIX (Ctrl+3)</source>
+        <translation>PIX (Ctrl+3)</translation>
+    </message>
+</context>
+<context>
     <name>Terminal</name>
     <message>
         <source>Test shop (built-in sandbox)</source>
@@ -3339,6 +3603,22 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>changes: {changes}</source>
         <translation>mudanças: {changes}</translation>
+    </message>
+    <message>
+        <source>The {kind} QR was created; it awaits the customer&apos;s payment.</source>
+        <translation>O QR {kind} foi gerado; aguarda o pagamento do cliente.</translation>
+    </message>
+    <message>
+        <source>The customer paid the {kind} QR.</source>
+        <translation>O cliente pagou o QR {kind}.</translation>
+    </message>
+    <message>
+        <source>The {kind} QR expired unpaid.</source>
+        <translation>O QR {kind} expirou sem pagamento.</translation>
+    </message>
+    <message>
+        <source>The {kind} QR was cancelled; nothing was paid.</source>
+        <translation>O QR {kind} foi cancelado; nada foi pago.</translation>
     </message>
 </context>
 <context>

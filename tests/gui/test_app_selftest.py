@@ -23,9 +23,10 @@ logger = logging.getLogger(__name__)
 VERDICT = re.compile(
     r"^self-test PASS: sandbox [\d.]+ s · core [\d.]+ s · card page [\d.]+ s · tokenize [\d.]+ s"
     r" · charge [\d.]+ s · notification [\d.]+ s · 3DS frictionless [\d.]+ s"
-    r" · 3DS challenge [\d.]+ s · total [\d.]+ s — charge selftest-\d+ PAID, notified through"
-    r" the inbox; 3DS charges selftest-3ds-3063-\d+ and selftest-3ds-3220-\d+ \(challenge"
-    r" answered on the bank's page\) PAID$"
+    r" · 3DS challenge [\d.]+ s · pix [\d.]+ s · pix paid [\d.]+ s · total [\d.]+ s"
+    r" — charge selftest-\d+ PAID, notified through the inbox; 3DS charges"
+    r" selftest-3ds-3063-\d+ and selftest-3ds-3220-\d+ \(challenge answered on the bank's page\)"
+    r" PAID; PIX selftest-pix-\d+ paid by the simulated customer, notified through the inbox$"
 )
 
 

@@ -153,6 +153,11 @@ def test_stdout_carries_exactly_one_json_line() -> None:
         "three-ds-card": "token",
         "three-ds-reply": "plain",
         "three-ds-notification": "sent",
+        "qr-unpaid": "PENDING",
+        "wallet-paid": "AUTHORIZED",
+        "qr-expired": "expired-canceled",
+        "qr-cancel": "refund",
+        "qr-image": "as-sources",
     }
 
 

@@ -38,7 +38,9 @@ def _day_totals(
 ) -> DayTotals:
     rows = conn.execute(
         "SELECT c.merchant_charge_id, c.status, COALESCE(c.amount, a.amount) AS amount, "
-        "COALESCE(c.refunded_amount, 0) AS refunded, c.created_at "
+        "COALESCE(c.refunded_amount, 0) AS refunded, c.created_at, "
+        "EXISTS (SELECT 1 FROM charge_transaction t WHERE t.merchant_charge_id = "
+        "c.merchant_charge_id AND t.payment_type IN ('WALLET', 'PIX')) AS qr "
         "FROM charge c JOIN charge_attempt a ON a.merchant_charge_id = c.merchant_charge_id "
         "WHERE a.profile = :profile AND c.created_at >= :start AND c.created_at < :end",
         {"profile": profile, "start": ts(start), "end": ts(end)},
@@ -46,8 +48,12 @@ def _day_totals(
     totals = DayTotals(start=start, end=end)
     sold: list[str] = []
     hours: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for mcid, status, amount, refunded, created in rows:
+    for mcid, status, amount, refunded, created, qr in rows:
         value = int(amount or 0)
+        if qr and status in _HELD:
+            # A QR awaiting payment (or expired while its charge still says PRE_AUTHORIZED)
+            # holds no money: only a paid QR counts, as a sale.
+            continue
         if status in _SOLD:
             totals.sales += 1
             totals.gross += value
@@ -72,7 +78,7 @@ def _by_brand(conn: sqlite3.Connection, charges: list[str]) -> list[BrandTotal]:
     brands: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     # One parameter however many charges: SQLite caps the number of parameters of a statement.
     for brand, amount in conn.execute(
-        "SELECT COALESCE(brand, ''), COALESCE(amount, 0) FROM charge_transaction "
+        "SELECT COALESCE(brand, payment_type, ''), COALESCE(amount, 0) FROM charge_transaction "
         "WHERE merchant_charge_id IN (SELECT value FROM json_each(:ids))",
         {"ids": json.dumps(charges)},
     ):

@@ -1,0 +1,155 @@
+"""Refresh the README's QR screenshots: the PIX panel, the customer display, a paid wallet QR.
+
+    .venv/bin/python scripts/qr_screenshots.py [--out docs/screenshots] [--language pt_BR|en]
+
+Re-runs itself under `xvfb-run` (1366x768x24) unless $DISPLAY is set, starts the real terminal
+(sandbox process, store, gateway, inbox, window and the customer display) in a temporary
+instance folder, charges a PIX sale and saves qr-panel.png and customer-display.png while the QR
+waits; then the sandbox's simulated customer pays a PicPay wallet QR and qr-paid.png shows both
+windows' "paid". Nothing touches the shop's own settings or store, and no card is typed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREEN = "1366x768"
+
+logger = logging.getLogger("qr_screenshots")
+
+
+def _under_xvfb(argv: list[str]) -> int:
+    if shutil.which("xvfb-run") is None:
+        print("qr_screenshots: xvfb-run is missing (apt-get install xvfb xauth)", file=sys.stderr)
+        return 2
+    env = dict(os.environ, CHECKOUT_SCREENSHOTS_CHILD="1")
+    env.pop("QT_QPA_PLATFORM", None)
+    command = ["xvfb-run", "-a", "-s", f"-screen 0 {SCREEN}x24", sys.executable, __file__, *argv]
+    return subprocess.run(command, env=env, check=False).returncode
+
+
+async def _wait(predicate: object, what: str, limit_s: float = 30.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while not predicate():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def _shoot(out: Path, language: str) -> None:
+    from PySide6.QtCore import QLocale
+    from PySide6.QtWidgets import QApplication
+
+    from checkout_desktop.domain.records import PIX, WALLET
+    from checkout_desktop.paths import AppPaths
+    from checkout_desktop.sandbox.link import start_sandbox
+    from checkout_desktop.settings import Settings
+    from checkout_desktop.terminal import Terminal
+    from checkout_desktop.ui.card_page import SdkCredentialSource
+    from checkout_desktop.ui.chromium import apply_profile_flags
+    from checkout_desktop.ui.i18n import Translations, choose_locale
+    from checkout_desktop.ui.main_window import MainWindow, merchant_of
+    from checkout_desktop.ui.qt_app import build_card_page
+
+    root = Path(tempfile.mkdtemp(prefix="checkout-qr-screenshots-"))
+    paths = AppPaths(root / "config", root / "data", root / "logs").ensure()
+    settings = Settings(first_run_done=True)
+    settings.ui.locale = language
+    settings.ui.shop_name = "Padaria Sol"
+    settings.qr.customer_display = True
+    translations = Translations()
+    translations.install(choose_locale(language))
+    sandbox = start_sandbox(paths)
+    terminal = None
+    try:
+        apply_profile_flags(settings, sandbox.sdk_endpoint)
+        terminal = await Terminal.start(settings, paths, sandbox=sandbox, listener_port=0)
+        card_page = build_card_page(
+            settings, SdkCredentialSource(terminal.merchant_document, terminal.credentials)
+        )
+        window = MainWindow(
+            settings=settings,
+            bus=terminal.bus,
+            service=terminal.service,
+            views=terminal.views,
+            events=terminal.events,
+            card_page=card_page,
+            merchant=merchant_of(settings.profile, terminal.merchant_document, "Padaria Sol"),
+            persist=lambda _s: None,
+            secrets=None,
+        )
+        window.show()
+        window.adapter.replay(terminal.current_state())
+        screen = window.charge_screen
+        screen.set_payer(sandbox.pay_qr)
+        display = window.customer_display
+        assert display is not None
+        display.resize(800, 600)
+
+        async def sale(kind: str, amount: int) -> None:
+            screen.new_sale()
+            form = screen.form
+            form.amount.set_centavos(amount)
+            form.customer_name.setText("Maria da Silva")
+            form.customer_email.setText("maria@example.com")
+            form.customer_document.setText("529.982.247-25")
+            form.customer_phone.setText("(11) 98765-4321")
+            screen.tender_bar.choose(kind)
+            done: list[object] = []
+            screen.charge_finished.connect(done.append)
+            screen.charge()
+            await _wait(lambda: bool(done), f"the {kind} QR")
+            screen.charge_finished.disconnect(done.append)
+            await asyncio.sleep(0.4)
+            QApplication.processEvents()
+
+        await sale(PIX, 4590)
+        window.grab().save(str(out / "qr-panel.png"))
+        display.grab().save(str(out / "customer-display.png"))
+
+        await sale(WALLET, 2590)
+        screen.qr_panel.simulate_button.click()
+        await _wait(lambda: screen.stack.currentWidget() is screen.result, "the paid wallet QR")
+        await asyncio.sleep(0.4)
+        QApplication.processEvents()
+        window.grab().save(str(out / "qr-paid.png"))
+        display.grab().save(str(out / "customer-display-paid.png"))
+        for name in ("qr-panel", "customer-display", "qr-paid", "customer-display-paid"):
+            print(out / f"{name}.png")
+        QLocale.setDefault(QLocale.system())
+        window.close()
+    finally:
+        if terminal is not None:
+            await terminal.stop()
+        sandbox.stop()
+        translations.remove()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--language", choices=("pt_BR", "en"), default="pt_BR")
+    args = parser.parse_args()
+    if os.environ.get("CHECKOUT_SCREENSHOTS_CHILD") != "1" and not os.environ.get("DISPLAY"):
+        return _under_xvfb(sys.argv[1:])
+    logging.basicConfig(level=logging.WARNING)
+    from checkout_desktop.ui import loop
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    loop.run(_shoot(args.out.resolve(), args.language))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

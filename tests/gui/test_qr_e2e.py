@@ -1,0 +1,225 @@
+"""End to end on the built-in sandbox: PicPay wallet and PIX sales from the charge screen.
+
+The real window, terminal core, inbox and sandbox process: a QR is asked for with Ctrl+2 or Ctrl+3 and
+the Charge action, shown with its code, amount and countdown, and then paid (by the sandbox's
+simulated customer, through the panel's training button), expired, or cancelled; every change
+reaches the screen through the notification or a query. The customer-facing display follows
+each step.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from checkout_desktop.charges.service import ChargeOutcome
+from checkout_desktop.domain.qr import QrPhase, qr_phase
+from checkout_desktop.domain.records import PIX, WALLET
+from checkout_desktop.paths import AppPaths
+from checkout_desktop.sandbox.api import ADMIN_HEADER
+from checkout_desktop.sandbox.link import start_sandbox
+from checkout_desktop.sandbox.qr import check_br_code
+from checkout_desktop.settings import Settings
+from checkout_desktop.terminal import Terminal
+from checkout_desktop.ui import loop
+from checkout_desktop.ui.customer_display import CustomerDisplay
+from checkout_desktop.ui.formatting import format_money
+from checkout_desktop.ui.timeline_text import what_happened
+from checkout_desktop.ui.webview import register_schemes
+from tests.gui.test_app_e2e import Shop, close_window, open_window, run, spin_until
+
+logger = logging.getLogger(__name__)
+
+pytest_plugins = ["tests.gui.card_fixtures"]
+
+register_schemes()
+
+pytestmark = [pytest.mark.webengine, pytest.mark.slow]
+
+KEYS = {WALLET: Qt.Key.Key_2, PIX: Qt.Key.Key_3}
+
+
+@pytest.fixture(scope="module")
+def shop(
+    qapp: QApplication, tmp_path_factory: pytest.TempPathFactory, sdk_slot: Any
+) -> Iterator[Shop]:
+    home = tmp_path_factory.mktemp("qr-shop")
+    paths = AppPaths(home / "config", home / "data", home / "logs").ensure()
+    settings = Settings(first_run_done=True)
+    settings.ui.locale = "en"
+    settings.qr.customer_display = True
+    link = start_sandbox(paths, extra_args=(*sdk_slot.sandbox_args, "--webhook-backoff", "0.2"))
+    with loop.attached(qapp):
+        terminal = run(
+            Terminal.start(settings, paths, sandbox=link, listener_port=0), "the terminal to start"
+        )
+        window = open_window(settings, terminal, load=False)
+        window.charge_screen.set_payer(link.pay_qr)
+        shop = Shop(paths, settings, link, terminal, window)
+        try:
+            yield shop
+        finally:
+            close_window(shop.window)
+            run(shop.terminal.stop(), "the terminal to stop")
+            link.stop()
+
+
+def display(shop: Shop) -> CustomerDisplay:
+    shown = shop.window.customer_display
+    assert shown is not None
+    return shown
+
+
+def admin(shop: Shop, method: str, path: str, body: dict[str, str] | None = None) -> None:
+    info = shop.link.info
+    reply = httpx.request(
+        method,
+        f"{info.base_url}{path}",
+        json=body,
+        headers={ADMIN_HEADER: info.admin_token},
+        timeout=10,
+        trust_env=False,
+    )
+    assert reply.status_code == 200, reply.text
+
+
+def qr_sale(shop: Shop, kind: str, amount: int) -> ChargeOutcome:
+    """A sale charged with a QR from the keyboard: Ctrl+2 or Ctrl+3, then Ctrl+Enter."""
+    window = shop.window
+    window.tabs.setCurrentIndex(window.charge_tab)
+    shop.sale(amount)
+    screen = window.charge_screen
+    QTest.keyClick(screen, KEYS[kind], Qt.KeyboardModifier.ControlModifier)
+    assert screen.tender_bar.kind == kind
+    assert not screen.cards_box.isVisible() and screen.qr_hint.isVisible()
+    assert display(shop).amount.text() == format_money(amount)
+    outcomes: list[ChargeOutcome] = []
+    screen.charge_finished.connect(outcomes.append)
+    try:
+        assert screen.charge_button.isEnabled(), screen.form.errors.text()
+        QTest.keyClick(screen, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        spin_until(lambda: bool(outcomes), f"the {kind} QR", 30)
+    finally:
+        screen.charge_finished.disconnect(outcomes.append)
+    outcome = outcomes[0]
+    assert outcome.awaiting_payment and not outcome.approved
+    panel = screen.qr_panel
+    assert screen.stack.currentWidget() is panel
+    assert panel.status.text() == "Awaiting payment…"
+    assert panel.image.pixmap() is not None and not panel.image.pixmap().isNull()
+    assert panel.countdown.text().startswith("Expires in ")
+    assert display(shop).message.text() == "Scan the QR to pay"
+    assert not display(shop).image.pixmap().isNull()
+    return outcome
+
+
+def simulate_payment(shop: Shop, mcid: str) -> None:
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
+    assert panel.simulate_button.isVisible()
+    panel.simulate_button.click()
+    spin_until(
+        lambda: (
+            screen.stack.currentWidget() is screen.result and screen.result.status.text() == "Paid"
+        ),
+        f"{mcid} to be shown paid",
+    )
+    assert display(shop).message.text() == "Paid — thank you!"
+    assert screen.result.print_button.isEnabled()
+
+
+def test_a_wallet_qr_is_paid_and_shown_paid_on_both_screens(shop: Shop) -> None:
+    outcome = qr_sale(shop, WALLET, 2590)
+    simulate_payment(shop, outcome.merchant_charge_id)
+    record = shop.record(outcome.merchant_charge_id)
+    assert qr_phase(record.state) == QrPhase.PAID
+    assert f"PicPay · {format_money(2590)}" in shop.window.charge_screen.result.cards.text()
+
+
+def test_a_pix_qr_offers_its_code_to_copy_and_is_paid_with_an_end_to_end_id(shop: Shop) -> None:
+    outcome = qr_sale(shop, PIX, 1000)
+    panel = shop.window.charge_screen.qr_panel
+    code = panel.code.text()
+    assert check_br_code(code) and "540510.00" in code
+    panel.copy_button.click()
+    assert QGuiApplication.clipboard().text() == code
+    simulate_payment(shop, outcome.merchant_charge_id)
+    assert "end-to-end id E" in shop.window.charge_screen.result.cards.text()
+    receipt = shop.window.charge_screen.result.preview.toPlainText()
+    assert format_money(1000) in receipt
+
+
+def test_an_expired_pix_frees_the_sale_and_a_second_qr_is_paid(shop: Shop) -> None:
+    first = qr_sale(shop, PIX, 1500)
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
+    admin(shop, "POST", f"/_sandbox/expire/{first.merchant_charge_id}")
+    spin_until(lambda: panel.status.text() == "Expired", "the expiry notification")
+    assert display(shop).message.text() == "The QR expired"
+    assert panel.new_qr_button.isVisible() and not panel.cancel_button.isVisible()
+    outcomes: list[ChargeOutcome] = []
+    screen.charge_finished.connect(outcomes.append)
+    try:
+        panel.new_qr_button.click()
+        spin_until(lambda: bool(outcomes), "the second QR", 30)
+    finally:
+        screen.charge_finished.disconnect(outcomes.append)
+    second = outcomes[0]
+    assert second.merchant_charge_id != first.merchant_charge_id
+    assert second.sale_id == first.sale_id and second.awaiting_payment
+    assert display(shop).message.text() == "Scan the QR to pay"
+    simulate_payment(shop, second.merchant_charge_id)
+    assert qr_phase(shop.record(first.merchant_charge_id).state) == QrPhase.EXPIRED
+    # The timeline tells each QR's story in plain words.
+    repo = shop.terminal.service.store.repo
+    first_story = [what_happened(r) for r in repo.timeline(first.merchant_charge_id).items]
+    assert "The PIX QR was created; it awaits the customer's payment." in first_story
+    assert "The PIX QR expired unpaid." in first_story
+    second_story = [what_happened(r) for r in repo.timeline(second.merchant_charge_id).items]
+    assert "The customer paid the PIX QR." in second_story
+
+
+def test_a_qr_cancelled_before_payment_is_cancelled(shop: Shop) -> None:
+    outcome = qr_sale(shop, WALLET, 990)
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
+    panel.cancel_button.click()
+    spin_until(lambda: panel.status.text() == "Cancelled", "the cancel")
+    assert display(shop).message.text() == "The QR was cancelled"
+    assert qr_phase(shop.record(outcome.merchant_charge_id).state) == QrPhase.CANCELED
+    assert panel.new_qr_button.isVisible()
+
+
+def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(shop: Shop) -> None:
+    admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refused"})
+    try:
+        outcome = qr_sale(shop, WALLET, 4000)
+        mcid = outcome.merchant_charge_id
+        screen = shop.window.charge_screen
+        panel = screen.qr_panel
+        panel.cancel_button.click()
+        spin_until(lambda: "not done" in panel.detail.text().lower(), "the refused cancel")
+        assert panel.status.text() == "Awaiting payment…"
+        simulate_payment(shop, mcid)
+    finally:
+        admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refund"})
+    window = shop.window
+    window.show_charge(mcid)
+    history = window.history_panel
+    spin_until(history.refund_button.isEnabled, "the refund button")
+    history.refund_button.click()
+    dialog = history.dialog
+    assert dialog is not None
+    assert dialog.amount.centavos() == 4000
+    dialog.amount.set_centavos(1500)
+    dialog.accept()
+    spin_until(lambda: shop.record(mcid).refunded_amount == 1500, "the partial refund")
+    assert qr_phase(shop.record(mcid).state) == QrPhase.PARTIALLY_REFUNDED
