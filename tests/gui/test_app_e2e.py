@@ -739,7 +739,8 @@ def test_query_now_asks_the_service(shop: Shop) -> None:
     spin_until(lambda: "Asked the service" in panel.message.text(), "the query")
     records = panel.timeline.records()
     assert len(records) > before
-    assert records[-1].source == "reconciliation"
+    # The charge's notification may land after the query's answer: either order is right.
+    assert "reconciliation" in [r.source for r in records[before:]]
 
 
 def test_a_pre_authorized_result_offers_capture_and_shows_one_status(shop: Shop) -> None:
