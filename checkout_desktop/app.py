@@ -128,5 +128,6 @@ def _run(
             listener_port=args.listener_port,
             early=early,
             instance=instance,
+            store_url=getattr(args, "store", None),
         )
     )

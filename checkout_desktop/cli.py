@@ -37,7 +37,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
 }
 # Commands that work on the shared store named by --store; the others use the embedded one.
-STORE_COMMANDS = frozenset({"store", "events"})
+STORE_COMMANDS = frozenset({"run", "listen", "store", "events"})
 
 
 def _load(module_name: str) -> Subcommand:

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
+import socket
 import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
@@ -35,9 +39,16 @@ from checkout_desktop.secrets import (
 )
 from checkout_desktop.settings import ListenerSettings, Settings, SettingsError, load_settings
 
+if TYPE_CHECKING:
+    from checkout_desktop.store.ports import DeliveryBatches
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from checkout_desktop.store.postgres.inbox_lock import InboxLock
+
 logger = logging.getLogger(__name__)
 
 _MAX_TOKEN_FILE = 4096
+INBOX_TAKEOVER_S = 1.0
+"""How often a `listen` waiting for the shop's inbox asks whether its holder is gone."""
 
 
 class TokenFileError(ValueError):
@@ -146,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
             set_naive_zone(profile.time_zone)
         listener_settings = _listener_settings(settings, args)
         token = webhook_token(settings, token_file=args.token_file, profile=args.profile)
+        shared = _shared_store(getattr(args, "store", None) or settings.shared_store_url)
     except (
         SettingsError,
         ListenerError,
@@ -165,21 +177,113 @@ def run(args: argparse.Namespace) -> int:
             settings,
             listener_settings,
             token,
-            paths.database_file,
+            paths.database_file if shared is None else shared,
             tunnel=not args.no_tunnel,
             allow_remote=args.allow_remote,
         )
     )
 
 
+@dataclass(frozen=True)
+class SharedStore:
+    """The shop's shared store `listen` serves the inbox of, and its password."""
+
+    address: StoreAddress
+    password: SecretStr | None
+
+
+def _shared_store(url: str | None) -> SharedStore | None:
+    if not url:
+        return None
+    from checkout_desktop.store.postgres import db
+    from checkout_desktop.store.postgres.address import StoreAddress
+
+    address = StoreAddress.parse(url)
+    return SharedStore(address, db.keychain_password(address, SecretStore()))
+
+
+async def _hold_inbox(shared: SharedStore, stop: asyncio.Event) -> InboxLock | None:
+    """Wait until this process holds the shop's inbox (None: stopped first). While another
+    counter holds it, say who, once, and ask again every INBOX_TAKEOVER_S seconds: when that
+    counter stops or dies, the server frees its lock and this one takes the inbox over."""
+    from checkout_desktop.store.postgres.inbox_lock import InboxLock
+
+    lock = InboxLock(shared.address, shared.password, counter=f"listen@{socket.gethostname()}")
+    told: tuple[str, str, int] | None = None
+    while not stop.is_set():
+        holder = await asyncio.to_thread(lock.try_take)
+        if lock.held:
+            return lock
+        if holder is not None and (holder.counter, holder.host, holder.pid) != told:
+            told = (holder.counter, holder.host, holder.pid)
+            print(
+                f"waiting: the shop's inbox is held by {holder.counter} on {holder.host} "
+                f"(process {holder.pid}); this one takes it over when that one stops",
+                file=sys.stderr,
+                flush=True,
+            )
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(INBOX_TAKEOVER_S):
+                await stop.wait()
+    return None
+
+
 async def _serve(
     settings: Settings,
     listener_settings: ListenerSettings,
     token: SecretStr,
-    store: Path,
+    store: Path | SharedStore,
     *,
     tunnel: bool,
     allow_remote: bool = False,
+) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        if isinstance(store, Path):
+            return await _serve_inbox(
+                settings, listener_settings, token, store, stop, tunnel, allow_remote
+            )
+        from checkout_desktop.store.errors import StoreError
+        from checkout_desktop.store.postgres.writer import PgDeliveryBatches
+
+        try:
+            lock = await _hold_inbox(store, stop)
+        except StoreError as exc:
+            print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+            return 1
+        if lock is None:
+            return 0
+        try:
+            return await _serve_inbox(
+                settings,
+                listener_settings,
+                token,
+                PgDeliveryBatches(store.address, store.password),
+                stop,
+                tunnel,
+                allow_remote,
+                where=str(store.address),
+            )
+        finally:
+            lock.release()
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+async def _serve_inbox(
+    settings: Settings,
+    listener_settings: ListenerSettings,
+    token: SecretStr,
+    store: Path | DeliveryBatches,
+    stop: asyncio.Event,
+    tunnel: bool,
+    allow_remote: bool,
+    *,
+    where: str | None = None,
 ) -> int:
     bus = EventBus()
     bus.subscribe(TunnelUrlChanged, _print_url_notice)
@@ -198,10 +302,6 @@ async def _serve(
         strict_tunnel=True,
         allow_remote=allow_remote,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
     try:
         try:
             url = await inbox.start()
@@ -215,12 +315,10 @@ async def _serve(
             # Printed only once a signal stops the inbox cleanly: whoever reads the address may
             # stop it.
             print(f"listening on {url}", flush=True)
-            print(f"store: {store}", flush=True)
+            print(f"store: {store if where is None else where}", flush=True)
             await stop.wait()
             return_code = 0
     finally:
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(signum)
         await inbox.stop()
     listener = inbox.listener
     assert listener is not None

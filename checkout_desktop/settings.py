@@ -218,6 +218,9 @@ class Settings(_Strict):
     qr: QrSettings = Field(default_factory=QrSettings)
     reconcile_interval_s: Annotated[float, Field(ge=5, le=3600)] = 60.0
     first_run_done: bool = False
+    shared_store_url: Annotated[str, Field(max_length=2048)] | None = None
+    """The shop's shared PostgreSQL store (postgresql://USER@HOST/DB, never a password: that
+    is in the OS keychain); None keeps the store in this computer's data folder."""
 
     @field_validator("version")
     @classmethod

@@ -8,19 +8,24 @@ where they are first needed, so that the window's start-up decides what loads wh
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets as pysecrets
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import httpx
+    from pydantic import SecretStr
 
     from checkout_desktop.charges.service import ChargeService
     from checkout_desktop.charges.views import ChargeViews
+    from checkout_desktop.domain.deliveries import EventSummary
     from checkout_desktop.domain.events import DomainEvent, EventBus
+    from checkout_desktop.domain.inbox_events import WebhookStored
     from checkout_desktop.gateway.client import DeviceIdentity
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.inbox.service import Inbox, ListenerTls, Registrar, Registration
@@ -28,8 +33,9 @@ if TYPE_CHECKING:
     from checkout_desktop.sandbox.link import SandboxLink
     from checkout_desktop.secrets import Credentials, SecretStore
     from checkout_desktop.settings import Settings
-    from checkout_desktop.store.ports import EventReads
-    from checkout_desktop.store.sqlite.store import SqliteStore
+    from checkout_desktop.store.ports import DeliveryBatches, EventReads, Store
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from checkout_desktop.store.postgres.inbox_lock import HolderInfo, InboxLock
 
 logger = logging.getLogger(__name__)
 
@@ -45,8 +51,8 @@ class Terminal:
     settings: Settings
     paths: AppPaths
     bus: EventBus
-    store: SqliteStore
-    """The store (the ports the core uses, on the SQLite file)."""
+    store: Store
+    """The store (the ports the core uses): the SQLite file, or the shop's shared store."""
     views: ChargeViews
     """What the window's widgets read about charges."""
     events: EventReads
@@ -62,6 +68,17 @@ class Terminal:
     secrets: SecretStore | None = None
     problems: list[str] = field(default_factory=list)
     """What did not start (the window shows it); an empty list means everything runs."""
+    counter: str | None = None
+    """This counter's id on a shared store (its sale ids carry it); None on the local file."""
+    shared: StoreAddress | None = None
+    """The shop's shared store, when the terminal works on one."""
+    inbox_lock: InboxLock | None = None
+    """On a shared store: this counter's claim on the shop's inbox (one counter holds it)."""
+    inbox_holder: HolderInfo | None = None
+    """Who held the shop's inbox when last asked (None: nobody, or the local file)."""
+    _seat_task: asyncio.Task[None] | None = None
+    _feed_task: asyncio.Task[None] | None = None
+    _store_password: SecretStr | None = None
 
     @property
     def profile_is_sandbox(self) -> bool:
@@ -79,8 +96,12 @@ class Terminal:
         bus: EventBus | None = None,
         health_interval_s: float | None = None,
         defer_inbox: bool = False,
+        store_url: str | None = None,
     ) -> Terminal:
         """Build and start the core. For the built-in sandbox, `sandbox` must be running.
+
+        `store_url` (the global `--store`, else the settings' shared store) names the shop's
+        shared PostgreSQL store; without one the core works on the data folder's SQLite file.
 
         With `defer_inbox`, only the store and the gateway start now (what charging and the
         access token need); `start_inbox` then starts the inbox, its health checks and the
@@ -92,6 +113,7 @@ class Terminal:
         from checkout_desktop.charges.authority import Authority
         from checkout_desktop.charges.ledger import inbox_applier
         from checkout_desktop.charges.service import ChargeService
+        from checkout_desktop.charges.shop import ShopSettings
         from checkout_desktop.charges.views import ChargeViews
         from checkout_desktop.domain.events import EventBus
         from checkout_desktop.domain.timestamps import set_naive_zone
@@ -109,7 +131,7 @@ class Terminal:
             SecretMissing,
             SecretStore,
         )
-        from checkout_desktop.store.sqlite.store import SqliteStore
+        from checkout_desktop.settings import save_settings
 
         profile = settings.profile
         bus = bus or EventBus()
@@ -146,7 +168,16 @@ class Terminal:
 
         set_naive_zone(profile.time_zone)
         device = await _device_identity(paths, endpoints.base_url)
-        store = SqliteStore.open(paths.database_file)
+        shared_url = store_url or settings.shared_store_url
+        opened = await _open_store(paths, shared_url, secrets, device)
+        store = opened.store
+        shop = ShopSettings(store, by=opened.counter or device.terminal_id)
+        try:
+            if await shop.agree(settings.ui):
+                save_settings(settings, paths)
+        except BaseException:
+            await store.close()
+            raise
         http = httpx.AsyncClient(verify=http_verify)
         tokens = TokenManager(
             http=http,
@@ -172,9 +203,12 @@ class Terminal:
             events=bus,
             policy=_check_policy(settings.reconcile_interval_s),
             authority=Authority(settings.ui.supervisor_pin_hash),
+            owner=device.terminal_id,
+            counter=opened.counter,
+            shop=shop,
         )
         inbox = Inbox(
-            store=paths.database_file,
+            store=opened.batches,
             applier=inbox_applier,
             listener_settings=listener_settings,
             token=webhook_token,
@@ -204,6 +238,10 @@ class Terminal:
             sandbox=sandbox,
             secrets=secrets,
             problems=problems,
+            counter=opened.counter,
+            shared=opened.address,
+            inbox_lock=opened.lock,
+            _store_password=opened.password,
         )
         if not defer_inbox:
             try:
@@ -219,17 +257,108 @@ class Terminal:
         A listener that cannot bind or a tunnel that cannot be configured goes to `problems`;
         charging and the reconciler run all the same.
         """
+
+        if self.inbox.started or self._seat_task is not None:
+            raise RuntimeError("the inbox has already been started")
+        if self.shared is not None and self._feed_task is None:
+            self._feed_task = asyncio.ensure_future(self._follow_shop(self.shared))
+        if self.inbox_lock is not None and not await self._take_inbox():
+            # Another counter (or a `listen` box) receives the shop's notifications; this one
+            # sees them through the shared store, and takes the inbox over if that one goes.
+            self._seat_task = asyncio.ensure_future(self._wait_for_inbox())
+            self.service.start(self.settings.reconcile_interval_s)
+            return
+        await self._start_own_inbox()
+        self.service.start(self.settings.reconcile_interval_s)
+
+    async def _start_own_inbox(self) -> None:
         from checkout_desktop.inbox.listener import ListenerError
 
-        if self.inbox.started:
-            raise RuntimeError("the inbox has already been started")
         try:
             await self.inbox.start()
         except ListenerError as exc:
             self.problems.append(str(exc))
         finally:
             self.problems.extend(self.inbox.problems)
-        self.service.start(self.settings.reconcile_interval_s)
+
+    async def _take_inbox(self) -> bool:
+        """Try to hold the shop's inbox; note who holds it either way."""
+        from checkout_desktop.store.errors import StoreError
+
+        lock = self.inbox_lock
+        assert lock is not None
+        try:
+            self.inbox_holder = await asyncio.to_thread(lock.try_take)
+        except StoreError as exc:
+            logger.warning("cannot ask who holds the shop's inbox: %s", exc)
+            return False
+        return lock.held
+
+    async def _follow_shop(self, address: StoreAddress) -> None:
+        """What other counters commit — deliveries and charge changes — on this terminal's bus
+        (LISTEN/NOTIFY), so its event list and history are live; its own inbox, while it holds
+        the shop's, announces its deliveries itself."""
+        from checkout_desktop.store.errors import StoreError
+        from checkout_desktop.store.postgres import schema
+        from checkout_desktop.store.postgres.live import watch
+
+        while True:
+            try:
+                last = await self.store.events.latest_id()
+                async with watch(address, self._store_password) as notices:
+                    async for notice in notices:
+                        if notice.channel == schema.CHARGES_CHANNEL and not notice.resync:
+                            await self._announce_charge(notice.payload)
+                            continue
+                        if self.inbox.started:
+                            last = await self.store.events.latest_id()
+                            continue
+                        for summary in await self.store.events.newer(after=last, limit=500):
+                            last = summary.id
+                            self.bus.publish(_stored_elsewhere(summary))
+            except StoreError as exc:
+                logger.warning("the shared store's changes are not followed now: %s", exc)
+            await asyncio.sleep(INBOX_TAKEOVER_S)
+
+    async def _announce_charge(self, merchant_charge_id: str) -> None:
+        from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
+        from checkout_desktop.domain.reasons import Reason, ReasonCode
+
+        why = Reason.of(ReasonCode.SHARED_STORE_CHANGE)
+        record = await self.store.charges.charge(merchant_charge_id)
+        if record is not None:
+            status = None if record.status is None else str(record.status)
+            # The same status before and after: a re-read, never a "status moved" notice (this
+            # counter announces the moves it makes itself).
+            self.bus.publish(
+                ChargeChanged(
+                    merchant_charge_id=merchant_charge_id,
+                    sale_id=record.sale_id,
+                    status=status,
+                    previous_status=status,
+                    source="store",
+                    reason=why,
+                )
+            )
+            return
+        attempt = await self.store.charges.attempt(merchant_charge_id)
+        if attempt is not None:
+            self.bus.publish(
+                AttemptChanged(
+                    merchant_charge_id=merchant_charge_id,
+                    sale_id=attempt.sale_id,
+                    state=attempt.state,
+                    reason=why,
+                )
+            )
+
+    async def _wait_for_inbox(self) -> None:
+        while True:
+            await asyncio.sleep(INBOX_TAKEOVER_S)
+            if await self._take_inbox():
+                logger.info("the shop's inbox was free: this counter now receives notifications")
+                await self._start_own_inbox()
+                return
 
     def current_state(self) -> list[DomainEvent]:
         """The token, listener, tunnel and health states as events, for a window built later."""
@@ -246,11 +375,18 @@ class Terminal:
 
     async def stop(self) -> None:
         """Stop in reverse order; every step runs even if an earlier one fails."""
+        for task in (self._seat_task, self._feed_task):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         steps: list[tuple[str, Callable[[], Any]]] = [
             ("reconciler", self.service.stop),
             ("inbox", self.inbox.stop),
             ("HTTP client", self.http.aclose),
         ]
+        if self.inbox_lock is not None:
+            steps.append(("inbox lock", self.inbox_lock.release))
         for name, step in steps:
             try:
                 result = step()
@@ -262,6 +398,86 @@ class Terminal:
 
 
 TERMINAL_ID_FILE = "terminal-id"
+INBOX_TAKEOVER_S = 3.0
+"""How often a counter without the shop's inbox asks whether it is free (its holder gone)."""
+
+
+@dataclass(frozen=True)
+class _OpenedStore:
+    store: Store
+    batches: Path | DeliveryBatches
+    """The inbox's half of the store: the SQLite file's path, or the shared store's."""
+    counter: str | None = None
+    address: StoreAddress | None = None
+    lock: InboxLock | None = None
+    password: SecretStr | None = None
+
+
+def _stored_elsewhere(summary: EventSummary) -> WebhookStored:
+    """A delivery another counter's inbox stored, as this terminal's bus announces one."""
+    from checkout_desktop.domain.inbox_events import WebhookStored
+
+    return WebhookStored(
+        event_id=summary.id,
+        received_at=summary.received_at,
+        verdict=summary.verdict,
+        event_type=summary.event_type,
+        body_type=summary.body_type,
+        merchant_charge_id=summary.merchant_charge_id,
+        charge_id=summary.charge_id,
+        status=summary.status,
+        reason=summary.reason_data,
+        duplicate_of=summary.duplicate_of,
+        merge_outcome=summary.merge_data,
+    )
+
+
+async def _open_store(
+    paths: AppPaths, url: str | None, secrets: SecretStore | None, device: DeviceIdentity
+) -> _OpenedStore:
+    """The store the core works on: the data folder's file, or the shop's shared store."""
+    from checkout_desktop.store.counters import counter_id
+
+    if not url:
+        from checkout_desktop.store.sqlite.store import SqliteStore
+
+        local = SqliteStore.open(paths.database_file)
+        try:
+            counter = await counter_id(local, paths.data_dir, device.terminal_id)
+        except BaseException:
+            await local.close()
+            raise
+        return _OpenedStore(local, paths.database_file, counter=counter)
+    from checkout_desktop.secrets import KeychainUnavailable, SecretStore
+    from checkout_desktop.store.errors import StoreError
+    from checkout_desktop.store.postgres import db
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from checkout_desktop.store.postgres.inbox_lock import InboxLock
+    from checkout_desktop.store.postgres.store import PgStore
+    from checkout_desktop.store.postgres.writer import PgDeliveryBatches
+
+    address = StoreAddress.parse(url)
+    try:
+        password = await asyncio.to_thread(db.keychain_password, address, secrets or SecretStore())
+    except KeychainUnavailable as exc:
+        raise StartupError(f"the shared store's password cannot be read: {exc}") from None
+    try:
+        store = await PgStore.open(address, password)
+    except StoreError as exc:
+        raise StartupError(str(exc)) from exc
+    try:
+        counter = await counter_id(store, paths.data_dir, device.terminal_id)
+    except BaseException:
+        await store.close()
+        raise
+    return _OpenedStore(
+        store,
+        PgDeliveryBatches(address, password),
+        counter=counter,
+        address=address,
+        lock=InboxLock(address, password, counter=counter),
+        password=password,
+    )
 
 
 async def _device_identity(paths: AppPaths, base_url: str) -> DeviceIdentity:

@@ -56,6 +56,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
     from PySide6.QtCore import QLocale
     from PySide6.QtWidgets import QApplication
 
+    from checkout_desktop.doctor.probe import probe_for
     from checkout_desktop.paths import AppPaths
     from checkout_desktop.sandbox.link import start_sandbox
     from checkout_desktop.settings import Settings
@@ -94,6 +95,11 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         )
         window.show()
         window.adapter.replay(terminal.current_state())
+        # The status bar's service and card-form hosts, checked as the real start does.
+        probe = probe_for(
+            settings.profile, terminal.bus, base_url=sandbox.info.api_url, sandbox=sandbox
+        )
+        probe.start()
         card_page.load()
         await _wait(lambda: card_page.sdk_ready, "the card page")
         screen = window.charge_screen
@@ -108,6 +114,8 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         filled: list[object] = []
         card_page.page.runJavaScript(TEST_CARD_FILL_SCRIPT, 0, filled.append)
         await _wait(lambda: bool(filled), "the card form to be filled")
+        # The self-test's snippet types its own holder: on the counter it is the customer.
+        card_page.fill_holder(*form.holder())
         await asyncio.sleep(0.6)  # the brand badge and field checks render
         QApplication.processEvents()
         window.grab().save(str(out / f"charge-screen{suffix}.png"))
@@ -181,6 +189,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         for name in ("charge-screen", "charge-result", "event-list", "timeline", "today"):
             print(out / f"{name}{suffix}.png")
         QLocale.setDefault(QLocale.system())
+        await probe.stop()
         window.close()
     finally:
         if terminal is not None:

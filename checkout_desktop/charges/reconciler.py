@@ -122,6 +122,9 @@ class Reconciler:
         sweep_every_s: float = 86400.0,
         sweep_batch: int = 10,
         sweep_spacing_s: float = 60.0,
+        owner: str = "terminal",
+        counter: str | None = None,
+        claim_lease_s: float = 120.0,
         profile: str | None = None,
     ) -> None:
         self.ledger = ledger
@@ -131,6 +134,13 @@ class Reconciler:
         service is never asked about them. None asks about all (tools over one store)."""
         self.store = ledger.store
         self.client = client
+        self.owner = owner
+        """Who claims due checks (the terminal's name), so counters sharing a store split them."""
+        self.counter = counter
+        """This counter's id: the prefix of the sale ids (and merchantChargeIds) it makes."""
+        # Long enough for one pass's queries; a counter that dies holding a claim only delays
+        # those checks by this much.
+        self.claim_lease = timedelta(seconds=claim_lease_s)
         self.unknown_grace = timedelta(seconds=unknown_grace_s)
         self.unknown_retry_max = timedelta(seconds=unknown_retry_max_s)
         # A query the service refuses (a 4xx that is not "not found") is asked again less and
@@ -180,6 +190,8 @@ class Reconciler:
             seen.add(mcid)
             if mcid in self.in_flight:
                 continue  # its own request is still waiting for the reply
+            if not self._mine(attempt, now):
+                continue  # another counter's attempt: that counter asks about it
             if due_only and not self._attempt_due(attempt, now):
                 still_unknown.append(mcid)
                 continue
@@ -208,9 +220,13 @@ class Reconciler:
                 still_unknown.append(mcid)
             else:
                 ops_resolved += 1
-        for record in await self.store.charges.due_checks(
-            now=now, limit=self.batch, profile=self.profile
-        ):
+        async with self.store.unit_of_work() as uow:
+            # Claimed, not just read: where counters share a store, each due charge is asked
+            # about by one of them.
+            due = await uow.charges.claim_due_checks(
+                self.batch, self.owner, now=now, lease=self.claim_lease, profile=self.profile
+            )
+        for record in due:
             mcid = record.merchant_charge_id
             if mcid in seen or mcid in self.in_flight:
                 continue
@@ -308,6 +324,16 @@ class Reconciler:
     def _op_due(self, op: MoneyOpRecord, now: datetime) -> bool:
         wait = min(timedelta(seconds=2 ** min(op.queries, 10)), self.unknown_retry_max)
         return now >= op.updated_at + wait
+
+    def _mine(self, attempt: AttemptRecord, now: datetime) -> bool:
+        """Whether this counter asks about the attempt: its own (by the sale id's counter
+        prefix), or another counter's left unresolved past the grace period (that counter may
+        be gone). Without a counter id every attempt is this terminal's."""
+        if self.counter is None:
+            return True
+        if attempt.sale_id.startswith(f"{self.counter}-") or "-" not in attempt.sale_id:
+            return True  # its own, or made before sale ids carried a counter
+        return now - attempt.created_at >= self.unknown_grace
 
     def _attempt_due(self, attempt: AttemptRecord, now: datetime) -> bool:
         refused = self.refused.get(attempt.merchant_charge_id)

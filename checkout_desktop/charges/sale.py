@@ -12,6 +12,7 @@ import logging
 import uuid
 from dataclasses import dataclass
 
+from checkout_desktop.domain.counters import is_counter_id
 from checkout_desktop.domain.enums import InstallmentType
 from checkout_desktop.domain.tenders import (
     CardTender,
@@ -33,9 +34,15 @@ from checkout_desktop.domain.wire import (
 logger = logging.getLogger(__name__)
 
 
-def new_sale_id() -> str:
-    """A fresh sale id: 12 hex digits, so `<sale>-<n>` fits the 6–36 merchantChargeId rule."""
-    return uuid.uuid4().hex[:12]
+def new_sale_id(counter: str | None = None) -> str:
+    """A fresh sale id: 12 hex digits, after `<counter>-` when the counter has an id, so sale
+    ids and merchantChargeIds never collide across a shop's counters."""
+    random_part = uuid.uuid4().hex[:12]
+    if counter is None:
+        return random_part
+    if not is_counter_id(counter):
+        raise ValueError(f"{counter!r} is not a counter id (2 to 8 lowercase letters or digits)")
+    return f"{counter}-{random_part}"
 
 
 @dataclass(frozen=True)
@@ -69,8 +76,8 @@ class Attempt:
 class Sale:
     """One sale: an id, the tenders that pay it, and its attempts' numbering."""
 
-    def __init__(self, sale_id: str | None = None) -> None:
-        self.sale_id = sale_id or new_sale_id()
+    def __init__(self, sale_id: str | None = None, *, counter: str | None = None) -> None:
+        self.sale_id = sale_id or new_sale_id(counter)
         self.attempts = 0
         self._tenders: list[Tender] = []
 

@@ -27,6 +27,8 @@ from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.charges.outcome import APPROVED_STATUSES, ChargeOutcome
 from checkout_desktop.charges.qr import qr_blocks
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
+from checkout_desktop.charges.sale import Sale
+from checkout_desktop.charges.shop import ShopSettings
 from checkout_desktop.charges.three_ds import ThreeDsFlow
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
 from checkout_desktop.domain.enums import ChargeStatus
@@ -51,9 +53,10 @@ from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest, QrChargeRequest
 from checkout_desktop.gateway.client import ChargeClient, ServiceReply, check_merchant_charge_id
 from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
-from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen
+from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen, StoreError
 
 if TYPE_CHECKING:
+    from checkout_desktop.settings import UiSettings
     from checkout_desktop.store.ports import ChargeReads, Store
 
 logger = logging.getLogger(__name__)
@@ -260,6 +263,15 @@ def _plan(
     return MoneyOpKind.REFUND, value
 
 
+class NotRecorded(RuntimeError):
+    """The store cannot record the attempt (the shared store is down, say): nothing was sent,
+    and the terminal takes no payment until it can record one."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
+
+
 class ChargeElsewhere(LookupError):
     """A charge made on another service environment (or not by this terminal): this service
     sends nothing about it."""
@@ -267,6 +279,22 @@ class ChargeElsewhere(LookupError):
     def __init__(self, reason: Reason) -> None:
         super().__init__(reason.english())
         self.reason = reason
+
+
+_STORE_PROBLEMS = {
+    "unreachable": ReasonCode.STORE_UNREACHABLE,
+    "credentials": ReasonCode.STORE_LOGIN,
+    "password_missing": ReasonCode.STORE_LOGIN,
+    "schema_newer": ReasonCode.STORE_NEWER,
+}
+
+
+def not_recorded(exc: StoreError) -> NotRecorded:
+    """Why a charge was refused, for a store that could not record its attempt."""
+    code = _STORE_PROBLEMS.get(str(getattr(exc, "problem", "")))
+    if code is not None:
+        return NotRecorded(Reason.of(code))
+    return NotRecorded(Reason.of(ReasonCode.STORE_CANNOT_RECORD, error=str(exc)))
 
 
 class SaleBusy(RuntimeError):
@@ -364,8 +392,13 @@ class ChargeService:
         sweep_batch: int = 10,
         sweep_spacing_s: float = 60.0,
         authority: Authority | None = None,
+        owner: str = "terminal",
+        counter: str | None = None,
+        shop: ShopSettings | None = None,
     ) -> None:
         self.store = store
+        self.shop = shop
+        """The settings the shop's counters share (the PIN): read again before each check."""
         self.client = client
         self.profile = profile
         self.authority = authority or Authority(clock=clock)
@@ -384,6 +417,8 @@ class ChargeService:
             sweep_every_s=sweep_every_s,
             sweep_batch=sweep_batch,
             sweep_spacing_s=sweep_spacing_s,
+            owner=owner,
+            counter=counter,
             profile=profile,
         )
         self._clock = clock
@@ -394,6 +429,15 @@ class ChargeService:
         """Card charges authenticated by 3-D Secure first (`charges/three_ds.py`)."""
 
     # -- starting a charge ---------------------------------------------------------------------
+
+    @property
+    def counter(self) -> str | None:
+        """This counter's id, which its sale ids carry (None: a terminal alone on its store)."""
+        return self.reconciler.counter
+
+    def new_sale(self) -> Sale:
+        """A new sale, its id carrying this counter's id."""
+        return Sale(counter=self.counter)
 
     async def can_start_charge(self, sale_id: str) -> StartCheck:
         """Refuses while the sale has an unresolved attempt or a charge that holds money."""
@@ -453,40 +497,46 @@ class ChargeService:
                 f"charge {mcid} has {len(request.transactions)} transaction(s) but "
                 f"{len(tenders)} tender summaries; give one summary per transaction"
             )
-        async with self.store.unit_of_work() as uow:
-            check = await self._start_check(uow.charges, sale_id)
-            if not check:
-                raise SaleBusy(
-                    sale_id,
-                    check.reason or Reason.of(ReasonCode.START_REFUSED),
-                    check.blocking_charge,
+        try:
+            async with self.store.unit_of_work() as uow:
+                check = await self._start_check(uow.charges, sale_id)
+                if not check:
+                    raise SaleBusy(
+                        sale_id,
+                        check.reason or Reason.of(ReasonCode.START_REFUSED),
+                        check.blocking_charge,
+                    )
+                customer = request.customer
+                attempt = await uow.charges.record_attempt(
+                    merchant_charge_id=mcid,
+                    sale_id=sale_id,
+                    profile=self.profile,
+                    amount=request.total_amount,
+                    tenders=tenders,
+                    late_capture=request.lateCapture,
+                    customer_document=customer.document,
                 )
-            customer = request.customer
-            attempt = await uow.charges.record_attempt(
-                merchant_charge_id=mcid,
-                sale_id=sale_id,
-                profile=self.profile,
-                amount=request.total_amount,
-                tenders=tenders,
-                late_capture=request.lateCapture,
-                customer_document=customer.document,
-            )
-            phone = customer.phone
-            await uow.charges.remember_customer(
-                document_type=str(customer.documentType),
-                document=customer.document,
-                name=customer.name,
-                email=customer.email or None,
-                phone=None if phone is None else phone.areaCode + phone.number,
-            )
-            if three_ds:
-                await uow.charges.record_three_ds(mcid, sale_id)
-                await uow.charges.add_timeline(
-                    mcid,
-                    source="3ds",
-                    outcome="recorded",
-                    reason=Reason.of(ReasonCode.TDS_SETUP_RECORDED),
+                phone = customer.phone
+                await uow.charges.remember_customer(
+                    document_type=str(customer.documentType),
+                    document=customer.document,
+                    name=customer.name,
+                    email=customer.email or None,
+                    phone=None if phone is None else phone.areaCode + phone.number,
                 )
+                if three_ds:
+                    await uow.charges.record_three_ds(mcid, sale_id)
+                    await uow.charges.add_timeline(
+                        mcid,
+                        source="3ds",
+                        outcome="recorded",
+                        reason=Reason.of(ReasonCode.TDS_SETUP_RECORDED),
+                    )
+        except StoreError as exc:
+            # Whether or not the commit reached the server, nothing is sent: a recorded attempt
+            # the reply never came for is settled by asking, like any other.
+            logger.error("charge %s not sent: the store cannot record it: %s", mcid, exc)
+            raise not_recorded(exc) from exc
         self.ledger.publish(
             AttemptChanged(
                 merchant_charge_id=mcid,
@@ -626,6 +676,7 @@ class ChargeService:
         supervisor, why = " ".join(supervisor.split()), " ".join(why.split())
         if not supervisor or not why:
             raise ValueError("ending an attempt needs who ends it and why")
+        await self._current_pin()
         self.authority.check_end(merchant_charge_id, pin)
         error = last_error
         if query_first:
@@ -690,6 +741,7 @@ class ChargeService:
                 figures=Figures.of(record.state),
                 why=Reason.of(ReasonCode.MONEY_QR_NO_CAPTURE),
             )
+        await self._current_pin()
         self.authority.check(Guarded.CAPTURE, record, pin)
         return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
@@ -705,8 +757,22 @@ class ChargeService:
         PIN set, a refund needs it (`pin`): PinRefused otherwise, before anything is recorded.
         """
         record = await self._own_charge(merchant_charge_id)
+        await self._current_pin()
         self.authority.check(Guarded.REFUND, record, pin)
         return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
+
+    async def _current_pin(self) -> None:
+        """The PIN as the shop's store holds it now: one set or removed at another counter
+        applies here before the next guarded action."""
+        if self.shop is not None:
+            self.authority.set_pin_hash(await self.shop.pin_hash())
+
+    async def share_settings(self, ui: UiSettings) -> None:
+        """The PIN or the shop's name changed at this counter: the store (and so every counter
+        of the shop) takes them; this counter's authority at once."""
+        self.authority.set_pin_hash(ui.supervisor_pin_hash)
+        if self.shop is not None:
+            await self.shop.publish(ui)
 
     async def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
         record = await self.store.charges.charge(merchant_charge_id)
@@ -969,6 +1035,7 @@ __all__ = [
     "MoneyOperationRefused",
     "MoneyOperationUnknown",
     "MoneyView",
+    "NotRecorded",
     "SaleBusy",
     "StartCheck",
     "judge_start",

@@ -119,6 +119,11 @@ class ReasonCode(StrEnum):
     OUTCOME_PENDING = "charge.pending"
     OUTCOME_OTHER = "charge.other"
     INTERNAL_ERROR = "charge.internal_error"
+    STORE_UNREACHABLE = "charge.store_unreachable"
+    STORE_LOGIN = "charge.store_login"
+    STORE_NEWER = "charge.store_newer"
+    STORE_CANNOT_RECORD = "charge.store_cannot_record"
+    SHARED_STORE_CHANGE = "charge.shared_store_change"
     SERVICE_HAS_CHARGE = "charge.service_has_charge"
     NOTIFICATION_HAS_CHARGE = "charge.notification_has_charge"
     CAPTURE_REQUESTED = "capture.requested"
@@ -433,6 +438,22 @@ ENGLISH: dict[ReasonCode, str] = {
     ),
     ReasonCode.OUTCOME_OTHER: "the service reports {status}",
     ReasonCode.INTERNAL_ERROR: "not charged: an internal error ({kind})",
+    ReasonCode.STORE_UNREACHABLE: (
+        "not charged: the shop's shared store does not answer (the server is down, or the "
+        "network is in the way), so the attempt cannot be recorded; nothing was sent"
+    ),
+    ReasonCode.STORE_LOGIN: (
+        "not charged: the shop's shared store refused the login (user or password); nothing "
+        "was sent"
+    ),
+    ReasonCode.STORE_NEWER: (
+        "not charged: the shop's shared store was upgraded by a newer checkout-desktop; "
+        "upgrade this terminal. Nothing was sent"
+    ),
+    ReasonCode.SHARED_STORE_CHANGE: "changed in the shop's shared store (another counter)",
+    ReasonCode.STORE_CANNOT_RECORD: (
+        "not charged: the store cannot record the attempt ({error}); nothing was sent"
+    ),
     ReasonCode.SERVICE_HAS_CHARGE: "the service has the charge ({status})",
     ReasonCode.NOTIFICATION_HAS_CHARGE: (
         "a notification shows the service has the charge ({status})"

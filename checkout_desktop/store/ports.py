@@ -459,6 +459,32 @@ class EventStore(EventReads, Protocol):
         ...
 
 
+class ShopReads(Protocol):
+    """The facts a shop's counters share: settings that must agree, and the counters' ids."""
+
+    async def settings(self) -> dict[str, str]:
+        """The shared settings (`store.sqlite.shop.SHOP_KEYS`), key → value; unset ones absent."""
+        ...
+
+    async def counter_of(self, terminal_id: str) -> str | None:
+        """The counter id registered for the terminal with this device id, or None."""
+        ...
+
+
+class ShopStore(ShopReads, Protocol):
+    """Writing the shop's shared facts (in a unit of work)."""
+
+    async def set_setting(self, key: str, value: str | None, *, by: str) -> None:
+        """Set (None: clear) one shared setting; `by` names the counter. RepositoryError for a
+        key the counters do not share."""
+        ...
+
+    async def register_counter(self, counter_id: str, terminal_id: str, host: str) -> str:
+        """Register `counter_id` for the terminal; returns the terminal's counter id (one it
+        registered before wins). RepositoryError when another terminal holds `counter_id`."""
+        ...
+
+
 _Applied = Applied | Reason | None
 ChargeApplier = Callable[
     [ChargeStore, ChargeUpdate | ThreeDsUpdate, str], Awaitable[_Applied] | _Applied
@@ -522,6 +548,9 @@ class UnitOfWork(Protocol):
     @property
     def events(self) -> EventStore: ...
 
+    @property
+    def shop(self) -> ShopStore: ...
+
     def savepoint(self) -> AbstractAsyncContextManager[None]:
         """A nested step: when its block raises, only its own writes are undone and the unit
         goes on (the inbox keeps a delivery whose merge failed)."""
@@ -538,6 +567,11 @@ class Store(Protocol):
 
     @property
     def events(self) -> EventReads: ...
+
+    @property
+    def shop(self) -> ShopReads:
+        """The shop's shared settings and counter ids."""
+        ...
 
     def unit_of_work(self, *, durable: bool = True) -> AbstractAsyncContextManager[UnitOfWork]:
         """Open a transaction; commit when the block ends, roll back when it raises. Returns
@@ -563,6 +597,8 @@ __all__ = [
     "DeliveryBatches",
     "EventReads",
     "EventStore",
+    "ShopReads",
+    "ShopStore",
     "Store",
     "UnitOfWork",
 ]

@@ -35,6 +35,7 @@ from checkout_desktop.domain.enums import DocumentType, InstallmentType
 from checkout_desktop.domain.wire import BillingAddress, Customer, Phone
 from checkout_desktop.settings import LARGE_AMOUNT_WARNING as DEFAULT_LARGE_AMOUNT
 from checkout_desktop.ui.amount_edit import AmountEdit
+from checkout_desktop.ui.form_labels import give_labels_room
 from checkout_desktop.ui.formatting import format_money
 
 logger = logging.getLogger(__name__)
@@ -176,7 +177,7 @@ class ChargeForm(QWidget):
         customer_box = QGroupBox(self.tr("Customer"), self)
         customer = QFormLayout(customer_box)
         # CPF first: a known customer's CPF fills the rest; the optional e-mail last.
-        customer.addRow(self.tr("CPF/C&NPJ"), self.customer_document)
+        customer.addRow(self.tr("CP&F/CNPJ"), self.customer_document)
         customer.addRow(self.tr("&Name"), self.customer_name)
         customer.addRow(self.tr("&Phone"), self.customer_phone)
         customer.addRow(self.tr("&E-mail"), self.customer_email)
@@ -285,6 +286,7 @@ class ChargeForm(QWidget):
         )
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
+        give_labels_room(self)
         self._update_hint()
 
     def set_phone_required(self, required: bool) -> None:

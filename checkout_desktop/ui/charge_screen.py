@@ -30,11 +30,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.charges.sale import Sale, SaleDraft
+from checkout_desktop.charges.sale import SaleDraft
 from checkout_desktop.charges.service import (
     ChargeOutcome,
     ChargeService,
     MoneyOperationError,
+    NotRecorded,
     SaleBusy,
     StartCheck,
 )
@@ -294,7 +295,7 @@ class ChargeScreen(QWidget):
         self._service = service
         self._views = views
         self.card_page = card_page
-        self.sale = Sale()
+        self.sale = service.new_sale()
         self._check = StartCheck(True)
         """Whether the sale may be charged, as last read."""
         self._pending_amount: int | None = None
@@ -727,7 +728,7 @@ class ChargeScreen(QWidget):
         exc = task.exception()
         if exc is not None:
             mcid = self.current_charge or ""
-            if isinstance(exc, SaleBusy):
+            if isinstance(exc, SaleBusy | NotRecorded):
                 message = exc.reason
             elif isinstance(exc, GatewayError):
                 message = Reason.of(ReasonCode.NOT_CHARGED, error=exc.reason)
@@ -857,7 +858,7 @@ class ChargeScreen(QWidget):
         """Start the next sale (refused while a charge is in flight)."""
         if self._in_flight:
             return
-        self.sale = Sale()
+        self.sale = self._service.new_sale()
         self._attempted_check = False
         self._busy_tried = False
         self.blocked.clear()

@@ -66,13 +66,21 @@ class EventDetail(QWidget):
         self.summary.setObjectName("eventSummary")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.summary)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.summary, 1)
+        # The delivery as received (headers, raw JSON) is for whoever debugs an integration:
+        # behind a box, as in the timeline.
+        self.technical = QCheckBox(self.tr("Technical detail (headers and body as received)"))
+        self.technical.setObjectName("eventTechnical")
+        layout.addWidget(self.technical)
         self.text = QPlainTextEdit(self)
         self.text.setObjectName("eventRaw")
         self.text.setReadOnly(True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        layout.addWidget(self.text, 1)
+        self.text.setVisible(False)
+        layout.addWidget(self.text, 4)
+        self.technical.toggled.connect(self.text.setVisible)
         self.shown_id: int | None = None
 
     def clear(self) -> None:

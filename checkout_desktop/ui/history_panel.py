@@ -59,6 +59,7 @@ from checkout_desktop.ui.history_model import (
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text, pending_text
+from checkout_desktop.ui.problem_texts import stored_pin_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 from checkout_desktop.ui.timeline_text import developer_detail, plain_detail
@@ -130,8 +131,8 @@ class MoneyActionDialog(QDialog):
         if self._pin_hash:
             try:
                 ok = verify_pin(self.pin.text(), self._pin_hash)
-            except PinError as exc:
-                self.error.setText(str(exc))
+            except PinError:
+                self.error.setText(stored_pin_text())
                 return
             if not ok:
                 self.pin_failures += 1
@@ -197,8 +198,8 @@ class EndAttemptDialog(QDialog):
             return
         try:
             ok = verify_pin(self.pin.text(), self._pin_hash)
-        except PinError as exc:
-            self.error.setText(str(exc))
+        except PinError:
+            self.error.setText(stored_pin_text())
             return
         if not ok:
             self.pin_failures += 1
@@ -344,7 +345,21 @@ class HistoryPanel(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((150, 260, 110, 150, 110, 200, 200, 90)):
+        # Widths from what the cells hold, so that the customer is still in view on a
+        # 1024-pixel screen (the last column, 3DS, takes what is left).
+        metrics = self.table.fontMetrics()
+        pad = 2 * metrics.averageCharWidth()
+        money = metrics.horizontalAdvance("R$ 00.000,00") + pad
+        widths = (
+            metrics.horizontalAdvance("00/00/0000 00:00:00") + pad,  # created
+            metrics.horizontalAdvance("0123456789ab-01") + pad,  # charge id
+            money,  # amount
+            max(metrics.horizontalAdvance(status_label(s.value)) for s in ChargeStatus) + pad,
+            money,  # refunded
+            170,  # cards
+            180,  # customer
+        )
+        for column, width in enumerate(widths):
             self.table.horizontalHeader().resizeSection(column, width)
         self.table.setColumnHidden(ChargeHistoryModel.COLUMNS.index("environment"), True)
 

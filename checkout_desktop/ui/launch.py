@@ -42,12 +42,14 @@ async def run_window(
     listener_port: int | None = None,
     early: EarlySandbox | None = None,
     instance: InstanceGuard | None = None,
+    store_url: str | None = None,
 ) -> int:
     """Open the terminal (after the first-run wizard when due) and run it until it is closed.
 
     `early` is the built-in sandbox launched before anything else loaded; `instance` holds the
     instance folder, and brings this window forward when the terminal is launched again.
-    Returns the exit code.
+    `store_url` (the global `--store`) names the shop's shared store for this run, over the
+    one in settings. Returns the exit code.
     """
     from checkout_desktop.ui.chromium import apply_profile_flags
     from checkout_desktop.ui.qt_app import build_card_page
@@ -114,6 +116,7 @@ async def run_window(
                 secrets=secrets,
                 listener_port=listener_port,
                 defer_inbox=True,
+                store_url=store_url,
             )
             break
         except (StartupError, SandboxLinkError, ProfileError) as exc:
@@ -337,6 +340,32 @@ def _persist(settings: Settings, paths: AppPaths) -> None:
     save_settings(settings, paths)
 
 
+def _what_is_missing(settings: Settings) -> list[str]:
+    """What keeps a real environment from starting, in the screen's language (the start's
+    own message is in English, for the log)."""
+    from PySide6.QtCore import QCoreApplication
+
+    profile = settings.profile
+    if profile.is_builtin_sandbox:
+        return []
+    missing: list[str] = []
+    # The settings accept only https (or loopback) addresses: an empty one is what can miss.
+    if not profile.base_url:
+        missing.append(
+            QCoreApplication.translate(
+                "Launch", "It has no API address: type the service's address (https://…)."
+            )
+        )
+    if not profile.client_id:
+        missing.append(
+            QCoreApplication.translate(
+                "Launch",
+                "It has no client id: copy it from the merchant panel (Integrations → Checkout).",
+            )
+        )
+    return missing
+
+
 async def ask_to_fix_profile(settings: Settings, why: str) -> bool:
     """Say why the chosen environment cannot start; True when the user opens the setup."""
     from PySide6.QtCore import QCoreApplication
@@ -354,12 +383,14 @@ async def ask_to_fix_profile(settings: Settings, why: str) -> bool:
             "Launch", "The environment “{env}” cannot start, so no sale can be charged yet."
         ).format(env=profile_label(settings.profile))
     )
-    box.setInformativeText(
-        QCoreApplication.translate(
-            "Launch", "Open the setup to fix it now, or quit and fix it later."
-        )
+    advice = QCoreApplication.translate(
+        "Launch", "Open the setup to fix it now, or quit and fix it later."
     )
-    box.setDetailedText(why)
+    box.setInformativeText("\n\n".join([*_what_is_missing(settings), advice]))
+    # The start's own words, for whoever fixes it: marked as such in the screen's language.
+    box.setDetailedText(
+        QCoreApplication.translate("Launch", "Technical detail: {detail}").format(detail=why)
+    )
     fix = box.addButton(
         QCoreApplication.translate("Launch", "Open the &setup"), QMessageBox.ButtonRole.AcceptRole
     )

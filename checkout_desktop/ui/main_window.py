@@ -34,6 +34,7 @@ from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
 from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
 from checkout_desktop.ui.labels import profile_label, status_label
+from checkout_desktop.ui.listener_notice import ListenerFailureNotice
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.problem_banner import ProblemBanner
 from checkout_desktop.ui.qt_app import app_icon
@@ -68,6 +69,15 @@ class Merchant:
 
     name: str
     document: str | None
+
+
+def _shared(_: None) -> None:
+    logger.info("the shop's PIN and name are now the same on every counter")
+
+
+def _not_shared(exc: BaseException) -> None:
+    # Kept in this counter's settings all the same; the next start agrees with the store.
+    logger.error("the shop's PIN and name could not be written to the store: %s", exc)
 
 
 def merchant_of(profile: Profile, merchant_document: str | None, shop_name: str = "") -> Merchant:
@@ -194,6 +204,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addWidget(self.tunnel_notice)
         self.problem_banner = ProblemBanner(self.adapter, card_page, self)
+        self.listener_notice = ListenerFailureNotice(self.adapter, self)
         layout.addWidget(self.problem_banner)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(body)
@@ -362,8 +373,17 @@ class MainWindow(QMainWindow):
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
             self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
             self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
-        # The service enforces the PIN: it learns a new one (or its removal) at once.
-        self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
+        # The service enforces the PIN: it learns a new one (or its removal) at once, and the
+        # shop's store passes it (and the shop's name) on to the other counters.
+        if (settings.ui.supervisor_pin_hash, settings.ui.shop_name) != (
+            previous.ui.supervisor_pin_hash,
+            previous.ui.shop_name,
+        ):
+            read(
+                self._service.share_settings(settings.ui.model_copy()), _shared, failed=_not_shared
+            )
+        else:
+            self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
         self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
         self._apply_customer_display(settings)
         if settings.ui.shop_name != previous.ui.shop_name:

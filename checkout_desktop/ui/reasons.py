@@ -203,6 +203,28 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.INTERNAL_ERROR: QCoreApplication.translate(
             "Reasons", "Not charged: an internal error ({kind})."
         ),
+        ReasonCode.STORE_UNREACHABLE: QCoreApplication.translate(
+            "Reasons",
+            "Not charged: the shop's shared store does not answer (the server is down, or the "
+            "network is in the way), so the attempt cannot be recorded. Nothing was sent.",
+        ),
+        ReasonCode.STORE_LOGIN: QCoreApplication.translate(
+            "Reasons",
+            "Not charged: the shop's shared store refused the login (user or password). "
+            "Nothing was sent.",
+        ),
+        ReasonCode.STORE_NEWER: QCoreApplication.translate(
+            "Reasons",
+            "Not charged: the shop's shared store was upgraded by a newer checkout-desktop; "
+            "upgrade this terminal. Nothing was sent.",
+        ),
+        ReasonCode.SHARED_STORE_CHANGE: QCoreApplication.translate(
+            "Reasons", "changed in the shop's shared store (another counter)"
+        ),
+        ReasonCode.STORE_CANNOT_RECORD: QCoreApplication.translate(
+            "Reasons",
+            "Not charged: the store cannot record the attempt ({error}). Nothing was sent.",
+        ),
         ReasonCode.SERVICE_HAS_CHARGE: QCoreApplication.translate(
             "Reasons", "the service has the charge ({status})"
         ),

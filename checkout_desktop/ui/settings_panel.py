@@ -37,7 +37,9 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
+from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
 from checkout_desktop.ui.qr_settings import QrSettingsBox
+from checkout_desktop.ui.store_choice import StoreChoice
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -63,6 +65,7 @@ class SettingsPanel(QWidget):
         super().__init__(parent)
         self._settings = settings.model_copy(deep=True)
         self._running_profile = settings.active_profile
+        self._running_store = settings.shared_store_url
         self._secrets = secrets
         self._persist = persist
         self._pin_cleared = False
@@ -182,6 +185,7 @@ class SettingsPanel(QWidget):
         credentials_form.addRow(self.tr("Card SDK token kind"), self.sdk_kind)
         credentials_form.addRow(self.tr("Webhook token"), self.webhook_token)
 
+        self.store_choice = StoreChoice(secrets, self)
         self.connection = QGroupBox(self.tr("Connection to the service"), self)
         self.test_button = QPushButton(self.tr("&Test connection"), self)
         self.test_button.setObjectName("settingsTestConnection")
@@ -212,8 +216,17 @@ class SettingsPanel(QWidget):
         body = QWidget(self)
         body_layout = QVBoxLayout(body)
         self.qr_box = QrSettingsBox(self)
-        boxes = (general, three_ds, self.qr_box, webhook, supervisor)
-        for box in (*boxes, self.credentials, self.connection):
+        boxes = (
+            general,
+            three_ds,
+            self.qr_box,
+            webhook,
+            supervisor,
+            self.credentials,
+            self.store_choice,
+            self.connection,
+        )
+        for box in boxes:
             body_layout.addWidget(box)
         body_layout.addStretch(1)
         scroll = QScrollArea(self)
@@ -250,6 +263,7 @@ class SettingsPanel(QWidget):
         self.tunnel.setCurrentIndex(max(self.tunnel.findData(s.tunnel.mode), 0))
         self.public_url.setText(s.tunnel.public_url or "")
         self.reconcile.setValue(s.reconcile_interval_s)
+        self.store_choice.load(s.shared_store_url)
         self.qr_box.load(s.qr)
         self.pin.clear()
         self._pin_cleared = False
@@ -290,7 +304,7 @@ class SettingsPanel(QWidget):
             try:
                 stored = self._secrets.get(profile, secret)
             except KeychainUnavailable as exc:
-                return [str(exc)]
+                return [keychain_text(exc)]
             if stored is None:
                 missing.append(label)
         if not missing:
@@ -395,7 +409,7 @@ class SettingsPanel(QWidget):
         if mode == "manual":
             violations = check_notification_url(url)
             if violations:
-                problems.append("; ".join(str(v) for v in violations))
+                problems.append(url_rules_text(url, violations))
             s.tunnel.public_url = url
         s.reconcile_interval_s = self.reconcile.value()
         s.qr = self.qr_box.collect(s.qr)
@@ -404,8 +418,11 @@ class SettingsPanel(QWidget):
         if self.pin.text():
             try:
                 s.ui.supervisor_pin_hash = hash_pin(self.pin.text())
-            except PinError as exc:
-                problems.append(str(exc))
+            except PinError:
+                problems.append(self.tr("A supervisor PIN has 4 to 8 digits."))
+        store_url, store_problems = self.store_choice.chosen_url()
+        problems.extend(store_problems)
+        s.shared_store_url = store_url
         profile = s.profiles[name]
         profile.phone_required = self.phone_required.isChecked()
         profile.three_ds_mode = self.three_ds_mode.currentData()
@@ -445,7 +462,13 @@ class SettingsPanel(QWidget):
                 for secret, value in secrets_to_store:
                     self._secrets.set(name, secret, value)
             except KeychainUnavailable as exc:
-                self.message.setText(str(exc))
+                self.message.setText(keychain_text(exc))
+                self.message.setStyleSheet("color: #b3261e;")
+                return False
+        if store_url is not None:
+            kept = self.store_choice.keep_password(store_url)
+            if kept is not None:
+                self.message.setText(kept)
                 self.message.setStyleSheet("color: #b3261e;")
                 return False
         try:
@@ -460,6 +483,8 @@ class SettingsPanel(QWidget):
         self.message.setText(
             self.tr("Saved. The environment, language, port and tunnel apply at the next start.")
             if restart
+            else self.tr("Saved. The store applies at the next start.")
+            if store_url != self._running_store
             else self.tr("Saved.")
         )
         self.message.setStyleSheet("color: #1b6e2a;")

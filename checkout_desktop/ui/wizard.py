@@ -37,6 +37,8 @@ from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStor
 from checkout_desktop.settings import Profile, ProfileKind, Settings
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
+from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
+from checkout_desktop.ui.store_choice import StoreChoice
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -255,7 +257,7 @@ class CredentialsPage(_Page):
             self._secrets.set(name, SecretName.CLIENT_SECRET, secret)
             self._secrets.set(name, SecretName.SDK_MERCHANT_TOKEN, self.sdk_token.text().strip())
         except KeychainUnavailable as exc:
-            self.error.setText(str(exc))
+            self.error.setText(keychain_text(exc))
             return False
         profile = settings.profiles[name]
         profile.client_id = client_id
@@ -367,10 +369,11 @@ class WebhookPage(_Page):
     def url_problem(self) -> str | None:
         if self._builtin() or self.tunnel.currentData() != "manual":
             return None
-        problems = check_notification_url(self.public_url.text().strip())
+        url = self.public_url.text().strip()
+        problems = check_notification_url(url)
         if not problems:
             return None
-        return "; ".join(str(p) for p in problems)
+        return url_rules_text(url, problems)
 
     def isComplete(self) -> bool:
         if self._builtin():
@@ -393,17 +396,21 @@ class WebhookPage(_Page):
                 settings.active_profile, SecretName.WEBHOOK_TOKEN, self.token.text().strip()
             )
         except KeychainUnavailable as exc:
-            self.error.setText(str(exc))
+            self.error.setText(keychain_text(exc))
             return False
         self.token.clear()
         return True
 
 
 class ShopPage(_Page):
-    """The name receipts print and, recommended, a supervisor PIN for refunds and captures."""
+    """The name receipts print, recommended, a supervisor PIN for refunds and captures, and
+    where the sales are kept (this computer, or the shop's shared database)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, *, secrets: SecretStore | None = None
+    ) -> None:
         super().__init__(parent)
+        self.store_choice = StoreChoice(secrets, self)
         self.shop_name = QLineEdit(self)
         self.shop_name.setObjectName("shopName")
         self.shop_name.setMaxLength(80)
@@ -433,6 +440,7 @@ class ShopPage(_Page):
         form.addRow(self.pin_label, self.pin)
         form.addRow(self.pin_again_label, self.pin_again)
         form.addRow(self.pin_note)
+        form.addRow(self.store_choice)
         form.addRow(self.error)
         self.pin.textChanged.connect(self._show_pin_note)
         self.retranslate()
@@ -464,6 +472,7 @@ class ShopPage(_Page):
     def initializePage(self) -> None:
         settings = self.wizard_settings()
         self.shop_name.setText(settings.ui.shop_name)
+        self.store_choice.load(settings.shared_store_url)
         self.error.clear()
 
     def validatePage(self) -> bool:
@@ -478,6 +487,16 @@ class ShopPage(_Page):
             except PinError:
                 self.error.setText(self.tr("A supervisor PIN has 4 to 8 digits."))
                 return False
+        store_url, problems = self.store_choice.chosen_url()
+        if problems:
+            self.error.setText("\n".join(problems))
+            return False
+        if store_url is not None:
+            kept = self.store_choice.keep_password(store_url)
+            if kept is not None:
+                self.error.setText(kept)
+                return False
+        settings.shared_store_url = store_url
         settings.ui.shop_name = " ".join(self.shop_name.text().split())
         # Only the PIN's salted hash is kept; the typed digits leave the fields now.
         self.pin.clear()
@@ -598,7 +617,7 @@ class FirstRunWizard(QWizard):
         self.environment_page = EnvironmentPage(self.settings, self)
         self.credentials_page = CredentialsPage(secrets, self)
         self.webhook_page = WebhookPage(secrets, self)
-        self.shop_page = ShopPage(self)
+        self.shop_page = ShopPage(self, secrets=secrets)
         self.test_page = TestPage(tester, self)
         self.environment_id = self.addPage(self.environment_page)
         self.credentials_id = self.addPage(self.credentials_page)

@@ -86,12 +86,8 @@
         <translation>&amp;E-mail</translation>
     </message>
     <message>
-        <source>CPF/C&amp;NPJ</source>
-        <translation>CPF/C&amp;NPJ</translation>
-    </message>
-    <message>
         <source>Card &amp;holder is the customer</source>
-        <translation>&amp;Titular do cartão = cliente</translation>
+        <translation>Titular do cartão = c&amp;liente</translation>
     </message>
     <message>
         <source>Fill the card&apos;s holder name and CPF/CNPJ from the customer (untick when someone else&apos;s card pays).</source>
@@ -100,6 +96,10 @@
     <message>
         <source>optional</source>
         <translation>opcional</translation>
+    </message>
+    <message>
+        <source>CP&amp;F/CNPJ</source>
+        <translation>CP&amp;F/CNPJ</translation>
     </message>
     <message>
         <source>&amp;Phone</source>
@@ -865,6 +865,10 @@
         <translation>Selecione um evento para ver os cabeçalhos e o corpo.</translation>
     </message>
     <message>
+        <source>Technical detail (headers and body as received)</source>
+        <translation>Detalhes técnicos (cabeçalhos e corpo como chegaram)</translation>
+    </message>
+    <message>
         <source>Event #{id} received {at}</source>
         <translation>Evento nº {id} recebido em {at}</translation>
     </message>
@@ -1108,7 +1112,7 @@
     </message>
     <message>
         <source>Card&apos;s last 4 digits</source>
-        <translation>Últimos 4 dígitos do cartão</translation>
+        <translation>Final do cartão</translation>
     </message>
     <message>
         <source>Any date</source>
@@ -1459,15 +1463,15 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>Accepted: stored and applied to its charge.</source>
-        <translation>Aceita: gravada e aplicada à sua cobrança.</translation>
+        <translation>Aceita: guardada e usada para atualizar a cobrança.</translation>
     </message>
     <message>
         <source>Duplicate: the same body arrived before; stored, not applied again.</source>
-        <translation>Duplicada: o mesmo corpo já tinha chegado; gravada, não aplicada de novo.</translation>
+        <translation>Repetida: esta mesma notificação já tinha chegado; guardada, sem ser usada de novo.</translation>
     </message>
     <message>
         <source>Unknown type: stored as received, not applied to any charge.</source>
-        <translation>Tipo desconhecido: gravada como chegou, não aplicada a nenhuma cobrança.</translation>
+        <translation>Tipo desconhecido: guardada como chegou, sem mudar nenhuma cobrança.</translation>
     </message>
     <message>
         <source>Self-test: the inbox&apos;s own health check, not a charge event.</source>
@@ -1503,15 +1507,15 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>applied</source>
-        <translation>aplicada</translation>
+        <translation>atualizou a cobrança</translation>
     </message>
     <message>
         <source>no change</source>
-        <translation>sem mudança</translation>
+        <translation>nada de novo</translation>
     </message>
     <message>
         <source>older, ignored</source>
-        <translation>mais antiga, ignorada</translation>
+        <translation>mais antiga, deixada de lado</translation>
     </message>
     <message>
         <source>recorded</source>
@@ -1549,6 +1553,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
 <context>
     <name>Launch</name>
     <message>
+        <source>It has no API address: type the service&apos;s address (https://…).</source>
+        <translation>Ele não tem endereço da API: digite o endereço do serviço (https://…).</translation>
+    </message>
+    <message>
+        <source>It has no client id: copy it from the merchant panel (Integrations → Checkout).</source>
+        <translation>Ele não tem client id: copie-o do painel do lojista (Integrações → Checkout).</translation>
+    </message>
+    <message>
         <source>checkout-desktop</source>
         <translation>checkout-desktop</translation>
     </message>
@@ -1561,12 +1573,35 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Abra a configuração para corrigir agora, ou saia e corrija depois.</translation>
     </message>
     <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
+    </message>
+    <message>
         <source>Open the &amp;setup</source>
         <translation>Abrir a &amp;configuração</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
         <translation>&amp;Sair</translation>
+    </message>
+</context>
+<context>
+    <name>ListenerFailureNotice</name>
+    <message>
+        <source>Payment notifications</source>
+        <translation>Notificações de pagamento</translation>
+    </message>
+    <message>
+        <source>The inbox did not start, so payment notifications cannot arrive at this terminal.</source>
+        <translation>A caixa de entrada não iniciou, então as notificações de pagamento não podem chegar a este terminal.</translation>
+    </message>
+    <message>
+        <source>Sales still work: their final status is asked of the service instead. Check the port and the tunnel in Settings; the red line above the tabs stays until the inbox works.</source>
+        <translation>As vendas continuam funcionando: a situação final delas é perguntada ao serviço. Confira a porta e o túnel em Configurações; a linha vermelha acima das abas fica até a caixa de entrada funcionar.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
     </message>
 </context>
 <context>
@@ -1688,6 +1723,21 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Payment notifications are not arriving. Sales still work; their final status is asked of the service instead.</source>
         <translation>As notificações de pagamento não estão chegando. As vendas continuam funcionando; o status final é consultado no serviço.</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemTexts</name>
+    <message>
+        <source>The secrets are kept only in this computer&apos;s keychain, and none can be used. On Linux install and unlock a Secret Service provider (gnome-keyring or KWallet), then try again.</source>
+        <translation>Os segredos ficam só no chaveiro deste computador, e nenhum pode ser usado. No Linux, instale e desbloqueie um provedor Secret Service (gnome-keyring ou KWallet) e tente de novo.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
+    </message>
+    <message>
+        <source>The stored supervisor PIN cannot be read; set the PIN again in Settings.</source>
+        <translation>O PIN do supervisor guardado não pode ser lido; defina o PIN de novo em Configurações.</translation>
     </message>
 </context>
 <context>
@@ -2069,6 +2119,26 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Not charged: an internal error ({kind}).</source>
         <translation>Não cobrado: um erro interno ({kind}).</translation>
+    </message>
+    <message>
+        <source>Not charged: the shop&apos;s shared store does not answer (the server is down, or the network is in the way), so the attempt cannot be recorded. Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja não responde (o servidor está fora do ar ou a rede está com problema), então a tentativa não pode ser registrada. Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>Not charged: the shop&apos;s shared store refused the login (user or password). Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja recusou o acesso (usuário ou senha). Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>Not charged: the shop&apos;s shared store was upgraded by a newer checkout-desktop; upgrade this terminal. Nothing was sent.</source>
+        <translation>Não cobrado: o banco compartilhado da loja foi atualizado por um checkout-desktop mais novo; atualize este terminal. Nada foi enviado.</translation>
+    </message>
+    <message>
+        <source>changed in the shop&apos;s shared store (another counter)</source>
+        <translation>alterada no banco compartilhado da loja (outro caixa)</translation>
+    </message>
+    <message>
+        <source>Not charged: the store cannot record the attempt ({error}). Nothing was sent.</source>
+        <translation>Não cobrado: o banco de dados não consegue registrar a tentativa ({error}). Nada foi enviado.</translation>
     </message>
     <message>
         <source>the service has the charge ({status})</source>
@@ -2624,23 +2694,23 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>applied: {why}</source>
-        <translation>aplicada: {why}</translation>
+        <translation>atualizou a cobrança: {why}</translation>
     </message>
     <message>
         <source>applied</source>
-        <translation>aplicada</translation>
+        <translation>atualizou a cobrança</translation>
     </message>
     <message>
         <source>no change: {why}</source>
-        <translation>sem mudança: {why}</translation>
+        <translation>{why}</translation>
     </message>
     <message>
         <source>older, ignored: {why}</source>
-        <translation>mais antiga, ignorada: {why}</translation>
+        <translation>mais antiga, deixada de lado: {why}</translation>
     </message>
     <message>
         <source>not applied: {error}</source>
-        <translation>não aplicada: {error}</translation>
+        <translation>a cobrança não foi atualizada: {error}</translation>
     </message>
     <message>
         <source>the event-type header says {header} but the body is {body}; the body decided</source>
@@ -2648,7 +2718,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>a notification of a type this terminal does not know ({type}); stored as received, not applied to any charge</source>
-        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como recebida, sem ser aplicada a nenhuma cobrança</translation>
+        <translation>uma notificação de um tipo que este terminal não conhece ({type}); guardada como chegou, sem mudar nenhuma cobrança</translation>
     </message>
     <message>
         <source>a notification without a type; stored as received, not applied to any charge</source>
@@ -3248,6 +3318,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Sem PIN: qualquer pessoa no terminal pode estornar.</translation>
     </message>
     <message>
+        <source>A supervisor PIN has 4 to 8 digits.</source>
+        <translation>O PIN do supervisor tem de 4 a 8 dígitos.</translation>
+    </message>
+    <message>
         <source>The client id takes letters, digits, &apos;_&apos; and &apos;-&apos; only.</source>
         <translation>O client id aceita só letras, dígitos, &apos;_&apos; e &apos;-&apos;.</translation>
     </message>
@@ -3266,6 +3340,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Saved. The environment, language, port and tunnel apply at the next start.</source>
         <translation>Salvo. Ambiente, idioma, porta e túnel valem a partir do próximo início.</translation>
+    </message>
+    <message>
+        <source>Saved. The store applies at the next start.</source>
+        <translation>Salvo. O banco de dados vale a partir do próximo início.</translation>
     </message>
     <message>
         <source>Saved.</source>
@@ -3320,6 +3398,149 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>The terminal cannot start.</source>
         <translation>O terminal não pode iniciar.</translation>
+    </message>
+</context>
+<context>
+    <name>StoreChoice</name>
+    <message>
+        <source>Where sales are kept</source>
+        <translation>Onde as vendas ficam guardadas</translation>
+    </message>
+    <message>
+        <source>This computer</source>
+        <translation>Este computador</translation>
+    </message>
+    <message>
+        <source>The shop&apos;s shared database</source>
+        <translation>Banco compartilhado da loja</translation>
+    </message>
+    <message>
+        <source>server name or address</source>
+        <translation>nome ou endereço do servidor</translation>
+    </message>
+    <message>
+        <source>Test the database</source>
+        <translation>Testar o banco</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>Servidor</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Porta</translation>
+    </message>
+    <message>
+        <source>Database</source>
+        <translation>Banco</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>Usuário</translation>
+    </message>
+    <message>
+        <source>Password</source>
+        <translation>Senha</translation>
+    </message>
+    <message>
+        <source>Encryption (sslmode)</source>
+        <translation>Criptografia (sslmode)</translation>
+    </message>
+    <message>
+        <source>One database for every counter of the shop: each sees every sale and notification. The password is kept in the system&apos;s keychain. A change applies at the next start.</source>
+        <translation>Um banco para todos os caixas da loja: cada um vê todas as vendas e notificações. A senha fica guardada no chaveiro do sistema. Uma mudança vale a partir do próximo início.</translation>
+    </message>
+    <message>
+        <source>kept in the keychain</source>
+        <translation>guardada no chaveiro</translation>
+    </message>
+    <message>
+        <source>server</source>
+        <translation>servidor</translation>
+    </message>
+    <message>
+        <source>database</source>
+        <translation>banco</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>usuário</translation>
+    </message>
+    <message>
+        <source>The shop&apos;s shared database needs: {items}.</source>
+        <translation>O banco compartilhado da loja precisa de: {items}.</translation>
+    </message>
+    <message>
+        <source>The database&apos;s address is not valid: {why}</source>
+        <translation>O endereço do banco não é válido: {why}</translation>
+    </message>
+    <message>
+        <source>No keychain is available to store the secrets.</source>
+        <translation>Não há chaveiro disponível para guardar os segredos.</translation>
+    </message>
+    <message>
+        <source>This computer keeps the sales: nothing to test.</source>
+        <translation>Este computador guarda as vendas: não há o que testar.</translation>
+    </message>
+    <message>
+        <source>Testing… (at most a few seconds)</source>
+        <translation>Testando… (no máximo alguns segundos)</translation>
+    </message>
+    <message>
+        <source>The test failed: {why}</source>
+        <translation>O teste falhou: {why}</translation>
+    </message>
+    <message>
+        <source>Connected: PostgreSQL {version}.</source>
+        <translation>Conectado: PostgreSQL {version}.</translation>
+    </message>
+    <message>
+        <source>The database is empty: this terminal prepares it at its next start.</source>
+        <translation>O banco está vazio: este terminal o prepara no próximo início.</translation>
+    </message>
+    <message>
+        <source>The connection is not encrypted; across a network use verify-full.</source>
+        <translation>A conexão não é criptografada; numa rede, use verify-full.</translation>
+    </message>
+    <message>
+        <source>The server does not answer: check the server&apos;s name and port, that it is running, and that the network or a firewall lets this computer through.</source>
+        <translation>O servidor não responde: confira o nome e a porta do servidor, se ele está ligado e se a rede ou um firewall deixam este computador passar.</translation>
+    </message>
+    <message>
+        <source>The server refused the login: check the user and the password.</source>
+        <translation>O servidor recusou o acesso: confira o usuário e a senha.</translation>
+    </message>
+    <message>
+        <source>The server asks for a password: type it in Password.</source>
+        <translation>O servidor pede uma senha: digite-a em Senha.</translation>
+    </message>
+    <message>
+        <source>The server has no database with this name: create it first.</source>
+        <translation>O servidor não tem um banco com esse nome: crie-o antes.</translation>
+    </message>
+    <message>
+        <source>The encrypted connection failed: check sslmode and the server&apos;s certificate.</source>
+        <translation>A conexão criptografada falhou: confira o sslmode e o certificado do servidor.</translation>
+    </message>
+    <message>
+        <source>This database was prepared by a newer checkout-desktop: upgrade this terminal first.</source>
+        <translation>Este banco foi preparado por um checkout-desktop mais novo: atualize este terminal antes.</translation>
+    </message>
+    <message>
+        <source>This database holds another program&apos;s tables: use an empty database.</source>
+        <translation>Este banco tem tabelas de outro programa: use um banco vazio.</translation>
+    </message>
+    <message>
+        <source>The database&apos;s address is not valid.</source>
+        <translation>O endereço do banco não é válido.</translation>
+    </message>
+    <message>
+        <source>The server refused the request.</source>
+        <translation>O servidor recusou o pedido.</translation>
+    </message>
+    <message>
+        <source>Technical detail: {detail}</source>
+        <translation>Detalhe técnico: {detail}</translation>
     </message>
 </context>
 <context>

@@ -4,13 +4,16 @@ and the keys that move on by themselves (installments, Enter to the card)."""
 from __future__ import annotations
 
 import logging
+import re
 from datetime import UTC, datetime
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import QCheckBox, QLabel
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.charges.views import CustomerRecord
 from checkout_desktop.ui.charge_form import ChargeForm, SaleDraft
+from checkout_desktop.ui.i18n import Translations
 
 logger = logging.getLogger(__name__)
 
@@ -154,3 +157,37 @@ def test_the_customer_comes_first_and_enter_goes_to_the_card(qtbot: QtBot) -> No
     for edit in (form.customer_name, form.customer_phone, form.customer_email):
         qtbot.keyClick(edit, Qt.Key.Key_Return)
     assert moved == [True, True, True]
+
+
+def _ink_at_right_edge(label: QLabel) -> bool:
+    """Whether the label's text reaches its last pixel column (a glyph cut by its edge)."""
+    image = label.grab().toImage()
+    background = label.palette().color(label.backgroundRole()).lightness()
+    last = image.width() - 1
+    return any(
+        image.pixelColor(last, y).lightness() < background - 60 for y in range(image.height())
+    )
+
+
+def test_no_field_label_is_cut_in_portuguese(qtbot: QtBot) -> None:
+    # "&Telefone": the underlined T loses its kerning with the e, and the drawn word came out
+    # wider than the measured one; its last letter was cut at every screen size.
+    translations = Translations()
+    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    try:
+        form = ChargeForm()
+        qtbot.addWidget(form)
+        form.resize(440, 700)
+        form.show()
+        qtbot.waitExposed(form)
+        labels = [label for label in form.findChildren(QLabel) if label.buddy() is not None]
+        assert "&Telefone" in [label.text() for label in labels]
+        cut = [label.text() for label in labels if _ink_at_right_edge(label)]
+        assert cut == []
+        # Each Alt shortcut reaches one field (Alt+T was the phone and the holder box).
+        texts = [label.text() for label in labels]
+        texts += [box.text() for box in form.findChildren(QCheckBox)]
+        keys = [re.sub("&&", "", text).split("&")[1][0].lower() for text in texts if "&" in text]
+        assert len(keys) == len(set(keys)), texts
+    finally:
+        translations.remove()

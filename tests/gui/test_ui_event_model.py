@@ -335,3 +335,42 @@ def test_types_read_in_plain_words_and_health_self_tests_hide_until_asked(
     # Choosing the self-test type shows them whatever the box says.
     panel.type_filter.setCurrentIndex(panel.type_filter.count() - 1)
     qtbot.waitUntil(lambda: model.rowCount() == 5, timeout=2000)
+
+
+def test_in_portuguese_the_detail_speaks_plainly_and_keeps_the_raw_delivery_behind_a_box(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.i18n import Translations
+
+    ids = insert_events(conn, 1)
+    nothing_new = Reason.of(
+        ReasonCode.INBOX_DUPLICATE,
+        why=Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PAID"),
+    )
+    with db.transaction(conn):
+        EventRepository(conn).set_merge_outcome(ids[0], nothing_new)
+    translations = Translations()
+    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    try:
+        panel = EventsPanel(SqliteStore(conn).events)
+        qtbot.addWidget(panel)
+        panel.show()
+        qtbot.waitExposed(panel)
+        panel.table.selectRow(0)
+        assert panel.detail.shown_id == ids[0]
+        model = panel.model
+        shown = [panel.detail.summary.text()]
+        shown += [str(model.data(model.index(0, c)) or "") for c in range(model.columnCount())]
+        # The words the list was written in for developers ("applied", "no change").
+        jargon = ("aplicada", "sem mudança", "ignorada")
+        assert not [text for text in shown if any(word in text for word in jargon)], shown
+        # Headers and the raw body are developer detail: behind a box, unticked at first.
+        assert not panel.detail.text.isVisible()
+        assert not panel.detail.technical.isChecked()
+        panel.detail.technical.setChecked(True)
+        assert panel.detail.text.isVisible()
+        assert "event-type: TransactionUpdateMessage" in panel.detail.text.toPlainText()
+    finally:
+        translations.remove()

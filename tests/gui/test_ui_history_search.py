@@ -217,3 +217,21 @@ def test_only_this_environments_unresolved_attempts_are_offered(
     views = ChargeViews(store)
     assert arun(views.unresolved_count(profile="production")) == 1
     assert arun(views.unresolved_count()) == 2
+
+
+def test_the_customer_column_is_in_view_on_a_1024_screen(
+    panel: tuple[HistoryPanel, list[str]], qtbot: Any
+) -> None:
+    history, _ = panel
+    # The history's width in a maximised window on a 1024×768 screen.
+    history.resize(1000, 680)
+    history.show()
+    qtbot.waitExposed(history)
+    header = history.table.horizontalHeader()
+    column = ChargeHistoryModel.COLUMNS.index("customer")
+    right = header.sectionViewportPosition(column) + header.sectionSize(column)
+    assert right <= history.table.viewport().width(), (right, history.table.viewport().width())
+    # The charge id, the amount and the date still fit their cells.
+    index = history.model.index(0, ChargeHistoryModel.COLUMNS.index("charge"))
+    needed = history.table.fontMetrics().horizontalAdvance(str(index.data())) + 8
+    assert history.table.columnWidth(index.column()) >= needed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,8 +12,11 @@ import qasync
 from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
+from checkout_desktop.gateway.profiles import ProfileError, client_id_of, resolve_endpoints
 from checkout_desktop.settings import Settings
+from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.launch import ask_to_fix_profile
+from tests.gui.pseudo import MarkingTranslator, english_on_screen, untranslated
 
 
 def _dialog() -> QMessageBox | None:
@@ -34,7 +38,7 @@ def test_the_dialog_says_why_and_offers_the_setup(
     box = _dialog()
     assert box is not None
     assert "cannot start" in box.text()
-    assert box.detailedText() == "the profile has no client id"
+    assert box.detailedText() == "Technical detail: the profile has no client id"
     if choice == "openSetup":
         button = box.findChild(QPushButton, "openSetup")
         assert button is not None
@@ -43,3 +47,64 @@ def test_the_dialog_says_why_and_offers_the_setup(
     else:
         box.reject()
         assert arun(task) is False
+
+
+def _start_words(settings: Settings) -> str:
+    """What the start says (in English, for the log) about a profile that cannot start."""
+    try:
+        resolve_endpoints(settings.profile)
+        client_id_of(settings.profile)
+    except ProfileError as exc:
+        return str(exc)
+    raise AssertionError("the profile can start")
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({}, "client id"),
+        ({"client_id": "shop-42", "base_url": ""}, "API address"),
+    ],
+    ids=["no-client-id", "no-api-address"],
+)
+def test_in_portuguese_the_dialog_says_why_in_portuguese(
+    qtbot: QtBot,
+    qloop: qasync.QEventLoop,
+    arun: Callable[..., Any],
+    change: dict[str, str],
+    named: str,
+) -> None:
+    settings = Settings(first_run_done=True, active_profile="production")
+    settings.profiles["production"] = settings.profile.model_copy(update=change)
+    # The start's own words, as the launch hands them on.
+    why = _start_words(settings)
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    with MarkingTranslator.installed(app):
+        task = asyncio.ensure_future(ask_to_fix_profile(settings, why))
+        qtbot.waitUntil(lambda: _dialog() is not None, timeout=5000)
+        box = _dialog()
+        assert box is not None
+        try:
+            # What is missing is said in the screen's language, not only in the detail.
+            assert english_on_screen(box, (profile_label(settings.profile),)) == []
+            assert "⟦" in box.informativeText()
+            # The start's own words stay as a technical detail, framed in Portuguese.
+            # (Addresses are data already: the rest of the start's words are the detail.)
+            words = [part.strip() for part in re.split(r"\S+://\S+", why)]
+            assert untranslated(box.detailedText(), words) == []
+        finally:
+            box.reject()
+        assert arun(task) is False
+    english = Settings(first_run_done=True, active_profile="production")
+    english.profiles["production"] = settings.profile
+    task = asyncio.ensure_future(ask_to_fix_profile(english, why))
+    qtbot.waitUntil(lambda: _dialog() is not None, timeout=5000)
+    box = _dialog()
+    assert box is not None
+    try:
+        assert named in box.informativeText()
+        assert box.detailedText() == f"Technical detail: {why}"
+    finally:
+        box.reject()
+    assert arun(task) is False

@@ -105,3 +105,35 @@ def test_a_listener_that_cannot_start_is_a_problem(qtbot: QtBot) -> None:
     )
     assert banner.problems() == [Problem.INBOX]
     assert banner.lines[Problem.INBOX].toolTip() == "port 8787 is taken"
+
+
+def test_a_listener_that_cannot_start_is_also_said_in_a_dialog_once(qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+
+    from checkout_desktop.ui.listener_notice import ListenerFailureNotice
+
+    def dialogs() -> list[QMessageBox]:
+        return [
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, QMessageBox)
+            and w.objectName() == "listenerCannotStart"
+            and w.isVisible()
+        ]
+
+    adapter = QtEventAdapter(EventBus())
+    window = QWidget()
+    qtbot.addWidget(window)
+    window.show()
+    notice = ListenerFailureNotice(adapter, window)
+    failed = ListenerStateChanged(state=ListenerState.FAILED, url=None, reason="port 8787 is taken")
+    adapter.listener_state_changed.emit(failed)
+    qtbot.waitUntil(lambda: len(dialogs()) == 1, timeout=2000)
+    box = dialogs()[0]
+    assert "cannot arrive" in box.text() and "Sales still work" in box.informativeText()
+    assert box.detailedText() == "Technical detail: port 8787 is taken"
+    box.accept()
+    qtbot.waitUntil(lambda: not dialogs(), timeout=2000)
+    # Not again in this run: the banner and the status bar keep saying it.
+    adapter.listener_state_changed.emit(failed)
+    assert not dialogs() and notice.box is None

@@ -162,3 +162,38 @@ def test_the_3ds_policy_is_kept_per_environment(qtbot: QtBot) -> None:
     assert again.three_ds_mode.currentData() == "above"
     assert again.three_ds_above.centavos() == 50_000
     assert again.three_ds_fallback.currentData() == "without"
+
+
+def test_settings_errors_are_said_in_portuguese(qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from checkout_desktop.ui.labels import profile_label
+    from tests.gui.pseudo import MarkingTranslator, english_on_screen
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    with MarkingTranslator.installed(app):
+        settings = Settings()
+        panel, saved, _ = make(qtbot, settings)
+        panel.show()
+        qtbot.waitExposed(panel)
+        # Data: the profiles' names, each language named in itself, the tunnel programs.
+        data = [profile_label(p) for p in settings.profiles.values()]
+        data += ["Português (Brasil)", "English", "cloudflared", "ngrok"]
+        # Bad values, then a real environment saved without what it needs.
+        panel.tunnel.setCurrentIndex(panel.tunnel.findData("manual"))
+        panel.public_url.setText("http://192.0.2.1/hook?a=1")
+        panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+        panel.merchant_document.setText("123")
+        panel.pin.setText("12")
+        assert not panel.save()
+        assert panel.message.text()
+        typed = ["http://192.0.2.1/hook?a=1", "123"]
+        problems = english_on_screen(panel, [*data, *typed])
+        assert problems == [], "\n".join(problems)
+        panel.revert_button.click()
+        panel.profile.setCurrentIndex(panel.profile.findData("production"))
+        assert not panel.save()
+        assert panel.message.text()
+        assert english_on_screen(panel, data) == []
+        assert saved == []

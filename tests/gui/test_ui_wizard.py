@@ -308,3 +308,38 @@ def test_a_warning_is_amber_not_green(qtbot: QtBot, qloop: qasync.QEventLoop) ->
     summary = wizard.test_page.summary.text()
     assert "Everything works" not in summary
     assert "warnings" in summary
+
+
+def test_the_shop_page_chooses_where_sales_are_kept(qtbot: QtBot, qloop: qasync.QEventLoop) -> None:
+    from checkout_desktop.store.postgres.address import StoreAddress
+
+    wizard, backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.next()
+    wizard.next()
+    shop = wizard.shop_page
+    choice = shop.store_choice
+    assert choice.local.isChecked()  # this computer, unless the shop says otherwise
+    choice.shared.setChecked(True)
+    wizard.next()
+    assert wizard.currentId() == wizard.shop_id
+    assert "server" in shop.error.text()
+    choice.host.setText("db.loja.example")
+    choice.database.setText("caixa")
+    choice.user.setText("loja")
+    choice.password.setText("senha-secreta-42")
+    choice.sslmode.setCurrentIndex(choice.sslmode.findData("verify-full"))
+    wizard.next()
+    assert wizard.currentId() == wizard.test_id
+    qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    url = wizard.settings.shared_store_url
+    assert url is not None and "senha-secreta-42" not in wizard.settings.model_dump_json()
+    address = StoreAddress.parse(url)
+    assert (address.host, address.dbname, address.get("sslmode")) == (
+        "db.loja.example",
+        "caixa",
+        "verify-full",
+    )
+    assert SecretStore(backend).store_password(address.keychain_key) is not None

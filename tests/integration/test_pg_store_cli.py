@@ -101,7 +101,7 @@ def test_an_address_with_a_password_is_refused_before_anything_runs(
 def test_commands_that_do_not_read_the_shared_store_refuse_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert cli.main(["--store", "postgresql://caixa@db.example.test/loja", "listen"]) == 2
+    assert cli.main(["--store", "postgresql://caixa@db.example.test/loja", "doctor"]) == 2
     assert "--store is not supported by this command yet" in capsys.readouterr().err
 
 

@@ -30,6 +30,8 @@ TABLES = {
     "inbox_holder",
     "money_operation",
     "three_ds_flow",
+    "shop_counter",
+    "shop_setting",
     "webhook_event",
 }
 

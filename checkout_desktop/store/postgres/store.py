@@ -27,14 +27,26 @@ from checkout_desktop.domain.deliveries import EventFilter, StoredEvent
 from checkout_desktop.domain.records import BrandTotal, DayTotals
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.store.errors import ReportUnavailable
-from checkout_desktop.store.ports import ChargeReads, ChargeStore, EventReads, EventStore
+from checkout_desktop.store.ports import (
+    ChargeReads,
+    ChargeStore,
+    EventReads,
+    EventStore,
+    ShopReads,
+    ShopStore,
+)
 from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress
-from checkout_desktop.store.postgres.charges import PgChargeRepository, begin_write
+from checkout_desktop.store.postgres.charges import (
+    PgChargeRepository,
+    SqliteDialect,
+    begin_write,
+)
 from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.live import Watcher
 from checkout_desktop.store.sqlite.charges import from_ts, ts
 from checkout_desktop.store.sqlite.reports import _DENIED, _HELD, _SOLD
+from checkout_desktop.store.sqlite.shop import ShopRepository
 
 if TYPE_CHECKING:
     import psycopg
@@ -100,6 +112,11 @@ class PgUnit:
         clock = store.clock
         self._charges = BoundRepository(store, PgChargeRepository(conn, clock=clock))
         self._events = BoundRepository(store, PgEventRepository(conn))
+        self._shop = BoundRepository(store, _shop_repository(conn, clock))
+
+    @property
+    def shop(self) -> ShopStore:
+        return cast(ShopStore, self._shop)
 
     @property
     def charges(self) -> ChargeStore:
@@ -167,6 +184,7 @@ class PgStore:
         )
         self._charges = _ChargeReads(self, lambda c: PgChargeRepository(c, clock=clock))
         self._events = _EventReads(self, PgEventRepository)
+        self._shop = _Threaded(self, lambda c: _shop_repository(c, clock))
         self._closed = asyncio.Event()
         self._wakers: set[asyncio.Event] = set()
         self._units = 0
@@ -220,6 +238,10 @@ class PgStore:
     @property
     def events(self) -> EventReads:
         return cast(EventReads, self._events)
+
+    @property
+    def shop(self) -> ShopReads:
+        return cast(ShopReads, self._shop)
 
     @contextlib.asynccontextmanager
     async def unit_of_work(self, *, durable: bool = True) -> AsyncIterator[PgUnit]:
@@ -282,6 +304,12 @@ class PgStore:
         await self._idle.wait()
         await asyncio.to_thread(self.pool.close)
         self._executor.shutdown(wait=True)
+
+
+def _shop_repository(
+    conn: psycopg.Connection[Any], clock: Callable[[], datetime]
+) -> ShopRepository:
+    return ShopRepository(SqliteDialect(conn), clock=clock)  # type: ignore[arg-type]
 
 
 def _full_after(

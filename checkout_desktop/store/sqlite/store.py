@@ -46,6 +46,7 @@ from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.store.sqlite.reports import day_totals
+from checkout_desktop.store.sqlite.shop import ShopRepository
 
 logger = logging.getLogger(__name__)
 
@@ -415,6 +416,25 @@ class SqliteEvents:
         return self.repo.prune_self_tests()
 
 
+class SqliteShop:
+    """`ShopStore` over a ShopRepository."""
+
+    def __init__(self, repo: ShopRepository) -> None:
+        self.repo = repo
+
+    async def settings(self) -> dict[str, str]:
+        return self.repo.settings()
+
+    async def counter_of(self, terminal_id: str) -> str | None:
+        return self.repo.counter_of(terminal_id)
+
+    async def set_setting(self, key: str, value: str | None, *, by: str) -> None:
+        self.repo.set_setting(key, value, by=by)
+
+    async def register_counter(self, counter_id: str, terminal_id: str, host: str) -> str:
+        return self.repo.register_counter(counter_id, terminal_id, host)
+
+
 class SqliteUnit:
     """One SQLite transaction, as a `UnitOfWork`."""
 
@@ -429,6 +449,10 @@ class SqliteUnit:
     @property
     def events(self) -> SqliteEvents:
         return self._store.events
+
+    @property
+    def shop(self) -> SqliteShop:
+        return self._store.shop
 
     @contextlib.asynccontextmanager
     async def savepoint(self) -> AsyncIterator[None]:
@@ -456,6 +480,7 @@ class SqliteStore:
         """The repository itself, for tools and tests that read rows as they are."""
         self._charges = SqliteCharges(self.repo)
         self._events = SqliteEvents(EventRepository(conn))
+        self._shop = SqliteShop(ShopRepository(conn, clock=clock))
         self._writing = asyncio.Lock()
         self._closed = asyncio.Event()
         self._news = asyncio.Event()
@@ -472,6 +497,10 @@ class SqliteStore:
     @property
     def events(self) -> SqliteEvents:
         return self._events
+
+    @property
+    def shop(self) -> SqliteShop:
+        return self._shop
 
     @contextlib.asynccontextmanager
     async def unit_of_work(self, *, durable: bool = True) -> AsyncIterator[SqliteUnit]:
@@ -509,4 +538,11 @@ def open_store(path: Path, *, clock: Callable[[], datetime] = utc_now) -> Store:
     return SqliteStore.open(path, clock=clock)
 
 
-__all__ = ["SqliteCharges", "SqliteEvents", "SqliteStore", "SqliteUnit", "open_store"]
+__all__ = [
+    "SqliteCharges",
+    "SqliteEvents",
+    "SqliteShop",
+    "SqliteStore",
+    "SqliteUnit",
+    "open_store",
+]

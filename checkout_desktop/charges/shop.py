@@ -1,0 +1,77 @@
+"""The settings a shop's counters must agree on — the supervisor PIN and the shop's name — kept
+in the store, so one PIN guards every counter; the other settings stay in each counter's file.
+
+The store is the truth once it holds a value; a counter that finds a value missing there
+gives it its own (the first counter on a new shared store seeds it). A removed PIN is kept as
+an empty value, so that a counter still holding the old PIN in its file does not put it back.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from checkout_desktop.settings import UiSettings
+    from checkout_desktop.store.ports import ShopStore, Store
+
+logger = logging.getLogger(__name__)
+
+PIN_KEY = "supervisor_pin_hash"
+NAME_KEY = "shop_name"
+
+
+def _local(ui: UiSettings) -> dict[str, str]:
+    return {PIN_KEY: ui.supervisor_pin_hash or "", NAME_KEY: ui.shop_name}
+
+
+def _adopt(ui: UiSettings, values: dict[str, str]) -> bool:
+    """Take the store's values into `ui`; whether anything changed."""
+    changed = False
+    if PIN_KEY in values and (values[PIN_KEY] or None) != ui.supervisor_pin_hash:
+        ui.supervisor_pin_hash = values[PIN_KEY] or None
+        changed = True
+    if NAME_KEY in values and values[NAME_KEY] != ui.shop_name:
+        ui.shop_name = values[NAME_KEY]
+        changed = True
+    return changed
+
+
+class ShopSettings:
+    """The shop-wide settings on one store, for the counter `by`."""
+
+    def __init__(self, store: Store, *, by: str) -> None:
+        self.store = store
+        self.by = by
+
+    async def agree(self, ui: UiSettings) -> bool:
+        """Make `ui` and the store agree: the store's values win, missing ones are seeded from
+        `ui`. Returns whether `ui` changed (its file should then be saved)."""
+        async with self.store.unit_of_work() as uow:
+            values = await uow.shop.settings()
+            await self._seed(uow.shop, ui, values, by=self.by)
+        changed = _adopt(ui, values)
+        if changed:
+            logger.info("the shop's shared settings (PIN, name) were taken from the store")
+        return changed
+
+    @staticmethod
+    async def _seed(shop: ShopStore, ui: UiSettings, values: dict[str, str], *, by: str) -> None:
+        for key, value in _local(ui).items():
+            if key not in values:
+                await shop.set_setting(key, value, by=by)
+                values[key] = value
+
+    async def publish(self, ui: UiSettings) -> None:
+        """The settings changed here: every counter follows (the PIN at its next check)."""
+        async with self.store.unit_of_work() as uow:
+            for key, value in _local(ui).items():
+                await uow.shop.set_setting(key, value, by=self.by)
+
+    async def pin_hash(self) -> str | None:
+        """The shop's supervisor PIN hash as the store holds it now (None: no PIN)."""
+        values = await self.store.shop.settings()
+        return values.get(PIN_KEY) or None
+
+
+__all__ = ["NAME_KEY", "PIN_KEY", "ShopSettings"]
