@@ -210,3 +210,28 @@ def test_charging_benchmark_runs_every_path_beside_its_floor() -> None:
     ):
         assert out.count(path) == 2, f"{path!r} not measured at both concurrencies:\n{out}"
     assert out.count("token requests per run of 2 charges: [1]") == 2, out
+
+
+@pytest.mark.pg
+def test_event_list_benchmark_paints_rows_from_the_shared_store(pg_url: str) -> None:
+    out = _run("event_list_pg.py", "--events", "1000", "--pg", pg_url, "--repeat", "1")
+    assert "event list over 1,000 events on PostgreSQL" in out
+    assert re.search(r"first paint with rows\s+[\d.]+ ms median", out), out
+    assert re.search(r"longest GUI-thread block\s+[\d.]+ ms median", out), out
+    assert re.search(r"rows in the first page\s+200\b", out), out
+    assert re.search(r"last page by OFFSET 800\s+[\d.]+ ms", out), out
+
+
+@pytest.mark.pg
+def test_inbox_benchmark_measures_the_shared_store_beside_its_baselines(pg_url: str) -> None:
+    out = _run(
+        "webhook_inbox.py",
+        *("--duration", "0.5", "--warmup", "0", "--connections", "2", "--pg", pg_url),
+    )
+    rows = {
+        match[1]: (float(match[2]), int(match[3]))
+        for match in re.finditer(r"^\s+2\s+(bare|full|pg)\s+(\d+)\s+\S+\s+\S+\s+(\d+)", out, re.M)
+    }
+    assert set(rows) == {"bare", "full", "pg"}, out
+    assert all(rate > 0 and errors == 0 for rate, errors in rows.values()), out
+    assert "PostgreSQL inbox" in out

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -153,3 +155,28 @@ def test_every_acknowledged_delivery_survives_a_sigkill_mid_burst(
     assert set(acked) <= stored
     # Whole batches only: the killed batch left nothing half-written.
     assert len(stored) % 20 == 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.expected_errors(r"the charge state machine failed")
+async def test_an_applier_that_waits_for_more_than_the_store_is_refused_not_run_later(
+    address: StoreAddress, pg_url: str
+) -> None:
+    # The batch holds the shop's write lock: an applier may wait for its store and nothing
+    # else. One that would suspend is stopped there; its delivery is kept, marked not applied.
+    async def waits(charges: Any, update: Any, ref: str) -> None:
+        await asyncio.sleep(0)
+
+    batches = PgDeliveryBatches(address, None)
+    await batches.open()
+    try:
+        update = charges_tests.webhook("charge-000009", "PAID", "2026-05-04T10:00:05Z")
+        (result,) = await batches.commit([Delivery(_event(b'{"c": 3}'), update)], waits)
+        assert result.merge_outcome is not None
+        assert result.merge_outcome.code == ReasonCode.INBOX_NOT_APPLIED
+        assert "waited for something other than the store" in str(result.merge_outcome.args)
+        with psycopg.connect(pg_url) as other:
+            assert other.execute("SELECT count(*) FROM webhook_event").fetchone() == (1,)
+            assert PgChargeRepository(other).charge("charge-000009") is None
+    finally:
+        await batches.close()

@@ -14,6 +14,7 @@ insertion sequence (PostgreSQL has no rowid), and claims of due checks with
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -49,8 +50,13 @@ _CASE_PARAM = re.compile(r"CASE WHEN (:\w+) THEN")
 _IS_VALUE = re.compile(r"(\b\w+\.\w+) IS (excluded\.\w+)")
 
 
+@functools.lru_cache(maxsize=1024)
 def translate(sql: str) -> tuple[str, str | None]:
-    """The embedded store's SQL in PostgreSQL's words, and the table whose new id to return."""
+    """The embedded store's SQL in PostgreSQL's words, and the table whose new id to return.
+
+    Kept per statement text (the repository says a small set of statements over and over; the
+    cache bounds the rest): five regular expressions, ≈ 50 µs, on every statement the inbox
+    ran cost it about half a millisecond per delivery."""
     sql = _MAX2.sub(r"GREATEST(\1, \2)", sql)
     sql = _CASE_PARAM.sub(r"CASE WHEN \1 <> 0 THEN", sql)
     sql = _IS_VALUE.sub(r"\1 IS NOT DISTINCT FROM \2", sql)

@@ -9,6 +9,7 @@ to date in the delivery's own transaction, so there is no unindexed tail to scan
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import re
@@ -48,6 +49,7 @@ _FULL_COLUMNS = _SUMMARY_COLUMNS + ", body_sha256, content_type, remote, headers
 _NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
 
+@functools.lru_cache(maxsize=1024)
 def pg_params(sql: str) -> str:
     """`:name` placeholders (the embedded store's style, which EventFilter writes) as psycopg's
     `%(name)s`; `::type` casts are left alone."""

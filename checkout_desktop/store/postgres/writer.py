@@ -1,13 +1,18 @@
 """The PostgreSQL half of the inbox's group commit: a batch of deliveries, one durable commit.
 
 The same job as the SQLite half (`store/sqlite/writer.py`), with the same interface, for the
-counter that holds the shop's inbox on a shared store. Each of a batch's statements and its
-COMMIT runs on this half's own thread — each is a round trip to the server, which the event
-loop must never wait for — while the loop awaits them and runs the charge applier through the
-same connection; the commit returns only once the server has made it durable
-(`synchronous_commit = on`), and only then is any delivery of the batch acknowledged.
-The batch takes the store-wide write lock first, as every unit of work does, so ids grow in
-commit order and `watch` on every counter sees each delivery once.
+counter that holds the shop's inbox on a shared store. A whole batch — its statements, the
+charge applier's reads and writes, and its COMMIT — runs as one job on this half's own thread,
+where each statement's round trip to the server waits without holding the event loop; the
+loop awaits the job once. (A job per statement, a dozen per delivery, took about twice the
+CPU per delivery and half the throughput: `benchmarks/webhook_inbox.py --pg auto`.) The
+applier is a coroutine function of the store ports; on the thread it runs to its end at once,
+over the batch's connection, since it waits for nothing but that connection (as
+`ChargeApplier` requires).
+The commit returns only once the server has made it durable (`synchronous_commit = on`), and
+only then is any delivery of the batch acknowledged. The batch takes the store-wide write lock
+first, as every unit of work does, so ids grow in commit order and `watch` on every counter
+sees each delivery once.
 
 PostgreSQL keeps its trigram search index up to date in the batch's own transaction: there is
 no index to fill afterwards.
@@ -19,7 +24,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -36,7 +41,6 @@ from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.charges import PgChargeRepository, begin_write
 from checkout_desktop.store.postgres.events import PgEventRepository
-from checkout_desktop.store.postgres.store import BoundRepository
 
 if TYPE_CHECKING:
     import psycopg
@@ -141,41 +145,48 @@ class PgDeliveryBatches:
     ) -> list[WriteResult]:
         """Store the deliveries (applying the accepted ones) in one durable commit.
 
-        Raises what the store raised; nothing of the batch is then stored. Every statement is
-        a job on this half's thread; the loop only awaits them (and runs the applier, which
-        reads and writes through the same connection, inside the batch's transaction).
+        Raises what the store raised; nothing of the batch is then stored. The whole batch is
+        one job on this half's thread; the loop only awaits it.
         """
         import psycopg
 
         conn = self._require()
         try:
-            await self.call(begin_write, conn, relaxed=False)
-            results = [await self._store(conn, delivery, applier) for delivery in deliveries]
-            await self.call(conn.commit)
+            return await self.call(self._commit_here, conn, deliveries, applier)
         except psycopg.OperationalError as exc:
-            await self.call(_rollback_quietly, conn)
             raise db.describe_error(self._address, exc) from None
+
+    def _commit_here(
+        self,
+        conn: psycopg.Connection[Any],
+        deliveries: Sequence[Delivery],
+        applier: ChargeApplier | None,
+    ) -> list[WriteResult]:
+        try:
+            begin_write(conn, relaxed=False)
+            results = [self._store(conn, delivery, applier) for delivery in deliveries]
+            conn.commit()
         except BaseException:
-            await self.call(_rollback_quietly, conn)
+            _rollback_quietly(conn)
             raise
         return results
 
-    async def _store(
+    def _store(
         self, conn: psycopg.Connection[Any], delivery: Delivery, applier: ChargeApplier | None
     ) -> WriteResult:
         repo = PgEventRepository(conn)
         event = delivery.event
         if event.verdict != Verdict.QUARANTINED:
-            first = await self.call(repo.first_delivery_of, event.body_sha256)
+            first = repo.first_delivery_of(event.body_sha256)
             if first is not None:
                 event = replace(event, verdict=Verdict.DUPLICATE, duplicate_of=first)
-        event_id = await self.call(repo.insert, event)
+        event_id = repo.insert(event)
         if event.verdict == Verdict.SELF_TEST:
-            await self.call(repo.prune_self_tests)
+            repo.prune_self_tests()
         applied: Applied | None = None
         if event.verdict == Verdict.ACCEPTED and delivery.update is not None and applier:
-            applied = await self._apply(conn, applier, delivery.update, event_id)
-            await self.call(repo.set_merge_outcome, event_id, applied.outcome)
+            applied = self._apply(conn, applier, delivery.update, event_id)
+            repo.set_merge_outcome(event_id, applied.outcome)
         return WriteResult(
             event_id=event_id,
             verdict=event.verdict,
@@ -184,7 +195,7 @@ class PgDeliveryBatches:
             published=() if applied is None else applied.events,
         )
 
-    async def _apply(
+    def _apply(
         self,
         conn: psycopg.Connection[Any],
         applier: ChargeApplier,
@@ -193,19 +204,19 @@ class PgDeliveryBatches:
     ) -> Applied:
         # A savepoint keeps the event row when the state machine fails on it: the delivery is
         # stored (and acknowledged), and the failure is recorded with it for a later replay.
-        await self.call(conn.execute, "SAVEPOINT apply_update")
-        charges = cast(ChargeStore, BoundRepository(self, PgChargeRepository(conn)))
+        conn.execute("SAVEPOINT apply_update")
+        charges = cast(ChargeStore, _Direct(PgChargeRepository(conn)))
         try:
             returned = applier(charges, update, f"webhook_event:{event_id}")
             if inspect.isawaitable(returned):
-                returned = await returned
+                returned = _at_once(returned)
         except Exception as exc:
-            await self.call(conn.execute, "ROLLBACK TO SAVEPOINT apply_update")
-            await self.call(conn.execute, "RELEASE SAVEPOINT apply_update")
+            conn.execute("ROLLBACK TO SAVEPOINT apply_update")
+            conn.execute("RELEASE SAVEPOINT apply_update")
             logger.exception("the charge state machine failed on webhook event %d", event_id)
             error = f"{type(exc).__name__}: {exc}"[:_MAX_OUTCOME]
             return Applied(Reason.of(ReasonCode.INBOX_NOT_APPLIED, error=error))
-        await self.call(conn.execute, "RELEASE SAVEPOINT apply_update")
+        conn.execute("RELEASE SAVEPOINT apply_update")
         if returned is None:
             return Applied(Reason.of(ReasonCode.INBOX_APPLIED_BARE))
         if isinstance(returned, Reason):
@@ -224,6 +235,39 @@ class PgDeliveryBatches:
             return newest, newest
 
         return await asyncio.get_running_loop().run_in_executor(executor, latest)
+
+
+class _Direct:
+    """A repository's methods as coroutines that run at once, on the calling thread: the
+    applier's store on the writer's thread, where waiting for the server is what it is for."""
+
+    def __init__(self, repo: Any) -> None:
+        self._repo = repo
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self._repo, name)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            return method(*args, **kwargs)
+
+        return call
+
+
+async def _awaited(returned: Awaitable[T]) -> T:
+    return await returned
+
+
+def _at_once(returned: Awaitable[T]) -> T:
+    """The applier's result, its coroutine run to the end here and now: over `_Direct` every
+    await it makes completes at once, so it never suspends; one that would (it waits for
+    something other than the store) is refused rather than left holding the write lock."""
+    coro = _awaited(returned)
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return cast(T, done.value)
+    coro.close()
+    raise RuntimeError("the charge applier waited for something other than the store")
 
 
 def _rollback_quietly(conn: psycopg.Connection[Any]) -> None:
