@@ -37,6 +37,7 @@ from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.listener_notice import ListenerFailureNotice
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.problem_banner import ProblemBanner
+from checkout_desktop.ui.qr_texts import late_payment_notice
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
 
@@ -343,6 +344,11 @@ class MainWindow(QMainWindow):
             self.events_panel.notify_stored(event.event_id)
 
     def _on_charge_changed(self, event: ChargeChanged) -> None:
+        late = late_payment_notice(event.merchant_charge_id, event.changes)
+        if late is not None:
+            # Money came in for a QR the screen had let go: the clerk must know, whatever
+            # the charge screen shows now.
+            self.statusBar().showMessage(late, 120_000)
         if event.status == event.previous_status or not self.isMinimized():
             return
         title = self.tr("Charge {id}").format(id=event.merchant_charge_id)

@@ -1549,6 +1549,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>Production</source>
         <translation>Produção</translation>
     </message>
+    <message>
+        <source>Awaiting payment</source>
+        <translation>Aguardando pagamento</translation>
+    </message>
 </context>
 <context>
     <name>Launch</name>
@@ -1754,6 +1758,13 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>The stored supervisor PIN cannot be read; set the PIN again in Settings.</source>
         <translation>O PIN do supervisor guardado não pode ser lido; defina o PIN de novo em Configurações.</translation>
+    </message>
+</context>
+<context>
+    <name>QrNotice</name>
+    <message>
+        <source>The {kind} QR of charge {id} was paid after it had ended: the money is in. Refund it from the History if the sale was paid another way.</source>
+        <translation>O QR {kind} da cobrança {id} foi pago depois de encerrado: o dinheiro entrou. Estorne-o pelo Histórico se a venda foi paga de outra forma.</translation>
     </message>
 </context>
 <context>
@@ -3802,6 +3813,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>{context}: {what}</translation>
     </message>
     <message>
+        <source>The service has this {kind} QR ({status}); attempt resolved.</source>
+        <translation>O serviço tem este QR {kind} ({status}); tentativa resolvida.</translation>
+    </message>
+    <message>
         <source>More details of the charge arrived; its status stays {status}.</source>
         <translation>Chegaram mais detalhes da cobrança; a situação continua {status}.</translation>
     </message>
@@ -3840,6 +3855,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>changes: {changes}</source>
         <translation>mudanças: {changes}</translation>
+    </message>
+    <message>
+        <source>The customer&apos;s payment landed after the {kind} QR had ended; refund it if the sale was paid another way.</source>
+        <translation>O pagamento do cliente chegou depois que o QR {kind} foi encerrado; estorne-o se a venda foi paga de outra forma.</translation>
     </message>
     <message>
         <source>The {kind} QR was created; it awaits the customer&apos;s payment.</source>

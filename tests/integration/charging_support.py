@@ -10,9 +10,10 @@ import logging
 import sqlite3
 import ssl
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from checkout_desktop.domain.enums import TokenFieldSpelling
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.three_ds import BrowserInfo
+from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
@@ -206,6 +208,7 @@ async def charging_stack(
     policy: CheckPolicy | None = None,
     token_field: TokenFieldSpelling = "temporaryCardToken",
     profile: str = "builtin-sandbox",
+    clock: Callable[[], datetime] = utc_now,
 ) -> AsyncIterator[Stack]:
     """A charge service on a sandbox. The card-token spelling starts as a new profile's does,
     unless a test gives the one a profile has learned already."""
@@ -237,12 +240,13 @@ async def charging_stack(
             device=DeviceIdentity("terminal-test"),
         )
         service = ChargeService(
-            store=SqliteStore(conn),
+            store=SqliteStore(conn, clock=clock),
             client=client,
             profile=profile,
             events=events,
             policy=policy,
             unknown_grace_s=unknown_grace_s,
+            clock=clock,
         )
         try:
             yield Stack(http, tokens, client, service, conn, events, statuses, calls)

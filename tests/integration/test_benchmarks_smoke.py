@@ -304,3 +304,21 @@ def test_inbox_benchmark_measures_the_inbox_and_its_baseline_in_rotated_rounds()
         r"2 connections: full path \d+% of bare throughput \(per round \d+%, \d+%\)", out
     )
     assert "throughput goal (>= 50% of bare)" in out
+
+
+@pytest.mark.slow
+def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline() -> None:
+    out = _run("qr_paid_to_screen.py", "--rate", "80", "--seconds", "1")
+    head = re.search(
+        r"sent (\d+), acknowledged (\d+), paid QRs (\d+), errors (\d+), QRs paid before", out
+    )
+    assert head is not None, out
+    sent, acked, paid, errors = (int(head[i]) for i in range(1, 5))
+    assert sent == acked == 80 and paid == 2 and errors == 0, out
+    for label in ("Paid on panel", "Paid on display", "Paid on both", "row painted"):
+        figure = re.search(rf"POST → {label}\s+p50\s+[\d.]+ ms\s+p99\s+[\d.]+ ms.*\(n=(\d+)\)", out)
+        assert figure is not None and int(figure[1]) >= 1, f"{label!r} not measured:\n{out}"
+    names = [
+        line.split(":", 1)[0].strip() for line in out.splitlines() if GOAL_VERDICT.search(line)
+    ]
+    assert names == ["POST → Paid on both, p99", "longest main-thread stall"], out
