@@ -895,6 +895,7 @@ class ChargeScreen(QWidget):
             self.sale.clear()
             self._render_cards()
         self.cards_box.setVisible(not qr)
+        self.form.set_card_terms(not qr)
         self.qr_hint.setVisible(qr)
         if kind == PIX:
             self.qr_hint.setText(

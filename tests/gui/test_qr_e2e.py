@@ -105,6 +105,7 @@ def qr_sale(shop: Shop, kind: str, amount: int) -> ChargeOutcome:
     QTest.keyClick(screen, KEYS[kind], Qt.KeyboardModifier.ControlModifier)
     assert screen.tender_bar.kind == kind
     assert not screen.cards_box.isVisible() and screen.qr_hint.isVisible()
+    assert not screen.form.late_capture.isEnabled() and not screen.form.installments.isEnabled()
     assert display(shop).amount.text() == format_money(amount)
     outcomes: list[ChargeOutcome] = []
     screen.charge_finished.connect(outcomes.append)

@@ -346,3 +346,37 @@ async def test_a_qr_whose_expiry_notification_never_comes_is_asked_about_around_
         assert all(phase == QrPhase.AWAITING for _, _, phase in checks[:-1])
         assert (await service.can_start_charge("sale-e")).allowed
     assert list(sandbox.state.qr_charges) == [mcid]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", [WALLET, PIX])
+async def test_the_sandbox_expires_a_qr_by_itself_when_its_time_runs_out_and_says_so(
+    sandbox: SandboxServer, tmp_path: Path, kind: str
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
+        waiting = await stack.service.charge(
+            sale_id="sale-t", request=qr_request(kind), tenders=qr_tenders(kind)
+        )
+        mcid = waiting.merchant_charge_id
+        charge = sandbox.state.qr_charges[mcid]
+        # Not a moment early: a second before its time the QR still waits.
+        sandbox.clock.advance((charge.expires_at - sandbox.clock.now()).total_seconds() - 1)
+        await sandbox.sleep_unless_stopping(0.5)
+        assert charge.awaiting
+        # Its time runs out: the sandbox ends it alone (no admin call) and notifies.
+        sandbox.clock.advance(1)
+        for _ in range(100):
+            if not charge.awaiting:
+                break
+            await sandbox.sleep_unless_stopping(0.05)
+        assert not charge.awaiting and charge.txn_status == TransactionStatus.EXPIRED
+        statuses = [
+            n.body["data"]["transactions"][0]["status"]
+            for n in sandbox.state.notifications
+            if n.merchant_charge_id == mcid
+        ]
+        assert statuses == ["PENDING", "EXPIRED"]
+        gone = await stack.service.refresh(mcid)
+        assert qr_phase(gone.state) == QrPhase.EXPIRED
+        assert (await stack.service.can_start_charge("sale-t")).allowed
