@@ -390,6 +390,8 @@ def test_3ds_frictionless_card_is_paid_with_one_status_at_a_time(shop: Shop) -> 
         spin_until(
             lambda: "3DS approved" in screen.result.three_ds.text(), "the 3DS status on screen"
         )
+        # Said once: the label names 3DS itself.
+        assert screen.result.three_ds.text() == "3DS approved"
 
 
 @pytest.mark.parametrize(
