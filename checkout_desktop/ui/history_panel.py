@@ -62,6 +62,7 @@ from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text, pending_text
 from checkout_desktop.ui.problem_texts import stored_pin_text
+from checkout_desktop.ui.qr_texts import qr_refund_words
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 from checkout_desktop.ui.timeline_text import developer_detail, plain_detail, who_label
@@ -927,6 +928,10 @@ class HistoryPanel(QWidget):
             self.message.setText(text)
             self.message.setStyleSheet("color: #6b6b6b;")
         self.refund_button.setEnabled(refundable and not busy)
+        words = None if record is None else qr_refund_words(record)
+        self.refund_button.setText(
+            words.button if words is not None and words.button else self.tr("Re&fund…")
+        )
         self.capture_button.setEnabled(capturable and not busy)
         self.query_button.setEnabled(has and not busy and not read_only)
         self.events_button.setEnabled(has)
@@ -982,15 +987,23 @@ class HistoryPanel(QWidget):
         maximum = view.refundable
         if maximum <= 0:
             return
+        qr = qr_refund_words(record)
         before_capture = record.status == ChargeStatus.PRE_AUTHORIZED
-        explanation = self.tr(
-            "Refund charge {id} ({cards}). Money goes back to the customer's card; this "
-            "cannot be undone."
-        ).format(id=record.merchant_charge_id, cards=cards_text(record))
-        if before_capture:
-            explanation += " " + self.tr("It is not captured yet: this cancels the authorization.")
+        if qr is not None:
+            # A QR's own words: a waiting QR is cancelled, a paid one goes back to its payer.
+            title, explanation, before_capture = qr.title, qr.explanation, qr.cancels
+        else:
+            title = self.tr("Refund")
+            explanation = self.tr(
+                "Refund charge {id} ({cards}). Money goes back to the customer's card; this "
+                "cannot be undone."
+            ).format(id=record.merchant_charge_id, cards=cards_text(record))
+            if before_capture:
+                explanation += " " + self.tr(
+                    "It is not captured yet: this cancels the authorization."
+                )
         self.dialog = MoneyActionDialog(
-            title=self.tr("Refund"),
+            title=title,
             explanation=explanation,
             maximum=maximum,
             pin_hash=self._pin_hash(),
@@ -998,10 +1011,11 @@ class HistoryPanel(QWidget):
             parent=self,
         )
         mcid = record.merchant_charge_id
-        self.dialog.accepted.connect(lambda: self._refund(mcid))
+        cancels = qr is not None and qr.cancels
+        self.dialog.accepted.connect(lambda: self._refund(mcid, cancels_qr=cancels))
         self.dialog.open()
 
-    def _refund(self, merchant_charge_id: str) -> None:
+    def _refund(self, merchant_charge_id: str, *, cancels_qr: bool = False) -> None:
         assert self.dialog is not None
         amount = self.dialog.amount.centavos()
         # The service checks the PIN again: the dialog's check is only the quick answer.
@@ -1010,8 +1024,11 @@ class HistoryPanel(QWidget):
             "refund",
             merchant_charge_id,
             lambda: self._service.refund(merchant_charge_id, amount, pin=pin),
-            done=self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
-            refunded=amount,
+            done=self.tr("QR cancelled.")
+            if cancels_qr
+            else self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
+            # A cancelled QR moved no money: no refund receipt follows it.
+            refunded=None if cancels_qr else amount,
         )
 
     def ask_capture(self) -> None:
