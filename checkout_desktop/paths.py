@@ -53,20 +53,65 @@ def tighten(path: Path) -> None:
 
     A symlink (its target is someone else's file), a file of another user, and a file already
     stricter than 0600 (a deliberately read-only 0400 store) are left as they are.
+
+    Safe on a file this process holds locks on (the store, its -wal and -shm): where the
+    system allows it the file is reached through a path-only descriptor, whose close leaves
+    the process's POSIX locks alone; an ordinary descriptor's close would release them all.
     """
     if not _POSIX:
         return
+    path_only = getattr(os, "O_PATH", 0)
+    if path_only and os.path.isdir("/proc/self/fd"):
+        _tighten_through_path_only(path, path_only)
+    elif os.chmod in os.supports_follow_symlinks:
+        _tighten_without_following(path)
+    else:
+        _tighten_through_descriptor(path)
+
+
+def _owner_only(info: os.stat_result) -> int | None:
+    """The mode to set, or None when the file is to be left as it is."""
+    mode = stat.S_IMODE(info.st_mode)
+    if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and mode & 0o077:
+        return mode & 0o700
+    return None
+
+
+def _tighten_through_path_only(path: Path, path_only: int) -> None:
     try:
         # The checks and the change run on the opened file itself: a file swapped for a
         # symlink in between is not followed (O_NOFOLLOW), so only this file can change.
+        fd = os.open(path, path_only | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        wanted = _owner_only(os.fstat(fd))
+        if wanted is not None:
+            # A path-only descriptor cannot be chmodded directly; its /proc entry reaches the
+            # very file it holds.
+            os.chmod(f"/proc/self/fd/{fd}", wanted)
+    finally:
+        os.close(fd)
+
+
+def _tighten_without_following(path: Path) -> None:
+    try:
+        wanted = _owner_only(os.lstat(path))
+        if wanted is not None:
+            os.chmod(path, wanted, follow_symlinks=False)
+    except OSError:
+        return
+
+
+def _tighten_through_descriptor(path: Path) -> None:
+    try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return
     try:
-        info = os.fstat(fd)
-        mode = stat.S_IMODE(info.st_mode)
-        if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and mode & 0o077:
-            os.fchmod(fd, mode & 0o700)
+        wanted = _owner_only(os.fstat(fd))
+        if wanted is not None:
+            os.fchmod(fd, wanted)
     finally:
         os.close(fd)
 

@@ -59,11 +59,14 @@ class ChargeViews:
         """One charge with its customer, if it matches the search (a row kept up to date)."""
         return await self._store.charges.matching_charge(query, merchant_charge_id)
 
-    async def recent_customers(self, *, limit: int = 20) -> list[CustomerRecord]:
-        """The customers charged most recently, newest first (none when the store cannot be
-        read: offering them is a convenience, the sale goes on without)."""
+    async def recent_customers(
+        self, *, limit: int = 20, profile: str | None = None
+    ) -> list[CustomerRecord]:
+        """The customers charged most recently, newest first, only `profile`'s when given (none
+        when the store cannot be read: offering them is a convenience, the sale goes on
+        without)."""
         try:
-            return await self._store.charges.recent_customers(limit=limit)
+            return await self._store.charges.recent_customers(limit=limit, profile=profile)
         except Exception as exc:  # whatever the backend raised: the form simply offers none
             logger.warning("the recent customers could not be read: %s", exc)
             return []

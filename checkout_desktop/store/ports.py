@@ -185,8 +185,11 @@ class ChargeReads(Protocol):
         date), else None."""
         ...
 
-    async def recent_customers(self, *, limit: int = 20) -> list[CustomerRecord]:
-        """The customers charged most recently, newest first."""
+    async def recent_customers(
+        self, *, limit: int = 20, profile: str | None = None
+    ) -> list[CustomerRecord]:
+        """The customers charged most recently, newest first; only those charged in
+        `profile`'s environment when one is given."""
         ...
 
     async def day_totals(

@@ -771,7 +771,11 @@ class ChargeScreen(QWidget):
 
     def offer_recent_customers(self) -> None:
         """The customers the CPF/CNPJ field offers, as the store has them now."""
-        read(self._views.recent_customers(), self.form.set_recent_customers)
+        # Only this environment's: a sandbox's test customers are not offered at a real sale.
+        read(
+            self._views.recent_customers(profile=self._service.profile),
+            self.form.set_recent_customers,
+        )
 
     def new_sale(self) -> None:
         """Start the next sale (refused while a charge is in flight)."""

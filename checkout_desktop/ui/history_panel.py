@@ -62,7 +62,7 @@ from checkout_desktop.ui.money_texts import money_error_text, pending_text
 from checkout_desktop.ui.problem_texts import stored_pin_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
-from checkout_desktop.ui.timeline_text import developer_detail, plain_detail
+from checkout_desktop.ui.timeline_text import developer_detail, plain_detail, who_label
 
 logger = logging.getLogger(__name__)
 
@@ -378,9 +378,26 @@ class HistoryPanel(QWidget):
         self.timeline_view.verticalHeader().setDefaultSectionSize(
             self.timeline_view.fontMetrics().height() + 8
         )
-        self.timeline_view.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((150, 190, 520)):
-            self.timeline_view.horizontalHeader().resizeSection(column, width)
+        # The sentence takes what the date, the source and the status leave (its tooltip has
+        # the whole detail), so the status stays in view on a 1024-pixel screen.
+        header = self.timeline_view.horizontalHeader()
+        header.setStretchLastSection(False)
+        metrics = self.timeline_view.fontMetrics()
+        pad = 2 * metrics.averageCharWidth()
+        sources = ("request", "reply", "webhook", "reconciliation", "3ds", "system")
+        timeline_widths = {
+            "recorded": metrics.horizontalAdvance("00/00/0000 00:00:00") + pad,
+            "source": max(metrics.horizontalAdvance(who_label(s)) for s in sources) + pad,
+            "status": max(metrics.horizontalAdvance(status_label(s.value)) for s in ChargeStatus)
+            + pad,
+        }
+        for name, width in timeline_widths.items():
+            column = TimelineModel.COLUMNS.index(name)
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(
+            TimelineModel.COLUMNS.index("what"), QHeaderView.ResizeMode.Stretch
+        )
         self.timeline_detail = QPlainTextEdit(self)
         self.timeline_detail.setObjectName("timelineDetail")
         self.timeline_detail.setReadOnly(True)

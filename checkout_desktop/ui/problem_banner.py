@@ -2,7 +2,10 @@
 
 The status bar says the same in small type; the banner is for the clerk, who must learn that a
 sale cannot go through before a customer is at the counter, not at the first failed charge.
-Each problem has its own line and goes away by itself when its cause is gone.
+Each problem has its own line and goes away by itself when its cause is gone. A problem can
+have several sources (a refused token and the periodic reachability probe both speak of the
+service): the line stays while any of them still says so, and a source clears only what it
+said — except that the service or the card form answering clears the probe's word about it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from enum import IntEnum
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from checkout_desktop.doctor.probe import Reachability, ServiceReachabilityChanged
 from checkout_desktop.domain.charge_events import TokenStateChanged, TokenStatus
 from checkout_desktop.domain.inbox_events import (
     HealthLevel,
@@ -36,6 +40,15 @@ class Problem(IntEnum):
     INBOX = 3
 
 
+class Source(IntEnum):
+    """Who said there is a problem."""
+
+    TOKEN = 1
+    CARD_PAGE = 2
+    LISTENER = 3
+    PROBE = 4
+
+
 class ProblemBanner(QFrame):
     """One line per current problem; hidden when there is none."""
 
@@ -57,7 +70,9 @@ class ProblemBanner(QFrame):
         self._rows: dict[Problem, QWidget] = {}
         self._card_page = card_page
         self._listening = False
+        self._causes: dict[Problem, dict[Source, tuple[str, str]]] = {}
         adapter.token_state_changed.connect(self.on_token_state)
+        adapter.service_reachability_changed.connect(self.on_reachability)
         adapter.listener_state_changed.connect(self.on_listener_state)
         adapter.listener_health_changed.connect(self.on_health)
         if card_page is not None:
@@ -69,8 +84,16 @@ class ProblemBanner(QFrame):
     def problems(self) -> list[Problem]:
         return sorted(self.lines)
 
-    def _set(self, problem: Problem, text: str | None, detail: str = "") -> None:
+    def _set(self, problem: Problem, source: Source, text: str | None, detail: str = "") -> None:
+        causes = self._causes.setdefault(problem, {})
         if text is None:
+            causes.pop(source, None)
+        else:
+            causes[source] = (text, detail)
+        self._show(problem, causes[max(causes)] if causes else None)
+
+    def _show(self, problem: Problem, said: tuple[str, str] | None) -> None:
+        if said is None:
             row = self._rows.pop(problem, None)
             if row is not None:
                 self._layout.removeWidget(row)
@@ -80,8 +103,8 @@ class ProblemBanner(QFrame):
             label = self.lines.get(problem)
             if label is None:
                 label = self._add_row(problem)
-            label.setText(text)
-            label.setToolTip(detail)
+            label.setText(said[0])
+            label.setToolTip(said[1])
         self.setVisible(bool(self.lines))
 
     def _add_row(self, problem: Problem) -> QLabel:
@@ -107,6 +130,7 @@ class ProblemBanner(QFrame):
         if event.status == TokenStatus.FAILED:
             self._set(
                 Problem.SERVICE,
+                Source.TOKEN,
                 self.tr(
                     "The terminal cannot reach the payment service, so no sale can be charged "
                     "now. Check the internet connection and the credentials in Settings."
@@ -114,14 +138,18 @@ class ProblemBanner(QFrame):
                 reason_text(event.error),
             )
         elif event.status == TokenStatus.VALID:
-            self._set(Problem.SERVICE, None)
+            # The service answered: older word from the probe is out of date too.
+            self._set(Problem.SERVICE, Source.TOKEN, None)
+            self._set(Problem.SERVICE, Source.PROBE, None)
 
     def on_card_form(self, working: bool, why: Reason | None) -> None:
         if working:
-            self._set(Problem.CARD_FORM, None)
+            self._set(Problem.CARD_FORM, Source.CARD_PAGE, None)
+            self._set(Problem.CARD_FORM, Source.PROBE, None)
             return
         self._set(
             Problem.CARD_FORM,
+            Source.CARD_PAGE,
             self.tr(
                 "The card form did not load, so cards cannot be typed now. Check the internet "
                 "connection, then try again."
@@ -134,6 +162,7 @@ class ProblemBanner(QFrame):
         if event.state == ListenerState.FAILED:
             self._set(
                 Problem.INBOX,
+                Source.LISTENER,
                 self.tr(
                     "Payment notifications cannot arrive (the inbox did not start). Sales still "
                     "work; their final status is asked of the service instead."
@@ -141,7 +170,7 @@ class ProblemBanner(QFrame):
                 event.reason or "",
             )
         elif self._listening:
-            self._set(Problem.INBOX, None)
+            self._set(Problem.INBOX, Source.LISTENER, None)
 
     def on_health(self, event: ListenerHealthChanged) -> None:
         if not self._listening:
@@ -149,6 +178,7 @@ class ProblemBanner(QFrame):
         if event.level == HealthLevel.DOWN:
             self._set(
                 Problem.INBOX,
+                Source.LISTENER,
                 self.tr(
                     "Payment notifications are not arriving. Sales still work; their final "
                     "status is asked of the service instead."
@@ -156,4 +186,35 @@ class ProblemBanner(QFrame):
                 reason_text(event.reason),
             )
         else:
-            self._set(Problem.INBOX, None)
+            self._set(Problem.INBOX, Source.LISTENER, None)
+
+    def on_reachability(self, event: ServiceReachabilityChanged) -> None:
+        """The periodic probe of the service's hosts: an offline terminal is shown before the
+        first sale, not at it."""
+        from checkout_desktop.ui.doctor_text import host_state_text
+
+        if event.level == Reachability.UNREACHABLE:
+            self._set(
+                Problem.SERVICE,
+                Source.PROBE,
+                self.tr(
+                    "The payment service does not answer, so no sale can be charged now. "
+                    "Check the internet connection."
+                ),
+                host_state_text(event.api, self.tr("Payment service")),
+            )
+        else:
+            self._set(Problem.SERVICE, Source.PROBE, None)
+        sdk = event.sdk
+        if sdk is not None and sdk.failure is not None:
+            self._set(
+                Problem.CARD_FORM,
+                Source.PROBE,
+                self.tr(
+                    "The card form's service does not answer, so cards cannot be typed now. "
+                    "Check the internet connection."
+                ),
+                host_state_text(sdk, self.tr("Card form service")),
+            )
+        else:
+            self._set(Problem.CARD_FORM, Source.PROBE, None)

@@ -1701,6 +1701,22 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>Payment notifications are not arriving. Sales still work; their final status is asked of the service instead.</source>
         <translation>As notificações de pagamento não estão chegando. As vendas continuam funcionando; o status final é consultado no serviço.</translation>
     </message>
+    <message>
+        <source>The payment service does not answer, so no sale can be charged now. Check the internet connection.</source>
+        <translation>O serviço de pagamento não responde, então nenhuma venda pode ser cobrada agora. Confira a conexão com a internet.</translation>
+    </message>
+    <message>
+        <source>Payment service</source>
+        <translation>Serviço de pagamento</translation>
+    </message>
+    <message>
+        <source>The card form&apos;s service does not answer, so cards cannot be typed now. Check the internet connection.</source>
+        <translation>O serviço do formulário do cartão não responde, então não dá para digitar cartões agora. Confira a conexão com a internet.</translation>
+    </message>
+    <message>
+        <source>Card form service</source>
+        <translation>Serviço do formulário de cartão</translation>
+    </message>
 </context>
 <context>
     <name>ProblemTexts</name>

@@ -235,3 +235,23 @@ def test_the_customer_column_is_in_view_on_a_1024_screen(
     index = history.model.index(0, ChargeHistoryModel.COLUMNS.index("charge"))
     needed = history.table.fontMetrics().horizontalAdvance(str(index.data())) + 8
     assert history.table.columnWidth(index.column()) >= needed
+
+
+def test_the_timeline_keeps_its_status_column_in_view_on_a_1024_screen(
+    panel: tuple[HistoryPanel, list[str]], qtbot: Any
+) -> None:
+    history, _ = panel
+    history.resize(1000, 680)
+    history.show()
+    qtbot.waitExposed(history)
+    view = history.timeline_view
+    header = view.horizontalHeader()
+    status = history.timeline.COLUMNS.index("status")
+    what = history.timeline.COLUMNS.index("what")
+    right = header.sectionViewportPosition(status) + header.sectionSize(status)
+    assert right <= view.viewport().width(), (right, view.viewport().width())
+    # The sentence takes what is left, and the sources' names fit their column.
+    assert header.sectionSize(what) >= 250
+    source = history.timeline.COLUMNS.index("source")
+    needed = view.fontMetrics().horizontalAdvance("Terminal consultou o serviço")
+    assert header.sectionSize(source) >= needed

@@ -3,7 +3,7 @@
 The real window charges on the built-in sandbox with a marking translator installed (each
 translation the pt_BR catalogues hold comes back as ⟦…⟧, see tests/gui/pseudo.py). After each
 path a clerk meets — an approved card, a denied card, a gateway error, a pending 3DS charge,
-an unreachable service, and the history, timeline and event list of those charges — every
+an unreachable service (and the banner the reachability probe raises then), and the history, timeline and event list of those charges — every
 visible text of the window (labels, buttons, tabs, status bar, table and list cells, text
 panes) must be marked or data (ids, amounts, times, last four digits, and the values the test
 typed or the service sent). Card numbers are typed into the card page as in test_app_e2e.
@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
+from checkout_desktop.doctor.checks import api_target
+from checkout_desktop.doctor.probe import Reachability, ReachabilityProbe
 from checkout_desktop.domain.documents import UFS
 from checkout_desktop.domain.enums import ChargeStatus, WebhookEventType
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -230,6 +232,22 @@ def test_an_unreachable_service(pseudo_shop: Shop) -> None:
     assert outcome.message.code == ReasonCode.NOT_CHARGED
     assert pseudo_shop.window.charge_screen.result.message.text()
     assert_all_translated(pseudo_shop)
+    # The periodic probe finds both hosts silent: the banner says so above the tabs.
+    banner = pseudo_shop.window.problem_banner
+    nowhere = api_target("http://127.0.0.1:1")
+    probe = ReachabilityProbe(bus=pseudo_shop.terminal.bus, api=nowhere, sdk=nowhere)
+    offline = run(probe.probe_now(), "the reachability probe")
+    assert offline.level == Reachability.UNREACHABLE
+    spin_until(lambda: len(banner.problems()) == 2, "the offline banner")
+    try:
+        assert_all_translated(pseudo_shop, sent=("127.0.0.1",))
+    finally:
+        probe = ReachabilityProbe(
+            bus=pseudo_shop.terminal.bus, api=api_target(endpoints.base_url), sdk=None
+        )
+        assert run(probe.probe_now(), "the probe again").level == Reachability.REACHABLE
+        pseudo_shop.window.charge_screen.card_page.ready.emit()
+        spin_until(lambda: banner.problems() == [], "the banner to go")
 
 
 def test_a_refund_from_the_history_and_the_other_tabs(pseudo_shop: Shop) -> None:

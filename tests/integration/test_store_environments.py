@@ -291,6 +291,24 @@ async def test_customers_are_remembered_newest_first(backend: tuple[Store, Clock
 
 
 @pytest.mark.asyncio
+async def test_recent_customers_are_offered_only_where_they_were_charged(
+    backend: tuple[Store, Clock],
+) -> None:
+    store, clock = backend
+    await sell(store, clock, "real", customer=("Maria da Silva", MARIA))
+    clock.now += timedelta(minutes=5)
+    await sell(store, clock, "test", profile="builtin-sandbox", customer=("João Pereira", JOAO))
+
+    async def offered(profile: str | None) -> list[str]:
+        return [c.document for c in await store.charges.recent_customers(profile=profile)]
+
+    # A sandbox test customer is not offered at a production sale, nor the other way round.
+    assert await offered("production") == [MARIA]
+    assert await offered("builtin-sandbox") == [JOAO]
+    assert await offered(None) == [JOAO, MARIA]
+
+
+@pytest.mark.asyncio
 async def test_each_sqlite_search_starts_from_an_index(tmp_path: Path) -> None:
     """No search walks the environment's charges testing each: every one starts from an index
     that names its few charges (the plan SQLite chose for the search's own statement)."""

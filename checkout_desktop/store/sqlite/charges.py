@@ -277,9 +277,11 @@ class ChargeRepository:
             at=self.now(),
         )
 
-    def recent_customers(self, *, limit: int = 20) -> list[CustomerRecord]:
-        """The customers charged most recently, newest first."""
-        return recent_customers(self.conn, limit=limit)
+    def recent_customers(
+        self, *, limit: int = 20, profile: str | None = None
+    ) -> list[CustomerRecord]:
+        """The customers charged most recently, newest first (only `profile`'s when given)."""
+        return recent_customers(self.conn, limit=limit, profile=profile)
 
     def search_charges(
         self, query: ChargeQuery, *, before: int | None = None, limit: int = 100

@@ -64,11 +64,22 @@ def remember_customer(
     )
 
 
-def recent_customers(conn: sqlite3.Connection, *, limit: int = 20) -> list[CustomerRecord]:
-    """The customers charged most recently, newest first (uses the last-used index)."""
+def recent_customers(
+    conn: sqlite3.Connection, *, limit: int = 20, profile: str | None = None
+) -> list[CustomerRecord]:
+    """The customers charged most recently, newest first (uses the last-used index); only
+    those with a charge in `profile`'s environment when one is given, so a sandbox's test
+    customers are never offered at a real sale (each customer's charges by the customer index)."""
+    mine = (
+        "WHERE EXISTS (SELECT 1 FROM charge WHERE charge.customer_document = customer.document "
+        "AND charge.profile = :profile) "
+        if profile is not None
+        else ""
+    )
     rows = conn.execute(
-        "SELECT * FROM customer ORDER BY last_used_at DESC, document LIMIT :limit",
-        {"limit": limit},
+        f"SELECT * FROM customer {mine}"  # noqa: S608 - constant conditions
+        "ORDER BY last_used_at DESC, document LIMIT :limit",
+        {"limit": limit, "profile": profile},
     ).fetchall()
     return [_customer(r) for r in rows]
 

@@ -46,7 +46,8 @@ WAL_SIZE_LIMIT = 1024 * 1024
 """Bytes of WAL kept after a checkpoint (SQLite truncates the file down to this)."""
 QUICK_CHECK_BUDGET_S = 2.0
 """The start-up integrity check stops after this long (a huge store is not checked whole)."""
-_SQLITE_HEADER = b"SQLite format 3\x00"
+_SQLITE_NOTADB = 26
+"""SQLite's result code for a file that is not a database."""
 # Tables a store written before application_id existed already holds: such a file is ours.
 _OWN_TABLES = frozenset({"webhook_event", "charge"})
 
@@ -93,19 +94,22 @@ def _identify(path: Path) -> None:
         raise StoreUnavailable(f"the store {path} is not a regular file; move it away")
     if info.st_size == 0:
         return
-    with path.open("rb") as handle:
-        header = handle.read(len(_SQLITE_HEADER))
-    if header != _SQLITE_HEADER:
-        raise ForeignStore(
-            f"the file {path} is not an SQLite database, so not a checkout-desktop store; it "
-            "is left untouched: move it away and start again"
-        )
+    # SQLite itself reads the header: a descriptor of our own on the file, once closed, would
+    # release every lock this process's other connections hold on it (POSIX drops them all on
+    # any close), and another process could then delete the WAL they are still writing to.
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
     try:
         app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
         tables = {
             str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorcode", None) != _SQLITE_NOTADB:
+            raise
+        raise ForeignStore(
+            f"the file {path} is not an SQLite database, so not a checkout-desktop store; it "
+            "is left untouched: move it away and start again"
+        ) from None
     finally:
         conn.close()
     if app_id == APPLICATION_ID:

@@ -141,8 +141,10 @@ class SqliteCharges:
     ) -> ChargeRecord | None:
         return self.repo.matching_charge(query, merchant_charge_id)
 
-    async def recent_customers(self, *, limit: int = 20) -> list[CustomerRecord]:
-        return self.repo.recent_customers(limit=limit)
+    async def recent_customers(
+        self, *, limit: int = 20, profile: str | None = None
+    ) -> list[CustomerRecord]:
+        return self.repo.recent_customers(limit=limit, profile=profile)
 
     async def day_totals(
         self, *, start: datetime, end: datetime, profile: str, zone: tzinfo
