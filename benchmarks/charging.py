@@ -382,7 +382,11 @@ def report(charges: int, concurrency: int, runs: Runs) -> None:
     cpu_bare = statistics.median(r.client_cpu_ms for r in bares)
     floor_median = statistics.median(r.median_ms for r in floors)
     cpu_floor = statistics.median(r.client_cpu_ms for r in floors)
+    # Each round's full and floor runs are back to back: their ratio is the same-run figure,
+    # and the verdict takes the median of those (a ratio of medians mixes rounds whose
+    # neighbours' load differed).
     ratios = sorted(f.median_ms / b.median_ms for f, b in zip(fulls, floors, strict=True))
+    ratio = statistics.median(ratios)
     print(
         f"token requests per run of {charges} charges: {sorted({r.token_requests for r in fulls})}"
     )
@@ -392,15 +396,12 @@ def report(charges: int, concurrency: int, runs: Runs) -> None:
         f"ratio {full_median / bare_median:.2f}x (goal <= 1.2x); client CPU per charge "
         f"{cpu_full:.2f} vs {cpu_bare:.2f} ms"
     )
-    verdict = (
-        "goal met"
-        if full_median <= 1.2 * floor_median
-        else f"goal missed by {full_median / floor_median - 1.2:.2f}x"
-    )
+    verdict = "goal met" if ratio <= 1.2 else f"goal missed by {ratio - 1.2:.2f}x"
     print(
         f"{callers}: against the floor (bare POST + one synchronous=FULL commit) "
-        f"{floor_median:.2f} ms: ratio {full_median / floor_median:.2f}x (per round "
-        f"{', '.join(f'{r:.2f}' for r in ratios)}; goal <= 1.2x: {verdict}); client CPU per "
+        f"{floor_median:.2f} ms: ratio {ratio:.2f}x, the median of the rounds' "
+        f"{', '.join(f'{r:.2f}' for r in ratios)} (ratio of the medians "
+        f"{full_median / floor_median:.2f}x); goal <= 1.2x: {verdict}; client CPU per "
         f"charge {cpu_full:.2f} vs {cpu_floor:.2f} ms"
     )
 

@@ -39,6 +39,7 @@ from checkout_desktop.domain.deliveries import EventFilter
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.events import EventRepository
+from checkout_desktop.store.sqlite.store import SqliteEvents
 from checkout_desktop.ui.events_panel import EventsPanel
 
 logger = logging.getLogger(__name__)
@@ -193,7 +194,8 @@ def main() -> int:
     rss_before = rss_mb()
 
     started = time.perf_counter()
-    panel = EventsPanel(repo)
+    # The panel reads through the store port, as the window's does.
+    panel = EventsPanel(SqliteEvents(repo))
     panel.resize(1280, 800)
     clock = PaintClock()
     panel.table.viewport().installEventFilter(clock)

@@ -33,6 +33,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common
 
 logger = logging.getLogger(__name__)
 
@@ -432,6 +435,11 @@ def main() -> int:
     stall = figures["stall"]
     assert isinstance(stall, float)
     print(f"  longest main-thread stall {stall * 1000:6.1f} ms   (goal ≤ 50 ms)")
+    to_both = figures["to_both"]
+    assert isinstance(to_both, list)
+    print(_common.goal_line("POST → Paid on both, p99", pct(to_both, 0.99), 50, "ms"))
+    print(_common.goal_line("longest main-thread stall", stall * 1000, 50, "ms"))
+    print(_common.machine_line())
     return 0
 
 

@@ -130,6 +130,7 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
     from checkout_desktop.settings import ListenerSettings
     from checkout_desktop.store.sqlite import db
     from checkout_desktop.store.sqlite.events import EventRepository
+    from checkout_desktop.store.sqlite.store import SqliteEvents
     from checkout_desktop.ui.adapter import QtEventAdapter
     from checkout_desktop.ui.events_panel import EventsPanel
 
@@ -143,7 +144,8 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
     )
     await listener.start()
     adapter = QtEventAdapter(bus)
-    panel = EventsPanel(EventRepository(conn))
+    # The panel reads through the store port, as the window's does.
+    panel = EventsPanel(SqliteEvents(EventRepository(conn)))
     panel.resize(1280, 800)
     panel.show()
     adapter.webhook_stored.connect(lambda event: panel.notify_stored(event.event_id))

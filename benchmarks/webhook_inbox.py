@@ -96,16 +96,24 @@ async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
         listener = WebhookListener(
             ListenerSettings(port=0), token=SecretStr(TOKEN), writer=writer, bus=bus
         )
+
+        def writer_stats() -> dict[str, object]:
+            return {
+                "batches": writer.stats.batches,
+                "rows": writer.stats.rows,
+                "largest_batch": writer.stats.largest_batch,
+                "published": published,
+            }
+
+        # The parent asks for the counters between measurements, to see each one's batches.
+        loop.add_signal_handler(
+            signal.SIGUSR1, lambda: print("STATS " + json.dumps(writer_stats()), flush=True)
+        )
         await listener.start()
         print(f"READY {listener.port}", flush=True)
         await stop.wait()
         await listener.stop()
-        stats = {
-            "batches": writer.stats.batches,
-            "rows": writer.stats.rows,
-            "largest_batch": writer.stats.largest_batch,
-            "published": published,
-        }
+        stats = writer_stats()
     print("STATS " + json.dumps(stats), flush=True)
 
 
@@ -157,12 +165,20 @@ class Load:
     latencies: list[float] = field(default_factory=list)
     elapsed: float = 0.0
     server_cpu_s: float | None = None
+    commits: int | None = None
+    """The inbox's commits during the measurement (None for the bare handler)."""
 
     @property
     def cpu_per_delivery_us(self) -> float | None:
         if self.server_cpu_s is None or not self.ok:
             return None
         return self.server_cpu_s / self.ok * 1e6
+
+    @property
+    def mean_batch(self) -> float | None:
+        if not self.commits:
+            return None
+        return self.ok / self.commits
 
     @property
     def rate(self) -> float:
@@ -274,6 +290,7 @@ def process_cpu_s(pid: int) -> float | None:
 
 class Server:
     def __init__(self, kind: str, store: Path, pg: str | None = None) -> None:
+        self.kind = kind
         extra = ["--pg", pg] if pg else []
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--serve", kind, "--store", str(store), *extra],
@@ -287,6 +304,15 @@ class Server:
             raise SystemExit(f"the {kind} server did not start: {line!r}")
         self.port = int(line.split()[1])
 
+    def stats(self) -> dict[str, object]:
+        """The inbox writer's counters so far ({} for the bare handler)."""
+        if self.kind == "bare":
+            return {}
+        assert self.process.stdout is not None
+        self.process.send_signal(signal.SIGUSR1)
+        line = self.process.stdout.readline()
+        return dict(json.loads(line[6:])) if line.startswith("STATS ") else {}
+
     def stop(self) -> dict[str, object]:
         self.process.send_signal(signal.SIGTERM)
         out, _ = self.process.communicate(timeout=60)
@@ -296,30 +322,61 @@ class Server:
         return {}
 
 
+def _measure_once(server: Server, connections: int, duration: float) -> Load:
+    before, counters = process_cpu_s(server.process.pid), server.stats()
+    load = asyncio.run(run_load(server.port, connections, duration))
+    after, counters_after = process_cpu_s(server.process.pid), server.stats()
+    if before is not None and after is not None:
+        load.server_cpu_s = after - before
+    if counters and counters_after:
+        load.commits = int(str(counters_after["batches"])) - int(str(counters["batches"]))
+    return load
+
+
 def measure(
-    kind: str, connections: list[int], duration: float, warmup: float, pg: str | None = None
-) -> dict[int, Load]:
-    with tempfile.TemporaryDirectory(prefix="inbox-bench-") as folder:
-        server = Server(kind, Path(folder), pg)
-        try:
+    kinds: list[str],
+    connections: list[int],
+    duration: float,
+    warmup: float,
+    rounds: int,
+    pg: str | None = None,
+) -> dict[str, dict[int, list[Load]]]:
+    """Every kind's servers up at once, measured in turn: round after round, each connection
+    count on each server, the order rotated every round, so that a neighbour's load on a
+    shared machine falls on the baseline and the inbox alike."""
+    results: dict[str, dict[int, list[Load]]] = {k: {n: [] for n in connections} for k in kinds}
+    with contextlib.ExitStack() as stack:
+        servers: dict[str, Server] = {}
+        for kind in kinds:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="inbox-bench-")))
+            server = Server(kind, folder, pg if kind == "pg" else None)
+            servers[kind] = server
+            stack.callback(_report_stop, kind, server)
             asyncio.run(run_load(server.port, max(connections), warmup))
-            results = {}
+        for round_no in range(rounds):
+            order = kinds[round_no % len(kinds) :] + kinds[: round_no % len(kinds)]
             for n in connections:
-                before = process_cpu_s(server.process.pid)
-                results[n] = asyncio.run(run_load(server.port, n, duration))
-                after = process_cpu_s(server.process.pid)
-                if before is not None and after is not None:
-                    results[n].server_cpu_s = after - before
-        finally:
-            stats = server.stop()
-        if stats:
-            batches = int(str(stats.get("batches", 0))) or 1
-            rows = int(str(stats.get("rows", 0)))
-            print(
-                f"  [{kind}] {rows} rows in {batches} commits (mean batch {rows / batches:.1f}, "
-                f"largest {stats.get('largest_batch')}), {stats.get('published')} events published"
-            )
+                for kind in order:
+                    results[kind][n].append(_measure_once(servers[kind], n, duration))
+                    if kind != "bare":
+                        # The inbox indexes its new rows for search once idle: let it finish
+                        # before the next server is measured, so that work is not theirs.
+                        time.sleep(_SETTLE_S)
     return results
+
+
+_SETTLE_S = 1.0
+
+
+def _report_stop(kind: str, server: Server) -> None:
+    stats = server.stop()
+    if stats:
+        batches = int(str(stats.get("batches", 0))) or 1
+        rows = int(str(stats.get("rows", 0)))
+        print(
+            f"  [{kind}] {rows} rows in {batches} commits (mean batch {rows / batches:.1f}, "
+            f"largest {stats.get('largest_batch')}), {stats.get('published')} events published"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -327,6 +384,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per measurement")
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds of warm-up per server")
     parser.add_argument("--connections", type=int, nargs="+", default=[10, 50])
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds of every server (medians over them)"
+    )
     parser.add_argument(
         "--pg",
         metavar="URL",
@@ -343,47 +403,122 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--duration must be in (0, 60] and --warmup in [0, 10] seconds")
     if any(not 1 <= n <= 200 for n in args.connections):
         parser.error("--connections must be between 1 and 200")
+    if not 1 <= args.rounds <= 10:
+        parser.error("--rounds must be between 1 and 10")
     print(
-        f"webhook inbox benchmark: {args.duration:g} s per run, connections {args.connections}, "
-        f"{os.cpu_count()} CPUs, loopback only"
+        f"webhook inbox benchmark: {args.duration:g} s per run, {args.rounds} round(s), "
+        f"connections {args.connections}, {os.cpu_count()} CPUs, loopback only; "
+        f"load average {os.getloadavg()[0]:.2f} at start"
     )
-    bare = measure("bare", args.connections, args.duration, args.warmup)
-    full = measure("full", args.connections, args.duration, args.warmup)
-    pg: dict[int, Load] = {}
-    if args.pg:
-        with _pg_store(args.pg) as url:
-            pg = measure("pg", args.connections, args.duration, args.warmup, url)
-    print()
-    print(
-        f"{'conns':>5}  {'path':<5} {'deliveries/s':>12} {'p50 ms':>8} {'p99 ms':>8} "
-        f"{'errors':>6} {'cpu us/dlv':>10}   full/bare"
-    )
-    for n in args.connections:
-        b, f = bare[n], full[n]
-        rows = [("bare", b), ("full", f)] + ([("pg", pg[n])] if n in pg else [])
-        for label, load in rows:
-            ratio = f"{load.rate / b.rate:9.2f}" if label != "bare" and b.rate else ""
-            cpu = load.cpu_per_delivery_us
-            shown = f"{cpu:10.0f}" if cpu is not None else f"{'n/a':>10}"
-            print(
-                f"{n:>5}  {label:<5} {load.rate:>12.0f} {load.pct(0.50):>8.2f} "
-                f"{load.pct(0.99):>8.2f} {load.errors:>6} {shown}   {ratio}"
-            )
-    print()
-    for n in args.connections:
-        b, f = bare[n], full[n]
-        mean = statistics.fmean(f.latencies) * 1000 if f.latencies else float("nan")
-        print(
-            f"{n} connections: full path {f.rate / b.rate:.0%} of bare throughput, "
-            f"p99 {f.pct(0.99):.1f} ms (mean {mean:.1f} ms); every full-path ack was durable"
-        )
-        if n in pg:
-            p = pg[n]
-            print(
-                f"{n} connections: PostgreSQL inbox {p.rate / b.rate:.0%} of bare throughput, "
-                f"p99 {p.pct(0.99):.1f} ms; every ack after a commit durable at the server"
-            )
+    kinds = ["bare", "full"] + (["pg"] if args.pg else [])
+    with _pg_store(args.pg) if args.pg else contextlib.nullcontext(None) as url:
+        results = measure(kinds, args.connections, args.duration, args.warmup, args.rounds, url)
+    report(results, args.connections)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
+
+
+_HEAD = (
+    f"{'conns':>5}  {'path':<5} {'deliveries/s':>12} {'p50 ms':>8} {'p99 ms':>8} "
+    f"{'errors':>6} {'cpu us/dlv':>10} {'batch':>6}   full/bare"
+)
+
+
+def _row(
+    n: int,
+    label: str,
+    rate: float,
+    p50: float,
+    p99: float,
+    errors: int,
+    cpu: float | None,
+    batch: float | None,
+    ratio: float | None,
+) -> str:
+    cpu_text = f"{cpu:10.0f}" if cpu is not None else f"{'n/a':>10}"
+    batch_text = f"{batch:6.1f}" if batch is not None else f"{'':>6}"
+    ratio_text = f"{ratio:9.2f}" if ratio is not None else ""
+    return (
+        f"{n:>5}  {label:<5} {rate:>12.0f} {p50:>8.2f} {p99:>8.2f} {errors:>6} {cpu_text} "
+        f"{batch_text}   {ratio_text}"
+    )
+
+
+def report(results: dict[str, dict[int, list[Load]]], connections: list[int]) -> None:
+    """Every round's figures, then each figure's median over the rounds; ratios are taken
+    within a round (inbox and bare handler measured back to back) before their median."""
+    bare = results["bare"]
+    rounds = len(bare[connections[0]])
+    print()
+    print("each round (the order of the servers rotates):")
+    print("  round " + _HEAD)
+    for n in connections:
+        for i in range(rounds):
+            b = bare[n][i]
+            for label, loads in results.items():
+                load = loads[n][i]
+                ratio = load.rate / b.rate if label != "bare" and b.rate else None
+                row = _row(
+                    n,
+                    label,
+                    load.rate,
+                    load.pct(0.50),
+                    load.pct(0.99),
+                    load.errors,
+                    load.cpu_per_delivery_us,
+                    load.mean_batch,
+                    ratio,
+                )
+                print(f"  #{i + 1:<4} {row}")
+    print()
+    print(f"medians of {rounds} round(s):")
+    print(_HEAD)
+    ratios: dict[tuple[str, int], list[float]] = {}
+    for n in connections:
+        for label, loads in results.items():
+            runs = loads[n]
+            if label != "bare":
+                ratios[label, n] = [
+                    f.rate / b.rate for f, b in zip(runs, bare[n], strict=True) if b.rate
+                ]
+            cpus = [c for c in (r.cpu_per_delivery_us for r in runs) if c is not None]
+            batches = [m for m in (r.mean_batch for r in runs) if m is not None]
+            print(
+                _row(
+                    n,
+                    label,
+                    statistics.median(r.rate for r in runs),
+                    statistics.median(r.pct(0.50) for r in runs),
+                    statistics.median(r.pct(0.99) for r in runs),
+                    sum(r.errors for r in runs),
+                    statistics.median(cpus) if cpus else None,
+                    statistics.median(batches) if batches else None,
+                    statistics.median(ratios[label, n]) if label != "bare" else None,
+                )
+            )
+    print()
+    for n in connections:
+        p99_goal = 25.0 if n >= 50 else 10.0 if n >= 10 else None
+        for label, name in (("full", "full path"), ("pg", "PostgreSQL inbox")):
+            if (label, n) not in ratios:
+                continue
+            share = statistics.median(ratios[label, n])
+            p99 = statistics.median(r.pct(0.99) for r in results[label][n])
+            per_round = ", ".join(f"{r:.0%}" for r in ratios[label, n])
+            verdicts = [
+                "throughput goal (>= 50% of bare) "
+                + ("met" if share >= 0.5 else f"missed by {0.5 - share:.0%} of bare")
+            ]
+            if p99_goal is not None:
+                verdicts.append(
+                    f"p99 goal (<= {p99_goal:g} ms) "
+                    + ("met" if p99 <= p99_goal else f"missed by {p99 - p99_goal:.1f} ms")
+                )
+            print(
+                f"{n} connections: {name} {share:.0%} of bare throughput (per round "
+                f"{per_round}), p99 {p99:.1f} ms; {'; '.join(verdicts)}; every ack followed a "
+                + ("synchronous=FULL commit" if label == "full" else "commit durable at the server")
+            )
 
 
 @contextlib.contextmanager

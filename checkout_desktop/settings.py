@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import SdkCredentialKind, TokenFieldSpelling
+from checkout_desktop.domain.three_ds import ThreeDsFallback, ThreeDsMode, ThreeDsPolicy
 from checkout_desktop.domain.timestamps import DEFAULT_NAIVE_ZONE, zone_named
 from checkout_desktop.errors import PlainError
 from checkout_desktop.paths import AppPaths
@@ -79,6 +80,21 @@ class Profile(_Strict):
     def _zone(cls, value: str) -> str:
         zone_named(value)
         return value
+
+    three_ds_mode: ThreeDsMode = "off"
+    """When a card charge is authenticated by 3-D Secure first: off, above an amount, always."""
+    three_ds_above_centavos: Annotated[int, Field(ge=0, le=100_000_000)] = 0
+    """With mode "above": charges of at least this amount (centavos) go through 3DS."""
+    three_ds_fallback: ThreeDsFallback = "refuse"
+    """When 3DS fails, is rejected, unavailable or cancelled: refuse the card, or charge it
+    without 3DS (the plain authorization)."""
+
+    def three_ds_policy(self) -> ThreeDsPolicy:
+        return ThreeDsPolicy(
+            mode=self.three_ds_mode,
+            above_centavos=self.three_ds_above_centavos,
+            fallback=self.three_ds_fallback,
+        )
 
     not_found_shape: Literal["404", "400"] | None = None
     """How the service says a charge does not exist, as `doctor` learned it: HTTP 404, or a

@@ -1,12 +1,14 @@
 """Refresh the README's QR screenshots: the PIX panel, the customer display, a paid wallet QR.
 
     .venv/bin/python scripts/qr_screenshots.py [--out docs/screenshots] [--language pt_BR|en]
+        [--screen 1366x768] [--suffix -1024]
 
-Re-runs itself under `xvfb-run` (1366x768x24) unless $DISPLAY is set, starts the real terminal
-(sandbox process, store, gateway, inbox, window and the customer display) in a temporary
-instance folder, charges a PIX sale and saves qr-panel.png and customer-display.png while the QR
-waits; then the sandbox's simulated customer pays a PicPay wallet QR and qr-paid.png shows both
-windows' "paid". Nothing touches the shop's own settings or store, and no card is typed.
+Re-runs itself under `xvfb-run` (a shop screen: 1366x768x24 unless told) unless $DISPLAY is
+set, starts the real terminal (sandbox process, store, gateway, inbox, window and the customer
+display) in a temporary instance folder, charges a PIX sale and saves qr-panel.png and
+customer-display.png while the QR waits; then the sandbox's simulated customer pays a PicPay
+wallet QR: qr-paid.png and customer-display-paid.png (each name followed by --suffix when
+given). Nothing touches the shop's own settings or store, and no card is typed.
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ SCREEN = "1366x768"
 logger = logging.getLogger("qr_screenshots")
 
 
-def _under_xvfb(argv: list[str]) -> int:
+def _under_xvfb(argv: list[str], screen: str) -> int:
     if shutil.which("xvfb-run") is None:
         print("qr_screenshots: xvfb-run is missing (apt-get install xvfb xauth)", file=sys.stderr)
         return 2
     env = dict(os.environ, CHECKOUT_SCREENSHOTS_CHILD="1")
     env.pop("QT_QPA_PLATFORM", None)
-    command = ["xvfb-run", "-a", "-s", f"-screen 0 {SCREEN}x24", sys.executable, __file__, *argv]
+    command = ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", sys.executable, __file__, *argv]
     return subprocess.run(command, env=env, check=False).returncode
 
 
@@ -46,7 +48,7 @@ async def _wait(predicate: object, what: str, limit_s: float = 30.0) -> None:
         await asyncio.sleep(0.05)
 
 
-async def _shoot(out: Path, language: str) -> None:
+async def _shoot(out: Path, language: str, suffix: str) -> None:
     from PySide6.QtCore import QLocale
     from PySide6.QtWidgets import QApplication
 
@@ -114,18 +116,18 @@ async def _shoot(out: Path, language: str) -> None:
             QApplication.processEvents()
 
         await sale(PIX, 4590)
-        window.grab().save(str(out / "qr-panel.png"))
-        display.grab().save(str(out / "customer-display.png"))
+        window.grab().save(str(out / f"qr-panel{suffix}.png"))
+        display.grab().save(str(out / f"customer-display{suffix}.png"))
 
         await sale(WALLET, 2590)
         screen.qr_panel.simulate_button.click()
         await _wait(lambda: screen.stack.currentWidget() is screen.result, "the paid wallet QR")
         await asyncio.sleep(0.4)
         QApplication.processEvents()
-        window.grab().save(str(out / "qr-paid.png"))
-        display.grab().save(str(out / "customer-display-paid.png"))
+        window.grab().save(str(out / f"qr-paid{suffix}.png"))
+        display.grab().save(str(out / f"customer-display-paid{suffix}.png"))
         for name in ("qr-panel", "customer-display", "qr-paid", "customer-display-paid"):
-            print(out / f"{name}.png")
+            print(out / f"{name}{suffix}.png")
         QLocale.setDefault(QLocale.system())
         window.close()
     finally:
@@ -140,14 +142,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--language", choices=("pt_BR", "en"), default="pt_BR")
+    parser.add_argument("--screen", default=SCREEN, help="the Xvfb screen, WIDTHxHEIGHT")
+    parser.add_argument("--suffix", default="", help="added to each picture's name")
     args = parser.parse_args()
     if os.environ.get("CHECKOUT_SCREENSHOTS_CHILD") != "1" and not os.environ.get("DISPLAY"):
-        return _under_xvfb(sys.argv[1:])
+        return _under_xvfb(sys.argv[1:], args.screen)
     logging.basicConfig(level=logging.WARNING)
     from checkout_desktop.ui import loop
 
     args.out.mkdir(parents=True, exist_ok=True)
-    loop.run(_shoot(args.out.resolve(), args.language))
+    loop.run(_shoot(args.out.resolve(), args.language, args.suffix))
     return 0
 
 

@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 
 WEBHOOK = "webhook"
 """The timeline source of a notification delivered to the inbox."""
+_NEVER_CHARGED = frozenset({AttemptState.REJECTED, AttemptState.NOT_FOUND})
 _INBOX_OUTCOMES = {
     Outcome.APPLIED: ReasonCode.INBOX_APPLIED,
     Outcome.DUPLICATE: ReasonCode.INBOX_DUPLICATE,
@@ -132,6 +133,10 @@ class Ledger:
         next_check, check_reason = self.policy.schedule(
             state, source=source, checks=checks, now=self._clock()
         )
+        if state.status is None and attempt is not None and attempt.state in _NEVER_CHARGED:
+            # Only a 3DS result names this charge, and its attempt is settled as never charged:
+            # the service will never hold it, so there is nothing to ask about.
+            next_check, check_reason = None, None
         await store.save_charge(
             mcid,
             state,

@@ -17,17 +17,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from checkout_desktop.charges.authority import Authority, Guarded
 from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.charges.outcome import APPROVED_STATUSES, ChargeOutcome
 from checkout_desktop.charges.qr import qr_blocks
 from checkout_desktop.charges.reconciler import CheckPolicy, Reconciler, ReconcileReport
 from checkout_desktop.charges.sale import Sale
 from checkout_desktop.charges.shop import ShopSettings
+from checkout_desktop.charges.three_ds import ThreeDsFlow
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import EventBus
@@ -49,7 +51,7 @@ from checkout_desktop.domain.records import (
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState, ChargeState
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest, QrChargeRequest
-from checkout_desktop.gateway.client import ChargeClient, check_merchant_charge_id
+from checkout_desktop.gateway.client import ChargeClient, ServiceReply, check_merchant_charge_id
 from checkout_desktop.gateway.errors import ApiError, GatewayError, ReplyUnreadable
 from checkout_desktop.store.errors import ChargeNotKnown, MoneyOperationOpen, StoreError
 
@@ -73,7 +75,7 @@ _MONEY_HELD = frozenset(
 _NOTHING_HELD = frozenset(
     {ChargeStatus.DENIED, ChargeStatus.ERROR, ChargeStatus.CANCELED, ChargeStatus.REFUNDED}
 )
-_APPROVED = frozenset({ChargeStatus.PAID, ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
+_APPROVED = APPROVED_STATUSES
 _UNCAPTURED = frozenset({ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
 _CAPTURED = frozenset({ChargeStatus.PAID, ChargeStatus.PARTIAL})
 
@@ -318,35 +320,6 @@ class StartCheck:
 
 
 @dataclass(frozen=True)
-class ChargeOutcome:
-    """What a charge request ended in, as far as the terminal knows now."""
-
-    merchant_charge_id: str
-    sale_id: str
-    attempt: AttemptState
-    status: ChargeStatus | None
-    message: Reason
-    """Why it ended so (rendered in the UI language; `message.english()` for logs)."""
-    error: GatewayError | None = None
-    record: ChargeRecord | None = None
-    """The charge as stored when the outcome was known (None when none exists)."""
-    awaiting_payment: bool = False
-    """A QR the customer has not paid yet: created, but not approved."""
-
-    @property
-    def approved(self) -> bool:
-        return (
-            self.attempt == AttemptState.CREATED
-            and self.status in _APPROVED
-            and not self.awaiting_payment
-        )
-
-    @property
-    def unknown(self) -> bool:
-        return self.attempt in UNRESOLVED_ATTEMPT_STATES
-
-
-@dataclass(frozen=True)
 class EndReport:
     """What ending an unresolved attempt came to: its state and what the last query said."""
 
@@ -452,6 +425,8 @@ class ChargeService:
         # Shared with the reconciler: a charge waiting for its own reply is not asked about.
         self._in_flight = self.reconciler.in_flight
         self._money_in_flight = self.reconciler.money_in_flight
+        self.three_ds = ThreeDsFlow(self)
+        """Card charges authenticated by 3-D Secure first (`charges/three_ds.py`)."""
 
     # -- starting a charge ---------------------------------------------------------------------
 
@@ -495,6 +470,27 @@ class ChargeService:
         request: ChargeAuthorizationRequest | QrChargeRequest,
         tenders: Sequence[TenderSummary],
     ) -> ChargeOutcome:
+        attempt = await self._record_attempt(sale_id=sale_id, request=request, tenders=tenders)
+        if isinstance(request, QrChargeRequest):
+            # One QR per attempt: a lost reply is settled by a query, never a second QR.
+            qr = request
+            return await self._send_recorded(
+                attempt, lambda: self.client.charge_qr(qr, session_id=sale_id)
+            )
+        card = request
+        return await self._send_recorded(
+            attempt, lambda: self.client.authorize(card, session_id=sale_id)
+        )
+
+    async def _record_attempt(
+        self,
+        *,
+        sale_id: str,
+        request: ChargeAuthorizationRequest | QrChargeRequest,
+        tenders: Sequence[TenderSummary],
+        three_ds: bool = False,
+    ) -> AttemptRecord:
+        """Commit the attempt (and, for 3DS, its flow) durably, refusing a busy sale."""
         mcid = check_merchant_charge_id(request.merchantChargeId)
         if len(tenders) != len(request.transactions):
             raise ValueError(
@@ -528,6 +524,14 @@ class ChargeService:
                     email=customer.email or None,
                     phone=None if phone is None else phone.areaCode + phone.number,
                 )
+                if three_ds:
+                    await uow.charges.record_three_ds(mcid, sale_id)
+                    await uow.charges.add_timeline(
+                        mcid,
+                        source="3ds",
+                        outcome="recorded",
+                        reason=Reason.of(ReasonCode.TDS_SETUP_RECORDED),
+                    )
         except StoreError as exc:
             # Whether or not the commit reached the server, nothing is sent: a recorded attempt
             # the reply never came for is settled by asking, like any other.
@@ -541,13 +545,16 @@ class ChargeService:
                 reason=Reason.of(ReasonCode.RECORDED_BEFORE_SENDING),
             )
         )
+        return attempt
+
+    async def _send_recorded(
+        self, attempt: AttemptRecord, send: Callable[[], Awaitable[ServiceReply]]
+    ) -> ChargeOutcome:
+        """Send the money call of a recorded attempt once, and settle it from the answer."""
+        mcid, sale_id = attempt.merchant_charge_id, attempt.sale_id
         self._in_flight.add(mcid)
         try:
-            if isinstance(request, QrChargeRequest):
-                # One QR per attempt: a lost reply is settled by a query, never a second QR.
-                reply = await self.client.charge_qr(request, session_id=sale_id)
-            else:
-                reply = await self.client.authorize(request, session_id=sale_id)
+            reply = await send()
         except asyncio.CancelledError:
             self._in_flight.discard(mcid)
             await self.ledger.settle_attempt(
@@ -967,7 +974,9 @@ class ChargeService:
         return await self._known_charge(merchant_charge_id)
 
     async def reconcile_unresolved(self) -> ReconcileReport:
-        """At start-up: ask about every attempt whose outcome is not known, and due charges."""
+        """At start-up: end the 3DS flows a stopped terminal left, then ask about every attempt
+        whose outcome is not known, and due charges."""
+        await self.three_ds.end_interrupted()
         return await self.reconciler.reconcile(trigger="start-up", due_only=False)
 
     async def reconcile(

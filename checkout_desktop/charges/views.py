@@ -9,6 +9,7 @@ wait (the local SQLite file) and otherwise on the loop.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from datetime import datetime, tzinfo
 
 from checkout_desktop.charges.service import MoneyView, StartCheck, judge_start
@@ -109,11 +110,18 @@ class ChargeViews:
             await charges.charges_for_sale(sale_id),
         )
 
-    async def unresolved_count(self, *, profile: str | None = None) -> int:
+    async def unresolved_count(
+        self, *, profile: str | None = None, excluding: Collection[str] = ()
+    ) -> int:
         """Attempts whose outcome is not known yet (counted up to UNRESOLVED_SHOWN); only
-        `profile`'s when given (the status bar counts its own environment's)."""
-        return len(
-            await self._store.charges.unresolved_attempts(limit=UNRESOLVED_SHOWN, profile=profile)
+        `profile`'s when given (the status bar counts its own environment's), leaving out
+        `excluding` (the charge the screen is still sending or authenticating: not unknown)."""
+        attempts = await self._store.charges.unresolved_attempts(
+            limit=UNRESOLVED_SHOWN + len(excluding), profile=profile
+        )
+        return min(
+            UNRESOLVED_SHOWN,
+            sum(1 for attempt in attempts if attempt.merchant_charge_id not in excluding),
         )
 
     async def day_totals(

@@ -239,6 +239,13 @@ _B_NUMBER = re.compile(
     + rb"){11,18}(?![\-._/]?[0-9A-Za-z])"
 )
 _B_ONE_DIGIT = re.compile(_B_DIGIT)
+# Every byte a match of _B_NUMBER can hold, and a stretch that can hold one: it starts where a
+# digit can (an ASCII digit, a `\u` escape, a fullwidth digit's lead byte) and has room for
+# twelve digits. A match lies inside one such stretch, so the costly pattern (lookbehinds at
+# every position, no literal to skip to) runs only over these few stretches of a body; the
+# lookarounds still see the bytes around them.
+_B_NUMBER_BYTES = rb"[0-9\\uaA\xef\xbc\x90-\x99 \-._/\xc2\xa0]"
+_B_STRETCH = re.compile(rb"[0-9\\\xef]" + _B_NUMBER_BYTES + rb"{11,}")
 MASK = b"*"
 # Masking keeps what the store holds readable: only what can be a card number is masked (13 to
 # 19 digits, an issuer's first digit 2-6, the Luhn check), so the millisecond timestamps and
@@ -309,8 +316,24 @@ def mask_card_numbers(body: bytes, *, json_text: bool = True) -> tuple[bytes, in
             masked = b'"' + masked + b'"'
         return masked
 
-    masked = _B_NUMBER.sub(replace, body)
-    return masked, count
+    parts: list[bytes] = []
+    done = 0
+    for match in _number_matches(body):
+        parts.append(body[done : match.start()])
+        parts.append(replace(match))
+        done = match.end()
+    if not parts:
+        return body, 0
+    parts.append(body[done:])
+    return b"".join(parts), count
+
+
+def _number_matches(body: bytes) -> Iterator[re.Match[bytes]]:
+    """The matches of _B_NUMBER in `body`, as a scan of the whole body finds them."""
+    for stretch in _B_STRETCH.finditer(body):
+        # A lookbehind reads the bytes before `pos`; a lookahead reads at most two bytes past a
+        # match, which ends inside the stretch.
+        yield from _B_NUMBER.finditer(body, stretch.start(), stretch.end() + 2)
 
 
 def _inside_string(body: bytes, position: int) -> bool:

@@ -17,11 +17,12 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus
+from checkout_desktop.domain.qr_order import QR_TYPES
 from checkout_desktop.domain.state import ChargeState, TransactionState
 
 logger = logging.getLogger(__name__)
 
-QR_PAYMENT_TYPES = frozenset({PaymentType.WALLET, PaymentType.PIX})
+QR_PAYMENT_TYPES = QR_TYPES
 
 PIX_MIN_EXPIRATION_S = 600
 """The public integration's minimum (and default) PIX expiration, in seconds."""

@@ -47,6 +47,28 @@ class ReasonCode(StrEnum):
     THREE_DS_OLDER_CHARGE_ID = "three_ds.older_charge_id"
     THREE_DS_ALREADY = "three_ds.already"
     THREE_DS_OLDER = "three_ds.older"
+    OP_TDS_SETUP = "op.3ds_setup"
+    OP_TDS_ENROLLMENT = "op.3ds_enrollment"
+    OP_TDS_STATUS = "op.3ds_status"
+    OP_TDS_AUTHORIZATION = "op.3ds_authorization"
+    TDS_SETUP_RECORDED = "three_ds.setup_recorded"
+    TDS_SETUP_DONE = "three_ds.setup_done"
+    TDS_ENROLLED = "three_ds.enrolled"
+    TDS_CHALLENGE = "three_ds.challenge"
+    TDS_RESULT_NOTIFIED = "three_ds.result_notified"
+    TDS_RESULT_ASKED = "three_ds.result_asked"
+    TDS_AUTHORIZATION_RECORDED = "three_ds.authorization_recorded"
+    TDS_FALLBACK = "three_ds.fallback"
+    TDS_REFUSED = "three_ds.refused"
+    TDS_UNAVAILABLE = "three_ds.unavailable"
+    TDS_NO_BROWSER = "three_ds.no_browser"
+    TDS_INTERRUPTED = "three_ds.interrupted"
+    TDS_INTERRUPTED_SENT = "three_ds.interrupted_sent"
+    TDS_WHY_AUTHENTICATED = "three_ds.why_authenticated"
+    TDS_WHY_REJECTED = "three_ds.why_rejected"
+    TDS_WHY_FAILED = "three_ds.why_failed"
+    TDS_WHY_CANCELLED = "three_ds.why_cancelled"
+    TDS_WHY_TIMED_OUT = "three_ds.why_timed_out"
 
     CHANGE_STATUS = "change.status"
     CHANGE_REFUNDED = "change.refunded"
@@ -306,6 +328,43 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.THREE_DS_OLDER_CHARGE_ID: "older 3DS result; added the charge id",
     ReasonCode.THREE_DS_ALREADY: "3DS result {status} already recorded",
     ReasonCode.THREE_DS_OLDER: "3DS result {status} is older than the recorded {current_status}",
+    ReasonCode.OP_TDS_SETUP: "3DS setup",
+    ReasonCode.OP_TDS_ENROLLMENT: "3DS enrollment",
+    ReasonCode.OP_TDS_STATUS: "3DS status query",
+    ReasonCode.OP_TDS_AUTHORIZATION: "3DS authorization",
+    ReasonCode.TDS_SETUP_RECORDED: (
+        "3DS authentication recorded before sending its setup (card token only)"
+    ),
+    ReasonCode.TDS_SETUP_DONE: (
+        "3DS setup answered (service charge {charge}); enrollment sent with the browser data"
+    ),
+    ReasonCode.TDS_ENROLLED: "3DS enrollment answered: {status}",
+    ReasonCode.TDS_CHALLENGE: (
+        "the issuer asks the customer for a confirmation; the challenge is on screen"
+    ),
+    ReasonCode.TDS_RESULT_NOTIFIED: "3DS result {status}, from a notification",
+    ReasonCode.TDS_RESULT_ASKED: "3DS result: {why}, from the status endpoint",
+    ReasonCode.TDS_AUTHORIZATION_RECORDED: (
+        "authenticated; the 3DS authorization is recorded before sending"
+    ),
+    ReasonCode.TDS_FALLBACK: ("3DS authentication {why}: charging without 3DS, as the policy says"),
+    ReasonCode.TDS_REFUSED: (
+        "not charged: 3DS authentication {why}, and the policy refuses a card without it"
+    ),
+    ReasonCode.TDS_UNAVAILABLE: "3DS authentication unavailable: {error}",
+    ReasonCode.TDS_NO_BROWSER: "3DS needs the card page's browser data, which did not come",
+    ReasonCode.TDS_INTERRUPTED: (
+        "the terminal stopped during 3DS ({step}) before the charge was sent: nothing was charged"
+    ),
+    ReasonCode.TDS_INTERRUPTED_SENT: (
+        "the terminal stopped after sending the charge ({step}); the service is asked, never sent "
+        "again"
+    ),
+    ReasonCode.TDS_WHY_AUTHENTICATED: "authenticated",
+    ReasonCode.TDS_WHY_REJECTED: "rejected",
+    ReasonCode.TDS_WHY_FAILED: "unavailable",
+    ReasonCode.TDS_WHY_CANCELLED: "cancelled by the clerk",
+    ReasonCode.TDS_WHY_TIMED_OUT: "without an answer in time",
     ReasonCode.CHANGE_STATUS: "status {previous_status} → {status}",
     ReasonCode.CHANGE_REFUNDED: "refunded {previous_amount} → {amount}",
     ReasonCode.CHANGE_AMOUNT: "amount {amount}",
@@ -840,6 +899,10 @@ _OPERATIONS = {
     "charge query": ReasonCode.OP_QUERY,
     "charge capture": ReasonCode.OP_CAPTURE,
     "charge refund": ReasonCode.OP_REFUND,
+    "3DS setup": ReasonCode.OP_TDS_SETUP,
+    "3DS enrollment": ReasonCode.OP_TDS_ENROLLMENT,
+    "3DS status query": ReasonCode.OP_TDS_STATUS,
+    "3DS authorization": ReasonCode.OP_TDS_AUTHORIZATION,
     "wallet charge": ReasonCode.OP_WALLET,
     "pix charge": ReasonCode.OP_PIX,
 }

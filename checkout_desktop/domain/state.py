@@ -18,6 +18,10 @@ status only if it is *later in the charge's life*:
    decides where both carry one.
 4. Equal position: the same state seen again; it may still fill gaps (charge id, amounts).
 
+A charge with a wallet or PIX transaction orders its statuses as a QR's life runs
+(`domain/qr_order.py`): expired or cancelled unpaid comes before a payment the service reports
+later, so a payment that lands after a cancel is shown and can be refunded.
+
 For any valid lifecycle this order agrees with the real order of events, so every
 permutation and duplication of the same inputs ends in the same state (property-tested).
 """
@@ -37,6 +41,7 @@ from checkout_desktop.domain.enums import (
     ThreeDsStatus,
     TransactionStatus,
 )
+from checkout_desktop.domain.qr_order import QR_CHARGE_STAGE, QR_TRANSACTION_STAGE, is_qr_type
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate, TransactionInfo
 
@@ -115,10 +120,11 @@ _UNKNOWN_STAGE = -1
 otherwise: it is stored and shown, but never undoes a known later state on a guess."""
 
 
-def charge_stage(status: ChargeStatus | None) -> int:
+def charge_stage(status: ChargeStatus | None, *, qr: bool = False) -> int:
+    """Where a charge status stands in a charge's life (`qr`: a wallet or PIX charge's)."""
     if status is None:
         return _UNKNOWN_STAGE - 1
-    return _CHARGE_STAGE.get(status, _UNKNOWN_STAGE)
+    return (QR_CHARGE_STAGE if qr else _CHARGE_STAGE).get(status, _UNKNOWN_STAGE)
 
 
 def is_final_charge_status(status: ChargeStatus | None) -> bool:
@@ -280,9 +286,15 @@ class ChargeState:
                 self.notified_status,
                 None,
                 self.notified_refunded_amount,
+                qr=self.is_qr,
             )
             > 0
         )
+
+    @property
+    def is_qr(self) -> bool:
+        """A wallet or PIX charge: its statuses follow a QR's life."""
+        return any(is_qr_type(txn.payment_type) for txn in self.transactions)
 
     def transaction(self, key: str) -> TransactionState | None:
         for txn in self.transactions:
@@ -388,9 +400,11 @@ def _compare_charge(
     cur: ChargeStatus | None,
     cur_at: datetime | None,
     cur_refunded: int | None,
+    *,
+    qr: bool = False,
 ) -> int:
     """+1: `new` is later in the charge's life than `cur`; -1: earlier; 0: same position."""
-    new_stage, cur_stage = charge_stage(new), charge_stage(cur)
+    new_stage, cur_stage = charge_stage(new, qr=qr), charge_stage(cur, qr=qr)
     if new_stage != cur_stage:
         both_unpublished_or_time_known = (
             _UNKNOWN_STAGE in (new_stage, cur_stage)
@@ -421,8 +435,10 @@ def _compare_charge(
 
 
 def _compare_transaction(new: TransactionState, cur: TransactionState) -> int:
-    new_stage = -2 if new.status is None else _TRANSACTION_STAGE.get(new.status, _UNKNOWN_STAGE)
-    cur_stage = -2 if cur.status is None else _TRANSACTION_STAGE.get(cur.status, _UNKNOWN_STAGE)
+    qr = is_qr_type(new.payment_type) or is_qr_type(cur.payment_type)
+    stages = QR_TRANSACTION_STAGE if qr else _TRANSACTION_STAGE
+    new_stage = -2 if new.status is None else stages.get(new.status, _UNKNOWN_STAGE)
+    cur_stage = -2 if cur.status is None else stages.get(cur.status, _UNKNOWN_STAGE)
     if new_stage != cur_stage:
         if (
             _UNKNOWN_STAGE in (new_stage, cur_stage)
@@ -555,7 +571,7 @@ def _merge_transactions(
         merged, order = merge_transaction(before, txn)
         # A QR's payment type rides along, so a timeline without the body (a notification's)
         # can still tell a QR's story.
-        qr = {"payment_type": str(merged.payment_type)} if _is_qr_type(merged.payment_type) else {}
+        qr = {"payment_type": str(merged.payment_type)} if is_qr_type(merged.payment_type) else {}
         if before is None:
             changes.append(
                 Reason.of(
@@ -589,10 +605,6 @@ def _merge_transactions(
     return tuple(by_key[k] for k in sorted(by_key)), changes
 
 
-def _is_qr_type(payment_type: PaymentType | None) -> bool:
-    return payment_type in (PaymentType.WALLET, PaymentType.PIX)
-
-
 def _opt_str(status: object) -> str | None:
     return None if status is None else str(status)
 
@@ -613,6 +625,7 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
             f"an update for charge {update.merchant_charge_id!r} cannot merge into charge "
             f"{current.merchant_charge_id!r}"
         )
+    qr = current.is_qr or any(is_qr_type(info.paymentType) for info in update.transactions)
     order = _compare_charge(
         update.status,
         update.occurred_at,
@@ -620,6 +633,7 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
         current.status,
         current.status_at,
         current.refunded_amount,
+        qr=qr,
     )
     transactions, txn_changes = _merge_transactions(
         current.transactions,
@@ -671,6 +685,7 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
             current.notified_status,
             None,
             current.notified_refunded_amount,
+            qr=qr,
         )
         if notified > 0:
             fields["notified_status"] = update.status
@@ -696,14 +711,16 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
         reason = (
             Reason.of(ReasonCode.MERGE_DETAILS_ADDED, current_status=_opt_str(current.status))
             if order == 0
-            else Reason.of(ReasonCode.MERGE_OLDER_DETAILS_ADDED, why=_older_reason(update, current))
+            else Reason.of(
+                ReasonCode.MERGE_OLDER_DETAILS_ADDED, why=_older_reason(update, current, qr=qr)
+            )
         )
     elif order >= 0:
         outcome = Outcome.DUPLICATE
         reason = Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status=_opt_str(current.status))
     else:
         outcome = Outcome.IGNORED
-        reason = _older_reason(update, current)
+        reason = _older_reason(update, current, qr=qr)
     entry = TimelineEntry(
         outcome=outcome,
         reason=reason,
@@ -716,11 +733,11 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
     return Merge(new_state, entry)
 
 
-def _older_reason(update: ChargeUpdate, current: ChargeState) -> Reason:
+def _older_reason(update: ChargeUpdate, current: ChargeState, *, qr: bool = False) -> Reason:
     status = str(update.status)
     if current.status == ChargeStatus.DENIED:
         return Reason.of(ReasonCode.MERGE_AFTER_DENIED, status=status)
-    if charge_stage(update.status) < charge_stage(current.status):
+    if charge_stage(update.status, qr=qr) < charge_stage(current.status, qr=qr):
         return Reason.of(
             ReasonCode.MERGE_EARLIER_STAGE, status=status, current_status=_opt_str(current.status)
         )

@@ -1,7 +1,9 @@
 """The inbox's single writer: group commit of concurrent deliveries, durable before any ack.
 
 Every delivery waits for the commit of the batch it joined; a batch is whatever arrived while
-the previous commit was being made durable. One fsync then covers many deliveries (measured:
+the previous commit was being made durable, so it adapts to the load by itself (one delivery
+when they come one at a time, tens at 50 connections), and the deliveries of a batch are
+answered before the next batch starts. One fsync then covers many deliveries (measured:
 one commit per request ≈ 1,800/s, a group-commit writer ≈ 4,000/s), and no delivery is
 acknowledged before its row is on disk.
 
@@ -187,6 +189,10 @@ class InboxWriter:
                 logger.exception("the inbox writer failed a batch of %d", len(pairs))
                 outcomes = [exc] * len(pairs)
             self._settle(pairs, outcomes)
+            # Let the settled requests answer before the next batch's statements hold the
+            # loop: their senders send again sooner, and join a later batch instead of waiting
+            # a whole batch for their reply (measured: batches a fifth larger, a lower p99).
+            await asyncio.sleep(0)
 
     def _settle(
         self,

@@ -16,8 +16,10 @@ class CardBehaviour(enum.Enum):
 
     APPROVED = "approved"
     DENIED = "denied"
-    THREE_DS_APPROVED = "3ds-approved"
+    THREE_DS_FRICTIONLESS = "3ds-frictionless"
+    THREE_DS_CHALLENGE = "3ds-challenge"
     THREE_DS_REJECTED = "3ds-rejected"
+    THREE_DS_UNAVAILABLE = "3ds-unavailable"
     GATEWAY_ERROR = "gateway-error"
     SLOW = "slow"
 
@@ -54,18 +56,30 @@ TEST_CARDS: tuple[SandboxCard, ...] = (
         "denied: charge and transaction DENIED, HTTP 200",
     ),
     SandboxCard(
+        "4000000000003063",
+        CardBrand.VISA,
+        CardBehaviour.THREE_DS_FRICTIONLESS,
+        "3DS frictionless: enrollment `Approved` without a challenge, then the 3DS "
+        "authorization is PAID; approved without 3DS too",
+    ),
+    SandboxCard(
         "4000000000003220",
         CardBrand.VISA,
-        CardBehaviour.THREE_DS_APPROVED,
-        "3DS challenge approved: a THREE_DS_CHALLENGE notification (Approved, paresStatus Y) "
-        "then PAID",
+        CardBehaviour.THREE_DS_CHALLENGE,
+        "3DS challenge: enrollment `Challenged`; code `1234` on the bank's page approves "
+        "(then PAID), any other code rejects; DENIED without 3DS",
     ),
     SandboxCard(
         "4000008400001629",
         CardBrand.VISA,
         CardBehaviour.THREE_DS_REJECTED,
-        "3DS challenge rejected: a THREE_DS_CHALLENGE notification (Rejected) and the charge "
-        "DENIED",
+        "3DS rejected at enrollment (`Rejected`, no challenge); DENIED without 3DS",
+    ),
+    SandboxCard(
+        "4000000000001042",
+        CardBrand.VISA,
+        CardBehaviour.THREE_DS_UNAVAILABLE,
+        "3DS unavailable: enrollment answers 502 and the status is `FAILED`; approved without 3DS",
     ),
     SandboxCard(
         "4000000000000119",

@@ -61,6 +61,7 @@ _RAW_CARD_FIELDS = frozenset(
 )
 THREE_DS_APPROVED = ThreeDsResult(status="Approved", pares_status="Y", eci="05")
 THREE_DS_REJECTED = ThreeDsResult(status="Rejected", pares_status="N", eci="07")
+ISSUER_REQUIRES_3DS = frozenset({CardBehaviour.THREE_DS_CHALLENGE, CardBehaviour.THREE_DS_REJECTED})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,11 +218,7 @@ def _settle(charge: SandboxCharge) -> None:
             if txn.status in (TransactionStatus.PAID, TransactionStatus.PRE_AUTHORIZED):
                 txn.status = TransactionStatus.CANCELED
                 txn.reason_message = "CANCELADA: outro cartao da cobranca foi negado"
-            if txn.status == TransactionStatus.PENDING:
-                _deny(txn, "CANCELADA: outro cartao da cobranca foi negado")
         charge.status = ChargeStatus.DENIED
-    elif TransactionStatus.PENDING in statuses:
-        charge.status = ChargeStatus.PENDING
     elif charge.late_capture:
         charge.status = ChargeStatus.PRE_AUTHORIZED
     else:
@@ -334,8 +331,10 @@ async def authorize(request: web.Request) -> web.Response:
         )
         if card.behaviour == CardBehaviour.DENIED:
             _deny(txn)
-        elif card.behaviour in (CardBehaviour.THREE_DS_APPROVED, CardBehaviour.THREE_DS_REJECTED):
-            txn.reason_message = "AGUARDANDO DESAFIO 3DS"
+        elif card.behaviour in ISSUER_REQUIRES_3DS:
+            # Public sources show no deferred challenge on this path: an issuer that insists
+            # on authentication denies the card here (the 3DS flow is its own calls).
+            _deny(txn, "NEGADA: o emissor exige autenticacao 3DS")
         else:
             _approve(txn, wanted.lateCapture)
         transactions.append(txn)
@@ -355,40 +354,12 @@ async def authorize(request: web.Request) -> web.Response:
     server.state.charges[charge.merchant_charge_id] = charge
     logger.info("charge %s: %s", charge.merchant_charge_id, charge.status.value)
     notify_payment(server, charge)
-    if charge.status == ChargeStatus.PENDING:
-        server.spawn(_three_ds_challenge(server, charge), f"sandbox-3ds-{charge.id}")
     reply = charge_reply(charge, naive=server.variants.timestamps == "naive-brt")
     slow = any(card.behaviour == CardBehaviour.SLOW for card in cards)
     # The charge exists and is settled; only the reply is late (the ambiguous case).
     if slow and not await server.sleep_unless_stopping(server.config.slow_card_delay_s):
         raise api_error(503, "the sandbox is stopping")
     return json_response(reply)
-
-
-async def _three_ds_challenge(server: SandboxServer, charge: SandboxCharge) -> None:
-    """The card holder answers the challenge after a while; the result arrives by webhook."""
-    if not await server.sleep_unless_stopping(server.config.three_ds_delay_s):
-        return
-    pending = [t for t in charge.transactions if t.status == TransactionStatus.PENDING]
-    rejected = any(t.card.behaviour == CardBehaviour.THREE_DS_REJECTED for t in pending)
-    now = server.clock.now()
-    for txn in pending:
-        result = (
-            THREE_DS_REJECTED
-            if txn.card.behaviour == CardBehaviour.THREE_DS_REJECTED
-            else THREE_DS_APPROVED
-        )
-        charge.three_ds = result
-        notify_three_ds(server, charge, result)
-        if rejected:
-            _deny(txn, "NEGADA: autenticacao 3DS recusada")
-        else:
-            _approve(txn, charge.late_capture)
-        txn.updated_at = now
-    charge.updated_at = now
-    _settle(charge)
-    logger.info("charge %s after 3DS: %s", charge.merchant_charge_id, charge.status.value)
-    notify_payment(server, charge)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -456,7 +427,6 @@ async def capture(request: web.Request) -> web.Response:
         reasons = {
             ChargeStatus.PAID: "it is already captured (PAID)",
             ChargeStatus.DENIED: "a denied charge cannot be captured",
-            ChargeStatus.PENDING: "it is waiting for its 3DS challenge",
         }
         _state_error(
             charge,
@@ -563,7 +533,6 @@ def refund_charge(server: SandboxServer, charge: SandboxCharge, amount: int) -> 
         reasons = {
             ChargeStatus.REFUNDED: "it is already fully refunded",
             ChargeStatus.DENIED: "a denied charge has nothing to refund",
-            ChargeStatus.PENDING: "it is waiting for its 3DS challenge",
         }
         _state_error(
             charge,

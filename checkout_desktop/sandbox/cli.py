@@ -92,13 +92,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="how long the slow test card's reply takes (35)",
     )
     parser.add_argument(
-        "--three-ds-delay",
-        type=float,
-        default=1.0,
-        metavar="S",
-        help="time until a 3DS test card's challenge has its result (1)",
-    )
-    parser.add_argument(
         "--qr-autopay",
         type=float,
         default=None,
@@ -180,7 +173,6 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
         token_lifetime_s=args.token_lifetime,
         card_token_lifetime_s=args.card_token_lifetime,
         slow_card_delay_s=args.slow_card_delay,
-        three_ds_delay_s=args.three_ds_delay,
         qr_autopay_s=args.qr_autopay,
         webhook_url=args.webhook_url,
         webhook_token=webhook_token,

@@ -300,12 +300,13 @@ class PayRefused(Exception):
     """The simulated payer could not pay (expired, cancelled, already paid)."""
 
 
-def pay(server: SandboxServer, charge: QrCharge) -> None:
-    """The customer's app pays the QR now."""
+def pay(server: SandboxServer, charge: QrCharge, *, late: bool = False) -> None:
+    """The customer's app pays the QR now. `late`: a payment the app sent just before the QR
+    expired or was cancelled, which lands after it (the service takes the money anyway)."""
     expire_if_due(server, charge)
     if charge.paid_at is not None:
         raise PayRefused(f"QR charge {charge.merchant_charge_id} is already paid")
-    if not charge.awaiting:
+    if not charge.awaiting and not late:
         raise PayRefused(
             f"QR charge {charge.merchant_charge_id} can no longer be paid "
             f"({charge.txn_status.value})"
@@ -511,14 +512,18 @@ def refuse_capture(charge: QrCharge) -> HttpError:
 
 
 async def admin_pay(request: web.Request) -> web.Response:
-    """POST /_sandbox/pay/{merchantChargeId}: the customer's app pays the waiting QR."""
+    """POST /_sandbox/pay/{merchantChargeId}: the customer's app pays the waiting QR.
+
+    `?late=1`: the payment lands although the QR expired or was cancelled (it was sent just
+    before), so a shop can see such a payment shown and refund it."""
     server = require_admin(request)
     mcid = request.match_info["merchantChargeId"]
     charge = qr_charges(server).get(mcid)
     if charge is None:
         raise api_error(404, f"no QR charge {mcid[:40]}")
+    late = request.query.get("late", "") in ("1", "true")
     try:
-        pay(server, charge)
+        pay(server, charge, late=late)
     except PayRefused as exc:
         raise api_error(409, str(exc), business_code=INVALID_CHARGE_STATE) from None
     return json_response(qr_reply(server, charge))

@@ -52,7 +52,6 @@ class SandboxConfig:
     credentials: SandboxCredentials | None = None
     card_token_lifetime_s: float = 900.0
     slow_card_delay_s: float = 35.0
-    three_ds_delay_s: float = 1.0
     qr_autopay_s: float | None = None
     """Pay every wallet and PIX QR this many seconds after it is made (demos, the self-test)."""
     webhook_timeout_s: float = 10.0
@@ -83,7 +82,7 @@ class SandboxConfig:
         for name in positive:
             if getattr(self, name) <= 0:
                 raise SandboxConfigError(f"{name} must be above 0, got {getattr(self, name)}")
-        for name in ("slow_card_delay_s", "three_ds_delay_s", "webhook_backoff_s"):
+        for name in ("slow_card_delay_s", "webhook_backoff_s"):
             if getattr(self, name) < 0:
                 raise SandboxConfigError(f"{name} cannot be negative, got {getattr(self, name)}")
         if self.qr_autopay_s is not None and self.qr_autopay_s < 0:
@@ -150,14 +149,19 @@ class SandboxServer:
         self._stopping.clear()
         self._certificate = await asyncio.to_thread(self._load_certificate)
         ssl_context = await asyncio.to_thread(self._certificate.server_context)
+        from checkout_desktop.sandbox.three_ds import add_acs_routes, add_three_ds_routes
+
         api_app = build_api_app(self)
+        add_three_ds_routes(api_app)
         add_charge_routes(api_app)
+        sdk_app = build_sdk_app(self)
+        add_acs_routes(sdk_app)
         try:
             self._api_runner, self._api_port = await _serve(
                 api_app, self.config.host, self.config.api_port, None
             )
             self._sdk_runner, self._sdk_port = await _serve(
-                build_sdk_app(self),
+                sdk_app,
                 self.config.host,
                 self.config.sdk_port,
                 ssl_context,

@@ -146,6 +146,23 @@ class ThreeDsResult:
 
 
 @dataclass
+class ThreeDsSession:
+    """One 3DS authentication the sandbox plays: from setup to the 3DS authorization."""
+
+    charge_id: str
+    authentication_id: str
+    merchant_charge_id: str
+    amount: int
+    card: CardToken
+    status: str = "CREATED"
+    """What the status endpoint answers: CREATED, AUTHENTICATED, REJECTED or FAILED."""
+    enrolled: bool = False
+    has_challenged: bool = False
+    access_token: str | None = None
+    authorized: bool = False
+
+
+@dataclass
 class SandboxCharge:
     id: str
     merchant_charge_id: str
@@ -228,6 +245,8 @@ class SandboxState:
         self.access_tokens: dict[str, AccessToken] = {}
         self.card_tokens: dict[str, CardToken] = {}
         self.charges: dict[str, SandboxCharge] = {}
+        self.three_ds: dict[str, ThreeDsSession] = {}
+        """3DS authentications by the service's chargeId (`sandbox/three_ds.py`)."""
         self.qr_charges: dict[str, QrCharge] = {}
         """Wallet and PIX charges (`sandbox/qr.py`); their merchantChargeIds are unique across
         both dictionaries."""

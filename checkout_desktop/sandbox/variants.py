@@ -30,6 +30,13 @@ Names and values, as `checkout-desktop sandbox --variant NAME=VALUE` and the adm
 - ``partial-refund``: ``PARTIAL`` (default: a partly refunded charge says so) or ``PAID``.
 - ``query-content-type``: ``required`` (default: a query without ``Content-Type:
   application/json`` gets 415, as the docs list) or ``optional``.
+- ``three-ds-card``: ``token`` (default: 3DS setup takes the SDK's one-time token, as its page
+  says) or ``card-data`` (setup refuses a token and asks for the card's data, as the public
+  plugin sends it; the terminal never has card data, so 3DS is unavailable to it).
+- ``three-ds-reply``: ``plain`` (default: the 3DS authorization answers with the charge) or
+  ``wrapped`` (``{"charge": {…}}``, which the public plugin also reads).
+- ``three-ds-notification``: ``sent`` (default: a ``THREE_DS_CHALLENGE`` notification per 3DS
+  result) or ``never`` (the result is only found by asking the status endpoint).
 - ``qr-unpaid``: ``PENDING`` (default: a public fixture's transaction status of a new QR) or
   ``PRE_AUTHORIZED``; the charge of an unpaid QR is PRE_AUTHORIZED either way.
 - ``wallet-paid``: ``AUTHORIZED`` (default: the documentation's example, with the transaction
@@ -68,6 +75,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "sdk-credential": ("both", "transparent", "merchant"),
     "partial-refund": ("PARTIAL", "PAID"),
     "query-content-type": ("required", "optional"),
+    "three-ds-card": ("token", "card-data"),
+    "three-ds-reply": ("plain", "wrapped"),
+    "three-ds-notification": ("sent", "never"),
     "qr-unpaid": ("PENDING", "PRE_AUTHORIZED"),
     "wallet-paid": ("AUTHORIZED", "PAID"),
     "qr-expired": ("expired-canceled", "expired-stays", "canceled"),
@@ -115,6 +125,9 @@ class ServiceVariants:
     sdk_credential: str = "both"
     partial_refund: str = "PARTIAL"
     query_content_type: str = "required"
+    three_ds_card: str = "token"
+    three_ds_reply: str = "plain"
+    three_ds_notification: str = "sent"
     qr_unpaid: str = "PENDING"
     wallet_paid: str = "AUTHORIZED"
     qr_expired: str = "expired-canceled"

@@ -64,6 +64,7 @@ from checkout_desktop.domain.records import (
 )
 from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
 from checkout_desktop.domain.state import AttemptState, ChargeState
+from checkout_desktop.domain.three_ds import ThreeDsFlowRecord, ThreeDsStep
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 
 logger = logging.getLogger(__name__)
@@ -197,6 +198,14 @@ class ChargeReads(Protocol):
     ) -> DayTotals:
         """Totals of the charges whose attempt `profile` made, created in [start, end); hours
         in `zone`. Raises ReportUnavailable when the store cannot be read."""
+        ...
+
+    async def three_ds_flow(self, merchant_charge_id: str) -> ThreeDsFlowRecord | None:
+        """The charge's 3DS flow, if it went through 3-D Secure."""
+        ...
+
+    async def open_three_ds_flows(self, limit: int = 100) -> list[ThreeDsFlowRecord]:
+        """3DS flows neither DONE nor ENDED, oldest first."""
         ...
 
 
@@ -382,6 +391,17 @@ class ChargeStore(ChargeReads, Protocol):
         self, sweep: SweepRecord, *, after_id: int, checked: int, changed: int, finished: bool
     ) -> SweepRecord:
         """Record the sweep's progress (counts added; finished stamps `finished_at`)."""
+        ...
+
+    async def record_three_ds(self, merchant_charge_id: str, sale_id: str) -> ThreeDsFlowRecord:
+        """A new 3DS flow at step SETUP, for an attempt recorded in the same unit of work."""
+        ...
+
+    async def move_three_ds(
+        self, merchant_charge_id: str, step: ThreeDsStep, **fields: Any
+    ) -> ThreeDsFlowRecord:
+        """Move an open 3DS flow to `step`, setting charge_id, authentication_id, result,
+        step_up_url, width or height; a DONE or ENDED flow never moves again."""
         ...
 
 

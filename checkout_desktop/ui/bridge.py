@@ -30,13 +30,25 @@ KNOWN_BRANDS = frozenset(b.value for b in CardBrand)
 MAX_CREDENTIAL_REQUESTS = 5
 
 
-def find_card_data(raw: str) -> str | None:
+# The browser message's measures are bounded numbers (a screen of 1366 by 768 at 24 bits and
+# 180 minutes from UTC reads, digits joined, like a Luhn-valid number): each is screened alone,
+# and the terminal checks them against its own measurements before using them.
+_MEASURE_KEYS = frozenset({"colorDepth", "screenHeight", "screenWidth", "timeDifference"})
+
+
+def find_card_data(raw: str, *, measures: bool = False) -> str | None:
     """What card data a bridge message carries, described without the data itself, or None.
 
     The text is normalised before it is looked at (JSON unescaped, NFKC, every separator):
     see domain.carddata. A key named like a CVV, card number or expiry is refused whatever its
     value; so is a value that reads as an expiry or a security code.
     """
+    if measures:
+        return screen_card_data(
+            raw,
+            opaque_keys=_OPAQUE_KEYS | _MEASURE_KEYS,
+            short_code_keys=_SHORT_CODE_KEYS | _MEASURE_KEYS,
+        )
     return screen_card_data(raw, opaque_keys=_OPAQUE_KEYS, short_code_keys=_SHORT_CODE_KEYS)
 
 
@@ -89,6 +101,20 @@ class TokenCreated(BridgeMessage):
         if not value.strip():
             raise ValueError("the holder name is blank")
         return value.strip()
+
+
+class BrowserReport(BridgeMessage):
+    """What the page measures of the shopper's browser for 3DS enrollment: numbers, flags and
+    a language tag only. The user agent and the Accept headers are added on the Python side
+    (they are the view's own), so no free text comes from the page for this."""
+
+    javaEnabled: bool
+    colorDepth: Annotated[int, Field(ge=1, le=48)]
+    screenHeight: Annotated[int, Field(ge=1, le=16_384)]
+    screenWidth: Annotated[int, Field(ge=1, le=16_384)]
+    timeDifference: Annotated[int, Field(ge=-900, le=900)]
+    # Letters, and at most a three-digit region (es-419): no room for a run of digits.
+    language: Annotated[str, Field(pattern=r"^[A-Za-z]{2,3}(-([A-Za-z]{2,8}|[0-9]{3}))?$")]
 
 
 M = TypeVar("M", bound=BridgeMessage)
@@ -163,6 +189,8 @@ class CardBridge(QObject):
         self._credentials_given = False
         self._pending: list[Callable[[], None]] = []
         self.ready_info: PageReady | None = None
+        self.browser_report: BrowserReport | None = None
+        """The shopper's browser as the page measured it (for 3DS enrollment)."""
         # Diagnostics and tests: sees every raw page→Python message before it is screened.
         self.message_observer: Callable[[str, str], None] | None = None
 
@@ -194,6 +222,7 @@ class CardBridge(QObject):
         self._credential_requests = 0
         self._credentials_given = False
         self.ready_info = None
+        self.browser_report = None
 
     def provide_credentials(
         self, merchant_document: str, token: str, kind: str = "transparent"
@@ -223,7 +252,9 @@ class CardBridge(QObject):
 
     # ------------------------------------------------------------------ page → Python
 
-    def _receive(self, slot: str, payload: Any, model: type[M]) -> M | None:
+    def _receive(
+        self, slot: str, payload: Any, model: type[M], *, measures: bool = False
+    ) -> M | None:
         if self.message_observer is not None:
             self.message_observer(slot, payload if isinstance(payload, str) else repr(payload))
         if not isinstance(payload, str):
@@ -239,7 +270,7 @@ class CardBridge(QObject):
             )
             self.events.message_refused.emit(slot)
             return None
-        finding = find_card_data(payload)
+        finding = find_card_data(payload, measures=measures)
         if finding is not None:
             logger.warning(
                 "security event: the card page sent %s to %s; the message was refused and "
@@ -307,6 +338,14 @@ class CardBridge(QObject):
         )
         logger.info("card page: temporary card token received (%s •••• %s)", brand, token.last_four)
         self.events.token_received.emit(token)
+        return True
+
+    @Slot(str, result=bool)
+    def browserInfo(self, payload: str) -> bool:
+        message = self._receive("browserInfo", payload, BrowserReport, measures=True)
+        if message is None:
+            return False
+        self.browser_report = message
         return True
 
     @Slot(str, result=bool)

@@ -6,9 +6,11 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from pydantic import SecretStr
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from checkout_desktop.domain.documents import DocumentError, validate_cnpj
 from checkout_desktop.domain.enums import SdkCredentialKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.three_ds import BrowserInfo
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMissing
 from checkout_desktop.ui.bridge import CardBridge, CardToken, PageReady, SdkFailure
@@ -51,6 +54,13 @@ class SdkCredentialSource:
 
 def _fingerprint(merchant_document: str, token: str, kind: str) -> str:
     return hashlib.sha256(f"{merchant_document}\0{token}\0{kind}".encode()).hexdigest()
+
+
+PAGE_ACCEPT = (
+    "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,"
+    "image/apng,*/*;q=0.8"
+)
+"""The Accept header Chromium sends for a page (enrollment's httpAccept* fields)."""
 
 
 class CardPage(QWidget):
@@ -120,6 +130,58 @@ class CardPage(QWidget):
     def sdk_ready(self) -> bool:
         info = self.bridge.ready_info
         return info is not None and info.sdk == "ready"
+
+    def browser_info(self) -> BrowserInfo | None:
+        """The shopper's browser for 3DS enrollment, or None before the page has measured it.
+
+        The page gives screen, colour depth, time zone and language; the user agent is this
+        view's own and the Accept headers are the ones Chromium sends for a page."""
+        report = self.bridge.browser_report
+        if report is None:
+            return None
+        own = self._own_measures()
+        measured = (
+            report.screenWidth,
+            report.screenHeight,
+            report.colorDepth,
+            report.timeDifference,
+        )
+        if measured != own:
+            # The page's numbers are used only where they agree with the terminal's own: what
+            # cannot be checked cannot carry anything in.
+            logger.info("the card page's screen measures differ from the terminal's; using ours")
+            report = report.model_copy(
+                update={
+                    "screenWidth": own[0],
+                    "screenHeight": own[1],
+                    "colorDepth": own[2],
+                    "timeDifference": own[3],
+                }
+            )
+        return BrowserInfo(
+            httpAcceptBrowserValue=PAGE_ACCEPT,
+            httpAcceptContent=PAGE_ACCEPT,
+            httpBrowserJavaEnabled=report.javaEnabled,
+            httpBrowserJavaScriptEnabled=True,
+            httpBrowserColorDepth=report.colorDepth,
+            httpBrowserScreenHeight=report.screenHeight,
+            httpBrowserScreenWidth=report.screenWidth,
+            httpBrowserTimeDifference=report.timeDifference,
+            httpBrowserLanguage=report.language,
+            userAgentBrowserValue=self.page.profile().httpUserAgent()[:2048] or "QtWebEngine",
+        )
+
+    def _own_measures(self) -> tuple[int, int, int, int]:
+        """Screen width, height, colour depth and minutes behind UTC, as this terminal sees them."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        width, height, depth = 1, 1, 24
+        if screen is not None:
+            size = screen.size()
+            width, height = max(1, size.width()), max(1, size.height())
+            depth = min(48, max(1, screen.depth()))
+        offset = datetime.now().astimezone().utcoffset()
+        behind = 0 if offset is None else -round(offset.total_seconds() / 60)
+        return width, height, depth, max(-900, min(900, behind))
 
     def load(self) -> None:
         """Load (or reload) the card page; `ready` or `sdk_unavailable` follows."""

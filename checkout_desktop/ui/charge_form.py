@@ -165,6 +165,9 @@ class ChargeForm(QWidget):
         self.holder_is_customer = QCheckBox(self.tr("Card &holder is the customer"), self)
         self.holder_is_customer.setObjectName("holderIsCustomer")
         self.holder_is_customer.setChecked(True)
+        self._card_terms = True
+        """Whether the card-only terms (installments, late capture, the holder, the billing
+        address) apply: not while a PicPay or PIX QR is the tender."""
         self.holder_is_customer.setToolTip(
             self.tr(
                 "Fill the card's holder name and CPF/CNPJ from the customer (untick when "
@@ -405,21 +408,30 @@ class ChargeForm(QWidget):
         self.holder_is_customer.setChecked(True)
         self.amount.setFocus()
 
+    def _card_only(self) -> tuple[QWidget, ...]:
+        return (self.installments, self.late_capture, self.holder_is_customer, self.address_box)
+
+    def set_card_terms(self, applies: bool) -> None:
+        """Set the card-only terms aside while a QR is the tender (they neither stop nor shape
+        a QR sale), keeping what was typed in them for when a card is chosen again."""
+        self._card_terms = applies
+        for widget in self._card_only():
+            widget.setEnabled(applies and self.amount.isEnabled())
+        self._changed()
+
     def set_enabled_for_editing(self, enabled: bool) -> None:
         """Lock the fields while a charge is in flight, so what is sent is what is shown."""
         for widget in (
             self.amount,
-            self.installments,
             self.soft_descriptor,
-            self.late_capture,
             self.customer_name,
             self.customer_email,
             self.customer_document,
             self.customer_phone,
-            self.holder_is_customer,
-            self.address_box,
         ):
             widget.setEnabled(enabled)
+        for card_only in self._card_only():
+            card_only.setEnabled(enabled and self._card_terms)
 
     # -- checking ---------------------------------------------------------------------------
 
@@ -439,16 +451,17 @@ class ChargeForm(QWidget):
                 self.tr("The descriptor takes only letters without accents, digits and spaces.")
             )
         customer = self._customer(problems)
-        address = self._address(problems) if self.address_box.isChecked() else None
+        cards = self._card_terms
+        address = self._address(problems) if cards and self.address_box.isChecked() else None
         if problems or customer is None:
             return problems
-        count = self.installments.value()
+        count = self.installments.value() if cards else 1
         return SaleDraft(
             amount=amount,
             installments=count,
             installment_type=installment_type(count),
             soft_descriptor=descriptor or None,
-            late_capture=self.late_capture.isChecked(),
+            late_capture=cards and self.late_capture.isChecked(),
             customer=customer,
             billing_address=address,
         )

@@ -39,6 +39,7 @@ from checkout_desktop.charges.service import (
     SaleBusy,
     StartCheck,
 )
+from checkout_desktop.charges.three_ds import ThreeDsProgress
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
 from checkout_desktop.domain.enums import ChargeStatus
@@ -47,11 +48,14 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CARD, PIX, ChargeRecord
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.tenders import CardTender, PixTender, WalletTender
+from checkout_desktop.domain.three_ds import Challenge, ThreeDsPolicy
+from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.bridge import CardToken, SdkFailure
 from checkout_desktop.ui.card_page import CardPage, sdk_failure_reason
+from checkout_desktop.ui.challenge_view import ChallengeView
 from checkout_desktop.ui.charge_form import ChargeForm
 from checkout_desktop.ui.customer_display import CustomerView
 from checkout_desktop.ui.formatting import format_money
@@ -164,6 +168,10 @@ class ResultView(QWidget):
         if outcome.attempt == AttemptState.UNKNOWN:
             self.status.setText(self.tr("Outcome unknown — checking"))
             self.status.setStyleSheet("color: #7a5c00;")
+        elif outcome.message.code == ReasonCode.TDS_REFUSED:
+            # Refused by the 3DS policy: the bank's confirmation failed, nothing was charged.
+            self.status.setText(self.tr("Authentication failed"))
+            self.status.setStyleSheet("color: #b3261e;")
         elif outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND):
             self.status.setText(self.tr("Not charged"))
             self.status.setStyleSheet("color: #b3261e;")
@@ -177,8 +185,12 @@ class ResultView(QWidget):
     def show_record(self, record: ChargeRecord) -> None:
         """A later update of the charge shown (a notification, a reconciliation)."""
         self.record = record
-        self._show_status(effective_status(record.state))
-        if effective_status(record.state) == ChargeStatus.PAID:
+        status = effective_status(record.state)
+        if status is not None:
+            # A row that holds only a 3DS result (nothing charged) leaves the status the
+            # outcome gave ("Authentication failed"), never a blank over it.
+            self._show_status(status)
+        if status == ChargeStatus.PAID:
             self.message.clear()
         self.charge.setText(self.tr("Charge {id}").format(id=record.merchant_charge_id))
         self._show_details(record)
@@ -212,7 +224,9 @@ class ResultView(QWidget):
             self.print_button.setEnabled(False)
             self.pdf_button.setEnabled(False)
             return
-        self.amount.setText(format_money(record.amount))
+        # A row that holds only a 3DS result knows no amount: the sale's stays shown.
+        amount = record.amount if record.amount is not None else self.sale_amount
+        self.amount.setText(format_money(amount))
         lines = []
         for txn in record.state.transactions:
             if txn.qr_code is not None or txn.expires_at is not None:
@@ -259,6 +273,8 @@ class ChargeScreen(QWidget):
     """merchantChargeId of a charge request about to be sent."""
     charge_finished = Signal(object)
     """The ChargeOutcome of the request (its status may still change later)."""
+    flight_status = Signal(str)
+    """The one status shown while a charge runs, each time it changes."""
     receipt_requested = Signal(str, bool)
     """(merchantChargeId, as_pdf): the main window prints or saves the receipt."""
     customer_view_changed = Signal(object)
@@ -294,6 +310,11 @@ class ChargeScreen(QWidget):
         self._busy_tried = False
         self._capturing = False
         self.capture_box: QMessageBox | None = None
+        self.three_ds_policy = ThreeDsPolicy()
+        """The profile's 3DS policy (set by the window from the settings)."""
+        self._three_ds_stage: str | None = None
+        self.challenge: ChallengeView | None = None
+        """The bank's challenge while the customer answers it."""
 
         self.form = ChargeForm(self)
         self.offer_recent_customers()
@@ -451,7 +472,10 @@ class ChargeScreen(QWidget):
         if not self._in_flight and self._pending_amount is None:
             self.next_card_amount.set_centavos(remaining)
         if self._in_flight:
-            self.charge_button.setText(self.tr("Charging…"))
+            text = self._flight_text()
+            if text != self.charge_button.text():
+                self.charge_button.setText(text)
+                self.flight_status.emit(text)
         else:
             self.charge_button.setText(
                 self.tr("C&harge {amount}").format(amount=format_money(amount))
@@ -627,19 +651,74 @@ class ChargeScreen(QWidget):
     def _start(self, draft: SaleDraft) -> None:
         attempt = self.sale.next_attempt(draft)
         mcid = attempt.merchant_charge_id
+        policy = self.three_ds_policy
+        # 3DS authenticates a card: a wallet or PIX QR never goes through it.
+        card = attempt.request if isinstance(attempt.request, ChargeAuthorizationRequest) else None
+        three_ds = card is not None and policy.applies(card.total_amount, len(attempt.tenders))
         self._in_flight = True
         self.current_charge = mcid
+        # The first status shown says what happens first: authentication, or the charge.
+        self._three_ds_stage = "authenticating" if three_ds else None
         self.update_state()
         self.charge_started.emit(mcid)
-        self._task = asyncio.ensure_future(
-            self._service.charge(
-                sale_id=attempt.sale_id, request=attempt.request, tenders=attempt.tenders
+        if card is not None and three_ds:
+            self._task = asyncio.ensure_future(
+                self._service.three_ds.charge(
+                    sale_id=attempt.sale_id,
+                    request=card,
+                    tenders=list(attempt.tenders),
+                    browser=self.card_page.browser_info(),
+                    fallback=policy.fallback,
+                    on_progress=self._on_three_ds,
+                )
             )
-        )
+        else:
+            self._task = asyncio.ensure_future(
+                self._service.charge(
+                    sale_id=attempt.sale_id, request=attempt.request, tenders=attempt.tenders
+                )
+            )
         self._task.add_done_callback(self._finished)
+
+    def _flight_text(self) -> str:
+        """The one status shown while a charge runs (3DS stages first, then charging)."""
+        if self._three_ds_stage == "authenticating":
+            return self.tr("Authenticating…")
+        if self._three_ds_stage == "challenge":
+            return self.tr("Waiting for the customer at the bank…")
+        return self.tr("Charging…")
+
+    def _on_three_ds(self, progress: ThreeDsProgress) -> None:
+        if progress.merchant_charge_id != self.current_charge:
+            return
+        self._three_ds_stage = progress.stage
+        if progress.stage == "challenge" and progress.challenge is not None:
+            self._show_challenge(progress.challenge)
+        else:
+            self._close_challenge()
+        self._render_state()
+
+    def _show_challenge(self, challenge: Challenge) -> None:
+        self._close_challenge()
+        view = ChallengeView(challenge, self)
+        view.cancelled.connect(self._service.three_ds.cancel_challenge)
+        # Closed by the clerk: forgotten at once, so nothing later touches a deleted view.
+        view.cancelled.connect(self._forget_challenge)
+        self.challenge = view
+        view.start()
+
+    def _forget_challenge(self, _mcid: str = "") -> None:
+        self.challenge = None
+
+    def _close_challenge(self) -> None:
+        view, self.challenge = self.challenge, None
+        if view is not None:
+            view.close_view()
 
     def _finished(self, task: asyncio.Future[ChargeOutcome]) -> None:
         self._in_flight = False
+        self._three_ds_stage = None
+        self._close_challenge()
         # A temporary card token is single use: whatever happened, these cards are spent.
         self.sale.clear()
         self._render_cards()
@@ -703,8 +782,10 @@ class ChargeScreen(QWidget):
                 and self.stack.currentWidget() is self.result
             ):
                 self.result.show_record(record)
-                retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
-                self.result.retry_button.setVisible(retry)
+                if record.status is not None:
+                    # Without a charge status (a 3DS result alone) the offer stays as it was.
+                    retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
+                    self.result.retry_button.setVisible(retry)
             self.update_state()
 
         read(self._views.charge(mcid), show)
@@ -814,6 +895,7 @@ class ChargeScreen(QWidget):
             self.sale.clear()
             self._render_cards()
         self.cards_box.setVisible(not qr)
+        self.form.set_card_terms(not qr)
         self.qr_hint.setVisible(qr)
         if kind == PIX:
             self.qr_hint.setText(

@@ -16,13 +16,14 @@ from PySide6.QtGui import QBrush, QColor
 
 from checkout_desktop.charges.views import ChargeQuery, ChargeViews
 from checkout_desktop.domain.documents import DocumentError, format_cnpj, format_cpf
-from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, effective_status
+from checkout_desktop.domain.enums import ChargeStatus, PaymentType
+from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, QrPhase, effective_status, qr_phase
 from checkout_desktop.domain.records import ChargeRecord, Page, TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.qr_panel import kind_text
+from checkout_desktop.ui.qr_texts import qr_kind_of, qr_status_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 from checkout_desktop.ui.timeline_text import plain_detail, status_after, what_happened, who_label
 
@@ -59,6 +60,18 @@ def format_document(document: str) -> str:
     except DocumentError:
         pass
     return document
+
+
+def status_text(record: ChargeRecord) -> str:
+    """A charge's status as the history shows it: a QR's as the clerk means it (awaiting payment,
+    paid, expired), a card's as the service says it."""
+    phase = qr_phase(record.state)
+    if phase == QrPhase.AWAITING:
+        return qr_status_text(str(record.state.status) if record.state.status else None)
+    if phase == QrPhase.EXPIRED:
+        return status_label("EXPIRED")
+    shown = effective_status(record.state)
+    return status_label(None if shown is None else str(shown))
 
 
 def cards_text(record: ChargeRecord) -> str:
@@ -261,7 +274,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             if name == "amount":
                 return format_money(record.amount)
             if name == "status":
-                return status_label(status)
+                return status_text(record)
             if name == "refunded":
                 return format_money(record.refunded_amount) if record.refunded_amount else ""
             if name == "cards":
@@ -309,6 +322,7 @@ class TimelineModel(ReadOnlyTableModel):
         self._cursor: int | None = None
         self._exhausted = True
         self._loading = False
+        self._qr: PaymentType | None = None
         self._headers = (
             self.tr("When"),
             self.tr("From"),
@@ -320,10 +334,17 @@ class TimelineModel(ReadOnlyTableModel):
     def merchant_charge_id(self) -> str | None:
         return self._charge
 
+    @property
+    def qr_kind(self) -> PaymentType | None:
+        """The QR tender of the charge shown (its lines say awaiting payment, not
+        pre-authorized); None for a card's."""
+        return self._qr
+
     def set_charge(self, merchant_charge_id: str | None) -> None:
         self.beginResetModel()
         self._charge = merchant_charge_id
         self._rows = []
+        self._qr = None
         self._cursor = None
         self._exhausted = merchant_charge_id is None
         self.endResetModel()
@@ -337,6 +358,7 @@ class TimelineModel(ReadOnlyTableModel):
                 return  # another charge was chosen meanwhile
             self.beginResetModel()
             self._rows = list(page.items)
+            self._qr = qr_kind_of(self._rows)
             self._cursor = page.next_cursor
             self._exhausted = page.next_cursor is None
             self.endResetModel()
@@ -393,6 +415,7 @@ class TimelineModel(ReadOnlyTableModel):
         first = len(self._rows)
         self.beginInsertRows(QModelIndex(), first, first + len(items) - 1)
         self._rows.extend(items)
+        self._qr = self._qr or qr_kind_of(items)
         self.endInsertRows()
 
     def record(self, row: int) -> TimelineRecord | None:
@@ -418,10 +441,10 @@ class TimelineModel(ReadOnlyTableModel):
             if name == "source":
                 return who_label(item.source)
             if name == "what":
-                return what_happened(item)
-            return status_after(item)
+                return what_happened(item, qr=self._qr)
+            return status_after(item, qr=self._qr)
         if role == Qt.ItemDataRole.ToolTipRole and name == "what":
-            return plain_detail(item)
+            return plain_detail(item, qr=self._qr)
         if role == Qt.ItemDataRole.ToolTipRole and name == "recorded":
             return format_instant_precise(item.recorded_at)
         if role == Qt.ItemDataRole.ForegroundRole and name == "status":

@@ -876,7 +876,7 @@ class HistoryPanel(QWidget):
             self.timeline_detail.setPlainText(developer_detail(item))
         else:
             self.timeline_detail.setFont(self.font())
-            self.timeline_detail.setPlainText(plain_detail(item))
+            self.timeline_detail.setPlainText(plain_detail(item, qr=self.timeline.qr_kind))
 
     def _update_actions(self) -> None:
         self._reload_view()

@@ -37,6 +37,7 @@ from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.listener_notice import ListenerFailureNotice
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.problem_banner import ProblemBanner
+from checkout_desktop.ui.qr_texts import late_payment_notice
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
 
@@ -172,6 +173,7 @@ class MainWindow(QMainWindow):
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
         self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
+        self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
         self.customer_display: CustomerDisplay | None = None
         self.charge_screen.customer_view_changed.connect(self._customer_view)
@@ -212,7 +214,9 @@ class MainWindow(QMainWindow):
             self.adapter,
             environment=environment,
             # This environment's open attempts only: another's are none of this service's.
-            unresolved_count=lambda: views.unresolved_count(profile=service.profile),
+            unresolved_count=lambda: views.unresolved_count(
+                profile=service.profile, excluding=self._charge_on_screen()
+            ),
             show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,
         )
@@ -225,6 +229,8 @@ class MainWindow(QMainWindow):
             self.tray.activated.connect(lambda _reason: self.show_normal())
             self.tray.show()
 
+        # The charge on screen is counted once it is no longer being sent or authenticated.
+        self.charge_screen.charge_finished.connect(lambda _o: self.status.refresh_attempts())
         self.adapter.webhook_stored.connect(self._on_webhook_stored)
         self.adapter.charge_changed.connect(self._on_charge_changed)
         self.adapter.tunnel_url_changed.connect(self.tunnel_notice.show_change)
@@ -325,12 +331,24 @@ class MainWindow(QMainWindow):
 
     # -- core events ------------------------------------------------------------------------
 
+    def _charge_on_screen(self) -> tuple[str, ...]:
+        """The charge the charge screen is still sending or authenticating: its button says
+        where it stands, so the status bar does not call it an unknown outcome."""
+        screen = self.charge_screen
+        mcid = screen.current_charge
+        return (mcid,) if screen.in_flight and mcid is not None else ()
+
     def _on_webhook_stored(self, event: WebhookStored) -> None:
         # Not built yet: the events panel reads the store's newest page when it is.
         if self._panels_built:
             self.events_panel.notify_stored(event.event_id)
 
     def _on_charge_changed(self, event: ChargeChanged) -> None:
+        late = late_payment_notice(event.merchant_charge_id, event.changes)
+        if late is not None:
+            # Money came in for a QR the screen had let go: the clerk must know, whatever
+            # the charge screen shows now.
+            self.statusBar().showMessage(late, 120_000)
         if event.status == event.previous_status or not self.isMinimized():
             return
         title = self.tr("Charge {id}").format(id=event.merchant_charge_id)
@@ -360,6 +378,7 @@ class MainWindow(QMainWindow):
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
             self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
+            self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         # The service enforces the PIN: it learns a new one (or its removal) at once, and the
         # shop's store passes it (and the shop's name) on to the other counters.
         if (settings.ui.supervisor_pin_hash, settings.ui.shop_name) != (

@@ -1,20 +1,26 @@
-"""QR charges told in plain words on a charge's timeline: created, paid, expired, cancelled."""
+"""QR charges told in plain words: the timeline's lines (created, paid, expired, cancelled, a
+payment that landed after the QR had ended), a QR's status as the clerk means it, and the
+window's notice of such a late payment."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
 from checkout_desktop.domain.enums import PaymentType
-from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import TimelineRecord
+from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.qr_panel import kind_text
 
 logger = logging.getLogger(__name__)
 
 _QR_TYPES = (PaymentType.WALLET.value, PaymentType.PIX.value)
+_ENDED = ("EXPIRED", "CANCELED")
+_PAID = ("PAID", "CAPTURED")
 
 
 def qr_kind(body: Any) -> PaymentType | None:
@@ -32,7 +38,7 @@ def qr_kind(body: Any) -> PaymentType | None:
     return None
 
 
-def _transaction_status(item: TimelineRecord) -> str | None:
+def transaction_status_of(item: TimelineRecord) -> str | None:
     """The transaction status the line brought, from its changes."""
     for change in item.changes_data or ():
         if change.code in (
@@ -54,6 +60,80 @@ def _kind_from_changes(item: TimelineRecord) -> PaymentType | None:
     return None
 
 
+def _kind_from_attempt(item: TimelineRecord) -> PaymentType | None:
+    """The QR tender the attempt's line recorded before sending (its first line)."""
+    data = item.reason_data
+    if data is None or data.code != ReasonCode.ATTEMPT_RECORDED:
+        return None
+    tenders = data.args.get("cards")
+    if not isinstance(tenders, list):
+        return None
+    codes = {tender.code for tender in tenders if isinstance(tender, Reason)}
+    if ReasonCode.TENDER_PIX in codes:
+        return PaymentType.PIX
+    if ReasonCode.TENDER_WALLET in codes:
+        return PaymentType.WALLET
+    return None
+
+
+def qr_kind_of(items: Iterable[TimelineRecord]) -> PaymentType | None:
+    """The QR tender a charge's timeline shows it was made with; None for a card's."""
+    for item in items:
+        kind = qr_kind(item.body) or _kind_from_changes(item) or _kind_from_attempt(item)
+        if kind is not None:
+            return kind
+    return None
+
+
+def qr_status_text(status: str | None, transaction_status: str | None = None) -> str:
+    """A QR charge's status as the clerk means it: a new QR's charge says PRE_AUTHORIZED (or
+    PENDING) and is awaiting payment, a paid wallet says AUTHORIZED and is paid, an expired one
+    may say CANCELED. The transaction's status, when known, tells; refunds keep the charge's."""
+    charge = (status or "").upper()
+    txn = (transaction_status or "").upper()
+    if charge in ("PARTIAL", "REFUNDED", "CHARGEBACK", "DENIED", "ERROR"):
+        return status_label(charge)
+    said = txn or charge
+    if said in _PAID or said == "AUTHORIZED":
+        return status_label("PAID")
+    if said in _ENDED:
+        return status_label(said)
+    if said in ("PENDING", "PRE_AUTHORIZED"):
+        return QCoreApplication.translate("Labels", "Awaiting payment")
+    return status_label(status)
+
+
+def late_payment(changes: Iterable[Reason]) -> PaymentType | None:
+    """The QR tender whose transaction went from expired or cancelled to paid in these changes:
+    a payment that landed after the QR had ended (the money is in)."""
+    for change in changes:
+        if change.code != ReasonCode.CHANGE_TRANSACTION_STATUS:
+            continue
+        kind = change.args.get("payment_type")
+        before = str(change.args.get("previous_status") or "").upper()
+        after = str(change.args.get("status") or "").upper()
+        if (
+            isinstance(kind, str)
+            and kind.upper() in _QR_TYPES
+            and before in _ENDED
+            and after in _PAID
+        ):
+            return PaymentType(kind.upper())
+    return None
+
+
+def late_payment_notice(merchant_charge_id: str, changes: Iterable[Reason]) -> str | None:
+    """What the window says when a QR is paid after it expired or was cancelled, or None."""
+    kind = late_payment(changes)
+    if kind is None:
+        return None
+    return QCoreApplication.translate(
+        "QrNotice",
+        "The {kind} QR of charge {id} was paid after it had ended: the money is in. Refund it "
+        "from the History if the sale was paid another way.",
+    ).format(kind=kind_text(kind), id=merchant_charge_id)
+
+
 def qr_sentence(item: TimelineRecord) -> str | None:
     """One sentence for a line that moved a QR charge's transaction, or None to say it the
     usual way (a card charge, a refund, a line that changed nothing)."""
@@ -62,8 +142,14 @@ def qr_sentence(item: TimelineRecord) -> str | None:
     kind = qr_kind(item.body) or _kind_from_changes(item)
     if kind is None:
         return None
-    status = _transaction_status(item)
+    status = transaction_status_of(item)
     name = kind_text(kind)
+    if late_payment(item.changes_data or ()) is not None:
+        return QCoreApplication.translate(
+            "Timeline",
+            "The customer's payment landed after the {kind} QR had ended; refund it if the sale "
+            "was paid another way.",
+        ).format(kind=name)
     if status in ("PENDING", "PRE_AUTHORIZED", "AUTHORIZED"):
         return QCoreApplication.translate(
             "Timeline", "The {kind} QR was created; it awaits the customer's payment."
@@ -83,4 +169,12 @@ def qr_sentence(item: TimelineRecord) -> str | None:
     return None
 
 
-__all__ = ["qr_kind", "qr_sentence"]
+__all__ = [
+    "late_payment",
+    "late_payment_notice",
+    "qr_kind",
+    "qr_kind_of",
+    "qr_sentence",
+    "qr_status_text",
+    "transaction_status_of",
+]

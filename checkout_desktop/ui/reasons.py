@@ -393,6 +393,66 @@ def templates() -> dict[ReasonCode, str]:
         ReasonCode.OP_QUERY: QCoreApplication.translate("Reasons", "charge query"),
         ReasonCode.OP_CAPTURE: QCoreApplication.translate("Reasons", "capture"),
         ReasonCode.OP_REFUND: QCoreApplication.translate("Reasons", "refund"),
+        ReasonCode.TDS_WHY_AUTHENTICATED: QCoreApplication.translate(
+            "Reasons", "authenticated by the bank"
+        ),
+        ReasonCode.TDS_WHY_REJECTED: QCoreApplication.translate("Reasons", "rejected by the bank"),
+        ReasonCode.TDS_WHY_FAILED: QCoreApplication.translate("Reasons", "unavailable"),
+        ReasonCode.TDS_WHY_CANCELLED: QCoreApplication.translate(
+            "Reasons", "cancelled at the counter"
+        ),
+        ReasonCode.TDS_WHY_TIMED_OUT: QCoreApplication.translate(
+            "Reasons", "without an answer in time"
+        ),
+        ReasonCode.OP_TDS_SETUP: QCoreApplication.translate("Reasons", "3DS setup"),
+        ReasonCode.OP_TDS_ENROLLMENT: QCoreApplication.translate("Reasons", "3DS enrollment"),
+        ReasonCode.OP_TDS_STATUS: QCoreApplication.translate("Reasons", "3DS status query"),
+        ReasonCode.OP_TDS_AUTHORIZATION: QCoreApplication.translate("Reasons", "3DS charge"),
+        ReasonCode.TDS_SETUP_RECORDED: QCoreApplication.translate(
+            "Reasons", "3DS authentication recorded before sending its setup (card token only)"
+        ),
+        ReasonCode.TDS_SETUP_DONE: QCoreApplication.translate(
+            "Reasons",
+            "3DS setup answered (service charge {charge}); enrollment sent with the browser data",
+        ),
+        ReasonCode.TDS_ENROLLED: QCoreApplication.translate(
+            "Reasons", "3DS enrollment answered: {status}"
+        ),
+        ReasonCode.TDS_CHALLENGE: QCoreApplication.translate(
+            "Reasons", "the bank asks the customer for a confirmation; the challenge is on screen"
+        ),
+        ReasonCode.TDS_RESULT_NOTIFIED: QCoreApplication.translate(
+            "Reasons", "3DS result {status}, from a notification"
+        ),
+        ReasonCode.TDS_RESULT_ASKED: QCoreApplication.translate(
+            "Reasons", "3DS result: {why}, asked of the service"
+        ),
+        ReasonCode.TDS_AUTHORIZATION_RECORDED: QCoreApplication.translate(
+            "Reasons", "authenticated; the charge is recorded before sending"
+        ),
+        ReasonCode.TDS_FALLBACK: QCoreApplication.translate(
+            "Reasons", "3DS authentication {why}: charging without 3DS, as the settings say"
+        ),
+        ReasonCode.TDS_REFUSED: QCoreApplication.translate(
+            "Reasons",
+            "not charged: 3DS authentication {why}, and the settings refuse a card without it",
+        ),
+        ReasonCode.TDS_UNAVAILABLE: QCoreApplication.translate(
+            "Reasons", "3DS authentication unavailable: {error}"
+        ),
+        ReasonCode.TDS_NO_BROWSER: QCoreApplication.translate(
+            "Reasons", "3DS needs the card page's browser data, which did not come"
+        ),
+        ReasonCode.TDS_INTERRUPTED: QCoreApplication.translate(
+            "Reasons",
+            "the terminal stopped during 3DS ({step}) before the charge was sent: nothing was "
+            "charged",
+        ),
+        ReasonCode.TDS_INTERRUPTED_SENT: QCoreApplication.translate(
+            "Reasons",
+            "the terminal stopped after sending the charge ({step}); the service is asked, "
+            "never sent again",
+        ),
         ReasonCode.BAD_MERCHANT_CHARGE_ID: QCoreApplication.translate(
             "Reasons", "the charge id {value} is not valid: 6 to 36 letters, digits or hyphens"
         ),

@@ -2,17 +2,20 @@
 
 Steps: start the sandbox process, start the core (store, gateway, inbox), load the card page
 with the published SDK, tokenize a test card through the SDK, charge it, and see the charge's
-notification arrive through the inbox; then a PIX sale: a QR asked for, paid a moment later by
-the sandbox's simulated customer (`--qr-autopay`), its payment notified through the inbox.
+notification arrive through the inbox; then two 3-D Secure charges: a frictionless card, and a
+challenged one whose code the self-test types into the sandbox's bank page, shown in the
+challenge view as a customer would see it; then a PIX sale: a QR asked for, paid a moment later
+by the sandbox's simulated customer (`--qr-autopay`), its payment notified through the inbox.
 Prints one line — PASS or FAIL, each step's time — and exits 0 or 1. It runs in a temporary
 instance folder, so the shop's history and settings are untouched, and it needs no keychain:
 the built-in sandbox's credentials are public test values.
 
 The one exception to "card data never enters this process": the self-test must type a card
-into the page, as staff would. The test card (the sandbox's public approved VISA number) exists
-here only inside the JavaScript snippet `TEST_CARD_FILL_SCRIPT`, which is handed unchanged to the
-page's `runJavaScript`. Python never parses, logs, stores or compares it; no other code path
-can reach it, and it is a public test number that no real card carries.
+into the page, as staff would. The test cards (the sandbox's public approved VISA number and its
+two 3DS numbers) exist here only inside the JavaScript snippets `TEST_CARD_FILL_SCRIPT`,
+`FRICTIONLESS_FILL_SCRIPT` and `CHALLENGE_FILL_SCRIPT`, handed unchanged to the page's
+`runJavaScript`. Python never parses, logs, stores or compares them; no other code path can
+reach them, and they are public test numbers that no real card carries.
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from checkout_desktop.domain.enums import ChargeStatus, DocumentType, InstallmentType, PaymentType
 from checkout_desktop.domain.events import EventBus
@@ -46,6 +49,10 @@ from checkout_desktop.domain.wire import (
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.settings import BUILTIN_SANDBOX, Settings
 
+if TYPE_CHECKING:
+    from checkout_desktop.terminal import Terminal
+    from checkout_desktop.ui.card_page import CardPage
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -58,7 +65,7 @@ QR_AUTOPAY_S = 1.0
 # The documented exception (see the module docstring): the sandbox's public approved test card,
 # present only in this JavaScript source, which goes to the page as is. The expiry is computed
 # in the page, three years ahead.
-TEST_CARD_FILL_SCRIPT = """
+_FILL_TEMPLATE = """
 (function () {
   function put(id, value) {
     var e = document.getElementById(id);
@@ -66,7 +73,7 @@ TEST_CARD_FILL_SCRIPT = """
     e.value = value;
     e.dispatchEvent(new Event('input', {bubbles: true}));
   }
-  put('number', '4111 1111 1111 1111');
+  put('number', '%s');
   put('holder-name', 'Teste Autoverificacao');
   put('holder-document', '52998224725');
   put('exp-month', '12');
@@ -75,10 +82,101 @@ TEST_CARD_FILL_SCRIPT = """
   return true;
 }())
 """
+TEST_CARD_FILL_SCRIPT = _FILL_TEMPLATE % "4111 1111 1111 1111"
+FRICTIONLESS_FILL_SCRIPT = _FILL_TEMPLATE % "4000 0000 0000 3063"
+CHALLENGE_FILL_SCRIPT = _FILL_TEMPLATE % "4000 0000 0000 3220"
+ACS_ANSWER_SCRIPT = """
+(function () {
+  var code = document.getElementById('acs-code');
+  if (!code) { return false; }
+  code.value = '1234';
+  document.getElementById('acs-form').submit();
+  return true;
+}())
+"""
+"""The customer's answer on the sandbox's bank page: its approving code."""
+ACS_TITLE = "Sandbox ACS"
 
 
 class SelfTestFailure(RuntimeError):
     """A step failed; the message says which and why."""
+
+
+async def _three_ds_charge(
+    terminal: Terminal,
+    page: CardPage,
+    tokenize: Callable[[str], Awaitable[object]],
+    script: str,
+) -> str:
+    """One 3DS charge of a test card typed by `script`; a challenge is answered on the bank's
+    page inside the challenge view. Returns the merchantChargeId of the PAID charge."""
+    from checkout_desktop.charges.three_ds import ThreeDsProgress
+    from checkout_desktop.ui.bridge import CardToken
+    from checkout_desktop.ui.challenge_view import ChallengeView
+    from checkout_desktop.ui.qt_app import wait_for_signal
+
+    card = await tokenize(script)
+    assert isinstance(card, CardToken)
+    mcid = f"selftest-3ds-{card.last_four}-{int(time.time())}"
+    views: list[ChallengeView] = []
+    answered: list[asyncio.Task[None]] = []
+
+    async def answer(view: ChallengeView) -> None:
+        while view.page.title() != ACS_TITLE:
+            await wait_for_signal(view.page.titleChanged)
+        done = asyncio.get_running_loop().create_future()
+        view.page.runJavaScript(ACS_ANSWER_SCRIPT, 0, lambda ok: done.set_result(bool(ok)))
+        if not await done:
+            raise SelfTestFailure("3DS: the bank's page had no code field")
+
+    def on_progress(progress: ThreeDsProgress) -> None:
+        if progress.stage == "challenge" and progress.challenge is not None:
+            view = ChallengeView(progress.challenge)
+            view.cancelled.connect(terminal.service.three_ds.cancel_challenge)
+            views.append(view)
+            view.start()
+            answered.append(asyncio.ensure_future(answer(view)))
+
+    try:
+        outcome = await terminal.service.three_ds.charge(
+            sale_id=mcid,
+            request=_request(mcid, card.token),
+            tenders=[CardSummary(brand=card.brand.value, last_four=card.last_four)],
+            browser=page.browser_info(),
+            fallback="refuse",
+            on_progress=on_progress,
+        )
+    finally:
+        for view in views:
+            view.close_view()
+        for task in answered:
+            task.cancel()
+    if outcome.status != ChargeStatus.PAID:
+        raise SelfTestFailure(f"3DS: expected PAID, got {outcome.status} ({outcome.message})")
+    return mcid
+
+
+def _request(mcid: str, token: str) -> ChargeAuthorizationRequest:
+    return ChargeAuthorizationRequest(
+        merchantChargeId=mcid,
+        customer=Customer(
+            name="Teste Autoverificacao",
+            email="self-test@example.com",
+            documentType=DocumentType.CPF,
+            document="52998224725",
+            phone=Phone(areaCode="11", number="987654321"),
+        ),
+        transactions=[
+            TransactionRequest(
+                amount=SELF_TEST_AMOUNT,
+                credit=CreditRequest(
+                    temporaryCardToken=token,
+                    installmentNumber=1,
+                    installmentType=InstallmentType.NONE,
+                ),
+            )
+        ],
+    )
 
 
 @dataclass
@@ -136,7 +234,7 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
     """The steps; returns the verdict line and whether every step passed."""
     from checkout_desktop.sandbox.link import SandboxLink, SandboxLinkError, start_sandbox
     from checkout_desktop.terminal import Terminal
-    from checkout_desktop.ui.card_page import CardPage, SdkCredentialSource
+    from checkout_desktop.ui.card_page import SdkCredentialSource
     from checkout_desktop.ui.chromium import apply_profile_flags
     from checkout_desktop.ui.qt_app import build_card_page, wait_for_signal
 
@@ -191,13 +289,11 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
 
         await clock.run("card page", page_ready())
 
-        async def tokenize() -> object:
+        async def tokenize(script: str = TEST_CARD_FILL_SCRIPT) -> object:
             token = asyncio.ensure_future(wait_for_signal(page.token_created))
             error = asyncio.ensure_future(wait_for_signal(page.sdk_error))
             filled = asyncio.get_running_loop().create_future()
-            page.page.runJavaScript(
-                TEST_CARD_FILL_SCRIPT, 0, lambda result: filled.set_result(bool(result))
-            )
+            page.page.runJavaScript(script, 0, lambda result: filled.set_result(bool(result)))
             if not await filled:
                 raise SelfTestFailure("tokenize: the card form could not be filled")
             page.submit()
@@ -214,26 +310,7 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
 
         assert isinstance(card_token, CardToken)
         mcid = f"selftest-{int(time.time())}"
-        request = ChargeAuthorizationRequest(
-            merchantChargeId=mcid,
-            customer=Customer(
-                name="Teste Autoverificacao",
-                email="self-test@example.com",
-                documentType=DocumentType.CPF,
-                document="52998224725",
-                phone=Phone(areaCode="11", number="987654321"),
-            ),
-            transactions=[
-                TransactionRequest(
-                    amount=SELF_TEST_AMOUNT,
-                    credit=CreditRequest(
-                        temporaryCardToken=card_token.token,
-                        installmentNumber=1,
-                        installmentType=InstallmentType.NONE,
-                    ),
-                )
-            ],
-        )
+        request = _request(mcid, card_token.token)
         outcome = await clock.run(
             "charge",
             terminal.service.charge(
@@ -254,6 +331,12 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
                     return event
 
         await clock.run("notification", notification())
+        frictionless = await clock.run(
+            "3DS frictionless", _three_ds_charge(terminal, page, tokenize, FRICTIONLESS_FILL_SCRIPT)
+        )
+        challenged = await clock.run(
+            "3DS challenge", _three_ds_charge(terminal, page, tokenize, CHALLENGE_FILL_SCRIPT)
+        )
         pix = f"selftest-pix-{int(time.time())}"
         qr = await clock.run(
             "pix",
@@ -286,8 +369,9 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
         return (
             clock.line(
                 "PASS",
-                f"charge {mcid} PAID and PIX {pix} paid by the simulated customer, both notified "
-                "through the inbox",
+                f"charge {mcid} PAID, notified through the inbox; 3DS charges {frictionless} "
+                f"and {challenged} (challenge answered on the bank's page) PAID; PIX {pix} paid "
+                "by the simulated customer, notified through the inbox",
             ),
             True,
         )

@@ -100,6 +100,26 @@ class SettingsPanel(QWidget):
         general_form.addRow(self.tr("Language"), self.language)
         general_form.addRow("", self.phone_required)
 
+        # 3-D Secure, per environment: when a card is authenticated by its bank first, and
+        # what happens when that cannot be done.
+        self.three_ds_mode = QComboBox(self)
+        self.three_ds_mode.setObjectName("settingsThreeDsMode")
+        self.three_ds_mode.addItem(self.tr("Off"), "off")
+        self.three_ds_mode.addItem(self.tr("From an amount up"), "above")
+        self.three_ds_mode.addItem(self.tr("Every card charge"), "always")
+        self.three_ds_above = AmountEdit(self)
+        self.three_ds_above.setObjectName("settingsThreeDsAbove")
+        self.three_ds_fallback = QComboBox(self)
+        self.three_ds_fallback.setObjectName("settingsThreeDsFallback")
+        self.three_ds_fallback.addItem(self.tr("Refuse the card (nothing is charged)"), "refuse")
+        self.three_ds_fallback.addItem(self.tr("Charge it without 3DS"), "without")
+        three_ds = QGroupBox(self.tr("3-D Secure (the bank's confirmation)"), self)
+        three_ds_form = QFormLayout(three_ds)
+        three_ds_form.addRow(self.tr("Confirm with the bank"), self.three_ds_mode)
+        three_ds_form.addRow(self.tr("From"), self.three_ds_above)
+        three_ds_form.addRow(self.tr("If it fails or is unavailable"), self.three_ds_fallback)
+        self.three_ds_mode.currentIndexChanged.connect(self._three_ds_mode_changed)
+
         self.port = QSpinBox(self)
         self.port.setObjectName("settingsPort")
         self.port.setRange(0, 65535)
@@ -198,6 +218,7 @@ class SettingsPanel(QWidget):
         self.qr_box = QrSettingsBox(self)
         boxes = (
             general,
+            three_ds,
             self.qr_box,
             webhook,
             supervisor,
@@ -353,8 +374,21 @@ class SettingsPanel(QWidget):
             self.merchant_document.setText(profile.merchant_document)
             self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(profile.sdk_credential), 0))
             self.phone_required.setChecked(profile.phone_required)
+            self.three_ds_mode.setCurrentIndex(
+                max(self.three_ds_mode.findData(profile.three_ds_mode), 0)
+            )
+            self.three_ds_above.set_centavos(profile.three_ds_above_centavos)
+            self.three_ds_fallback.setCurrentIndex(
+                max(self.three_ds_fallback.findData(profile.three_ds_fallback), 0)
+            )
+            self._three_ds_mode_changed()
         for edit in (self.client_secret, self.sdk_token, self.webhook_token):
             edit.clear()
+
+    def _three_ds_mode_changed(self, *_args: object) -> None:
+        mode = self.three_ds_mode.currentData()
+        self.three_ds_above.setEnabled(mode == "above")
+        self.three_ds_fallback.setEnabled(mode != "off")
 
     def _tunnel_changed(self, *_args: object) -> None:
         self.public_url.setEnabled(self.tunnel.currentData() == "manual")
@@ -391,6 +425,9 @@ class SettingsPanel(QWidget):
         s.shared_store_url = store_url
         profile = s.profiles[name]
         profile.phone_required = self.phone_required.isChecked()
+        profile.three_ds_mode = self.three_ds_mode.currentData()
+        profile.three_ds_above_centavos = self.three_ds_above.centavos()
+        profile.three_ds_fallback = self.three_ds_fallback.currentData()
         secrets_to_store: list[tuple[SecretName, str]] = []
         if not profile.is_builtin_sandbox:
             profile.sdk_credential = self.sdk_kind.currentData()

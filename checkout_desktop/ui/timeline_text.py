@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication
 
+from checkout_desktop.domain.enums import PaymentType
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import TimelineRecord
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise
 from checkout_desktop.ui.labels import outcome_label, source_label, source_ref_label, status_label
-from checkout_desktop.ui.qr_texts import qr_sentence
+from checkout_desktop.ui.qr_panel import kind_text
+from checkout_desktop.ui.qr_texts import qr_sentence, qr_status_text, transaction_status_of
 from checkout_desktop.ui.reasons import reason_text
 
 logger = logging.getLogger(__name__)
@@ -55,35 +58,50 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
-def what_happened(item: TimelineRecord) -> str:
-    """One plain sentence for a timeline line (no codes, arrows or empty-set signs)."""
+def _status_words(qr: PaymentType | None) -> Callable[[str | None], str]:
+    """How a charge status reads on a line: a QR charge's as the clerk means it."""
+    return status_label if qr is None else qr_status_text
+
+
+def what_happened(item: TimelineRecord, *, qr: PaymentType | None = None) -> str:
+    """One plain sentence for a timeline line (no codes, arrows or empty-set signs); `qr`: the
+    charge is a QR of that tender (its lines say awaiting payment, not pre-authorized)."""
+    words = _status_words(qr)
     reason = reason_text(item.reason_data, item.reason)
     first = reason.splitlines()[0] if reason else ""
     charge_row = item.new_status in _CHARGE_STATUSES or item.new_status is None
     is_operation = bool(item.source_ref and item.source_ref.startswith("operation"))
     status_moved = bool(item.new_status and item.previous_status != item.new_status)
+    resolved = item.reason_data
+    if qr is not None and resolved is not None and resolved.code == ReasonCode.ATTEMPT_RESOLVED:
+        status = resolved.args.get("status")
+        return QCoreApplication.translate(
+            "Timeline", "The service has this {kind} QR ({status}); attempt resolved."
+        ).format(
+            kind=kind_text(qr), status=qr_status_text(status if isinstance(status, str) else None)
+        )
     if (is_operation and not (status_moved and charge_row and item.outcome == "applied")) or (
         not charge_row
     ):
         # Refunds, captures and attempts already say in words what step they reached.
         return _sentence(first)
-    after = status_label(item.new_status) if item.new_status else ""
-    qr = qr_sentence(item)
-    if qr is not None:
+    after = words(item.new_status) if item.new_status else ""
+    told = qr_sentence(item)
+    if told is not None:
         # A QR's charge status says little (a new and an expired QR may both read
         # pre-authorized): its transaction tells what happened.
         context = _context(item)
         if context is None:
-            return qr
+            return told
         return QCoreApplication.translate("Timeline", "{context}: {what}").format(
-            context=_sentence(context).rstrip("."), what=qr[:1].lower() + qr[1:]
+            context=_sentence(context).rstrip("."), what=told[:1].lower() + told[1:]
         )
     if item.outcome == "applied":
         if item.new_status and item.previous_status != item.new_status:
             if item.previous_status and item.previous_status in _CHARGE_STATUSES:
                 moved: str = QCoreApplication.translate(
                     "Timeline", "The charge went from {before} to {after}."
-                ).format(before=status_label(item.previous_status), after=after)
+                ).format(before=words(item.previous_status), after=after)
             else:
                 moved = QCoreApplication.translate("Timeline", "The charge is {status}.").format(
                     status=after
@@ -99,7 +117,7 @@ def what_happened(item: TimelineRecord) -> str:
             "Timeline", "More details of the charge arrived; its status stays {status}."
         ).format(status=after or "—")
     if item.outcome == "duplicate":
-        said = status_label(item.input_status or item.new_status)
+        said = words(item.input_status or item.new_status)
         return QCoreApplication.translate(
             "Timeline", "Nothing new: the charge was already {status}."
         ).format(status=said)
@@ -119,19 +137,21 @@ def _context(item: TimelineRecord) -> str | None:
     return reason_text(context) if isinstance(context, Reason) else None
 
 
-def status_after(item: TimelineRecord) -> str:
+def status_after(item: TimelineRecord, *, qr: PaymentType | None = None) -> str:
     """The charge's status after this line, only when the line changed it (the steps of an
-    attempt or a refund are told by the line's sentence)."""
+    attempt or a refund are told by the line's sentence); a QR's as the clerk means it."""
     if item.new_status in _CHARGE_STATUSES and item.previous_status != item.new_status:
+        if qr is not None:
+            return qr_status_text(item.new_status, transaction_status_of(item))
         return status_label(item.new_status)
     return ""
 
 
-def plain_detail(item: TimelineRecord) -> str:
+def plain_detail(item: TimelineRecord, *, qr: PaymentType | None = None) -> str:
     """The detail a clerk reads: when, from where, what happened and why."""
     lines = [
         f"{format_instant(item.recorded_at)} · {who_label(item.source)}",
-        what_happened(item),
+        what_happened(item, qr=qr),
     ]
     reason = reason_text(item.reason_data, item.reason)
     if reason and _sentence(reason.splitlines()[0]) != lines[-1]:

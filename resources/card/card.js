@@ -568,6 +568,25 @@
       language: state.language,
       reason: state.sdkReason
     }));
+    sendBrowserInfo();
+  }
+
+  // What 3-D Secure enrollment asks of the shopper's browser: numbers, flags and a language
+  // only (the terminal adds the user agent and Accept headers, which are its own).
+  function sendBrowserInfo() {
+    var screenInfo = window.screen || {};
+    var depth = Math.min(48, Math.max(1, Math.round(screenInfo.colorDepth || 24)));
+    var offset = Math.min(900, Math.max(-900, new Date().getTimezoneOffset()));
+    var language = String(navigator.language || "pt-BR");
+    if (!/^[A-Za-z]{2,3}(-([A-Za-z]{2,8}|[0-9]{3}))?$/.test(language)) { language = "pt-BR"; }
+    state.bridge.browserInfo(JSON.stringify({
+      javaEnabled: false,
+      colorDepth: depth,
+      screenHeight: Math.min(16384, Math.max(1, Math.round(screenInfo.height || 1))),
+      screenWidth: Math.min(16384, Math.max(1, Math.round(screenInfo.width || 1))),
+      timeDifference: offset,
+      language: language
+    }));
   }
 
   function sdkSettled(status, reason) {

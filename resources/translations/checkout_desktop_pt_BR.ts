@@ -21,6 +21,21 @@
     </message>
 </context>
 <context>
+    <name>ChallengeView</name>
+    <message>
+        <source>Bank confirmation</source>
+        <translation>Confirmação do banco</translation>
+    </message>
+    <message>
+        <source>Hand this to the customer: the bank asks for a confirmation</source>
+        <translation>Entregue ao cliente: o banco pede uma confirmação</translation>
+    </message>
+    <message>
+        <source>Cancel the confirmation</source>
+        <translation>Cancelar a confirmação</translation>
+    </message>
+</context>
+<context>
     <name>ChargeForm</name>
     <message>
         <source>Amount</source>
@@ -311,6 +326,14 @@
     <message>
         <source>The card form is unavailable: {why}</source>
         <translation>O formulário do cartão está indisponível: {why}</translation>
+    </message>
+    <message>
+        <source>Authenticating…</source>
+        <translation>Autenticando…</translation>
+    </message>
+    <message>
+        <source>Waiting for the customer at the bank…</source>
+        <translation>Aguardando o cliente no banco…</translation>
     </message>
     <message>
         <source>Capture</source>
@@ -1526,6 +1549,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>Production</source>
         <translation>Produção</translation>
     </message>
+    <message>
+        <source>Awaiting payment</source>
+        <translation>Aguardando pagamento</translation>
+    </message>
 </context>
 <context>
     <name>Launch</name>
@@ -1731,6 +1758,13 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>The stored supervisor PIN cannot be read; set the PIN again in Settings.</source>
         <translation>O PIN do supervisor guardado não pode ser lido; defina o PIN de novo em Configurações.</translation>
+    </message>
+</context>
+<context>
+    <name>QrNotice</name>
+    <message>
+        <source>The {kind} QR of charge {id} was paid after it had ended: the money is in. Refund it from the History if the sale was paid another way.</source>
+        <translation>O QR {kind} da cobrança {id} foi pago depois de encerrado: o dinheiro entrou. Estorne-o pelo Histórico se a venda foi paga de outra forma.</translation>
     </message>
 </context>
 <context>
@@ -2398,6 +2432,94 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>estorno</translation>
     </message>
     <message>
+        <source>authenticated by the bank</source>
+        <translation>aprovada pelo banco</translation>
+    </message>
+    <message>
+        <source>rejected by the bank</source>
+        <translation>recusada pelo banco</translation>
+    </message>
+    <message>
+        <source>unavailable</source>
+        <translation>indisponível</translation>
+    </message>
+    <message>
+        <source>cancelled at the counter</source>
+        <translation>cancelada no balcão</translation>
+    </message>
+    <message>
+        <source>without an answer in time</source>
+        <translation>sem resposta a tempo</translation>
+    </message>
+    <message>
+        <source>3DS setup</source>
+        <translation>preparação do 3DS</translation>
+    </message>
+    <message>
+        <source>3DS enrollment</source>
+        <translation>inscrição no 3DS</translation>
+    </message>
+    <message>
+        <source>3DS status query</source>
+        <translation>consulta do status do 3DS</translation>
+    </message>
+    <message>
+        <source>3DS charge</source>
+        <translation>cobrança 3DS</translation>
+    </message>
+    <message>
+        <source>3DS authentication recorded before sending its setup (card token only)</source>
+        <translation>autenticação 3DS registrada antes de enviar a preparação (só o token do cartão)</translation>
+    </message>
+    <message>
+        <source>3DS setup answered (service charge {charge}); enrollment sent with the browser data</source>
+        <translation>preparação do 3DS respondida (cobrança do serviço {charge}); inscrição enviada com os dados do navegador</translation>
+    </message>
+    <message>
+        <source>3DS enrollment answered: {status}</source>
+        <translation>inscrição no 3DS respondida: {status}</translation>
+    </message>
+    <message>
+        <source>the bank asks the customer for a confirmation; the challenge is on screen</source>
+        <translation>o banco pede uma confirmação ao cliente; o desafio está na tela</translation>
+    </message>
+    <message>
+        <source>3DS result {status}, from a notification</source>
+        <translation>resultado do 3DS {status}, por notificação</translation>
+    </message>
+    <message>
+        <source>3DS result: {why}, asked of the service</source>
+        <translation>resultado do 3DS: {why}, consultado no serviço</translation>
+    </message>
+    <message>
+        <source>3DS authentication {why}: charging without 3DS, as the settings say</source>
+        <translation>autenticação 3DS {why}: cobrando sem 3DS, como dizem as configurações</translation>
+    </message>
+    <message>
+        <source>not charged: 3DS authentication {why}, and the settings refuse a card without it</source>
+        <translation>não cobrado: autenticação 3DS {why}, e as configurações recusam o cartão sem ela</translation>
+    </message>
+    <message>
+        <source>authenticated; the charge is recorded before sending</source>
+        <translation>autenticado; a cobrança é registrada antes de ser enviada</translation>
+    </message>
+    <message>
+        <source>3DS authentication unavailable: {error}</source>
+        <translation>autenticação 3DS indisponível: {error}</translation>
+    </message>
+    <message>
+        <source>3DS needs the card page&apos;s browser data, which did not come</source>
+        <translation>o 3DS precisa dos dados do navegador da página do cartão, que não chegaram</translation>
+    </message>
+    <message>
+        <source>the terminal stopped during 3DS ({step}) before the charge was sent: nothing was charged</source>
+        <translation>o terminal parou durante o 3DS ({step}) antes de enviar a cobrança: nada foi cobrado</translation>
+    </message>
+    <message>
+        <source>the terminal stopped after sending the charge ({step}); the service is asked, never sent again</source>
+        <translation>o terminal parou depois de enviar a cobrança ({step}); o serviço é consultado, nunca reenviado</translation>
+    </message>
+    <message>
         <source>the charge id {value} is not valid: 6 to 36 letters, digits or hyphens</source>
         <translation>o id da cobrança {value} não é válido: de 6 a 36 letras, dígitos ou hífens</translation>
     </message>
@@ -2964,6 +3086,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Resultado desconhecido — consultando</translation>
     </message>
     <message>
+        <source>Authentication failed</source>
+        <translation>Autenticação falhou</translation>
+    </message>
+    <message>
         <source>Not charged</source>
         <translation>Não cobrado</translation>
     </message>
@@ -3025,6 +3151,42 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Language</source>
         <translation>Idioma</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Desligado</translation>
+    </message>
+    <message>
+        <source>From an amount up</source>
+        <translation>A partir de um valor</translation>
+    </message>
+    <message>
+        <source>Every card charge</source>
+        <translation>Em toda cobrança no cartão</translation>
+    </message>
+    <message>
+        <source>Refuse the card (nothing is charged)</source>
+        <translation>Recusar o cartão (nada é cobrado)</translation>
+    </message>
+    <message>
+        <source>Charge it without 3DS</source>
+        <translation>Cobrar sem 3DS</translation>
+    </message>
+    <message>
+        <source>3-D Secure (the bank&apos;s confirmation)</source>
+        <translation>3-D Secure (confirmação do banco)</translation>
+    </message>
+    <message>
+        <source>Confirm with the bank</source>
+        <translation>Confirmar com o banco</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>A partir de</translation>
+    </message>
+    <message>
+        <source>If it fails or is unavailable</source>
+        <translation>Se falhar ou estiver indisponível</translation>
     </message>
     <message>
         <source>any free port</source>
@@ -3651,6 +3813,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>{context}: {what}</translation>
     </message>
     <message>
+        <source>The service has this {kind} QR ({status}); attempt resolved.</source>
+        <translation>O serviço tem este QR {kind} ({status}); tentativa resolvida.</translation>
+    </message>
+    <message>
         <source>More details of the charge arrived; its status stays {status}.</source>
         <translation>Chegaram mais detalhes da cobrança; a situação continua {status}.</translation>
     </message>
@@ -3689,6 +3855,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>changes: {changes}</source>
         <translation>mudanças: {changes}</translation>
+    </message>
+    <message>
+        <source>The customer&apos;s payment landed after the {kind} QR had ended; refund it if the sale was paid another way.</source>
+        <translation>O pagamento do cliente chegou depois que o QR {kind} foi encerrado; estorne-o se a venda foi paga de outra forma.</translation>
     </message>
     <message>
         <source>The {kind} QR was created; it awaits the customer&apos;s payment.</source>

@@ -22,9 +22,11 @@ logger = logging.getLogger(__name__)
 
 VERDICT = re.compile(
     r"^self-test PASS: sandbox [\d.]+ s · core [\d.]+ s · card page [\d.]+ s · tokenize [\d.]+ s"
-    r" · charge [\d.]+ s · notification [\d.]+ s · pix [\d.]+ s · pix paid [\d.]+ s"
-    r" · total [\d.]+ s — charge selftest-\d+ PAID and PIX selftest-pix-\d+ paid by the"
-    r" simulated customer"
+    r" · charge [\d.]+ s · notification [\d.]+ s · 3DS frictionless [\d.]+ s"
+    r" · 3DS challenge [\d.]+ s · pix [\d.]+ s · pix paid [\d.]+ s · total [\d.]+ s"
+    r" — charge selftest-\d+ PAID, notified through the inbox; 3DS charges"
+    r" selftest-3ds-3063-\d+ and selftest-3ds-3220-\d+ \(challenge answered on the bank's page\)"
+    r" PAID; PIX selftest-pix-\d+ paid by the simulated customer, notified through the inbox$"
 )
 
 
@@ -52,8 +54,9 @@ def test_self_test_passes_offscreen_without_a_keychain(tmp_path: Path) -> None:
     assert not (tmp_path / "home" / "data" / "checkout.sqlite3").exists()
     # The test card typed into the page never shows up in what the terminal printed.
     output = result.stdout + result.stderr
-    assert "4111111111111111" not in output
-    assert "4111 1111 1111 1111" not in output
+    for number in ("4111111111111111", "4000000000003063", "4000000000003220"):
+        assert number not in output
+        assert " ".join(number[i : i + 4] for i in range(0, 16, 4)) not in output
 
 
 def test_self_test_refuses_a_bad_port(tmp_path: Path) -> None:

@@ -21,7 +21,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeOutcome
-from checkout_desktop.domain.qr import QrPhase, qr_phase
+from checkout_desktop.domain.enums import PaymentType
+from checkout_desktop.domain.qr import QrPhase, qr_phase, qr_transaction
 from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.api import ADMIN_HEADER
@@ -95,11 +96,16 @@ def qr_sale(shop: Shop, kind: str, amount: int) -> ChargeOutcome:
     """A sale charged with a QR from the keyboard: Ctrl+2 or Ctrl+3, then Ctrl+Enter."""
     window = shop.window
     window.tabs.setCurrentIndex(window.charge_tab)
+    # A dialog closed by an earlier test leaves no window active offscreen; a clerk's click
+    # on the window would make it active again, and the tender keys are the window's.
+    window.activateWindow()
+    spin_until(lambda: QApplication.activeWindow() is window, "the window to be active")
     shop.sale(amount)
     screen = window.charge_screen
     QTest.keyClick(screen, KEYS[kind], Qt.KeyboardModifier.ControlModifier)
     assert screen.tender_bar.kind == kind
     assert not screen.cards_box.isVisible() and screen.qr_hint.isVisible()
+    assert not screen.form.late_capture.isEnabled() and not screen.form.installments.isEnabled()
     assert display(shop).amount.text() == format_money(amount)
     outcomes: list[ChargeOutcome] = []
     screen.charge_finished.connect(outcomes.append)
@@ -185,6 +191,27 @@ def test_an_expired_pix_frees_the_sale_and_a_second_qr_is_paid(shop: Shop) -> No
     assert "The PIX QR expired unpaid." in first_story
     second_story = [what_happened(r) for r in repo.timeline(second.merchant_charge_id).items]
     assert "The customer paid the PIX QR." in second_story
+    # The history says what each QR came to in the clerk's words, never "pre-authorized".
+    window = shop.window
+    history = window.history_panel
+    window.show_charge(first.merchant_charge_id)
+    rows = history.model
+    row = rows.row_of(first.merchant_charge_id)
+    assert row is not None and rows.data(rows.index(row, 3)) == "Expired"
+    timeline = history.timeline
+    spin_until(
+        lambda: (
+            timeline.merchant_charge_id == first.merchant_charge_id and timeline.rowCount() >= 3
+        ),
+        "the first QR's timeline",
+    )
+    assert timeline.qr_kind == PaymentType.PIX
+    statuses = [timeline.data(timeline.index(r, 3)) for r in range(timeline.rowCount())]
+    assert [s for s in statuses if s] == ["Awaiting payment", "Expired"], statuses
+    texts = [timeline.data(timeline.index(r, 2)) for r in range(timeline.rowCount())]
+    assert not any("Pre-authorized" in text for text in texts), texts
+    row = rows.row_of(second.merchant_charge_id)
+    assert row is not None and rows.data(rows.index(row, 3)) == "Paid"
 
 
 def test_a_qr_cancelled_before_payment_is_cancelled(shop: Shop) -> None:
@@ -196,6 +223,45 @@ def test_a_qr_cancelled_before_payment_is_cancelled(shop: Shop) -> None:
     assert display(shop).message.text() == "The QR was cancelled"
     assert qr_phase(shop.record(outcome.merchant_charge_id).state) == QrPhase.CANCELED
     assert panel.new_qr_button.isVisible()
+
+
+def test_a_payment_landing_after_the_cancel_is_shown_and_refunded(shop: Shop) -> None:
+    outcome = qr_sale(shop, PIX, 3000)
+    mcid = outcome.merchant_charge_id
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
+    panel.cancel_button.click()
+    spin_until(lambda: panel.status.text() == "Cancelled", "the cancel")
+    assert display(shop).message.text() == "The QR was cancelled"
+    # The customer's app had sent the payment just before the cancel: the service takes it.
+    admin(shop, "POST", f"/_sandbox/pay/{mcid}?late=1")
+    spin_until(
+        lambda: (
+            screen.stack.currentWidget() is screen.result and screen.result.status.text() == "Paid"
+        ),
+        "the late payment to be shown",
+    )
+    assert display(shop).message.text() == "Paid — thank you!"
+    assert qr_phase(shop.record(mcid).state) == QrPhase.PAID
+    window = shop.window
+    # The window says so, whatever the charge screen shows, and so does the timeline.
+    spin_until(
+        lambda: "was paid after it had ended" in window.statusBar().currentMessage(),
+        "the late payment's notice",
+    )
+    assert mcid in window.statusBar().currentMessage()
+    story = [what_happened(r) for r in shop.terminal.service.store.repo.timeline(mcid).items]
+    assert any("landed after the PIX QR had ended" in line for line in story), story
+    window.show_charge(mcid)
+    history = window.history_panel
+    spin_until(history.refund_button.isEnabled, "the refund button")
+    history.refund_button.click()
+    dialog = history.dialog
+    assert dialog is not None
+    assert dialog.amount.centavos() == 3000
+    dialog.accept()
+    spin_until(lambda: shop.record(mcid).refunded_amount == 3000, "the refund")
+    assert qr_phase(shop.record(mcid).state) == QrPhase.REFUNDED
 
 
 def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(shop: Shop) -> None:
@@ -223,3 +289,38 @@ def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(shop: Sh
     dialog.accept()
     spin_until(lambda: shop.record(mcid).refunded_amount == 1500, "the partial refund")
     assert qr_phase(shop.record(mcid).state) == QrPhase.PARTIALLY_REFUNDED
+
+
+def test_the_pix_expiry_and_the_display_are_set_in_settings_and_apply_at_once(
+    shop: Shop,
+) -> None:
+    window = shop.window
+    window.build_panels()
+    settings = window.settings_panel
+    settings.load()
+    box = settings.qr_box
+    # 600 seconds is the public integration's minimum and the default.
+    assert box.pix_expiration.value() == 600 and box.pix_expiration.minimum() == 600
+    assert box.display.isChecked() and box.screen_choice.isEnabled()
+    try:
+        box.pix_expiration.setValue(900)
+        box.display.setChecked(False)
+        assert not box.screen_choice.isEnabled()
+        assert settings.save(), settings.message.text()
+        # The customer's window closes at once, and opens again when asked for.
+        assert window.customer_display is None
+        box.display.setChecked(True)
+        assert settings.save(), settings.message.text()
+        assert window.customer_display is not None and window.customer_display.isVisible()
+        outcome = qr_sale(shop, PIX, 700)
+        record = shop.record(outcome.merchant_charge_id)
+        txn = qr_transaction(record.state)
+        assert txn is not None and txn.created_at is not None and txn.expires_at is not None
+        assert (txn.expires_at - txn.created_at).total_seconds() == 900
+        assert window.charge_screen.qr_panel.countdown.text().startswith("Expires in 14:")
+        simulate_payment(shop, outcome.merchant_charge_id)
+    finally:
+        box.pix_expiration.setValue(600)
+        box.display.setChecked(True)
+        assert settings.save(), settings.message.text()
+    assert window.charge_screen.pix_expiration_s == 600

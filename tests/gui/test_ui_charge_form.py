@@ -216,3 +216,33 @@ def test_supervisor_pin_is_a_salted_hash() -> None:
         hash_pin("12")
     with pytest.raises(PinError, match="known format"):
         verify_pin("4321", "md5$abc")
+
+
+def test_a_qr_tender_sets_the_card_only_terms_aside_and_keeps_them(qtbot: QtBot) -> None:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    fill_valid(form, qtbot)
+    form.installments.setValue(3)
+    form.late_capture.setChecked(True)
+    form.address_box.setChecked(True)  # a half-typed billing address
+    form.cep.setText("01310-100")
+    assert isinstance(form.draft(), list)
+    # PicPay or PIX: installments, late capture, the card holder and the billing address are
+    # the card's; they neither stop nor shape a QR sale, and the clerk sees them set aside.
+    form.set_card_terms(False)
+    card_only = (form.installments, form.late_capture, form.holder_is_customer, form.address_box)
+    assert not any(widget.isEnabled() for widget in card_only)
+    draft = form.draft()
+    assert isinstance(draft, SaleDraft), draft
+    assert draft.installments == 1 and not draft.late_capture and draft.billing_address is None
+    assert draft.amount == 10000 and draft.customer.name == "Maria da Silva"
+    # A charge in flight and back: still set aside while the QR tender is chosen.
+    form.set_enabled_for_editing(False)
+    form.set_enabled_for_editing(True)
+    assert not any(widget.isEnabled() for widget in card_only)
+    assert form.amount.isEnabled() and form.soft_descriptor.isEnabled()
+    # Back to the card: nothing typed was lost.
+    form.set_card_terms(True)
+    assert all(widget.isEnabled() for widget in card_only)
+    assert form.installments.value() == 3 and form.late_capture.isChecked()
+    assert form.cep.text() == "01310-100" and isinstance(form.draft(), list)

@@ -26,6 +26,7 @@ from checkout_desktop.domain.documents import UFS
 from checkout_desktop.domain.enums import ChargeStatus, WebhookEventType
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.three_ds import ThreeDsPolicy
 from checkout_desktop.gateway.errors import ApiError, error_detail
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.link import start_sandbox
@@ -90,7 +91,7 @@ def pseudo_shop(
         paths,
         extra_args=(
             *sdk_slot.sandbox_args,
-            *("--three-ds-delay", "0.5", "--webhook-backoff", "0.2"),
+            *("--webhook-backoff", "0.2"),
         ),
     )
     with MarkingTranslator.installed(qapp), loop.attached(qapp):
@@ -205,18 +206,22 @@ def test_a_gateway_error(pseudo_shop: Shop) -> None:
     assert_all_translated(pseudo_shop, sent=(words,))
 
 
-def test_a_pending_3ds_charge(pseudo_shop: Shop) -> None:
-    outcome = pseudo_shop.charge_card("4000000000003220")
-    assert outcome.status == ChargeStatus.PENDING
-    assert outcome.message.code == ReasonCode.OUTCOME_PENDING
-    # While it is pending...
-    assert_all_translated(pseudo_shop)
-    mcid = outcome.merchant_charge_id
-    # ...and once the challenge is answered.
-    pseudo_shop.wait_status(mcid, ChargeStatus.PAID)
-    result = pseudo_shop.window.charge_screen.result
-    spin_until(lambda: bool(result.three_ds.text()), "the 3DS status on screen")
-    look_everywhere(pseudo_shop, mcid)
+def test_3ds_charges(pseudo_shop: Shop) -> None:
+    screen = pseudo_shop.window.charge_screen
+    screen.three_ds_policy = ThreeDsPolicy(mode="always")
+    try:
+        outcome = pseudo_shop.charge_card("4000000000003063")
+        assert outcome.status == ChargeStatus.PAID
+        mcid = outcome.merchant_charge_id
+        result = screen.result
+        spin_until(lambda: bool(result.three_ds.text()), "the 3DS status on screen")
+        look_everywhere(pseudo_shop, mcid)
+        refused = pseudo_shop.charge_card("4000008400001629")
+        assert refused.message.code == ReasonCode.TDS_REFUSED
+        assert_all_translated(pseudo_shop)
+        look_everywhere(pseudo_shop, refused.merchant_charge_id)
+    finally:
+        screen.three_ds_policy = ThreeDsPolicy()
 
 
 def test_an_unreachable_service(pseudo_shop: Shop) -> None:

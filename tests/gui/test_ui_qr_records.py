@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QLocale
 
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import PIX, WALLET, CardSummary, QrSummary, TenderSummary
 from checkout_desktop.domain.state import ChargeUpdate
 from checkout_desktop.domain.wire import CreditInfo, PixInfo, TransactionInfo, WalletInfo
@@ -21,8 +22,10 @@ from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.reports import day_totals
 from checkout_desktop.ui.day_totals import _brand_rows
 from checkout_desktop.ui.formatting import format_money
-from checkout_desktop.ui.history_model import cards_text
+from checkout_desktop.ui.history_model import cards_text, status_text
+from checkout_desktop.ui.qr_texts import late_payment, late_payment_notice, qr_kind_of
 from checkout_desktop.ui.receipts import receipt_for, render_html
+from checkout_desktop.ui.timeline_text import status_after, what_happened
 from tests.ledger_support import SyncLedger
 
 logger = logging.getLogger(__name__)
@@ -230,3 +233,114 @@ def test_an_export_names_each_deliverys_tender() -> None:
     assert tender_of({"type": "THREE_DS_CHALLENGE", "data": {"status": "Approved"}}) is None
     assert tender_of(None) is None
     assert tender_of({"data": {"transactions": "not a list"}}) is None
+
+
+def test_only_a_qr_paid_after_it_ended_is_called_a_late_payment(qapp: object) -> None:
+    def change(kind: str, before: str, after: str) -> Reason:
+        return Reason.of(
+            ReasonCode.CHANGE_TRANSACTION_STATUS,
+            key="t-1",
+            previous_status=before,
+            status=after,
+            payment_type=kind,
+        )
+
+    assert late_payment([change("WALLET", "EXPIRED", "CAPTURED")]) == PaymentType.WALLET
+    assert late_payment([change("PIX", "CANCELED", "PAID")]) == PaymentType.PIX
+    # Paid while it waited, or a card: nothing to say.
+    assert late_payment([change("PIX", "PENDING", "PAID")]) is None
+    assert late_payment([change("CREDIT", "CANCELED", "PAID")]) is None
+    assert late_payment([Reason.of(ReasonCode.CHANGE_AMOUNT, amount=1)]) is None
+    notice = late_payment_notice("sale1-02", [change("PIX", "EXPIRED", "PAID")])
+    assert notice is not None and "sale1-02" in notice and "PIX" in notice
+    assert late_payment_notice("sale1-02", []) is None
+
+
+def test_a_qrs_status_reads_as_the_clerk_means_it_in_the_history_and_the_timeline(
+    repo: ChargeRepository, qapp: object
+) -> None:
+    # A new QR's charge says PRE_AUTHORIZED, a paid wallet AUTHORIZED and an expired QR
+    # CANCELED (or still PRE_AUTHORIZED): the clerk reads awaiting payment, paid, expired.
+    _charge(
+        repo,
+        "pix-waiting",
+        kind=PIX,
+        status=ChargeStatus.PRE_AUTHORIZED,
+        txn_status=TransactionStatus.PENDING,
+    )
+    _charge(
+        repo,
+        "pix-expired",
+        kind=PIX,
+        status=ChargeStatus.PRE_AUTHORIZED,
+        txn_status=TransactionStatus.PENDING,
+    )
+    with db.transaction(repo.conn):
+        ledger = SyncLedger(repo)
+        for status in (ChargeStatus.PRE_AUTHORIZED, ChargeStatus.CANCELED):
+            txn = TransactionStatus.PENDING if status == "PRE_AUTHORIZED" else "EXPIRED"
+            ledger.apply_update(
+                ChargeUpdate(
+                    merchant_charge_id="pix-expired",
+                    charge_id="svc-pix-expired",
+                    status=status,
+                    amount=2590,
+                    refunded_amount=0,
+                    transactions=[
+                        TransactionInfo(
+                            transactionId="t-pix-expired",
+                            paymentType=PaymentType.PIX,
+                            transactionStatus=TransactionStatus(txn),
+                            amount=2590,
+                        )
+                    ],
+                    occurred_at=DAY + timedelta(minutes=11),
+                    source="webhook",
+                ),
+                source="webhook",
+                source_ref=None,
+            )
+    _charge(
+        repo,
+        "wallet-paid",
+        kind=WALLET,
+        status=ChargeStatus.AUTHORIZED,
+        txn_status=TransactionStatus.CAPTURED,
+    )
+    _charge(
+        repo,
+        "card-held",
+        kind="card",
+        status=ChargeStatus.PRE_AUTHORIZED,
+        txn_status=TransactionStatus.PRE_AUTHORIZED,
+    )
+
+    def history(mcid: str) -> str:
+        record = repo.charge(mcid)
+        assert record is not None
+        return status_text(record)
+
+    assert history("pix-waiting") == "Awaiting payment"
+    assert history("pix-expired") == "Expired"
+    assert history("wallet-paid") == "Paid"
+    assert history("card-held") == "Pre-authorized"
+
+    def timeline(mcid: str) -> list[tuple[str, str]]:
+        items = repo.timeline(mcid).items
+        kind = qr_kind_of(items)
+        return [(what_happened(i, qr=kind), status_after(i, qr=kind)) for i in items]
+
+    waiting = timeline("pix-waiting")
+    assert ("The PIX QR was created; it awaits the customer's payment.", "Awaiting payment") in (
+        waiting
+    )
+    expired = timeline("pix-expired")
+    assert ("Nothing new: the charge was already Awaiting payment.", "") in expired
+    assert expired[-1] == ("The PIX QR expired unpaid.", "Expired")
+    assert ("The customer paid the PicPay QR.", "Paid") in timeline("wallet-paid")
+    assert not any("Pre-authorized" in what + after for what, after in waiting + expired), (
+        waiting + expired
+    )
+    # A card keeps its own words.
+    assert qr_kind_of(repo.timeline("card-held").items) is None
+    assert ("The charge is Pre-authorized.", "Pre-authorized") in timeline("card-held")

@@ -134,6 +134,36 @@ def test_a_real_environment_cannot_be_saved_without_what_it_needs(qtbot: QtBot) 
     assert saved[-1].profile.client_id == "shop-42"
 
 
+def test_the_3ds_policy_is_kept_per_environment(qtbot: QtBot) -> None:
+    settings = Settings()
+    panel, saved, _ = make(qtbot, settings)
+    profile = settings.active_profile
+    assert settings.profiles[profile].three_ds_mode == "off"
+    assert not panel.three_ds_above.isEnabled()
+    assert not panel.three_ds_fallback.isEnabled()
+    panel.three_ds_mode.setCurrentIndex(panel.three_ds_mode.findData("above"))
+    assert panel.three_ds_above.isEnabled()
+    panel.three_ds_above.set_centavos(50_000)
+    panel.three_ds_fallback.setCurrentIndex(panel.three_ds_fallback.findData("without"))
+    assert panel.save()
+    kept = saved[-1].profiles[profile]
+    assert (kept.three_ds_mode, kept.three_ds_above_centavos, kept.three_ds_fallback) == (
+        "above",
+        50_000,
+        "without",
+    )
+    policy = kept.three_ds_policy()
+    assert policy.applies(50_000, 1)
+    assert not policy.applies(49_999, 1)
+    # The service's setup takes one card: a split sale goes without 3DS.
+    assert not policy.applies(90_000, 2)
+    # Another panel on the saved settings shows what was kept.
+    again, _, _ = make(qtbot, saved[-1])
+    assert again.three_ds_mode.currentData() == "above"
+    assert again.three_ds_above.centavos() == 50_000
+    assert again.three_ds_fallback.currentData() == "without"
+
+
 def test_settings_errors_are_said_in_portuguese(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QApplication
 

@@ -196,3 +196,48 @@ def test_console_messages_lose_queries_and_card_numbers(message: str) -> None:
 def test_the_page_carries_no_second_csp() -> None:
     page = Path(resources_dir() / "card" / "index.html").read_text(encoding="utf-8")
     assert 'http-equiv="Content-Security-Policy"' not in page
+
+
+def _browser(**changes: object) -> str:
+    body: dict[str, object] = {
+        "javaEnabled": False,
+        "colorDepth": 24,
+        "screenHeight": 768,
+        "screenWidth": 1366,
+        "timeDifference": 180,
+        "language": "pt-BR",
+    }
+    body.update(changes)
+    return json.dumps(body, ensure_ascii=False)
+
+
+BROWSER_HOSTILE: dict[str, str] = {
+    # Only numbers, flags and a language tag pass: no free text can ride on the 3DS message.
+    "a card number as the language": _browser(language="pt-4111111111111111"),
+    "a card number under an extra field": _browser(userAgent=f"Mozilla {MASTERCARD}"),
+    "the CVV under an extra field": _browser(cvv="123"),
+    "a screen size as text": _browser(screenWidth="1366"),
+    "a number beyond any screen": _browser(screenHeight=10**12),
+    "a time offset beyond any zone": _browser(timeDifference=5000),
+    "not an object": json.dumps([MASTERCARD]),
+}
+
+
+@pytest.mark.parametrize("name", list(BROWSER_HOSTILE))
+def test_the_browser_message_carries_nothing_but_its_measures(
+    bridge: CardBridge, caplog: pytest.LogCaptureFixture, name: str
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    assert bridge.browserInfo(BROWSER_HOSTILE[name]) is False
+    assert bridge.browser_report is None
+    assert MASTERCARD not in caplog.text
+    assert "4111111111111111" not in caplog.text
+
+
+def test_a_plain_browser_message_is_kept_until_the_page_reloads(bridge: CardBridge) -> None:
+    assert bridge.browserInfo(_browser()) is True
+    report = bridge.browser_report
+    assert report is not None
+    assert (report.screenWidth, report.screenHeight, report.language) == (1366, 768, "pt-BR")
+    bridge.page_reset()
+    assert bridge.browser_report is None

@@ -10,9 +10,10 @@ import logging
 import sqlite3
 import ssl
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,8 @@ from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.domain.enums import TokenFieldSpelling
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.domain.three_ds import BrowserInfo
+from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
@@ -37,10 +40,26 @@ APPROVED = "4111111111111111"
 DENIED = "4000000000000002"
 GATEWAY_ERROR = "4000000000000119"
 SLOW = "4000000000009995"
-THREE_DS_APPROVED = "4000000000003220"
+THREE_DS_FRICTIONLESS = "4000000000003063"
+THREE_DS_CHALLENGE = "4000000000003220"
 THREE_DS_REJECTED = "4000008400001629"
+THREE_DS_UNAVAILABLE = "4000000000001042"
 
 HOLDER_DOCUMENT = "65844359038"
+
+BROWSER = BrowserInfo(
+    httpAcceptBrowserValue="text/html,application/xhtml+xml",
+    httpAcceptContent="text/html,application/xhtml+xml",
+    httpBrowserJavaEnabled=False,
+    httpBrowserJavaScriptEnabled=True,
+    httpBrowserColorDepth=24,
+    httpBrowserScreenHeight=768,
+    httpBrowserScreenWidth=1366,
+    httpBrowserTimeDifference=180,
+    httpBrowserLanguage="pt-BR",
+    userAgentBrowserValue="Mozilla/5.0 (X11; Linux x86_64) QtWebEngine",
+)
+"""What the card page reports of the shopper's browser (enrollment's `browser`)."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +208,7 @@ async def charging_stack(
     policy: CheckPolicy | None = None,
     token_field: TokenFieldSpelling = "temporaryCardToken",
     profile: str = "builtin-sandbox",
+    clock: Callable[[], datetime] = utc_now,
 ) -> AsyncIterator[Stack]:
     """A charge service on a sandbox. The card-token spelling starts as a new profile's does,
     unless a test gives the one a profile has learned already."""
@@ -220,12 +240,13 @@ async def charging_stack(
             device=DeviceIdentity("terminal-test"),
         )
         service = ChargeService(
-            store=SqliteStore(conn),
+            store=SqliteStore(conn, clock=clock),
             client=client,
             profile=profile,
             events=events,
             policy=policy,
             unknown_grace_s=unknown_grace_s,
+            clock=clock,
         )
         try:
             yield Stack(http, tokens, client, service, conn, events, statuses, calls)

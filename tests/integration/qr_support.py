@@ -60,9 +60,12 @@ async def admin_post(api_url: str, admin_token: str, path: str) -> httpx.Respons
         return await http.post(f"{api_url}{path}", headers={ADMIN_HEADER: admin_token})
 
 
-async def pay(api_url: str, admin_token: str, mcid: str) -> httpx.Response:
-    """The simulated customer's app pays the QR."""
-    return await admin_post(api_url, admin_token, f"/_sandbox/pay/{mcid}")
+async def pay(api_url: str, admin_token: str, mcid: str, *, late: bool = False) -> httpx.Response:
+    """The simulated customer's app pays the QR (`late`: even one expired or cancelled, as a
+    payment sent just before it ended)."""
+    return await admin_post(
+        api_url, admin_token, f"/_sandbox/pay/{mcid}" + ("?late=1" if late else "")
+    )
 
 
 async def expire(api_url: str, admin_token: str, mcid: str) -> httpx.Response:

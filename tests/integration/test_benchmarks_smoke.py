@@ -212,6 +212,56 @@ def test_charging_benchmark_runs_every_path_beside_its_floor() -> None:
     assert out.count("token requests per run of 2 charges: [1]") == 2, out
 
 
+_RECEIPTS = re.compile(r"\(sent (\d+), acknowledged (\d+), painted (\d+), errors (\d+)\)")
+
+
+@pytest.mark.slow
+def test_receipt_to_screen_paints_every_acknowledged_delivery() -> None:
+    out = _run("receipt_to_screen.py", "--rate", "20", "--seconds", "1")
+    found = _RECEIPTS.search(out)
+    assert found is not None, out
+    sent, acked, painted, errors = (int(g) for g in found.groups())
+    assert sent == acked == painted > 0, out
+    assert errors == 0, out
+    assert "POST → row painted   p50" in out
+
+
+_LOADED = re.compile(r"scroll one page \(fetchMore\+paint\)\s+\S+ ms\s+\(([\d,]+) rows loaded\)")
+_FOUND = re.compile(r"search, common text \(PAID\)\s+\S+ ms to a full page \((\d+) rows\)")
+
+
+@pytest.mark.slow
+def test_event_list_scale_reads_the_store_through_the_panel(tmp_path: Path) -> None:
+    # Enough rows for the twenty timed scroll steps of two pages each to keep loading.
+    out = _run(
+        "event_list_scale.py",
+        *("--events", "10000", "--repeat", "1", "--store", str(tmp_path / "events.sqlite3")),
+    )
+    assert "event list over 10,000 events" in out, out
+    loaded, found = _LOADED.search(out), _FOUND.search(out)
+    assert loaded is not None and found is not None, out
+    assert int(loaded.group(1).replace(",", "")) > 200, out  # the first page and fetched more
+    assert int(found.group(1)) > 0, out
+
+
+def test_profile_summary_counts_inclusive_and_self_samples_through_a_focus(
+    tmp_path: Path,
+) -> None:
+    profile = tmp_path / "raw.txt"
+    profile.write_text(
+        "main (a.py:1);run (b.py:2);work (c.py:3) 6\n"
+        "main (a.py:1);run (b.py:9);wait (d.py:4) 2\n"
+        "main (a.py:1);idle (e.py:5) 2\n",
+        encoding="utf-8",
+    )
+    out = _run("profile_summary.py", str(profile), "--focus", "run (", timeout=60)
+    assert out.splitlines()[0] == "8 samples through 'run ('"
+    inclusive, own = out.split("-- self")
+    assert "100.0%  run (b.py)" in inclusive  # two lines of one function are one function
+    assert "main (a.py)" not in out  # above the focus
+    assert " 75.0%  work (c.py)" in own and " 25.0%  wait (d.py)" in own
+
+
 @pytest.mark.pg
 def test_event_list_benchmark_paints_rows_from_the_shared_store(pg_url: str) -> None:
     out = _run("event_list_pg.py", "--events", "1000", "--pg", pg_url, "--repeat", "1")
@@ -235,3 +285,48 @@ def test_inbox_benchmark_measures_the_shared_store_beside_its_baselines(pg_url: 
     assert set(rows) == {"bare", "full", "pg"}, out
     assert all(rate > 0 and errors == 0 for rate, errors in rows.values()), out
     assert "PostgreSQL inbox" in out
+
+
+_INBOX_ROUND = re.compile(r"^\s+#(\d)\s+2\s+(bare|full)\s+(\d+)\s+\S+\s+\S+\s+(\d+)", re.M)
+
+
+@pytest.mark.slow
+def test_inbox_benchmark_measures_the_inbox_and_its_baseline_in_rotated_rounds() -> None:
+    out = _run(
+        "webhook_inbox.py",
+        *("--duration", "0.3", "--warmup", "0", "--connections", "2", "--rounds", "2"),
+    )
+    measured = {(int(m[1]), m[2]): (int(m[3]), int(m[4])) for m in _INBOX_ROUND.finditer(out)}
+    assert set(measured) == {(1, "bare"), (1, "full"), (2, "bare"), (2, "full")}, out
+    assert all(rate > 0 and errors == 0 for rate, errors in measured.values()), out
+    assert "medians of 2 round(s):" in out
+    assert re.search(
+        r"2 connections: full path \d+% of bare throughput \(per round \d+%, \d+%\)", out
+    )
+    assert "throughput goal (>= 50% of bare)" in out
+
+
+@pytest.mark.slow
+def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline() -> None:
+    out = _run("qr_paid_to_screen.py", "--rate", "80", "--seconds", "1")
+    head = re.search(
+        r"sent (\d+), acknowledged (\d+), paid QRs (\d+), errors (\d+), QRs paid before", out
+    )
+    assert head is not None, out
+    sent, acked, paid, errors = (int(head[i]) for i in range(1, 5))
+    assert sent == acked == 80 and paid == 2 and errors == 0, out
+    for label in ("Paid on panel", "Paid on display", "Paid on both", "row painted"):
+        figure = re.search(rf"POST → {label}\s+p50\s+[\d.]+ ms\s+p99\s+[\d.]+ ms.*\(n=(\d+)\)", out)
+        assert figure is not None and int(figure[1]) >= 1, f"{label!r} not measured:\n{out}"
+    names = [
+        line.split(":", 1)[0].strip() for line in out.splitlines() if GOAL_VERDICT.search(line)
+    ]
+    assert names == ["POST → Paid on both, p99", "longest main-thread stall"], out
+
+
+def test_inbox_statements_benchmark_times_every_statement_beside_a_bare_insert() -> None:
+    out = _run("inbox_statements.py", "--deliveries", "20", "--batch", "5", "--rounds", "2")
+    for statement in ("INSERT INTO webhook_event", "INSERT INTO charge", "COMMIT"):
+        assert re.search(rf"^\s+[\d.]+\s+[\d.]+\s+{statement}$", out, re.M), out
+    assert re.search(r"writer's CPU per delivery .*: \d+ us \(rounds \d+, \d+\)", out), out
+    assert re.search(r"baseline, same run: .*: \d+ us \(rounds \d+, \d+\); ratio [\d.]+x", out)

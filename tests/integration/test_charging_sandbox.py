@@ -24,7 +24,8 @@ from tests.integration.charging_support import (
     DENIED,
     GATEWAY_ERROR,
     SLOW,
-    THREE_DS_APPROVED,
+    THREE_DS_CHALLENGE,
+    THREE_DS_FRICTIONLESS,
     SandboxAccess,
     Stack,
     card_token,
@@ -45,7 +46,7 @@ async def start_sandbox(**options: object) -> SandboxServer:
 
 @pytest_asyncio.fixture
 async def sandbox() -> AsyncIterator[SandboxServer]:
-    server = await start_sandbox(slow_card_delay_s=2.0, three_ds_delay_s=0.2)
+    server = await start_sandbox(slow_card_delay_s=2.0)
     try:
         yield server
     finally:
@@ -74,7 +75,14 @@ async def test_every_test_card_ends_in_its_outcome(sandbox: SandboxServer, tmp_p
         changes: list[ChargeChanged] = []
         stack.events.subscribe(ChargeChanged, changes.append)
         outcomes = {}
-        for number in (APPROVED, DENIED, GATEWAY_ERROR, SLOW, THREE_DS_APPROVED):
+        for number in (
+            APPROVED,
+            DENIED,
+            GATEWAY_ERROR,
+            SLOW,
+            THREE_DS_CHALLENGE,
+            THREE_DS_FRICTIONLESS,
+        ):
             token = await card_token(access, number)
             outcomes[number] = await stack.service.charge(
                 sale_id=f"sale-{number[-4:]}",
@@ -117,19 +125,16 @@ async def test_every_test_card_ends_in_its_outcome(sandbox: SandboxServer, tmp_p
             ReasonCode.REPLY_TIMEOUT, operation=Reason.of(ReasonCode.OP_AUTHORIZATION), seconds="1"
         )
         assert timeline[2].input_status == "PAID"
-        # 3DS: pending until the challenge is answered, then PAID on the next query.
-        three_ds = outcomes[THREE_DS_APPROVED]
-        assert three_ds.status == ChargeStatus.PENDING
-        assert three_ds.message == Reason.of(ReasonCode.OUTCOME_PENDING)
-
-        async def three_ds_paid() -> bool:
-            record = await stack.service.refresh(three_ds.merchant_charge_id)
-            return record.status == ChargeStatus.PAID
-
-        await until(three_ds_paid, what="the 3DS charge to become PAID")
+        # 3DS cards without the 3DS calls: decided in the reply, never pending.
+        needs_challenge = outcomes[THREE_DS_CHALLENGE]
+        assert (needs_challenge.status, needs_challenge.message) == (
+            ChargeStatus.DENIED,
+            Reason.of(ReasonCode.OUTCOME_DENIED),
+        )
+        assert outcomes[THREE_DS_FRICTIONLESS].status == ChargeStatus.PAID
         created = {o.merchant_charge_id for o in outcomes.values() if o.attempt == "CREATED"}
         assert set(sandbox.state.charges) == created
-        assert len(created) == 4
+        assert len(created) == 5
         assert {c.merchant_charge_id for c in changes} == created
         assert stack.tokens.token_requests == 1
 

@@ -8,7 +8,6 @@ only ever sees notifications, so the final states cannot come from the replies.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 import ssl
@@ -37,8 +36,9 @@ from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.db import connect, transaction
 from tests.integration.charging_support import (
     APPROVED,
+    BROWSER,
     DENIED,
-    THREE_DS_APPROVED,
+    THREE_DS_FRICTIONLESS,
     SandboxAccess,
     card_token,
     charge_request,
@@ -120,9 +120,7 @@ async def test_duplicated_and_reordered_notifications_end_in_the_final_state(
     receiver: tuple[Receiver, str, Path], inbox_conn: sqlite3.Connection, tmp_path: Path
 ) -> None:
     hooks, url, ca_file = receiver
-    server = SandboxServer(
-        SandboxConfig(api_port=0, sdk_port=0, three_ds_delay_s=0.1, webhook_backoff_s=0.05)
-    )
+    server = SandboxServer(SandboxConfig(api_port=0, sdk_port=0, webhook_backoff_s=0.05))
     await server.start()
     try:
         server.configure_webhook(url, token=WEBHOOK_TOKEN, ca_file=ca_file, layout="alternate")
@@ -138,22 +136,18 @@ async def test_duplicated_and_reordered_notifications_end_in_the_final_state(
             )
             for _ in range(3):
                 await stack.service.refund(paid.merchant_charge_id, 500)
-            three_ds = await stack.service.charge(
+            three_ds = await stack.service.three_ds.charge(
                 sale_id="sale-b",
-                request=charge_request(await card_token(access, THREE_DS_APPROVED)),
-                tenders=visa("3220"),
+                request=charge_request(await card_token(access, THREE_DS_FRICTIONLESS)),
+                tenders=visa("3063"),
+                browser=BROWSER,
+                fallback="refuse",
             )
             denied = await stack.service.charge(
                 sale_id="sale-c",
                 request=charge_request(await card_token(access, DENIED)),
                 tenders=visa("0002"),
             )
-            # The 3DS result is decided a moment after the reply; wait for it, then for every
-            # notification to be delivered.
-            for _ in range(200):
-                if server.state.charges[three_ds.merchant_charge_id].status == ChargeStatus.PAID:
-                    break
-                await asyncio.sleep(0.05)
             await server.webhooks_idle(60)
 
             expected = {

@@ -162,3 +162,45 @@ async def test_the_writer_commits_through_whichever_store_half_it_is_given(
     assert sorted(r.event_id for r in results) == [1, 2, 3, 4, 5]
     assert sum(batches.batches) == 5 and max(batches.batches) <= 3
     assert not batches.opened  # the writer closed it
+
+
+class LoggingBatches(SqliteDeliveryBatches):
+    """SQLite's half of the group commit, noting when each batch's statements begin."""
+
+    def __init__(self, path: Path, log: list[str]) -> None:
+        super().__init__(path)
+        self.log = log
+
+    async def commit(self, deliveries: Sequence[Delivery], applier: Any = None) -> list[Any]:
+        self.log.append(f"batch of {len(deliveries)}")
+        return await super().commit(deliveries, applier)
+
+
+@pytest.mark.asyncio
+async def test_a_committed_batch_is_answered_before_the_next_batch_holds_the_loop(
+    tmp_path: Path,
+) -> None:
+    # The next batch's statements run on the loop for milliseconds; the senders whose rows are
+    # already durable get their answers first (and can send again, joining a later batch).
+    log: list[str] = []
+    writer = InboxWriter(LoggingBatches(tmp_path / "store.sqlite3", log), max_batch=2)
+    await writer.start()
+
+    async def send(n: int) -> None:
+        await writer.submit(intake(n))
+        log.append(f"answered {n}")
+
+    try:
+        await asyncio.gather(*(send(n) for n in range(5)))
+    finally:
+        await writer.close()
+    assert log == [
+        "batch of 2",
+        "answered 0",
+        "answered 1",
+        "batch of 2",
+        "answered 2",
+        "answered 3",
+        "batch of 1",
+        "answered 4",
+    ]

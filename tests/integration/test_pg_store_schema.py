@@ -29,6 +29,7 @@ TABLES = {
     "customer",
     "inbox_holder",
     "money_operation",
+    "three_ds_flow",
     "shop_counter",
     "shop_setting",
     "webhook_event",

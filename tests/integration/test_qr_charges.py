@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,13 @@ import pytest_asyncio
 from checkout_desktop.charges.service import MoneyOperationRefused
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.money_ops import MoneyOpKind
-from checkout_desktop.domain.qr import QrPhase, effective_status, qr_phase, qr_transaction
+from checkout_desktop.domain.qr import (
+    QrPhase,
+    effective_status,
+    expires_at,
+    qr_phase,
+    qr_transaction,
+)
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.domain.state import AttemptState
@@ -202,6 +209,39 @@ async def test_when_the_service_cannot_cancel_an_unpaid_qr_a_later_payment_shows
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("kind", [WALLET, PIX])
+@pytest.mark.parametrize("ended", ["cancelled", "expired"])
+async def test_a_payment_landing_after_a_cancel_or_an_expiry_is_shown_and_refundable(
+    sandbox: SandboxServer, tmp_path: Path, kind: str, ended: str
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
+        service = stack.service
+        waiting = await service.charge(
+            sale_id="sale-l", request=qr_request(kind), tenders=qr_tenders(kind)
+        )
+        mcid = waiting.merchant_charge_id
+        if ended == "cancelled":
+            gone = await service.refund(mcid)
+        else:
+            assert (await expire(access.api_url, sandbox.admin_token, mcid)).is_success
+            gone = await service.refresh(mcid)
+        assert qr_phase(gone.state) in (QrPhase.CANCELED, QrPhase.EXPIRED)
+        assert (await service.can_start_charge("sale-l")).allowed
+        # The customer's app had sent the payment just before: the service takes the money.
+        assert (await pay(access.api_url, sandbox.admin_token, mcid, late=True)).is_success
+        paid = await service.refresh(mcid)
+        assert qr_phase(paid.state) == QrPhase.PAID
+        assert effective_status(paid.state) == ChargeStatus.PAID
+        # The money is there: the sale is paid, and the payment can go back to the payer.
+        assert not await service.can_start_charge("sale-l")
+        assert (await service.money_view(mcid)).refundable == 2590
+        refunded = await service.refund(mcid)
+        assert qr_phase(refunded.state) == QrPhase.REFUNDED
+        assert sandbox.state.qr_charges[mcid].refunded_amount == 2590
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", [WALLET, PIX])
 async def test_a_lost_qr_reply_is_settled_by_a_query_never_by_a_second_qr(
     sandbox: SandboxServer, tmp_path: Path, kind: str
 ) -> None:
@@ -248,3 +288,95 @@ async def test_autopay_pays_every_qr_and_a_notification_says_so(tmp_path: Path) 
         assert statuses == ["PENDING", "PAID"]
     finally:
         await server.stop()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", [WALLET, PIX])
+async def test_a_qr_whose_expiry_notification_never_comes_is_asked_about_around_its_expiry(
+    sandbox: SandboxServer, tmp_path: Path, kind: str
+) -> None:
+    # The terminal runs on the sandbox's clock, which the test moves on: no listener takes the
+    # sandbox's notifications here, so only the terminal's own checks can learn of the expiry.
+    clock = sandbox.clock
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3", clock=clock.now) as stack:
+        service = stack.service
+        waiting = await service.charge(
+            sale_id="sale-e", request=qr_request(kind), tenders=qr_tenders(kind)
+        )
+        mcid = waiting.merchant_charge_id
+        assert waiting.record is not None
+        deadline = expires_at(waiting.record.state)
+        assert deadline is not None
+
+        def queries() -> int:
+            # Answered queries: an access token outlived by the moved clock is refused once
+            # (401) and the query sent again with a new one.
+            return stack.calls.count(("GET", f"/api/v1/charge/{mcid}", 200))
+
+        checks: list[tuple[datetime, ReasonCode, QrPhase | None]] = []
+        for _ in range(12):
+            record = service.store.repo.charge(mcid)
+            assert record is not None
+            if record.next_check_at is None:
+                break
+            assert record.check_reason_data is not None
+            # Nothing is asked before the check's time...
+            clock.advance((record.next_check_at - clock.now()).total_seconds() - 1)
+            asked = queries()
+            await service.reconcile(trigger="schedule", due_only=True)
+            assert queries() == asked
+            # ...and it is asked once at that time (the daily sweep may ask about it too).
+            clock.advance(1)
+            report = await service.reconcile(trigger="schedule", due_only=True)
+            assert report.charges_checked == 1 and queries() == asked + 1 + report.swept
+            after = service.store.repo.charge(mcid)
+            assert after is not None
+            checks.append(
+                (record.next_check_at, record.check_reason_data.code, qr_phase(after.state))
+            )
+        # Asked shortly before the expiry (still waiting, the sale still held) and shortly after,
+        # when the service says the QR expired; then nothing more is asked and the sale is free.
+        around = [(at, phase) for at, code, phase in checks if code == ReasonCode.CHECK_QR_EXPIRY]
+        assert around == [
+            (deadline - timedelta(seconds=15), QrPhase.AWAITING),
+            (deadline + timedelta(seconds=10), QrPhase.EXPIRED),
+        ]
+        assert checks[-1][0] == deadline + timedelta(seconds=10)
+        assert all(phase == QrPhase.AWAITING for _, _, phase in checks[:-1])
+        assert (await service.can_start_charge("sale-e")).allowed
+    assert list(sandbox.state.qr_charges) == [mcid]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", [WALLET, PIX])
+async def test_the_sandbox_expires_a_qr_by_itself_when_its_time_runs_out_and_says_so(
+    sandbox: SandboxServer, tmp_path: Path, kind: str
+) -> None:
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3") as stack:
+        waiting = await stack.service.charge(
+            sale_id="sale-t", request=qr_request(kind), tenders=qr_tenders(kind)
+        )
+        mcid = waiting.merchant_charge_id
+        charge = sandbox.state.qr_charges[mcid]
+        # Not a moment early: a second before its time the QR still waits.
+        sandbox.clock.advance((charge.expires_at - sandbox.clock.now()).total_seconds() - 1)
+        await sandbox.sleep_unless_stopping(0.5)
+        assert charge.awaiting
+        # Its time runs out: the sandbox ends it alone (no admin call) and notifies.
+        sandbox.clock.advance(1)
+        for _ in range(100):
+            if not charge.awaiting:
+                break
+            await sandbox.sleep_unless_stopping(0.05)
+        assert not charge.awaiting and charge.txn_status == TransactionStatus.EXPIRED
+        statuses = [
+            n.body["data"]["transactions"][0]["status"]
+            for n in sandbox.state.notifications
+            if n.merchant_charge_id == mcid
+        ]
+        assert statuses == ["PENDING", "EXPIRED"]
+        gone = await stack.service.refresh(mcid)
+        assert qr_phase(gone.state) == QrPhase.EXPIRED
+        assert (await stack.service.can_start_charge("sale-t")).allowed

@@ -16,6 +16,7 @@ import pytest_asyncio
 import trustme
 from aiohttp import web
 
+from checkout_desktop.sandbox.api import ADMIN_HEADER
 from checkout_desktop.sandbox.faults import FaultSettings
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 
@@ -29,7 +30,6 @@ def fast_config(**overrides: Any) -> SandboxConfig:
     """Sandbox settings with every delay short, so tests stay fast."""
     values: dict[str, Any] = {
         "slow_card_delay_s": 0.3,
-        "three_ds_delay_s": 0.05,
         "webhook_timeout_s": 2.0,
         "webhook_backoff_s": 0.02,
         "webhook_backoff_max_s": 0.1,
@@ -222,6 +222,72 @@ class Api:
         url = f"{self.server.base_url}/api/v1/charge/{merchant_charge_id}/refund"
         body = {} if amount is None else {"amount": amount}
         return await self.client.post(url, json=body, headers=self.headers)
+
+    async def three_ds(self, step: str, body: dict[str, Any]) -> httpx.Response:
+        """POST /api/v1/charge/3ds/{setup|enrollment|authorization}."""
+        url = f"{self.server.base_url}/api/v1/charge/3ds/{step}"
+        return await self.client.post(url, json=body, headers=self.headers)
+
+    async def three_ds_status(self, charge_id: str) -> httpx.Response:
+        url = f"{self.server.base_url}/api/v1/charge/3ds/{charge_id}/status"
+        return await self.client.get(
+            url, headers={**self.headers, "Content-Type": "application/json"}
+        )
+
+    async def complete_challenge(self, charge_id: str, result: str) -> httpx.Response:
+        return await self.client.post(
+            f"{self.server.base_url}/_sandbox/3ds/{charge_id}/complete",
+            json={"result": result},
+            headers={ADMIN_HEADER: self.server.admin_token},
+        )
+
+    async def authenticate(
+        self, token: str, *, amount: int = 1500
+    ) -> tuple[str, str, dict[str, Any]]:
+        """Setup then enrollment for one card token: (chargeId, authentication id, enrollment)."""
+        mcid = new_charge_id()
+        setup = await self.three_ds(
+            "setup",
+            {
+                "paymentSource": "GATEWAY",
+                "merchantChargeId": mcid,
+                "transactions": [
+                    {
+                        "amount": amount,
+                        "paymentType": "CREDIT",
+                        "card": {"temporaryCardToken": token},
+                    }
+                ],
+            },
+        )
+        assert setup.status_code == 200, setup.text
+        charge_id = setup.json()["chargeId"]
+        auth_id = setup.json()["transactions"][0]["cardholderAuthenticationId"]
+        enrolled = await self.three_ds(
+            "enrollment",
+            {
+                "chargeId": charge_id,
+                "customer": charge_body("x")["customer"],
+                "browser": BROWSER,
+                "transactions": [{"amount": amount}],
+            },
+        )
+        return charge_id, auth_id, {"status_code": enrolled.status_code, **enrolled.json()}
+
+
+BROWSER: dict[str, Any] = {
+    "httpAcceptBrowserValue": "text/html,application/xhtml+xml",
+    "httpAcceptContent": "text/html,application/xhtml+xml",
+    "httpBrowserJavaEnabled": False,
+    "httpBrowserJavaScriptEnabled": True,
+    "httpBrowserColorDepth": 24,
+    "httpBrowserScreenHeight": 768,
+    "httpBrowserScreenWidth": 1366,
+    "httpBrowserTimeDifference": 180,
+    "httpBrowserLanguage": "pt-BR",
+    "userAgentBrowserValue": "Mozilla/5.0 (X11; Linux x86_64) QtWebEngine",
+}
+"""A shopper's browser as the card page reports it (enrollment's `browser` object)."""
 
 
 @pytest_asyncio.fixture

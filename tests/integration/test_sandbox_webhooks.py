@@ -131,26 +131,51 @@ async def test_alternate_layout_switches_every_notification(
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
-    ("number", "expected"),
+    ("number", "answer", "expected"),
     [
-        ("4000000000003220", ["PENDING", "3DS:Approved", "PAID"]),
-        ("4000008400001629", ["PENDING", "3DS:Rejected", "DENIED"]),
+        ("4000000000003220", "approve", ["3DS:Approved", "PAID"]),
+        ("4000000000003220", "reject", ["3DS:Rejected"]),
+        ("4000008400001629", None, ["3DS:Rejected"]),
+        ("4000000000003063", None, ["3DS:Approved", "PAID"]),
     ],
 )
-async def test_three_ds_cards_send_the_challenge_result(
-    wired: Wired, http: httpx.AsyncClient, number: str, expected: list[str]
+async def test_three_ds_results_are_notified(
+    wired: Wired, http: httpx.AsyncClient, number: str, answer: str | None, expected: list[str]
 ) -> None:
     server, receiver = wired
-    charge_id = await charge(server, http, number)
-    deliveries = await receiver.wait_for(3)
+    api, sdk = await clients(server, http)
+    try:
+        token = await sdk.tokenize(number)
+    finally:
+        await sdk.client.aclose()
+    charge_id, auth_id, _ = await api.authenticate(token)
+    if answer is not None:
+        assert (await api.complete_challenge(charge_id, answer)).status_code == 200
+    if expected[-1] == "PAID":
+        authorized = await api.three_ds(
+            "authorization",
+            {
+                "chargeId": charge_id,
+                "capture": True,
+                "transactions": [
+                    {
+                        "installmentNumber": 1,
+                        "installmentType": "NONE",
+                        "card": {"cardholderAuthenticationId": auth_id},
+                    }
+                ],
+            },
+        )
+        assert authorized.status_code == 200, authorized.text
+    deliveries = await receiver.wait_for(len(expected))
     assert statuses(receiver) == expected
-    challenge = deliveries[1]
+    challenge = deliveries[0]
     assert challenge.headers["event-type"] == "Challenge3dsUpdateMessage"
     parsed = parse_webhook(challenge.body)
     assert isinstance(parsed, ThreeDsChallenge)
-    assert parsed.data.merchantChargeId == charge_id
-    assert parsed.data.chargeId == server.state.charges[charge_id].id
-    assert parsed.data.paresStatus == ("Y" if expected[1] == "3DS:Approved" else "N")
+    assert parsed.data.chargeId == charge_id
+    assert parsed.data.merchantChargeId == server.state.three_ds[charge_id].merchant_charge_id
+    assert parsed.data.paresStatus == ("Y" if expected[0] == "3DS:Approved" else "N")
     assert parsed.eventDate is not None and not parsed.eventDate.has_offset
 
 

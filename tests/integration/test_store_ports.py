@@ -221,3 +221,51 @@ async def test_history_pages_by_keyset_newest_first(store: Store) -> None:
     rest = await store.charges.list_charges(before=first.next_cursor, limit=10)
     assert [c.merchant_charge_id for c in rest.items] == [f"charge-00000{n}" for n in (2, 1, 0)]
     assert rest.next_cursor is None
+
+
+@pytest.mark.asyncio
+async def test_a_3ds_flow_moves_step_by_step_and_never_after_it_closes(store: Store) -> None:
+    from checkout_desktop.domain.three_ds import ThreeDsStep
+
+    async with store.unit_of_work() as uow:
+        await uow.charges.record_attempt(
+            merchant_charge_id="charge-3ds-01",
+            sale_id="sale-1",
+            profile="p",
+            amount=1500,
+            tenders=[CardSummary("VISA", "3220")],
+        )
+        flow = await uow.charges.record_three_ds("charge-3ds-01", "sale-1")
+    assert (flow.step, flow.charge_id, flow.sale_id) == (ThreeDsStep.SETUP, None, "sale-1")
+    async with store.unit_of_work() as uow:
+        await uow.charges.move_three_ds(
+            "charge-3ds-01", ThreeDsStep.ENROLLMENT, charge_id="c-1", authentication_id="a-1"
+        )
+        moved = await uow.charges.move_three_ds(
+            "charge-3ds-01",
+            ThreeDsStep.CHALLENGE,
+            step_up_url="https://acs.example/challenge",
+            width=390,
+            height=400,
+        )
+    assert (moved.step, moved.charge_id, moved.authentication_id) == (
+        ThreeDsStep.CHALLENGE,
+        "c-1",
+        "a-1",
+    )
+    assert (moved.width, moved.height) == (390, 400)
+    assert [f.merchant_charge_id for f in await store.charges.open_three_ds_flows()] == [
+        "charge-3ds-01"
+    ]
+    async with store.unit_of_work() as uow:
+        await uow.charges.move_three_ds("charge-3ds-01", ThreeDsStep.ENDED, result="CANCELLED")
+    assert await store.charges.open_three_ds_flows() == []
+    closed = await store.charges.three_ds_flow("charge-3ds-01")
+    assert closed is not None and (closed.step, closed.result) == (ThreeDsStep.ENDED, "CANCELLED")
+    with pytest.raises(RepositoryError, match="already ENDED"):
+        async with store.unit_of_work() as uow:
+            await uow.charges.move_three_ds("charge-3ds-01", ThreeDsStep.DONE)
+    with pytest.raises(RepositoryError, match="no field"):
+        async with store.unit_of_work() as uow:
+            await uow.charges.move_three_ds("charge-3ds-01", ThreeDsStep.DONE, access_token="x")
+    assert await store.charges.three_ds_flow("charge-none") is None

@@ -40,7 +40,9 @@ from checkout_desktop.store.sqlite.db import transaction
 from checkout_desktop.store.sqlite.store import SqliteCharges
 from tests.integration.charging_support import (
     APPROVED,
+    BROWSER,
     SLOW,
+    THREE_DS_FRICTIONLESS,
     SandboxAccess,
     Stack,
     charge_request,
@@ -210,6 +212,24 @@ async def test_the_charging_core_survives_every_variant(
             # A late capture.
             held, _ = await sale(late=True, amount=2000)
             assert (await service.capture(held)).status == ChargeStatus.PAID
+            # A 3DS charge, with the policy that charges without 3DS when it cannot be had:
+            # authenticated, or (when setup will not take the token) charged plainly; once.
+            tds = await service.three_ds.charge(
+                sale_id=f"sale-{new_charge_id()}",
+                request=charge_request(await tokenize(server, THREE_DS_FRICTIONLESS, kind)),
+                tenders=visa("3063"),
+                browser=BROWSER,
+                fallback="without",
+            )
+            assert (tds.attempt, tds.status) == (AttemptState.CREATED, ChargeStatus.PAID), (
+                tds.message.english()
+            )
+            assert server.state.charges[tds.merchant_charge_id].status == ChargeStatus.PAID
+            flow = service.store.repo.three_ds_flow(tds.merchant_charge_id)
+            assert flow is not None
+            assert flow.result == (
+                "FAILED" if variants.three_ds_card == "card-data" else "AUTHENTICATED"
+            )
             # A reply that never came: settled by asking, never by sending again.
             slow, slow_sale = await sale(SLOW, amount=700)
             assert service.store.repo.charge(slow).status == ChargeStatus.PAID  # type: ignore[union-attr]
@@ -406,7 +426,7 @@ async def test_a_service_that_requires_the_e_mail_refuses_a_sale_without_one_and
 
 def test_the_matrix_covers_every_variant_value() -> None:
     # The matrix above is built from the sandbox's own table: a new value is tested at once.
-    assert len(CASES) == sum(len(CHOICES[n]) for n in VARIANT_NAMES) == 35
+    assert len(CASES) == sum(len(CHOICES[n]) for n in VARIANT_NAMES) == 41
 
 
 @pytest.mark.asyncio

@@ -95,6 +95,8 @@ def lifecycles(draw: st.DrawFn) -> tuple[str, list[Step], QrPhase]:
     unpaid = draw(st.sampled_from(["PENDING", "PRE_AUTHORIZED"]))
     steps = [Step("PRE_AUTHORIZED", unpaid)]
     ending = draw(st.sampled_from(["paid", "expired", "cancelled"]))
+    # A payment the customer's app sent just before the QR ended may still land after it.
+    late = ending != "paid" and draw(st.booleans())
     if ending == "expired":
         charge, txn = draw(
             st.sampled_from(
@@ -102,10 +104,12 @@ def lifecycles(draw: st.DrawFn) -> tuple[str, list[Step], QrPhase]:
             )
         )
         steps.append(Step(charge, txn))
-        return kind, steps, QrPhase.EXPIRED if txn == "EXPIRED" else QrPhase.CANCELED
+        if not late:
+            return kind, steps, QrPhase.EXPIRED if txn == "EXPIRED" else QrPhase.CANCELED
     if ending == "cancelled":
         steps.append(Step("CANCELED", "CANCELED"))
-        return kind, steps, QrPhase.CANCELED
+        if not late:
+            return kind, steps, QrPhase.CANCELED
     paid = ("AUTHORIZED", "CAPTURED") if kind == "WALLET" else ("PAID", "PAID")
     if kind == "WALLET" and draw(st.booleans()):
         paid = ("PAID", "PAID")
@@ -167,6 +171,66 @@ def test_any_order_and_duplication_of_qr_inputs_ends_in_the_services_state(
         assert not (left_waiting and phase == QrPhase.AWAITING)
         if expected in (QrPhase.EXPIRED, QrPhase.CANCELED):
             assert phase != QrPhase.PAID
+
+
+def test_a_payment_the_service_reports_after_an_expiry_or_a_cancel_is_paid() -> None:
+    for gone in (
+        Step("CANCELED", "CANCELED"),
+        Step("CANCELED", "EXPIRED"),
+        Step("PRE_AUTHORIZED", "EXPIRED"),
+    ):
+        for kind, paid in (
+            ("PIX", Step("PAID", "PAID")),
+            ("WALLET", Step("AUTHORIZED", "CAPTURED")),
+        ):
+            ended = fold(
+                [
+                    qr_update(kind, Step("PRE_AUTHORIZED", "PENDING"), at=T0, source="reply"),
+                    qr_update(kind, gone, at=T0 + timedelta(seconds=30), source="webhook"),
+                ]
+            )
+            assert qr_phase(ended) in (QrPhase.EXPIRED, QrPhase.CANCELED)
+            late = sm.merge(
+                ended,
+                qr_update(kind, paid, at=T0 + timedelta(seconds=40), source="reconciliation"),
+            )
+            assert late.entry.outcome == sm.Outcome.APPLIED, (kind, gone)
+            assert qr_phase(late.state) == QrPhase.PAID, (kind, gone)
+            assert effective_status(late.state) == ChargeStatus.PAID
+            # The end notified again afterwards (a retry) does not hide the money.
+            again = sm.merge(
+                late.state, qr_update(kind, gone, at=T0 + timedelta(seconds=50), source="webhook")
+            )
+            assert qr_phase(again.state) == QrPhase.PAID
+
+
+def test_a_card_cancelled_after_payment_stays_cancelled() -> None:
+    """The QR order is a QR's alone: a card's cancellation still comes after its payment."""
+    card = [
+        ChargeUpdate(
+            merchant_charge_id=MCID,
+            charge_id="ch-1",
+            status=ChargeStatus(status),
+            amount=AMOUNT,
+            refunded_amount=0,
+            transactions=[
+                TransactionInfo.model_validate(
+                    {
+                        "transactionId": "tx-1",
+                        "paymentType": "CREDIT",
+                        "transactionStatus": txn,
+                        "amount": AMOUNT,
+                    }
+                )
+            ],
+            occurred_at=None,
+            received_at=T0,
+            source="reconciliation",
+        )
+        for status, txn in (("PAID", "PAID"), ("CANCELED", "CANCELED"))
+    ]
+    assert fold(card).status == ChargeStatus.CANCELED
+    assert fold(list(reversed(card))).status == ChargeStatus.CANCELED
 
 
 def test_a_paid_wallet_is_paid_by_its_transaction_not_its_charge_status() -> None:

@@ -14,6 +14,7 @@ work (`FOR UPDATE SKIP LOCKED`), and substring search through a trigram index (p
 import logging
 
 from checkout_desktop.store.sqlite.schema_shop import SHOP_SCHEMA
+from checkout_desktop.store.sqlite.three_ds import SCHEMA as THREE_DS
 
 logger = logging.getLogger(__name__)
 
@@ -278,6 +279,7 @@ CREATE INDEX customer_recent ON customer (last_used_at);
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "charges, attempts, money operations, timelines, sweeps, the inbox", V1),
     (7, "charges remember their environment and customer; customers", ENVIRONMENTS),
+    (9, "3DS flows, each step written before its call", THREE_DS),
     (10, "the shop's shared settings and counter ids", SHOP_SCHEMA),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""

@@ -57,6 +57,7 @@ from checkout_desktop.store.errors import (
 from checkout_desktop.store.sqlite.charge_search import Rows, matching_charge, search_charges
 from checkout_desktop.store.sqlite.customers import recent_customers, remember_customer
 from checkout_desktop.store.sqlite.db import transaction
+from checkout_desktop.store.sqlite.three_ds import ThreeDsRows
 
 logger = logging.getLogger(__name__)
 # Made once: json.dumps with options builds an encoder on every call.
@@ -139,7 +140,7 @@ def mask_json(value: Any) -> Any:
     return value
 
 
-class ChargeRepository:
+class ChargeRepository(ThreeDsRows):
     """Attempts, charges, transactions and timelines on one connection (one writer)."""
 
     INDEX_HINTS = True

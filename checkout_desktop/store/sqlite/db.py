@@ -22,6 +22,7 @@ from checkout_desktop.store.errors import (
     StoreUnavailable,
 )
 from checkout_desktop.store.sqlite import schema_charges, schema_inbox, schema_shop
+from checkout_desktop.store.sqlite import three_ds as three_ds_schema
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (5, "inbox reasons kept as codes", schema_inbox.REASONS),
     (6, "attempts keep their tenders (card list migrated)", schema_charges.TENDERS),
     (7, "charges remember their environment and customer; customers", schema_charges.ENVIRONMENTS),
+    (9, "3DS flows, each step written before its call", three_ds_schema.SCHEMA),
     (10, "the shop's shared settings and counter ids", schema_shop.SHOP_SCHEMA),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -39,6 +39,7 @@ from checkout_desktop.domain.records import (
 )
 from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
 from checkout_desktop.domain.state import AttemptState, ChargeState
+from checkout_desktop.domain.three_ds import ThreeDsFlowRecord, ThreeDsStep
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.store.ports import Store
 from checkout_desktop.store.sqlite import db
@@ -353,6 +354,22 @@ class SqliteCharges:
         return self.repo.advance_sweep(
             sweep, after_id=after_id, checked=checked, changed=changed, finished=finished
         )
+
+    # -- 3DS flows -------------------------------------------------------------------------------
+
+    async def three_ds_flow(self, merchant_charge_id: str) -> ThreeDsFlowRecord | None:
+        return self.repo.three_ds_flow(merchant_charge_id)
+
+    async def open_three_ds_flows(self, limit: int = 100) -> list[ThreeDsFlowRecord]:
+        return self.repo.open_three_ds_flows(limit)
+
+    async def record_three_ds(self, merchant_charge_id: str, sale_id: str) -> ThreeDsFlowRecord:
+        return self.repo.record_three_ds(merchant_charge_id, sale_id)
+
+    async def move_three_ds(
+        self, merchant_charge_id: str, step: ThreeDsStep, **fields: Any
+    ) -> ThreeDsFlowRecord:
+        return self.repo.move_three_ds(merchant_charge_id, step, **fields)
 
 
 class SqliteEvents:

@@ -1,0 +1,279 @@
+"""3-D Secure as the service documents it: the policy, the flow's steps and its wire models.
+
+The service runs 3DS as calls of their own under `/api/v1/charge/3ds/`: setup (the SDK's
+one-time card token), enrollment (the customer and the shopper's `browser` data), an issuer
+challenge when enrollment says `Challenged`, the result by notification or by the status
+endpoint, then the 3DS authorization, which is the call that moves money. Pure models and
+rules here; the flow that sends them is `charges/three_ds.py`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.wire import Inbound, Outbound
+
+logger = logging.getLogger(__name__)
+
+ThreeDsMode = Literal["off", "above", "always"]
+ThreeDsFallback = Literal["refuse", "without"]
+
+
+@dataclass(frozen=True)
+class ThreeDsPolicy:
+    """When a card charge is authenticated first, and what happens when that fails.
+
+    `mode`: never (off), from `above_centavos` up (above), or for every card charge (always).
+    `fallback`: when authentication is rejected, unavailable or cancelled, refuse the card
+    (nothing is charged) or charge it without 3DS (the plain authorization).
+    """
+
+    mode: ThreeDsMode = "off"
+    above_centavos: int = 0
+    fallback: ThreeDsFallback = "refuse"
+
+    def applies(self, amount: int, cards: int) -> bool:
+        """Whether a charge of `amount` centavos paid by `cards` cards goes through 3DS.
+
+        The service's setup takes exactly one card, so a charge split over several cards goes
+        without 3DS."""
+        if cards != 1 or self.mode == "off":
+            return False
+        return self.mode == "always" or amount >= self.above_centavos
+
+
+class ThreeDsStep(StrEnum):
+    """Where one 3DS flow stands; each step is written before the call it names is sent."""
+
+    SETUP = "SETUP"
+    """Setup recorded; it may have been sent (it moves no money)."""
+    ENROLLMENT = "ENROLLMENT"
+    """Setup answered (the service's chargeId is known); enrollment may have been sent."""
+    CHALLENGE = "CHALLENGE"
+    """Enrollment said `Challenged`: the customer answers the issuer's challenge."""
+    AUTHORIZATION = "AUTHORIZATION"
+    """Authenticated; the 3DS authorization (the money call) may have been sent."""
+    FALLBACK = "FALLBACK"
+    """Authentication failed and the policy charges without 3DS: the plain authorization may
+    have been sent."""
+    DONE = "DONE"
+    """The money call was answered or settled by asking: the attempt says the rest."""
+    ENDED = "ENDED"
+    """Ended before any money call was sent: nothing was charged."""
+
+
+MONEY_STEPS = frozenset({ThreeDsStep.AUTHORIZATION, ThreeDsStep.FALLBACK})
+"""Steps whose call may have moved money: a lost reply is settled by asking, never resent."""
+OPEN_STEPS = frozenset(
+    {
+        ThreeDsStep.SETUP,
+        ThreeDsStep.ENROLLMENT,
+        ThreeDsStep.CHALLENGE,
+        ThreeDsStep.AUTHORIZATION,
+        ThreeDsStep.FALLBACK,
+    }
+)
+
+
+class AuthenticationResult(StrEnum):
+    """How the customer's authentication ended, as the terminal sees it."""
+
+    AUTHENTICATED = "AUTHENTICATED"
+    REJECTED = "REJECTED"
+    FAILED = "FAILED"
+    """The service could not authenticate (unavailable, refused the setup, an error)."""
+    CANCELLED = "CANCELLED"
+    """The clerk closed the challenge."""
+    TIMED_OUT = "TIMED_OUT"
+    """No result arrived in time, by notification or by asking."""
+
+
+@dataclass(frozen=True)
+class ThreeDsFlowRecord:
+    """One 3DS flow as stored (never the challenge's access token: it is a credential)."""
+
+    merchant_charge_id: str
+    sale_id: str
+    step: ThreeDsStep
+    charge_id: str | None
+    authentication_id: str | None
+    result: str | None
+    step_up_url: str | None
+    width: int | None
+    height: int | None
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def open(self) -> bool:
+        return self.step in OPEN_STEPS
+
+
+# -- the status endpoint's and the notification's words --------------------------------------
+
+STATUS_RESULTS: Mapping[str, AuthenticationResult | None] = {
+    "CREATED": None,
+    "AUTHENTICATED": AuthenticationResult.AUTHENTICATED,
+    "REJECTED": AuthenticationResult.REJECTED,
+    "FAILED": AuthenticationResult.FAILED,
+}
+"""`GET …/3ds/{chargeId}/status` → result (None: not decided yet)."""
+
+NOTIFIED_RESULTS: Mapping[str, AuthenticationResult | None] = {
+    "Approved": AuthenticationResult.AUTHENTICATED,
+    "Rejected": AuthenticationResult.REJECTED,
+    "Challenged": None,
+}
+"""A `THREE_DS_CHALLENGE` notification's `data.status` → result (None: not decided yet)."""
+
+
+_WHY = {
+    AuthenticationResult.AUTHENTICATED: ReasonCode.TDS_WHY_AUTHENTICATED,
+    AuthenticationResult.REJECTED: ReasonCode.TDS_WHY_REJECTED,
+    AuthenticationResult.FAILED: ReasonCode.TDS_WHY_FAILED,
+    AuthenticationResult.CANCELLED: ReasonCode.TDS_WHY_CANCELLED,
+    AuthenticationResult.TIMED_OUT: ReasonCode.TDS_WHY_TIMED_OUT,
+}
+
+
+def result_reason(result: AuthenticationResult) -> Reason:
+    """How an authentication ended, in words (the `why` of the flow's reasons)."""
+    return Reason.of(_WHY[result])
+
+
+def status_result(status: str) -> AuthenticationResult | None:
+    """The result a status-endpoint answer means; an unknown word means not decided yet."""
+    return STATUS_RESULTS.get(status.upper())
+
+
+def notified_result(status: str | None) -> AuthenticationResult | None:
+    return None if status is None else NOTIFIED_RESULTS.get(status)
+
+
+# -- wire models -------------------------------------------------------------------------------
+
+_Text = Annotated[str, StringConstraints(min_length=1, max_length=2048)]
+
+
+class BrowserInfo(BaseModel):
+    """The shopper's browser, as enrollment asks for it; the card page collects it itself.
+
+    It comes over the page's bridge, so it is strict: only these fields, each in its range.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, hide_input_in_errors=True)
+
+    httpAcceptBrowserValue: _Text
+    httpAcceptContent: _Text
+    httpBrowserJavaEnabled: bool
+    httpBrowserJavaScriptEnabled: bool
+    httpBrowserColorDepth: Annotated[int, Field(ge=1, le=64)]
+    httpBrowserScreenHeight: Annotated[int, Field(ge=1, le=100_000)]
+    httpBrowserScreenWidth: Annotated[int, Field(ge=1, le=100_000)]
+    httpBrowserTimeDifference: Annotated[int, Field(ge=-900, le=900)]
+    """Minutes from UTC, as JavaScript's getTimezoneOffset gives them."""
+    httpBrowserLanguage: Annotated[
+        str, StringConstraints(pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$")
+    ]
+    userAgentBrowserValue: _Text
+
+
+class SetupTransactionReply(Inbound):
+    cardholderAuthenticationId: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+class SetupReply(Inbound):
+    chargeId: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    transactions: Annotated[list[SetupTransactionReply], Field(min_length=1)]
+
+
+class EnrollmentTransactionReply(Inbound):
+    cardholderAuthenticationStatus: str
+    accessToken: str | None = None
+    stepUpUrl: str | None = None
+    widthChallenge: int | None = None
+    heightChallenge: int | None = None
+
+
+class EnrollmentReply(Inbound):
+    chargeId: str | None = None
+    chargeStatus: str | None = None
+    transactions: Annotated[list[EnrollmentTransactionReply], Field(min_length=1)]
+
+
+class StatusReply(Inbound):
+    status: str
+    hasChallenged: bool | None = None
+
+
+class AuthorizationCard(Outbound):
+    cardholderAuthenticationId: str
+
+
+class AuthorizationTransaction(Outbound):
+    installmentNumber: int
+    installmentType: str
+    card: AuthorizationCard
+
+
+class ThreeDsAuthorizationRequest(Outbound):
+    chargeId: str
+    capture: bool
+    transactions: Annotated[list[AuthorizationTransaction], Field(min_length=1, max_length=1)]
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """What the issuer's challenge needs on screen: where to post, the JWT, the frame's size."""
+
+    merchant_charge_id: str
+    step_up_url: str
+    access_token: str
+    width: int
+    height: int
+
+    def __repr__(self) -> str:
+        # The access token is a credential for the challenge: kept out of logs.
+        return (
+            f"Challenge({self.merchant_charge_id}, {self.step_up_url}, {self.width}x{self.height})"
+        )
+
+
+def enrollment_body(
+    charge_id: str, customer: Mapping[str, Any], browser: BrowserInfo, amount: int
+) -> dict[str, Any]:
+    """The enrollment request: the card is the one setup named, never a number."""
+    return {
+        "chargeId": charge_id,
+        "customer": dict(customer),
+        "browser": browser.model_dump(mode="json"),
+        "transactions": [{"amount": amount}],
+    }
+
+
+__all__ = [
+    "MONEY_STEPS",
+    "OPEN_STEPS",
+    "AuthenticationResult",
+    "BrowserInfo",
+    "Challenge",
+    "EnrollmentReply",
+    "SetupReply",
+    "StatusReply",
+    "ThreeDsAuthorizationRequest",
+    "ThreeDsFlowRecord",
+    "ThreeDsPolicy",
+    "ThreeDsStep",
+    "enrollment_body",
+    "notified_result",
+    "result_reason",
+    "status_result",
+]
