@@ -55,6 +55,8 @@ from checkout_desktop.ui.history_model import (
     ChargeHistoryModel,
     TimelineModel,
     cards_text,
+    shown_statuses,
+    status_text,
 )
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
@@ -354,7 +356,7 @@ class HistoryPanel(QWidget):
             metrics.horizontalAdvance("00/00/0000 00:00:00") + pad,  # created
             metrics.horizontalAdvance("0123456789ab-01") + pad,  # charge id
             money,  # amount
-            max(metrics.horizontalAdvance(status_label(s.value)) for s in ChargeStatus) + pad,
+            max(metrics.horizontalAdvance(text) for text in shown_statuses()) + pad,
             money,  # refunded
             170,  # cards
             180,  # customer
@@ -388,8 +390,7 @@ class HistoryPanel(QWidget):
         timeline_widths = {
             "recorded": metrics.horizontalAdvance("00/00/0000 00:00:00") + pad,
             "source": max(metrics.horizontalAdvance(who_label(s)) for s in sources) + pad,
-            "status": max(metrics.horizontalAdvance(status_label(s.value)) for s in ChargeStatus)
-            + pad,
+            "status": max(metrics.horizontalAdvance(text) for text in shown_statuses()) + pad,
         }
         for name, width in timeline_widths.items():
             column = TimelineModel.COLUMNS.index(name)
@@ -472,7 +473,9 @@ class HistoryPanel(QWidget):
         timeline_split.addWidget(detail_box)
         timeline_split.setStretchFactor(0, 3)
         timeline_split.setStretchFactor(1, 1)
-        timeline_split.setSizes([930, 320])
+        # The detail pane wraps its text; the timeline keeps room for its sentence beside a
+        # status as long as a new QR's "awaiting payment".
+        timeline_split.setSizes([960, 290])
         right_layout.addWidget(timeline_split, 1)
 
         left = QWidget(self)
@@ -888,10 +891,9 @@ class HistoryPanel(QWidget):
         if record is None:
             self.title.setText(self.tr("Select a charge to see its timeline."))
         else:
-            status = None if record.status is None else str(record.status)
             parts = [
                 record.merchant_charge_id,
-                status_label(status),
+                status_text(record),
                 format_money(record.amount),
                 cards_text(record),
             ]
