@@ -322,3 +322,11 @@ def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline() 
         line.split(":", 1)[0].strip() for line in out.splitlines() if GOAL_VERDICT.search(line)
     ]
     assert names == ["POST → Paid on both, p99", "longest main-thread stall"], out
+
+
+def test_inbox_statements_benchmark_times_every_statement_beside_a_bare_insert() -> None:
+    out = _run("inbox_statements.py", "--deliveries", "20", "--batch", "5", "--rounds", "2")
+    for statement in ("INSERT INTO webhook_event", "INSERT INTO charge", "COMMIT"):
+        assert re.search(rf"^\s+[\d.]+\s+[\d.]+\s+{statement}$", out, re.M), out
+    assert re.search(r"writer's CPU per delivery .*: \d+ us \(rounds \d+, \d+\)", out), out
+    assert re.search(r"baseline, same run: .*: \d+ us \(rounds \d+, \d+\); ratio [\d.]+x", out)
