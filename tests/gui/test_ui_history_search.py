@@ -36,12 +36,9 @@ PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 
 @pytest.fixture
 def translations(qapp: QApplication) -> Iterator[Translations]:
-    previous = QLocale()
     installed = Translations()
     yield installed
     installed.remove()
-    # Installing made pt-BR the default locale: later tests read amounts in their own.
-    QLocale.setDefault(previous)
 
 
 @pytest.fixture
