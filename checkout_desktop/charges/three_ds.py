@@ -179,7 +179,7 @@ class ThreeDsFlow:
         )
         customer = request.customer.model_dump(mode="json", exclude_none=True)
         try:
-            enrolled = await self.client.enroll(charge_id, customer, browser, request.total_amount)
+            enrolled = await self.client.enroll(charge_id, customer, browser, request)
         except GatewayError as exc:
             # Where the authentication stands is the status endpoint's to say.
             asked = await self._ask(mcid, charge_id)

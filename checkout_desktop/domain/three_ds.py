@@ -248,14 +248,18 @@ class Challenge:
 
 
 def enrollment_body(
-    charge_id: str, customer: Mapping[str, Any], browser: BrowserInfo, amount: int
+    charge_id: str,
+    customer: Mapping[str, Any],
+    browser: BrowserInfo,
+    amount: int,
+    card: Mapping[str, str],
 ) -> dict[str, Any]:
-    """The enrollment request: the card is the one setup named, never a number."""
+    """The enrollment request: the card is the one setup named, by its token, never a number."""
     return {
         "chargeId": charge_id,
         "customer": dict(customer),
         "browser": browser.model_dump(mode="json"),
-        "transactions": [{"amount": amount}],
+        "transactions": [{"amount": amount, "card": dict(card)}],
     }
 
 

@@ -49,17 +49,22 @@ class ThreeDsClient:
     def __init__(self, client: ChargeClient) -> None:
         self.client = client
 
+    def card(self, request: ChargeAuthorizationRequest) -> dict[str, str]:
+        """The 3DS calls' card: the charge's one SDK token, never card data."""
+        if len(request.transactions) != 1:
+            raise ValueError("3DS setup takes exactly one card")
+        return {self.client.token_field: request.transactions[0].credit.temporaryCardToken}
+
     async def setup(self, request: ChargeAuthorizationRequest) -> SetupReply:
         """POST charge/3ds/setup with the charge's one card token (never card data)."""
         mcid = check_merchant_charge_id(request.merchantChargeId)
-        if len(request.transactions) != 1:
-            raise ValueError("3DS setup takes exactly one card")
-        txn = request.transactions[0]
-        card = {self.client.token_field: txn.credit.temporaryCardToken}
+        card = self.card(request)
         body: dict[str, Any] = {
             "paymentSource": request.paymentSource.value,
             "merchantChargeId": mcid,
-            "transactions": [{"amount": txn.amount, "paymentType": "CREDIT", "card": card}],
+            "transactions": [
+                {"amount": request.transactions[0].amount, "paymentType": "CREDIT", "card": card}
+            ],
         }
         return await self._call(SETUP, "POST", "charge/3ds/setup", body, SetupReply)
 
@@ -68,10 +73,13 @@ class ThreeDsClient:
         charge_id: str,
         customer: Mapping[str, Any],
         browser: BrowserInfo,
-        amount: int,
+        request: ChargeAuthorizationRequest,
     ) -> EnrollmentReply:
-        """POST charge/3ds/enrollment with the customer and the shopper's browser data."""
-        body = enrollment_body(charge_id, customer, browser, amount)
+        """POST charge/3ds/enrollment with the customer, the shopper's browser data and the
+        card setup named (its token again)."""
+        body = enrollment_body(
+            charge_id, customer, browser, request.total_amount, self.card(request)
+        )
         return await self._call(ENROLLMENT, "POST", "charge/3ds/enrollment", body, EnrollmentReply)
 
     async def status(self, charge_id: str) -> StatusReply:

@@ -261,6 +261,7 @@ async def enrollment(request: web.Request) -> web.Response:
         for item in errors:
             item["field"] = "browser" + ("." + item["field"] if item["field"] else "")
         raise api_error(400, "the browser data is invalid", errors) from None
+    _enrollment_card(session, body.get("transactions"))
     if session.enrolled:
         _state(session, "it was already enrolled")
     session.enrolled = True
@@ -298,6 +299,35 @@ async def enrollment(request: web.Request) -> web.Response:
     return json_response(
         {"chargeId": session.charge_id, "chargeStatus": "CREATED", "transactions": [reply_txn]}
     )
+
+
+def _enrollment_card(session: ThreeDsSession, transactions: object) -> None:
+    """Enrollment names its card as setup did: the same one-time token, never card data."""
+    where = "transactions[0].card"
+    txn = transactions[0] if isinstance(transactions, list) and transactions else None
+    card = txn.get("card") if isinstance(txn, dict) else None
+    if not isinstance(card, dict):
+        raise api_error(
+            400,
+            "Required fields are missing.",
+            [field_error(where, "the card (its temporary token) is required")],
+            business_code=REQUIRED_FIELD_MISSING,
+        )
+    if set(card) & _RAW_CARD:
+        card.clear()
+        raise api_error(
+            400,
+            "raw card data is not accepted by the sandbox; send the SDK's one-time token",
+            [field_error(where, "raw card data")],
+        )
+    value = next((card[f] for f in _TOKEN_FIELDS if isinstance(card.get(f), str)), None)
+    if value != session.card.token:
+        raise api_error(
+            400,
+            "the 3DS enrollment names another card than its setup",
+            [field_error(where + ".temporaryCardToken", "not the card of this authentication")],
+            business_code=INVALID_CARD_TOKEN,
+        )
 
 
 def _state(session: ThreeDsSession, why: str) -> None:

@@ -267,9 +267,11 @@ class ResultView(QWidget):
             )
         self.cards.setText("\n".join(lines))
         if record.three_ds_status:
-            self.three_ds.setText(
-                self.tr("3DS: {status}").format(status=status_label(record.three_ds_status))
-            )
+            label = status_label(record.three_ds_status)
+            # A result's label names 3DS itself ('3DS approved'); an unpublished one is prefixed.
+            if label == record.three_ds_status:
+                label = self.tr("3DS: {status}").format(status=label)
+            self.three_ds.setText(label)
         else:
             self.three_ds.clear()
         # A receipt states a settled sale: none while pending, denied or failed.

@@ -74,6 +74,11 @@ def status_text(record: ChargeRecord) -> str:
     return status_label(None if shown is None else str(shown))
 
 
+def shown_statuses() -> list[str]:
+    """Every status the history and the timeline may show (a column is sized to hold each)."""
+    return [status_label(s.value) for s in ChargeStatus] + [qr_status_text("PRE_AUTHORIZED")]
+
+
 def cards_text(record: ChargeRecord) -> str:
     """The charge's cards as a receipt may show them: brand and last four digits."""
     parts = []

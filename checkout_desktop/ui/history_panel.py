@@ -55,11 +55,14 @@ from checkout_desktop.ui.history_model import (
     ChargeHistoryModel,
     TimelineModel,
     cards_text,
+    shown_statuses,
+    status_text,
 )
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text, pending_text
 from checkout_desktop.ui.problem_texts import stored_pin_text
+from checkout_desktop.ui.qr_texts import qr_refund_words
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 from checkout_desktop.ui.timeline_text import developer_detail, plain_detail, who_label
@@ -357,7 +360,7 @@ class HistoryPanel(QWidget):
             # A counter's id (five letters by default), the sale's 12 hex digits, the attempt.
             metrics.horizontalAdvance("wwwww-0123456789ab-01") + pad,  # charge id
             money,  # amount
-            max(metrics.horizontalAdvance(status_label(s.value)) for s in ChargeStatus) + pad,
+            max(metrics.horizontalAdvance(text) for text in shown_statuses()) + pad,
             money,  # refunded
             metrics.horizontalAdvance("MASTERCARD •••• 0000") + pad,  # cards (one whole)
             180,  # customer
@@ -391,8 +394,7 @@ class HistoryPanel(QWidget):
         timeline_widths = {
             "recorded": metrics.horizontalAdvance("00/00/0000 00:00:00") + pad,
             "source": max(metrics.horizontalAdvance(who_label(s)) for s in sources) + pad,
-            "status": max(metrics.horizontalAdvance(status_label(s.value)) for s in ChargeStatus)
-            + pad,
+            "status": max(metrics.horizontalAdvance(text) for text in shown_statuses()) + pad,
         }
         for name, width in timeline_widths.items():
             column = TimelineModel.COLUMNS.index(name)
@@ -475,7 +477,9 @@ class HistoryPanel(QWidget):
         timeline_split.addWidget(detail_box)
         timeline_split.setStretchFactor(0, 3)
         timeline_split.setStretchFactor(1, 1)
-        timeline_split.setSizes([930, 320])
+        # The detail pane wraps its text; the timeline keeps room for its sentence beside a
+        # status as long as a new QR's "awaiting payment".
+        timeline_split.setSizes([960, 290])
         right_layout.addWidget(timeline_split, 1)
 
         left = QWidget(self)
@@ -891,10 +895,9 @@ class HistoryPanel(QWidget):
         if record is None:
             self.title.setText(self.tr("Select a charge to see its timeline."))
         else:
-            status = None if record.status is None else str(record.status)
             parts = [
                 record.merchant_charge_id,
-                status_label(status),
+                status_text(record),
                 format_money(record.amount),
                 cards_text(record),
             ]
@@ -928,6 +931,10 @@ class HistoryPanel(QWidget):
             self.message.setText(text)
             self.message.setStyleSheet("color: #6b6b6b;")
         self.refund_button.setEnabled(refundable and not busy)
+        words = None if record is None else qr_refund_words(record)
+        self.refund_button.setText(
+            words.button if words is not None and words.button else self.tr("Re&fund…")
+        )
         self.capture_button.setEnabled(capturable and not busy)
         self.query_button.setEnabled(has and not busy and not read_only)
         self.events_button.setEnabled(has)
@@ -983,15 +990,23 @@ class HistoryPanel(QWidget):
         maximum = view.refundable
         if maximum <= 0:
             return
+        qr = qr_refund_words(record)
         before_capture = record.status == ChargeStatus.PRE_AUTHORIZED
-        explanation = self.tr(
-            "Refund charge {id} ({cards}). Money goes back to the customer's card; this "
-            "cannot be undone."
-        ).format(id=record.merchant_charge_id, cards=cards_text(record))
-        if before_capture:
-            explanation += " " + self.tr("It is not captured yet: this cancels the authorization.")
+        if qr is not None:
+            # A QR's own words: a waiting QR is cancelled, a paid one goes back to its payer.
+            title, explanation, before_capture = qr.title, qr.explanation, qr.cancels
+        else:
+            title = self.tr("Refund")
+            explanation = self.tr(
+                "Refund charge {id} ({cards}). Money goes back to the customer's card; this "
+                "cannot be undone."
+            ).format(id=record.merchant_charge_id, cards=cards_text(record))
+            if before_capture:
+                explanation += " " + self.tr(
+                    "It is not captured yet: this cancels the authorization."
+                )
         self.dialog = MoneyActionDialog(
-            title=self.tr("Refund"),
+            title=title,
             explanation=explanation,
             maximum=maximum,
             pin_hash=self._pin_hash(),
@@ -999,10 +1014,11 @@ class HistoryPanel(QWidget):
             parent=self,
         )
         mcid = record.merchant_charge_id
-        self.dialog.accepted.connect(lambda: self._refund(mcid))
+        cancels = qr is not None and qr.cancels
+        self.dialog.accepted.connect(lambda: self._refund(mcid, cancels_qr=cancels))
         self.dialog.open()
 
-    def _refund(self, merchant_charge_id: str) -> None:
+    def _refund(self, merchant_charge_id: str, *, cancels_qr: bool = False) -> None:
         assert self.dialog is not None
         amount = self.dialog.amount.centavos()
         # The service checks the PIN again: the dialog's check is only the quick answer.
@@ -1011,8 +1027,11 @@ class HistoryPanel(QWidget):
             "refund",
             merchant_charge_id,
             lambda: self._service.refund(merchant_charge_id, amount, pin=pin),
-            done=self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
-            refunded=amount,
+            done=self.tr("QR cancelled.")
+            if cancels_qr
+            else self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
+            # A cancelled QR moved no money: no refund receipt follows it.
+            refunded=None if cancels_qr else amount,
         )
 
     def ask_capture(self) -> None:

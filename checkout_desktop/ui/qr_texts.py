@@ -1,18 +1,21 @@
 """QR charges told in plain words: the timeline's lines (created, paid, expired, cancelled, a
-payment that landed after the QR had ended), a QR's status as the clerk means it, and the
+payment that landed after the QR had ended), a QR's status as the clerk means it, the history's
+refund action on a QR (a waiting one is cancelled; a paid one goes back to its payer), and the
 window's notice of such a late payment."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
 from checkout_desktop.domain.enums import PaymentType
+from checkout_desktop.domain.qr import QrPhase, qr_phase, qr_transaction
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.records import TimelineRecord
+from checkout_desktop.domain.records import ChargeRecord, TimelineRecord
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.qr_panel import kind_text
 
@@ -103,6 +106,51 @@ def qr_status_text(status: str | None, transaction_status: str | None = None) ->
     return status_label(status)
 
 
+@dataclass(frozen=True)
+class QrRefundWords:
+    """How the history's refund action reads for a QR charge."""
+
+    button: str | None
+    """The button's text; None keeps the history's own ("Refund…")."""
+    title: str
+    explanation: str
+    cancels: bool
+    """A waiting QR: the whole amount, nothing was paid (no partial amount)."""
+
+
+def qr_refund_words(record: ChargeRecord) -> QrRefundWords | None:
+    """The refund action's words for a QR charge: cancelling a QR still waiting for its payment
+    (the service's cancel is its refund endpoint), or money going back to the customer who paid
+    it; None for a card charge (its own words)."""
+    phase = qr_phase(record.state)
+    txn = qr_transaction(record.state)
+    if phase is None or txn is None:
+        return None
+    kind = kind_text(txn.payment_type)
+    if phase == QrPhase.AWAITING:
+        return QrRefundWords(
+            button=QCoreApplication.translate("QrRefund", "Cancel Q&R…"),
+            title=QCoreApplication.translate("QrRefund", "Cancel QR"),
+            explanation=QCoreApplication.translate(
+                "QrRefund",
+                "Cancel the {kind} QR of charge {id}: the customer can no longer pay it. "
+                "Nothing was paid. A payment the customer sent just before would still show "
+                "here and could be refunded.",
+            ).format(kind=kind, id=record.merchant_charge_id),
+            cancels=True,
+        )
+    return QrRefundWords(
+        button=None,
+        title=QCoreApplication.translate("QrRefund", "Refund"),
+        explanation=QCoreApplication.translate(
+            "QrRefund",
+            "Refund charge {id}: the money goes back to the customer who paid the {kind} QR; "
+            "this cannot be undone.",
+        ).format(kind=kind, id=record.merchant_charge_id),
+        cancels=False,
+    )
+
+
 def late_payment(changes: Iterable[Reason]) -> PaymentType | None:
     """The QR tender whose transaction went from expired or cancelled to paid in these changes:
     a payment that landed after the QR had ended (the money is in)."""
@@ -170,10 +218,12 @@ def qr_sentence(item: TimelineRecord) -> str | None:
 
 
 __all__ = [
+    "QrRefundWords",
     "late_payment",
     "late_payment_notice",
     "qr_kind",
     "qr_kind_of",
+    "qr_refund_words",
     "qr_sentence",
     "qr_status_text",
     "transaction_status_of",

@@ -85,6 +85,9 @@ def what_happened(item: TimelineRecord, *, qr: PaymentType | None = None) -> str
     ):
         # Refunds, captures and attempts already say in words what step they reached.
         return _sentence(first)
+    if resolved is not None and resolved.code.startswith("three_ds.") and not status_moved:
+        # A 3-D Secure step moves no charge status: its own words say what happened.
+        return _sentence(first)
     after = words(item.new_status) if item.new_status else ""
     told = qr_sentence(item)
     if told is not None:

@@ -1287,6 +1287,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Estorno</translation>
     </message>
     <message>
+        <source>QR cancelled.</source>
+        <translation>QR cancelado.</translation>
+    </message>
+    <message>
         <source>Refund of {amount} done.</source>
         <translation>Estorno de {amount} feito.</translation>
     </message>
@@ -1876,6 +1880,29 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Copied</source>
         <translation>Copiado</translation>
+    </message>
+</context>
+<context>
+    <name>QrRefund</name>
+    <message>
+        <source>Cancel Q&amp;R…</source>
+        <translation>Cancelar &amp;QR…</translation>
+    </message>
+    <message>
+        <source>Cancel QR</source>
+        <translation>Cancelar QR</translation>
+    </message>
+    <message>
+        <source>Cancel the {kind} QR of charge {id}: the customer can no longer pay it. Nothing was paid. A payment the customer sent just before would still show here and could be refunded.</source>
+        <translation>Cancelar o QR {kind} da cobrança {id}: o cliente não poderá mais pagá-lo. Nada foi pago. Um pagamento que o cliente tenha enviado logo antes ainda apareceria aqui e poderia ser estornado.</translation>
+    </message>
+    <message>
+        <source>Refund</source>
+        <translation>Estorno</translation>
+    </message>
+    <message>
+        <source>Refund charge {id}: the money goes back to the customer who paid the {kind} QR; this cannot be undone.</source>
+        <translation>Estornar a cobrança {id}: o dinheiro volta para o cliente que pagou o QR {kind}; não há como desfazer.</translation>
     </message>
 </context>
 <context>

@@ -1,4 +1,5 @@
-"""Qt test fixtures: a qasync loop on pytest-qt's QApplication, and awaiting from sync tests."""
+"""Qt test fixtures: a qasync loop on pytest-qt's QApplication, awaiting from sync tests, and
+each test leaving the default locale as it found it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any, TypeVar
 # contexts then); pytest-qt creates the application lazily, after this import.
 import PySide6.QtWebEngineWidgets  # noqa: F401
 import pytest
+from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -19,6 +21,15 @@ from checkout_desktop.ui import loop
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+
+@pytest.fixture(autouse=True)
+def _default_locale_kept() -> Iterator[None]:
+    # Installing the shop's language makes it the default locale (money and dates follow it);
+    # a test that does so must not leave pt-BR figures to the English tests after it.
+    previous = QLocale()
+    yield
+    QLocale.setDefault(previous)
 
 
 @pytest.fixture

@@ -44,6 +44,7 @@ from checkout_desktop.ui.main_window import MainWindow, merchant_of
 from checkout_desktop.ui.qt_app import build_card_page
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.supervisor import hash_pin
+from checkout_desktop.ui.timeline_text import what_happened
 from checkout_desktop.ui.webview import register_schemes
 from tests.ledger_support import run_inline
 
@@ -390,6 +391,8 @@ def test_3ds_frictionless_card_is_paid_with_one_status_at_a_time(shop: Shop) -> 
         spin_until(
             lambda: "3DS approved" in screen.result.three_ds.text(), "the 3DS status on screen"
         )
+        # Said once: the label names 3DS itself.
+        assert screen.result.three_ds.text() == "3DS approved"
 
 
 @pytest.mark.parametrize(
@@ -420,6 +423,10 @@ def test_3ds_challenge_typed_into_the_bank_page(
         record = shop.terminal.service.store.repo.charge(mcid)
         charged = record is not None and record.status is not None
         assert charged is receipt
+        # The timeline tells each 3DS step in its own words, never 'more details arrived'.
+        story = [what_happened(r) for r in shop.terminal.service.store.repo.timeline(mcid).items]
+        assert not [line for line in story if line.startswith("More details")], story
+        assert any(line.startswith("3DS enrollment answered") for line in story), story
 
 
 @contextmanager

@@ -255,10 +255,14 @@ def test_a_payment_landing_after_the_cancel_is_shown_and_refunded(shop: Shop) ->
     window.show_charge(mcid)
     history = window.history_panel
     spin_until(history.refund_button.isEnabled, "the refund button")
+    assert history.refund_button.text() == "Re&fund…"
     history.refund_button.click()
     dialog = history.dialog
     assert dialog is not None
     assert dialog.amount.centavos() == 3000
+    said = dialog.explanation.text()
+    assert "goes back to the customer who paid the PIX QR" in said, said
+    assert "card" not in said and "authorization" not in said
     dialog.accept()
     spin_until(lambda: shop.record(mcid).refunded_amount == 3000, "the refund")
     assert qr_phase(shop.record(mcid).state) == QrPhase.REFUNDED
@@ -324,3 +328,29 @@ def test_the_pix_expiry_and_the_display_are_set_in_settings_and_apply_at_once(
         box.display.setChecked(True)
         assert settings.save(), settings.message.text()
     assert window.charge_screen.pix_expiration_s == 600
+
+
+def test_a_waiting_qr_is_cancelled_from_the_history_in_its_own_words(shop: Shop) -> None:
+    outcome = qr_sale(shop, PIX, 1250)
+    mcid = outcome.merchant_charge_id
+    window = shop.window
+    window.show_charge(mcid)
+    history = window.history_panel
+    spin_until(history.refund_button.isEnabled, "the cancel button")
+    # Nothing was paid: the clerk cancels a QR, not a card's authorization.
+    assert history.refund_button.text() == "Cancel Q&R…"
+    history.refund_button.click()
+    dialog = history.dialog
+    assert dialog is not None
+    assert dialog.windowTitle() == "Cancel QR"
+    said = dialog.explanation.text()
+    assert "can no longer pay" in said and mcid in said, said
+    assert "card" not in said and "authorization" not in said
+    assert not dialog.amount.isEnabled() and dialog.amount.centavos() == 1250
+    dialog.accept()
+    spin_until(lambda: qr_phase(shop.record(mcid).state) == QrPhase.CANCELED, "the cancel")
+    spin_until(lambda: history.message.text() == "QR cancelled.", "the history's word")
+    screen = window.charge_screen
+    spin_until(lambda: screen.qr_panel.status.text() == "Cancelled", "the panel")
+    assert display(shop).message.text() == "The QR was cancelled"
+    assert not history.refund_button.isEnabled()

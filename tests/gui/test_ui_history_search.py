@@ -27,6 +27,7 @@ from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.history_model import ChargeHistoryModel
 from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.i18n import Translations
+from checkout_desktop.ui.qr_texts import qr_status_text
 from tests.integration.test_store_environments import JOAO, Clock, sell
 
 logger = logging.getLogger(__name__)
@@ -295,3 +296,22 @@ def test_the_timeline_keeps_its_status_column_in_view_on_a_1024_screen(
     source = history.timeline.COLUMNS.index("source")
     needed = view.fontMetrics().horizontalAdvance("Terminal consultou o serviço")
     assert header.sectionSize(source) >= needed
+
+
+def test_a_waiting_qrs_status_fits_its_columns_on_a_1024_screen(
+    panel: tuple[HistoryPanel, list[str]], qtbot: Any
+) -> None:
+    history, _ = panel
+    history.resize(1000, 680)
+    history.show()
+    qtbot.waitExposed(history)
+    # A new QR reads "Aguardando pagamento" in the list and the timeline, the longest status
+    # either shows; both columns hold it whole.
+    waiting = qr_status_text("PRE_AUTHORIZED")
+    assert waiting == "Aguardando pagamento"
+    needed = history.table.fontMetrics().horizontalAdvance(waiting)
+    status = ChargeHistoryModel.COLUMNS.index("status")
+    assert history.table.columnWidth(status) >= needed
+    view = history.timeline_view
+    after = history.timeline.COLUMNS.index("status")
+    assert view.columnWidth(after) >= view.fontMetrics().horizontalAdvance(waiting)

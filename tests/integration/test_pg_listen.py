@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -25,6 +26,18 @@ from tests.integration.test_pg_inbox import DELIVERIES, KILL_AFTER, TOKEN, burst
 pytestmark = pytest.mark.pg
 
 HANG_S = 60  # a bound on a hang, never a speed claim
+
+
+@pytest.fixture(autouse=True)
+def _release_log_files() -> Iterator[None]:
+    """An in-process run attaches the app's log handlers (on the captured stderr) to the root
+    logger; later tests would log into a closed stream."""
+    yield
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_checkout_desktop", False):
+            root.removeHandler(handler)
+            handler.close()
 
 
 class Listen:

@@ -269,7 +269,7 @@ class Api:
                 "chargeId": charge_id,
                 "customer": charge_body("x")["customer"],
                 "browser": BROWSER,
-                "transactions": [{"amount": amount}],
+                "transactions": [{"amount": amount, "card": {"temporaryCardToken": token}}],
             },
         )
         return charge_id, auth_id, {"status_code": enrolled.status_code, **enrolled.json()}

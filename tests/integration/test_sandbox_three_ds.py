@@ -207,3 +207,40 @@ async def test_enrollment_needs_the_phone_country_code_and_the_browser(
     assert response.json()["errors"][0]["field"] == "browser.httpBrowserColorDepth"
     unknown = await api.three_ds("enrollment", {"chargeId": "nope", "customer": customer})
     assert unknown.status_code == 404
+
+
+@pytest.mark.asyncio
+async def test_enrollment_names_the_setup_card_by_its_token(api: Api, sdk: SdkClient) -> None:
+    token = await sdk.tokenize(FRICTIONLESS)
+    other = await sdk.tokenize(FRICTIONLESS)
+    setup = await api.three_ds(
+        "setup",
+        {
+            "transactions": [
+                {"amount": 100, "paymentType": "CREDIT", "card": {"temporaryCardToken": token}}
+            ]
+        },
+    )
+    charge_id = setup.json()["chargeId"]
+    asked = {"chargeId": charge_id, "customer": charge_body("x")["customer"], "browser": BROWSER}
+
+    def with_card(card: dict[str, Any] | None) -> dict[str, Any]:
+        txn: dict[str, Any] = {"amount": 100}
+        if card is not None:
+            txn["card"] = card
+        return {**asked, "transactions": [txn]}
+
+    refused = [
+        (None, "transactions[0].card"),
+        ({"number": FRICTIONLESS, "cvv": "123"}, "transactions[0].card"),
+        ({"temporaryCardToken": other}, "transactions[0].card.temporaryCardToken"),
+    ]
+    for card, field in refused:
+        response = await api.three_ds("enrollment", with_card(card))
+        assert response.status_code == 400, (card, response.text)
+        assert response.json()["errors"][0]["field"] == field
+        assert FRICTIONLESS not in response.text
+    # Refusals spend nothing: the setup's own token still enrolls it.
+    enrolled = await api.three_ds("enrollment", with_card({"temporaryCardToken": token}))
+    assert enrolled.status_code == 200, enrolled.text
+    assert enrolled.json()["transactions"][0]["cardholderAuthenticationStatus"] == "Approved"
