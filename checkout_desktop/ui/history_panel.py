@@ -363,7 +363,9 @@ class HistoryPanel(QWidget):
             max(metrics.horizontalAdvance(text) for text in shown_statuses()) + pad,
             money,  # refunded
             metrics.horizontalAdvance("MASTERCARD •••• 0000") + pad,  # cards (one whole)
-            180,  # customer
+            # The customer: most names whole (a long one is cut; its CPF is the tooltip), so
+            # that this column still ends inside a 1024-pixel screen.
+            metrics.horizontalAdvance("Maria Aparecida Souza") + pad,
         )
         for column, width in enumerate(widths):
             self.table.horizontalHeader().resizeSection(column, width)
