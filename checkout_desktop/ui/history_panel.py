@@ -908,7 +908,9 @@ class HistoryPanel(QWidget):
                     self.tr("refunded {amount}").format(amount=format_money(record.refunded_amount))
                 )
             if record.three_ds_status:
-                parts.append(f"3DS {status_label(record.three_ds_status)}")
+                # A result's label names 3DS itself ('3DS approved'); an unpublished one is not.
+                label = status_label(record.three_ds_status)
+                parts.append(label if label != record.three_ds_status else f"3DS {label}")
             if record.customer_name:
                 parts.append(record.customer_name)
             self.title.setText(" · ".join(parts))

@@ -391,8 +391,11 @@ def test_3ds_frictionless_card_is_paid_with_one_status_at_a_time(shop: Shop) -> 
         spin_until(
             lambda: "3DS approved" in screen.result.three_ds.text(), "the 3DS status on screen"
         )
-        # Said once: the label names 3DS itself.
+        # Said once: the label names 3DS itself, on the result screen and in the history.
         assert screen.result.three_ds.text() == "3DS approved"
+        shop.window.show_charge(outcome.merchant_charge_id)
+        title = shop.window.history_panel.title.text()
+        assert "3DS approved" in title and "3DS 3DS" not in title, title
 
 
 @pytest.mark.parametrize(
