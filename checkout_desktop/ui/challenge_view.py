@@ -18,6 +18,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QUrl, Signal
 from PySide6.QtWebEngineCore import (
     QWebEnginePage,
     QWebEngineProfile,
+    QWebEngineSettings,
     QWebEngineUrlRequestInfo,
     QWebEngineUrlRequestInterceptor,
     QWebEngineUrlRequestJob,
@@ -153,6 +154,8 @@ def build_challenge_profile(challenge: Challenge, parent: QObject) -> QWebEngine
         settings.setAttribute(attribute, False)
     for attribute in _SETTINGS_ON:
         settings.setAttribute(attribute, True)
+    # The bank's page opens for the customer to type in: it takes the keyboard as it loads.
+    settings.setAttribute(QWebEngineSettings.WebAttribute.FocusOnNavigationEnabled, True)
     host = QUrl(challenge.step_up_url).host().lower()
     profile.installUrlSchemeHandler(SCHEME.encode(), _StartPage(challenge, profile))
     profile.setUrlRequestInterceptor(_ChallengeGuard(host, profile))

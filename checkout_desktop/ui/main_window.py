@@ -244,6 +244,9 @@ class MainWindow(QMainWindow):
             QShortcut(QKeySequence(key), self, lambda tab=tab: self.tabs.setCurrentIndex(tab))
         if not defer_panels:
             self.build_panels()
+        # The clerk's first keys at start are the amount's (otherwise the tab bar, first in
+        # the window's focus chain, would take them).
+        self.charge_screen.form.amount.setFocus()
 
     # -- panels -----------------------------------------------------------------------------
 

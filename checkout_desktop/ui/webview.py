@@ -504,7 +504,6 @@ _SETTINGS_OFF = (
 _SETTINGS_ON = (
     QWebEngineSettings.WebAttribute.JavascriptEnabled,
     QWebEngineSettings.WebAttribute.WebRTCPublicInterfacesOnly,
-    QWebEngineSettings.WebAttribute.FocusOnNavigationEnabled,
 )
 
 
@@ -533,6 +532,9 @@ def build_profile(config: CardPageConfig) -> QWebEngineProfile:
         settings.setAttribute(attribute, False)
     for attribute in _SETTINGS_ON:
         settings.setAttribute(attribute, True)
+    # The card form loads while the clerk types the amount: it takes the keyboard only when
+    # the terminal hands it over (focus_number), never by finishing a load.
+    settings.setAttribute(QWebEngineSettings.WebAttribute.FocusOnNavigationEnabled, False)
     handler = CardSchemeHandler(config, profile)
     profile.installUrlSchemeHandler(SCHEME.encode(), handler)
     profile.setUrlRequestInterceptor(RequestGuard(config.allowed_https_hosts, profile))
