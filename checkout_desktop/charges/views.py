@@ -98,8 +98,11 @@ class ChargeViews:
         record = await self._store.charges.charge(merchant_charge_id)
         if record is None:
             return None
+        # The attempt too: a row holding only a 3DS result shows its sale's amount and card,
+        # and whether the sale ended before any charge (nothing to ask the service about).
+        attempt = await self._store.charges.attempt(merchant_charge_id)
         pending = await self._store.charges.open_money_operation(merchant_charge_id)
-        return MoneyView.of(record, pending)
+        return MoneyView.of(record.with_attempt(attempt), pending)
 
     async def can_start_charge(self, sale_id: str) -> StartCheck:
         """Whether the sale may be charged now (the service checks again when it charges)."""

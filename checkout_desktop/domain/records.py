@@ -278,6 +278,34 @@ class ChargeRecord:
     customer_document: str | None = None
     customer_name: str | None = None
     """Filled by the history's search, which looks the customer up."""
+    sale_amount: int | None = None
+    """The amount the sale's attempt asked for, filled by the history's search (a row that holds
+    only a 3DS result has no amount of its own); None for a charge this terminal never attempted."""
+    attempt_state: AttemptState | None = None
+    """Where the sale's attempt stands, filled by the history's search."""
+    attempt_tenders: tuple[TenderSummary, ...] = ()
+    """What the sale's attempt was to be paid with, filled by the history's search."""
+
+    def with_attempt(self, attempt: AttemptRecord | None) -> ChargeRecord:
+        """The charge with what its sale's attempt asked for (none for a charge this terminal
+        never attempted)."""
+        if attempt is None:
+            return self
+        return replace(
+            self,
+            sale_amount=attempt.amount,
+            attempt_state=attempt.state,
+            attempt_tenders=attempt.tenders,
+        )
+
+    @property
+    def never_charged(self) -> bool:
+        """A row that holds only what was heard before a charge (a 3DS result) for a sale whose
+        attempt ended with no charge at the service: there is nothing there to ask about."""
+        return self.status is None and self.attempt_state in (
+            AttemptState.REJECTED,
+            AttemptState.NOT_FOUND,
+        )
 
 
 @dataclass(frozen=True)

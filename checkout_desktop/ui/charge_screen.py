@@ -192,6 +192,14 @@ class ResultView(QWidget):
                 "Nothing was charged (the service confirmed it has no such charge); this sale "
                 "can be charged again."
             )
+        elif message.code == ReasonCode.TDS_REFUSED:
+            # The bank's confirmation failed and the settings refuse a card without it.
+            head = self.tr("Nothing was charged; this sale can be charged again.")
+            how = message.args.get("why")
+            why_text = self.tr(
+                "3DS authentication {why}, and the settings refuse a card without it"
+            ).format(why=reason_text(how) if isinstance(how, Reason) else str(how or ""))
+            return head + "\n" + self.tr("Why: {why}").format(why=why_text)
         else:
             return reason_text(message)
         why = message.args.get("error")

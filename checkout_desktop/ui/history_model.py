@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import (
+    QCoreApplication,
     QModelIndex,
     QObject,
     Qt,
@@ -16,9 +17,14 @@ from PySide6.QtGui import QBrush, QColor
 
 from checkout_desktop.charges.views import ChargeQuery, ChargeViews
 from checkout_desktop.domain.documents import DocumentError, format_cnpj, format_cpf
-from checkout_desktop.domain.enums import ChargeStatus, PaymentType
+from checkout_desktop.domain.enums import ChargeStatus, PaymentType, ThreeDsStatus
 from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, QrPhase, effective_status, qr_phase
-from checkout_desktop.domain.records import ChargeRecord, Page, TimelineRecord
+from checkout_desktop.domain.records import (
+    CardSummary,
+    ChargeRecord,
+    Page,
+    TimelineRecord,
+)
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
@@ -64,7 +70,13 @@ def format_document(document: str) -> str:
 
 def status_text(record: ChargeRecord) -> str:
     """A charge's status as the history shows it: a QR's as the clerk means it (awaiting payment,
-    paid, expired), a card's as the service says it."""
+    paid, expired), a card's as the service says it; a sale 3DS ended uncharged says so."""
+    if record.never_charged:
+        if record.three_ds_status == ThreeDsStatus.REJECTED:
+            return QCoreApplication.translate(
+                "ChargeHistoryModel", "Not charged — 3DS authentication refused"
+            )
+        return QCoreApplication.translate("ChargeHistoryModel", "Not charged")
     phase = qr_phase(record.state)
     if phase == QrPhase.AWAITING:
         return qr_status_text(str(record.state.status) if record.state.status else None)
@@ -79,17 +91,36 @@ def shown_statuses() -> list[str]:
     return [status_label(s.value) for s in ChargeStatus] + [qr_status_text("PRE_AUTHORIZED")]
 
 
+def amount_of(record: ChargeRecord) -> int | None:
+    """The charge's amount, or its sale's when the row holds none (only a 3DS result)."""
+    return record.amount if record.amount is not None else record.sale_amount
+
+
+def shown_amount(record: ChargeRecord) -> str:
+    return format_money(amount_of(record))
+
+
+def _card_text(brand: str | None, last_four: str | None) -> str:
+    tail = f" •••• {last_four}" if last_four else ""
+    return f"{brand or ''}{tail}".strip()
+
+
 def cards_text(record: ChargeRecord) -> str:
-    """The charge's cards as a receipt may show them: brand and last four digits."""
+    """The charge's cards as a receipt may show them: brand and last four digits; before the
+    service told of any (a row holding only a 3DS result), the cards the sale was tried with."""
     parts = []
     for txn in record.state.transactions:
         if txn.payment_type in QR_PAYMENT_TYPES:
             parts.append(kind_text(txn.payment_type))
             continue
-        brand = txn.brand or ""
-        tail = f" •••• {txn.last_four}" if txn.last_four else ""
-        if brand or tail:
-            parts.append(f"{brand}{tail}".strip())
+        if text := _card_text(txn.brand, txn.last_four):
+            parts.append(text)
+    if not record.state.transactions:
+        for tender in record.attempt_tenders:
+            if isinstance(tender, CardSummary) and (
+                text := _card_text(tender.brand, tender.last_four)
+            ):
+                parts.append(text)
     return ", ".join(parts) if parts else "—"
 
 
@@ -277,7 +308,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             if name == "charge":
                 return record.merchant_charge_id
             if name == "amount":
-                return format_money(record.amount)
+                return shown_amount(record)
             if name == "status":
                 return status_text(record)
             if name == "refunded":
@@ -292,7 +323,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and name in ("amount", "refunded"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and name == "status":
-            colour = status_colour(status)
+            colour = status_colour("DENIED" if record.never_charged else status)
             return None if colour is None else QBrush(colour)
         if role == Qt.ItemDataRole.ToolTipRole and name == "charge" and record.charge_id:
             return self.tr("Service id: {id}").format(id=record.charge_id)

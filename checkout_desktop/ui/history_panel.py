@@ -55,6 +55,7 @@ from checkout_desktop.ui.history_model import (
     ChargeHistoryModel,
     TimelineModel,
     cards_text,
+    shown_amount,
     shown_statuses,
     status_text,
 )
@@ -900,7 +901,7 @@ class HistoryPanel(QWidget):
             parts = [
                 record.merchant_charge_id,
                 status_text(record),
-                format_money(record.amount),
+                shown_amount(record),
                 cards_text(record),
             ]
             if record.refunded_amount:
@@ -940,7 +941,9 @@ class HistoryPanel(QWidget):
             words.button if words is not None and words.button else self.tr("Re&fund…")
         )
         self.capture_button.setEnabled(capturable and not busy)
-        self.query_button.setEnabled(has and not busy and not read_only)
+        # A sale that ended before any charge (3DS refused it) has nothing at the service to ask.
+        askable = record is not None and not record.never_charged
+        self.query_button.setEnabled(askable and not busy and not read_only)
         self.events_button.setEnabled(has)
         self.receipt_button.setEnabled(
             record is not None and record.status not in (None, ChargeStatus.DENIED)
@@ -1079,7 +1082,7 @@ class HistoryPanel(QWidget):
 
     def query_now(self) -> None:
         record = self.selected()
-        if record is None or self.is_read_only(record):
+        if record is None or self.is_read_only(record) or record.never_charged:
             return
         mcid = record.merchant_charge_id
         self._run(

@@ -225,6 +225,14 @@
 <context>
     <name>ChargeHistoryModel</name>
     <message>
+        <source>Not charged — 3DS authentication refused</source>
+        <translation>Não cobrada — autenticação 3DS recusada</translation>
+    </message>
+    <message>
+        <source>Not charged</source>
+        <translation>Não cobrada</translation>
+    </message>
+    <message>
         <source>Created</source>
         <translation>Criada</translation>
     </message>
@@ -3143,6 +3151,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Nothing was charged (the service confirmed it has no such charge); this sale can be charged again.</source>
         <translation>Nada foi cobrado (o serviço confirmou que não tem esta cobrança); esta venda pode ser cobrada de novo.</translation>
+    </message>
+    <message>
+        <source>3DS authentication {why}, and the settings refuse a card without it</source>
+        <translation>autenticação 3DS {why}, e as configurações recusam o cartão sem ela</translation>
     </message>
     <message>
         <source>Why: {why}</source>

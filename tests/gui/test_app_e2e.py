@@ -40,6 +40,7 @@ from checkout_desktop.ui.card_page import SdkCredentialSource
 from checkout_desktop.ui.challenge_view import ChallengeView
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE
+from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.main_window import MainWindow, merchant_of
 from checkout_desktop.ui.qt_app import build_card_page
 from checkout_desktop.ui.reasons import reason_text
@@ -472,8 +473,35 @@ def test_3ds_rejected_and_unavailable_follow_the_policy(shop: Shop) -> None:
         outcome = shop.charge_card("4000008400001629")
         assert outcome.message.code == ReasonCode.TDS_REFUSED
         assert screen.result.status.text() == "Authentication failed"
-        assert "not charged" in screen.result.message.text()
+        # Said as the other charges that were not made say it: plain words first, why below.
+        first, *rest = screen.result.message.text().splitlines()
+        assert first == "Nothing was charged; this sale can be charged again.", first
+        assert rest and rest[0].startswith("Why: 3DS authentication rejected by the bank"), rest
+        assert "not charged" not in screen.result.message.text().lower()
         assert not screen.result.print_button.isEnabled()
+        mcid = outcome.merchant_charge_id
+        repo = shop.terminal.service.store.repo
+        spin_until(lambda: repo.charge(mcid) is not None, "the 3DS notification's row", 30)
+        attempt = repo.attempt(mcid)
+        assert attempt is not None
+        # In the history the row reads as the sale it was: its amount, not charged because the
+        # bank refused the authentication, its card; nothing to ask the service about.
+        shop.window.show_charge(mcid)
+        panel = shop.window.history_panel
+        history = panel.model
+        spin_until(lambda: history.row_of(mcid) is not None, "the sale in the history")
+        row = history.row_of(mcid)
+        assert row is not None
+        shown = {
+            name: history.data(history.index(row, column))
+            for column, name in enumerate(history.COLUMNS)
+        }
+        assert shown["amount"] == format_money(attempt.amount), shown
+        assert shown["status"] == "Not charged — 3DS authentication refused", shown
+        assert shown["cards"] == "VISA •••• 1629", shown
+        assert "—" not in panel.title.text().split(" · ")[1:4], panel.title.text()
+        assert not panel.query_button.isEnabled()
+        assert not panel.receipt_button.isEnabled()
     with three_ds(shop, fallback="without") as screen:
         outcome = shop.charge_card("4000000000001042")
         assert (outcome.attempt, outcome.status) == (AttemptState.CREATED, ChargeStatus.PAID)

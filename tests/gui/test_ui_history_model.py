@@ -8,21 +8,27 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
 from checkout_desktop.charges.views import ChargeViews
-from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
+from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, TransactionStatus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CardSummary
-from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, TransactionInfo
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, ThreeDsUpdate, TransactionInfo
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.store import SqliteStore
+from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.history_model import (
     MERCHANT_CHARGE_ID_ROLE,
     ChargeHistoryModel,
     TimelineModel,
 )
 from tests.ledger_support import SyncLedger
+
+ForegroundRole = Qt.ItemDataRole.ForegroundRole
 
 logger = logging.getLogger(__name__)
 
@@ -177,3 +183,50 @@ def test_timeline_shows_every_input_in_order_and_appends_live(
     assert ids == sorted(ids)
     model.set_charge(None)
     assert model.rowCount() == 0
+
+
+def test_a_sale_3ds_ended_uncharged_reads_as_not_charged(repo: ChargeRepository) -> None:
+    # The 3DS notification made the row; the amount and the card are the sale's attempt's.
+    make_charges(repo, 1)
+    with db.transaction(repo.conn):
+        repo.record_attempt(
+            merchant_charge_id="tds-1",
+            sale_id="S-tds",
+            profile="builtin-sandbox",
+            amount=2590,
+            tenders=[CardSummary(brand="VISA", last_four="1629")],
+        )
+        repo.set_attempt_state(
+            "tds-1",
+            AttemptState.REJECTED,
+            source="system",
+            reason=Reason.of(ReasonCode.TDS_REFUSED, status="REJECTED", why="rejected"),
+        )
+        SyncLedger(repo).apply_update(
+            ThreeDsUpdate(
+                merchant_charge_id="tds-1",
+                charge_id="3ds-1",
+                status=ThreeDsStatus.REJECTED,
+                pares_status="N",
+                eci=None,
+                occurred_at=T0,
+                received_at=T0,
+            ),
+            source="webhook",
+            source_ref=None,
+        )
+    model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)))
+    row = model.row_of("tds-1")
+    assert row is not None
+    shown = {name: model.data(model.index(row, c)) for c, name in enumerate(model.COLUMNS)}
+    assert shown["amount"] == format_money(2590)
+    assert shown["status"] == "Not charged — 3DS authentication refused"
+    assert shown["cards"] == "VISA •••• 1629"
+    assert shown["three_ds"] == "3DS rejected"
+    colour = model.data(model.index(row, model.COLUMNS.index("status")), ForegroundRole)
+    assert colour is not None and colour.color().name() == "#b3261e"
+    # A paid charge beside it reads as before.
+    paid = model.row_of("sale-000000")
+    assert paid is not None
+    assert model.data(model.index(paid, model.COLUMNS.index("status"))) == "Paid"
+    assert model.data(model.index(paid, model.COLUMNS.index("amount"))) == format_money(1500)

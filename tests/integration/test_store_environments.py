@@ -16,12 +16,13 @@ import pytest
 import pytest_asyncio
 
 from checkout_desktop.charges.ledger import Ledger
-from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
+from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, TransactionStatus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CardSummary, Page
 from checkout_desktop.domain.search import ChargeQuery, name_key
-from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, TransactionInfo
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, ThreeDsUpdate, TransactionInfo
 from checkout_desktop.store.ports import Store
 
 logger = logging.getLogger(__name__)
@@ -343,3 +344,61 @@ async def test_each_sqlite_search_starts_from_an_index(tmp_path: Path) -> None:
             assert "SCAN c" not in shown, shown
     finally:
         await store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_sale_3ds_ended_uncharged_is_found_with_its_attempt(
+    backend: tuple[Store, Clock],
+) -> None:
+    # The 3DS notification made a row holding only a 3DS result; the sale's amount and card
+    # are its attempt's, and the search brings them along, keeping its keyset paging.
+    store, clock = backend
+    await sell(store, clock, "paid-1", amount=1000)
+    async with store.unit_of_work() as uow:
+        await uow.charges.record_attempt(
+            merchant_charge_id="tds-1",
+            sale_id="sale-tds-1",
+            profile="production",
+            amount=2590,
+            tenders=[CardSummary("VISA", "1629")],
+            customer_document=MARIA,
+        )
+        await uow.charges.set_attempt_state(
+            "tds-1",
+            AttemptState.REJECTED,
+            source="system",
+            reason=Reason.of(ReasonCode.TDS_REFUSED, status="REJECTED", why="rejected"),
+        )
+    async with store.unit_of_work() as uow:
+        await Ledger(clock=clock).apply_update(
+            uow.charges,
+            ThreeDsUpdate(
+                merchant_charge_id="tds-1",
+                charge_id="3ds-svc-1",
+                status=ThreeDsStatus.REJECTED,
+                pares_status="N",
+                eci=None,
+                occurred_at=None,
+                received_at=T0,
+            ),
+            source="webhook",
+            source_ref=None,
+        )
+    await sell(store, clock, "paid-2", amount=3000)
+    query = ChargeQuery(profile="production")
+    first = await store.charges.search_charges(query, limit=2)
+    assert ids(first) == ["paid-2", "tds-1"] and first.next_cursor is not None
+    uncharged = first.items[1]
+    assert (uncharged.status, uncharged.amount) == (None, None)
+    assert uncharged.sale_amount == 2590
+    assert uncharged.attempt_state == AttemptState.REJECTED
+    assert uncharged.attempt_tenders == (CardSummary("VISA", "1629"),)
+    assert uncharged.customer_name == "Maria da Silva"
+    rest = await store.charges.search_charges(query, before=first.next_cursor, limit=2)
+    assert ids(rest) == ["paid-1"] and rest.next_cursor is None
+    # A charge the service made keeps its own figures; its attempt is there too.
+    paid = first.items[0]
+    assert (paid.amount, paid.sale_amount) == (3000, 3000)
+    again = await store.charges.matching_charge(query, "tds-1")
+    assert again is not None and again.sale_amount == 2590
+    assert again.attempt_tenders == (CardSummary("VISA", "1629"),)

@@ -12,6 +12,7 @@ definition.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -20,8 +21,9 @@ from datetime import datetime
 from typing import Any
 
 from checkout_desktop.domain.documents import digits_only
-from checkout_desktop.domain.records import ChargeRecord, Page
+from checkout_desktop.domain.records import ChargeRecord, Page, TenderSummary, stored_tender
 from checkout_desktop.domain.search import ChargeQuery
+from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.store.sqlite.customers import documents_named
 
 logger = logging.getLogger(__name__)
@@ -113,9 +115,15 @@ def _where(
     return clauses
 
 
+# The sale's attempt comes along (by its primary key, one row at most): a row that holds only a
+# 3DS result has no amount or card of its own, and whether its attempt ended uncharged tells the
+# clerk there is nothing at the service to ask about.
 _SELECT = (
-    "SELECT c.*, k.name AS customer_name FROM charge c "
+    "SELECT c.*, k.name AS customer_name, a.amount AS attempt_amount, "
+    "a.state AS attempt_state, COALESCE(a.tenders_json, a.cards_json) AS attempt_tenders "
+    "FROM charge c "
     "LEFT JOIN customer k ON k.document = c.customer_document "
+    "LEFT JOIN charge_attempt a ON a.merchant_charge_id = c.merchant_charge_id "
 )
 
 
@@ -166,7 +174,34 @@ def matching_charge(
 
 
 def _with_customer(rows: Rows, row: Any) -> ChargeRecord:
-    return replace(rows.record(row), customer_name=row["customer_name"])
+    """The charge with its customer's name and what its attempt asked for."""
+    amount = row["attempt_amount"]
+    state = row["attempt_state"]
+    return replace(
+        rows.record(row),
+        customer_name=row["customer_name"],
+        sale_amount=None if amount is None else int(amount),
+        attempt_state=None if state is None else _attempt_state(state),
+        attempt_tenders=_tenders(row["attempt_tenders"]),
+    )
+
+
+def _attempt_state(text: str) -> AttemptState | None:
+    try:
+        return AttemptState(text)
+    except ValueError:
+        return None  # written by a newer checkout-desktop: shown as the charge row says
+
+
+def _tenders(text: str | None) -> tuple[TenderSummary, ...]:
+    if not text:
+        return ()
+    try:
+        return tuple(stored_tender(t) for t in json.loads(text))
+    except (ValueError, TypeError, AttributeError):
+        # Unreadable or of a newer kind: the row still shows, with the charge's own cards.
+        logger.warning("a charge attempt's tenders could not be read for the history")
+        return ()
 
 
 __all__ = ["Rows", "matching_charge", "search_charges"]
