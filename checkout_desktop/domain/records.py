@@ -279,12 +279,12 @@ class ChargeRecord:
     customer_name: str | None = None
     """Filled by the history's search, which looks the customer up."""
     sale_amount: int | None = None
-    """The amount the sale's attempt asked for, filled by the history's search (a row that holds
+    """The amount the sale's attempt asked for, filled by the history's reads (a row that holds
     only a 3DS result has no amount of its own); None for a charge this terminal never attempted."""
     attempt_state: AttemptState | None = None
-    """Where the sale's attempt stands, filled by the history's search."""
+    """Where the sale's attempt stands, filled by the history's reads."""
     attempt_tenders: tuple[TenderSummary, ...] = ()
-    """What the sale's attempt was to be paid with, filled by the history's search."""
+    """What the sale's attempt was to be paid with, filled by the history's reads."""
 
     def with_attempt(self, attempt: AttemptRecord | None) -> ChargeRecord:
         """The charge with what its sale's attempt asked for (none for a charge this terminal

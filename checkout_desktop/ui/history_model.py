@@ -72,11 +72,8 @@ def status_text(record: ChargeRecord) -> str:
     """A charge's status as the history shows it: a QR's as the clerk means it (awaiting payment,
     paid, expired), a card's as the service says it; a sale 3DS ended uncharged says so."""
     if record.never_charged:
-        if record.three_ds_status == ThreeDsStatus.REJECTED:
-            return QCoreApplication.translate(
-                "ChargeHistoryModel", "Not charged — 3DS authentication refused"
-            )
-        return QCoreApplication.translate("ChargeHistoryModel", "Not charged")
+        refused, plain = _not_charged_texts()
+        return refused if record.three_ds_status == ThreeDsStatus.REJECTED else plain
     phase = qr_phase(record.state)
     if phase == QrPhase.AWAITING:
         return qr_status_text(str(record.state.status) if record.state.status else None)
@@ -84,6 +81,15 @@ def status_text(record: ChargeRecord) -> str:
         return status_label("EXPIRED")
     shown = effective_status(record.state)
     return status_label(None if shown is None else str(shown))
+
+
+def _not_charged_texts() -> list[str]:
+    return [
+        QCoreApplication.translate(
+            "ChargeHistoryModel", "Not charged — 3DS authentication refused"
+        ),
+        QCoreApplication.translate("ChargeHistoryModel", "Not charged"),
+    ]
 
 
 def shown_statuses() -> list[str]:
@@ -325,6 +331,9 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and name == "status":
             colour = status_colour("DENIED" if record.never_charged else status)
             return None if colour is None else QBrush(colour)
+        if role == Qt.ItemDataRole.ToolTipRole and name == "status" and record.never_charged:
+            # Longer than the column sized for the service's statuses: whole on hover.
+            return status_text(record)
         if role == Qt.ItemDataRole.ToolTipRole and name == "charge" and record.charge_id:
             return self.tr("Service id: {id}").format(id=record.charge_id)
         if role == Qt.ItemDataRole.ToolTipRole and name == "customer" and record.customer_document:
