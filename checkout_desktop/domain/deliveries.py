@@ -67,6 +67,11 @@ class EventSummary:
     """`reason` as a code and arguments (None on rows stored before reasons were kept so)."""
     merge_data: Reason | None
     """`merge_outcome` likewise."""
+    qr_tender: str | None
+    """WALLET or PIX when the charge is ours and was a QR (its transaction's payment type),
+    else None: the charge status a QR's notification carries means something else to a clerk."""
+    qr_transaction_status: str | None
+    """That QR transaction's latest status (the charge's now, not the notification's)."""
 
 
 def _refuse_constant(name: str) -> Any:

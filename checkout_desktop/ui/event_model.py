@@ -24,6 +24,7 @@ from checkout_desktop.domain.deliveries import MAX_PAGE, EventFilter, EventPage,
 from checkout_desktop.ui.formatting import format_instant
 from checkout_desktop.ui.labels import event_type_label, status_label, verdict_label
 from checkout_desktop.ui.loop import read
+from checkout_desktop.ui.qr_texts import qr_event_status_text
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
@@ -413,6 +414,8 @@ class EventListModel(ReadOnlyTableModel):
         if name == "type":
             return event_type_label(event.event_type or event.body_type)
         if name == "status":
+            if event.qr_tender:
+                return qr_event_status_text(event.status, event.qr_transaction_status)
             return status_label(event.status)
         if name == "charge":
             return event.merchant_charge_id or event.charge_id or "—"

@@ -106,6 +106,20 @@ def qr_status_text(status: str | None, transaction_status: str | None = None) ->
     return status_label(status)
 
 
+def qr_event_status_text(status: str | None, transaction_status: str | None) -> str:
+    """A QR charge's notification's status as the clerk means it. The notification carries the
+    charge's status at that moment; `transaction_status` is the QR transaction's latest, so it
+    only tells how a QR the notification says had ended, ended (expired or cancelled), and not
+    when it was paid since: then the QR had "Ended", which is true of both."""
+    charge = (status or "").upper()
+    if charge in _ENDED:
+        txn = (transaction_status or "").upper()
+        if txn in _ENDED:
+            return status_label(txn)
+        return QCoreApplication.translate("Labels", "Ended")
+    return qr_status_text(status)
+
+
 @dataclass(frozen=True)
 class QrRefundWords:
     """How the history's refund action reads for a QR charge."""
@@ -221,6 +235,7 @@ __all__ = [
     "QrRefundWords",
     "late_payment",
     "late_payment_notice",
+    "qr_event_status_text",
     "qr_kind",
     "qr_kind_of",
     "qr_refund_words",

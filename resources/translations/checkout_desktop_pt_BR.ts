@@ -1569,6 +1569,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>Awaiting payment</source>
         <translation>Aguardando pagamento</translation>
     </message>
+    <message>
+        <source>Ended</source>
+        <translation>Encerrada</translation>
+    </message>
 </context>
 <context>
     <name>Launch</name>

@@ -16,11 +16,11 @@ import pytest_asyncio
 
 from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.deliveries import NewEvent
-from checkout_desktop.domain.enums import ChargeStatus, Verdict
+from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus, Verdict
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CardSummary
-from checkout_desktop.domain.wire import ChargeUpdate
+from checkout_desktop.domain.wire import ChargeUpdate, TransactionInfo
 from checkout_desktop.store.errors import MoneyOperationOpen, RepositoryError
 from checkout_desktop.store.ports import Store, UnitOfWork
 from checkout_desktop.store.sqlite.store import SqliteStore
@@ -269,3 +269,73 @@ async def test_a_3ds_flow_moves_step_by_step_and_never_after_it_closes(store: St
         async with store.unit_of_work() as uow:
             await uow.charges.move_three_ds("charge-3ds-01", ThreeDsStep.DONE, access_token="x")
     assert await store.charges.three_ds_flow("charge-none") is None
+
+
+async def _qr_charge(store: Store, mcid: str, payment: PaymentType, txn: TransactionStatus) -> None:
+    update = ChargeUpdate(
+        mcid,
+        f"svc-{mcid}",
+        ChargeStatus.CANCELED,
+        1500,
+        0,
+        transactions=[
+            TransactionInfo(
+                transactionId=f"t-{mcid}",
+                paymentType=payment,
+                transactionStatus=txn,
+                amount=1500,
+                refundedAmount=0,
+            )
+        ],
+    )
+    async with store.unit_of_work() as uow:
+        await uow.charges.save_charge(
+            mcid,
+            sm.merge(None, update).state,
+            sale_id="sale-1",
+            source="reply",
+            new=True,
+            changed=True,
+            checks=0,
+            next_check_at=None,
+            check_reason=None,
+        )
+
+
+@pytest.mark.asyncio
+async def test_event_summaries_name_a_qr_charges_tender_and_its_transactions_status(
+    store: Store,
+) -> None:
+    await _qr_charge(store, "pix-1", PaymentType.PIX, TransactionStatus.EXPIRED)
+    await _qr_charge(store, "wallet-1", PaymentType.WALLET, TransactionStatus.CANCELED)
+    await _qr_charge(store, "card-1", PaymentType.CREDIT, TransactionStatus.CANCELED)
+    ids: dict[str, int] = {}
+    async with store.unit_of_work() as uow:
+        for n, mcid in enumerate(("pix-1", "wallet-1", "card-1", "not-ours")):
+            ids[mcid] = await uow.events.insert(
+                NewEvent(
+                    received_at=NOW,
+                    verdict=Verdict.ACCEPTED,
+                    body=f'{{"n": {n}}}'.encode(),
+                    body_sha256=f"{n + 100:064x}",
+                    headers={},
+                    merchant_charge_id=mcid,
+                    status="CANCELED",
+                )
+            )
+    expected = {
+        "pix-1": ("PIX", "EXPIRED"),
+        "wallet-1": ("WALLET", "CANCELED"),
+        "card-1": (None, None),
+        "not-ours": (None, None),
+    }
+    page = await store.events.page(limit=10)
+    assert {
+        s.merchant_charge_id: (s.qr_tender, s.qr_transaction_status) for s in page.rows
+    } == expected
+    newer = await store.events.newer(after=0, limit=10)
+    assert {s.merchant_charge_id: (s.qr_tender, s.qr_transaction_status) for s in newer} == (
+        expected
+    )
+    pix = await store.events.get(ids["pix-1"])
+    assert pix is not None and (pix.qr_tender, pix.qr_transaction_status) == ("PIX", "EXPIRED")

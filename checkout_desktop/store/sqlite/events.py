@@ -119,10 +119,20 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+# A QR charge's tender and its transaction's status, for the list's words: one lookup by the
+# transaction table's primary key per row read (only the rows of a page, never a scan).
+_QR_COLUMNS = (
+    "(SELECT t.payment_type FROM charge_transaction AS t "
+    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
+    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1) AS qr_tender, "
+    "(SELECT t.status FROM charge_transaction AS t "
+    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
+    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1) AS qr_transaction_status"
+)
 _SUMMARY_COLUMNS = (
     "id, received_at, verdict, reason, event_type, body_type, layout, event_ref, "
     "merchant_charge_id, charge_id, status, duplicate_of, merge_outcome, reason_code, "
-    "reason_args, merge_code, merge_args"
+    "reason_args, merge_code, merge_args, " + _QR_COLUMNS
 )
 _FULL_COLUMNS = _SUMMARY_COLUMNS + ", body_sha256, content_type, remote, headers_json, body"
 
@@ -144,6 +154,8 @@ def _summary_fields(row: sqlite3.Row) -> dict[str, Any]:
         "merge_outcome": row["merge_outcome"],
         "reason_data": Reason.from_stored(row["reason_code"], row["reason_args"]),
         "merge_data": Reason.from_stored(row["merge_code"], row["merge_args"]),
+        "qr_tender": row["qr_tender"],
+        "qr_transaction_status": row["qr_transaction_status"],
     }
 
 
