@@ -13,39 +13,13 @@ given). Nothing touches the shop's own settings or store, and no card is typed.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import logging
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SCREEN = "1366x768"
-
-logger = logging.getLogger("qr_screenshots")
-
-
-def _under_xvfb(argv: list[str], screen: str) -> int:
-    if shutil.which("xvfb-run") is None:
-        print("qr_screenshots: xvfb-run is missing (apt-get install xvfb xauth)", file=sys.stderr)
-        return 2
-    env = dict(os.environ, CHECKOUT_SCREENSHOTS_CHILD="1")
-    env.pop("QT_QPA_PLATFORM", None)
-    command = ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", sys.executable, __file__, *argv]
-    return subprocess.run(command, env=env, check=False).returncode
-
-
-async def _wait(predicate: object, what: str, limit_s: float = 30.0) -> None:
-    deadline = time.monotonic() + limit_s
-    while not predicate():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.05)
+# The command line, the re-run under Xvfb and the wait are the README screenshots' own.
+from screenshots import run_script, wait_for
 
 
 async def _shoot(out: Path, language: str, suffix: str) -> None:
@@ -110,7 +84,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
             done: list[object] = []
             screen.charge_finished.connect(done.append)
             screen.charge()
-            await _wait(lambda: bool(done), f"the {kind} QR")
+            await wait_for(lambda: bool(done), f"the {kind} QR")
             screen.charge_finished.disconnect(done.append)
             await asyncio.sleep(0.4)
             QApplication.processEvents()
@@ -121,7 +95,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
 
         await sale(WALLET, 2590)
         screen.qr_panel.simulate_button.click()
-        await _wait(lambda: screen.stack.currentWidget() is screen.result, "the paid wallet QR")
+        await wait_for(lambda: screen.stack.currentWidget() is screen.result, "the paid wallet QR")
         await asyncio.sleep(0.4)
         QApplication.processEvents()
         window.grab().save(str(out / f"qr-paid{suffix}.png"))
@@ -139,21 +113,8 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    parser.add_argument("--language", choices=("pt_BR", "en"), default="pt_BR")
-    parser.add_argument("--screen", default=SCREEN, help="the Xvfb screen, WIDTHxHEIGHT")
-    parser.add_argument("--suffix", default="", help="added to each picture's name")
-    args = parser.parse_args()
-    if os.environ.get("CHECKOUT_SCREENSHOTS_CHILD") != "1" and not os.environ.get("DISPLAY"):
-        return _under_xvfb(sys.argv[1:], args.screen)
-    logging.basicConfig(level=logging.WARNING)
-    from checkout_desktop.ui import loop
-
-    args.out.mkdir(parents=True, exist_ok=True)
-    loop.run(_shoot(args.out.resolve(), args.language, args.suffix))
-    return 0
+    return run_script(__file__, __doc__, _shoot)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,19 +33,19 @@ SCREEN = "1366x768"
 logger = logging.getLogger("screenshots")
 
 
-def _under_xvfb(argv: list[str], screen: str) -> int:
+def _under_xvfb(script: str, argv: list[str], screen: str) -> int:
+    name = Path(script).stem
     if shutil.which("xvfb-run") is None:
-        print(
-            "screenshots: xvfb-run is missing (Debian: apt-get install xvfb xauth)", file=sys.stderr
-        )
+        print(f"{name}: xvfb-run is missing (Debian: apt-get install xvfb xauth)", file=sys.stderr)
         return 2
     env = dict(os.environ, CHECKOUT_SCREENSHOTS_CHILD="1")
     env.pop("QT_QPA_PLATFORM", None)
-    command = ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", sys.executable, __file__, *argv]
+    command = ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", sys.executable, script, *argv]
     return subprocess.run(command, env=env, check=False).returncode
 
 
-async def _wait(predicate: object, what: str, limit_s: float = 30.0) -> None:
+async def wait_for(predicate: object, what: str, limit_s: float = 30.0) -> None:
+    """Let the loop run until `predicate()` holds; RuntimeError after `limit_s`."""
     deadline = time.monotonic() + limit_s
     while not predicate():  # type: ignore[operator]
         if time.monotonic() > deadline:
@@ -101,7 +102,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         )
         probe.start()
         card_page.load()
-        await _wait(lambda: card_page.sdk_ready, "the card page")
+        await wait_for(lambda: card_page.sdk_ready, "the card page")
         screen = window.charge_screen
         form = screen.form
         form.amount.set_centavos(25990)
@@ -113,7 +114,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         form.customer_phone.setText("(11) 98765-4321")
         filled: list[object] = []
         card_page.page.runJavaScript(TEST_CARD_FILL_SCRIPT, 0, filled.append)
-        await _wait(lambda: bool(filled), "the card form to be filled")
+        await wait_for(lambda: bool(filled), "the card form to be filled")
         # The self-test's snippet types its own holder: on the counter it is the customer.
         card_page.fill_holder(*form.holder())
         await asyncio.sleep(0.6)  # the brand badge and field checks render
@@ -123,10 +124,12 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         done: list[object] = []
         screen.charge_finished.connect(done.append)
         screen.charge()
-        await _wait(lambda: bool(done), "the charge")
+        await wait_for(lambda: bool(done), "the charge")
         mcid = screen.current_charge
         assert mcid is not None
-        await _wait(lambda: window.events_panel.model.rowCount() >= 1, "the charge's notification")
+        await wait_for(
+            lambda: window.events_panel.model.rowCount() >= 1, "the charge's notification"
+        )
         await asyncio.sleep(0.3)
         window.grab().save(str(out / f"charge-result{suffix}.png"))
 
@@ -139,13 +142,13 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         form.customer_email.setText("joao@example.com")
         form.customer_document.setText("111.444.777-35")
         form.customer_phone.setText("(21) 99876-5432")
-        await _wait(lambda: card_page.sdk_ready, "the card page")
+        await wait_for(lambda: card_page.sdk_ready, "the card page")
         filled.clear()
         card_page.page.runJavaScript(TEST_CARD_FILL_SCRIPT, 0, filled.append)
-        await _wait(lambda: bool(filled), "the card form to be filled")
+        await wait_for(lambda: bool(filled), "the card form to be filled")
         done.clear()
         screen.charge()
-        await _wait(lambda: bool(done), "the second charge")
+        await wait_for(lambda: bool(done), "the second charge")
         second = screen.current_charge
         assert second is not None
         await terminal.service.capture(second)
@@ -156,8 +159,8 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
             record = repo.charge(second)
             return record is not None and record.refunded_amount == 2000
 
-        await _wait(refunded, "the refund")
-        await _wait(lambda: window.events_panel.model.rowCount() >= 3, "the notifications")
+        await wait_for(refunded, "the refund")
+        await wait_for(lambda: window.events_panel.model.rowCount() >= 3, "the notifications")
         await asyncio.sleep(0.5)
 
         window.tabs.setCurrentIndex(window.events_tab)
@@ -199,21 +202,31 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+Shoot = Callable[[Path, str, str], Awaitable[None]]
+"""A script's pictures: (the output folder, the language, the name suffix)."""
+
+
+def run_script(script: str, doc: str | None, shoot: Shoot) -> int:
+    """The command line every screenshot script shares: its options, the re-run under Xvfb
+    when there is no display, and `shoot` on the terminal's loop."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--language", choices=("pt_BR", "en"), default="pt_BR")
     parser.add_argument("--screen", default=SCREEN, help="the Xvfb screen, WIDTHxHEIGHT")
     parser.add_argument("--suffix", default="", help="added to each picture's name")
     args = parser.parse_args()
     if os.environ.get("CHECKOUT_SCREENSHOTS_CHILD") != "1" and not os.environ.get("DISPLAY"):
-        return _under_xvfb(sys.argv[1:], args.screen)
+        return _under_xvfb(script, sys.argv[1:], args.screen)
     logging.basicConfig(level=logging.WARNING)
     from checkout_desktop.ui import loop
 
     args.out.mkdir(parents=True, exist_ok=True)
-    loop.run(_shoot(args.out.resolve(), args.language, args.suffix))
+    loop.run(shoot(args.out.resolve(), args.language, args.suffix))
     return 0
+
+
+def main() -> int:
+    return run_script(__file__, __doc__, _shoot)
 
 
 if __name__ == "__main__":
