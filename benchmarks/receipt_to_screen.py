@@ -225,6 +225,7 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
     await asyncio.sleep(0.5)  # the last burst is painted
     ticker.stop()
     cpu_s = time.process_time() - cpu_began
+    interval = getattr(model, "insert_interval_s", lambda: float("nan"))()
     formatting = row_formatting_us(model)
     result = json.loads(out.decode().strip().splitlines()[-1])
     await listener.stop()
@@ -247,6 +248,7 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
         "stall": max(lateness) if lateness else 0.0,
         "stalls": [(round(at - began, 2), round(late * 1000, 1)) for at, late in stalls_at],
         "cpu_us": cpu_s / max(1, len(acked)) * 1e6,
+        "interval_ms": interval * 1000,
         "formatting": formatting,
     }
 
@@ -338,6 +340,10 @@ def main() -> int:
     print(
         f"  terminal process CPU per delivery (inbox, list and painting) "
         f"{figures['cpu_us']:6.0f} us"
+    )
+    print(
+        f"  the list's interval between inserts at the end {figures['interval_ms']:5.1f} ms "
+        "(30 ms, or four repaints where a repaint costs more)"
     )
     formatting = figures["formatting"]
     assert isinstance(formatting, dict)

@@ -43,6 +43,12 @@ COALESCE_MS = 30
 """Under load, arrivals go in at most once per 30 ms (DESIGN: one repaint per ~30 ms, never one
 per event); a full repaint of the table costs ≈ 3 ms here, 10–12 ms on a slower machine."""
 
+PAINT_SHARE = 0.25
+"""While rows keep coming, the list's repaints take at most about this share of the main thread:
+inserts are spaced COALESCE_MS apart, or four repaints apart when a repaint costs more than a
+quarter of that (a slow or busy machine, where a full repaint was measured at 15–20 ms of CPU),
+so the window and the inbox on the same thread keep up instead of queueing behind the list."""
+
 SCAN_BUDGET_MS = 20.0
 """A text search is a scan; it runs in id windows sized to take about this long each, with the
 event loop running in between, so a rare match in a million rows never freezes the window."""
@@ -111,6 +117,8 @@ class EventListModel(ReadOnlyTableModel):
         self._timer.timeout.connect(self._flush)
         self._coalesce_s = coalesce_ms / 1000
         self._last_flush = -1e9
+        # The view's repaint cost (CPU seconds, smoothed), as the view reports it.
+        self._paint_s = 0.0
         # Windowed scanning of text searches: `_scan_before` is the id below which nothing has
         # been scanned yet; `_wanted` how many more rows the current step should find.
         self._first_window = max(1, first_scan_window)
@@ -299,14 +307,24 @@ class EventListModel(ReadOnlyTableModel):
 
         A throttle, not a fixed delay: after a quiet spell the row goes in at once (on the next
         loop turn, so a burst published together still lands in one insert); while rows keep
-        coming, inserts happen at most once per 30 ms.
+        coming, inserts happen at most once per 30 ms (longer when a repaint costs more than a
+        quarter of that: PAINT_SHARE).
         """
         if event_id > self._pending_max:
             self._pending_max = event_id
         if not self._timer.isActive():
             since = time.monotonic() - self._last_flush
-            wait_s = max(0.0, self._coalesce_s - since)
+            wait_s = max(0.0, self.insert_interval_s() - since)
             self._timer.start(int(wait_s * 1000))
+
+    def painted(self, cpu_s: float) -> None:
+        """The view's last repaint took `cpu_s` of CPU (it spaces later inserts; see
+        PAINT_SHARE)."""
+        self._paint_s = cpu_s if not self._paint_s else 0.75 * self._paint_s + 0.25 * cpu_s
+
+    def insert_interval_s(self) -> float:
+        """The least time between two inserts while rows keep coming."""
+        return max(self._coalesce_s, self._paint_s / PAINT_SHARE)
 
     def flush_now(self) -> None:
         """Insert pending arrivals immediately (the timer's work, for callers that cannot wait)."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QItemSelection, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFontDatabase, QPaintEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -53,6 +55,20 @@ _STATUSES = (
     "Challenged",
     "Rejected",
 )
+
+
+class _PaintTimedTable(QTableView):
+    """The event table, telling its model what each repaint cost (CPU of this thread)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.painted: Callable[[float], None] | None = None
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        started = time.thread_time()
+        super().paintEvent(event)
+        if self.painted is not None:
+            self.painted(time.thread_time() - started)
 
 
 class EventDetail(QWidget):
@@ -217,9 +233,10 @@ class EventsPanel(QWidget):
         filters.addWidget(self.search, 2)
         filters.addWidget(self.refresh_button)
 
-        self.table = QTableView(self)
+        self.table = _PaintTimedTable(self)
         self.table.setObjectName("eventTable")
         self.table.setModel(self.model)
+        self.table.painted = self.model.painted
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)

@@ -8,14 +8,14 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
-# Combined once: views ask for every visible cell's flags at each repaint.
-_ROW_FLAGS = (
-    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-)
-
 
 class ReadOnlyTableModel(QAbstractTableModel):
-    """Subclasses name their COLUMNS and set `_headers` (translated titles, same order)."""
+    """Subclasses name their COLUMNS and set `_headers` (translated titles, same order).
+
+    No `flags` here: a view asks for every visible cell's flags at each repaint, and the table
+    model's own answer (enabled, selectable, no children) is what a read-only row needs,
+    without a call into Python per cell.
+    """
 
     COLUMNS: ClassVar[tuple[str, ...]] = ()
     _headers: tuple[str, ...] = ()
@@ -33,8 +33,3 @@ class ReadOnlyTableModel(QAbstractTableModel):
         ):
             return self._headers[section]
         return None
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return _ROW_FLAGS

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -20,7 +21,7 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.store.sqlite.store import SqliteStore
-from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
+from checkout_desktop.ui.event_model import COALESCE_MS, EVENT_ID_ROLE, PAINT_SHARE, EventListModel
 from checkout_desktop.ui.events_panel import EventsPanel
 
 logger = logging.getLogger(__name__)
@@ -134,6 +135,43 @@ def test_a_burst_is_inserted_in_one_coalesced_step(qtbot: QtBot, conn: sqlite3.C
     assert inserts == [(0, 39)]
     assert model.data(model.index(0, 0), EVENT_ID_ROLE) == new_ids[-1]
     assert model.rowCount() == 45
+
+
+def test_inserts_are_spaced_further_when_a_repaint_is_costly(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    insert_events(conn, 5)
+    panel = EventsPanel(SqliteStore(conn).events)
+    qtbot.addWidget(panel)
+    model = panel.model
+    # Cheap repaints: inserts come at most once per COALESCE_MS, as before.
+    model.painted(0.002)
+    assert model.insert_interval_s() == COALESCE_MS / 1000
+    # A repaint costing 40 ms of CPU: inserts are spaced so that repaints take about a quarter.
+    for _ in range(30):
+        model.painted(0.040)
+    assert model.insert_interval_s() == pytest.approx(0.040 / PAINT_SHARE, rel=0.01)
+    # Right after an insert, the next one waits that long, not COALESCE_MS.
+    model.flush_now()
+    new_ids = insert_events(conn, 1, start=10)
+    model.notify_stored(new_ids[0])
+    assert model._timer.isActive()
+    assert model._timer.interval() > 2 * COALESCE_MS
+    with qtbot.waitSignal(model.burst_inserted, timeout=2000):
+        pass
+    assert model.rowCount() == 6
+    # Rows are read-only: enabled and selectable, nothing more.
+    assert model.flags(model.index(0, 0)) == (
+        Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+    )
+    assert model.flags(QModelIndex()) == Qt.ItemFlag.NoItemFlags
+    # The table reports what its repaints cost.
+    reported: list[float] = []
+    panel.table.painted = reported.append
+    panel.show()
+    panel.table.viewport().update()
+    qtbot.waitUntil(lambda: bool(reported))
+    assert all(cost >= 0 for cost in reported)
 
 
 def test_live_inserts_respect_the_filter(qtbot: QtBot, conn: sqlite3.Connection) -> None:
