@@ -360,10 +360,13 @@ class ChargeForm(QWidget):
             return self.customer_email
         return None
 
-    def _move_on(self) -> None:
+    def _hide_recent(self) -> None:
         popup = self.customer_completer.popup()
         if popup is not None and popup.isVisible():
             popup.hide()
+
+    def _move_on(self) -> None:
+        self._hide_recent()
         field = self._next_needed()
         if field is None:
             self.to_card.emit()
@@ -384,6 +387,7 @@ class ChargeForm(QWidget):
             self._move_on()
         elif not self.customer_name.text().strip():
             self._document_may_go_on = True
+            self._hide_recent()
             self.customer_name.setFocus(Qt.FocusReason.TabFocusReason)
 
     def _name_typed(self, text: str) -> None:
