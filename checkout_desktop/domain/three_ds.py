@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -23,6 +23,7 @@ from checkout_desktop.domain.three_ds_policy import ThreeDsFallback, ThreeDsMode
 from checkout_desktop.domain.wire import Inbound, Outbound
 
 logger = logging.getLogger(__name__)
+
 
 class ThreeDsStep(StrEnum):
     """Where one 3DS flow stands; each step is written before the call it names is sent."""
@@ -247,7 +248,9 @@ __all__ = [
     "SetupReply",
     "StatusReply",
     "ThreeDsAuthorizationRequest",
+    "ThreeDsFallback",
     "ThreeDsFlowRecord",
+    "ThreeDsMode",
     "ThreeDsPolicy",
     "ThreeDsStep",
     "enrollment_body",
