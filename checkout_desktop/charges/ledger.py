@@ -192,7 +192,7 @@ class Ledger:
                     )
                 )
         confirmed: tuple[MoneyOpRecord, ...] = ()
-        # A money operation names a stored charge (a foreign key): a new one has none to settle.
+        # A money operation names a stored charge (a foreign key): a new one has none.
         if isinstance(update, ChargeUpdate) and record is not None:
             confirmed = await self._confirm_by_figures(
                 store, mcid, state, source=source, source_ref=source_ref
