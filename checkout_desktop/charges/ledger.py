@@ -192,7 +192,8 @@ class Ledger:
                     )
                 )
         confirmed: tuple[MoneyOpRecord, ...] = ()
-        if isinstance(update, ChargeUpdate):
+        # A money operation names a stored charge (a foreign key): a new one has none.
+        if isinstance(update, ChargeUpdate) and record is not None:
             confirmed = await self._confirm_by_figures(
                 store, mcid, state, source=source, source_ref=source_ref
             )
