@@ -46,7 +46,6 @@ def _child_app(data_dir: str) -> int:
 
     from checkout_desktop import app as app_module  # noqa: F401 - its import time counts
     from checkout_desktop import cli
-    from checkout_desktop import terminal as terminal_module
     from checkout_desktop.sandbox import link as sandbox_link
     from checkout_desktop.ui import launch
 
@@ -88,23 +87,26 @@ def _child_app(data_dir: str) -> int:
         marks["sandbox"] = time.monotonic()
         return result
 
-    original_terminal_start = terminal_module.Terminal.start.__func__  # type: ignore[attr-defined]
+    def observe_terminal(terminal_module: ModuleType) -> None:
+        original_terminal_start = terminal_module.Terminal.start.__func__
 
-    async def terminal_start(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        marks["core_begin"] = time.monotonic()
-        terminal = await original_terminal_start(cls, *args, **kwargs)
-        marks["core"] = time.monotonic()
+        async def terminal_start(cls: Any, *args: Any, **kwargs: Any) -> Any:
+            marks["core_begin"] = time.monotonic()
+            terminal = await original_terminal_start(cls, *args, **kwargs)
+            marks["core"] = time.monotonic()
 
-        async def fetch_token() -> None:
-            try:
-                await terminal.tokens.token()
-            except Exception as exc:
-                report(f"FAILED the access token was not fetched: {type(exc).__name__}: {exc}")
-                return
-            reached("token")
+            async def fetch_token() -> None:
+                try:
+                    await terminal.tokens.token()
+                except Exception as exc:
+                    report(f"FAILED the access token was not fetched: {type(exc).__name__}: {exc}")
+                    return
+                reached("token")
 
-        state["token_task"] = asyncio.ensure_future(fetch_token())
-        return terminal
+            state["token_task"] = asyncio.ensure_future(fetch_token())
+            return terminal
+
+        terminal_module.Terminal.start = classmethod(terminal_start)
 
     original_open_window = launch._open_window
 
@@ -156,15 +158,24 @@ def _child_app(data_dir: str) -> int:
         qt_app.build_card_page = build_card_page
         qt_app.create_application = create_application
 
-    class ObserveQtApp(importlib.abc.MetaPathFinder):
-        """Adds the Qt observers when the terminal itself first imports ui.qt_app."""
+    class ObserveOnImport(importlib.abc.MetaPathFinder):
+        """Adds a module's observers when the terminal itself first imports it, so that the
+        observers load nothing earlier than the terminal does (ui.qt_app, and the core's
+        `terminal`, which the window imports only once its card page is loading)."""
 
-        name = "checkout_desktop.ui.qt_app"
+        def __init__(self) -> None:
+            self.observers = {
+                "checkout_desktop.ui.qt_app": observe_qt_app,
+                "checkout_desktop.terminal": observe_terminal,
+            }
 
         def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-            if fullname != self.name:
+            observe = self.observers.pop(fullname, None)
+            if observe is None:
                 return None
-            sys.meta_path.remove(self)
+            if not self.observers:
+                sys.meta_path.remove(self)
+            # The other finders find it: this one now returns None for the name.
             spec = importlib.util.find_spec(fullname)
             assert spec is not None
             assert spec.loader is not None
@@ -173,16 +184,15 @@ def _child_app(data_dir: str) -> int:
 
             def exec_module(module: ModuleType) -> None:
                 original_exec(module)
-                observe_qt_app(module)
+                observe(module)
 
             loader.exec_module = exec_module
             return spec
 
-    sys.meta_path.insert(0, ObserveQtApp())
+    sys.meta_path.insert(0, ObserveOnImport())
     sandbox_link.launch_sandbox = launch_sandbox
     sandbox_link.EarlySandbox.link = link  # type: ignore[method-assign]
     sandbox_link.start_sandbox = start_sandbox
-    terminal_module.Terminal.start = classmethod(terminal_start)  # type: ignore[method-assign,assignment]
     launch._open_window = open_window
     code = cli.main(["--data-dir", data_dir, "run", "--listener-port", "0"])
     if not state["reported"]:

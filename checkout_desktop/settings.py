@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import SdkCredentialKind, TokenFieldSpelling
-from checkout_desktop.domain.three_ds import ThreeDsFallback, ThreeDsMode, ThreeDsPolicy
+from checkout_desktop.domain.three_ds_policy import ThreeDsFallback, ThreeDsMode, ThreeDsPolicy
 from checkout_desktop.domain.timestamps import DEFAULT_NAIVE_ZONE, zone_named
 from checkout_desktop.errors import PlainError
 from checkout_desktop.paths import AppPaths

@@ -14,40 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.three_ds_policy import ThreeDsFallback, ThreeDsMode, ThreeDsPolicy
 from checkout_desktop.domain.wire import Inbound, Outbound
 
 logger = logging.getLogger(__name__)
-
-ThreeDsMode = Literal["off", "above", "always"]
-ThreeDsFallback = Literal["refuse", "without"]
-
-
-@dataclass(frozen=True)
-class ThreeDsPolicy:
-    """When a card charge is authenticated first, and what happens when that fails.
-
-    `mode`: never (off), from `above_centavos` up (above), or for every card charge (always).
-    `fallback`: when authentication is rejected, unavailable or cancelled, refuse the card
-    (nothing is charged) or charge it without 3DS (the plain authorization).
-    """
-
-    mode: ThreeDsMode = "off"
-    above_centavos: int = 0
-    fallback: ThreeDsFallback = "refuse"
-
-    def applies(self, amount: int, cards: int) -> bool:
-        """Whether a charge of `amount` centavos paid by `cards` cards goes through 3DS.
-
-        The service's setup takes exactly one card, so a charge split over several cards goes
-        without 3DS."""
-        if cards != 1 or self.mode == "off":
-            return False
-        return self.mode == "always" or amount >= self.above_centavos
 
 
 class ThreeDsStep(StrEnum):
@@ -273,7 +248,9 @@ __all__ = [
     "SetupReply",
     "StatusReply",
     "ThreeDsAuthorizationRequest",
+    "ThreeDsFallback",
     "ThreeDsFlowRecord",
+    "ThreeDsMode",
     "ThreeDsPolicy",
     "ThreeDsStep",
     "enrollment_body",

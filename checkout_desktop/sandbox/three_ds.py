@@ -20,10 +20,8 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from pydantic import ValidationError
 
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus, WebhookEventType
-from checkout_desktop.domain.three_ds import BrowserInfo
 from checkout_desktop.sandbox.api import (
     DUPLICATE_MERCHANT_CHARGE_ID,
     INVALID_CARD_TOKEN,
@@ -254,6 +252,12 @@ async def enrollment(request: web.Request) -> web.Response:
             [field_error("customer.phone.countryCode", "customer.phone.countryCode is required")],
             business_code=REQUIRED_FIELD_MISSING,
         )
+    # Imported here, at the first enrollment: the wire models (pydantic) would otherwise be
+    # built at the sandbox's start, which the terminal waits for (as in `sandbox/charges.py`).
+    from pydantic import ValidationError
+
+    from checkout_desktop.domain.three_ds import BrowserInfo
+
     try:
         BrowserInfo.model_validate(body.get("browser"))
     except ValidationError as exc:

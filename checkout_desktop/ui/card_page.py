@@ -7,6 +7,7 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 from PySide6.QtCore import Signal
@@ -18,11 +19,13 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from checkout_desktop.domain.documents import DocumentError, validate_cnpj
 from checkout_desktop.domain.enums import SdkCredentialKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.three_ds import BrowserInfo
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.secrets import Credentials, KeychainUnavailable, SecretMissing
 from checkout_desktop.ui.bridge import CardBridge, CardToken, PageReady, SdkFailure
 from checkout_desktop.ui.webview import CardPageConfig, LockedWebView, normalize_language
+
+if TYPE_CHECKING:
+    from checkout_desktop.domain.three_ds import BrowserInfo
 
 logger = logging.getLogger(__name__)
 
@@ -158,6 +161,10 @@ class CardPage(QWidget):
                     "timeDifference": own[3],
                 }
             )
+        # The wire models load on the core's worker thread while the card page starts; this
+        # module is imported before the card page, so it names them only here.
+        from checkout_desktop.domain.three_ds import BrowserInfo
+
         return BrowserInfo(
             httpAcceptBrowserValue=PAGE_ACCEPT,
             httpAcceptContent=PAGE_ACCEPT,

@@ -1,0 +1,69 @@
+"""What start-up loads before the card page and the sandbox's start: the wire models wait.
+
+Building the service's wire models (pydantic) is ≈ 100 ms of CPU. The terminal loads them on
+a worker thread while Chromium starts the card page (`ui/launch.py`), and the sandbox at its
+first charge or enrollment; whatever the window's main thread or the sandbox imports before
+that must not pull them in. Each check runs in a fresh interpreter, so that nothing this test
+session already imported hides an import.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+HEAVY = ("checkout_desktop.domain.wire", "checkout_desktop.domain.three_ds")
+
+
+def _loaded_after(modules: list[str], *, qt: bool = False) -> list[str]:
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"print(json.dumps(sorted(m for m in {list(HEAVY)!r} if m in sys.modules)))\n"
+    )
+    env = dict(os.environ)
+    if qt:
+        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def test_settings_and_the_card_page_do_not_load_the_wire_models() -> None:
+    # What `checkout-desktop run` imports before it asks Chromium for the card page.
+    before_card_page = [
+        "checkout_desktop.app",
+        "checkout_desktop.cli",
+        "checkout_desktop.sandbox.link",
+        "checkout_desktop.settings",
+        "checkout_desktop.ui.loop",
+        "checkout_desktop.ui.qt_app",
+        "checkout_desktop.ui.chromium",
+        "checkout_desktop.ui.card_page",
+        "checkout_desktop.ui.launch",
+    ]
+    assert _loaded_after(before_card_page, qt=True) == []
+
+
+def test_the_sandbox_starts_without_the_wire_models() -> None:
+    # The modules `SandboxServer.start` imports to serve the token, the SDK and every route.
+    sandbox_start = [
+        "checkout_desktop.sandbox.cli",
+        "checkout_desktop.sandbox.server",
+        "checkout_desktop.sandbox.api",
+        "checkout_desktop.sandbox.charges",
+        "checkout_desktop.sandbox.sdk_backend",
+        "checkout_desktop.sandbox.three_ds",
+    ]
+    assert _loaded_after(sandbox_start) == []
+
+
+def test_the_check_sees_the_wire_models_when_a_module_loads_them() -> None:
+    # The check itself can fail: the core's modules do load them.
+    assert _loaded_after(["checkout_desktop.charges.service"]) == sorted(HEAVY)
