@@ -27,6 +27,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from checkout_desktop.ui.event_model import EventListModel
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -214,11 +218,14 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
         stdout=asyncio.subprocess.PIPE,
     )
     began = time.perf_counter()
+    cpu_began = time.process_time()
     last_tick[0] = began
     ticker.start()
     out, _ = await generator.communicate()
     await asyncio.sleep(0.5)  # the last burst is painted
     ticker.stop()
+    cpu_s = time.process_time() - cpu_began
+    formatting = row_formatting_us(model)
     result = json.loads(out.decode().strip().splitlines()[-1])
     await listener.stop()
     conn.close()
@@ -239,7 +246,38 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
         "to_ack": to_ack,
         "stall": max(lateness) if lateness else 0.0,
         "stalls": [(round(at - began, 2), round(late * 1000, 1)) for at, late in stalls_at],
+        "cpu_us": cpu_s / max(1, len(acked)) * 1e6,
+        "formatting": formatting,
     }
+
+
+def row_formatting_us(model: EventListModel) -> dict[str, float]:
+    """CPU per row to format the list's texts (what a row's first paint costs in Python), in
+    English and in pt_BR, over the rows the run stored."""
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.event_model import EventListModel
+    from checkout_desktop.ui.i18n import Translations
+
+    rows = [model.summary(r) for r in range(min(model.rowCount(), 500))]
+    summaries = [row for row in rows if row is not None]
+    figures: dict[str, float] = {}
+    previous = QLocale()
+    translations = Translations()
+    try:
+        for name, locale in (
+            ("en", QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)),
+            ("pt_BR", QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)),
+        ):
+            translations.install(locale)
+            started = time.thread_time()
+            for summary in summaries:
+                EventListModel._row_texts(summary)
+            figures[name] = (time.thread_time() - started) / max(1, len(summaries)) * 1e6
+    finally:
+        translations.remove()
+        QLocale.setDefault(previous)
+    return figures
 
 
 def pct(values: list[float], q: float) -> float:
@@ -297,6 +335,16 @@ def main() -> int:
         print(f"  mean                 {statistics.mean(to_screen) * 1000:6.1f} ms")
     print(f"  longest main-thread stall {stall * 1000:6.1f} ms   (goal ≤ 50 ms)")
     print(f"  stalls over 30 ms (s into the load, ms): {figures['stalls']}")
+    print(
+        f"  terminal process CPU per delivery (inbox, list and painting) "
+        f"{figures['cpu_us']:6.0f} us"
+    )
+    formatting = figures["formatting"]
+    assert isinstance(formatting, dict)
+    print(
+        "  formatting a row's texts (its first paint): "
+        + ", ".join(f"{name} {us:.0f} us" for name, us in formatting.items())
+    )
     return 0
 
 

@@ -135,6 +135,36 @@ def validate_phone(text: str) -> tuple[str, str]:
     return area, number
 
 
+def phone_typed_in_full(text: str) -> bool:
+    """Whether a phone being typed is complete, so that no further digit can belong to it: an
+    area code and a mobile (9 digits, starting with 9) or landline (8 digits, 2 to 5) number
+    that `validate_phone` takes. Forms that can go on are never complete: a country code (`+`
+    or a leading 55, also a real area code) or a trunk prefix (a leading 0)."""
+    stripped = text.strip()
+    digits = digits_only(stripped)
+    if len(digits) not in (10, 11) or stripped.startswith(("+", "0")) or digits.startswith("55"):
+        return False
+    try:
+        validate_phone(digits)
+    except DocumentError:
+        return False
+    return True
+
+
+def cpf_typed_in_full(text: str) -> bool:
+    """Whether a CPF/CNPJ being typed is a whole, valid CPF (11 digits whose check digits
+    match). About one CNPJ in a hundred has first 11 digits that pass too, so whoever moves on
+    at this point lets a 12th digit come back."""
+    digits = digits_only(text)
+    if len(digits) != 11:
+        return False
+    try:
+        validate_cpf(digits)
+    except DocumentError:
+        return False
+    return True
+
+
 def luhn_valid(number: str) -> bool:
     """The Luhn check of a card number (digits only)."""
     if not number.isdigit() or not 12 <= len(number) <= 19:

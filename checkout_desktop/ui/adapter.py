@@ -51,6 +51,9 @@ class QtEventAdapter(QObject):
     money_operation_changed = Signal(MoneyOperationChanged)
     reconciliation_finished = Signal(ReconciliationFinished)
     service_reachability_changed = Signal(ServiceReachabilityChanged)
+    closed = Signal()
+    """The window stopped listening: work a widget scheduled from an event is dropped (the
+    store closes next)."""
 
     def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -98,3 +101,4 @@ class QtEventAdapter(QObject):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
+        self.closed.emit()

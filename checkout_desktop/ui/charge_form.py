@@ -271,6 +271,13 @@ class ChargeForm(QWidget):
         self.customer_document.returnPressed.connect(self._document_entered)
         for edit in (self.customer_name, self.customer_email, self.customer_phone):
             edit.returnPressed.connect(self.to_card.emit)
+        # A whole CPF and a whole phone move on by themselves, as the card page's fields do.
+        self._document_may_go_on = False
+        """The caret left a CPF/CNPJ after 11 digits: a digit typed next belongs to a CNPJ."""
+        self.customer_document.textEdited.connect(self._document_typed)
+        self.customer_name.textEdited.connect(self._name_typed)
+        self.customer_name.editingFinished.connect(self._name_left)
+        self.customer_phone.textEdited.connect(self._phone_typed)
         # A digit that no more installments could follow (3 of at most 12): on to the customer.
         self.installments.lineEdit().textEdited.connect(self._installments_typed)
         # The clerk's path: amount, installments, then the customer (CPF first); the rarely
@@ -342,6 +349,65 @@ class ChargeForm(QWidget):
             self.customer_document.setText(matches[0].document)
             self.fill_customer(matches[0])
         self.to_card.emit()
+
+    def _next_needed(self) -> QLineEdit | None:
+        """The first customer field this sale still needs; None when the card comes next."""
+        if not self.customer_name.text().strip():
+            return self.customer_name
+        if self.phone_required and not self.customer_phone.text().strip():
+            return self.customer_phone
+        if self.email_required and not self.customer_email.text().strip():
+            return self.customer_email
+        return None
+
+    def _hide_recent(self) -> None:
+        popup = self.customer_completer.popup()
+        if popup is not None and popup.isVisible():
+            popup.hide()
+
+    def _move_on(self) -> None:
+        self._hide_recent()
+        field = self._next_needed()
+        if field is None:
+            self.to_card.emit()
+        else:
+            field.setFocus(Qt.FocusReason.TabFocusReason)
+
+    def _document_typed(self, text: str) -> None:
+        # The 11th digit of a valid CPF, typed at the end: a known customer fills the rest and
+        # the card is next; a new one's name is. Anything else waits for Tab or Enter.
+        self._document_may_go_on = False
+        if self.customer_document.cursorPosition() != len(text):
+            return
+        if not documents.cpf_typed_in_full(text):
+            return
+        record = self._recent.get(documents.digits_only(text))
+        if record is not None and not self.customer_name.text().strip():
+            self.fill_customer(record)
+            self._move_on()
+        elif not self.customer_name.text().strip():
+            self._document_may_go_on = True
+            self._hide_recent()
+            self.customer_name.setFocus(Qt.FocusReason.TabFocusReason)
+
+    def _name_typed(self, text: str) -> None:
+        going_on, self._document_may_go_on = self._document_may_go_on, False
+        if going_on and len(text) == 1 and text.isdigit():
+            # A CNPJ whose first 11 digits make a valid CPF: its 12th digit, back where it
+            # belongs, and the caret with it.
+            self.customer_name.clear()
+            self.customer_document.setFocus(Qt.FocusReason.OtherFocusReason)
+            self.customer_document.end(False)
+            self.customer_document.insert(text)
+
+    def _name_left(self) -> None:
+        self._document_may_go_on = False
+
+    def _phone_typed(self, text: str) -> None:
+        if self.customer_phone.cursorPosition() == len(text) and documents.phone_typed_in_full(
+            text
+        ):
+            self._move_on()
 
     def _document_finished(self) -> None:
         # A known customer's CPF typed in full: the rest comes from the last sale.

@@ -160,6 +160,7 @@ class DayTotalsPanel(QWidget):
         self.pdf_button.clicked.connect(self.ask_pdf)
         if adapter is not None:
             adapter.charge_changed.connect(lambda _event: self._refresh_timer.start())
+            adapter.closed.connect(self._refresh_timer.stop)
         self.refresh()
 
     def _table(self, name: str, headers: tuple[str, str, str]) -> QTableWidget:

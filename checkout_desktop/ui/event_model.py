@@ -294,6 +294,11 @@ class EventListModel(ReadOnlyTableModel):
 
     # -- live arrivals ----------------------------------------------------------------------
 
+    def stop(self) -> None:
+        """Drop the inserts and search steps scheduled (the window closes, then the store)."""
+        self._timer.stop()
+        self._step_timer.stop()
+
     def notify_stored(self, event_id: int) -> None:
         """A delivery was committed; it (and any burst with it) appears within ~30 ms.
 

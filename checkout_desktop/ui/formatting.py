@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import time
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QTimeZone
@@ -22,12 +24,29 @@ def format_money(centavos: int | None, locale: QLocale | None = None) -> str:
     return loc.toCurrencyString(centavos / 100, CURRENCY_SYMBOL, 2)
 
 
+# The machine's zone, asked for again when TZ changes or after _ZONE_TTL_S: looking it up costs
+# more than the conversion it serves, and a list formats a few instants per row.
+_ZONE_TTL_S = 30.0
+_zone: tuple[str | None, float, QTimeZone] | None = None
+
+
+def _system_zone() -> QTimeZone:
+    global _zone
+    tz, now = os.environ.get("TZ"), time.monotonic()
+    cached = _zone
+    if cached is not None and cached[0] == tz and now < cached[1]:
+        return cached[2]
+    zone = QTimeZone.systemTimeZone()
+    _zone = (tz, now + _ZONE_TTL_S, zone)
+    return zone
+
+
 def to_qdatetime(moment: datetime) -> QDateTime:
     """An aware datetime as a QDateTime in the machine's local time zone."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     msecs = int(moment.timestamp() * 1000)
-    return QDateTime.fromMSecsSinceEpoch(msecs, QTimeZone.systemTimeZone())
+    return QDateTime.fromMSecsSinceEpoch(msecs, _system_zone())
 
 
 def format_instant(

@@ -8,6 +8,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from checkout_desktop.settings import Profile, ProfileKind, default_profiles
+from checkout_desktop.ui.translated_tables import TranslatedTable
 
 logger = logging.getLogger(__name__)
 
@@ -16,7 +17,11 @@ def status_label(status: str | None) -> str:
     """A charge or transaction status as staff read it; an unpublished one is shown verbatim."""
     if not status:
         return "—"
-    labels = {
+    return _status_labels().get(status, status)
+
+
+def _build_status_labels() -> dict[str, str]:
+    return {
         "PENDING": QCoreApplication.translate("Labels", "Pending"),
         "PRE_AUTHORIZED": QCoreApplication.translate("Labels", "Pre-authorized"),
         "AUTHORIZED": QCoreApplication.translate("Labels", "Authorized"),
@@ -45,7 +50,10 @@ def status_label(status: str | None) -> str:
         "CONFIRMED": QCoreApplication.translate("Labels", "Confirmed by the service"),
         "NOT_APPLIED": QCoreApplication.translate("Labels", "Not done"),
     }
-    return labels.get(status, status)
+
+
+# Every row of the event list and the history shows a status or two.
+_status_labels = TranslatedTable("Labels", "Paid", _build_status_labels)
 
 
 def sdk_kind_box(parent: QWidget) -> QComboBox:

@@ -273,6 +273,7 @@ class MainWindow(QMainWindow):
         from checkout_desktop.ui.settings_panel import SettingsPanel
 
         self.events_panel: EventsPanel = EventsPanel(self._events)
+        self.adapter.closed.connect(self.events_panel.model.stop)
         self.history_panel: HistoryPanel = HistoryPanel(
             service=self._service,
             views=self._views,

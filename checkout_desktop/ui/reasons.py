@@ -24,13 +24,14 @@ from checkout_desktop.domain.reasons import (
 )
 from checkout_desktop.ui.formatting import format_instant_precise, format_money
 from checkout_desktop.ui.labels import status_label
+from checkout_desktop.ui.translated_tables import TranslatedTable
 
 logger = logging.getLogger(__name__)
 
 CONTEXT = "Reasons"
 
 
-def templates() -> dict[ReasonCode, str]:
+def _templates() -> dict[ReasonCode, str]:
     """Every code's template in the UI's language now (a test checks none is missing)."""
     return {
         ReasonCode.MERGE_FIRST_STATUS: QCoreApplication.translate(
@@ -802,6 +803,10 @@ def templates() -> dict[ReasonCode, str]:
             "Reasons", "the card service's merchant token cannot be read: no keychain is available"
         ),
     }
+
+
+templates = TranslatedTable("Reasons", "first status of the charge: {status}", _templates)
+"""Every code's template in the UI's language now, built once per language."""
 
 
 def reason_text(reason: Reason | None, stored: str | None = None) -> str:

@@ -1,5 +1,5 @@
 """The customer on the charge screen: optional e-mail, recent customers by CPF, holder = customer,
-and the keys that move on by themselves (installments, Enter to the card)."""
+and the keys that move on by themselves (installments, a whole CPF or phone, Enter to the card)."""
 
 from __future__ import annotations
 
@@ -157,6 +157,104 @@ def test_the_customer_comes_first_and_enter_goes_to_the_card(qtbot: QtBot) -> No
     for edit in (form.customer_name, form.customer_phone, form.customer_email):
         qtbot.keyClick(edit, Qt.Key.Key_Return)
     assert moved == [True, True, True]
+
+
+def shown_form(qtbot: QtBot) -> ChargeForm:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    form.show()
+    qtbot.waitExposed(form)
+    form.activateWindow()
+    return form
+
+
+def type_into(qtbot: QtBot, form: ChargeForm, text: str) -> None:
+    """Keys to whichever field has the focus, one at a time, as a keyboard sends them."""
+    for char in text:
+        qtbot.keyClick(form.focusWidget() or form, char)
+
+
+def test_a_whole_cpf_moves_on_to_the_name_and_a_whole_phone_to_the_card(qtbot: QtBot) -> None:
+    form = shown_form(qtbot)
+    moved: list[bool] = []
+    form.to_card.connect(lambda: moved.append(True))
+    form.customer_document.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(form.customer_document.hasFocus)
+    type_into(qtbot, form, "3905334470")
+    assert form.customer_document.hasFocus()  # ten digits: not yet
+    type_into(qtbot, form, "5")
+    qtbot.waitUntil(form.customer_name.hasFocus)
+    type_into(qtbot, form, "Ana Souza")
+    assert form.customer_document.text() == "39053344705"
+    assert form.customer_name.text() == "Ana Souza"
+    qtbot.keyClick(form.customer_name, Qt.Key.Key_Tab)
+    qtbot.waitUntil(form.customer_phone.hasFocus)
+    type_into(qtbot, form, "1198765432")
+    assert moved == []  # a mobile's tenth digit: one more to come
+    type_into(qtbot, form, "1")
+    assert moved == [True]
+    form.amount.set_centavos(1500)
+    draft = form.draft()
+    assert isinstance(draft, SaleDraft), draft
+    assert draft.customer.phone is not None and draft.customer.phone.number == "987654321"
+
+
+def test_a_phone_that_can_go_on_waits_for_enter(qtbot: QtBot) -> None:
+    form = shown_form(qtbot)
+    moved: list[bool] = []
+    form.to_card.connect(lambda: moved.append(True))
+    for typed in ("+55 11 98765-4321", "5591987654321", "011987654321"):
+        form.customer_phone.clear()
+        form.customer_phone.setFocus(Qt.FocusReason.TabFocusReason)
+        qtbot.waitUntil(form.customer_phone.hasFocus)
+        type_into(qtbot, form, typed)
+        assert moved == [], typed
+        assert form.customer_phone.hasFocus()
+    # Editing in the middle of a number moves nothing either.
+    form.customer_phone.setText("1198765432")
+    form.customer_phone.setCursorPosition(2)
+    qtbot.keyClick(form.customer_phone, "9")
+    assert form.customer_phone.text() == "11998765432" and moved == []
+
+
+def test_a_cnpj_whose_first_digits_make_a_cpf_gets_its_twelfth_digit_back(qtbot: QtBot) -> None:
+    form = shown_form(qtbot)
+    form.customer_document.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(form.customer_document.hasFocus)
+    type_into(qtbot, form, "34012345010")
+    qtbot.waitUntil(form.customer_name.hasFocus)
+    type_into(qtbot, form, "069")
+    qtbot.waitUntil(form.customer_document.hasFocus)
+    assert form.customer_document.text() == "34012345010069"
+    assert form.customer_name.text() == ""
+    qtbot.keyClick(form.customer_document, Qt.Key.Key_Tab)
+    qtbot.waitUntil(form.customer_name.hasFocus)
+    # A name may begin with a digit once the CPF/CNPJ was left by the clerk's own key.
+    type_into(qtbot, form, "3M")
+    assert form.customer_name.text() == "3M"
+    assert form.customer_document.text() == "34012345010069"
+
+
+def test_a_known_customers_whole_cpf_goes_straight_to_the_card(qtbot: QtBot) -> None:
+    form = shown_form(qtbot)
+    form.set_recent_customers([JOAO, MARIA])
+    moved: list[bool] = []
+    form.to_card.connect(lambda: moved.append(True))
+    form.customer_document.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(form.customer_document.hasFocus)
+    type_into(qtbot, form, "52998224725")
+    assert moved == [True]
+    assert form.customer_name.text() == "Maria da Silva"
+    assert form.customer_phone.text() == "(11) 98765-4321"
+    assert not form.customer_completer.popup().isVisible()
+    # Joao left no phone: his CPF brings the caret to the phone, which the sale needs.
+    form.reset()
+    form.customer_document.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(form.customer_document.hasFocus)
+    type_into(qtbot, form, "11144477735")
+    qtbot.waitUntil(form.customer_phone.hasFocus)
+    assert form.customer_name.text() == "Joao Pereira"
+    assert moved == [True]
 
 
 def _ink_at_right_edge(label: QLabel) -> bool:

@@ -158,3 +158,40 @@ def test_the_panel_shows_the_figures_and_saves_a_report(
     panel.day.setDate(QDate(2026, 11, 24))
     assert panel.figures["sales"].text() == "0"
     assert panel.brands.rowCount() == 0
+
+
+def test_a_change_just_before_closing_reads_nothing_after_the_store_closed(
+    qtbot: QtBot, repo: ChargeRepository
+) -> None:
+    """A sale paid as the window closes: the refresh it scheduled goes with the window's bus,
+    never run against the store closed after it (it raised "closed database")."""
+    from checkout_desktop.domain.charge_events import ChargeChanged
+    from checkout_desktop.domain.events import EventBus
+    from checkout_desktop.domain.reasons import Reason, ReasonCode
+    from checkout_desktop.ui.adapter import QtEventAdapter
+    from checkout_desktop.ui.day_totals import REFRESH_MS
+
+    bus = EventBus()
+    adapter = QtEventAdapter(bus)
+    panel = DayTotalsPanel(
+        ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT, adapter=adapter
+    )
+    qtbot.addWidget(panel)
+    panel.day.setDate(QDate(2026, 11, 23))
+    changed = ChargeChanged(
+        merchant_charge_id="sale-1-01",
+        sale_id="sale-1",
+        status="PAID",
+        previous_status=None,
+        source="webhook",
+        reason=Reason.of(ReasonCode.MERGE_FIRST_STATUS),
+    )
+    _shop_day(repo)
+    assert panel.figures["sales"].text() == "0"
+    bus.publish(changed)
+    qtbot.waitUntil(lambda: panel.figures["sales"].text() == "4", timeout=REFRESH_MS * 4)
+    bus.publish(changed)
+    adapter.close()  # the window closes, then the store
+    repo.conn.close()
+    qtbot.wait(REFRESH_MS * 2)
+    assert panel.figures["sales"].text() == "4"

@@ -136,6 +136,22 @@ def test_a_burst_is_inserted_in_one_coalesced_step(qtbot: QtBot, conn: sqlite3.C
     assert model.rowCount() == 45
 
 
+def test_a_stopped_model_reads_nothing_more(qtbot: QtBot, conn: sqlite3.Connection) -> None:
+    """A delivery stored as the window closes: the insert it scheduled is dropped, never read
+    from the store that closes next."""
+    insert_events(conn, 5)
+    model = EventListModel(SqliteStore(conn).events, page_size=50, coalesce_ms=200)
+    with qtbot.waitSignal(model.burst_inserted, timeout=2000):
+        model.notify_stored(insert_events(conn, 1, start=10)[0])
+    later = insert_events(conn, 1, start=20)[0]
+    model.notify_stored(later)  # within the throttle: scheduled
+    model.stop()
+    conn.close()
+    with qtbot.assertNotEmitted(model.burst_inserted, wait=400):
+        pass
+    assert model.rowCount() == 6
+
+
 def test_live_inserts_respect_the_filter(qtbot: QtBot, conn: sqlite3.Connection) -> None:
     insert_events(conn, 3, status="PAID")
     model = EventListModel(SqliteStore(conn).events, page_size=50)

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from checkout_desktop.paths import resources_dir
 from checkout_desktop.ui.charge_form import ChargeForm
-from checkout_desktop.ui.formatting import format_instant, format_money
+from checkout_desktop.ui.formatting import format_instant, format_money, to_qdatetime
 from checkout_desktop.ui.i18n import TranslationError, Translations, choose_locale
 from checkout_desktop.ui.labels import status_label
 
@@ -69,6 +69,21 @@ def test_english_texts_money_and_dates(qtbot: QtBot, translations: Translations)
     assert status_label("PAID") == "Paid"
     assert format_money(123456) == "R$1,234.56"
     assert format_instant(datetime(2026, 3, 1, 15, 4, 5, tzinfo=UTC)).startswith("3/1/26")
+
+
+def test_instants_follow_a_changed_time_zone(
+    qapp: QApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The machine's zone is looked up once and kept, but a new TZ is seen at the next row.
+    moment = datetime(2026, 3, 1, 15, 4, 5, tzinfo=UTC)
+    monkeypatch.setenv("TZ", "UTC")
+    assert to_qdatetime(moment).time().toString("HH:mm") == "15:04"
+    assert to_qdatetime(moment).time().toString("HH:mm") == "15:04"
+    monkeypatch.setenv("TZ", "America/Sao_Paulo")
+    assert to_qdatetime(moment).time().toString("HH:mm") == "12:04"
+    assert format_instant(moment).endswith("12:04:05")
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    assert format_instant(moment).endswith("00:04:05")
 
 
 def test_every_text_in_the_code_has_a_portuguese_translation(tmp_path: Path) -> None:

@@ -174,3 +174,24 @@ def test_every_money_operation_step_is_shown_in_portuguese(translations: Transla
             assert format_money(2000).replace("\u00a0", " ") in shown, shown
             assert status_label("PAID") in shown, shown
     assert reason_text(money_reason(MoneyOpKind.REFUND, 500, "requested")).startswith("estorno")
+
+
+def test_the_template_table_is_built_once_per_language(translations: Translations) -> None:
+    # Every row of the event list asks for the table; it is built again only when the
+    # installed translators change, and then shows the new language at once.
+    reason = Reason.of(ReasonCode.MERGE_FIRST_STATUS, status="PAID")
+    english = templates()
+    assert templates() is english
+    assert reason_text(reason) == "first status of the charge: Paid"
+    assert translations.install(PT_BR)
+    portuguese = templates()
+    assert portuguese is not english
+    assert portuguese[ReasonCode.MERGE_FIRST_STATUS] != english[ReasonCode.MERGE_FIRST_STATUS]
+    assert reason_text(reason) != reason.english()
+    assert templates() is portuguese
+    assert status_label("PAID") == "Paga"
+    translations.remove()
+    QLocale.setDefault(EN_US)
+    assert templates()[ReasonCode.MERGE_FIRST_STATUS] == english[ReasonCode.MERGE_FIRST_STATUS]
+    assert reason_text(reason) == "first status of the charge: Paid"
+    assert status_label("PAID") == "Paid"

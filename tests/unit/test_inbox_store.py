@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -89,6 +90,30 @@ def test_dedupe_key_is_the_first_delivery_of_a_body(conn: sqlite3.Connection) ->
     bad = new(2, verdict=Verdict.QUARANTINED, body=b"{bad")
     fill(conn, [bad, bad])
     assert repo.first_delivery_of(bad.body_sha256) is None
+
+
+def test_insert_first_stores_a_body_once_and_says_when_it_was_stored_before(
+    conn: sqlite3.Connection,
+) -> None:
+    repo = EventRepository(conn)
+    first = new(1, body=b'{"once": true}')
+    with db.transaction(conn):
+        first_id = repo.insert_first(first)
+        assert first_id is not None
+        # The same body again (in the same transaction, as in one batch): nothing inserted.
+        assert repo.insert_first(first) is None
+    with db.transaction(conn):
+        assert repo.insert_first(new(2, body=b'{"once": true}')) is None
+    assert repo.latest_id() == first_id
+    assert repo.first_delivery_of(first.body_sha256) == first_id
+    # Other constraints still raise: a conflict is only ever the first-delivery index.
+    with pytest.raises(sqlite3.IntegrityError), db.transaction(conn):
+        repo.insert_first(replace(new(3), body=None))  # type: ignore[arg-type]
+    # Quarantined rows and known duplicates are not first deliveries.
+    with pytest.raises(ValueError, match="first"), db.transaction(conn):
+        repo.insert_first(new(4, verdict=Verdict.QUARANTINED))
+    with pytest.raises(ValueError, match="first"), db.transaction(conn):
+        repo.insert_first(replace(new(5), verdict=Verdict.DUPLICATE, duplicate_of=first_id))
 
 
 def test_pages_are_keyset_newest_first(conn: sqlite3.Connection) -> None:

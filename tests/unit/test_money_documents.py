@@ -206,3 +206,40 @@ def test_uf() -> None:
 )
 def test_luhn(number: str, valid: bool) -> None:
     assert documents.luhn_valid(number) is valid
+
+
+@pytest.mark.parametrize(
+    ("text", "complete"),
+    [
+        ("11987654321", True),  # area code and a mobile: nothing can follow
+        ("(11) 98765-4321", True),
+        ("1133334444", True),  # a landline: a 9th digit would make no mobile
+        ("(11) 3333-4444", True),
+        ("1198765432", False),  # a mobile's 10th digit is still to come
+        ("11187654321", False),  # no valid phone: Enter says what is wrong
+        ("+55 11 98765-432", False),  # a country code goes on for longer
+        ("5591987654321"[:11], False),  # 55 is an area code and the country code
+        ("0 11 98765-432", False),  # a trunk prefix
+        ("119876543210", False),
+        ("", False),
+    ],
+)
+def test_a_phone_typed_in_full(text: str, complete: bool) -> None:
+    assert documents.phone_typed_in_full(text) is complete
+
+
+@given(st.text(alphabet="0123456789 ()-+", max_size=16))
+def test_a_phone_typed_in_full_is_a_valid_phone(text: str) -> None:
+    if documents.phone_typed_in_full(text):
+        documents.validate_phone(text)
+
+
+def test_a_cpf_typed_in_full() -> None:
+    assert documents.cpf_typed_in_full("390.533.447-05")
+    assert documents.cpf_typed_in_full("39053344705")
+    assert not documents.cpf_typed_in_full("3905334470")
+    assert not documents.cpf_typed_in_full("39053344706")  # a wrong check digit
+    assert not documents.cpf_typed_in_full("11111111111")
+    # The first 11 digits of this CNPJ make a valid CPF: whoever moves on lets digit 12 back.
+    assert documents.validate_cnpj("34012345010069")
+    assert documents.cpf_typed_in_full("34012345010")

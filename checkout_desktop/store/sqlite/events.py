@@ -236,15 +236,23 @@ class EventRepository:
         return None if row is None else int(row[0])
 
     def insert(self, event: NewEvent) -> int:
-        cursor = self._conn.execute(
-            "INSERT INTO webhook_event (received_at, verdict, reason, reason_code, reason_args, "
-            "event_type, body_type, layout, event_ref, merchant_charge_id, charge_id, status, "
-            "duplicate_of, body_sha256, content_type, remote, headers_json, body) VALUES "
-            "(:received_at, :verdict, :reason, :reason_code, :reason_args, :event_type, "
-            ":body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, :status, "
-            ":duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body)",
-            event_columns(event),
-        )
+        cursor = self._conn.execute(_INSERT_EVENT, event_columns(event))
+        row_id = cursor.lastrowid
+        assert row_id is not None
+        return row_id
+
+    def insert_first(self, event: NewEvent) -> int | None:
+        """Insert `event` as the first delivery of its body; None, and nothing inserted, when
+        a first delivery of the same body is stored already (then it is a duplicate).
+
+        The dedupe lookup and the insert in one statement: the unique index on first deliveries
+        answers both. Only for an event that is neither quarantined nor a known duplicate.
+        """
+        if event.verdict == Verdict.QUARANTINED or event.duplicate_of is not None:
+            raise ValueError("only a delivery that may be a first one is inserted as such")
+        cursor = self._conn.execute(_INSERT_FIRST_EVENT, event_columns(event))
+        if cursor.rowcount == 0:
+            return None
         row_id = cursor.lastrowid
         assert row_id is not None
         return row_id
@@ -561,6 +569,19 @@ def reading(path: Path) -> Iterator[EventRepository]:
         raise StoreUnavailable(f"cannot read {path}: {exc}") from exc
     finally:
         conn.close()
+
+
+_INSERT_EVENT = (
+    "INSERT INTO webhook_event (received_at, verdict, reason, reason_code, reason_args, "
+    "event_type, body_type, layout, event_ref, merchant_charge_id, charge_id, status, "
+    "duplicate_of, body_sha256, content_type, remote, headers_json, body) VALUES "
+    "(:received_at, :verdict, :reason, :reason_code, :reason_args, :event_type, "
+    ":body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, :status, "
+    ":duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body)"
+)
+# The only uniqueness a new row can break is the first-delivery index (body_sha256 of rows
+# neither duplicate nor quarantined): a conflict means the body was stored before.
+_INSERT_FIRST_EVENT = _INSERT_EVENT + " ON CONFLICT DO NOTHING"
 
 
 def clip_reason(text: str) -> str:

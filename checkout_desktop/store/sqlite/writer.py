@@ -200,11 +200,20 @@ class SqliteDeliveryBatches:
     ) -> WriteResult:
         repo = EventRepository(conn)
         event = delivery.event
-        if event.verdict != Verdict.QUARANTINED:
-            first = repo.first_delivery_of(event.body_sha256)
-            if first is not None:
+        if event.verdict == Verdict.QUARANTINED:
+            event_id = repo.insert(event)
+        else:
+            # Nearly every delivery is a body's first: one statement checks and inserts; a
+            # duplicate (refused by the first-delivery index) is looked up and stored as such.
+            first_id = repo.insert_first(event)
+            if first_id is None:
+                first = repo.first_delivery_of(event.body_sha256)
+                if first is None:
+                    raise sqlite3.IntegrityError("a delivery's row was refused, not as a duplicate")
                 event = replace(event, verdict=Verdict.DUPLICATE, duplicate_of=first)
-        event_id = repo.insert(event)
+                event_id = repo.insert(event)
+            else:
+                event_id = first_id
         if event.verdict == Verdict.SELF_TEST:
             repo.prune_self_tests()
         applied: Applied | None = None
