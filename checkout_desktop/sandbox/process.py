@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Protocol
 
-from checkout_desktop.sandbox.state import SandboxCredentials
+from checkout_desktop.sandbox.credentials import SandboxCredentials
 
 logger = logging.getLogger(__name__)
 

@@ -16,9 +16,10 @@ from typing import Any
 from aiohttp import web
 
 from checkout_desktop.sandbox import SDK_HOST, certs
+from checkout_desktop.sandbox.credentials import SandboxCredentials
 from checkout_desktop.sandbox.errors import SandboxConfigError
 from checkout_desktop.sandbox.faults import FaultDice, FaultSettings
-from checkout_desktop.sandbox.state import SandboxClock, SandboxCredentials, SandboxState
+from checkout_desktop.sandbox.state import SandboxClock, SandboxState
 from checkout_desktop.sandbox.variants import ServiceVariants
 from checkout_desktop.sandbox.webhooks import (
     WEBHOOK_LAYOUTS,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from checkout_desktop.sandbox.state import (
+from checkout_desktop.sandbox.credentials import (
     DEFAULT_CLIENT_SECRET,
     DEFAULT_TRANSPARENT_TOKEN,
     DEFAULT_WEBHOOK_TOKEN,

@@ -19,6 +19,7 @@ import pytest
 
 from checkout_desktop.domain.wire import TokenResponse
 from checkout_desktop.sandbox.certs import KEY_FILE
+from checkout_desktop.sandbox.credentials import SandboxCredentials
 from checkout_desktop.sandbox.process import (
     SandboxInfo,
     SandboxProcess,
@@ -29,7 +30,6 @@ from checkout_desktop.sandbox.process import (
     sandbox_command,
     start_sandbox_process,
 )
-from checkout_desktop.sandbox.state import SandboxCredentials
 from tests.integration.test_sandbox_fixtures import WebhookReceiver, card_body, charge_body
 
 pytest_plugins = ["tests.integration.test_sandbox_fixtures"]

@@ -26,6 +26,7 @@ from checkout_desktop.sandbox.cards import (
     brand_for_bin,
     cards_markdown,
 )
+from checkout_desktop.sandbox.credentials import SandboxCredentials
 from checkout_desktop.sandbox.faults import (
     FaultDice,
     FaultSettingError,
@@ -34,7 +35,7 @@ from checkout_desktop.sandbox.faults import (
 )
 from checkout_desktop.sandbox.render import with_offset, without_offset
 from checkout_desktop.sandbox.sdk_backend import mask_document, mask_name
-from checkout_desktop.sandbox.state import SandboxClock, SandboxCredentials, SandboxState
+from checkout_desktop.sandbox.state import SandboxClock, SandboxState
 
 logger = logging.getLogger(__name__)
 

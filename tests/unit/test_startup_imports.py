@@ -17,12 +17,14 @@ import sys
 HEAVY = ("checkout_desktop.domain.wire", "checkout_desktop.domain.three_ds")
 
 
-def _loaded_after(modules: list[str], *, qt: bool = False) -> list[str]:
+def _loaded_after(
+    modules: list[str], *, qt: bool = False, heavy: tuple[str, ...] = HEAVY
+) -> list[str]:
     code = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}:\n"
         "    importlib.import_module(name)\n"
-        f"print(json.dumps(sorted(m for m in {list(HEAVY)!r} if m in sys.modules)))\n"
+        f"print(json.dumps(sorted(m for m in {list(heavy)!r} if m in sys.modules)))\n"
     )
     env = dict(os.environ)
     if qt:
@@ -49,6 +51,13 @@ def test_settings_and_the_card_page_do_not_load_the_wire_models() -> None:
         "checkout_desktop.ui.launch",
     ]
     assert _loaded_after(before_card_page, qt=True) == []
+
+
+def test_launching_the_sandbox_does_not_load_its_state_model() -> None:
+    # The terminal launches the sandbox and reads its announcement (credentials included)
+    # before the QApplication exists; the sandbox's own state model is the sandbox's business.
+    launch = ["checkout_desktop.sandbox.link", "checkout_desktop.sandbox.process"]
+    assert _loaded_after(launch, heavy=("checkout_desktop.sandbox.state",)) == []
 
 
 def test_the_sandbox_starts_without_the_wire_models() -> None:
