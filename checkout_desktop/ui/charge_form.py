@@ -381,6 +381,8 @@ class ChargeForm(QWidget):
             return
         if not documents.cpf_typed_in_full(text):
             return
+        # The text stays as typed: setting it here (to show the CPF's dots) would bring the
+        # recent customers' list back after this key, and an open list takes the card's keys.
         record = self._recent.get(documents.digits_only(text))
         if record is not None and not self.customer_name.text().strip():
             self.fill_customer(record)
@@ -407,6 +409,8 @@ class ChargeForm(QWidget):
         if self.customer_phone.cursorPosition() == len(text) and documents.phone_typed_in_full(
             text
         ):
+            # Shown as a phone is written, for the clerk to read back (no list here).
+            self.customer_phone.setText(_shown_phone(documents.digits_only(text)))
             self._move_on()
 
     def _document_finished(self) -> None:

@@ -193,6 +193,7 @@ def test_a_whole_cpf_moves_on_to_the_name_and_a_whole_phone_to_the_card(qtbot: Q
     assert moved == []  # a mobile's tenth digit: one more to come
     type_into(qtbot, form, "1")
     assert moved == [True]
+    assert form.customer_phone.text() == "(11) 98765-4321"
     form.amount.set_centavos(1500)
     draft = form.draft()
     assert isinstance(draft, SaleDraft), draft
