@@ -28,8 +28,10 @@ from checkout_desktop.domain.deliveries import (
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.store.sqlite.events import (
+    FULL_COLUMNS,
     MAX_PAGE,
     SELF_TESTS_KEPT,
+    SUMMARY_COLUMNS,
     clip_reason,
     event_columns,
     filter_clauses,
@@ -40,22 +42,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# A QR charge's tender and its transaction's status, for the list's words: one lookup by the
-# transaction table's primary key per row read (only the rows of a page, never a scan).
-_QR_COLUMNS = (
-    "(SELECT t.payment_type FROM charge_transaction AS t "
-    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
-    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1) AS qr_tender, "
-    "(SELECT t.status FROM charge_transaction AS t "
-    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
-    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1) AS qr_transaction_status"
-)
-_SUMMARY_COLUMNS = (
-    "id, received_at, verdict, reason, event_type, body_type, layout, event_ref, "
-    "merchant_charge_id, charge_id, status, duplicate_of, merge_outcome, reason_code, "
-    "reason_args, merge_code, merge_args, " + _QR_COLUMNS
-)
-_FULL_COLUMNS = _SUMMARY_COLUMNS + ", body_sha256, content_type, remote, headers_json, body"
 _NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
 
@@ -263,7 +249,7 @@ class PgEventRepository:
 
     def get(self, event_id: int) -> StoredEvent | None:
         row = self._one(
-            f"SELECT {_FULL_COLUMNS} FROM webhook_event WHERE id = :id",  # noqa: S608 - constants
+            f"SELECT {FULL_COLUMNS} FROM webhook_event WHERE id = :id",  # noqa: S608 - constants
             {"id": event_id},
         )
         return None if row is None else _full(row)
@@ -301,7 +287,7 @@ class PgEventRepository:
         rows = [
             _summary(r)
             for r in self._rows(
-                f"SELECT {_SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
+                f"SELECT {SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
                 + _where_sql(clauses)
                 + " ORDER BY id DESC LIMIT :limit",
                 params,
@@ -323,7 +309,7 @@ class PgEventRepository:
         return [
             _summary(r)
             for r in self._rows(
-                f"SELECT {_SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
+                f"SELECT {SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
                 + _where_sql(clauses)
                 + " ORDER BY id ASC LIMIT :limit",
                 params,
@@ -341,7 +327,7 @@ class PgEventRepository:
             rows = [
                 _full(r)
                 for r in self._rows(
-                    f"SELECT {_FULL_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
+                    f"SELECT {FULL_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
                     + _where_sql([*base_clauses, "id > :after"])
                     + " ORDER BY id ASC LIMIT :limit",
                     {**base_params, "after": after, "limit": batch},
@@ -361,7 +347,7 @@ class PgEventRepository:
         return [
             _full(r)
             for r in self._rows(
-                f"SELECT {_FULL_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
+                f"SELECT {FULL_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
                 + _where_sql([*clauses, "id > :after"])
                 + " ORDER BY id ASC LIMIT :limit",
                 {**params, "after": after, "limit": batch},

@@ -120,7 +120,8 @@ def _escape_like(text: str) -> str:
 
 
 # A QR charge's tender and its transaction's status, for the list's words: one lookup by the
-# transaction table's primary key per row read (only the rows of a page, never a scan).
+# transaction table's primary key per row read (only the rows of a page, never a scan). The
+# shared PostgreSQL store reads the same columns (`store/postgres/events.py`).
 _QR_COLUMNS = (
     "(SELECT t.payment_type FROM charge_transaction AS t "
     "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
@@ -129,12 +130,12 @@ _QR_COLUMNS = (
     "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
     "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1) AS qr_transaction_status"
 )
-_SUMMARY_COLUMNS = (
+SUMMARY_COLUMNS = (
     "id, received_at, verdict, reason, event_type, body_type, layout, event_ref, "
     "merchant_charge_id, charge_id, status, duplicate_of, merge_outcome, reason_code, "
     "reason_args, merge_code, merge_args, " + _QR_COLUMNS
 )
-_FULL_COLUMNS = _SUMMARY_COLUMNS + ", body_sha256, content_type, remote, headers_json, body"
+FULL_COLUMNS = SUMMARY_COLUMNS + ", body_sha256, content_type, remote, headers_json, body"
 
 
 def _summary_fields(row: sqlite3.Row) -> dict[str, Any]:
@@ -323,7 +324,7 @@ class EventRepository:
 
     def get(self, event_id: int) -> StoredEvent | None:
         row = self._conn.execute(
-            f"SELECT {_FULL_COLUMNS} FROM webhook_event WHERE id = :id",  # noqa: S608 - constants
+            f"SELECT {FULL_COLUMNS} FROM webhook_event WHERE id = :id",  # noqa: S608 - constants
             {"id": event_id},
         ).fetchone()
         return None if row is None else _full(row)
@@ -403,7 +404,7 @@ class EventRepository:
             params["floor"] = floor
         params["limit"] = want
         sql = (
-            f"SELECT {_SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - built from constants
+            f"SELECT {SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - built from constants
             + _where_sql(clauses)
             + " ORDER BY id DESC LIMIT :limit"
         )
@@ -454,7 +455,7 @@ class EventRepository:
             checked["candidates"] = json.dumps(candidates)
             checked["limit"] = want - len(found)
             sql = (
-                f"SELECT {_SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
+                f"SELECT {SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
                 + _where_sql([*clauses, "id IN (SELECT value FROM json_each(:candidates))"])
                 + " ORDER BY id DESC LIMIT :limit"
             )
@@ -511,7 +512,7 @@ class EventRepository:
         params["after"] = after
         params["limit"] = limit
         sql = (
-            f"SELECT {_SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - built from constants
+            f"SELECT {SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - built from constants
             + _where_sql(clauses)
             + " ORDER BY id ASC LIMIT :limit"
         )
@@ -529,7 +530,7 @@ class EventRepository:
             clauses = [*base_clauses, "id > :after"]
             params = {**base_params, "after": after, "limit": batch}
             sql = (
-                f"SELECT {_FULL_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
+                f"SELECT {FULL_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
                 + _where_sql(clauses)
                 + " ORDER BY id ASC LIMIT :limit"
             )
@@ -614,10 +615,12 @@ def event_columns(event: NewEvent) -> dict[str, Any]:
 
 
 __all__ = [
+    "FULL_COLUMNS",
     "INDEX_BATCH",
     "MAX_PAGE",
     "SEARCH_MIN_CHARS",
     "SELF_TESTS_KEPT",
+    "SUMMARY_COLUMNS",
     "EventFilter",
     "EventPage",
     "EventRepository",
