@@ -110,12 +110,17 @@ def test_a_recent_customer_is_found_by_the_first_digits_of_the_cpf(qtbot: QtBot)
     assert form.customer_phone.text() == ""
 
 
-def test_installments_typed_as_one_digit_move_on_to_the_customer(qtbot: QtBot) -> None:
+def shown_form(qtbot: QtBot) -> ChargeForm:
     form = ChargeForm()
     qtbot.addWidget(form)
     form.show()
     qtbot.waitExposed(form)
     form.activateWindow()
+    return form
+
+
+def test_installments_typed_as_one_digit_move_on_to_the_customer(qtbot: QtBot) -> None:
+    form = shown_form(qtbot)
     form.installments.setFocus(Qt.FocusReason.TabFocusReason)
     qtbot.waitUntil(form.installments.hasFocus)
     # What Tab into a spin box does (an inactive test window gets no focus-in event).
@@ -141,11 +146,7 @@ def test_installments_typed_as_one_digit_move_on_to_the_customer(qtbot: QtBot) -
 
 
 def test_the_customer_comes_first_and_enter_goes_to_the_card(qtbot: QtBot) -> None:
-    form = ChargeForm()
-    qtbot.addWidget(form)
-    form.show()
-    qtbot.waitExposed(form)
-    form.activateWindow()
+    form = shown_form(qtbot)
     # Tab walks the clerk's path: CPF, name, phone (required), then the optional e-mail.
     form.customer_document.setFocus(Qt.FocusReason.TabFocusReason)
     qtbot.waitUntil(form.customer_document.hasFocus)
@@ -157,15 +158,6 @@ def test_the_customer_comes_first_and_enter_goes_to_the_card(qtbot: QtBot) -> No
     for edit in (form.customer_name, form.customer_phone, form.customer_email):
         qtbot.keyClick(edit, Qt.Key.Key_Return)
     assert moved == [True, True, True]
-
-
-def shown_form(qtbot: QtBot) -> ChargeForm:
-    form = ChargeForm()
-    qtbot.addWidget(form)
-    form.show()
-    qtbot.waitExposed(form)
-    form.activateWindow()
-    return form
 
 
 def type_into(qtbot: QtBot, form: ChargeForm, text: str) -> None:
