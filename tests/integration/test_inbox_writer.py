@@ -11,15 +11,19 @@ from typing import Any
 
 import pytest
 
+from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.domain.deliveries import Delivery, EventFilter, NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import WebhookStored
+from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.inbox.intake import Intake, body_digest
 from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.store.sqlite.writer import SqliteDeliveryBatches
+from tests.integration import test_store_charges as charges_tests
 
 logger = logging.getLogger(__name__)
 
@@ -204,3 +208,62 @@ async def test_a_committed_batch_is_answered_before_the_next_batch_holds_the_loo
         "batch of 1",
         "answered 4",
     ]
+
+
+def _payment(n: int, mcid: str) -> Delivery:
+    body = f'{{"type": "PAYMENT", "n": {n}}}'.encode()
+    event = NewEvent(
+        received_at=datetime(2026, 3, 1, 12, 0, n, tzinfo=UTC),
+        verdict=Verdict.ACCEPTED,
+        body=body,
+        body_sha256=body_digest(body),
+        headers={"event-type": "TransactionUpdateMessage"},
+        body_type="PAYMENT",
+        merchant_charge_id=mcid,
+    )
+    return Delivery(event, charges_tests.webhook(mcid, "PAID", "2026-03-01T12:00:05Z"))
+
+
+@pytest.mark.expected_errors("the charge state machine failed on webhook event")
+@pytest.mark.asyncio
+async def test_a_merge_failing_mid_batch_undoes_only_its_own_writes(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    async def failing_for_b(charges: Any, update: Any, ref: str) -> Any:
+        calls.append(update.merchant_charge_id)
+        applied = await inbox_applier(charges, update, ref)
+        if update.merchant_charge_id == "charge-b":
+            raise RuntimeError("state machine bug")  # after its writes
+        return applied
+
+    batches = SqliteDeliveryBatches(tmp_path / "store.sqlite3")
+    await batches.open()
+    try:
+        results = await batches.commit(
+            [_payment(1, "charge-a"), _payment(2, "charge-b"), _payment(3, "charge-c")],
+            failing_for_b,
+        )
+    finally:
+        await batches.close()
+    outcomes = [r.merge_outcome.code if r.merge_outcome else None for r in results]
+    assert outcomes == [
+        ReasonCode.INBOX_APPLIED,
+        ReasonCode.INBOX_NOT_APPLIED,
+        ReasonCode.INBOX_APPLIED,
+    ]
+    assert [r.event_id for r in results] == [1, 2, 3]
+    assert "charge-b" in calls
+    # Each merge that held was written once, the failed one not at all, whatever ran again.
+    repo = ChargeRepository(db.connect(tmp_path / "store.sqlite3"))
+    try:
+        assert [len(repo.timeline(m).items) for m in ("charge-a", "charge-b", "charge-c")] == [
+            1,
+            0,
+            1,
+        ]
+        assert repo.charge("charge-b") is None
+        stored = [r.merge_outcome for r in EventRepository(repo.conn).iter_full()]
+        assert stored[1] == "not applied: RuntimeError: state machine bug"
+        assert stored[0] is not None and stored[0].startswith("applied")
+    finally:
+        repo.conn.close()

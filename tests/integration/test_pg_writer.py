@@ -116,6 +116,47 @@ async def test_a_failing_merge_keeps_the_delivery(address: StoreAddress, pg_url:
         await batches.close()
 
 
+@pytest.mark.asyncio
+@pytest.mark.expected_errors(r"the charge state machine failed")
+async def test_a_merge_failing_mid_batch_undoes_only_its_own_writes(
+    address: StoreAddress, pg_url: str
+) -> None:
+    async def failing_for_b(charges: Any, update: Any, ref: str) -> Any:
+        applied = await inbox_applier(charges, update, ref)
+        if update.merchant_charge_id == "charge-b":
+            raise RuntimeError("state machine bug")  # after its writes
+        return applied
+
+    def delivery(n: int, mcid: str) -> Delivery:
+        update = charges_tests.webhook(mcid, "PAID", "2026-05-04T10:00:05Z")
+        return Delivery(_event(f'{{"n": {n}}}'.encode(), mcid=mcid), update)
+
+    batches = PgDeliveryBatches(address, None)
+    await batches.open()
+    try:
+        results = await batches.commit(
+            [delivery(1, "charge-a"), delivery(2, "charge-b"), delivery(3, "charge-c")],
+            failing_for_b,
+        )
+        assert [r.merge_outcome.code if r.merge_outcome else None for r in results] == [
+            ReasonCode.INBOX_APPLIED,
+            ReasonCode.INBOX_NOT_APPLIED,
+            ReasonCode.INBOX_APPLIED,
+        ]
+        with psycopg.connect(pg_url) as other:
+            repo = PgChargeRepository(other)
+            # Each merge that held was written once, the failed one not at all.
+            assert [len(repo.timeline(m).items) for m in ("charge-a", "charge-b", "charge-c")] == [
+                1,
+                0,
+                1,
+            ]
+            assert repo.charge("charge-b") is None
+            assert other.execute("SELECT count(*) FROM webhook_event").fetchone() == (3,)
+    finally:
+        await batches.close()
+
+
 pytest_mark_errors = pytest.mark.expected_errors(r"the charge state machine failed")
 test_a_failing_merge_keeps_the_delivery = pytest_mark_errors(
     test_a_failing_merge_keeps_the_delivery

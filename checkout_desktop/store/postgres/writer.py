@@ -67,6 +67,10 @@ def unstorable(exc: BaseException) -> bool:
     return isinstance(exc, UnicodeError | OverflowError | psycopg.DataError)
 
 
+class _ApplyFailed(Exception):
+    """The charge applier failed on a delivery of a batch run without savepoints."""
+
+
 class PgDeliveryBatches:
     """Owns the inbox's connection to the shared store and the thread its batches run on."""
 
@@ -162,17 +166,29 @@ class PgDeliveryBatches:
         deliveries: Sequence[Delivery],
         applier: ChargeApplier | None,
     ) -> list[WriteResult]:
-        try:
-            begin_write(conn, relaxed=False)
-            results = [self._store(conn, delivery, applier) for delivery in deliveries]
-            conn.commit()
-        except BaseException:
-            _rollback_quietly(conn)
-            raise
-        return results
+        guarded = False
+        while True:
+            try:
+                begin_write(conn, relaxed=False)
+                results = [self._store(conn, delivery, applier, guarded) for delivery in deliveries]
+                conn.commit()
+            except _ApplyFailed:
+                # The state machine failed on a delivery, and no savepoint can undo only its
+                # writes: the batch runs again from the start, each merge guarded.
+                _rollback_quietly(conn)
+                guarded = True
+                continue
+            except BaseException:
+                _rollback_quietly(conn)
+                raise
+            return results
 
     def _store(
-        self, conn: psycopg.Connection[Any], delivery: Delivery, applier: ChargeApplier | None
+        self,
+        conn: psycopg.Connection[Any],
+        delivery: Delivery,
+        applier: ChargeApplier | None,
+        guarded: bool,
     ) -> WriteResult:
         repo = PgEventRepository(conn)
         event = delivery.event
@@ -185,7 +201,7 @@ class PgDeliveryBatches:
             repo.prune_self_tests()
         applied: Applied | None = None
         if event.verdict == Verdict.ACCEPTED and delivery.update is not None and applier:
-            applied = self._apply(conn, applier, delivery.update, event_id)
+            applied = self._apply(conn, applier, delivery.update, event_id, guarded)
             repo.set_merge_outcome(event_id, applied.outcome)
         return WriteResult(
             event_id=event_id,
@@ -201,22 +217,31 @@ class PgDeliveryBatches:
         applier: ChargeApplier,
         update: ChargeUpdate | ThreeDsUpdate,
         event_id: int,
+        guarded: bool,
     ) -> Applied:
-        # A savepoint keeps the event row when the state machine fails on it: the delivery is
-        # stored (and acknowledged), and the failure is recorded with it for a later replay.
-        conn.execute("SAVEPOINT apply_update")
+        if guarded:
+            # A savepoint keeps the event row when the state machine fails on it: the delivery
+            # is stored (and acknowledged), and the failure is recorded with it for a later
+            # replay.
+            conn.execute("SAVEPOINT apply_update")
         charges = cast(ChargeStore, _Direct(PgChargeRepository(conn)))
         try:
             returned = applier(charges, update, f"webhook_event:{event_id}")
             if inspect.isawaitable(returned):
                 returned = _at_once(returned)
         except Exception as exc:
+            if not guarded:
+                # Nearly every merge succeeds, and a savepoint around each one costs every
+                # delivery two round trips: a batch runs without them first, and only a
+                # failure makes it run again with them (`_commit_here`).
+                raise _ApplyFailed from exc
             conn.execute("ROLLBACK TO SAVEPOINT apply_update")
             conn.execute("RELEASE SAVEPOINT apply_update")
             logger.exception("the charge state machine failed on webhook event %d", event_id)
             error = f"{type(exc).__name__}: {exc}"[:_MAX_OUTCOME]
             return Applied(Reason.of(ReasonCode.INBOX_NOT_APPLIED, error=error))
-        conn.execute("RELEASE SAVEPOINT apply_update")
+        if guarded:
+            conn.execute("RELEASE SAVEPOINT apply_update")
         if returned is None:
             return Applied(Reason.of(ReasonCode.INBOX_APPLIED_BARE))
         if isinstance(returned, Reason):

@@ -49,6 +49,10 @@ _ONE_BAD_ROW = (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.InterfaceErro
 _UNSTORABLE = (UnicodeError, OverflowError, sqlite3.DataError, sqlite3.InterfaceError)
 
 
+class _ApplyFailed(Exception):
+    """The charge applier failed on a delivery of a batch run without savepoints."""
+
+
 class SqliteDeliveryBatches:
     """Owns the inbox's write connection and the thread its commits run on (`DeliveryBatches`
     of the store ports)."""
@@ -141,18 +145,28 @@ class SqliteDeliveryBatches:
         assert executor is not None
         loop = asyncio.get_running_loop()
         try:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError:
-                # Another connection is writing: wait for it on the thread, not on the loop.
-                await loop.run_in_executor(executor, self._begin_waiting)
-            try:
-                # The store's coroutines never suspend on SQLite: the batch runs to its end
-                # on the loop without letting anything else touch the connection meanwhile.
-                results = [await self._store(conn, d, applier) for d in deliveries]
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            guarded = False
+            while True:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError:
+                    # Another connection is writing: wait for it on the thread, not on the loop.
+                    await loop.run_in_executor(executor, self._begin_waiting)
+                try:
+                    # The store's coroutines never suspend on SQLite: the batch runs to its end
+                    # on the loop without letting anything else touch the connection meanwhile.
+                    results = [await self._store(conn, d, applier, guarded) for d in deliveries]
+                except _ApplyFailed:
+                    # The state machine failed on a delivery, and no savepoint can undo only
+                    # its writes: the batch runs again from the start, each merge guarded.
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    guarded = True
+                    continue
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                break
             await loop.run_in_executor(executor, self._commit)
         except Exception as exc:
             if "full" in str(exc).lower():
@@ -196,7 +210,11 @@ class SqliteDeliveryBatches:
             conn.execute("PRAGMA busy_timeout = 0")
 
     async def _store(
-        self, conn: sqlite3.Connection, delivery: Delivery, applier: ChargeApplier | None
+        self,
+        conn: sqlite3.Connection,
+        delivery: Delivery,
+        applier: ChargeApplier | None,
+        guarded: bool,
     ) -> WriteResult:
         repo = EventRepository(conn)
         event = delivery.event
@@ -218,7 +236,7 @@ class SqliteDeliveryBatches:
             repo.prune_self_tests()
         applied: Applied | None = None
         if event.verdict == Verdict.ACCEPTED and delivery.update is not None and applier:
-            applied = await self._apply(conn, applier, delivery.update, event_id)
+            applied = await self._apply(conn, applier, delivery.update, event_id, guarded)
             repo.set_merge_outcome(event_id, applied.outcome)
         return WriteResult(
             event_id=event_id,
@@ -234,10 +252,13 @@ class SqliteDeliveryBatches:
         applier: ChargeApplier,
         update: ChargeUpdate | ThreeDsUpdate,
         event_id: int,
+        guarded: bool,
     ) -> Applied:
-        # A savepoint keeps the event row when the state machine fails on it: the delivery is
-        # stored (and acknowledged), and the failure is recorded with it for a later replay.
-        conn.execute("SAVEPOINT apply_update")
+        if guarded:
+            # A savepoint keeps the event row when the state machine fails on it: the delivery
+            # is stored (and acknowledged), and the failure is recorded with it for a later
+            # replay.
+            conn.execute("SAVEPOINT apply_update")
         try:
             returned = applier(
                 SqliteCharges(ChargeRepository(conn)), update, f"webhook_event:{event_id}"
@@ -245,12 +266,18 @@ class SqliteDeliveryBatches:
             if inspect.isawaitable(returned):
                 returned = await returned
         except Exception as exc:
+            if not guarded:
+                # Nearly every merge succeeds, and a savepoint around each one costs every
+                # delivery two statements: a batch runs without them first, and only a
+                # failure makes it run again with them (`commit`).
+                raise _ApplyFailed from exc
             conn.execute("ROLLBACK TO apply_update")
             conn.execute("RELEASE apply_update")
             logger.exception("the charge state machine failed on webhook event %d", event_id)
             error = f"{type(exc).__name__}: {exc}"[:_MAX_OUTCOME]
             return Applied(Reason.of(ReasonCode.INBOX_NOT_APPLIED, error=error))
-        conn.execute("RELEASE apply_update")
+        if guarded:
+            conn.execute("RELEASE apply_update")
         if returned is None:
             return Applied(Reason.of(ReasonCode.INBOX_APPLIED_BARE))
         if isinstance(returned, Reason):
