@@ -514,7 +514,7 @@ class DeliveryBatches(Protocol):
     ) -> list[WriteResult]:
         """Store the deliveries in one durable transaction, in order: each is marked DUPLICATE
         when its body's hash was stored before (not quarantined), and an accepted one is fed to
-        `applier` inside a savepoint (a failing merge keeps the delivery and records why).
+        `applier`; a failing merge loses only its own writes (the delivery is kept, with why).
         Returns only once the commit is on stable storage; raises what the store raised, and
         then none of the batch is stored."""
         ...
