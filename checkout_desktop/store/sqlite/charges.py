@@ -54,6 +54,7 @@ from checkout_desktop.store.errors import (
     NotInTransaction,
     RepositoryError,
 )
+from checkout_desktop.store.sqlite.bound import positional
 from checkout_desktop.store.sqlite.charge_search import Rows, matching_charge, search_charges
 from checkout_desktop.store.sqlite.customers import recent_customers, remember_customer
 from checkout_desktop.store.sqlite.db import transaction
@@ -714,66 +715,34 @@ class ChargeRepository(ThreeDsRows):
             "why_args": None if check_reason is None else check_reason.args_json(),
         }
         if new:
-            self.conn.execute(
-                "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
-                "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
-                "last_webhook_at, last_checked_at, checks, next_check_at, check_reason, "
-                "check_reason_code, check_reason_args, profile, customer_document) VALUES "
-                "(:mcid, :cid, :sale, :status, :amount, :refunded, :tds, :state, :now, :now, "
-                ":webhook, :checked, :checks, :next, :why, :why_code, :why_args, "
-                # The environment that made the charge is the one its attempt was sent to; a
-                # charge this terminal never attempted has none.
-                "(SELECT profile FROM charge_attempt WHERE merchant_charge_id = :mcid), "
-                "(SELECT customer_document FROM charge_attempt WHERE merchant_charge_id = :mcid))",
-                params,
-            )
+            self.conn.execute(_INSERT_CHARGE.sql, _INSERT_CHARGE.values(params))
         else:
-            self.conn.execute(
-                "UPDATE charge SET charge_id = :cid, sale_id = COALESCE(sale_id, :sale), "
-                "status = :status, amount = :amount, refunded_amount = :refunded, "
-                "three_ds_status = :tds, state_json = :state, "
-                "updated_at = CASE WHEN :changed THEN :now ELSE updated_at END, "
-                "last_webhook_at = COALESCE(:webhook, last_webhook_at), "
-                "last_checked_at = COALESCE(:checked, last_checked_at), checks = :checks, "
-                "next_check_at = :next, check_reason = :why, check_reason_code = :why_code, "
-                "check_reason_args = :why_args WHERE merchant_charge_id = :mcid",
-                {**params, "changed": int(changed)},
-            )
+            params["changed"] = int(changed)
+            self.conn.execute(_UPDATE_CHARGE.sql, _UPDATE_CHARGE.values(params))
         self._write_transactions(merchant_charge_id, state, now)
 
     def _write_transactions(self, mcid: str, state: ChargeState, now: str) -> None:
         for txn in state.transactions:
             last_four = txn.last_four if txn.last_four and LAST_FOUR.match(txn.last_four) else None
             self.conn.execute(
-                "INSERT INTO charge_transaction (merchant_charge_id, txn_key, transaction_id, "
-                "payment_type, status, amount, refunded_amount, brand, last_four, nsu, "
-                "authorization_code, installments, updated_at) VALUES (:m, :k, :tid, :pt, :st, "
-                ":amount, :refunded, :brand, :last4, :nsu, :auth, :inst, :now) "
-                "ON CONFLICT (merchant_charge_id, txn_key) DO UPDATE SET "
-                "transaction_id = excluded.transaction_id, payment_type = excluded.payment_type, "
-                "status = excluded.status, amount = excluded.amount, "
-                "refunded_amount = excluded.refunded_amount, brand = excluded.brand, "
-                "last_four = excluded.last_four, nsu = excluded.nsu, "
-                "authorization_code = excluded.authorization_code, "
-                "installments = excluded.installments, "
-                "updated_at = CASE WHEN charge_transaction.status IS excluded.status "
-                "AND charge_transaction.refunded_amount IS excluded.refunded_amount "
-                "THEN charge_transaction.updated_at ELSE excluded.updated_at END",
-                {
-                    "m": mcid,
-                    "k": txn.key,
-                    "tid": txn.transaction_id,
-                    "pt": None if txn.payment_type is None else str(txn.payment_type),
-                    "st": None if txn.status is None else str(txn.status),
-                    "amount": txn.amount,
-                    "refunded": txn.refunded_amount,
-                    "brand": txn.brand,
-                    "last4": last_four,
-                    "nsu": txn.nsu,
-                    "auth": txn.authorization_code,
-                    "inst": txn.installments,
-                    "now": now,
-                },
+                _UPSERT_TRANSACTION.sql,
+                _UPSERT_TRANSACTION.values(
+                    {
+                        "m": mcid,
+                        "k": txn.key,
+                        "tid": txn.transaction_id,
+                        "pt": None if txn.payment_type is None else str(txn.payment_type),
+                        "st": None if txn.status is None else str(txn.status),
+                        "amount": txn.amount,
+                        "refunded": txn.refunded_amount,
+                        "brand": txn.brand,
+                        "last4": last_four,
+                        "nsu": txn.nsu,
+                        "auth": txn.authorization_code,
+                        "inst": txn.installments,
+                        "now": now,
+                    }
+                ),
             )
 
     def charge(self, merchant_charge_id: str) -> ChargeRecord | None:
@@ -906,29 +875,29 @@ class ChargeRepository(ThreeDsRows):
                 f"unknown timeline source {source!r}; use one of {sorted(TIMELINE_SOURCES)}"
             )
         cursor = self.conn.execute(
-            "INSERT INTO charge_timeline (merchant_charge_id, recorded_at, source, source_ref, "
-            "input_status, occurred_at, outcome, previous_status, new_status, reason, "
-            "reason_code, reason_args, changes_json, body_json) VALUES (:m, :now, :source, :ref, "
-            ":input, :occurred, :outcome, :prev, :new, :reason, :code, :args, :changes, :body)",
-            {
-                "m": merchant_charge_id,
-                "now": ts(self.now()),
-                "source": source,
-                "ref": source_ref,
-                "input": input_status,
-                "occurred": None if occurred_at is None else occurred_at.isoformat(),
-                "outcome": outcome,
-                "prev": previous_status,
-                "new": new_status,
-                "reason": reason.english(),
-                "code": reason.code.value,
-                "args": reason.args_json(),
-                # Each change as {"code", "args", "text"}: the text is its English, for exports.
-                "changes": _TEXT_JSON.encode(
-                    [{**c.to_json(), "text": c.english()} for c in changes]
-                ),
-                "body": None if body is None else json.dumps(mask_json(body)),
-            },
+            _INSERT_TIMELINE.sql,
+            _INSERT_TIMELINE.values(
+                {
+                    "m": merchant_charge_id,
+                    "now": ts(self.now()),
+                    "source": source,
+                    "ref": source_ref,
+                    "input": input_status,
+                    "occurred": None if occurred_at is None else occurred_at.isoformat(),
+                    "outcome": outcome,
+                    "prev": previous_status,
+                    "new": new_status,
+                    "reason": reason.english(),
+                    "code": reason.code.value,
+                    "args": reason.args_json(),
+                    # Each change as {"code", "args", "text"}: the text is its English, for
+                    # exports.
+                    "changes": _TEXT_JSON.encode(
+                        [{**c.to_json(), "text": c.english()} for c in changes]
+                    ),
+                    "body": None if body is None else json.dumps(mask_json(body)),
+                }
+            ),
         )
         rowid = cursor.lastrowid
         assert rowid is not None
@@ -984,6 +953,53 @@ class ChargeRepository(ThreeDsRows):
         items = [_attempt(r) for r in rows[:limit]]
         cursor = int(rows[limit - 1]["rid"]) if len(rows) > limit else None
         return Page(items, cursor)
+
+
+# The statements a notification's merge runs, bound by position (`store/sqlite/bound.py`).
+_INSERT_CHARGE = positional(
+    "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
+    "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
+    "last_webhook_at, last_checked_at, checks, next_check_at, check_reason, "
+    "check_reason_code, check_reason_args, profile, customer_document) VALUES "
+    "(:mcid, :cid, :sale, :status, :amount, :refunded, :tds, :state, :now, :now, "
+    ":webhook, :checked, :checks, :next, :why, :why_code, :why_args, "
+    # The environment that made the charge is the one its attempt was sent to; a
+    # charge this terminal never attempted has none.
+    "(SELECT profile FROM charge_attempt WHERE merchant_charge_id = :mcid), "
+    "(SELECT customer_document FROM charge_attempt WHERE merchant_charge_id = :mcid))"
+)
+_UPDATE_CHARGE = positional(
+    "UPDATE charge SET charge_id = :cid, sale_id = COALESCE(sale_id, :sale), "
+    "status = :status, amount = :amount, refunded_amount = :refunded, "
+    "three_ds_status = :tds, state_json = :state, "
+    "updated_at = CASE WHEN :changed THEN :now ELSE updated_at END, "
+    "last_webhook_at = COALESCE(:webhook, last_webhook_at), "
+    "last_checked_at = COALESCE(:checked, last_checked_at), checks = :checks, "
+    "next_check_at = :next, check_reason = :why, check_reason_code = :why_code, "
+    "check_reason_args = :why_args WHERE merchant_charge_id = :mcid"
+)
+_UPSERT_TRANSACTION = positional(
+    "INSERT INTO charge_transaction (merchant_charge_id, txn_key, transaction_id, "
+    "payment_type, status, amount, refunded_amount, brand, last_four, nsu, "
+    "authorization_code, installments, updated_at) VALUES (:m, :k, :tid, :pt, :st, "
+    ":amount, :refunded, :brand, :last4, :nsu, :auth, :inst, :now) "
+    "ON CONFLICT (merchant_charge_id, txn_key) DO UPDATE SET "
+    "transaction_id = excluded.transaction_id, payment_type = excluded.payment_type, "
+    "status = excluded.status, amount = excluded.amount, "
+    "refunded_amount = excluded.refunded_amount, brand = excluded.brand, "
+    "last_four = excluded.last_four, nsu = excluded.nsu, "
+    "authorization_code = excluded.authorization_code, "
+    "installments = excluded.installments, "
+    "updated_at = CASE WHEN charge_transaction.status IS excluded.status "
+    "AND charge_transaction.refunded_amount IS excluded.refunded_amount "
+    "THEN charge_transaction.updated_at ELSE excluded.updated_at END"
+)
+_INSERT_TIMELINE = positional(
+    "INSERT INTO charge_timeline (merchant_charge_id, recorded_at, source, source_ref, "
+    "input_status, occurred_at, outcome, previous_status, new_status, reason, "
+    "reason_code, reason_args, changes_json, body_json) VALUES (:m, :now, :source, :ref, "
+    ":input, :occurred, :outcome, :prev, :new, :reason, :code, :args, :changes, :body)"
+)
 
 
 # ---------------------------------------------------------------------------------------------

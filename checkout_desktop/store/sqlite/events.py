@@ -23,6 +23,7 @@ from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.store.errors import StoreUnavailable
 from checkout_desktop.store.sqlite import db
+from checkout_desktop.store.sqlite.bound import positional
 
 logger = logging.getLogger(__name__)
 
@@ -237,7 +238,7 @@ class EventRepository:
         return None if row is None else int(row[0])
 
     def insert(self, event: NewEvent) -> int:
-        cursor = self._conn.execute(_INSERT_EVENT, event_columns(event))
+        cursor = self._conn.execute(_INSERT_EVENT.sql, _INSERT_EVENT.values(event_columns(event)))
         row_id = cursor.lastrowid
         assert row_id is not None
         return row_id
@@ -251,7 +252,9 @@ class EventRepository:
         """
         if event.verdict == Verdict.QUARANTINED or event.duplicate_of is not None:
             raise ValueError("only a delivery that may be a first one is inserted as such")
-        cursor = self._conn.execute(_INSERT_FIRST_EVENT, event_columns(event))
+        cursor = self._conn.execute(
+            _INSERT_FIRST_EVENT.sql, _INSERT_FIRST_EVENT.values(event_columns(event))
+        )
         if cursor.rowcount == 0:
             return None
         row_id = cursor.lastrowid
@@ -572,7 +575,7 @@ def reading(path: Path) -> Iterator[EventRepository]:
         conn.close()
 
 
-_INSERT_EVENT = (
+_INSERT_EVENT_SQL = (
     "INSERT INTO webhook_event (received_at, verdict, reason, reason_code, reason_args, "
     "event_type, body_type, layout, event_ref, merchant_charge_id, charge_id, status, "
     "duplicate_of, body_sha256, content_type, remote, headers_json, body) VALUES "
@@ -582,7 +585,8 @@ _INSERT_EVENT = (
 )
 # The only uniqueness a new row can break is the first-delivery index (body_sha256 of rows
 # neither duplicate nor quarantined): a conflict means the body was stored before.
-_INSERT_FIRST_EVENT = _INSERT_EVENT + " ON CONFLICT DO NOTHING"
+_INSERT_EVENT = positional(_INSERT_EVENT_SQL)
+_INSERT_FIRST_EVENT = positional(_INSERT_EVENT_SQL + " ON CONFLICT DO NOTHING")
 
 
 def clip_reason(text: str) -> str:
