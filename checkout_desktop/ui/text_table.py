@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Hashable
 from typing import Protocol, runtime_checkable
 
-from PySide6.QtCore import QModelIndex, QPointF, QRect, Qt
+from PySide6.QtCore import QLine, QModelIndex, QRect, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -189,10 +189,10 @@ class PaintedTextTable(QTableView):
                 colour = colours[logical] if colours is not None else None
                 if colour is not None:
                     painter.setPen(QPen(colour, 1))
-                    painter.drawStaticText(QPointF(x + margin, y + text_top), cached[1])
+                    painter.drawStaticText(x + margin, y + text_top, cached[1])
                     painter.setPen(pen)
                 else:
-                    painter.drawStaticText(QPointF(x + margin, y + text_top), cached[1])
+                    painter.drawStaticText(x + margin, y + text_top, cached[1])
         bottom = first_y + (last + 1) * height
         if grid:
             self._paint_grid(painter, columns, first_y + first * height, bottom, first, last)
@@ -215,11 +215,12 @@ class PaintedTextTable(QTableView):
         height = self.verticalHeader().defaultSectionSize()
         left = columns[0][1]
         right = max(x + width for _logical, x, width in columns)
-        for row in range(first, last + 1):
-            y = top + (row - first) * height + height - 1
-            painter.drawLine(left, y, right - 1, y)
-        for _logical, x, width in columns:
-            painter.drawLine(x + width - 1, top, x + width - 1, bottom - 1)
+        lines = [
+            QLine(left, y, right - 1, y)
+            for y in range(top + height - 1, top + (last - first + 1) * height, height)
+        ]
+        lines.extend(QLine(x + w - 1, top, x + w - 1, bottom - 1) for _logical, x, w in columns)
+        painter.drawLines(lines)
 
     def _paint_focus(
         self,
