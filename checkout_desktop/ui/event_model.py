@@ -75,6 +75,11 @@ _ANSWERED_ROLES = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _EVENT_ID, _VERDIC
 _CHARGE_COLUMN = 3
 _VERDICT_COLUMN = 4
 _REASON_COLUMN = 5
+# A verdict's colour as its row's text colours (only the verdict's own column has one).
+_VERDICT_COLOURS = {
+    verdict: tuple(brush if column == _VERDICT_COLUMN else None for column in range(6))
+    for verdict, brush in _VERDICT_BRUSHES.items()
+}
 
 
 class EventListModel(ReadOnlyTableModel):
@@ -401,6 +406,21 @@ class EventListModel(ReadOnlyTableModel):
             if summary.id == event_id:
                 return row
         return None
+
+    # -- painting (ui/text_table.PaintedRows: the view paints rows without data() per cell) --
+
+    def row_key(self, row: int) -> int:
+        return self._rows[row].id
+
+    def row_texts(self, row: int) -> tuple[str, ...]:
+        event = self._rows[row]
+        texts = self._texts.get(event.id)
+        if texts is None:
+            texts = self._texts[event.id] = self._row_texts(event)
+        return texts
+
+    def row_colours(self, row: int) -> tuple[QBrush | None, ...] | None:
+        return _VERDICT_COLOURS.get(self._rows[row].verdict.value)
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role not in _ANSWERED_ROLES or not index.isValid():

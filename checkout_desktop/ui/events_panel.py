@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QItemSelection, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QPaintEvent
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -21,7 +19,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +35,7 @@ from checkout_desktop.ui.labels import (
 )
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.reasons import reason_text
+from checkout_desktop.ui.text_table import PaintedTextTable
 
 if TYPE_CHECKING:
     from checkout_desktop.store.ports import EventReads
@@ -55,20 +53,6 @@ _STATUSES = (
     "Challenged",
     "Rejected",
 )
-
-
-class _PaintTimedTable(QTableView):
-    """The event table, telling its model what each repaint cost (CPU of this thread)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.painted: Callable[[float], None] | None = None
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        started = time.thread_time()
-        super().paintEvent(event)
-        if self.painted is not None:
-            self.painted(time.thread_time() - started)
 
 
 class EventDetail(QWidget):
@@ -233,7 +217,7 @@ class EventsPanel(QWidget):
         filters.addWidget(self.search, 2)
         filters.addWidget(self.refresh_button)
 
-        self.table = _PaintTimedTable(self)
+        self.table = PaintedTextTable(self)
         self.table.setObjectName("eventTable")
         self.table.setModel(self.model)
         self.table.painted = self.model.painted
