@@ -12,6 +12,7 @@ from checkout_desktop.store.sqlite.bound import positional
 def test_each_name_gets_one_number_in_order_of_first_use() -> None:
     statement = positional("SELECT :b, :a, :b, :c")
     assert statement.sql == "SELECT ?1, ?2, ?1, ?3"
+    assert statement.named == "SELECT :b, :a, :b, :c"  # for a connection that binds names only
     assert statement.values({"a": 1, "b": 2, "c": 3, "unused": 4}) == (2, 1, 3)
 
 

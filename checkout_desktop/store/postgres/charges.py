@@ -142,6 +142,8 @@ class PgChargeRepository(ChargeRepository):
 
     INDEX_HINTS = False
     """SQLite's planner hints (a unary '+' on a text column) are no PostgreSQL."""
+    BIND_BY_POSITION = False
+    """The dialect's placeholders are `:name` only."""
 
     def __init__(
         self, conn: psycopg.Connection[Any], *, clock: Callable[[], datetime] = utc_now

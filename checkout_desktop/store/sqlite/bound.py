@@ -24,13 +24,12 @@ class Positional:
     """One statement: its text with `?N` parameters and how to read its values by name."""
 
     sql: str
+    named: str
+    """The statement as written, for a connection that binds names only."""
     names: tuple[str, ...]
-    _values: Callable[[Mapping[str, Any]], Any]
-
-    def values(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
-        """The statement's values from `params` (every name it uses), in parameter order."""
-        found = self._values(params)
-        return found if len(self.names) > 1 else (found,)
+    values: Callable[[Mapping[str, Any]], tuple[Any, ...]]
+    """The statement's values from a mapping holding every name it uses, in parameter order
+    (an `operator.itemgetter`: no Python frame per statement)."""
 
 
 def positional(sql: str) -> Positional:
@@ -47,7 +46,10 @@ def positional(sql: str) -> Positional:
     text = _NAMED.sub(number, sql)
     if not names:
         raise ValueError("a statement without named parameters needs no numbering")
-    return Positional(text, tuple(names), operator.itemgetter(*names))
+    if len(names) == 1:
+        (name,) = names
+        return Positional(text, sql, (name,), lambda params: (params[name],))
+    return Positional(text, sql, tuple(names), operator.itemgetter(*names))
 
 
 __all__ = ["Positional", "positional"]

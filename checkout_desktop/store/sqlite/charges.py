@@ -54,7 +54,7 @@ from checkout_desktop.store.errors import (
     NotInTransaction,
     RepositoryError,
 )
-from checkout_desktop.store.sqlite.bound import positional
+from checkout_desktop.store.sqlite.bound import Positional, positional
 from checkout_desktop.store.sqlite.charge_search import Rows, matching_charge, search_charges
 from checkout_desktop.store.sqlite.customers import recent_customers, remember_customer
 from checkout_desktop.store.sqlite.db import transaction
@@ -146,6 +146,8 @@ class ChargeRepository(ThreeDsRows):
 
     INDEX_HINTS = True
     """The history's search may steer SQLite's planner (`store/sqlite/charge_search.py`)."""
+    BIND_BY_POSITION = True
+    """The merge's statements bind their values by position (`store/sqlite/bound.py`)."""
 
     def __init__(
         self, conn: sqlite3.Connection, *, clock: Callable[[], datetime] = utc_now
@@ -172,6 +174,11 @@ class ChargeRepository(ThreeDsRows):
         finally:
             if relaxed:
                 self.conn.execute("PRAGMA synchronous = FULL")
+
+    def _bound(self, statement: Positional, params: Mapping[str, Any]) -> sqlite3.Cursor:
+        if self.BIND_BY_POSITION:
+            return self.conn.execute(statement.sql, statement.values(params))
+        return self.conn.execute(statement.named, params)
 
     def require_transaction(self, what: str) -> None:
         """Raise NotInTransaction unless a write transaction is open."""
@@ -715,34 +722,32 @@ class ChargeRepository(ThreeDsRows):
             "why_args": None if check_reason is None else check_reason.args_json(),
         }
         if new:
-            self.conn.execute(_INSERT_CHARGE.sql, _INSERT_CHARGE.values(params))
+            self._bound(_INSERT_CHARGE, params)
         else:
             params["changed"] = int(changed)
-            self.conn.execute(_UPDATE_CHARGE.sql, _UPDATE_CHARGE.values(params))
+            self._bound(_UPDATE_CHARGE, params)
         self._write_transactions(merchant_charge_id, state, now)
 
     def _write_transactions(self, mcid: str, state: ChargeState, now: str) -> None:
         for txn in state.transactions:
             last_four = txn.last_four if txn.last_four and LAST_FOUR.match(txn.last_four) else None
-            self.conn.execute(
-                _UPSERT_TRANSACTION.sql,
-                _UPSERT_TRANSACTION.values(
-                    {
-                        "m": mcid,
-                        "k": txn.key,
-                        "tid": txn.transaction_id,
-                        "pt": None if txn.payment_type is None else str(txn.payment_type),
-                        "st": None if txn.status is None else str(txn.status),
-                        "amount": txn.amount,
-                        "refunded": txn.refunded_amount,
-                        "brand": txn.brand,
-                        "last4": last_four,
-                        "nsu": txn.nsu,
-                        "auth": txn.authorization_code,
-                        "inst": txn.installments,
-                        "now": now,
-                    }
-                ),
+            self._bound(
+                _UPSERT_TRANSACTION,
+                {
+                    "m": mcid,
+                    "k": txn.key,
+                    "tid": txn.transaction_id,
+                    "pt": None if txn.payment_type is None else str(txn.payment_type),
+                    "st": None if txn.status is None else str(txn.status),
+                    "amount": txn.amount,
+                    "refunded": txn.refunded_amount,
+                    "brand": txn.brand,
+                    "last4": last_four,
+                    "nsu": txn.nsu,
+                    "auth": txn.authorization_code,
+                    "inst": txn.installments,
+                    "now": now,
+                },
             )
 
     def charge(self, merchant_charge_id: str) -> ChargeRecord | None:
@@ -874,30 +879,28 @@ class ChargeRepository(ThreeDsRows):
             raise RepositoryError(
                 f"unknown timeline source {source!r}; use one of {sorted(TIMELINE_SOURCES)}"
             )
-        cursor = self.conn.execute(
-            _INSERT_TIMELINE.sql,
-            _INSERT_TIMELINE.values(
-                {
-                    "m": merchant_charge_id,
-                    "now": ts(self.now()),
-                    "source": source,
-                    "ref": source_ref,
-                    "input": input_status,
-                    "occurred": None if occurred_at is None else occurred_at.isoformat(),
-                    "outcome": outcome,
-                    "prev": previous_status,
-                    "new": new_status,
-                    "reason": reason.english(),
-                    "code": reason.code.value,
-                    "args": reason.args_json(),
-                    # Each change as {"code", "args", "text"}: the text is its English, for
-                    # exports.
-                    "changes": _TEXT_JSON.encode(
-                        [{**c.to_json(), "text": c.english()} for c in changes]
-                    ),
-                    "body": None if body is None else json.dumps(mask_json(body)),
-                }
-            ),
+        cursor = self._bound(
+            _INSERT_TIMELINE,
+            {
+                "m": merchant_charge_id,
+                "now": ts(self.now()),
+                "source": source,
+                "ref": source_ref,
+                "input": input_status,
+                "occurred": None if occurred_at is None else occurred_at.isoformat(),
+                "outcome": outcome,
+                "prev": previous_status,
+                "new": new_status,
+                "reason": reason.english(),
+                "code": reason.code.value,
+                "args": reason.args_json(),
+                # Each change as {"code", "args", "text"}: the text is its English, for
+                # exports.
+                "changes": _TEXT_JSON.encode(
+                    [{**c.to_json(), "text": c.english()} for c in changes]
+                ),
+                "body": None if body is None else json.dumps(mask_json(body)),
+            },
         )
         rowid = cursor.lastrowid
         assert rowid is not None
