@@ -60,7 +60,7 @@ def before_load(mode: str) -> None:
     """Right before the load starts: in "settled" mode, what was built so far is set aside, as
     the terminal does once its start-up is over."""
     if mode == "settled":
-        from checkout_desktop.ui.gc_guard import settle_start_up
+        from checkout_desktop.collector import settle_start_up
 
         settle_start_up()
 

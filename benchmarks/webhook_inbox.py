@@ -57,6 +57,7 @@ async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
     from pydantic import SecretStr
 
     from checkout_desktop.charges.ledger import inbox_applier
+    from checkout_desktop.collector import settle_start_up
     from checkout_desktop.domain.events import EventBus
     from checkout_desktop.domain.inbox_events import WebhookStored
     from checkout_desktop.inbox.listener import WebhookListener
@@ -110,6 +111,8 @@ async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
             signal.SIGUSR1, lambda: print("STATS " + json.dumps(writer_stats()), flush=True)
         )
         await listener.start()
+        # As `checkout-desktop listen` does once started.
+        settle_start_up()
         print(f"READY {listener.port}", flush=True)
         await stop.wait()
         await listener.stop()

@@ -6,10 +6,8 @@ timers from a foreign thread, and the next time one fires the process dies in
 QTimerInfoList::activateTimers. Reference counting still frees almost everything at once;
 only cycles wait for the next tick.
 
-Once start-up is over, what it built (modules, classes, the service's models, the window) is
-kept out of later collections (`settle_start_up`): a full collection otherwise walks all of it
-again, 40–60 ms of the GUI thread on a two-core machine, stalling the window and the inbox's
-acknowledgements behind it (measured in benchmarks/README.md). Closing the window gives it back.
+Once start-up is over, what it built is set aside from later collections
+(`checkout_desktop.collector.settle_start_up`, called by `ui.launch`).
 """
 
 from __future__ import annotations
@@ -62,21 +60,3 @@ def collect_on_this_thread(app: QObject) -> MainThreadCollector:
     collector.setObjectName("mainThreadCollector")
     collector.start()
     return collector
-
-
-def settle_start_up() -> int:
-    """Collect once, then keep every object alive now out of later collections (gc.freeze).
-
-    Call on the GUI thread when start-up is over; returns how many objects were set aside.
-    Objects set aside are still freed by reference counting; only a cycle among them would wait
-    for `thaw`."""
-    gc.collect()
-    gc.freeze()
-    count = gc.get_freeze_count()
-    logger.info("start-up settled: %d objects kept out of later collections", count)
-    return count
-
-
-def thaw() -> None:
-    """Give what `settle_start_up` set aside back to the collector (the window has closed)."""
-    gc.unfreeze()

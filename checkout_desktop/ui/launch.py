@@ -167,7 +167,7 @@ async def run_window(
         if sandbox is not None:
             sandbox.stop()
         translations.remove()
-        from checkout_desktop.ui.gc_guard import thaw
+        from checkout_desktop.collector import thaw
 
         thaw()
     return 0
@@ -286,7 +286,7 @@ async def _start_inbox_when_ready(
         window.statusBar().showMessage(problem, 30000)
     # The listener, tunnel and health states, also for a window that missed their changes.
     window.adapter.replay(terminal.current_state())
-    from checkout_desktop.ui.gc_guard import settle_start_up
+    from checkout_desktop.collector import settle_start_up
 
     # Start-up is over: what it built stays out of the collections that run under load.
     settle_start_up()

@@ -7,7 +7,8 @@ import weakref
 
 from pytestqt.qtbot import QtBot
 
-from checkout_desktop.ui.gc_guard import MainThreadCollector, settle_start_up, thaw
+from checkout_desktop.collector import settle_start_up, thaw
+from checkout_desktop.ui.gc_guard import MainThreadCollector
 
 
 class _Node:
