@@ -76,6 +76,7 @@ async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
     stats: dict[str, object] = {}
     if kind == "bare":
         port, runner = await _serve_bare()
+        settle_start_up()  # as the full path does, so that both collect alike
         print(f"READY {port}", flush=True)
         await stop.wait()
         from aiohttp import web
