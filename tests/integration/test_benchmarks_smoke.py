@@ -224,6 +224,10 @@ def test_receipt_to_screen_paints_every_acknowledged_delivery() -> None:
     assert sent == acked == painted > 0, out
     assert errors == 0, out
     assert "POST → row painted   p50" in out
+    repaints = re.search(
+        r"repaints during the load (\d+), CPU per repaint \(median\)\s+[\d.]+ ms", out
+    )
+    assert repaints is not None and int(repaints.group(1)) > 0, out
 
 
 _LOADED = re.compile(r"scroll one page \(fetchMore\+paint\)\s+\S+ ms\s+\(([\d,]+) rows loaded\)")
