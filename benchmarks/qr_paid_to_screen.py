@@ -274,7 +274,13 @@ async def measure(rate: float, seconds: float, gc_mode: str) -> dict[str, object
     adapter.charge_changed.connect(on_changed)
 
     def both_painted(mcid: str) -> None:
-        if mcid in paid_painted["panel"] and mcid in paid_painted["display"]:
+        # Both windows' watchers call this; only the first call for the QR shown moves on (two
+        # calls after one shared paint would otherwise skip the next QR).
+        if (
+            mcid == qr_id(current[0])
+            and mcid in paid_painted["panel"]
+            and mcid in paid_painted["display"]
+        ):
             current[0] += 1
             QTimer.singleShot(0, lambda: show(current[0]))
 

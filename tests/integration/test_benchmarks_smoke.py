@@ -319,6 +319,9 @@ def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline() 
     assert head is not None, out
     sent, acked, paid, errors = (int(head[i]) for i in range(1, 5))
     assert sent == acked == 80 and paid == 2 and errors == 0, out
+    # Half a second apart, each paid QR is painted long before the next is paid: none is
+    # skipped, so every one is measured.
+    assert "QRs paid before the previous one was painted 0)" in out, out
     for label in ("Paid on panel", "Paid on display", "Paid on both", "row painted"):
         figure = re.search(rf"POST → {label}\s+p50\s+[\d.]+ ms\s+p99\s+[\d.]+ ms.*\(n=(\d+)\)", out)
         assert figure is not None and int(figure[1]) >= 1, f"{label!r} not measured:\n{out}"
