@@ -1,7 +1,7 @@
 """Shared helpers of the benchmarks: statistics, process-tree memory, goal lines, a loopback load.
 
-Used by startup.py, receipt_to_screen.py and event_list_scale.py (scripts run as
-`.venv/bin/python benchmarks/NAME.py`, so this module is imported as `_common`).
+Used by startup.py, receipt_to_screen.py, qr_paid_to_screen.py and event_list_scale.py (scripts
+run as `.venv/bin/python benchmarks/NAME.py`, so this module is imported as `_common`).
 
 The load generator also runs as its own process, so that its sending never shares a loop (or
 the GIL) with the process being measured:
@@ -37,6 +37,33 @@ LOOPBACK = "127.0.0.1"
 MAX_LOAD_SECONDS = 60.0
 MAX_LOAD_REQUESTS = 100_000
 MAX_LOAD_CONNECTIONS = 64
+
+# -- the garbage collector as the terminal runs it ---------------------------------------------
+
+GC_MODES = ("settled", "timer", "automatic")
+"""How a GUI benchmark's process collects cycles: "settled" as the terminal does (automatic
+collection off, due collections on a GUI-thread timer, and what was built before the load set
+aside as start-up is), "timer" without setting aside, "automatic" CPython's own collection."""
+
+
+def collect_as_the_terminal(app: object, mode: str) -> None:
+    """Set up the collector for `mode` once the QApplication exists."""
+    if mode not in GC_MODES:
+        raise ValueError(f"--gc is one of {', '.join(GC_MODES)}, not {mode!r}")
+    if mode != "automatic":
+        from checkout_desktop.ui.gc_guard import collect_on_this_thread
+
+        app.gc_collector = collect_on_this_thread(app)  # type: ignore[attr-defined]
+
+
+def before_load(mode: str) -> None:
+    """Right before the load starts: in "settled" mode, what was built so far is set aside, as
+    the terminal does once its start-up is over."""
+    if mode == "settled":
+        from checkout_desktop.collector import settle_start_up
+
+        settle_start_up()
+
 
 # -- statistics ---------------------------------------------------------------------------------
 

@@ -179,7 +179,7 @@ async def generate(port: int, rate: float, seconds: float) -> None:
 # -- the terminal side ----------------------------------------------------------------------------
 
 
-async def measure(rate: float, seconds: float) -> dict[str, object]:
+async def measure(rate: float, seconds: float, gc_mode: str) -> dict[str, object]:
     from pydantic import SecretStr
     from PySide6.QtCore import QEvent, QObject, QTimer
 
@@ -274,7 +274,13 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
     adapter.charge_changed.connect(on_changed)
 
     def both_painted(mcid: str) -> None:
-        if mcid in paid_painted["panel"] and mcid in paid_painted["display"]:
+        # Both windows' watchers call this; only the first call for the QR shown moves on (two
+        # calls after one shared paint would otherwise skip the next QR).
+        if (
+            mcid == qr_id(current[0])
+            and mcid in paid_painted["panel"]
+            and mcid in paid_painted["display"]
+        ):
             current[0] += 1
             QTimer.singleShot(0, lambda: show(current[0]))
 
@@ -334,6 +340,7 @@ async def measure(rate: float, seconds: float) -> dict[str, object]:
     ticker.timeout.connect(tick)
     show(0)
     await asyncio.sleep(0.3)
+    _common.before_load(gc_mode)
     generator = await asyncio.create_subprocess_exec(
         sys.executable,
         __file__,
@@ -399,6 +406,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="paid QR to screen latency")
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument(
+        "--gc",
+        choices=_common.GC_MODES,
+        default="settled",
+        help="how cycles are collected (default: as the terminal does)",
+    )
     parser.add_argument("--generate", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not 1 <= args.rate <= 2000 or not 1 <= args.seconds <= 60:
@@ -412,7 +425,8 @@ def main() -> int:
     from checkout_desktop.ui import loop
 
     app = QApplication(sys.argv[:1])
-    figures = loop.run(measure(args.rate, args.seconds), app=app)
+    _common.collect_as_the_terminal(app, args.gc)
+    figures = loop.run(measure(args.rate, args.seconds, args.gc), app=app)
     print(
         f"paid QR to screen at {args.rate:g} deliveries/s for {args.seconds:g} s (sent "
         f"{figures['sent']}, acknowledged {figures['acked']}, paid QRs {figures['qr_sent']}, "

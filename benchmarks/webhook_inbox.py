@@ -57,6 +57,7 @@ async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
     from pydantic import SecretStr
 
     from checkout_desktop.charges.ledger import inbox_applier
+    from checkout_desktop.collector import settle_start_up
     from checkout_desktop.domain.events import EventBus
     from checkout_desktop.domain.inbox_events import WebhookStored
     from checkout_desktop.inbox.listener import WebhookListener
@@ -75,6 +76,7 @@ async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
     stats: dict[str, object] = {}
     if kind == "bare":
         port, runner = await _serve_bare()
+        settle_start_up()  # as the full path does, so that both collect alike
         print(f"READY {port}", flush=True)
         await stop.wait()
         from aiohttp import web
@@ -110,6 +112,8 @@ async def _serve(kind: str, store: Path, pg: str | None = None) -> None:
             signal.SIGUSR1, lambda: print("STATS " + json.dumps(writer_stats()), flush=True)
         )
         await listener.start()
+        # As `checkout-desktop listen` does once started.
+        settle_start_up()
         print(f"READY {listener.port}", flush=True)
         await stop.wait()
         await listener.stop()

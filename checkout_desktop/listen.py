@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from checkout_desktop.charges.ledger import inbox_applier
+from checkout_desktop.collector import settle_start_up, thaw
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import ListenerHealthChanged, TunnelUrlChanged
 from checkout_desktop.domain.timestamps import set_naive_zone
@@ -316,10 +317,13 @@ async def _serve_inbox(
             # stop it.
             print(f"listening on {url}", flush=True)
             print(f"store: {store if where is None else where}", flush=True)
+            # Started: what start-up built stays out of the collections that run under load.
+            settle_start_up()
             await stop.wait()
             return_code = 0
     finally:
         await inbox.stop()
+        thaw()
     listener = inbox.listener
     assert listener is not None
     print(

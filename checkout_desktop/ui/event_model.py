@@ -41,13 +41,14 @@ VERDICT_ROLE = Qt.ItemDataRole.UserRole + 2
 
 COALESCE_MS = 30
 """Under load, arrivals go in at most once per 30 ms (DESIGN: one repaint per ~30 ms, never one
-per event); a full repaint of the table costs ≈ 3 ms here, 10–12 ms on a slower machine."""
+per event); a full repaint of the table (ui/text_table.py) costs ≈ 1.5 ms of CPU on a two-core
+machine, against ≈ 7 ms painted through the item delegate."""
 
 PAINT_SHARE = 0.25
 """While rows keep coming, the list's repaints take at most about this share of the main thread:
 inserts are spaced COALESCE_MS apart, or four repaints apart when a repaint costs more than a
-quarter of that (a slow or busy machine, where a full repaint was measured at 15–20 ms of CPU),
-so the window and the inbox on the same thread keep up instead of queueing behind the list."""
+quarter of that (a slow or very busy machine), so the window and the inbox on the same thread
+keep up instead of queueing behind the list."""
 
 SCAN_BUDGET_MS = 20.0
 """A text search is a scan; it runs in id windows sized to take about this long each, with the
@@ -63,8 +64,9 @@ _VERDICT_BRUSHES = {
     "self_test": QBrush(QColor("#707070")),
 }
 
-# A view asks data() for seven or eight roles of every visible cell at each repaint (~750 calls
-# for a full table): the roles are compared as plain ints, the ones this model does not answer
+# The event table paints from row_texts (ui/text_table.py); other views (and the tests) ask
+# data() for seven or eight roles of every visible cell at each repaint: the roles are compared
+# as plain ints, the ones this model does not answer
 # return at once, and a row's texts are formatted once and kept (see EventListModel._texts).
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)

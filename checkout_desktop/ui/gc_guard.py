@@ -5,6 +5,9 @@ output pump, an import worker) can free a QObject there; Qt cannot unregister th
 timers from a foreign thread, and the next time one fires the process dies in
 QTimerInfoList::activateTimers. Reference counting still frees almost everything at once;
 only cycles wait for the next tick.
+
+Once start-up is over, what it built is set aside from later collections
+(`checkout_desktop.collector.settle_start_up`, called by `ui.launch`).
 """
 
 from __future__ import annotations

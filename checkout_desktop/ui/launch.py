@@ -167,6 +167,9 @@ async def run_window(
         if sandbox is not None:
             sandbox.stop()
         translations.remove()
+        from checkout_desktop.collector import thaw
+
+        thaw()
     return 0
 
 
@@ -283,6 +286,10 @@ async def _start_inbox_when_ready(
         window.statusBar().showMessage(problem, 30000)
     # The listener, tunnel and health states, also for a window that missed their changes.
     window.adapter.replay(terminal.current_state())
+    from checkout_desktop.collector import settle_start_up
+
+    # Start-up is over: what it built stays out of the collections that run under load.
+    settle_start_up()
 
 
 _CORE_MODULES = (

@@ -81,6 +81,12 @@ def test_the_terminal_starts_on_the_sandbox_and_stops_cleanly_on_sigterm(tmp_pat
             "the webhook listener",
             30,
         )
+        # Then what start-up built is set aside from the collections that run under load.
+        _wait_for(
+            lambda: re.search(r"start-up settled: \d{4,} objects", log.read_text()) is not None,
+            "start-up to settle",
+            30,
+        )
         text = log.read_text()
         sandbox = re.search(r"sandbox process (\d+) ready", text)
         assert sandbox is not None, text[-2000:]

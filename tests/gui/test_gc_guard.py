@@ -7,6 +7,7 @@ import weakref
 
 from pytestqt.qtbot import QtBot
 
+from checkout_desktop.collector import settle_start_up, thaw
 from checkout_desktop.ui.gc_guard import MainThreadCollector
 
 
@@ -41,3 +42,22 @@ def test_nothing_due_collects_nothing(qtbot: QtBot) -> None:
     collector = MainThreadCollector()
     gc.collect()
     assert collector.collect_due() is None
+
+
+def test_settling_sets_start_up_aside_and_thawing_gives_it_back() -> None:
+    alive_before = len(gc.get_objects())
+    try:
+        assert settle_start_up() >= alive_before // 2
+        assert gc.get_freeze_count() > 0
+        # What is set aside is not walked by a full collection, and is still there.
+        assert len(gc.get_objects()) < alive_before // 2
+        # A cycle made after start-up is still collected.
+        node = _Node()
+        alive = weakref.ref(node)
+        del node
+        gc.collect()
+        assert alive() is None
+    finally:
+        thaw()
+    assert gc.get_freeze_count() == 0
+    assert len(gc.get_objects()) >= alive_before // 2

@@ -224,6 +224,10 @@ def test_receipt_to_screen_paints_every_acknowledged_delivery() -> None:
     assert sent == acked == painted > 0, out
     assert errors == 0, out
     assert "POST → row painted   p50" in out
+    repaints = re.search(
+        r"repaints during the load (\d+), CPU per repaint \(median\)\s+[\d.]+ ms", out
+    )
+    assert repaints is not None and int(repaints.group(1)) > 0, out
 
 
 _LOADED = re.compile(r"scroll one page \(fetchMore\+paint\)\s+\S+ ms\s+\(([\d,]+) rows loaded\)")
@@ -315,6 +319,9 @@ def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline() 
     assert head is not None, out
     sent, acked, paid, errors = (int(head[i]) for i in range(1, 5))
     assert sent == acked == 80 and paid == 2 and errors == 0, out
+    # Half a second apart, each paid QR is painted long before the next is paid: none is
+    # skipped, so every one is measured.
+    assert "QRs paid before the previous one was painted 0)" in out, out
     for label in ("Paid on panel", "Paid on display", "Paid on both", "row painted"):
         figure = re.search(rf"POST → {label}\s+p50\s+[\d.]+ ms\s+p99\s+[\d.]+ ms.*\(n=(\d+)\)", out)
         assert figure is not None and int(figure[1]) >= 1, f"{label!r} not measured:\n{out}"

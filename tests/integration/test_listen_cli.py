@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -182,6 +183,8 @@ def test_listen_stores_and_stops_cleanly_on_sigterm(listening: ListenProcess) ->
     assert stored_refs(listening.store) == {"charge-00001": ok.json()["stored"]}
     log = (listening.home / "logs" / "checkout-desktop.log").read_text(encoding="utf-8")
     assert TOKEN not in log
+    # Once listening, what start-up built was set aside from the collections under load.
+    assert re.search(r"start-up settled: \d{4,} objects", log), log[-2000:]
 
 
 def test_listen_stops_cleanly_on_sigint(listening: ListenProcess) -> None:

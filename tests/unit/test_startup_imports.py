@@ -76,3 +76,32 @@ def test_the_sandbox_starts_without_the_wire_models() -> None:
 def test_the_check_sees_the_wire_models_when_a_module_loads_them() -> None:
     # The check itself can fail: the core's modules do load them.
     assert _loaded_after(["checkout_desktop.charges.service"]) == sorted(HEAVY)
+
+
+def test_the_command_line_keeps_pydantic_from_searching_for_plugins() -> None:
+    # The search reads every installed package's metadata at the first model (≈ 13 ms).
+    code = (
+        "import contextlib, importlib.metadata, json, os, sys\n"
+        "os.environ.pop('PYDANTIC_DISABLE_PLUGINS', None)\n"
+        "searched = []\n"
+        "real = importlib.metadata.entry_points\n"
+        "def counted(**kwargs):\n"
+        "    searched.append(kwargs.get('group'))\n"
+        "    return real(**kwargs)\n"
+        "importlib.metadata.entry_points = counted\n"
+        "from checkout_desktop import cli\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(sys.stderr):\n"
+        "    cli.main(['--version'])\n"
+        "from checkout_desktop.settings import Settings\n"
+        "Settings()\n"
+        "print(json.dumps([os.environ.get('PYDANTIC_DISABLE_PLUGINS'), searched]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == ["__all__", []]
