@@ -62,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    from checkout_desktop.ui.feature_scan import make_feature_scan_cheap
+
+    # Before the window's modules and its core are imported after Qt (see feature_scan.py).
+    make_feature_scan_cheap()
     from checkout_desktop.logsetup import setup_logging
     from checkout_desktop.paths import app_paths
     from checkout_desktop.sandbox.link import launch_sandbox, wants_builtin_sandbox
