@@ -336,4 +336,5 @@ def test_inbox_statements_benchmark_times_every_statement_beside_a_bare_insert()
     for statement in ("INSERT INTO webhook_event", "INSERT INTO charge", "COMMIT"):
         assert re.search(rf"^\s+[\d.]+\s+[\d.]+\s+{statement}$", out, re.M), out
     assert re.search(r"writer's CPU per delivery .*: \d+ us \(rounds \d+, \d+\)", out), out
+    assert re.search(r"without the statements timed: \d+ us \(rounds \d+, \d+\)", out), out
     assert re.search(r"baseline, same run: .*: \d+ us \(rounds \d+, \d+\); ratio [\d.]+x", out)
