@@ -14,7 +14,7 @@ a cell's own text colour where the model gives one (outside the selection, as th
 the grid, and the focus frame on the current cell. Everything else a table view does (keyboard,
 mouse, selection, scrolling, fetching more rows, tooltips, accessibility) is the view's own and
 reads the model as before. The model must have fixed-height rows and give its rows' texts
-through `PaintedRows`.
+through `PaintedRows`; rows of varying height, hidden or moved rows are painted the usual way.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from PySide6.QtGui import (
     QStaticText,
 )
 from PySide6.QtWidgets import (
+    QHeaderView,
     QStyle,
     QStyleOptionFocusRect,
     QStyleOptionViewItem,
@@ -79,19 +80,30 @@ class PaintedTextTable(QTableView):
         self._font_key = ""
         self.setWordWrap(False)
 
-    def forget_layouts(self) -> None:
-        """Lay every cell's text out again at the next paint (new texts for the same rows)."""
+    def reset(self) -> None:
+        """The model was reset: its rows' texts may be new, so is every cell's layout."""
         self._cells.clear()
+        super().reset()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         started = time.thread_time()
         model = self.model()
-        if isinstance(model, PaintedRows):
+        if isinstance(model, PaintedRows) and self._uniform_rows():
             self._paint_rows(model, event.rect())
         else:
             super().paintEvent(event)
         if self.painted is not None:
             self.painted(time.thread_time() - started)
+
+    def _uniform_rows(self) -> bool:
+        """Rows of one fixed height, none hidden or moved: where each row is, is arithmetic
+        (otherwise the view paints as any table view does)."""
+        vertical = self.verticalHeader()
+        return (
+            vertical.sectionResizeMode(0) == QHeaderView.ResizeMode.Fixed
+            and vertical.hiddenSectionCount() == 0
+            and not vertical.sectionsMoved()
+        )
 
     def _paint_rows(self, model: PaintedRows, dirty: QRect) -> None:
         viewport = self.viewport()

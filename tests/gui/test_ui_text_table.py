@@ -116,6 +116,14 @@ def test_a_repaint_asks_the_model_for_no_cell(qtbot: QtBot, model: _CountingMode
     # The table reports each repaint's CPU (the live list spaces its inserts by it).
     assert _repainted(qtbot, painted) >= 0
     assert model.display_asked == 0
+    # Rows of varying height are painted the usual way, through the delegate.
+    painted.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    assert _repainted(qtbot, painted) >= 0
+    assert model.display_asked >= 6 * 10
+    painted.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    model.display_asked = 0
+    _repainted(qtbot, painted)
+    assert model.display_asked == 0
     # The delegate's way asks once per visible cell at every repaint.
     plain = _shown(qtbot, QTableView(), model)
     plain.viewport().update()
