@@ -322,19 +322,29 @@ async def test_each_sqlite_search_starts_from_an_index(tmp_path: Path) -> None:
             await sell(store, clock, f"s{n}", amount=1000 + n % 3)
         conn = store.repo.conn
 
-        async def plan(query: ChargeQuery) -> str:
+        async def plans(query: ChargeQuery) -> list[str]:
             statements: list[str] = []
             conn.set_trace_callback(statements.append)
             try:
                 await store.charges.search_charges(query, limit=10)
             finally:
                 conn.set_trace_callback(None)
-            (select,) = [s for s in statements if s.lstrip().upper().startswith("SELECT C.*")]
-            rows = conn.execute("EXPLAIN QUERY PLAN " + select).fetchall()
-            return " | ".join(str(r[3]) for r in rows)
+            found = []
+            for select in [s for s in statements if s.lstrip().upper().startswith("SELECT C.*")]:
+                rows = conn.execute("EXPLAIN QUERY PLAN " + select).fetchall()
+                found.append(" | ".join(str(r[3]) for r in rows))
+            return found
+
+        async def plan(query: ChargeQuery) -> str:
+            (only,) = await plans(query)
+            return only
 
         assert "charge_profile " in await plan(ChargeQuery(profile="production"))
-        assert "charge_profile_amount" in await plan(ChargeQuery(profile="production", amount=1))
+        # An amount: charges with it, and those without one whose sale had it; each walk
+        # starts from the amount's index.
+        by_amount = await plans(ChargeQuery(profile="production", amount=1))
+        assert len(by_amount) == 2
+        assert all("charge_profile_amount" in shown for shown in by_amount), by_amount
         by_card = await plan(ChargeQuery(profile="production", last_four="1111"))
         assert "charge_transaction_last_four" in by_card and "charge_profile " not in by_card
         assert "charge_customer" in await plan(
@@ -402,3 +412,17 @@ async def test_a_sale_3ds_ended_uncharged_is_found_with_its_attempt(
     again = await store.charges.matching_charge(query, "tds-1")
     assert again is not None and again.sale_amount == 2590
     assert again.attempt_tenders == (CardSummary("VISA", "1629"),)
+    # The clerk looks it up by the sale's amount, beside charges the service made of that amount,
+    # newest first and page by page.
+    await sell(store, clock, "paid-3", amount=2590)
+    by_amount = ChargeQuery(profile="production", amount=2590)
+    page = await store.charges.search_charges(by_amount, limit=1)
+    assert ids(page) == ["paid-3"] and page.next_cursor is not None
+    rest = await store.charges.search_charges(by_amount, before=page.next_cursor, limit=1)
+    assert ids(rest) == ["tds-1"] and rest.next_cursor is None
+    assert ids(await store.charges.search_charges(by_amount)) == ["paid-3", "tds-1"]
+    assert await store.charges.matching_charge(by_amount, "tds-1") is not None
+    # Another amount finds neither; a charge's own amount is what counts when it has one.
+    other = ChargeQuery(profile="production", amount=1000)
+    assert ids(await store.charges.search_charges(other)) == ["paid-1"]
+    assert await store.charges.matching_charge(other, "tds-1") is None

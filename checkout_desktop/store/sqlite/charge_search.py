@@ -80,10 +80,25 @@ def _prefix(query: ChargeQuery, index_hints: bool) -> str:
     return "+" if query.last_four or query.customer.strip() else ""
 
 
+# How an amount is matched. A row that holds only a 3DS result (the sale ended uncharged) has
+# no amount of its own; its sale's amount, in its attempt (`a`), is the one the clerk knows.
+_OWN_AMOUNT = "own"
+_SALE_AMOUNT = "sale"
+_EITHER_AMOUNT = "either"
+
+
 def _where(
-    conn: Any, query: ChargeQuery, params: dict[str, Any], *, index_hints: bool, rows: Rows
+    conn: Any,
+    query: ChargeQuery,
+    params: dict[str, Any],
+    *,
+    index_hints: bool,
+    rows: Rows,
+    amount: str = _EITHER_AMOUNT,
 ) -> list[str] | None:
-    """The query's conditions on `charge c`; None when it can match nothing."""
+    """The query's conditions on `charge c` (and its attempt `a`); None when it can match
+    nothing. `amount` says which charges an amount filter looks at: those with an amount of
+    their own, those without one (by their sale's), or either."""
     clauses: list[str] = []
     p = _prefix(query, index_hints)
     if query.profile is not None:
@@ -93,7 +108,13 @@ def _where(
         clauses.append(f"{p}c.status = :status")
         params["status"] = str(query.status)
     if query.amount is not None:
-        clauses.append(f"{p}c.amount = :amount")
+        clauses.append(
+            {
+                _OWN_AMOUNT: f"{p}c.amount = :amount",
+                _SALE_AMOUNT: f"{p}c.amount IS NULL AND a.amount = :amount",
+                _EITHER_AMOUNT: "(c.amount = :amount OR (c.amount IS NULL AND a.amount = :amount))",
+            }[amount]
+        )
         params["amount"] = query.amount
     if query.customer.strip():
         clause = _customer_clause(conn, query.customer, params, index_hints=index_hints)
@@ -139,18 +160,43 @@ def search_charges(
     """One page of matching charges, newest first, each with its customer's name."""
     if limit < 1:
         raise ValueError("a page holds at least one row")
-    params: dict[str, Any] = {"before": before if before is not None else _NO_CURSOR}
-    clauses = _where(conn, query, params, index_hints=index_hints, rows=rows)
-    if clauses is None:
-        return Page([], None)
-    params["limit"] = limit + 1
-    keyset = f"{_prefix(query, index_hints)}c.id < :before"
-    found = conn.execute(
-        _SELECT + f"WHERE {' AND '.join([keyset, *clauses])} ORDER BY c.id DESC LIMIT :limit",
-        params,
-    ).fetchall()
+    if query.amount is None:
+        found = _page(conn, query, rows, before, limit, index_hints, _EITHER_AMOUNT)
+    else:
+        # Two index walks, each newest first from its own index, merged: charges with that
+        # amount of their own, and the few with none whose sale had it. One condition with an
+        # OR would walk the whole environment for a rare amount.
+        found = sorted(
+            _page(conn, query, rows, before, limit, index_hints, _OWN_AMOUNT)
+            + _page(conn, query, rows, before, limit, index_hints, _SALE_AMOUNT),
+            key=lambda r: -int(r["id"]),
+        )[: limit + 1]
     items = [_with_customer(rows, r) for r in found[:limit]]
     return Page(items, items[-1].id if len(found) > limit else None)
+
+
+def _page(
+    conn: Any,
+    query: ChargeQuery,
+    rows: Rows,
+    before: int | None,
+    limit: int,
+    index_hints: bool,
+    amount: str,
+) -> list[Any]:
+    """Up to `limit` + 1 matching rows below `before`, newest first."""
+    params: dict[str, Any] = {"before": before if before is not None else _NO_CURSOR}
+    clauses = _where(conn, query, params, index_hints=index_hints, rows=rows, amount=amount)
+    if clauses is None:
+        return []
+    params["limit"] = limit + 1
+    keyset = f"{_prefix(query, index_hints)}c.id < :before"
+    return list(
+        conn.execute(
+            _SELECT + f"WHERE {' AND '.join([keyset, *clauses])} ORDER BY c.id DESC LIMIT :limit",
+            params,
+        ).fetchall()
+    )
 
 
 def matching_charge(
