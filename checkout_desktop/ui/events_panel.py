@@ -298,11 +298,14 @@ class EventsPanel(QWidget):
     def _update_count(self) -> None:
         more = self.model.canFetchMore()
         shown = self.model.rowCount()
-        text = (
-            self.tr("{n} events shown; scroll for older ones").format(n=shown)
-            if more
-            else self.tr("{n} events").format(n=shown)
-        )
+        if more:
+            text = self.tr("{n} events shown; scroll for older ones").format(n=shown)
+        elif shown == 0:
+            text = self.tr("No events")
+        elif shown == 1:
+            text = self.tr("1 event")
+        else:
+            text = self.tr("{n} events").format(n=shown)
         self.count_label.setText(text)
 
     def _search_progress(self, scanned_to: int, scanning: bool) -> None:

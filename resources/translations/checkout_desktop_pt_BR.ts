@@ -1007,6 +1007,14 @@
         <translation>{n} eventos exibidos; role para ver os mais antigos</translation>
     </message>
     <message>
+        <source>No events</source>
+        <translation>Nenhum evento</translation>
+    </message>
+    <message>
+        <source>1 event</source>
+        <translation>1 evento</translation>
+    </message>
+    <message>
         <source>{n} events</source>
         <translation>{n} eventos</translation>
     </message>

@@ -428,3 +428,37 @@ def test_in_portuguese_the_detail_speaks_plainly_and_keeps_the_raw_delivery_behi
         assert "event-type: TransactionUpdateMessage" in panel.detail.text.toPlainText()
     finally:
         translations.remove()
+
+
+@pytest.mark.parametrize(
+    ("language", "counts"),
+    [
+        ("en", {0: "No events", 1: "1 event", 2: "2 events"}),
+        ("pt_BR", {0: "Nenhum evento", 1: "1 evento", 2: "2 eventos"}),
+    ],
+)
+def test_the_count_reads_as_a_sentence_in_the_clerks_language(
+    qtbot: QtBot, tmp_path: Path, language: str, counts: dict[int, str]
+) -> None:
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.i18n import Translations
+
+    translations = Translations()
+    if language == "pt_BR":
+        assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    try:
+        seen: dict[int, str] = {}
+        for count in counts:
+            connection = db.connect(tmp_path / f"count-{count}.sqlite3")
+            try:
+                insert_events(connection, count)
+                panel = EventsPanel(SqliteStore(connection).events)
+                qtbot.addWidget(panel)
+                qtbot.waitUntil(lambda panel=panel, count=count: panel.model.rowCount() == count)
+                seen[count] = panel.count_label.text()
+            finally:
+                connection.close()
+        assert seen == counts
+    finally:
+        translations.remove()
