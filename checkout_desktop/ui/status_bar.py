@@ -245,7 +245,9 @@ class TerminalStatusBar(QStatusBar):
     def _show_attempts(self, count: int) -> None:
         if count:
             self.attempts.setText(
-                self.tr("{n} charge(s) with unknown outcome: being checked").format(n=count)
+                self.tr("1 charge with unknown outcome: being checked")
+                if count == 1
+                else self.tr("{n} charges with unknown outcome: being checked").format(n=count)
             )
             self.attempts.setStyleSheet(_WARN)
         else:

@@ -3806,8 +3806,12 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Desde {since}.</translation>
     </message>
     <message>
-        <source>{n} charge(s) with unknown outcome: being checked</source>
-        <translation>{n} cobrança(s) com resultado desconhecido: em consulta</translation>
+        <source>1 charge with unknown outcome: being checked</source>
+        <translation>1 cobrança com resultado desconhecido: em consulta</translation>
+    </message>
+    <message>
+        <source>{n} charges with unknown outcome: being checked</source>
+        <translation>{n} cobranças com resultado desconhecido: em consulta</translation>
     </message>
     <message>
         <source>No open attempts</source>

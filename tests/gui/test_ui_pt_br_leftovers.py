@@ -158,3 +158,29 @@ def test_the_status_bar_frames_foreign_detail_in_portuguese(
         )
     finally:
         adapter.close()
+
+
+def test_the_status_bar_counts_unknown_outcomes_as_a_sentence(
+    translations: Translations, qtbot: Any
+) -> None:
+    open_now = [1]
+
+    async def unresolved() -> int:
+        return open_now[0]
+
+    bar = TerminalStatusBar(
+        QtEventAdapter(EventBus()), environment="Produção", unresolved_count=unresolved
+    )
+    qtbot.addWidget(bar)
+    seen = {}
+    for count in (1, 3, 0):
+        open_now[0] = count
+        bar.refresh_attempts()
+        expected_start = {0: "Nenhuma", 1: "1 ", 3: "3 "}[count]
+        qtbot.waitUntil(lambda start=expected_start: bar.attempts.text().startswith(start))
+        seen[count] = bar.attempts.text()
+    assert seen == {
+        1: "1 cobrança com resultado desconhecido: em consulta",
+        3: "3 cobranças com resultado desconhecido: em consulta",
+        0: "Nenhuma tentativa em aberto",
+    }
