@@ -745,7 +745,7 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.HEALTH_SLOW: "a self-test through {url} took {seconds} s (over {limit} s)",
     ReasonCode.HEALTH_OK: "self-test through {url} arrived",
     ReasonCode.HEALTH_STORE_REFUSING: (
-        "{count} deliveries could not be stored since the last check: {error}"
+        "deliveries not stored since the last check: {count} ({error})"
     ),
     ReasonCode.SELF_TEST_HTTP: "the URL answered {http_code}",
     ReasonCode.SELF_TEST_NOT_STORED: "it was not stored within {seconds} s",

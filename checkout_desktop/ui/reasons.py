@@ -748,7 +748,7 @@ def _templates() -> dict[ReasonCode, str]:
             "Reasons", "self-test through {url} arrived"
         ),
         ReasonCode.HEALTH_STORE_REFUSING: QCoreApplication.translate(
-            "Reasons", "{count} deliveries could not be stored since the last check: {error}"
+            "Reasons", "deliveries not stored since the last check: {count} ({error})"
         ),
         ReasonCode.SELF_TEST_HTTP: QCoreApplication.translate(
             "Reasons", "the address answered HTTP {http_code}"

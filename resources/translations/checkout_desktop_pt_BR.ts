@@ -2551,6 +2551,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>não cobrado: autenticação 3DS {why}, e as configurações recusam o cartão sem ela</translation>
     </message>
     <message>
+        <source>deliveries not stored since the last check: {count} ({error})</source>
+        <translation>entregas não gravadas desde a última verificação: {count} ({error})</translation>
+    </message>
+    <message>
         <source>authenticated; the charge is recorded before sending</source>
         <translation>autenticado; a cobrança é registrada antes de ser enviada</translation>
     </message>
@@ -2905,10 +2909,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>self-test through {url} arrived</source>
         <translation>o autoteste por {url} chegou</translation>
-    </message>
-    <message>
-        <source>{count} deliveries could not be stored since the last check: {error}</source>
-        <translation>{count} entregas não puderam ser gravadas desde a última verificação: {error}</translation>
     </message>
     <message>
         <source>the address answered HTTP {http_code}</source>

@@ -184,3 +184,18 @@ def test_the_status_bar_counts_unknown_outcomes_as_a_sentence(
         3: "3 cobranças com resultado desconhecido: em consulta",
         0: "Nenhuma tentativa em aberto",
     }
+
+
+def test_the_inbox_health_counts_refused_deliveries_whatever_their_number(
+    translations: Translations,
+) -> None:
+    from checkout_desktop.domain.reasons import Reason, ReasonCode
+    from checkout_desktop.ui.reasons import reason_text
+
+    for count in (1, 4):
+        text = reason_text(
+            Reason.of(ReasonCode.HEALTH_STORE_REFUSING, count=count, error="disco cheio")
+        )
+        assert text == (
+            f"entregas não gravadas desde a última verificação: {count} (disco cheio)"
+        ), text
