@@ -157,7 +157,8 @@ def main(argv: list[str]) -> int:
             untimed_us.append(untimed / n * 1e6)
             if not round_no % 2:
                 bare_us.append(bare_inserts(items, args.batch, Path(folder)) / n * 1e6)
-            assert batches is not None and batches.timed is not None
+            assert batches is not None
+            assert batches.timed is not None
             tally.update(batches.tally)
             counts.update(batches.timed.counts)
     print(
