@@ -32,6 +32,7 @@ from checkout_desktop.domain.records import ChargeRecord
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.three_ds import ThreeDsFallback, ThreeDsPolicy
 from checkout_desktop.paths import AppPaths
+from checkout_desktop.sandbox.api import ADMIN_HEADER
 from checkout_desktop.sandbox.link import SandboxLink, start_sandbox
 from checkout_desktop.settings import Settings
 from checkout_desktop.terminal import Terminal
@@ -172,6 +173,25 @@ class Shop:
         model = self.window.history_panel.timeline
         assert model.merchant_charge_id == mcid
         return [(r.source, r.input_status, r.new_status) for r in model.records()]
+
+
+def admin(shop: Shop, method: str, path: str, body: dict[str, str] | None = None) -> None:
+    """One call to the built-in sandbox's admin API (variants, the simulated payer)."""
+    info = shop.link.info
+    reply = httpx.request(
+        method,
+        f"{info.base_url}{path}",
+        json=body,
+        headers={ADMIN_HEADER: info.admin_token},
+        timeout=10,
+        trust_env=False,
+    )
+    assert reply.status_code == 200, reply.text
+
+
+def sandbox_requires(shop: Shop, fields: str) -> None:
+    """Which customer fields the sandbox's service variant requires."""
+    admin(shop, "PATCH", "/_sandbox/variants", {"require": fields})
 
 
 @pytest.fixture(scope="module")
@@ -840,24 +860,12 @@ def test_a_service_that_requires_the_e_mail_makes_the_form_ask_for_it(
     """Where the service turns out to require the e-mail the terminal leaves out when none was
     typed, the clerk reads why nothing was charged, and from then on the form (and the profile,
     kept for the next start) asks for the e-mail before the sale goes out."""
-    import httpx
-
     kept: list[Settings] = []
     monkeypatch.setattr(shop.window, "_persist", kept.append)
     screen = shop.window.charge_screen
     form = screen.form
     assert not form.email_required
-
-    def require(value: str) -> None:
-        reply = httpx.patch(
-            f"{shop.link.info.base_url}/_sandbox/variants",
-            json={"require": value},
-            headers={"X-Sandbox-Admin-Token": shop.link.info.admin_token},
-            timeout=10.0,
-        )
-        assert reply.status_code == 200, reply.text
-
-    require("phone,device,email")
+    sandbox_requires(shop, "phone,device,email")
     try:
         shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
         shop.sale(1990)
@@ -886,7 +894,7 @@ def test_a_service_that_requires_the_e_mail_makes_the_form_ask_for_it(
         form.customer_email.setText("maria@example.com")
         assert not form.problems()
     finally:
-        require("phone,device")
+        sandbox_requires(shop, "phone,device")
         form.set_email_required(False)
         shop.window.settings.profile.customer_email_required = False
         screen.new_sale()

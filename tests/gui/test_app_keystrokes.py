@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeOutcome
 from checkout_desktop.domain.enums import ChargeStatus
-from tests.gui.test_app_e2e import Shop, shop, spin_until
+from tests.gui.test_app_e2e import Shop, sandbox_requires, shop, spin_until
 
 logger = logging.getLogger(__name__)
 
@@ -147,19 +147,6 @@ def test_a_sale_takes_few_keystrokes_new_customer_then_known(shop: Shop) -> None
     )
     assert new_count <= NEW_CUSTOMER_BOUND, new_count
     assert known_count <= KNOWN_CUSTOMER_BOUND, known_count
-
-
-def sandbox_requires(shop: Shop, fields: str) -> None:
-    """Which customer fields the sandbox's service variant requires."""
-    import httpx
-
-    reply = httpx.patch(
-        f"{shop.link.info.base_url}/_sandbox/variants",
-        json={"require": fields},
-        headers={"X-Sandbox-Admin-Token": shop.link.info.admin_token},
-        timeout=10.0,
-    )
-    assert reply.status_code == 200, reply.text
 
 
 def test_a_new_customer_without_a_phone_takes_the_target_keystrokes(shop: Shop) -> None:

@@ -13,7 +13,6 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -25,7 +24,6 @@ from checkout_desktop.domain.enums import PaymentType
 from checkout_desktop.domain.qr import QrPhase, qr_phase, qr_transaction
 from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.paths import AppPaths
-from checkout_desktop.sandbox.api import ADMIN_HEADER
 from checkout_desktop.sandbox.link import start_sandbox
 from checkout_desktop.sandbox.qr import check_br_code
 from checkout_desktop.settings import Settings
@@ -35,7 +33,7 @@ from checkout_desktop.ui.customer_display import CustomerDisplay
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.timeline_text import what_happened
 from checkout_desktop.ui.webview import register_schemes
-from tests.gui.test_app_e2e import Shop, close_window, open_window, run, spin_until
+from tests.gui.test_app_e2e import Shop, admin, close_window, open_window, run, spin_until
 
 logger = logging.getLogger(__name__)
 
@@ -77,19 +75,6 @@ def display(shop: Shop) -> CustomerDisplay:
     shown = shop.window.customer_display
     assert shown is not None
     return shown
-
-
-def admin(shop: Shop, method: str, path: str, body: dict[str, str] | None = None) -> None:
-    info = shop.link.info
-    reply = httpx.request(
-        method,
-        f"{info.base_url}{path}",
-        json=body,
-        headers={ADMIN_HEADER: info.admin_token},
-        timeout=10,
-        trust_env=False,
-    )
-    assert reply.status_code == 200, reply.text
 
 
 def qr_sale(shop: Shop, kind: str, amount: int) -> ChargeOutcome:
