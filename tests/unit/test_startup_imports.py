@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 HEAVY = ("checkout_desktop.domain.wire", "checkout_desktop.domain.three_ds")
 
@@ -26,6 +27,12 @@ def _loaded_after(
         "    importlib.import_module(name)\n"
         f"print(json.dumps(sorted(m for m in {list(heavy)!r} if m in sys.modules)))\n"
     )
+    loaded: list[str] = _printed_by(code, qt=qt)
+    return loaded
+
+
+def _printed_by(code: str, *, qt: bool = False) -> Any:
+    """The JSON that `code`, run in a fresh interpreter, prints last."""
     env = dict(os.environ)
     if qt:
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -33,8 +40,7 @@ def _loaded_after(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
     )
     assert result.returncode == 0, result.stderr
-    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1])
-    return loaded
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def test_settings_and_the_card_page_do_not_load_the_wire_models() -> None:
@@ -96,12 +102,4 @@ def test_the_command_line_keeps_pydantic_from_searching_for_plugins() -> None:
         "Settings()\n"
         "print(json.dumps([os.environ.get('PYDANTIC_DISABLE_PLUGINS'), searched]))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == ["__all__", []]
+    assert _printed_by(code) == ["__all__", []]
