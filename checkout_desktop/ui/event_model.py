@@ -415,11 +415,7 @@ class EventListModel(ReadOnlyTableModel):
         return self._rows[row].id
 
     def row_texts(self, row: int) -> tuple[str, ...]:
-        event = self._rows[row]
-        texts = self._texts.get(event.id)
-        if texts is None:
-            texts = self._texts[event.id] = self._row_texts(event)
-        return texts
+        return self._texts_of(self._rows[row])
 
     def row_colours(self, row: int) -> tuple[QBrush | None, ...] | None:
         return _VERDICT_COLOURS.get(self._rows[row].verdict.value)
@@ -432,10 +428,7 @@ class EventListModel(ReadOnlyTableModel):
             return None
         event = self._rows[row]
         if role == _DISPLAY:
-            texts = self._texts.get(event.id)
-            if texts is None:
-                texts = self._texts[event.id] = self._row_texts(event)
-            return texts[column]
+            return self._texts_of(event)[column]
         if role == _TOOLTIP:
             if column == _REASON_COLUMN and event.reason:
                 return reason_text(event.reason_data, event.reason)
@@ -447,6 +440,13 @@ class EventListModel(ReadOnlyTableModel):
         if role == _EVENT_ID:
             return event.id
         return event.verdict.value
+
+    def _texts_of(self, event: EventSummary) -> tuple[str, ...]:
+        """The row's texts, formatted at its first paint and kept (see `_texts`)."""
+        texts = self._texts.get(event.id)
+        if texts is None:
+            texts = self._texts[event.id] = self._row_texts(event)
+        return texts
 
     @classmethod
     def _row_texts(cls, event: EventSummary) -> tuple[str, ...]:
