@@ -169,11 +169,11 @@ class PaintedTextTable(QTableView):
         style = self.style()
         margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1
         metrics = QFontMetrics(self.font())
+        grid = self.showGrid()
         # Centred in the cell as the delegate centres it: the row less its grid line.
-        text_top = (height - (1 if self.showGrid() else 0) - metrics.height()) // 2
+        text_top = (height - (1 if grid else 0) - metrics.height()) // 2
         left = columns[0][1]
         right = max(x + width for _logical, x, width in columns)
-        grid = self.showGrid()
         cells = self._cells
         for row in range(first, last + 1):
             y = first_y + row * height
@@ -205,31 +205,25 @@ class PaintedTextTable(QTableView):
                     painter.setPen(pen)
                 else:
                     painter.drawStaticText(x + margin, y + text_top, cached[1])
+        top = first_y + first * height
         bottom = first_y + (last + 1) * height
         if grid:
-            self._paint_grid(painter, columns, first_y + first * height, bottom, first, last)
+            self._paint_grid(painter, columns, QRect(left, top, right - left, bottom - top), height)
         self._paint_focus(painter, columns, first, last, first_y, height)
 
     def _paint_grid(
-        self,
-        painter: QPainter,
-        columns: list[tuple[int, int, int]],
-        top: int,
-        bottom: int,
-        first: int,
-        last: int,
+        self, painter: QPainter, columns: list[tuple[int, int, int]], area: QRect, height: int
     ) -> None:
+        """Each painted row's bottom line and each column's right line, as the view draws them."""
         option = QStyleOptionViewItem()
         self.initViewItemOption(option)
         rgb = self.style().styleHint(QStyle.StyleHint.SH_Table_GridLineColor, option, self)
         colour = QColor.fromRgba(rgb & 0xFFFFFFFF)
         painter.setPen(QPen(colour, 0, self.gridStyle()))
-        height = self.verticalHeader().defaultSectionSize()
-        left = columns[0][1]
-        right = max(x + width for _logical, x, width in columns)
+        top, bottom = area.top(), area.top() + area.height()
         lines = [
-            QLine(left, y, right - 1, y)
-            for y in range(top + height - 1, top + (last - first + 1) * height, height)
+            QLine(area.left(), y, area.left() + area.width() - 1, y)
+            for y in range(top + height - 1, bottom, height)
         ]
         lines.extend(QLine(x + w - 1, top, x + w - 1, bottom - 1) for _logical, x, w in columns)
         painter.drawLines(lines)
