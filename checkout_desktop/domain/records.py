@@ -24,6 +24,7 @@ from checkout_desktop.domain.money_ops import (
     money_reason,
 )
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.shown_status import never_charged
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
     AttemptState,
@@ -302,10 +303,7 @@ class ChargeRecord:
     def never_charged(self) -> bool:
         """A row that holds only what was heard before a charge (a 3DS result) for a sale whose
         attempt ended with no charge at the service: there is nothing there to ask about."""
-        return self.status is None and self.attempt_state in (
-            AttemptState.REJECTED,
-            AttemptState.NOT_FOUND,
-        )
+        return never_charged(self.status, self.attempt_state)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 
-from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.shown_status import ShownStatus
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +18,8 @@ class ChargeQuery:
 
     profile: str | None = None
     """Only this environment's charges; None: every environment's (and those of none)."""
-    status: ChargeStatus | None = None
+    status: ShownStatus | None = None
+    """The status as the history shows it (a QR awaiting payment, a paid wallet as paid)."""
     amount: int | None = None
     """The charge's amount in centavos, exactly."""
     customer: str = ""

@@ -18,13 +18,14 @@ from PySide6.QtGui import QBrush, QColor
 from checkout_desktop.charges.views import ChargeQuery, ChargeViews
 from checkout_desktop.domain.documents import DocumentError, format_cnpj, format_cpf
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, ThreeDsStatus
-from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, QrPhase, effective_status, qr_phase
+from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, effective_status
 from checkout_desktop.domain.records import (
     CardSummary,
     ChargeRecord,
     Page,
     TimelineRecord,
 )
+from checkout_desktop.domain.shown_status import ShownStatus, shown_status
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
@@ -70,17 +71,24 @@ def format_document(document: str) -> str:
 
 def status_text(record: ChargeRecord) -> str:
     """A charge's status as the history shows it: a QR's as the clerk means it (awaiting payment,
-    paid, expired), a card's as the service says it; a sale 3DS ended uncharged says so."""
-    if record.never_charged:
-        refused, plain = _not_charged_texts()
-        return refused if record.three_ds_status == ThreeDsStatus.REJECTED else plain
-    phase = qr_phase(record.state)
-    if phase == QrPhase.AWAITING:
-        return qr_status_text(str(record.state.status) if record.state.status else None)
-    if phase == QrPhase.EXPIRED:
-        return status_label("EXPIRED")
-    shown = effective_status(record.state)
-    return status_label(None if shown is None else str(shown))
+    paid, expired), a card's as the service says it; a sale 3DS ended uncharged says so (and
+    whether 3DS refused it). The words of its category (`domain/shown_status.py`), which the
+    status filter finds it by."""
+    shown = shown_status(record.state, record.attempt_state)
+    if shown == ShownStatus.NOT_CHARGED and record.three_ds_status == ThreeDsStatus.REJECTED:
+        return _not_charged_texts()[0]
+    return shown_status_text(shown)
+
+
+def shown_status_text(shown: ShownStatus | None) -> str:
+    """A shown status in the clerk's words (the history's rows and its status filter)."""
+    if shown is None:
+        return status_label(None)
+    if shown == ShownStatus.AWAITING_PAYMENT:
+        return qr_status_text(ChargeStatus.PRE_AUTHORIZED.value)
+    if shown == ShownStatus.NOT_CHARGED:
+        return _not_charged_texts()[1]
+    return status_label(shown.value)
 
 
 def _not_charged_texts() -> list[str]:
@@ -94,7 +102,9 @@ def _not_charged_texts() -> list[str]:
 
 def shown_statuses() -> list[str]:
     """Every status the history and the timeline may show (a column is sized to hold each)."""
-    return [status_label(s.value) for s in ChargeStatus] + [qr_status_text("PRE_AUTHORIZED")]
+    return [status_label(s.value) for s in ChargeStatus] + [
+        shown_status_text(s) for s in ShownStatus
+    ]
 
 
 def amount_of(record: ChargeRecord) -> int | None:
@@ -216,7 +226,7 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         self._query = query
         self.refresh()
 
-    def set_status_filter(self, status: ChargeStatus | None) -> None:
+    def set_status_filter(self, status: ShownStatus | None) -> None:
         self.set_query(replace(self._query, status=status))
 
     def refresh(self) -> None:

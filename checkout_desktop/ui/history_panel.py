@@ -46,6 +46,7 @@ from checkout_desktop.domain.charge_events import (
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.records import AttemptRecord, ChargeRecord
+from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.ui.adapter import QtEventAdapter
@@ -56,6 +57,7 @@ from checkout_desktop.ui.history_model import (
     TimelineModel,
     cards_text,
     shown_amount,
+    shown_status_text,
     shown_statuses,
     status_text,
 )
@@ -257,8 +259,10 @@ class HistoryPanel(QWidget):
         self.status_filter = QComboBox(self)
         self.status_filter.setObjectName("historyStatusFilter")
         self.status_filter.addItem(self.tr("All statuses"), None)
-        for status in ChargeStatus:
-            self.status_filter.addItem(status_label(status.value), status.value)
+        # The words the history shows (a QR awaiting payment, a paid wallet as paid), each
+        # finding exactly the rows shown with it.
+        for shown in ShownStatus:
+            self.status_filter.addItem(shown_status_text(shown), shown.value)
         self.refresh_button = QPushButton(self.tr("Reload"), self)
         self.customer_search = QLineEdit(self)
         self.customer_search.setObjectName("historyCustomerSearch")
@@ -771,7 +775,7 @@ class HistoryPanel(QWidget):
         start, end = self._period()
         return ChargeQuery(
             profile=None if self.other_environments.isChecked() else self._service.profile,
-            status=None if status is None else ChargeStatus(status),
+            status=None if status is None else ShownStatus(status),
             amount=amount or None,
             customer=self.customer_search.text().strip(),
             last_four=last_four if len(last_four) == 4 else "",

@@ -15,6 +15,7 @@ from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, TransactionStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, ThreeDsUpdate, TransactionInfo
 from checkout_desktop.store.sqlite import db
@@ -135,7 +136,7 @@ def test_history_refreshes_a_changed_charge_and_adds_a_new_one(
 def test_history_status_filter(repo: ChargeRepository) -> None:
     ids = make_charges(repo, 3)
     model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)))
-    model.set_status_filter(ChargeStatus.REFUNDED)
+    model.set_status_filter(ShownStatus.REFUNDED)
     assert model.rowCount() == 0
     with db.transaction(repo.conn):
         SyncLedger(repo).apply_update(

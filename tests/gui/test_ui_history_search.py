@@ -16,7 +16,10 @@ from PySide6.QtWidgets import QApplication
 from checkout_desktop.charges.sale import new_sale_id
 from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.records import PIX, WALLET
+from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints
@@ -24,11 +27,11 @@ from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import FixedCredentials
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.adapter import QtEventAdapter
-from checkout_desktop.ui.history_model import ChargeHistoryModel
+from checkout_desktop.ui.history_model import ChargeHistoryModel, shown_status_text
 from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.i18n import Translations
 from checkout_desktop.ui.qr_texts import qr_status_text
-from tests.integration.test_store_environments import JOAO, Clock, sell
+from tests.integration.test_store_environments import JOAO, Clock, sell, sell_qr
 
 logger = logging.getLogger(__name__)
 
@@ -315,3 +318,64 @@ def test_a_waiting_qrs_status_fits_its_columns_on_a_1024_screen(
     view = history.timeline_view
     after = history.timeline.COLUMNS.index("status")
     assert view.columnWidth(after) >= view.fontMetrics().horizontalAdvance(waiting)
+
+
+def test_the_status_filter_speaks_the_clerks_words_and_finds_what_it_names(
+    panel: tuple[HistoryPanel, list[str]], arun: Callable[..., Any]
+) -> None:
+    history, _ = panel
+    store = history._service.store
+    clock = Clock()
+    clock.now = utc_now()
+    pre = ChargeStatus.PRE_AUTHORIZED
+    arun(sell_qr(store, clock, "pix-waiting", PIX, [(pre, TransactionStatus.PENDING)]))
+    arun(
+        sell_qr(
+            store,
+            clock,
+            "wallet-paid",
+            WALLET,
+            [(ChargeStatus.AUTHORIZED, TransactionStatus.CAPTURED)],
+        )
+    )
+    history.apply_search()
+    box = history.status_filter
+    choices = [box.itemText(i) for i in range(box.count())]
+    assert choices[0] == "Todas as situações"
+    for words in ("Aguardando pagamento", "Paga", "Expirada", "Não cobrada", "Pré-autorizada"):
+        assert words in choices, choices
+    assert len(set(choices)) == len(choices), choices
+
+    def choose(words: str) -> list[str]:
+        box.setCurrentIndex(choices.index(words))
+        return listed(history)
+
+    # Each row is found under the words it is shown with, and only there.
+    assert choose("Aguardando pagamento") == ["pix-waiting"]
+    assert choose("Paga") == ["wallet-paid", "real-2", "real-1"]
+    assert choose("Pré-autorizada") == []
+    assert choose("Autorizada") == []
+    status = ChargeHistoryModel.COLUMNS.index("status")
+    model = history.model
+    for words in choices[1:]:
+        for row in range(len(choose(words))):
+            assert model.data(model.index(row, status)) == words
+    history.clear_search()
+    assert box.currentIndex() == 0
+    assert listed(history) == ["wallet-paid", "pix-waiting", "real-2", "real-1"]
+
+
+def test_every_shown_status_has_its_words(translations: Translations) -> None:
+    # The history's rows and its filter use one text per category; none is shown as a code.
+    for language in ("en", "pt_BR"):
+        # English is the source text; then the shop's language.
+        assert language == "en" or translations.install(PT_BR)
+        texts = [shown_status_text(shown) for shown in ShownStatus]
+        assert len(set(texts)) == len(texts), texts
+        for shown, text in zip(ShownStatus, texts, strict=True):
+            assert text and text != shown.value and text != "—", (shown, text)
+    assert shown_status_text(ShownStatus.AWAITING_PAYMENT) == "Aguardando pagamento"
+    assert shown_status_text(ShownStatus.NOT_CHARGED) == "Não cobrada"
+    assert shown_status_text(None) == "—"
+    # A status the service has not published is shown (and found) as it came.
+    assert shown_status_text(ShownStatus("SETTLED")) == "SETTLED"

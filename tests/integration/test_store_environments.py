@@ -16,11 +16,17 @@ import pytest
 import pytest_asyncio
 
 from checkout_desktop.charges.ledger import Ledger
-from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, TransactionStatus
+from checkout_desktop.domain.enums import (
+    ChargeStatus,
+    PaymentType,
+    ThreeDsStatus,
+    TransactionStatus,
+)
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.records import CardSummary, Page
+from checkout_desktop.domain.records import PIX, WALLET, CardSummary, Page, QrSummary
 from checkout_desktop.domain.search import ChargeQuery, name_key
+from checkout_desktop.domain.shown_status import ShownStatus, shown_status
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, ThreeDsUpdate, TransactionInfo
 from checkout_desktop.store.ports import Store
@@ -40,8 +46,8 @@ class Clock:
         return self.now
 
 
-async def _open(request: pytest.FixtureRequest, clock: Clock) -> Store:
-    if request.param == "sqlite":
+async def _open(request: pytest.FixtureRequest, clock: Clock, kind: str | None = None) -> Store:
+    if (kind or request.param) == "sqlite":
         from checkout_desktop.store.sqlite.store import SqliteStore
 
         return SqliteStore.open(request.getfixturevalue("tmp_path") / "s.sqlite3", clock=clock)
@@ -352,6 +358,12 @@ async def test_each_sqlite_search_starts_from_an_index(tmp_path: Path) -> None:
         )
         for shown in (by_card, await plan(ChargeQuery(profile="production", customer="maria"))):
             assert "SCAN c" not in shown, shown
+        # A status as the history shows it: its charges newest first from its own index, in one
+        # environment or across them.
+        by_status = await plan(ChargeQuery(profile="production", status=ShownStatus.PAID))
+        assert "charge_profile_shown" in by_status and "TEMP B-TREE" not in by_status, by_status
+        everywhere = await plan(ChargeQuery(status=ShownStatus.AWAITING_PAYMENT))
+        assert "charge_shown" in everywhere and "TEMP B-TREE" not in everywhere, everywhere
     finally:
         await store.close()
 
@@ -426,3 +438,232 @@ async def test_a_sale_3ds_ended_uncharged_is_found_with_its_attempt(
     other = ChargeQuery(profile="production", amount=1000)
     assert ids(await store.charges.search_charges(other)) == ["paid-1"]
     assert await store.charges.matching_charge(other, "tds-1") is None
+
+
+async def sell_qr(
+    store: Store,
+    clock: Clock,
+    mcid: str,
+    kind: str,
+    steps: list[tuple[ChargeStatus, TransactionStatus]],
+) -> None:
+    """A QR sale whose charge the service then tells of as `steps` say, one input each."""
+    async with store.unit_of_work() as uow:
+        await uow.charges.record_attempt(
+            merchant_charge_id=mcid,
+            sale_id=f"sale-{mcid}",
+            profile="production",
+            amount=2590,
+            tenders=[QrSummary(kind, 600 if kind == PIX else None)],
+        )
+    payment = PaymentType.PIX if kind == PIX else PaymentType.WALLET
+    for n, (status, txn_status) in enumerate(steps):
+        await merge(
+            store,
+            clock,
+            ChargeUpdate(
+                merchant_charge_id=mcid,
+                charge_id=f"svc-{mcid}",
+                status=status,
+                amount=2590,
+                refunded_amount=0,
+                transactions=[
+                    TransactionInfo(
+                        transactionId=f"t-{mcid}",
+                        paymentType=payment,
+                        transactionStatus=txn_status,
+                        amount=2590,
+                    )
+                ],
+                occurred_at=T0 + timedelta(minutes=n),
+            ),
+            source="reply" if n == 0 else "webhook",
+        )
+
+
+async def never_charged(store: Store, clock: Clock, mcid: str, *, reject_first: bool) -> None:
+    """A sale 3DS ended uncharged: a row holding only the 3DS result; its attempt rejected
+    before that row is written or after."""
+
+    async def reject() -> None:
+        async with store.unit_of_work() as uow:
+            await uow.charges.set_attempt_state(
+                mcid,
+                AttemptState.REJECTED,
+                source="system",
+                reason=Reason.of(ReasonCode.TDS_REFUSED, status="REJECTED", why="rejected"),
+            )
+
+    async with store.unit_of_work() as uow:
+        await uow.charges.record_attempt(
+            merchant_charge_id=mcid,
+            sale_id=f"sale-{mcid}",
+            profile="production",
+            amount=1990,
+            tenders=[CardSummary("VISA", "1629")],
+        )
+    if reject_first:
+        await reject()
+    async with store.unit_of_work() as uow:
+        await Ledger(clock=clock).apply_update(
+            uow.charges,
+            ThreeDsUpdate(
+                merchant_charge_id=mcid,
+                charge_id=f"3ds-{mcid}",
+                status=ThreeDsStatus.REJECTED,
+                pares_status="N",
+                eci=None,
+                occurred_at=None,
+                received_at=T0,
+            ),
+            source="webhook",
+            source_ref=None,
+        )
+    if not reject_first:
+        await reject()
+
+
+@pytest.mark.asyncio
+async def test_the_status_filter_finds_the_charges_shown_with_its_words(
+    backend: tuple[Store, Clock],
+) -> None:
+    # A QR's charge says PRE_AUTHORIZED while it awaits payment, a paid wallet's AUTHORIZED,
+    # an expired QR's whatever it said last: the history shows "Awaiting payment", "Paid",
+    # "Expired", and the filter with those words finds exactly those rows.
+    store, clock = backend
+    pre, paid = ChargeStatus.PRE_AUTHORIZED, ChargeStatus.PAID
+    await sell(store, clock, "card-paid")
+    await sell(store, clock, "card-denied", status=ChargeStatus.DENIED)
+    await sell_qr(store, clock, "pix-waiting", PIX, [(pre, TransactionStatus.PENDING)])
+    await sell_qr(
+        store,
+        clock,
+        "wallet-paid",
+        WALLET,
+        [(pre, TransactionStatus.PENDING), (ChargeStatus.AUTHORIZED, TransactionStatus.CAPTURED)],
+    )
+    await sell_qr(
+        store,
+        clock,
+        "pix-paid",
+        PIX,
+        [(pre, TransactionStatus.PENDING), (paid, TransactionStatus.PAID)],
+    )
+    await sell_qr(
+        store,
+        clock,
+        "pix-expired",
+        PIX,
+        [(pre, TransactionStatus.PENDING), (pre, TransactionStatus.EXPIRED)],
+    )
+    await never_charged(store, clock, "tds-before", reject_first=True)
+    await never_charged(store, clock, "tds-after", reject_first=False)
+    search = store.charges.search_charges
+
+    async def find(status: ShownStatus | None) -> set[str]:
+        return set(ids(await search(ChargeQuery(profile="production", status=status))))
+
+    assert await find(ShownStatus.AWAITING_PAYMENT) == {"pix-waiting"}
+    assert await find(ShownStatus.PAID) == {"card-paid", "wallet-paid", "pix-paid"}
+    assert await find(ShownStatus.EXPIRED) == {"pix-expired"}
+    assert await find(ShownStatus.NOT_CHARGED) == {"tds-before", "tds-after"}
+    assert await find(ShownStatus.DENIED) == {"card-denied"}
+    assert await find(ShownStatus.PRE_AUTHORIZED) == set()
+    assert await find(ShownStatus.AUTHORIZED) == set()
+    assert len(await find(None)) == 8
+    # Every environment's charges, and a charge kept up to date in the history.
+    everywhere = ChargeQuery(status=ShownStatus.AWAITING_PAYMENT)
+    assert ids(await search(everywhere)) == ["pix-waiting"]
+    assert await store.charges.matching_charge(everywhere, "pix-waiting") is not None
+    assert await store.charges.matching_charge(everywhere, "pix-paid") is None
+    # Each row found is one the history shows so.
+    for status in ShownStatus:
+        for record in (await search(ChargeQuery(status=status))).items:
+            assert shown_status(record.state, record.attempt_state) == status, record
+    # The QR awaiting payment is paid: it moves from one choice to the other.
+    await merge(
+        store,
+        clock,
+        ChargeUpdate(
+            merchant_charge_id="pix-waiting",
+            charge_id="svc-pix-waiting",
+            status=paid,
+            amount=2590,
+            refunded_amount=0,
+            transactions=[
+                TransactionInfo(
+                    transactionId="t-pix-waiting",
+                    paymentType=PaymentType.PIX,
+                    transactionStatus=TransactionStatus.PAID,
+                    amount=2590,
+                )
+            ],
+            occurred_at=T0 + timedelta(hours=1),
+        ),
+        source="webhook",
+    )
+    assert await find(ShownStatus.AWAITING_PAYMENT) == set()
+    assert "pix-waiting" in await find(ShownStatus.PAID)
+
+
+def _before_shown_status(request: pytest.FixtureRequest, kind: str) -> None:
+    """Take the store back to schema 10: charges without the status the history shows."""
+    undo = (
+        "DROP INDEX charge_shown",
+        "DROP INDEX charge_profile_shown",
+        "ALTER TABLE charge DROP COLUMN shown_status",
+    )
+    if kind == "sqlite":
+        import sqlite3
+
+        raw = sqlite3.connect(request.getfixturevalue("tmp_path") / "s.sqlite3")
+        for statement in undo:
+            raw.execute(statement)
+        raw.execute("PRAGMA user_version = 10")
+        raw.commit()
+        raw.close()
+        return
+    import psycopg
+
+    with psycopg.connect(request.getfixturevalue("pg_url"), autocommit=True) as conn:
+        for statement in undo:
+            conn.execute(statement.encode())
+        conn.execute("UPDATE checkout_schema SET version = 10")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+async def test_the_upgrade_gives_every_stored_charge_the_status_the_history_shows(
+    request: pytest.FixtureRequest, store_kind: str
+) -> None:
+    clock = Clock()
+    store = await _open(request, clock, store_kind)
+    try:
+        await sell(store, clock, "card-paid")
+        await sell_qr(
+            store,
+            clock,
+            "wallet-paid",
+            WALLET,
+            [(ChargeStatus.AUTHORIZED, TransactionStatus.CAPTURED)],
+        )
+        await sell_qr(
+            store, clock, "pix-waiting", PIX, [(ChargeStatus.PENDING, TransactionStatus.PENDING)]
+        )
+        await never_charged(store, clock, "tds", reject_first=False)
+    finally:
+        await store.close()
+    _before_shown_status(request, store_kind)
+    store = await _open(request, clock, store_kind)
+    try:
+        search = store.charges.search_charges
+
+        async def find(status: ShownStatus) -> list[str]:
+            return ids(await search(ChargeQuery(profile="production", status=status)))
+
+        assert await find(ShownStatus.PAID) == ["wallet-paid", "card-paid"]
+        assert await find(ShownStatus.AWAITING_PAYMENT) == ["pix-waiting"]
+        assert await find(ShownStatus.NOT_CHARGED) == ["tds"]
+        assert await find(ShownStatus.AUTHORIZED) == []
+    finally:
+        await store.close()

@@ -312,7 +312,10 @@ def migrate(conn: psycopg.Connection[Any], address: StoreAddress) -> int:
             logger.info(
                 "shared store %s: migrating to schema %d (%s)", address, version, description
             )
-            conn.execute(script.encode())
+            if isinstance(script, str):
+                conn.execute(script.encode())
+            else:
+                script(conn)
             conn.execute(
                 "UPDATE checkout_schema SET version = %s, migrated_at = now() WHERE id = 1",
                 (version,),

@@ -11,10 +11,18 @@ PRAGMA user_version), the claim columns that let several counters share the reco
 work (`FOR UPDATE SKIP LOCKED`), and substring search through a trigram index (pg_trgm).
 """
 
-import logging
+from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from checkout_desktop.store.sqlite.schema_charges import stored_shown_status
 from checkout_desktop.store.sqlite.schema_shop import SHOP_SCHEMA
 from checkout_desktop.store.sqlite.three_ds import SCHEMA as THREE_DS
+
+if TYPE_CHECKING:
+    import psycopg
 
 logger = logging.getLogger(__name__)
 
@@ -276,11 +284,49 @@ CREATE TABLE customer (
 CREATE INDEX customer_recent ON customer (last_used_at);
 """
 
-MIGRATIONS: list[tuple[int, str, str]] = [
+_FILL_BATCH = 2000
+
+
+def shown_status_step(conn: psycopg.Connection[Any]) -> None:
+    """Step 11, as in the embedded store (`store/sqlite/schema_charges.py` SHOWN_STATUS): each
+    charge keeps the status the history shows, filled for the rows already stored with the same
+    domain function, in one pass inside the migration's transaction. The rows are read through
+    a server-side cursor, their statuses copied into a temporary table batch by batch, and set
+    by one UPDATE; the charge trigger is held meanwhile (no charge changed for the counters)."""
+    conn.execute("ALTER TABLE charge ADD COLUMN shown_status TEXT")
+    conn.execute(
+        "CREATE TEMPORARY TABLE charge_shown_fill (id BIGINT PRIMARY KEY, shown TEXT NOT NULL) "
+        "ON COMMIT DROP"
+    )
+    with conn.cursor(name="charge_shown_read") as rows, conn.cursor() as write:
+        rows.execute(
+            "SELECT c.id, c.state_json, c.status, a.state FROM charge c "
+            "LEFT JOIN charge_attempt a ON a.merchant_charge_id = c.merchant_charge_id"
+        )
+        while batch := rows.fetchmany(_FILL_BATCH):
+            with write.copy("COPY charge_shown_fill (id, shown) FROM STDIN") as copy:
+                for charge_id, state_json, status, attempt in batch:
+                    shown = stored_shown_status(state_json, status, attempt)
+                    if shown is not None:
+                        copy.write_row((charge_id, shown))
+    conn.execute("ALTER TABLE charge DISABLE TRIGGER charge_notify")
+    conn.execute(
+        "UPDATE charge SET shown_status = f.shown FROM charge_shown_fill f WHERE f.id = charge.id"
+    )
+    conn.execute("ALTER TABLE charge ENABLE TRIGGER charge_notify")
+    conn.execute("CREATE INDEX charge_shown ON charge (shown_status, id)")
+    conn.execute("CREATE INDEX charge_profile_shown ON charge (profile, shown_status, id)")
+
+
+Step = str | Callable[["psycopg.Connection[Any]"], None]
+"""A step's SQL, or what runs it on the migration's connection (a fill the SQL cannot say)."""
+
+MIGRATIONS: list[tuple[int, str, Step]] = [
     (1, "charges, attempts, money operations, timelines, sweeps, the inbox", V1),
     (7, "charges remember their environment and customer; customers", ENVIRONMENTS),
     (9, "3DS flows, each step written before its call", THREE_DS),
     (10, "the shop's shared settings and counter ids", SHOP_SCHEMA),
+    (11, "charges keep the status the history shows", shown_status_step),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]

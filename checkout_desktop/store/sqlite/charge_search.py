@@ -2,7 +2,8 @@
 
 Read-only, keyset-paged by charge id (newest first), so a page costs the same on a store of a
 million charges. Each filter has an index to start from: the environment `charge_profile`
-(profile, id), the amount `charge_profile_amount`, the customer `charge_customer`, the card's
+(profile, id), the status as the history shows it `charge_profile_shown` (`charge_shown` across
+environments), the amount `charge_profile_amount`, the customer `charge_customer`, the card's
 last four digits `charge_transaction_last_four`, dates `charge_created`; a customer's name is
 looked up in the (small) customer table first and then found through its documents. The SQL
 is plain enough for the PostgreSQL store to run as it is, without SQLite's planner hints. The
@@ -105,7 +106,9 @@ def _where(
         clauses.append(f"{p}c.profile = :profile")
         params["profile"] = query.profile
     if query.status is not None:
-        clauses.append(f"{p}c.status = :status")
+        # The status the history shows (a QR awaiting payment, not its charge's
+        # PRE_AUTHORIZED), kept beside each charge.
+        clauses.append(f"{p}c.shown_status = :status")
         params["status"] = str(query.status)
     if query.amount is not None:
         clauses.append(

@@ -40,6 +40,7 @@ from checkout_desktop.domain.records import (
     stored_tender,
 )
 from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
+from checkout_desktop.domain.shown_status import NEVER_CHARGED_ATTEMPTS, shown_status
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
     AttemptState,
@@ -386,6 +387,8 @@ class ChargeRepository(ThreeDsRows):
             },
         )
         changed = new_state != current.state
+        if changed and new_state in NEVER_CHARGED_ATTEMPTS:
+            self._attempt_ended_uncharged(merchant_charge_id, new_state)
         self.add_timeline(
             merchant_charge_id,
             source=source,
@@ -405,6 +408,21 @@ class ChargeRepository(ThreeDsRows):
             queries=current.queries + int(count_query),
             detail=current.detail if detail is None else detail,
             answered=current.answered or answered,
+        )
+
+    def _attempt_ended_uncharged(self, merchant_charge_id: str, state: AttemptState) -> None:
+        """A row already holding only what was heard before a charge (a 3DS result) is now
+        shown as never charged: its attempt ended with no charge at the service."""
+        row = self.conn.execute(
+            "SELECT state_json FROM charge WHERE merchant_charge_id = :m AND status IS NULL",
+            {"m": merchant_charge_id},
+        ).fetchone()
+        if row is None:
+            return
+        shown = shown_status(ChargeState.from_json(json.loads(row["state_json"])), state)
+        self.conn.execute(
+            "UPDATE charge SET shown_status = :shown WHERE merchant_charge_id = :m",
+            {"shown": None if shown is None else str(shown), "m": merchant_charge_id},
         )
 
     def attempt(self, merchant_charge_id: str) -> AttemptRecord | None:
@@ -712,6 +730,7 @@ class ChargeRepository(ThreeDsRows):
             "refunded": state.refunded_amount,
             "tds": None if state.three_ds is None else str(state.three_ds.status),
             "state": json.dumps(state.to_json()),
+            "shown": self._shown_status(merchant_charge_id, state),
             "now": now,
             "webhook": now if source == "webhook" else None,
             "checked": now if source == "reconciliation" else None,
@@ -727,6 +746,19 @@ class ChargeRepository(ThreeDsRows):
             params["changed"] = int(changed)
             self._bound(_UPDATE_CHARGE, params)
         self._write_transactions(merchant_charge_id, state, now)
+
+    def _shown_status(self, merchant_charge_id: str, state: ChargeState) -> str | None:
+        """The status the history shows for the charge as `state` has it. Only a row with no
+        charge status depends on its attempt (a sale that ended uncharged), read then."""
+        attempt = None
+        if state.status is None:
+            row = self.conn.execute(
+                "SELECT state FROM charge_attempt WHERE merchant_charge_id = :m",
+                {"m": merchant_charge_id},
+            ).fetchone()
+            attempt = None if row is None else _attempt_state(row["state"])
+        shown = shown_status(state, attempt)
+        return None if shown is None else str(shown)
 
     def _write_transactions(self, mcid: str, state: ChargeState, now: str) -> None:
         for txn in state.transactions:
@@ -963,9 +995,9 @@ _INSERT_CHARGE = positional(
     "INSERT INTO charge (merchant_charge_id, charge_id, sale_id, status, amount, "
     "refunded_amount, three_ds_status, state_json, created_at, updated_at, "
     "last_webhook_at, last_checked_at, checks, next_check_at, check_reason, "
-    "check_reason_code, check_reason_args, profile, customer_document) VALUES "
+    "check_reason_code, check_reason_args, shown_status, profile, customer_document) VALUES "
     "(:mcid, :cid, :sale, :status, :amount, :refunded, :tds, :state, :now, :now, "
-    ":webhook, :checked, :checks, :next, :why, :why_code, :why_args, "
+    ":webhook, :checked, :checks, :next, :why, :why_code, :why_args, :shown, "
     # The environment that made the charge is the one its attempt was sent to; a
     # charge this terminal never attempted has none.
     "(SELECT profile FROM charge_attempt WHERE merchant_charge_id = :mcid), "
@@ -974,7 +1006,7 @@ _INSERT_CHARGE = positional(
 _UPDATE_CHARGE = positional(
     "UPDATE charge SET charge_id = :cid, sale_id = COALESCE(sale_id, :sale), "
     "status = :status, amount = :amount, refunded_amount = :refunded, "
-    "three_ds_status = :tds, state_json = :state, "
+    "three_ds_status = :tds, state_json = :state, shown_status = :shown, "
     "updated_at = CASE WHEN :changed THEN :now ELSE updated_at END, "
     "last_webhook_at = COALESCE(:webhook, last_webhook_at), "
     "last_checked_at = COALESCE(:checked, last_checked_at), checks = :checks, "
@@ -1013,6 +1045,13 @@ def _required_ts(text: str) -> datetime:
     value = from_ts(text)
     assert value is not None
     return value
+
+
+def _attempt_state(text: str) -> AttemptState | None:
+    try:
+        return AttemptState(text)
+    except ValueError:
+        return None  # written by a newer checkout-desktop
 
 
 def _attempt(row: sqlite3.Row) -> AttemptRecord:

@@ -38,6 +38,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (7, "charges remember their environment and customer; customers", schema_charges.ENVIRONMENTS),
     (9, "3DS flows, each step written before its call", three_ds_schema.SCHEMA),
     (10, "the shop's shared settings and counter ids", schema_shop.SHOP_SCHEMA),
+    (11, "charges keep the status the history shows", schema_charges.SHOWN_STATUS),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -233,6 +234,13 @@ def migrate(conn: sqlite3.Connection, path: Path) -> int:
     pending = [step for step in MIGRATIONS if step[0] > current]
     if not pending and _application_id(conn) == APPLICATION_ID:
         return current
+    # A step may compute what it fills with the domain's own rules (one pass, in SQL).
+    conn.create_function(
+        schema_charges.SHOWN_STATUS_FUNCTION,
+        3,
+        schema_charges.stored_shown_status,
+        deterministic=True,
+    )
     conn.execute("BEGIN IMMEDIATE")
     try:
         for version, description, script in pending:

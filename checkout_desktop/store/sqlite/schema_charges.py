@@ -4,7 +4,11 @@ No table here ever holds card data: an attempt keeps each card's brand and last 
 only, and replies (which the service masks) are masked again before they are stored.
 """
 
+import json
 import logging
+
+from checkout_desktop.domain.shown_status import shown_status
+from checkout_desktop.domain.state import AttemptState, ChargeState
 
 logger = logging.getLogger(__name__)
 
@@ -176,3 +180,39 @@ CREATE TABLE customer (
 );
 CREATE INDEX customer_recent ON customer (last_used_at);
 """
+
+# The status each charge is shown with in the history (`domain/shown_status.py`), kept beside
+# it so the history's status filter finds exactly the rows shown with the words the clerk
+# chose (a QR's charge says PRE_AUTHORIZED while the history shows it awaiting payment). The
+# repository writes it with every charge; here the rows already stored get theirs in one
+# pass, through the same domain function (`SHOWN_STATUS_FUNCTION`, which `db.migrate`
+# registers on the connection). Indexed like `charge_profile`/`charge_status`, so that a
+# search by status walks its charges newest first from an index.
+SHOWN_STATUS_FUNCTION = "checkout_shown_status"
+SHOWN_STATUS = """
+ALTER TABLE charge ADD COLUMN shown_status TEXT;
+UPDATE charge SET shown_status = checkout_shown_status(state_json, status,
+    (SELECT a.state FROM charge_attempt a
+     WHERE a.merchant_charge_id = charge.merchant_charge_id));
+CREATE INDEX charge_shown ON charge (shown_status, id);
+CREATE INDEX charge_profile_shown ON charge (profile, shown_status, id);
+"""
+
+
+def stored_shown_status(
+    state_json: str | None, status: str | None, attempt_state: str | None
+) -> str | None:
+    """The shown status of a stored charge row (its state, its status column and its attempt's
+    state as stored). A row whose state cannot be read keeps its own status: the upgrade of a
+    store never stops on one odd row."""
+    try:
+        state = ChargeState.from_json(json.loads(state_json or ""))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        logger.warning("a charge's stored state could not be read; it is shown by its status")
+        return status
+    try:
+        attempt = None if attempt_state is None else AttemptState(attempt_state)
+    except ValueError:
+        attempt = None  # written by a newer checkout-desktop
+    shown = shown_status(state, attempt)
+    return None if shown is None else str(shown)
