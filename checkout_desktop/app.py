@@ -62,10 +62,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    from checkout_desktop.ui.feature_scan import make_feature_scan_cheap
-
-    # Before the window's modules and its core are imported after Qt (see feature_scan.py).
-    make_feature_scan_cheap()
+    # Nothing here imports Qt before the built-in sandbox is launched: importing PySide6 takes
+    # ~65 ms of this core, time in which the sandbox starts on the other.
     from checkout_desktop.logsetup import setup_logging
     from checkout_desktop.paths import app_paths
     from checkout_desktop.sandbox.link import launch_sandbox, wants_builtin_sandbox
@@ -88,6 +86,10 @@ def _run_command(args: argparse.Namespace) -> int:
     if not args.self_test and wants_builtin_sandbox(paths, args.profile):
         early = launch_sandbox(paths)
     try:
+        from checkout_desktop.ui.feature_scan import make_feature_scan_cheap
+
+        # Before the window's modules and its core are imported after Qt (see feature_scan.py).
+        make_feature_scan_cheap()
         return _run(args, paths, early, instance)
     except BaseException:
         if early is not None:

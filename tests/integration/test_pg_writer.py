@@ -157,12 +157,6 @@ async def test_a_merge_failing_mid_batch_undoes_only_its_own_writes(
         await batches.close()
 
 
-pytest_mark_errors = pytest.mark.expected_errors(r"the charge state machine failed")
-test_a_failing_merge_keeps_the_delivery = pytest_mark_errors(
-    test_a_failing_merge_keeps_the_delivery
-)
-
-
 def test_every_acknowledged_delivery_survives_a_sigkill_mid_burst(
     address: StoreAddress, pg_url: str
 ) -> None:
