@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.event_status import StatusMatch
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
@@ -117,6 +118,10 @@ class EventFilter:
     exclude_types: tuple[str, ...] = ()
     """Types left out (the inbox's own health self-tests, unless asked for)."""
     statuses: tuple[str, ...] = ()
+    """Stored statuses, as the service sent them."""
+    shown: tuple[StatusMatch, ...] = ()
+    """A status as the list shows it (`domain/event_status.py` EVENT_STATUS_CHOICES): a QR
+    charge's notifications in the QR's words, a card's in its own."""
     verdicts: tuple[Verdict, ...] = ()
     charge: str | None = None
     text: str | None = None

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.domain.deliveries import EventFilter, StoredEvent
-from checkout_desktop.domain.enums import ChargeStatus, Verdict, WebhookBodyType, WebhookEventType
+from checkout_desktop.domain.enums import Verdict, WebhookBodyType, WebhookEventType
+from checkout_desktop.domain.event_status import EVENT_STATUS_CHOICES, OTHER, Tender
 from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
 from checkout_desktop.ui.formatting import format_instant_precise
@@ -34,6 +35,7 @@ from checkout_desktop.ui.labels import (
     verdict_label,
 )
 from checkout_desktop.ui.loop import read
+from checkout_desktop.ui.qr_texts import qr_event_status_text
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.text_table import PaintedTextTable
 
@@ -45,14 +47,15 @@ logger = logging.getLogger(__name__)
 SEARCH_DEBOUNCE_MS = 300
 """A search runs once typing pauses, not on every key (a rare-match search scans the store)."""
 
-_STATUSES = (
-    *(s.value for s in ChargeStatus),
-    "CAPTURED",
-    "PARTIALLY_REFUNDED",
-    "Approved",
-    "Challenged",
-    "Rejected",
-)
+
+def event_status_choice_text(key: str) -> str:
+    """A choice of the status filter in the words the list shows its rows with (its first
+    match's: a QR's in the QR's words)."""
+    match = EVENT_STATUS_CHOICES[key][0]
+    if match.tender == Tender.QR:
+        txn = None if match.qr_transaction in (None, OTHER) else match.qr_transaction
+        return qr_event_status_text(match.status, txn)
+    return status_label(match.status)
 
 
 class EventDetail(QWidget):
@@ -186,8 +189,10 @@ class EventsPanel(QWidget):
         self.status_filter = QComboBox(self)
         self.status_filter.setObjectName("statusFilter")
         self.status_filter.addItem(self.tr("Any status"), None)
-        for status in _STATUSES:
-            self.status_filter.addItem(status_label(status), status)
+        # The words the list shows (a QR's notification in the QR's words), each finding
+        # exactly the rows shown with it.
+        for key in EVENT_STATUS_CHOICES:
+            self.status_filter.addItem(event_status_choice_text(key), key)
         self.verdict_filter = QComboBox(self)
         self.verdict_filter.setObjectName("verdictFilter")
         self.verdict_filter.addItem(self.tr("Any delivery"), None)
@@ -273,7 +278,7 @@ class EventsPanel(QWidget):
         return EventFilter(
             types=tuple(types),
             exclude_types=self_tests if hide else (),
-            statuses=(status,) if status else (),
+            shown=EVENT_STATUS_CHOICES.get(status, ()) if status else (),
             verdicts=(Verdict(verdict),) if verdict else (),
             charge=self.charge_filter.text().strip() or None,
             text=self.search.text().strip() or None,

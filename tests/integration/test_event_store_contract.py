@@ -33,6 +33,8 @@ class Backend:
     transaction: Callable[[], contextlib.AbstractContextManager[Any]]
     integrity_error: type[Exception]
     query: Callable[[str], list[tuple[Any, ...]]]
+    run: Callable[[str], None]
+    """Runs one statement that returns no rows (outside a transaction: it commits)."""
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
@@ -46,6 +48,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
                 lambda: db.transaction(conn),
                 sqlite3.IntegrityError,
                 lambda sql: [tuple(r) for r in conn.execute(sql).fetchall()],
+                lambda sql: conn.execute(sql).close(),
             )
         finally:
             conn.close()
@@ -59,6 +62,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
             pg.transaction,
             psycopg.IntegrityError,
             lambda sql: [tuple(r) for r in pg.execute(sql).fetchall()],
+            lambda sql: pg.execute(sql.encode()).close(),
         )
     finally:
         pg.close()

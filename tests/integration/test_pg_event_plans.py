@@ -10,6 +10,7 @@ import pytest
 
 from checkout_desktop.domain.deliveries import EventFilter
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.event_status import EVENT_STATUS_CHOICES, status_walks
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.events import PgEventRepository, pg_params
@@ -81,6 +82,20 @@ def test_each_filter_walks_an_index(
     plan = _plan(filled, where)
     assert expected in plan, plan
     assert "Seq Scan" not in plan, plan
+
+
+@pytest.mark.parametrize("choice", list(EVENT_STATUS_CHOICES))
+def test_each_status_choice_walks_an_index_in_id_order(
+    filled: psycopg.Connection[Any], choice: str
+) -> None:
+    # Each stored status the choice looks at is its own keyset walk: down the status index
+    # (a rare status) or the primary key (a common one), never a scan or a sort of its rows.
+    for walk in status_walks(EventFilter(shown=EVENT_STATUS_CHOICES[choice])):
+        assert walk is not None
+        plan = _plan(filled, walk)
+        assert "Scan Backward using webhook_event_" in plan, plan
+        assert "Seq Scan on webhook_event" not in plan, plan
+        assert "Sort" not in plan, plan
 
 
 def test_a_text_search_can_use_the_trigram_index(filled: psycopg.Connection[Any]) -> None:

@@ -26,6 +26,7 @@ from checkout_desktop.domain.deliveries import (
     StoredEvent,
 )
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.event_status import status_walks
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.store.sqlite.events import (
     FULL_COLUMNS,
@@ -276,6 +277,21 @@ class PgEventRepository:
     ) -> EventPage:
         """One page of summaries, newest first, strictly older than `before` when given."""
         limit = _check_limit(limit)
+        walks = status_walks(where)
+        rows = self._walk(walks[0], before=before, floor=floor, want=limit + 1)
+        if len(walks) > 1:
+            # Each stored status walked down its own index, the pages merged newest first.
+            for walk in walks[1:]:
+                rows += self._walk(walk, before=before, floor=floor, want=limit + 1)
+            rows = sorted(rows, key=lambda row: -row.id)[: limit + 1]
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return EventPage(rows=rows, next_before=rows[-1].id if more and rows else None)
+
+    def _walk(
+        self, where: EventFilter | None, *, before: int | None, floor: int | None, want: int
+    ) -> list[EventSummary]:
+        """Up to `want` matching rows in [floor, before), newest first (a keyset walk)."""
         clauses, params = self.sql_filter(where)
         if before is not None:
             clauses.append("id < :before")
@@ -283,8 +299,8 @@ class PgEventRepository:
         if floor is not None:
             clauses.append("id >= :floor")
             params["floor"] = floor
-        params["limit"] = limit + 1
-        rows = [
+        params["limit"] = want
+        return [
             _summary(r)
             for r in self._rows(
                 f"SELECT {SUMMARY_COLUMNS} FROM webhook_event"  # noqa: S608 - from constants
@@ -293,9 +309,6 @@ class PgEventRepository:
                 params,
             )
         ]
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return EventPage(rows=rows, next_before=rows[-1].id if more and rows else None)
 
     def newer(
         self, where: EventFilter | None = None, *, after: int, limit: int = 100

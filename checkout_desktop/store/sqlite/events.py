@@ -20,6 +20,13 @@ from checkout_desktop.domain.deliveries import (
     StoredEvent,
 )
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.event_status import (
+    OTHER,
+    QR_ENDED,
+    StatusMatch,
+    Tender,
+    status_walks,
+)
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.store.errors import StoreUnavailable
 from checkout_desktop.store.sqlite import db
@@ -74,6 +81,8 @@ def filter_clauses(chosen: EventFilter) -> tuple[list[str], dict[str, Any]]:
         )
     if chosen.statuses:
         clauses.append(f"status IN ({_bind(params, 'status', chosen.statuses)})")
+    if chosen.shown:
+        clauses.append(_shown_clause(chosen.shown, params))
     if chosen.verdicts:
         values = [Verdict(v).value for v in chosen.verdicts]
         clauses.append(f"verdict IN ({_bind(params, 'verdict', values)})")
@@ -102,10 +111,59 @@ def filter_clauses(chosen: EventFilter) -> tuple[list[str], dict[str, Any]]:
     return clauses, params
 
 
+# Whether a delivery's charge is a QR charge, and its QR transaction's status: the same lookups
+# as the list's words (`_QR_COLUMNS`), by the transaction table's primary key, per row walked.
+_QR_EXISTS = (
+    "EXISTS (SELECT 1 FROM charge_transaction AS t "
+    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
+    "AND t.payment_type IN ('WALLET', 'PIX'))"
+)
+_QR_TRANSACTION = (
+    "(SELECT t.status FROM charge_transaction AS t "
+    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
+    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1)"
+)
+
+
+def _match_condition(match: StatusMatch, params: dict[str, Any]) -> str | None:
+    """What a row of the match's stored status must also hold; None: nothing more."""
+    if match.qr_transaction == OTHER:
+        ended = _bind(params, "qr_ended", QR_ENDED)
+        return f"({_QR_EXISTS} AND COALESCE({_QR_TRANSACTION}, '') NOT IN ({ended}))"
+    if match.qr_transaction is not None:
+        return f"{_QR_TRANSACTION} = {_bind(params, 'qr_txn', [match.qr_transaction])}"
+    if match.tender == Tender.QR:
+        return _QR_EXISTS
+    if match.tender == Tender.CARD:
+        return f"NOT {_QR_EXISTS}"
+    return None
+
+
+def _shown_clause(matches: Sequence[StatusMatch], params: dict[str, Any]) -> str:
+    """Rows shown with a status filter's words: for each stored status, the rows of it whose
+    charge's tender (and QR transaction) make the list show them so. One stored status is one
+    walk down `webhook_event_status` (the page walks each on its own: `status_walks`)."""
+    by_status: dict[str, list[StatusMatch]] = {}
+    for match in matches:
+        by_status.setdefault(match.status, []).append(match)
+    parts = []
+    for status, group in by_status.items():
+        name = _bind(params, "shown", [status])
+        conditions = [_match_condition(match, params) for match in group]
+        if any(condition is None for condition in conditions):
+            parts.append(f"status = {name}")
+        else:
+            parts.append(f"(status = {name} AND ({' OR '.join(map(str, conditions))}))")
+    return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+
+
 def _bind(params: dict[str, Any], prefix: str, values: Sequence[str]) -> str:
     names = []
-    for i, value in enumerate(values):
-        key = f"{prefix}{i}"
+    n = 0
+    for value in values:
+        # A prefix may be bound more than once in one filter (a status choice's parts).
+        while (key := f"{prefix}{n}") in params:
+            n += 1
         params[key] = str(value)
         names.append(f":{key}")
     return ", ".join(names)
@@ -377,15 +435,26 @@ class EventRepository:
         text search, can then be run window by window without stalling its caller.
         """
         limit = _check_limit(limit)
-        clauses, params = self.sql_filter(where)
-        text = where.text if where is not None else None
-        if text and len(text) >= SEARCH_MIN_CHARS and self.has_search_index():
-            rows = self._search(text, clauses, params, before=before, floor=floor, want=limit + 1)
-        else:
-            rows = self._newest(clauses, params, before=before, floor=floor, want=limit + 1)
+        walks = status_walks(where)
+        rows = self._walk(walks[0], before=before, floor=floor, want=limit + 1)
+        if len(walks) > 1:
+            # Each stored status walked down its own index, the pages merged newest first.
+            for walk in walks[1:]:
+                rows += self._walk(walk, before=before, floor=floor, want=limit + 1)
+            rows = sorted(rows, key=lambda row: -row.id)[: limit + 1]
         more = len(rows) > limit
         rows = rows[:limit]
         return EventPage(rows=rows, next_before=rows[-1].id if more and rows else None)
+
+    def _walk(
+        self, where: EventFilter | None, *, before: int | None, floor: int | None, want: int
+    ) -> list[EventSummary]:
+        """Up to `want` matching rows in [floor, before), newest first."""
+        clauses, params = self.sql_filter(where)
+        text = where.text if where is not None else None
+        if text and len(text) >= SEARCH_MIN_CHARS and self.has_search_index():
+            return self._search(text, clauses, params, before=before, floor=floor, want=want)
+        return self._newest(clauses, params, before=before, floor=floor, want=want)
 
     def _newest(
         self,
