@@ -37,6 +37,7 @@ from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.domain.deliveries import EventFilter
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.event_status import EVENT_STATUS_CHOICES
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.store.sqlite.store import SqliteEvents
@@ -217,7 +218,9 @@ def main() -> int:
     ).fetchone()[0]
     filters: list[tuple[str, EventFilter]] = [
         ("filter by charge id", EventFilter(charge=sample_charge)),
-        ("filter by status (DENIED)", EventFilter(statuses=("DENIED",))),
+        # As the list's status filter asks: a card's or a QR's rows shown with the chosen words.
+        ("filter by status (Denied)", EventFilter(shown=EVENT_STATUS_CHOICES["DENIED"])),
+        ("filter by status (Paid, 3 walks)", EventFilter(shown=EVENT_STATUS_CHOICES["PAID"])),
         ("filter by delivery (quarantined)", EventFilter(verdicts=(Verdict.QUARANTINED,))),
         ("search, common text (PAID)", EventFilter(text="PAID")),
         ("search, rare text (one charge id)", EventFilter(text=sample_charge)),
