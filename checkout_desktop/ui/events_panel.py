@@ -204,7 +204,16 @@ class EventsPanel(QWidget):
         self.charge_filter.setClearButtonEnabled(True)
         self.search = QLineEdit(self)
         self.search.setObjectName("eventSearch")
-        self.search.setPlaceholderText(self.tr("Search ids, status, reason, body…"))
+        # The search reads the notifications as stored (the service's codes, English reasons),
+        # not the list's words: the placeholder promises only what it finds.
+        self.search.setPlaceholderText(self.tr("Search ids or the notification as received…"))
+        self.search.setToolTip(
+            self.tr(
+                "Finds charge and notification ids, and any text of a notification as it "
+                "arrived, in the service's words (PAID, say). To see one status, choose it "
+                "in the status list."
+            )
+        )
         self.search.setClearButtonEnabled(True)
         self.refresh_button = QPushButton(self.tr("Refresh"), self)
         self.refresh_button.setToolTip(

@@ -991,8 +991,12 @@
         <translation>Id da cobrança</translation>
     </message>
     <message>
-        <source>Search ids, status, reason, body…</source>
-        <translation>Buscar ids, situação, motivo, corpo…</translation>
+        <source>Search ids or the notification as received…</source>
+        <translation>Buscar ids ou a notificação como chegou…</translation>
+    </message>
+    <message>
+        <source>Finds charge and notification ids, and any text of a notification as it arrived, in the service&apos;s words (PAID, say). To see one status, choose it in the status list.</source>
+        <translation>Encontra ids de cobrança e de notificação, e qualquer texto de uma notificação como chegou, nas palavras do serviço (PAID, por exemplo). Para ver uma situação, escolha-a na lista de situações.</translation>
     </message>
     <message>
         <source>Refresh</source>
