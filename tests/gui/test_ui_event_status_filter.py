@@ -108,6 +108,10 @@ def test_each_status_choice_finds_exactly_the_rows_shown_with_its_words(
                 break
             before = page.next_before
         assert paged == expected, key
+        # The live list's fetch of what arrived after a row picks the same rows, oldest first.
+        middle = rows[len(rows) // 2].id
+        arrived = [row.id for row in backend.repo.newer(where, after=middle, limit=1000)]
+        assert arrived == sorted(i for i in expected if i > middle), key
     # What a QR's notification reads is found under those words, and not under the card's.
     awaiting = EventFilter(shown=EVENT_STATUS_CHOICES["AWAITING_PAYMENT"])
     assert {r.merchant_charge_id for r in backend.repo.page(awaiting).rows} == {
