@@ -24,7 +24,7 @@ from checkout_desktop.domain.deliveries import MAX_PAGE, EventFilter, EventPage,
 from checkout_desktop.ui.formatting import format_instant
 from checkout_desktop.ui.labels import event_type_label, status_label, verdict_label
 from checkout_desktop.ui.loop import read
-from checkout_desktop.ui.qr_texts import qr_event_status_text
+from checkout_desktop.ui.qr_texts import qr_event_status_text, qr_status_text
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
@@ -431,7 +431,8 @@ class EventListModel(ReadOnlyTableModel):
             return self._texts_of(event)[column]
         if role == _TOOLTIP:
             if column == _REASON_COLUMN and event.reason:
-                return reason_text(event.reason_data, event.reason)
+                words = qr_status_text if event.qr_tender else None
+                return reason_text(event.reason_data, event.reason, status_words=words)
             if column == _CHARGE_COLUMN and event.charge_id:
                 return event.charge_id
             return None
@@ -466,9 +467,11 @@ class EventListModel(ReadOnlyTableModel):
             return event.merchant_charge_id or event.charge_id or "—"
         if name == "verdict":
             return verdict_label(event.verdict.value)
+        # A QR charge's statuses read in the reason as in the status column beside it.
+        words = qr_status_text if event.qr_tender else None
         reason = (
-            reason_text(event.reason_data, event.reason)
+            reason_text(event.reason_data, event.reason, status_words=words)
             if event.reason
-            else reason_text(event.merge_data, event.merge_outcome)
+            else reason_text(event.merge_data, event.merge_outcome, status_words=words)
         )
         return reason.splitlines()[0] if reason else ""

@@ -35,7 +35,7 @@ from checkout_desktop.ui.labels import (
     verdict_label,
 )
 from checkout_desktop.ui.loop import read
-from checkout_desktop.ui.qr_texts import qr_event_status_text
+from checkout_desktop.ui.qr_texts import qr_event_status_text, qr_status_text
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.text_table import PaintedTextTable
 
@@ -91,8 +91,11 @@ class EventDetail(QWidget):
         self.summary.setText(self.tr("Select an event to see its headers and body."))
         self.text.clear()
 
-    def show_event(self, event: StoredEvent) -> None:
+    def show_event(self, event: StoredEvent, *, qr: bool = False) -> None:
+        """Show a stored delivery; `qr`: its charge is a QR charge (its statuses read as the
+        list's status column says them)."""
         self.shown_id = event.id
+        words = qr_status_text if qr else None
         lines = [
             self.tr("Event #{id} received {at}").format(
                 id=event.id, at=format_instant_precise(event.received_at)
@@ -101,14 +104,16 @@ class EventDetail(QWidget):
         ]
         if event.reason:
             lines.append(
-                self.tr("Why: {reason}").format(reason=reason_text(event.reason_data, event.reason))
+                self.tr("Why: {reason}").format(
+                    reason=reason_text(event.reason_data, event.reason, status_words=words)
+                )
             )
         if event.duplicate_of is not None:
             lines.append(self.tr("First delivery: event #{id}").format(id=event.duplicate_of))
         if event.merge_outcome:
             lines.append(
                 self.tr("Charge update: {outcome}").format(
-                    outcome=reason_text(event.merge_data, event.merge_outcome)
+                    outcome=reason_text(event.merge_data, event.merge_outcome, status_words=words)
                 )
             )
         self.summary.setText("\n".join(lines))
@@ -245,7 +250,13 @@ class EventsPanel(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
-        for column, width in enumerate((150, 200, 130, 230, 100)):
+        # The status column holds the longest of the words it shows ("Aguardando pagamento").
+        metrics = self.table.fontMetrics()
+        widest = max(
+            metrics.horizontalAdvance(self.status_filter.itemText(i))
+            for i in range(1, self.status_filter.count())
+        )
+        for column, width in enumerate((150, 200, max(130, widest + 16), 230, 100)):
             header.resizeSection(column, width)
 
         self.detail = EventDetail(self)
@@ -348,7 +359,8 @@ class EventsPanel(QWidget):
         if stored is None:
             self.detail.clear()
             return
-        self.detail.show_event(stored)
+        summary = self.model.summary(chosen[0].row()) if chosen else None
+        self.detail.show_event(stored, qr=summary is not None and bool(summary.qr_tender))
 
     def _double_clicked(self, index: QModelIndex) -> None:
         summary = self.model.summary(index.row())

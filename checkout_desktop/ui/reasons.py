@@ -10,6 +10,7 @@ shown as it is.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 
 from PySide6.QtCore import QCoreApplication
@@ -809,11 +810,18 @@ templates = TranslatedTable("Reasons", "first status of the charge: {status}", _
 """Every code's template in the UI's language now, built once per language."""
 
 
-def reason_text(reason: Reason | None, stored: str | None = None) -> str:
-    """`reason` in the UI's language; `stored` (the row's text) when there is no reason."""
+StatusWords = Callable[[str | None], str]
+"""How a status reads in a reason (`status_label`, or a QR charge's `qr_status_text`)."""
+
+
+def reason_text(
+    reason: Reason | None, stored: str | None = None, *, status_words: StatusWords | None = None
+) -> str:
+    """`reason` in the UI's language; `stored` (the row's text) when there is no reason.
+    `status_words` says the statuses it names (a QR charge's as the clerk means them)."""
     if reason is None:
         return stored or ""
-    return _render(reason, templates())
+    return _render(reason, templates(), status_words or status_label)
 
 
 def error_text(exc: BaseException) -> str:
@@ -826,9 +834,9 @@ def error_text(exc: BaseException) -> str:
     return str(exc)
 
 
-def _render(reason: Reason, table: dict[ReasonCode, str]) -> str:
+def _render(reason: Reason, table: dict[ReasonCode, str], words: StatusWords) -> str:
     template = table[reason.code]
-    values = {name: _arg(name, value, table) for name, value in reason.args.items()}
+    values = {name: _arg(name, value, table, words) for name, value in reason.args.items()}
     try:
         return template.format(**values)
     except (KeyError, IndexError, ValueError):
@@ -838,15 +846,15 @@ def _render(reason: Reason, table: dict[ReasonCode, str]) -> str:
         return reason.english()
 
 
-def _arg(name: str, value: ArgValue, table: dict[ReasonCode, str]) -> str:
+def _arg(name: str, value: ArgValue, table: dict[ReasonCode, str], words: StatusWords) -> str:
     if isinstance(value, Reason):
-        return _render(value, table)
+        return _render(value, table, words)
     if isinstance(value, tuple):
-        return ", ".join(_render(v, table) for v in value)
+        return ", ".join(_render(v, table, words) for v in value)
     if is_status_arg(name):
         if value is None:
             return QCoreApplication.translate("Reasons", "no status")
-        return status_label(str(value))
+        return words(str(value))
     if is_amount_arg(name) and isinstance(value, int):
         return format_money(value)
     if is_instant_arg(name) and isinstance(value, str):
@@ -859,4 +867,4 @@ def _arg(name: str, value: ArgValue, table: dict[ReasonCode, str]) -> str:
     return str(value)
 
 
-__all__ = ["CONTEXT", "error_text", "reason_text", "templates"]
+__all__ = ["CONTEXT", "StatusWords", "error_text", "reason_text", "templates"]

@@ -225,3 +225,62 @@ def test_in_portuguese_a_waiting_pix_is_awaiting_payment(
         assert shown == ["Encerrada", "Aguardando pagamento"]
     finally:
         translations.remove()
+
+
+REASON_COLUMN = EventListModel.COLUMNS.index("reason")
+
+
+def test_a_qr_notifications_reason_names_statuses_in_the_clerks_words_too(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    # The status column says "Awaiting payment"; the reason beside it must not say the
+    # charge was already "Pre-authorized". A card's notification keeps the card's words.
+    from checkout_desktop.domain.reasons import Reason, ReasonCode
+
+    _charge(
+        conn, "pix-wait", kind=PIX, status=ChargeStatus.PRE_AUTHORIZED,
+        txn_status=TransactionStatus.PRE_AUTHORIZED,
+    )  # fmt: skip
+    _charge(
+        conn, "wallet-paid", kind=WALLET, status=ChargeStatus.AUTHORIZED,
+        txn_status=TransactionStatus.PAID,
+    )  # fmt: skip
+    _charge(
+        conn, "card", kind="card", status=ChargeStatus.PRE_AUTHORIZED,
+        txn_status=TransactionStatus.PRE_AUTHORIZED,
+    )  # fmt: skip
+    outcomes = {
+        "pix-wait": Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PRE_AUTHORIZED"),
+        "wallet-paid": Reason.of(
+            ReasonCode.MERGE_OLDER, status="PRE_AUTHORIZED", current_status="AUTHORIZED"
+        ),
+        "card": Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PRE_AUTHORIZED"),
+    }
+    for n, (mcid, outcome) in enumerate(outcomes.items(), start=1):
+        event_id = _notification(conn, n, mcid, "PRE_AUTHORIZED")
+        with db.transaction(conn):
+            EventRepository(conn).set_merge_outcome(event_id, outcome)
+    model = EventListModel(SqliteStore(conn).events, page_size=50)
+    qtbot.waitUntil(lambda: model.rowCount() == len(outcomes), timeout=2000)
+    reasons = {}
+    for row in range(model.rowCount()):
+        summary = model.summary(row)
+        assert summary is not None
+        reasons[summary.merchant_charge_id] = model.data(model.index(row, REASON_COLUMN))
+    assert reasons == {
+        "pix-wait": "already Awaiting payment; nothing new",
+        "wallet-paid": "Awaiting payment is older than the current Paid",
+        "card": "already Pre-authorized; nothing new",
+    }
+    # The detail beside the list says the same when the row is chosen.
+    from checkout_desktop.ui.events_panel import EventsPanel
+
+    panel = EventsPanel(SqliteStore(conn).events)
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == len(outcomes), timeout=2000)
+    for row in range(panel.model.rowCount()):
+        summary = panel.model.summary(row)
+        assert summary is not None
+        panel.table.selectRow(row)
+        expected = "Charge update: " + reasons[summary.merchant_charge_id]
+        qtbot.waitUntil(lambda e=expected: e in panel.detail.summary.text(), timeout=2000)

@@ -197,3 +197,29 @@ def test_every_choice_reads_as_the_list_shows_its_rows(key: str, qapp: object) -
                 qr_transaction_status=txn if qr else None,
             )
             assert _shown(row) == text, (key, match, tender)
+
+
+def test_the_status_column_holds_every_status_word_in_portuguese(
+    qtbot: QtBot, tmp_path: Path, qapp: object
+) -> None:
+    # "Aguardando pagamento" was cut to "Aguardando paga…" in the list's status column.
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.i18n import Translations
+
+    translations = Translations()
+    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    conn = db.connect(tmp_path / "store.sqlite3")
+    try:
+        panel = EventsPanel(SqliteStore(conn).events)
+        qtbot.addWidget(panel)
+        column = EventListModel.COLUMNS.index("status")
+        room = panel.table.horizontalHeader().sectionSize(column)
+        metrics = panel.table.fontMetrics()
+        words = [event_status_choice_text(key) for key in EVENT_STATUS_CHOICES]
+        assert "Aguardando pagamento" in words
+        # A cell keeps a margin of a few pixels on each side (as the delegate's).
+        assert max(metrics.horizontalAdvance(w) for w in words) + 8 <= room
+    finally:
+        conn.close()
+        translations.remove()
