@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from checkout_desktop.domain.enums import Verdict
-from checkout_desktop.domain.event_status import StatusMatch
+from checkout_desktop.domain.event_status import StatusMatch, status_walks
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
@@ -137,6 +137,25 @@ class EventPage:
     next_before: int | None = None
 
 
+def page_of_walks(
+    where: EventFilter | None,
+    limit: int,
+    walk: Callable[[EventFilter | None, int], list[EventSummary]],
+) -> EventPage:
+    """One page, newest first, from `walk(filter, want)` (up to `want` matching rows, newest
+    first): once per stored status a status choice looks at (`status_walks`), each down its own
+    index, the rows merged by id. Both stores page their event lists through this."""
+    walks = status_walks(where)
+    rows = walk(walks[0], limit + 1)
+    if len(walks) > 1:
+        for each in walks[1:]:
+            rows += walk(each, limit + 1)
+        rows = sorted(rows, key=lambda row: -row.id)[: limit + 1]
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return EventPage(rows=rows, next_before=rows[-1].id if more and rows else None)
+
+
 @dataclass(frozen=True)
 class Delivery:
     """One delivery of an inbox batch: its row, and the update to apply when it is accepted."""
@@ -187,4 +206,5 @@ __all__ = [
     "StoredEvent",
     "Verdict",
     "WriteResult",
+    "page_of_walks",
 ]

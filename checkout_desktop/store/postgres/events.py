@@ -24,9 +24,9 @@ from checkout_desktop.domain.deliveries import (
     EventSummary,
     NewEvent,
     StoredEvent,
+    page_of_walks,
 )
 from checkout_desktop.domain.enums import Verdict
-from checkout_desktop.domain.event_status import status_walks
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.store.sqlite.events import (
     FULL_COLUMNS,
@@ -276,17 +276,11 @@ class PgEventRepository:
         floor: int | None = None,
     ) -> EventPage:
         """One page of summaries, newest first, strictly older than `before` when given."""
-        limit = _check_limit(limit)
-        walks = status_walks(where)
-        rows = self._walk(walks[0], before=before, floor=floor, want=limit + 1)
-        if len(walks) > 1:
-            # Each stored status walked down its own index, the pages merged newest first.
-            for walk in walks[1:]:
-                rows += self._walk(walk, before=before, floor=floor, want=limit + 1)
-            rows = sorted(rows, key=lambda row: -row.id)[: limit + 1]
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return EventPage(rows=rows, next_before=rows[-1].id if more and rows else None)
+        return page_of_walks(
+            where,
+            _check_limit(limit),
+            lambda walk, want: self._walk(walk, before=before, floor=floor, want=want),
+        )
 
     def _walk(
         self, where: EventFilter | None, *, before: int | None, floor: int | None, want: int
