@@ -376,36 +376,9 @@ async def test_a_sale_3ds_ended_uncharged_is_found_with_its_attempt(
     # are its attempt's, and the search brings them along, keeping its keyset paging.
     store, clock = backend
     await sell(store, clock, "paid-1", amount=1000)
-    async with store.unit_of_work() as uow:
-        await uow.charges.record_attempt(
-            merchant_charge_id="tds-1",
-            sale_id="sale-tds-1",
-            profile="production",
-            amount=2590,
-            tenders=[CardSummary("VISA", "1629")],
-            customer_document=MARIA,
-        )
-        await uow.charges.set_attempt_state(
-            "tds-1",
-            AttemptState.REJECTED,
-            source="system",
-            reason=Reason.of(ReasonCode.TDS_REFUSED, status="REJECTED", why="rejected"),
-        )
-    async with store.unit_of_work() as uow:
-        await Ledger(clock=clock).apply_update(
-            uow.charges,
-            ThreeDsUpdate(
-                merchant_charge_id="tds-1",
-                charge_id="3ds-svc-1",
-                status=ThreeDsStatus.REJECTED,
-                pares_status="N",
-                eci=None,
-                occurred_at=None,
-                received_at=T0,
-            ),
-            source="webhook",
-            source_ref=None,
-        )
+    await never_charged(
+        store, clock, "tds-1", reject_first=True, amount=2590, customer_document=MARIA
+    )
     await sell(store, clock, "paid-2", amount=3000)
     query = ChargeQuery(profile="production")
     first = await store.charges.search_charges(query, limit=2)
@@ -481,7 +454,15 @@ async def sell_qr(
         )
 
 
-async def never_charged(store: Store, clock: Clock, mcid: str, *, reject_first: bool) -> None:
+async def never_charged(
+    store: Store,
+    clock: Clock,
+    mcid: str,
+    *,
+    reject_first: bool,
+    amount: int = 1990,
+    customer_document: str | None = None,
+) -> None:
     """A sale 3DS ended uncharged: a row holding only the 3DS result; its attempt rejected
     before that row is written or after."""
 
@@ -499,8 +480,9 @@ async def never_charged(store: Store, clock: Clock, mcid: str, *, reject_first: 
             merchant_charge_id=mcid,
             sale_id=f"sale-{mcid}",
             profile="production",
-            amount=1990,
+            amount=amount,
             tenders=[CardSummary("VISA", "1629")],
+            customer_document=customer_document,
         )
     if reject_first:
         await reject()

@@ -239,17 +239,7 @@ def test_paging_plans_stay_bounded(
     events += [new(n, status="DENIED", verdict=Verdict.QUARANTINED) for n in range(5000, 5003)]
     fill(conn, events)
     conn.execute("ANALYZE")
-    clauses, params = EventRepository(conn).sql_filter(where)
-    clauses.append("id < :before")
-    sql = (
-        f"SELECT {_SUMMARY} FROM webhook_event WHERE "  # noqa: S608 - constants
-        + " AND ".join(clauses)
-        + " ORDER BY id DESC LIMIT 100"
-    )
-    plan = " | ".join(
-        str(r["detail"])
-        for r in conn.execute("EXPLAIN QUERY PLAN " + sql, {**params, "before": 10**9})
-    )
+    plan = _page_plan(conn, where)
     assert index in plan, plan
     if where.charge is None:
         assert "TEMP B-TREE" not in plan, plan
@@ -257,6 +247,21 @@ def test_paging_plans_stay_bounded(
 
 
 _SUMMARY = "id, received_at, verdict, status"
+
+
+def _page_plan(conn: sqlite3.Connection, where: EventFilter | None) -> str:
+    """SQLite's plan for one page of `where`, newest first, below an id (a keyset walk)."""
+    clauses, params = EventRepository(conn).sql_filter(where)
+    clauses.append("id < :before")
+    sql = (
+        f"SELECT {_SUMMARY} FROM webhook_event WHERE "  # noqa: S608 - constants
+        + " AND ".join(clauses)
+        + " ORDER BY id DESC LIMIT 100"
+    )
+    return " | ".join(
+        str(r["detail"])
+        for r in conn.execute("EXPLAIN QUERY PLAN " + sql, {**params, "before": 10**9})
+    )
 
 
 @pytest.mark.parametrize("choice", list(EVENT_STATUS_CHOICES))
@@ -271,17 +276,7 @@ def test_each_status_choice_walks_the_status_index(conn: sqlite3.Connection, cho
     walks = status_walks(EventFilter(shown=EVENT_STATUS_CHOICES[choice]))
     assert len(walks) == len({m.status for m in EVENT_STATUS_CHOICES[choice]})
     for walk in walks:
-        clauses, params = EventRepository(conn).sql_filter(walk)
-        clauses.append("id < :before")
-        sql = (
-            f"SELECT {_SUMMARY} FROM webhook_event WHERE "  # noqa: S608 - constants
-            + " AND ".join(clauses)
-            + " ORDER BY id DESC LIMIT 100"
-        )
-        plan = " | ".join(
-            str(r["detail"])
-            for r in conn.execute("EXPLAIN QUERY PLAN " + sql, {**params, "before": 10**9})
-        )
+        plan = _page_plan(conn, walk)
         assert "webhook_event_status (status=? AND id<?)" in plan, plan
         assert "TEMP B-TREE" not in plan, plan
         assert "SCAN" not in plan, plan
