@@ -715,7 +715,10 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
                 ReasonCode.MERGE_OLDER_DETAILS_ADDED, why=_older_reason(update, current, qr=qr)
             )
         )
-    elif order >= 0:
+    elif order >= 0 or _same_position(update, current):
+        # The same status and amounts at an earlier time is the service confirming what is
+        # known: a notification is stamped when it is sent, a query's reply when the
+        # transaction last changed, and the two differ by a moment.
         outcome = Outcome.DUPLICATE
         reason = Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status=_opt_str(current.status))
     else:
@@ -731,6 +734,15 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
         changes=tuple(changes),
     )
     return Merge(new_state, entry)
+
+
+def _same_position(update: ChargeUpdate, current: ChargeState) -> bool:
+    """The input names the status and refunded amount the charge has (or no amount)."""
+    return update.status == current.status and (
+        update.refunded_amount is None
+        or current.refunded_amount is None
+        or update.refunded_amount == current.refunded_amount
+    )
 
 
 def _older_reason(update: ChargeUpdate, current: ChargeState, *, qr: bool = False) -> Reason:

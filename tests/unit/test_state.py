@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -154,6 +154,32 @@ def test_duplicates_are_recorded_as_duplicates() -> None:
     assert [e.outcome for e in entries] == [Outcome.APPLIED, Outcome.DUPLICATE, Outcome.DUPLICATE]
     assert entries[1].reason == Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PAID")
     assert final.inputs == 3
+
+
+def test_the_same_status_with_an_earlier_time_is_nothing_new_not_older_news() -> None:
+    # A notification's time is when it was sent (its eventDate), a query's when the transaction
+    # last changed: the service confirming the same status and amounts a moment "before" what
+    # the terminal knows is a confirmation, not news to set aside.
+    notified = update("PAID", at=t(2), source="webhook")
+    asked = update("PAID", at=t(1), source="reconciliation", txn_at=t(1))
+    final, entries = fold(notified, asked)
+    assert entries[1].outcome == Outcome.DUPLICATE
+    assert entries[1].reason == Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PAID")
+    assert final.status == ChargeStatus.PAID
+    assert final.status_at == t(2)
+    assert final.inputs == 2
+    # The same position without amounts in the input says the same.
+    bare = update("PAID", at=t(1), with_txn=False)
+    bare = replace(bare, refunded_amount=None)
+    assert fold(notified, bare)[1][1].outcome == Outcome.DUPLICATE
+    # An earlier time with another status of the same stage, or another refunded amount, is
+    # still older news.
+    _, entries = fold(notified, update("AUTHORIZED", at=t(1)))
+    assert entries[1].outcome == Outcome.IGNORED
+    _, entries = fold(
+        update("PARTIAL", at=t(2), refunded=2000), update("PARTIAL", at=t(1), refunded=1000)
+    )
+    assert entries[1].outcome == Outcome.IGNORED
 
 
 def test_denied_is_final_whatever_arrives_after_it() -> None:
