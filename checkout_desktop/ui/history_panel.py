@@ -566,8 +566,12 @@ class HistoryPanel(QWidget):
             at=format_instant_precise(attempt.created_at),
         )
 
-    def _on_attempt_changed(self, _event: AttemptChanged) -> None:
+    def _on_attempt_changed(self, event: AttemptChanged) -> None:
         self.refresh_unresolved()
+        # A row can hold a sale whose attempt is still open (a 3DS result arrived first): what
+        # it shows, whether it matches the status filter, and its timeline's attempt lines
+        # follow the attempt.
+        self._reread(event.merchant_charge_id)
 
     def ask_end(self) -> None:
         """Ask the service once more; if it still cannot say, open the supervisor's dialog."""
@@ -954,9 +958,12 @@ class HistoryPanel(QWidget):
         )
 
     def on_charge_changed(self, event: ChargeChanged) -> None:
-        self.model.charge_changed(event.merchant_charge_id)
-        self.timeline.charge_changed(event.merchant_charge_id)
-        if event.merchant_charge_id == self.timeline.merchant_charge_id:
+        self._reread(event.merchant_charge_id)
+
+    def _reread(self, merchant_charge_id: str) -> None:
+        self.model.charge_changed(merchant_charge_id)
+        self.timeline.charge_changed(merchant_charge_id)
+        if merchant_charge_id == self.timeline.merchant_charge_id:
             self._update_actions()
 
     def on_money_operation_changed(self, event: MoneyOperationChanged) -> None:

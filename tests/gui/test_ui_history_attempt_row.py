@@ -1,0 +1,166 @@
+"""The history's row of a sale follows its attempt: a row that holds only a 3DS result turns
+"not charged" when the attempt ends, without a reload."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from checkout_desktop.charges.service import ChargeService
+from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.domain.charge_events import AttemptChanged
+from checkout_desktop.domain.enums import ThreeDsStatus
+from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.domain.shown_status import ShownStatus
+from checkout_desktop.domain.state import AttemptState
+from checkout_desktop.domain.wire import ThreeDsUpdate
+from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
+from checkout_desktop.gateway.profiles import Endpoints
+from checkout_desktop.gateway.tokens import TokenManager
+from checkout_desktop.secrets import FixedCredentials
+from checkout_desktop.store.sqlite.db import connect, transaction
+from checkout_desktop.store.sqlite.store import SqliteStore
+from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.ui.history_model import shown_status_text
+from checkout_desktop.ui.history_panel import HistoryPanel
+from tests.ledger_support import SyncLedger
+
+logger = logging.getLogger(__name__)
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+# Nothing here is sent: the panel only reads the store. A closed port keeps it that way.
+NOWHERE = "http://127.0.0.1:9"
+
+
+@pytest.fixture
+def panel_parts(tmp_path: Path, qtbot: Any) -> Iterator[tuple[HistoryPanel, SqliteStore, EventBus]]:
+    conn = connect(tmp_path / "s.sqlite3")
+    http = httpx.AsyncClient(trust_env=False)
+    endpoints = Endpoints(base_url=NOWHERE, auth_url=NOWHERE)
+    tokens = TokenManager(
+        http=http,
+        token_url=endpoints.token_url,
+        client_id="unused",
+        credentials=FixedCredentials(SecretStr("x"), SecretStr("x"), SecretStr("x")),
+    )
+    store = SqliteStore(conn)
+    bus = EventBus()
+    service = ChargeService(
+        store=store,
+        client=ChargeClient(
+            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
+        ),
+        profile="builtin-sandbox",
+        events=bus,
+    )
+    adapter = QtEventAdapter(bus)
+    panel = HistoryPanel(
+        service=service, views=ChargeViews(store), adapter=adapter, pin_hash=lambda: None
+    )
+    qtbot.addWidget(panel)
+    try:
+        yield panel, store, bus
+    finally:
+        adapter.close()
+        conn.close()
+
+
+def _status_of(panel: HistoryPanel, mcid: str) -> str | None:
+    model = panel.model
+    row = model.row_of(mcid)
+    if row is None:
+        return None
+    text = model.data(model.index(row, model.COLUMNS.index("status")))
+    return None if text is None else str(text)
+
+
+def test_a_3ds_row_turns_not_charged_when_its_attempt_ends(
+    panel_parts: tuple[HistoryPanel, SqliteStore, EventBus], qtbot: Any
+) -> None:
+    panel, store, bus = panel_parts
+    repo = store.repo
+    # The attempt is still open when the bank's refusal arrives and makes the row.
+    with transaction(repo.conn):
+        repo.record_attempt(
+            merchant_charge_id="tds-1",
+            sale_id="S-tds",
+            profile="builtin-sandbox",
+            amount=7002,
+            tenders=[CardSummary(brand="VISA", last_four="3220")],
+        )
+        SyncLedger(repo).apply_update(
+            ThreeDsUpdate(
+                merchant_charge_id="tds-1",
+                charge_id="3ds-1",
+                status=ThreeDsStatus.REJECTED,
+                pares_status="N",
+                eci=None,
+                occurred_at=T0,
+                received_at=T0,
+            ),
+            source="webhook",
+            source_ref=None,
+        )
+    panel.model.refresh()
+    qtbot.waitUntil(lambda: panel.model.row_of("tds-1") is not None, timeout=5000)
+    assert _status_of(panel, "tds-1") == shown_status_text(None)
+    assert panel.select_charge("tds-1")
+    qtbot.waitUntil(lambda: len(panel.timeline.records()) == 2, timeout=5000)
+    # The settings refuse a card without 3DS: the attempt ends, and the core says so.
+    why = Reason.of(ReasonCode.TDS_REFUSED, status="REJECTED", why="rejected")
+    with transaction(repo.conn):
+        repo.set_attempt_state("tds-1", AttemptState.REJECTED, source="system", reason=why)
+    bus.publish(
+        AttemptChanged(
+            merchant_charge_id="tds-1", sale_id="S-tds", state=AttemptState.REJECTED, reason=why
+        )
+    )
+    refused = "Not charged — 3DS authentication refused"
+    qtbot.waitUntil(lambda: _status_of(panel, "tds-1") == refused, timeout=5000)
+    # The timeline shown gains the attempt's end as it happens.
+    qtbot.waitUntil(lambda: len(panel.timeline.records()) == 3, timeout=5000)
+    assert panel.timeline.records()[-1].new_status == AttemptState.REJECTED.value
+
+    # Filtered to "not charged" before the attempt ends, the list gains the row when it does.
+    with transaction(repo.conn):
+        repo.record_attempt(
+            merchant_charge_id="tds-2",
+            sale_id="S-tds-2",
+            profile="builtin-sandbox",
+            amount=7003,
+            tenders=[CardSummary(brand="VISA", last_four="3220")],
+        )
+        SyncLedger(repo).apply_update(
+            ThreeDsUpdate(
+                merchant_charge_id="tds-2",
+                charge_id="3ds-2",
+                status=ThreeDsStatus.REJECTED,
+                pares_status="N",
+                eci=None,
+                occurred_at=T0,
+                received_at=T0,
+            ),
+            source="webhook",
+            source_ref=None,
+        )
+    box = panel.status_filter
+    box.setCurrentIndex(box.findData(ShownStatus.NOT_CHARGED.value))
+    qtbot.waitUntil(lambda: panel.model.row_of("tds-1") is not None, timeout=5000)
+    assert panel.model.row_of("tds-2") is None
+    with transaction(repo.conn):
+        repo.set_attempt_state("tds-2", AttemptState.REJECTED, source="system", reason=why)
+    bus.publish(
+        AttemptChanged(
+            merchant_charge_id="tds-2", sale_id="S-tds-2", state=AttemptState.REJECTED, reason=why
+        )
+    )
+    qtbot.waitUntil(lambda: _status_of(panel, "tds-2") == refused, timeout=5000)
