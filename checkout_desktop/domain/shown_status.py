@@ -1,12 +1,13 @@
 """A charge's status as the history shows it to the clerk, as one category the search can find.
 
-Pure logic, no I/O. A card charge shows the service's status. A QR charge shows what its
-transaction means (`domain/qr.py`): awaiting payment while its charge says PENDING or
-PRE_AUTHORIZED, paid once paid (a paid wallet's charge says AUTHORIZED), expired when its
-transaction expired, cancelled or refunded as the money went. A row that holds only a 3DS
-result for a sale whose attempt ended with no charge at the service was never charged. The
-store keeps the category beside the charge (written with every charge), so the history's
-status filter finds exactly the rows shown with the words the clerk chose.
+Pure logic, no I/O. A card charge shows the service's status, except that a paid charge with
+money refunded shows as refunded in part (or in full), as it would if the service said PARTIAL
+(or REFUNDED). A QR charge shows what its transaction means (`domain/qr.py`): awaiting payment
+while its charge says PENDING or PRE_AUTHORIZED, paid once paid (a paid wallet's charge says
+AUTHORIZED), expired when its transaction expired, cancelled or refunded as the money went. A
+row that holds only a 3DS result for a sale whose attempt ended with no charge at the service
+was never charged. The store keeps the category beside the charge (written with every charge),
+so the history's status filter finds exactly the rows shown with the words the clerk chose.
 """
 
 from __future__ import annotations
@@ -75,6 +76,12 @@ def shown_status(state: ChargeState, attempt: AttemptState | None = None) -> Sho
         return _of(status)
     if phase == QrPhase.EXPIRED:
         return ShownStatus.EXPIRED
+    if phase is None and state.status == ChargeStatus.PAID and (state.refunded_amount or 0) > 0:
+        # Whether the service says PARTIAL after a partial refund or keeps PAID is not known
+        # (both are played by the sandbox): the clerk sees what the money did either way.
+        refunded = state.refunded_amount or 0
+        whole = state.amount is not None and refunded >= state.amount
+        return ShownStatus.REFUNDED if whole else ShownStatus.PARTIAL
     return _of(effective_status(state))
 
 

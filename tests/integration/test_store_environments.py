@@ -588,6 +588,56 @@ async def test_the_status_filter_finds_the_charges_shown_with_its_words(
     assert "pix-waiting" in await find(ShownStatus.PAID)
 
 
+async def refund_in_part(
+    store: Store, clock: Clock, mcid: str, *, says: ChargeStatus, refunded: int = 500
+) -> None:
+    """The reply to a partial refund of `sell`'s charge, as the service variant says it."""
+    await merge(
+        store,
+        clock,
+        ChargeUpdate(
+            merchant_charge_id=mcid,
+            charge_id=f"svc-{mcid}",
+            status=says,
+            amount=1500,
+            refunded_amount=refunded,
+            transactions=[
+                TransactionInfo(
+                    transactionId=f"t-{mcid}",
+                    transactionStatus=TransactionStatus.PAID,
+                    amount=1500,
+                    refundedAmount=refunded,
+                    credit=CreditInfo(brand="VISA", cardNumber="411111******1111"),
+                )
+            ],
+            occurred_at=T0 + timedelta(minutes=5),
+        ),
+        source="reply",
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_partial_refund_is_found_as_one_whichever_status_the_service_keeps(
+    backend: tuple[Store, Clock],
+) -> None:
+    # The service may say PARTIAL after a partial refund, or keep PAID (both variants are
+    # played): the history shows "refunded in part" either way, and its filter finds both.
+    store, clock = backend
+    for mcid in ("says-partial", "keeps-paid", "keeps-paid-whole", "paid"):
+        await sell(store, clock, mcid)
+    await refund_in_part(store, clock, "says-partial", says=ChargeStatus.PARTIAL)
+    await refund_in_part(store, clock, "keeps-paid", says=ChargeStatus.PAID)
+    await refund_in_part(store, clock, "keeps-paid-whole", says=ChargeStatus.PAID, refunded=1500)
+    search = store.charges.search_charges
+
+    async def find(status: ShownStatus) -> set[str]:
+        return set(ids(await search(ChargeQuery(profile="production", status=status))))
+
+    assert await find(ShownStatus.PARTIAL) == {"says-partial", "keeps-paid"}
+    assert await find(ShownStatus.REFUNDED) == {"keeps-paid-whole"}
+    assert await find(ShownStatus.PAID) == {"paid"}
+
+
 def _before_shown_status(request: pytest.FixtureRequest, kind: str) -> None:
     """Take the store back to schema 10: charges without the status the history shows."""
     undo = (
@@ -647,5 +697,55 @@ async def test_the_upgrade_gives_every_stored_charge_the_status_the_history_show
         assert await find(ShownStatus.AWAITING_PAYMENT) == ["pix-waiting"]
         assert await find(ShownStatus.NOT_CHARGED) == ["tds"]
         assert await find(ShownStatus.AUTHORIZED) == []
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+async def test_the_upgrade_shows_a_partial_refund_kept_as_paid_as_refunded_in_part(
+    request: pytest.FixtureRequest, store_kind: str
+) -> None:
+    clock = Clock()
+    store = await _open(request, clock, store_kind)
+    try:
+        for mcid in ("says-partial", "keeps-paid", "keeps-paid-whole", "paid"):
+            await sell(store, clock, mcid)
+        await refund_in_part(store, clock, "says-partial", says=ChargeStatus.PARTIAL)
+        await refund_in_part(store, clock, "keeps-paid", says=ChargeStatus.PAID)
+        await refund_in_part(
+            store, clock, "keeps-paid-whole", says=ChargeStatus.PAID, refunded=1500
+        )
+    finally:
+        await store.close()
+    # Schema 11 showed a paid charge as paid whatever was refunded of it.
+    back = (
+        "UPDATE charge SET shown_status = 'PAID' "
+        "WHERE merchant_charge_id IN ('keeps-paid', 'keeps-paid-whole')"
+    )
+    if store_kind == "sqlite":
+        import sqlite3
+
+        raw = sqlite3.connect(request.getfixturevalue("tmp_path") / "s.sqlite3")
+        raw.execute(back)
+        raw.execute("PRAGMA user_version = 11")
+        raw.commit()
+        raw.close()
+    else:
+        import psycopg
+
+        with psycopg.connect(request.getfixturevalue("pg_url"), autocommit=True) as conn:
+            conn.execute(back)
+            conn.execute("UPDATE checkout_schema SET version = 11")
+    store = await _open(request, clock, store_kind)
+    try:
+        search = store.charges.search_charges
+
+        async def find(status: ShownStatus) -> list[str]:
+            return ids(await search(ChargeQuery(profile="production", status=status)))
+
+        assert await find(ShownStatus.PARTIAL) == ["keeps-paid", "says-partial"]
+        assert await find(ShownStatus.REFUNDED) == ["keeps-paid-whole"]
+        assert await find(ShownStatus.PAID) == ["paid"]
     finally:
         await store.close()

@@ -318,6 +318,28 @@ def shown_status_step(conn: psycopg.Connection[Any]) -> None:
     conn.execute("CREATE INDEX charge_profile_shown ON charge (profile, shown_status, id)")
 
 
+def shown_refunded_step(conn: psycopg.Connection[Any]) -> None:
+    """Step 12, as in the embedded store (`store/sqlite/schema_charges.py`
+    SHOWN_REFUNDED_WHILE_PAID): a paid card charge with money refunded is shown refunded in
+    part (or in full). Only those rows change: each gets its shown status anew from the same
+    domain function, with the charge trigger held as in step 11."""
+    rows = conn.execute(
+        "SELECT c.id, c.state_json, c.status, a.state FROM charge c "
+        "LEFT JOIN charge_attempt a ON a.merchant_charge_id = c.merchant_charge_id "
+        "WHERE c.status = 'PAID' AND c.refunded_amount > 0"
+    ).fetchall()
+    shown = [
+        (stored_shown_status(state_json, status, attempt), charge_id)
+        for charge_id, state_json, status, attempt in rows
+    ]
+    if not shown:
+        return
+    conn.execute("ALTER TABLE charge DISABLE TRIGGER charge_notify")
+    with conn.cursor() as write:
+        write.executemany("UPDATE charge SET shown_status = %s WHERE id = %s", shown)
+    conn.execute("ALTER TABLE charge ENABLE TRIGGER charge_notify")
+
+
 Step = str | Callable[["psycopg.Connection[Any]"], None]
 """A step's SQL, or what runs it on the migration's connection (a fill the SQL cannot say)."""
 
@@ -327,6 +349,7 @@ MIGRATIONS: list[tuple[int, str, Step]] = [
     (9, "3DS flows, each step written before its call", THREE_DS),
     (10, "the shop's shared settings and counter ids", SHOP_SCHEMA),
     (11, "charges keep the status the history shows", shown_status_step),
+    (12, "a paid charge with money refunded is shown refunded", shown_refunded_step),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -39,6 +39,11 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (9, "3DS flows, each step written before its call", three_ds_schema.SCHEMA),
     (10, "the shop's shared settings and counter ids", schema_shop.SHOP_SCHEMA),
     (11, "charges keep the status the history shows", schema_charges.SHOWN_STATUS),
+    (
+        12,
+        "a paid charge with money refunded is shown refunded",
+        schema_charges.SHOWN_REFUNDED_WHILE_PAID,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

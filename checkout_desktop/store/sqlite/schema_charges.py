@@ -198,6 +198,15 @@ CREATE INDEX charge_shown ON charge (shown_status, id);
 CREATE INDEX charge_profile_shown ON charge (profile, shown_status, id);
 """
 
+# Step 12: a paid card charge with money refunded is shown refunded in part (or in full), as
+# when the service says PARTIAL (`domain/shown_status.py`); the rows stored before get theirs.
+SHOWN_REFUNDED_WHILE_PAID = """
+UPDATE charge SET shown_status = checkout_shown_status(state_json, status,
+    (SELECT a.state FROM charge_attempt a
+     WHERE a.merchant_charge_id = charge.merchant_charge_id))
+WHERE status = 'PAID' AND refunded_amount > 0;
+"""
+
 
 def stored_shown_status(
     state_json: str | None, status: str | None, attempt_state: str | None
