@@ -76,13 +76,27 @@ def shown_status(state: ChargeState, attempt: AttemptState | None = None) -> Sho
         return _of(status)
     if phase == QrPhase.EXPIRED:
         return ShownStatus.EXPIRED
-    if phase is None and state.status == ChargeStatus.PAID and (state.refunded_amount or 0) > 0:
-        # Whether the service says PARTIAL after a partial refund or keeps PAID is not known
-        # (both are played by the sandbox): the clerk sees what the money did either way.
+    return _of(money_status(state))
+
+
+def money_status(state: ChargeState) -> ChargeStatus | None:
+    """The status that says what the charge's money did, as the history and receipts show it:
+    a QR's as its transaction means (`effective_status`), a card's as the service says, except
+    a paid card charge with money refunded, which is refunded in part (or in full)."""
+    if qr_phase(state) is None and state.status == ChargeStatus.PAID:
         refunded = state.refunded_amount or 0
-        whole = state.amount is not None and refunded >= state.amount
-        return ShownStatus.REFUNDED if whole else ShownStatus.PARTIAL
-    return _of(effective_status(state))
+        if refunded > 0:
+            # Whether the service says PARTIAL after a partial refund or keeps PAID is not
+            # known (the sandbox plays both): the clerk and the customer read the same words.
+            whole = state.amount is not None and refunded >= state.amount
+            return ChargeStatus.REFUNDED if whole else ChargeStatus.PARTIAL
+    return effective_status(state)
 
 
-__all__ = ["NEVER_CHARGED_ATTEMPTS", "ShownStatus", "never_charged", "shown_status"]
+__all__ = [
+    "NEVER_CHARGED_ATTEMPTS",
+    "ShownStatus",
+    "money_status",
+    "never_charged",
+    "shown_status",
+]

@@ -43,9 +43,10 @@ from checkout_desktop.charges.three_ds import ThreeDsProgress
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.qr import QrPhase, effective_status, qr_phase
+from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CARD, PIX, ChargeRecord
+from checkout_desktop.domain.shown_status import money_status
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.tenders import CardTender, PixTender, WalletTender
 from checkout_desktop.domain.three_ds import Challenge, ThreeDsPolicy
@@ -176,7 +177,7 @@ class ResultView(QWidget):
             self.status.setText(self.tr("Not charged"))
             self.status.setStyleSheet("color: #b3261e;")
         else:
-            self._show_status(status if record is None else effective_status(record.state))
+            self._show_status(status if record is None else money_status(record.state))
         # An approval needs no words beyond its status; anything else says why.
         self.message.setText("" if outcome.approved else self._why_text(outcome.message))
         self.charge.setText(self.tr("Charge {id}").format(id=outcome.merchant_charge_id))
@@ -212,7 +213,7 @@ class ResultView(QWidget):
     def show_record(self, record: ChargeRecord) -> None:
         """A later update of the charge shown (a notification, a reconciliation)."""
         self.record = record
-        status = effective_status(record.state)
+        status = money_status(record.state)
         if status is not None:
             # A row that holds only a 3DS result (nothing charged) leaves the status the
             # outcome gave ("Authentication failed"), never a blank over it.
@@ -283,7 +284,7 @@ class ResultView(QWidget):
         else:
             self.three_ds.clear()
         # A receipt states a settled sale: none while pending, denied or failed.
-        has_receipt = effective_status(record.state) in _RECEIPT_STATUSES
+        has_receipt = money_status(record.state) in _RECEIPT_STATUSES
         if qr_phase(record.state) in (QrPhase.AWAITING, QrPhase.EXPIRED, QrPhase.CANCELED):
             has_receipt = False
         self.print_button.setEnabled(has_receipt)
@@ -1027,7 +1028,7 @@ class ChargeScreen(QWidget):
             return CustomerView("qr", self.qr_panel.view.amount, self.qr_panel.view)
         if page is self.result:
             record = self.result.record
-            if record is not None and effective_status(record.state) in (
+            if record is not None and money_status(record.state) in (
                 ChargeStatus.PAID,
                 ChargeStatus.PRE_AUTHORIZED,
                 ChargeStatus.AUTHORIZED,

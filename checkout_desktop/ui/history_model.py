@@ -18,14 +18,14 @@ from PySide6.QtGui import QBrush, QColor
 from checkout_desktop.charges.views import ChargeQuery, ChargeViews
 from checkout_desktop.domain.documents import DocumentError, format_cnpj, format_cpf
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, ThreeDsStatus
-from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, effective_status
+from checkout_desktop.domain.qr import QR_PAYMENT_TYPES
 from checkout_desktop.domain.records import (
     CardSummary,
     ChargeRecord,
     Page,
     TimelineRecord,
 )
-from checkout_desktop.domain.shown_status import ShownStatus, shown_status
+from checkout_desktop.domain.shown_status import ShownStatus, money_status, shown_status
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
@@ -315,8 +315,9 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             return None
         record = self._rows[row]
         name = self.COLUMNS[column]
-        # A QR charge shows the status its transaction means (a paid wallet is AUTHORIZED).
-        shown = effective_status(record.state)
+        # What the money did: a QR's status as its transaction means (a paid wallet says
+        # AUTHORIZED), a partial refund as one whether or not the service keeps PAID.
+        shown = money_status(record.state)
         status = None if shown is None else str(shown)
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "created":

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.qr import effective_status
 from checkout_desktop.domain.records import ChargeRecord
+from checkout_desktop.domain.shown_status import money_status
 from checkout_desktop.ui.formatting import format_instant, format_money
 from checkout_desktop.ui.labels import status_label
 
@@ -105,8 +105,9 @@ def receipt_for(
         )
         for txn in record.state.transactions
     )
-    # A QR charge's receipt states what its transaction means (a paid wallet is AUTHORIZED).
-    status = effective_status(record.state)
+    # What the money did: a QR's as its transaction means (a paid wallet says AUTHORIZED), a
+    # partial refund as one whether or not the service keeps saying PAID.
+    status = money_status(record.state)
     when = at or (record.updated_at if kind == ReceiptKind.REFUND else record.created_at)
     return Receipt(
         kind=kind,

@@ -231,3 +231,27 @@ def test_a_sale_3ds_ended_uncharged_reads_as_not_charged(repo: ChargeRepository)
     assert paid is not None
     assert model.data(model.index(paid, model.COLUMNS.index("status"))) == "Paid"
     assert model.data(model.index(paid, model.COLUMNS.index("amount"))) == format_money(1500)
+
+
+def test_a_partial_refund_reads_the_same_whichever_status_the_service_keeps(
+    repo: ChargeRepository,
+) -> None:
+    # The service may say PARTIAL after a partial refund or keep PAID: the row's words and
+    # colour are the same either way.
+    says_partial, keeps_paid = make_charges(repo, 2)
+    with db.transaction(repo.conn):
+        for mcid, says in ((says_partial, ChargeStatus.PARTIAL), (keeps_paid, ChargeStatus.PAID)):
+            SyncLedger(repo).apply_update(
+                update(mcid, says, minutes=3, refunded=500), source="reply", source_ref=None
+            )
+    model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)))
+    column = model.COLUMNS.index("status")
+    shown = []
+    for mcid in (says_partial, keeps_paid):
+        row = model.row_of(mcid)
+        assert row is not None
+        colour = model.data(model.index(row, column), ForegroundRole)
+        assert colour is not None
+        shown.append((model.data(model.index(row, column)), colour.color().name()))
+    assert shown[0] == shown[1]
+    assert shown[0][0] == "Partially refunded"

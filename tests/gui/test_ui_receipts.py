@@ -99,6 +99,26 @@ def test_refund_receipt_shows_the_refund(
     assert "R$ 15,00" in text
 
 
+@pytest.mark.parametrize("says", [ChargeStatus.PARTIAL, ChargeStatus.PAID])
+def test_a_partial_refund_receipt_says_refunded_in_part_whichever_status_the_service_keeps(
+    qapp: object, repo: ChargeRepository, says: ChargeStatus
+) -> None:
+    # The service may keep PAID after a partial refund (a variant the sandbox plays): the
+    # customer's refund receipt must not read "Paid" beside the money given back.
+    (mcid,) = make_charges(repo, 1)
+    with db.transaction(repo.conn):
+        SyncLedger(repo).apply_update(
+            update(mcid, says, minutes=3, refunded=500), source="reply", source_ref=None
+        )
+    record = repo.charge(mcid)
+    assert record is not None and record.status == says
+    receipt = receipt_for(
+        record, merchant="Padaria Central", merchant_document=None, kind=ReceiptKind.REFUND
+    )
+    assert receipt.status == ChargeStatus.PARTIAL.value
+    assert "Partially refunded" in render_html(receipt)
+
+
 def test_values_are_escaped(qapp: object, repo: ChargeRepository) -> None:
     (mcid,) = make_charges(repo, 1)
     record = repo.charge(mcid)
