@@ -72,6 +72,9 @@ class Profile(_Strict):
     """The charge screen asks for the customer's phone (every public integration sends it)."""
     customer_email_required: bool = False
     """The service needs the customer's e-mail with every charge (optional otherwise)."""
+    customer_cnpj_refused: bool = False
+    """The service refused a CNPJ as the customer's document (its documented pattern admits
+    none): the charge screen asks for a CPF before a sale goes out."""
     time_zone: Annotated[str, Field(min_length=1, max_length=64)] = DEFAULT_NAIVE_ZONE
     """The zone a service timestamp without offset is read in."""
 

@@ -225,6 +225,7 @@ class ReasonCode(StrEnum):
     BUSINESS_CARD_TOKEN_MISSING = "business.card_token_missing"
     BUSINESS_REQUIRED_FIELD = "business.required_field"
     CUSTOMER_EMAIL_REQUIRED = "business.customer_email_required"
+    CUSTOMER_DOCUMENT_REFUSED = "business.customer_document_refused"
     BUSINESS_INVALID_DOCUMENT = "business.invalid_document"
     BUSINESS_INVALID_REQUEST = "business.invalid_request"
     BUSINESS_UNAUTHORIZED = "business.unauthorized"
@@ -619,6 +620,7 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.BUSINESS_CARD_TOKEN_MISSING: "the service found no card in the request",
     ReasonCode.BUSINESS_REQUIRED_FIELD: "a field the service requires is missing",
     ReasonCode.BUSINESS_INVALID_DOCUMENT: "the service refused the customer's document",
+    ReasonCode.CUSTOMER_DOCUMENT_REFUSED: "the service refused the customer's document: {words}",
     ReasonCode.CUSTOMER_EMAIL_REQUIRED: (
         "the service requires the customer's e-mail: type it and charge again ({words})"
     ),

@@ -634,6 +634,18 @@ class ApiErrorBody(Inbound):
             re.search(r"customer\.email", message, re.IGNORECASE) and MISSING_WORDS.search(message)
         )
 
+    def names_customer_document(self) -> bool:
+        """Whether a refused request says the customer's document is not accepted: the
+        business code for it, or an error on the document's field. The documented pattern
+        (`^\\d{9}$|^\\d{11}$|^[A-Z0-9]{9}$`) admits no 14-digit CNPJ."""
+        if (self.business_code or "").upper() == "INVALID_DOCUMENT":
+            return True
+        for item in self.errors or []:
+            field_name = re.sub(r"\[\d+\]", "", (item.field or "").strip()).lower()
+            if field_name in {"customer.document", "customer.documenttype", "document"}:
+                return True
+        return False
+
     def names_card_token_missing(self) -> bool:
         """Whether a refused charge request says its card token (or card data) is missing."""
         texts = [self.message or ""]

@@ -212,6 +212,12 @@ def api_error(operation: str, status: int, body: dict[str, Any] | None) -> ApiEr
             detail = service_detail(parsed)
             if status == 400 and parsed.names_customer_email_missing():
                 detail = Reason.of(ReasonCode.CUSTOMER_EMAIL_REQUIRED, words=detail)
+            elif status == 400 and parsed.names_customer_document():
+                # The service's own words after the plain ones (its business code for this
+                # says no more than they do).
+                detail = Reason.of(
+                    ReasonCode.CUSTOMER_DOCUMENT_REFUSED, words=redact(parsed.describe())
+                )
         except ValidationError:
             detail = Reason.of(ReasonCode.UNKNOWN_ERROR_BODY)
     if (

@@ -175,6 +175,8 @@ class ChargeForm(QWidget):
             )
         )
         self.email_required = False
+        self.cnpj_refused = False
+        """The service refused a CNPJ as the customer's document: a CPF is asked for."""
         """Whether a sale needs the customer's e-mail (the profile says; optional otherwise)."""
         self.customer_email.setPlaceholderText(self.tr("optional"))
         customer_box = QGroupBox(self.tr("Customer"), self)
@@ -312,6 +314,19 @@ class ChargeForm(QWidget):
         self.email_required = required
         self.customer_email.setPlaceholderText("" if required else self.tr("optional"))
         self._changed()
+
+    def set_cnpj_refused(self, refused: bool) -> None:
+        """Whether this profile's service refuses a CNPJ as the customer's document."""
+        self.cnpj_refused = refused
+        self._changed()
+
+    def sends_cnpj(self) -> bool:
+        """Whether the customer's document typed is a valid CNPJ."""
+        try:
+            kind, _number = documents.validate_tax_document(self.customer_document.text())
+        except documents.DocumentError:
+            return False
+        return kind == "CNPJ"
 
     def _installments_typed(self, text: str) -> None:
         digits = documents.digits_only(text)
@@ -567,6 +582,13 @@ class ChargeForm(QWidget):
                         n=len(digits)
                     )
                 )
+        if kind == "CNPJ" and self.cnpj_refused:
+            problems.append(
+                self.tr(
+                    "This service does not take a CNPJ as the customer's document: type the "
+                    "buyer's CPF."
+                )
+            )
         phone = self._phone(problems)
         if len(problems) > before or kind is None:
             return None

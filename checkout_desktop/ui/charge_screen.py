@@ -210,6 +210,11 @@ class ResultView(QWidget):
             return head + "\n" + self.tr("Why: {why}").format(why=why)
         return head
 
+    def add_advice(self, text: str) -> None:
+        """What the clerk can do about the outcome, on its own line after why."""
+        said = self.message.text()
+        self.message.setText(f"{said}\n{text}" if said else text)
+
     def show_record(self, record: ChargeRecord) -> None:
         """A later update of the charge shown (a notification, a reconciliation)."""
         self.record = record
@@ -310,6 +315,7 @@ class ChargeScreen(QWidget):
     customer_view_changed = Signal(object)
     """What the customer-facing display shows now (a CustomerView)."""
     email_required_learned = Signal()
+    cnpj_refused_learned = Signal()
     """The service refused a sale for want of the customer's e-mail (the profile keeps it)."""
 
     def __init__(
@@ -776,6 +782,13 @@ class ChargeScreen(QWidget):
             # From now on the form asks for it before the sale goes out, not after a refusal.
             self.form.set_email_required(True)
             self.email_required_learned.emit()
+        cnpj_refused = self.form.sends_cnpj() and outcome.message.mentions(
+            ReasonCode.CUSTOMER_DOCUMENT_REFUSED
+        )
+        if cnpj_refused and not self.form.cnpj_refused:
+            # From now on the form asks for a CPF before the sale goes out.
+            self.form.set_cnpj_refused(True)
+            self.cnpj_refused_learned.emit()
         self.result.sale_amount = self.form.amount.centavos()
         if record is not None and qr_phase(record.state) is not None:
             self._show_qr(record)
@@ -783,6 +796,13 @@ class ChargeScreen(QWidget):
             self.charge_finished.emit(outcome)
             return
         self.result.show_outcome(outcome, record)
+        if cnpj_refused:
+            self.result.add_advice(
+                self.tr(
+                    "This service does not take a CNPJ as the customer's document: charge again "
+                    "with the buyer's CPF."
+                )
+            )
         retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or (
             record is not None and record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
         )

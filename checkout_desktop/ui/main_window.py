@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -170,9 +170,11 @@ class MainWindow(QMainWindow):
         )
         self.charge_screen.result.receipt_html = self._receipt_html
         self.charge_screen.email_required_learned.connect(self._keep_email_required)
+        self.charge_screen.cnpj_refused_learned.connect(self._keep_cnpj_refused)
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
         self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
+        self.charge_screen.form.set_cnpj_refused(settings.profile.customer_cnpj_refused)
         self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
         self.customer_display: CustomerDisplay | None = None
@@ -382,6 +384,7 @@ class MainWindow(QMainWindow):
             # Another profile takes effect at the next start, with its own rules.
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
             self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
+            self.charge_screen.form.set_cnpj_refused(settings.profile.customer_cnpj_refused)
             self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         # The service enforces the PIN: it learns a new one (or its removal) at once, and the
         # shop's store passes it (and the shop's name) on to the other counters.
@@ -498,15 +501,26 @@ class MainWindow(QMainWindow):
 
     def _keep_email_required(self) -> None:
         """The service showed it requires the customer's e-mail: the profile keeps that."""
-        if self.settings.profile.customer_email_required:
+        self._keep_learned("customer_email_required")
+
+    def _keep_cnpj_refused(self) -> None:
+        """The service showed it refuses a CNPJ as the customer's document: the profile keeps
+        that."""
+        self._keep_learned("customer_cnpj_refused")
+
+    def _keep_learned(
+        self, flag: Literal["customer_email_required", "customer_cnpj_refused"]
+    ) -> None:
+        """Set one of the profile's flags learned from the service's refusals, and keep it."""
+        if getattr(self.settings.profile, flag):
             return
         updated = self.settings.model_copy(deep=True)
-        updated.profile.customer_email_required = True
+        setattr(updated.profile, flag, True)
         try:
             self._persist(updated)
         except OSError:
-            # The form asks for the e-mail in this run either way; only the next start forgets.
-            logger.warning("could not keep 'e-mail required' in the profile", exc_info=True)
+            # The form asks for it in this run either way; only the next start forgets.
+            logger.warning("could not keep %s in the profile", flag, exc_info=True)
             return
         self.settings = updated
 

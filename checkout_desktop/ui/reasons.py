@@ -559,6 +559,9 @@ def _templates() -> dict[ReasonCode, str]:
             "Reasons",
             "the service requires the customer's e-mail: type it and charge again ({words})",
         ),
+        ReasonCode.CUSTOMER_DOCUMENT_REFUSED: QCoreApplication.translate(
+            "Reasons", "the service refused the customer's document: {words}"
+        ),
         ReasonCode.BUSINESS_INVALID_DOCUMENT: QCoreApplication.translate(
             "Reasons", "the service refused the customer's document"
         ),

@@ -186,6 +186,10 @@
         <translation>Um CPF tem 11 dígitos e um CNPJ, 14; este tem {n}.</translation>
     </message>
     <message>
+        <source>This service does not take a CNPJ as the customer&apos;s document: type the buyer&apos;s CPF.</source>
+        <translation>Este serviço não aceita CNPJ como documento do cliente: digite o CPF do comprador.</translation>
+    </message>
+    <message>
         <source>Type the customer&apos;s phone, e.g. (11) 98765-4321.</source>
         <translation>Digite o telefone do cliente, por exemplo (11) 98765-4321.</translation>
     </message>
@@ -342,6 +346,10 @@
     <message>
         <source>Waiting for the customer at the bank…</source>
         <translation>Aguardando o cliente no banco…</translation>
+    </message>
+    <message>
+        <source>This service does not take a CNPJ as the customer&apos;s document: charge again with the buyer&apos;s CPF.</source>
+        <translation>Este serviço não aceita CNPJ como documento do cliente: cobre de novo com o CPF do comprador.</translation>
     </message>
     <message>
         <source>Capture</source>
@@ -2697,6 +2705,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>the service requires the customer&apos;s e-mail: type it and charge again ({words})</source>
         <translation>o serviço exige o e-mail do cliente: digite-o e cobre de novo ({words})</translation>
+    </message>
+    <message>
+        <source>the service refused the customer&apos;s document: {words}</source>
+        <translation>o serviço recusou o documento do cliente: {words}</translation>
     </message>
     <message>
         <source>the service refused the customer&apos;s document</source>

@@ -900,6 +900,54 @@ def test_a_service_that_requires_the_e_mail_makes_the_form_ask_for_it(
         screen.new_sale()
 
 
+def test_a_service_that_refuses_a_company_customer_makes_the_form_ask_for_a_cpf(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the service refuses a CNPJ as the customer's document (its documented pattern
+    admits none), the clerk reads what to do instead, and from then on the form (and the
+    profile, kept for the next start) asks for a CPF before the sale goes out."""
+    kept: list[Settings] = []
+    monkeypatch.setattr(shop.window, "_persist", kept.append)
+    screen = shop.window.charge_screen
+    form = screen.form
+    assert not form.cnpj_refused
+    admin(shop, "PATCH", "/_sandbox/variants", {"customer-document": "no-cnpj"})
+    try:
+        shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
+        shop.sale(1990)
+        form.customer_document.setText("11.222.333/0001-81")
+        spin_until(lambda: screen.card_page.sdk_ready, "the card page's SDK")
+        shop.type_card("4111111111111111")
+        outcomes: list[ChargeOutcome] = []
+        screen.charge_finished.connect(outcomes.append)
+        try:
+            assert screen.charge_button.isEnabled(), form.errors.text()
+            screen.charge_button.click()
+            spin_until(lambda: bool(outcomes), "the refused charge", 30)
+        finally:
+            screen.charge_finished.disconnect(outcomes.append)
+        assert outcomes[0].attempt == AttemptState.REJECTED
+        assert screen.result.status.text() == "Not charged"
+        said = screen.result.message.text()
+        assert "does not take a CNPJ" in said and "CPF" in said, said
+        assert form.cnpj_refused
+        assert [k.profile.customer_cnpj_refused for k in kept] == [True]
+        assert shop.window.settings.profile.customer_cnpj_refused
+        # Back on the same sale, the form refuses to send it with the CNPJ; a CPF goes.
+        screen.result.retry_button.click()
+        screen.update_state()
+        assert any("CNPJ" in problem for problem in form.problems()), form.problems()
+        form.customer_document.setText(CPF)
+        assert not form.problems()
+        # A CPF refused is not a CNPJ refused: nothing more is learned from it.
+        assert len(kept) == 1
+    finally:
+        admin(shop, "PATCH", "/_sandbox/variants", {"customer-document": "any"})
+        form.set_cnpj_refused(False)
+        shop.window.settings.profile.customer_cnpj_refused = False
+        screen.new_sale()
+
+
 def test_a_window_opened_with_the_charge_tab_alone_builds_the_others_on_demand(
     shop: Shop,
 ) -> None:

@@ -314,7 +314,10 @@ async def _cnpj_customer(stack: Stack, server: SandboxServer, kind: str, *, refu
     assert isinstance(outcome.error, ApiError)
     detail = outcome.error.reason.args["detail"]
     assert isinstance(detail, Reason)
-    assert detail.args["business"] == Reason.of(ReasonCode.BUSINESS_INVALID_DOCUMENT)
+    # Recognised as the customer's document refused (the charge screen then asks for a CPF),
+    # with the service's own words.
+    assert detail.code == ReasonCode.CUSTOMER_DOCUMENT_REFUSED
+    assert "customer document is invalid" in str(detail.args["words"])
     assert await stack.service.can_start_charge("sale-company")
 
 

@@ -95,6 +95,23 @@ def test_a_400_naming_the_card_token(body: dict[str, Any], names: bool) -> None:
     assert ApiErrorBody.model_validate(body).names_card_token_missing() is names
 
 
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        (_body(businessCode="INVALID_DOCUMENT", message="The customer document is invalid."), True),
+        (_body(errors=[{"field": "customer.document", "message": "must match ^\\d{11}$"}]), True),
+        (_body(errors=[{"field": "Customer.DocumentType", "message": "invalid"}]), True),
+        (_body(errors=[{"field": "customer.phone", "message": "required"}]), False),
+        (_body(message="The document of the merchant is invalid"), False),
+    ],
+)
+def test_a_400_refusing_the_customers_document(body: dict[str, Any], names: bool) -> None:
+    assert ApiErrorBody.model_validate(body).names_customer_document() is names
+    detail = api_error("charge authorization", 400, body).reason.args["detail"]
+    assert isinstance(detail, Reason)
+    assert (detail.code == ReasonCode.CUSTOMER_DOCUMENT_REFUSED) is names
+
+
 def test_an_odd_optional_value_in_the_token_reply_never_blocks(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
