@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from checkout_desktop.charges.outcome import ChargeOutcome
 from checkout_desktop.domain.charge_events import ChargeChanged
+from checkout_desktop.domain.enums import ThreeDsStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.three_ds import (
@@ -43,6 +44,7 @@ from checkout_desktop.domain.three_ds import (
     result_reason,
     status_result,
 )
+from checkout_desktop.domain.wire import ThreeDsUpdate
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.gateway.three_ds import ThreeDsClient
 
@@ -191,8 +193,10 @@ class ThreeDsFlow:
         status = answer.cardholderAuthenticationStatus
         await self._note(mcid, Reason.of(ReasonCode.TDS_ENROLLED, status=status), source="reply")
         if status == "Approved":
+            await self._learned(mcid, charge_id, ThreeDsStatus.APPROVED)
             return AuthenticationResult.AUTHENTICATED, None
         if status == "Rejected":
+            await self._learned(mcid, charge_id, ThreeDsStatus.REJECTED)
             return AuthenticationResult.REJECTED, None
         challenge = _challenge(mcid, answer)
         if status != "Challenged" or challenge is None:
@@ -278,7 +282,29 @@ class ThreeDsFlow:
                 ),
                 source="3ds",
             )
+            said = _SAID.get(result)
+            if said is not None:
+                await self._learned(mcid, charge_id, said)
         return result
+
+    async def _learned(self, mcid: str, charge_id: str, status: ThreeDsStatus) -> None:
+        """A result the terminal learned itself (the enrollment's reply, the status endpoint)
+        becomes the charge's, as the service's notification of it would: the history then
+        shows it whether or not a notification comes, and one that comes later is a
+        duplicate. It carries no time of its own, so it never orders itself before one."""
+        update = ThreeDsUpdate(
+            merchant_charge_id=mcid,
+            charge_id=charge_id,
+            status=status,
+            pares_status=None,
+            eci=None,
+            occurred_at=None,
+            received_at=None,
+        )
+        ledger = self.service.ledger
+        async with self.service.store.unit_of_work(durable=False) as uow:
+            result = await ledger.apply_update(uow.charges, update, source="3ds", source_ref=None)
+        ledger.publish_all(result.events)
 
     async def _authorize(
         self, attempt: AttemptRecord, request: ChargeAuthorizationRequest, flow: ThreeDsFlowRecord
@@ -462,6 +488,13 @@ class ThreeDsFlow:
         except Exception:
             # The screen's trouble must never stop a flow that may be moving money.
             logger.exception("a 3DS progress handler failed")
+
+
+_SAID = {
+    AuthenticationResult.AUTHENTICATED: ThreeDsStatus.APPROVED,
+    AuthenticationResult.REJECTED: ThreeDsStatus.REJECTED,
+}
+"""The notification's word for a result the status endpoint gave (FAILED has none)."""
 
 
 def _challenge(mcid: str, answer: EnrollmentTransactionReply) -> Challenge | None:

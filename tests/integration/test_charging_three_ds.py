@@ -429,3 +429,49 @@ async def test_without_the_browser_data_nothing_is_sent_and_the_policy_decides(
         assert ReasonCode.TDS_NO_BROWSER in codes(stack, outcome.merchant_charge_id)
         assert calls_to(stack, "/3ds/setup") == 0
     assert sandbox.state.three_ds == {}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("number", "answer", "status", "three_ds"),
+    [
+        (THREE_DS_FRICTIONLESS, "none", ChargeStatus.PAID, "Approved"),
+        (THREE_DS_CHALLENGE, "approve", ChargeStatus.PAID, "Approved"),
+        (THREE_DS_REJECTED, "none", None, "Rejected"),
+        (THREE_DS_CHALLENGE, "reject", None, "Rejected"),
+    ],
+)
+async def test_the_charge_keeps_the_3ds_result_the_terminal_learned_itself(
+    sandbox: SandboxServer,
+    tmp_path: Path,
+    number: str,
+    answer: str,
+    status: ChargeStatus | None,
+    three_ds: str,
+) -> None:
+    # No notification comes (none is configured, as where the service sends none): the result
+    # the enrollment's reply or the status endpoint gave is the charge's, as a notification's
+    # would be, so the history shows it and a sale 3DS refused reads "not charged".
+    from checkout_desktop.domain.shown_status import ShownStatus
+
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        stack.service.three_ds.poll_s = 0.05
+        seen: list[ThreeDsProgress] = []
+        outcome = await three_ds_charge(
+            stack, access, number, on_progress=answer_challenge(sandbox, answer, seen)
+        )
+        assert outcome.status == status
+        record = stack.service.store.repo.charge(outcome.merchant_charge_id)
+        assert record is not None
+        assert (record.status, record.three_ds_status) == (status, three_ds)
+        if status is None:
+            # As the history's status filter finds it.
+            (shown,) = stack.service.store.repo.conn.execute(
+                "SELECT shown_status FROM charge WHERE merchant_charge_id = ?",
+                (outcome.merchant_charge_id,),
+            ).fetchone()
+            assert shown == ShownStatus.NOT_CHARGED
+        # One line for each result learned: none repeats what the merge already says.
+        steps = codes(stack, outcome.merchant_charge_id)
+        assert steps.count(ReasonCode.TDS_RESULT_ASKED) <= 1
