@@ -72,6 +72,9 @@ class Profile(_Strict):
     """The charge screen asks for the customer's phone (every public integration sends it)."""
     customer_email_required: bool = False
     """The service needs the customer's e-mail with every charge (optional otherwise)."""
+    qr_cancel_refused: bool = False
+    """The service refused to cancel an unpaid QR (it only expires): the QR screen offers no
+    cancel and says the QR expires by itself."""
     customer_cnpj_refused: bool = False
     """The service refused a CNPJ as the customer's document (its documented pattern admits
     none): the charge screen asks for a CPF before a sale goes out."""

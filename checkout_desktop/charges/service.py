@@ -914,12 +914,16 @@ class ChargeService:
                 answered=True,
             )
             figures = await self._figures_after_refusal(op)
+            # A QR still awaiting payment after its cancel was refused: the service does not
+            # cancel an unpaid QR (a variant the sandbox plays); it only expires.
+            unpaid = figures is not None and figures.awaiting and op.kind != MoneyOpKind.CAPTURE
             raise MoneyOperationRefused(
                 merchant_charge_id=op.merchant_charge_id,
                 kind=op.kind,
                 amount=op.amount,
                 figures=figures,
                 error=exc,
+                why=Reason.of(ReasonCode.QR_CANCEL_REFUSED, error=exc.reason) if unpaid else None,
             ) from exc
         answered = isinstance(exc, ApiError | ReplyUnreadable)
         await self.ledger.settle_op(

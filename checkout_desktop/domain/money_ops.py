@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.qr import effective_status
+from checkout_desktop.domain.qr import awaiting_payment, effective_status
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import ChargeState, charge_stage
 
@@ -58,6 +58,8 @@ class Figures:
     status: ChargeStatus | None
     amount: int | None
     refunded: int
+    awaiting: bool = False
+    """A QR not paid yet: its amount is what it asks for, not what was charged."""
 
     @classmethod
     def of(cls, state: ChargeState) -> Figures:
@@ -66,7 +68,7 @@ class Figures:
             refunded = sum(t.refunded_amount or 0 for t in state.transactions)
         # A QR charge's figures carry the status its transaction means (a paid wallet says
         # AUTHORIZED, an expired QR may still say PRE_AUTHORIZED); a card's its own.
-        return cls(effective_status(state), state.amount, refunded)
+        return cls(effective_status(state), state.amount, refunded, awaiting_payment(state))
 
     def reason(self) -> Reason:
         """The figures as a reason (status, refunded, amount), for the timeline and the clerk."""

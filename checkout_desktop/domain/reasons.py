@@ -95,6 +95,7 @@ class ReasonCode(StrEnum):
     START_QR_WAITING = "start.qr_waiting"
     OUTCOME_QR_AWAITING = "charge.qr_awaiting"
     MONEY_QR_NO_CAPTURE = "money.qr_no_capture"
+    QR_CANCEL_REFUSED = "money.qr_cancel_refused"
     OP_WALLET = "op.wallet"
     OP_PIX = "op.pix"
     CHECK_NO_STATUS = "check.no_status"
@@ -397,6 +398,9 @@ ENGLISH: dict[ReasonCode, str] = {
     ),
     ReasonCode.OUTCOME_QR_AWAITING: "QR created: awaiting payment",
     ReasonCode.MONEY_QR_NO_CAPTURE: "a QR charge has nothing to capture",
+    ReasonCode.QR_CANCEL_REFUSED: (
+        "the service does not cancel an unpaid QR; it expires by itself ({error})"
+    ),
     ReasonCode.OP_WALLET: "wallet charge",
     ReasonCode.OP_PIX: "PIX charge",
     ReasonCode.CHECK_NO_STATUS: "the charge has no status yet",

@@ -35,6 +35,7 @@ from checkout_desktop.charges.service import (
     ChargeOutcome,
     ChargeService,
     MoneyOperationError,
+    MoneyOperationRefused,
     NotRecorded,
     SaleBusy,
     StartCheck,
@@ -316,6 +317,7 @@ class ChargeScreen(QWidget):
     """What the customer-facing display shows now (a CustomerView)."""
     email_required_learned = Signal()
     cnpj_refused_learned = Signal()
+    qr_cancel_refused_learned = Signal()
     """The service refused a sale for want of the customer's e-mail (the profile keeps it)."""
 
     def __init__(
@@ -1007,6 +1009,14 @@ class ChargeScreen(QWidget):
             exc = done.exception()
 
             def show(latest: ChargeRecord | None) -> None:
+                if isinstance(exc, MoneyOperationRefused) and exc.why.mentions(
+                    ReasonCode.QR_CANCEL_REFUSED
+                ):
+                    # The service only lets an unpaid QR expire: cancel is offered no more.
+                    learned = self.qr_panel.cancel_offered
+                    self.qr_panel.set_cancel_offered(False)
+                    if learned:
+                        self.qr_cancel_refused_learned.emit()
                 if latest is not None and self.current_charge == mcid:
                     self._show_qr(latest)
                 if isinstance(exc, MoneyOperationError):

@@ -171,10 +171,12 @@ class MainWindow(QMainWindow):
         self.charge_screen.result.receipt_html = self._receipt_html
         self.charge_screen.email_required_learned.connect(self._keep_email_required)
         self.charge_screen.cnpj_refused_learned.connect(self._keep_cnpj_refused)
+        self.charge_screen.qr_cancel_refused_learned.connect(self._keep_qr_cancel_refused)
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         self.charge_screen.form.set_phone_required(settings.profile.phone_required)
         self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
         self.charge_screen.form.set_cnpj_refused(settings.profile.customer_cnpj_refused)
+        self.charge_screen.qr_panel.set_cancel_offered(not settings.profile.qr_cancel_refused)
         self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
         self.customer_display: CustomerDisplay | None = None
@@ -385,6 +387,7 @@ class MainWindow(QMainWindow):
             self.charge_screen.form.set_phone_required(settings.profile.phone_required)
             self.charge_screen.form.set_email_required(settings.profile.customer_email_required)
             self.charge_screen.form.set_cnpj_refused(settings.profile.customer_cnpj_refused)
+            self.charge_screen.qr_panel.set_cancel_offered(not settings.profile.qr_cancel_refused)
             self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
         # The service enforces the PIN: it learns a new one (or its removal) at once, and the
         # shop's store passes it (and the shop's name) on to the other counters.
@@ -508,8 +511,13 @@ class MainWindow(QMainWindow):
         that."""
         self._keep_learned("customer_cnpj_refused")
 
+    def _keep_qr_cancel_refused(self) -> None:
+        """The service showed it does not cancel an unpaid QR: the profile keeps that."""
+        self._keep_learned("qr_cancel_refused")
+
     def _keep_learned(
-        self, flag: Literal["customer_email_required", "customer_cnpj_refused"]
+        self,
+        flag: Literal["customer_email_required", "customer_cnpj_refused", "qr_cancel_refused"],
     ) -> None:
         """Set one of the profile's flags learned from the service's refusals, and keep it."""
         if getattr(self.settings.profile, flag):

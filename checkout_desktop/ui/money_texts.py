@@ -49,6 +49,10 @@ def figures_text(figures: Figures | None) -> str:
         return QCoreApplication.translate(
             "HistoryPanel", "The service could not be asked; its figures will be fetched again."
         )
+    if figures.awaiting:
+        return QCoreApplication.translate(
+            "HistoryPanel", "The service shows: awaiting payment, nothing paid yet."
+        )
     return QCoreApplication.translate(
         "HistoryPanel", "The service shows: {status}, {amount} charged, {refunded} refunded."
     ).format(

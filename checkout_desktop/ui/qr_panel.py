@@ -255,6 +255,8 @@ class QrPanel(QWidget):
         self.new_sale_button.clicked.connect(self.new_sale_requested)
         self.receipt_button.clicked.connect(self.receipt_requested)
         self.cancelling = False
+        self.cancel_offered = True
+        """The service cancels an unpaid QR; False once it refused to (the QR only expires)."""
 
     # -- showing ----------------------------------------------------------------------------
 
@@ -298,7 +300,7 @@ class QrPanel(QWidget):
         self.image.setEnabled(waiting)
         self.code.setEnabled(waiting)
         self.copy_button.setEnabled(waiting and bool(view.code))
-        self.cancel_button.setVisible(waiting)
+        self.cancel_button.setVisible(waiting and self.cancel_offered)
         self.cancel_button.setEnabled(waiting and not self.cancelling)
         self.simulate_button.setVisible(waiting and self.simulation_available)
         self.new_qr_button.setVisible(phase in (QrPhase.EXPIRED, QrPhase.CANCELED, QrPhase.FAILED))
@@ -318,7 +320,7 @@ class QrPanel(QWidget):
                 )
             )
         elif waiting:
-            self.detail.setText(
+            how = (
                 self.tr("Show the QR to the customer; the screen changes when the payment lands.")
                 if view.kind != PaymentType.PIX
                 else self.tr(
@@ -326,6 +328,9 @@ class QrPanel(QWidget):
                     "changes when the payment lands."
                 )
             )
+            if not self.cancel_offered:
+                how += " " + self.no_cancel_text()
+            self.detail.setText(how)
         else:
             self.detail.clear()
         if waiting:
@@ -345,6 +350,17 @@ class QrPanel(QWidget):
             self.countdown.setText(self.tr("Expiring — asking the service…"))
         else:
             self.countdown.setText(countdown_text(left))
+
+    def set_cancel_offered(self, offered: bool) -> None:
+        """Whether the service cancels an unpaid QR (learned from its refusal)."""
+        self.cancel_offered = offered
+        self._render()
+
+    def no_cancel_text(self) -> str:
+        return self.tr(
+            "This service does not cancel an unpaid QR: it expires by itself. If the customer "
+            "pays before that, refund it from the History tab."
+        )
 
     def set_note(self, text: str) -> None:
         """A line from the charge screen (a cancel refused, a simulation that failed)."""

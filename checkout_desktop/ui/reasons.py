@@ -136,6 +136,9 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.OUTCOME_QR_AWAITING: QCoreApplication.translate(
             "Reasons", "QR created: awaiting payment."
         ),
+        ReasonCode.QR_CANCEL_REFUSED: QCoreApplication.translate(
+            "Reasons", "the service does not cancel an unpaid QR; it expires by itself ({error})"
+        ),
         ReasonCode.MONEY_QR_NO_CAPTURE: QCoreApplication.translate(
             "Reasons", "a QR charge has nothing to capture"
         ),

@@ -1115,6 +1115,10 @@
         <translation>Não foi possível consultar o serviço; os valores serão consultados de novo.</translation>
     </message>
     <message>
+        <source>The service shows: awaiting payment, nothing paid yet.</source>
+        <translation>O serviço mostra: aguardando pagamento, nada pago ainda.</translation>
+    </message>
+    <message>
         <source>The service shows: {status}, {amount} charged, {refunded} refunded.</source>
         <translation>O serviço mostra: {status}, {amount} cobrados, {refunded} estornados.</translation>
     </message>
@@ -1910,6 +1914,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Expirando — consultando o serviço…</translation>
     </message>
     <message>
+        <source>This service does not cancel an unpaid QR: it expires by itself. If the customer pays before that, refund it from the History tab.</source>
+        <translation>Este serviço não cancela um QR não pago: ele expira sozinho. Se o cliente pagar antes disso, estorne pela aba Histórico.</translation>
+    </message>
+    <message>
         <source>Copied</source>
         <translation>Copiado</translation>
     </message>
@@ -2117,6 +2125,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>QR created: awaiting payment.</source>
         <translation>QR gerado: aguardando pagamento.</translation>
+    </message>
+    <message>
+        <source>the service does not cancel an unpaid QR; it expires by itself ({error})</source>
+        <translation>o serviço não cancela um QR não pago; ele expira sozinho ({error})</translation>
     </message>
     <message>
         <source>a QR charge has nothing to capture</source>

@@ -253,19 +253,37 @@ def test_a_payment_landing_after_the_cancel_is_shown_and_refunded(shop: Shop) ->
     assert qr_phase(shop.record(mcid).state) == QrPhase.REFUNDED
 
 
-def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(shop: Shop) -> None:
+def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept: list[Settings] = []
+    monkeypatch.setattr(shop.window, "_persist", kept.append)
     admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refused"})
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
     try:
         outcome = qr_sale(shop, WALLET, 4000)
         mcid = outcome.merchant_charge_id
-        screen = shop.window.charge_screen
-        panel = screen.qr_panel
+        assert panel.cancel_button.isVisibleTo(panel)
         panel.cancel_button.click()
         spin_until(lambda: "not done" in panel.detail.text().lower(), "the refused cancel")
         assert panel.status.text() == "Awaiting payment…"
+        # What the refusal means, in the clerk's words: no "charged" for a QR nobody paid.
+        said = panel.detail.text()
+        assert "does not cancel an unpaid QR" in said and "expires by itself" in said, said
+        assert "awaiting payment" in said and "charged" not in said, said
+        # Offered no more: not for this QR, and (kept in the profile) not for the next ones.
+        assert not panel.cancel_button.isVisibleTo(panel)
+        assert [k.profile.qr_cancel_refused for k in kept] == [True]
         simulate_payment(shop, mcid)
+        later = qr_sale(shop, PIX, 1500)
+        assert not panel.cancel_button.isVisibleTo(panel)
+        assert "expires by itself" in panel.detail.text(), panel.detail.text()
+        simulate_payment(shop, later.merchant_charge_id)
     finally:
         admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refund"})
+        shop.window.settings.profile.qr_cancel_refused = False
+        panel.set_cancel_offered(True)
     window = shop.window
     window.show_charge(mcid)
     history = window.history_panel

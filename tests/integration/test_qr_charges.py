@@ -197,8 +197,12 @@ async def test_when_the_service_cannot_cancel_an_unpaid_qr_a_later_payment_shows
             sale_id="sale-r", request=qr_request(WALLET), tenders=qr_tenders(WALLET)
         )
         mcid = waiting.merchant_charge_id
-        with pytest.raises(MoneyOperationRefused):
+        with pytest.raises(MoneyOperationRefused) as refused:
             await service.refund(mcid)
+        # Said as what it is: the service does not cancel an unpaid QR (it expires by
+        # itself), with figures that say it awaits payment rather than that it was charged.
+        assert refused.value.why.code == ReasonCode.QR_CANCEL_REFUSED
+        assert refused.value.figures is not None and refused.value.figures.awaiting
         assert (await pay(access.api_url, sandbox.admin_token, mcid)).is_success
         paid = await service.refresh(mcid)
         assert qr_phase(paid.state) == QrPhase.PAID
