@@ -5,8 +5,9 @@ status a card keeps while its money is held), a paid wallet is reported AUTHORIZ
 transaction CAPTURED, a paid PIX is PAID, and an expired QR says EXPIRED or CANCELED at the
 transaction while its charge status is unknown. So a QR charge's phase comes from its
 transaction's status first: paid is PAID or CAPTURED there, expired or cancelled is EXPIRED or
-CANCELED there, whatever the charge says; the charge status only adds what the transaction
-cannot (a refund the transaction list does not show yet).
+CANCELED there, whatever the charge says (a QR called CANCELED once its time ran out expired);
+the charge status only adds what the transaction cannot (a refund the transaction list does not
+show yet).
 """
 
 from __future__ import annotations
@@ -82,6 +83,11 @@ def qr_phase(state: ChargeState) -> QrPhase | None:
     if tstatus == TransactionStatus.EXPIRED:
         return QrPhase.EXPIRED
     if tstatus == TransactionStatus.CANCELED or status == ChargeStatus.CANCELED:
+        deadline, ended = txn.expires_at, txn.status_at
+        if deadline is not None and ended is not None and ended >= deadline:
+            # Called CANCELED when its time ran out (a service may report an expiry so): it
+            # expired; nobody cancelled it.
+            return QrPhase.EXPIRED
         return QrPhase.CANCELED
     if tstatus in _PAID_TXN or status == ChargeStatus.PAID:
         if (state.refunded_amount or 0) > 0 or (txn.refunded_amount or 0) > 0:

@@ -701,9 +701,51 @@ async def test_the_upgrade_gives_every_stored_charge_the_status_the_history_show
         await store.close()
 
 
+async def wallet_ran_out(store: Store, clock: Clock, mcid: str) -> None:
+    """A wallet QR the service calls CANCELED (charge and transaction) once its time ran out."""
+    async with store.unit_of_work() as uow:
+        await uow.charges.record_attempt(
+            merchant_charge_id=mcid,
+            sale_id=f"sale-{mcid}",
+            profile="production",
+            amount=2590,
+            tenders=[QrSummary(WALLET, None)],
+        )
+    expiry = T0 + timedelta(minutes=4)
+    for status, txn_status, at in (
+        (ChargeStatus.PRE_AUTHORIZED, TransactionStatus.PENDING, T0),
+        (ChargeStatus.CANCELED, TransactionStatus.CANCELED, expiry + timedelta(seconds=3)),
+    ):
+        txn = TransactionInfo.model_validate(
+            {
+                "transactionId": f"t-{mcid}",
+                "paymentType": "WALLET",
+                "transactionStatus": str(txn_status),
+                "amount": 2590,
+                "createdAt": T0.isoformat(),
+                "updatedAt": at.isoformat(),
+                "wallet": {"qrCode": "000201...6304ABCD", "expiresAt": expiry.isoformat()},
+            }
+        )
+        await merge(
+            store,
+            clock,
+            ChargeUpdate(
+                merchant_charge_id=mcid,
+                charge_id=f"svc-{mcid}",
+                status=status,
+                amount=2590,
+                refunded_amount=0,
+                transactions=[txn],
+                occurred_at=at,
+            ),
+            source="webhook",
+        )
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
-async def test_the_upgrade_shows_a_partial_refund_kept_as_paid_as_refunded_in_part(
+async def test_the_upgrade_reads_every_stored_charges_shown_status_anew(
     request: pytest.FixtureRequest, store_kind: str
 ) -> None:
     clock = Clock()
@@ -716,12 +758,17 @@ async def test_the_upgrade_shows_a_partial_refund_kept_as_paid_as_refunded_in_pa
         await refund_in_part(
             store, clock, "keeps-paid-whole", says=ChargeStatus.PAID, refunded=1500
         )
+        await wallet_ran_out(store, clock, "wallet-ran-out")
+        found = await store.charges.search_charges(ChargeQuery(status=ShownStatus.EXPIRED))
+        assert ids(found) == ["wallet-ran-out"]
     finally:
         await store.close()
-    # Schema 11 showed a paid charge as paid whatever was refunded of it.
+    # Schema 11 showed a paid charge as paid whatever was refunded of it, and a QR the service
+    # called CANCELED as cancelled, even once its time had run out.
     back = (
-        "UPDATE charge SET shown_status = 'PAID' "
-        "WHERE merchant_charge_id IN ('keeps-paid', 'keeps-paid-whole')"
+        "UPDATE charge SET shown_status = CASE WHEN merchant_charge_id = 'wallet-ran-out' "
+        "THEN 'CANCELED' ELSE 'PAID' END "
+        "WHERE merchant_charge_id IN ('keeps-paid', 'keeps-paid-whole', 'wallet-ran-out')"
     )
     if store_kind == "sqlite":
         import sqlite3
@@ -747,5 +794,7 @@ async def test_the_upgrade_shows_a_partial_refund_kept_as_paid_as_refunded_in_pa
         assert await find(ShownStatus.PARTIAL) == ["keeps-paid", "says-partial"]
         assert await find(ShownStatus.REFUNDED) == ["keeps-paid-whole"]
         assert await find(ShownStatus.PAID) == ["paid"]
+        assert await find(ShownStatus.EXPIRED) == ["wallet-ran-out"]
+        assert await find(ShownStatus.CANCELED) == []
     finally:
         await store.close()

@@ -21,6 +21,7 @@ from checkout_desktop.domain.qr import (
     EXPIRY_GRACE,
     QrPhase,
     effective_status,
+    expires_at,
     holds_sale,
     qr_phase,
     with_expiry,
@@ -329,3 +330,30 @@ def test_a_card_charge_keeps_its_own_status() -> None:
     assert qr_phase(card) is None
     assert effective_status(card) == ChargeStatus.PRE_AUTHORIZED
     assert card.transactions[0].expires_at is None
+
+
+def test_a_qr_the_service_calls_cancelled_when_its_time_ran_out_is_shown_expired() -> None:
+    # Where the service reports an expiry as CANCELED (a variant the sandbox plays), a QR
+    # "cancelled" at or after its expiry expired: the clerk, who cancelled nothing, reads so.
+    # One cancelled before its expiry was cancelled (by the clerk).
+    expiry = T0 + timedelta(minutes=4)  # the helper's wallet expiry
+    waiting = qr_update("WALLET", Step("PRE_AUTHORIZED", "PENDING"), at=T0, source="reply")
+
+    def ended(at: datetime | None) -> QrPhase | None:
+        gone = qr_update("WALLET", Step("CANCELED", "CANCELED"), at=at, source="webhook")
+        return qr_phase(fold([waiting, gone]))
+
+    assert ended(expiry + timedelta(seconds=2)) == QrPhase.EXPIRED
+    assert ended(expiry) == QrPhase.EXPIRED
+    assert ended(T0 + timedelta(minutes=1)) == QrPhase.CANCELED
+    assert ended(None) == QrPhase.CANCELED
+    # A QR with no known expiry keeps the service's word.
+    later = T0 + timedelta(hours=1)
+    no_expiry = fold(
+        [
+            qr_update("PIX", Step("PRE_AUTHORIZED", "PENDING"), at=T0, source="reply"),
+            qr_update("PIX", Step("CANCELED", "CANCELED"), at=later, source="webhook"),
+        ]
+    )
+    assert expires_at(no_expiry) is None
+    assert qr_phase(no_expiry) == QrPhase.CANCELED

@@ -290,10 +290,24 @@ _FILL_BATCH = 2000
 def shown_status_step(conn: psycopg.Connection[Any]) -> None:
     """Step 11, as in the embedded store (`store/sqlite/schema_charges.py` SHOWN_STATUS): each
     charge keeps the status the history shows, filled for the rows already stored with the same
-    domain function, in one pass inside the migration's transaction. The rows are read through
-    a server-side cursor, their statuses copied into a temporary table batch by batch, and set
-    by one UPDATE; the charge trigger is held meanwhile (no charge changed for the counters)."""
+    domain function, in one pass inside the migration's transaction (`_fill_shown_status`)."""
     conn.execute("ALTER TABLE charge ADD COLUMN shown_status TEXT")
+    _fill_shown_status(conn)
+    conn.execute("CREATE INDEX charge_shown ON charge (shown_status, id)")
+    conn.execute("CREATE INDEX charge_profile_shown ON charge (profile, shown_status, id)")
+
+
+def shown_status_again_step(conn: psycopg.Connection[Any]) -> None:
+    """Step 12, as in the embedded store (SHOWN_STATUS_AGAIN): the shown status is read anew for
+    every stored charge (refunds the service keeps as PAID, QRs it called CANCELED once their
+    time ran out)."""
+    _fill_shown_status(conn)
+
+
+def _fill_shown_status(conn: psycopg.Connection[Any]) -> None:
+    """Every charge's shown status from the domain function: the rows are read through a
+    server-side cursor, their statuses copied into a temporary table batch by batch, and set by
+    one UPDATE; the charge trigger is held meanwhile (no charge changed for the counters)."""
     conn.execute(
         "CREATE TEMPORARY TABLE charge_shown_fill (id BIGINT PRIMARY KEY, shown TEXT NOT NULL) "
         "ON COMMIT DROP"
@@ -314,30 +328,7 @@ def shown_status_step(conn: psycopg.Connection[Any]) -> None:
         "UPDATE charge SET shown_status = f.shown FROM charge_shown_fill f WHERE f.id = charge.id"
     )
     conn.execute("ALTER TABLE charge ENABLE TRIGGER charge_notify")
-    conn.execute("CREATE INDEX charge_shown ON charge (shown_status, id)")
-    conn.execute("CREATE INDEX charge_profile_shown ON charge (profile, shown_status, id)")
-
-
-def shown_refunded_step(conn: psycopg.Connection[Any]) -> None:
-    """Step 12, as in the embedded store (`store/sqlite/schema_charges.py`
-    SHOWN_REFUNDED_WHILE_PAID): a paid card charge with money refunded is shown refunded in
-    part (or in full). Only those rows change: each gets its shown status anew from the same
-    domain function, with the charge trigger held as in step 11."""
-    rows = conn.execute(
-        "SELECT c.id, c.state_json, c.status, a.state FROM charge c "
-        "LEFT JOIN charge_attempt a ON a.merchant_charge_id = c.merchant_charge_id "
-        "WHERE c.status = 'PAID' AND c.refunded_amount > 0"
-    ).fetchall()
-    shown = [
-        (stored_shown_status(state_json, status, attempt), charge_id)
-        for charge_id, state_json, status, attempt in rows
-    ]
-    if not shown:
-        return
-    conn.execute("ALTER TABLE charge DISABLE TRIGGER charge_notify")
-    with conn.cursor() as write:
-        write.executemany("UPDATE charge SET shown_status = %s WHERE id = %s", shown)
-    conn.execute("ALTER TABLE charge ENABLE TRIGGER charge_notify")
+    conn.execute("DROP TABLE charge_shown_fill")
 
 
 Step = str | Callable[["psycopg.Connection[Any]"], None]
@@ -349,7 +340,11 @@ MIGRATIONS: list[tuple[int, str, Step]] = [
     (9, "3DS flows, each step written before its call", THREE_DS),
     (10, "the shop's shared settings and counter ids", SHOP_SCHEMA),
     (11, "charges keep the status the history shows", shown_status_step),
-    (12, "a paid charge with money refunded is shown refunded", shown_refunded_step),
+    (
+        12,
+        "the status the history shows, read anew (refunds kept as paid, QRs that ran out)",
+        shown_status_again_step,
+    ),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -41,8 +41,8 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (11, "charges keep the status the history shows", schema_charges.SHOWN_STATUS),
     (
         12,
-        "a paid charge with money refunded is shown refunded",
-        schema_charges.SHOWN_REFUNDED_WHILE_PAID,
+        "the status the history shows, read anew (refunds kept as paid, QRs that ran out)",
+        schema_charges.SHOWN_STATUS_AGAIN,
     ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -198,13 +198,14 @@ CREATE INDEX charge_shown ON charge (shown_status, id);
 CREATE INDEX charge_profile_shown ON charge (profile, shown_status, id);
 """
 
-# Step 12: a paid card charge with money refunded is shown refunded in part (or in full), as
-# when the service says PARTIAL (`domain/shown_status.py`); the rows stored before get theirs.
-SHOWN_REFUNDED_WHILE_PAID = """
+# Step 12: the status the history shows is read anew for every stored charge, through the same
+# domain function: a paid card charge with money refunded is shown refunded in part (or in
+# full), as when the service says PARTIAL; a QR the service called CANCELED once its time ran
+# out is shown expired (`domain/shown_status.py`, `domain/qr.py`).
+SHOWN_STATUS_AGAIN = """
 UPDATE charge SET shown_status = checkout_shown_status(state_json, status,
     (SELECT a.state FROM charge_attempt a
-     WHERE a.merchant_charge_id = charge.merchant_charge_id))
-WHERE status = 'PAID' AND refunded_amount > 0;
+     WHERE a.merchant_charge_id = charge.merchant_charge_id));
 """
 
 
