@@ -184,7 +184,8 @@ class ChargeHistoryModel(ReadOnlyTableModel):
             self.tr("Amount"),
             self.tr("Status"),
             self.tr("Refunded"),
-            self.tr("Cards"),
+            # A card's brand and last four, or PIX or PicPay: how the sale was paid.
+            self.tr("Payment method"),
             self.tr("Customer"),
             self.tr("3DS"),
             self.tr("Environment"),

@@ -257,8 +257,8 @@
         <translation>Estornado</translation>
     </message>
     <message>
-        <source>Cards</source>
-        <translation>Cartões</translation>
+        <source>Payment method</source>
+        <translation>Meio de pagamento</translation>
     </message>
     <message>
         <source>Customer</source>
