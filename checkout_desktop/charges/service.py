@@ -602,7 +602,7 @@ class ChargeService:
         record = await self.store.charges.attempt(mcid)
         assert record is not None
         state, status_now, error = await self.reconciler.resolve_attempt(
-            record, trigger="after the reply"
+            record, trigger="right after sending"
         )
         if state == AttemptState.CREATED:
             stored = await self.store.charges.charge(mcid)
@@ -935,7 +935,7 @@ class ChargeService:
         )
         current = await self.store.charges.money_operation(op.id)
         assert current is not None
-        state = await self.reconciler.resolve_money_op(current, trigger="after the reply")
+        state = await self.reconciler.resolve_money_op(current, trigger="right after sending")
         if state == MoneyOpState.CONFIRMED:
             return await self._known_charge(op.merchant_charge_id)
         if state == MoneyOpState.NOT_APPLIED:

@@ -526,7 +526,7 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.PIN_END_REQUIRED: "ending attempt {charge} needs the supervisor PIN",
     ReasonCode.PIN_WRONG: "wrong supervisor PIN for charge {charge}; nothing was sent",
     ReasonCode.PIN_UNREADABLE: "the supervisor PIN cannot be checked: {error}",
-    ReasonCode.TRIGGER_AFTER_REPLY: "after the reply",
+    ReasonCode.TRIGGER_AFTER_REPLY: "right after sending",
     ReasonCode.TRIGGER_START_UP: "start-up",
     ReasonCode.TRIGGER_ON_DEMAND: "on demand",
     ReasonCode.TRIGGER_SCHEDULE: "schedule",
@@ -888,11 +888,11 @@ def _value_from_json(value: Any) -> ArgValue:
     raise TypeError(f"a reason argument cannot be {type(value).__name__}")
 
 
-Trigger = Literal["after the reply", "start-up", "on demand", "schedule"]
+Trigger = Literal["right after sending", "start-up", "on demand", "schedule"]
 """What started a reconciliation pass (or one query of it)."""
 
 _TRIGGERS: dict[str, ReasonCode] = {
-    "after the reply": ReasonCode.TRIGGER_AFTER_REPLY,
+    "right after sending": ReasonCode.TRIGGER_AFTER_REPLY,
     "start-up": ReasonCode.TRIGGER_START_UP,
     "on demand": ReasonCode.TRIGGER_ON_DEMAND,
     "schedule": ReasonCode.TRIGGER_SCHEDULE,

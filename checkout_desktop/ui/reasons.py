@@ -357,7 +357,9 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.PIN_UNREADABLE: QCoreApplication.translate(
             "Reasons", "the supervisor PIN cannot be checked: {error}"
         ),
-        ReasonCode.TRIGGER_AFTER_REPLY: QCoreApplication.translate("Reasons", "after the reply"),
+        ReasonCode.TRIGGER_AFTER_REPLY: QCoreApplication.translate(
+            "Reasons", "right after sending"
+        ),
         ReasonCode.TRIGGER_START_UP: QCoreApplication.translate("Reasons", "at start-up"),
         ReasonCode.TRIGGER_ON_DEMAND: QCoreApplication.translate("Reasons", "on demand"),
         ReasonCode.TRIGGER_SCHEDULE: QCoreApplication.translate("Reasons", "scheduled check"),

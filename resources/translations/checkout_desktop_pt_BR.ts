@@ -2431,10 +2431,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>o PIN do supervisor não pode ser conferido: {error}</translation>
     </message>
     <message>
-        <source>after the reply</source>
-        <translation>após a resposta</translation>
-    </message>
-    <message>
         <source>at start-up</source>
         <translation>na inicialização</translation>
     </message>
@@ -2581,6 +2577,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>authenticated; the charge is recorded before sending</source>
         <translation>autenticado; a cobrança é registrada antes de ser enviada</translation>
+    </message>
+    <message>
+        <source>right after sending</source>
+        <translation>logo após o envio</translation>
     </message>
     <message>
         <source>3DS authentication unavailable: {error}</source>

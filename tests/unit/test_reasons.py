@@ -77,5 +77,5 @@ def test_operations_and_triggers_are_codes() -> None:
         "charge refund",
     ):
         assert operation_reason(operation).english() == operation
-    for trigger in ("after the reply", "start-up", "on demand", "schedule"):
+    for trigger in ("right after sending", "start-up", "on demand", "schedule"):
         assert trigger_reason(trigger).english() == trigger
