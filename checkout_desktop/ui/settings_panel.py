@@ -87,6 +87,26 @@ class SettingsPanel(QWidget):
         self.shop_name.setPlaceholderText(self.tr("printed on receipts"))
         self.phone_required = QCheckBox(self.tr("Ask for the customer's phone on every sale"), self)
         self.phone_required.setObjectName("settingsPhoneRequired")
+        # What the terminal learned from the service's refusals (per environment): shown, and
+        # unticked to let it try again.
+        learned = self.tr(
+            "Learned from the service's refusals, or set here. Untick it to let the terminal try "
+            "again."
+        )
+        self.email_required = QCheckBox(
+            self.tr("Ask for the customer's e-mail on every sale"), self
+        )
+        self.email_required.setObjectName("settingsEmailRequired")
+        self.cnpj_refused = QCheckBox(
+            self.tr("The service takes only a CPF as the customer's document"), self
+        )
+        self.cnpj_refused.setObjectName("settingsCnpjRefused")
+        self.qr_cancel_refused = QCheckBox(
+            self.tr("The service does not cancel an unpaid QR (it expires by itself)"), self
+        )
+        self.qr_cancel_refused.setObjectName("settingsQrCancelRefused")
+        for learned_box in (self.email_required, self.cnpj_refused, self.qr_cancel_refused):
+            learned_box.setToolTip(learned)
         general = QGroupBox(self.tr("General"), self)
         general_form = QFormLayout(general)
         general_form.addRow(self.tr("Environment"), self.profile)
@@ -99,6 +119,9 @@ class SettingsPanel(QWidget):
         general_form.addRow(self.tr("Warn above"), self.large_amount)
         general_form.addRow(self.tr("Language"), self.language)
         general_form.addRow("", self.phone_required)
+        general_form.addRow("", self.email_required)
+        general_form.addRow("", self.cnpj_refused)
+        general_form.addRow("", self.qr_cancel_refused)
 
         # 3-D Secure, per environment: when a card is authenticated by its bank first, and
         # what happens when that cannot be done.
@@ -382,6 +405,9 @@ class SettingsPanel(QWidget):
             self.merchant_document.setText(profile.merchant_document)
             self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(profile.sdk_credential), 0))
             self.phone_required.setChecked(profile.phone_required)
+            self.email_required.setChecked(profile.customer_email_required)
+            self.cnpj_refused.setChecked(profile.customer_cnpj_refused)
+            self.qr_cancel_refused.setChecked(profile.qr_cancel_refused)
             self.three_ds_mode.setCurrentIndex(
                 max(self.three_ds_mode.findData(profile.three_ds_mode), 0)
             )
@@ -433,6 +459,9 @@ class SettingsPanel(QWidget):
         s.shared_store_url = store_url
         profile = s.profiles[name]
         profile.phone_required = self.phone_required.isChecked()
+        profile.customer_email_required = self.email_required.isChecked()
+        profile.customer_cnpj_refused = self.cnpj_refused.isChecked()
+        profile.qr_cancel_refused = self.qr_cancel_refused.isChecked()
         profile.three_ds_mode = self.three_ds_mode.currentData()
         profile.three_ds_above_centavos = self.three_ds_above.centavos()
         profile.three_ds_fallback = self.three_ds_fallback.currentData()

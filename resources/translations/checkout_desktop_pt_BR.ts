@@ -3232,6 +3232,22 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Pedir o telefone do cliente em toda venda</translation>
     </message>
     <message>
+        <source>Learned from the service&apos;s refusals, or set here. Untick it to let the terminal try again.</source>
+        <translation>Aprendido com as recusas do serviço, ou marcado aqui. Desmarque para o terminal tentar de novo.</translation>
+    </message>
+    <message>
+        <source>Ask for the customer&apos;s e-mail on every sale</source>
+        <translation>Pedir o e-mail do cliente em toda venda</translation>
+    </message>
+    <message>
+        <source>The service takes only a CPF as the customer&apos;s document</source>
+        <translation>O serviço aceita só CPF como documento do cliente</translation>
+    </message>
+    <message>
+        <source>The service does not cancel an unpaid QR (it expires by itself)</source>
+        <translation>O serviço não cancela QR não pago (ele expira sozinho)</translation>
+    </message>
+    <message>
         <source>General</source>
         <translation>Geral</translation>
     </message>

@@ -172,6 +172,37 @@ def test_the_3ds_policy_is_kept_per_environment(qtbot: QtBot) -> None:
     assert again.three_ds_fallback.currentData() == "without"
 
 
+def test_what_the_terminal_learned_from_the_service_is_shown_and_can_be_undone(
+    qtbot: QtBot,
+) -> None:
+    # The e-mail required, a CNPJ refused and an unpaid QR never cancelled are learned from the
+    # service's refusals; the owner sees them per environment and may let the terminal try again.
+    settings = Settings()
+    profile = settings.active_profile
+    learned = settings.profiles[profile]
+    learned.customer_email_required = True
+    learned.customer_cnpj_refused = True
+    learned.qr_cancel_refused = True
+    panel, saved, _ = make(qtbot, settings)
+    boxes = (panel.email_required, panel.cnpj_refused, panel.qr_cancel_refused)
+    assert all(box.isChecked() for box in boxes)
+    assert all(box.toolTip() for box in boxes)
+    for box in boxes:
+        box.setChecked(False)
+    assert panel.save()
+    kept = saved[-1].profiles[profile]
+    assert (kept.customer_email_required, kept.customer_cnpj_refused, kept.qr_cancel_refused) == (
+        False,
+        False,
+        False,
+    )
+    panel.email_required.setChecked(True)
+    assert panel.save()
+    assert saved[-1].profiles[profile].customer_email_required
+    again, _, _ = make(qtbot, saved[-1])
+    assert again.email_required.isChecked() and not again.cnpj_refused.isChecked()
+
+
 def test_settings_errors_are_said_in_portuguese(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QApplication
 
