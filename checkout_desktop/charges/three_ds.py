@@ -45,7 +45,7 @@ from checkout_desktop.domain.three_ds import (
     status_result,
 )
 from checkout_desktop.domain.wire import ThreeDsUpdate
-from checkout_desktop.gateway.errors import GatewayError
+from checkout_desktop.gateway.errors import ApiError, GatewayError
 from checkout_desktop.gateway.three_ds import ThreeDsClient
 
 if TYPE_CHECKING:
@@ -168,6 +168,12 @@ class ThreeDsFlow:
         except GatewayError as exc:
             # Setup moves no money: a refusal or a lost reply means no authentication.
             await self._note(mcid, Reason.of(ReasonCode.TDS_UNAVAILABLE, error=exc.reason))
+            body = exc.body if isinstance(exc, ApiError) else None
+            if body is not None and body.names_card_data_required():
+                # Never possible here, not a passing outage: the clerk is told so.
+                return AuthenticationResult.FAILED, Reason.of(
+                    ReasonCode.TDS_NEEDS_CARD_DATA, error=exc.reason
+                )
             return AuthenticationResult.FAILED, exc.reason
         charge_id = setup.chargeId
         authentication_id = setup.transactions[0].cardholderAuthenticationId
@@ -369,7 +375,10 @@ class ThreeDsFlow:
                 )
             finally:
                 await self._close(mcid, ThreeDsStep.DONE)
-        reason = Reason.of(ReasonCode.TDS_REFUSED, status=result.value, why=result_reason(result))
+        said = why if why is not None and why.code == ReasonCode.TDS_NEEDS_CARD_DATA else None
+        reason = Reason.of(
+            ReasonCode.TDS_REFUSED, status=result.value, why=said or result_reason(result)
+        )
         await self._close(mcid, ThreeDsStep.ENDED, result=result.value)
         await service.ledger.settle_attempt(
             attempt,

@@ -69,6 +69,7 @@ class ReasonCode(StrEnum):
     TDS_WHY_FAILED = "three_ds.why_failed"
     TDS_WHY_CANCELLED = "three_ds.why_cancelled"
     TDS_WHY_TIMED_OUT = "three_ds.why_timed_out"
+    TDS_NEEDS_CARD_DATA = "three_ds.needs_card_data"
 
     CHANGE_STATUS = "change.status"
     CHANGE_REFUNDED = "change.refunded"
@@ -367,6 +368,10 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.TDS_WHY_FAILED: "unavailable",
     ReasonCode.TDS_WHY_CANCELLED: "cancelled by the clerk",
     ReasonCode.TDS_WHY_TIMED_OUT: "without an answer in time",
+    ReasonCode.TDS_NEEDS_CARD_DATA: (
+        "impossible with this service, which asks for the card's own data (the terminal only "
+        "ever has the card's one-time token)"
+    ),
     ReasonCode.CHANGE_STATUS: "status {previous_status} → {status}",
     ReasonCode.CHANGE_REFUNDED: "refunded {previous_amount} → {amount}",
     ReasonCode.CHANGE_AMOUNT: "amount {amount}",

@@ -577,6 +577,9 @@ _NOT_FOUND_WORDS = re.compile(
 )
 _CHARGE_WORDS = re.compile(r"charge|cobran[çc]a|merchantChargeId", re.IGNORECASE)
 _CHARGE_FIELDS = frozenset({"merchantchargeid", "chargeid", "charge", "id"})
+_CARD_DATA_FIELDS = frozenset(
+    {"cardnumber", "number", "cvv", "securitycode", "expirationmonth", "expirationyear"}
+)
 
 
 class ApiErrorBody(Inbound):
@@ -643,6 +646,15 @@ class ApiErrorBody(Inbound):
         for item in self.errors or []:
             field_name = re.sub(r"\[\d+\]", "", (item.field or "").strip()).lower()
             if field_name in {"customer.document", "customer.documenttype", "document"}:
+                return True
+        return False
+
+    def names_card_data_required(self) -> bool:
+        """Whether a refused request asks for the card's own data (its number, security code
+        or expiry), which the terminal never holds: only the SDK's one-time token."""
+        for item in self.errors or []:
+            leaf = (item.field or "").strip().rsplit(".", 1)[-1].lower()
+            if leaf in _CARD_DATA_FIELDS:
                 return True
         return False
 

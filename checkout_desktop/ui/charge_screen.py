@@ -798,6 +798,13 @@ class ChargeScreen(QWidget):
             self.charge_finished.emit(outcome)
             return
         self.result.show_outcome(outcome, record)
+        if outcome.message.mentions(ReasonCode.TDS_NEEDS_CARD_DATA):
+            self.result.add_advice(
+                self.tr(
+                    "Every card would fail the same way: turn 3DS off, or let a card be charged "
+                    "without it, in Settings."
+                )
+            )
         if cnpj_refused:
             self.result.add_advice(
                 self.tr(

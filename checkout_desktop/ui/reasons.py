@@ -411,6 +411,11 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.TDS_WHY_TIMED_OUT: QCoreApplication.translate(
             "Reasons", "without an answer in time"
         ),
+        ReasonCode.TDS_NEEDS_CARD_DATA: QCoreApplication.translate(
+            "Reasons",
+            "impossible with this service, which asks for the card's own data (the terminal "
+            "only ever has the card's one-time token)",
+        ),
         ReasonCode.OP_TDS_SETUP: QCoreApplication.translate("Reasons", "3DS setup"),
         ReasonCode.OP_TDS_ENROLLMENT: QCoreApplication.translate("Reasons", "3DS enrollment"),
         ReasonCode.OP_TDS_STATUS: QCoreApplication.translate("Reasons", "3DS status query"),

@@ -348,6 +348,10 @@
         <translation>Aguardando o cliente no banco…</translation>
     </message>
     <message>
+        <source>Every card would fail the same way: turn 3DS off, or let a card be charged without it, in Settings.</source>
+        <translation>Todo cartão falharia do mesmo jeito: desligue o 3DS, ou permita cobrar o cartão sem ele, em Configurações.</translation>
+    </message>
+    <message>
         <source>This service does not take a CNPJ as the customer&apos;s document: charge again with the buyer&apos;s CPF.</source>
         <translation>Este serviço não aceita CNPJ como documento do cliente: cobre de novo com o CPF do comprador.</translation>
     </message>
@@ -2521,6 +2525,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>without an answer in time</source>
         <translation>sem resposta a tempo</translation>
+    </message>
+    <message>
+        <source>impossible with this service, which asks for the card&apos;s own data (the terminal only ever has the card&apos;s one-time token)</source>
+        <translation>impossível com este serviço, que pede os dados do próprio cartão (o terminal só recebe o token de uso único do cartão)</translation>
     </message>
     <message>
         <source>3DS setup</source>

@@ -546,6 +546,23 @@ def test_3ds_rejected_and_unavailable_follow_the_policy(shop: Shop) -> None:
         assert screen.result.status.text() == "Paid"
 
 
+def test_a_service_whose_3ds_wants_card_data_tells_the_owner_what_to_change(shop: Shop) -> None:
+    # Where 3DS setup asks for the card's own data (the terminal never has it), every card
+    # refused by the 3DS policy would fail alike: the clerk reads that it cannot work with this
+    # service, and what to change in the settings.
+    admin(shop, "PATCH", "/_sandbox/variants", {"three-ds-card": "card-data"})
+    try:
+        with three_ds(shop) as screen:
+            outcome = shop.charge_card("4111111111111111")
+            assert outcome.attempt == AttemptState.REJECTED
+            assert screen.result.status.text() == "Authentication failed"
+            said = screen.result.message.text()
+            assert "asks for the card's own data" in said, said
+            assert "Settings" in said.splitlines()[-1], said
+    finally:
+        admin(shop, "PATCH", "/_sandbox/variants", {"three-ds-card": "token"})
+
+
 def test_the_clerk_cancels_the_challenge(shop: Shop) -> None:
     with three_ds(shop) as screen:
         outcomes = start_charge(shop, "4000000000003220")

@@ -311,6 +311,9 @@ async def test_setup_refusing_the_token_is_unavailable_and_follows_the_policy(
         refused = await three_ds_charge(stack, access, APPROVED, sale="sale-a")
         assert refused.attempt == AttemptState.REJECTED
         assert refused.message.args["status"] == "FAILED"
+        # Said as what it is: never possible with this service, not a passing outage.
+        assert refused.message.mentions(ReasonCode.TDS_NEEDS_CARD_DATA)
+        assert "card's own data" in refused.message.english()
         assert ReasonCode.TDS_UNAVAILABLE in codes(stack, refused.merchant_charge_id)
         charged = await three_ds_charge(stack, access, APPROVED, sale="sale-b", fallback="without")
         assert (charged.attempt, charged.status) == (AttemptState.CREATED, ChargeStatus.PAID)

@@ -112,6 +112,20 @@ def test_a_400_refusing_the_customers_document(body: dict[str, Any], names: bool
     assert (detail.code == ReasonCode.CUSTOMER_DOCUMENT_REFUSED) is names
 
 
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        (_body(errors=[{"field": "transactions[0].card.cardNumber", "message": "required"}]), True),
+        (_body(errors=[{"field": "card.cvv", "message": "required"}]), True),
+        (_body(errors=[{"field": "card.expirationYear", "message": "required"}]), True),
+        (_body(errors=[{"field": "card.temporaryCardToken", "message": "required"}]), False),
+        (_body(message="Card data is missing: no card token."), False),
+    ],
+)
+def test_a_400_asking_for_the_cards_own_data(body: dict[str, Any], names: bool) -> None:
+    assert ApiErrorBody.model_validate(body).names_card_data_required() is names
+
+
 def test_an_odd_optional_value_in_the_token_reply_never_blocks(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
