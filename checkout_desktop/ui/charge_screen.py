@@ -211,6 +211,15 @@ class ResultView(QWidget):
             return head + "\n" + self.tr("Why: {why}").format(why=why)
         return head
 
+    def offer_retry(self, offered: bool, *, card_refused: bool) -> None:
+        """Offer the same sale again: with another card where the card was refused (denied, or
+        its bank's authentication failed), as it is where the request was (the service, the
+        connection, a field)."""
+        self.retry_button.setVisible(offered)
+        self.retry_button.setText(
+            self.tr("&Try another card") if card_refused else self.tr("Charge &again")
+        )
+
     def add_advice(self, text: str) -> None:
         """What the clerk can do about the outcome, on its own line after why."""
         said = self.message.text()
@@ -812,10 +821,11 @@ class ChargeScreen(QWidget):
                     "with the buyer's CPF."
                 )
             )
-        retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or (
-            record is not None and record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
+        denied = record is not None and record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
+        retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or denied
+        self.result.offer_retry(
+            retry, card_refused=denied or outcome.message.mentions(ReasonCode.TDS_REFUSED)
         )
-        self.result.retry_button.setVisible(retry)
         self.stack.setCurrentWidget(self.result)
         self.result.new_sale_button.setFocus()
         self.update_state()
@@ -844,7 +854,7 @@ class ChargeScreen(QWidget):
                 if record.status is not None:
                     # Without a charge status (a 3DS result alone) the offer stays as it was.
                     retry = record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
-                    self.result.retry_button.setVisible(retry)
+                    self.result.offer_retry(retry, card_refused=True)
             self.update_state()
 
         read(self._views.charge(mcid), show)

@@ -3209,6 +3209,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Por quê: {why}</translation>
     </message>
     <message>
+        <source>Charge &amp;again</source>
+        <translation>Co&amp;brar de novo</translation>
+    </message>
+    <message>
         <source>Authorized: the amount is held on the card, not charged yet. Capture it to charge it (now, or later from the history).</source>
         <translation>Autorizada: o valor está reservado no cartão, ainda não cobrado. Capture para cobrar (agora ou depois, pelo histórico).</translation>
     </message>
