@@ -653,8 +653,9 @@ class ApiErrorBody(Inbound):
         """Whether a refused request asks for the card's own data (its number, security code
         or expiry), which the terminal never holds: only the SDK's one-time token."""
         for item in self.errors or []:
-            leaf = (item.field or "").strip().rsplit(".", 1)[-1].lower()
-            if leaf in _CARD_DATA_FIELDS:
+            path = re.sub(r"\[\d+\]", "", (item.field or "").strip()).lower().split(".")
+            # A field of the card itself: not a customer's or an address's "number".
+            if path[-1] in _CARD_DATA_FIELDS and "card" in path[:-1]:
                 return True
         return False
 

@@ -119,6 +119,8 @@ def test_a_400_refusing_the_customers_document(body: dict[str, Any], names: bool
         (_body(errors=[{"field": "card.cvv", "message": "required"}]), True),
         (_body(errors=[{"field": "card.expirationYear", "message": "required"}]), True),
         (_body(errors=[{"field": "card.temporaryCardToken", "message": "required"}]), False),
+        (_body(errors=[{"field": "customer.phone.number", "message": "required"}]), False),
+        (_body(errors=[{"field": "billingAddress.number", "message": "required"}]), False),
         (_body(message="Card data is missing: no card token."), False),
     ],
 )
