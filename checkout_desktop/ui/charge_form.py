@@ -175,9 +175,9 @@ class ChargeForm(QWidget):
             )
         )
         self.email_required = False
+        """Whether a sale needs the customer's e-mail (the profile says; optional otherwise)."""
         self.cnpj_refused = False
         """The service refused a CNPJ as the customer's document: a CPF is asked for."""
-        """Whether a sale needs the customer's e-mail (the profile says; optional otherwise)."""
         self.customer_email.setPlaceholderText(self.tr("optional"))
         customer_box = QGroupBox(self.tr("Customer"), self)
         customer = QFormLayout(customer_box)

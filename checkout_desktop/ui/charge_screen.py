@@ -325,9 +325,11 @@ class ChargeScreen(QWidget):
     customer_view_changed = Signal(object)
     """What the customer-facing display shows now (a CustomerView)."""
     email_required_learned = Signal()
-    cnpj_refused_learned = Signal()
-    qr_cancel_refused_learned = Signal()
     """The service refused a sale for want of the customer's e-mail (the profile keeps it)."""
+    cnpj_refused_learned = Signal()
+    """The service refused a company customer's CNPJ (the profile keeps it)."""
+    qr_cancel_refused_learned = Signal()
+    """The service refused to cancel an unpaid QR (the profile keeps it)."""
 
     def __init__(
         self,
@@ -1030,9 +1032,9 @@ class ChargeScreen(QWidget):
                     ReasonCode.QR_CANCEL_REFUSED
                 ):
                     # The service only lets an unpaid QR expire: cancel is offered no more.
-                    learned = self.qr_panel.cancel_offered
+                    was_offered = self.qr_panel.cancel_offered
                     self.qr_panel.set_cancel_offered(False)
-                    if learned:
+                    if was_offered:
                         self.qr_cancel_refused_learned.emit()
                 if latest is not None and self.current_charge == mcid:
                     self._show_qr(latest)

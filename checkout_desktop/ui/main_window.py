@@ -63,6 +63,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+LearnedFlag = Literal["customer_email_required", "customer_cnpj_refused", "qr_cancel_refused"]
+"""A profile flag the terminal sets when the service's refusal shows it (Settings shows it)."""
+
 
 @dataclass(frozen=True)
 class Merchant:
@@ -515,10 +518,7 @@ class MainWindow(QMainWindow):
         """The service showed it does not cancel an unpaid QR: the profile keeps that."""
         self._keep_learned("qr_cancel_refused")
 
-    def _keep_learned(
-        self,
-        flag: Literal["customer_email_required", "customer_cnpj_refused", "qr_cancel_refused"],
-    ) -> None:
+    def _keep_learned(self, flag: LearnedFlag) -> None:
         """Set one of the profile's flags learned from the service's refusals, and keep it."""
         if getattr(self.settings.profile, flag):
             return
