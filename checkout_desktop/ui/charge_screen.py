@@ -917,6 +917,8 @@ class ChargeScreen(QWidget):
         self.sale.clear()
         self._render_cards()
         self.card_page.clear()
+        # The cards of the refused request were spent with it: the hint, not "… added".
+        self._show_card_hint()
         self.stack.setCurrentIndex(0)
         self.update_state()
         self.card_page.setFocus()

@@ -971,6 +971,9 @@ def test_a_service_that_refuses_a_company_customer_makes_the_form_ask_for_a_cpf(
         # Back on the same sale, the form refuses to send it with the CNPJ; a CPF goes.
         screen.result.retry_button.click()
         screen.update_state()
+        # The card was spent on the refused request: nothing says it is still added.
+        assert "added" not in screen.card_state.text(), screen.card_state.text()
+        assert screen.card_list.count() == 0
         assert any("CNPJ" in problem for problem in form.problems()), form.problems()
         form.customer_document.setText(CPF)
         assert not form.problems()
