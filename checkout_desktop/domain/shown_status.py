@@ -76,21 +76,26 @@ def shown_status(state: ChargeState, attempt: AttemptState | None = None) -> Sho
         return _of(status)
     if phase == QrPhase.EXPIRED:
         return ShownStatus.EXPIRED
-    return _of(money_status(state))
+    return _of(_money_status(state, phase))
 
 
 def money_status(state: ChargeState) -> ChargeStatus | None:
     """The status that says what the charge's money did, as the history and receipts show it:
     a QR's as its transaction means (`effective_status`), a card's as the service says, except
     a paid card charge with money refunded, which is refunded in part (or in full)."""
-    if qr_phase(state) is None and state.status == ChargeStatus.PAID:
-        refunded = state.refunded_amount or 0
-        if refunded > 0:
-            # Whether the service says PARTIAL after a partial refund or keeps PAID is not
-            # known (the sandbox plays both): the clerk and the customer read the same words.
-            whole = state.amount is not None and refunded >= state.amount
-            return ChargeStatus.REFUNDED if whole else ChargeStatus.PARTIAL
-    return effective_status(state)
+    return _money_status(state, qr_phase(state))
+
+
+def _money_status(state: ChargeState, phase: QrPhase | None) -> ChargeStatus | None:
+    if phase is not None:
+        return effective_status(state)
+    refunded = state.refunded_amount or 0
+    if state.status == ChargeStatus.PAID and refunded > 0:
+        # Whether the service says PARTIAL after a partial refund or keeps PAID is not known
+        # (the sandbox plays both): the clerk and the customer read the same words.
+        whole = state.amount is not None and refunded >= state.amount
+        return ChargeStatus.REFUNDED if whole else ChargeStatus.PARTIAL
+    return state.status
 
 
 __all__ = [
