@@ -977,7 +977,7 @@ def test_a_service_that_refuses_a_company_customer_makes_the_form_ask_for_a_cpf(
         assert any("CNPJ" in problem for problem in form.problems()), form.problems()
         form.customer_document.setText(CPF)
         assert not form.problems()
-        # A CPF refused is not a CNPJ refused: nothing more is learned from it.
+        # The flag was kept once, and nothing else with it.
         assert len(kept) == 1
     finally:
         admin(shop, "PATCH", "/_sandbox/variants", {"customer-document": "any"})
