@@ -130,6 +130,10 @@ class Shop:
         """A whole sale from the charge screen: fields, card, the Charge action, the result."""
         self.window.tabs.setCurrentIndex(self.window.charge_tab)
         self.sale(amount, **sale)
+        return self.charge_typed_sale(number)
+
+    def charge_typed_sale(self, number: str) -> ChargeOutcome:
+        """The card, the Charge action and the result, for the sale the form holds now."""
         screen = self.window.charge_screen
         spin_until(lambda: screen.card_page.sdk_ready, "the card page's SDK")
         self.type_card(number, cvv="1234" if number.startswith("3") else "123")
@@ -905,17 +909,7 @@ def test_a_service_that_requires_the_e_mail_makes_the_form_ask_for_it(
         shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
         shop.sale(1990)
         form.customer_email.clear()
-        spin_until(lambda: screen.card_page.sdk_ready, "the card page's SDK")
-        shop.type_card("4111111111111111")
-        outcomes: list[ChargeOutcome] = []
-        screen.charge_finished.connect(outcomes.append)
-        try:
-            assert screen.charge_button.isEnabled(), form.errors.text()
-            screen.charge_button.click()
-            spin_until(lambda: bool(outcomes), "the refused charge", 30)
-        finally:
-            screen.charge_finished.disconnect(outcomes.append)
-        outcome = outcomes[0]
+        outcome = shop.charge_typed_sale("4111111111111111")
         assert outcome.attempt == AttemptState.REJECTED
         assert screen.result.status.text() == "Not charged"
         assert "requires the customer's e-mail" in screen.result.message.text()
@@ -951,17 +945,8 @@ def test_a_service_that_refuses_a_company_customer_makes_the_form_ask_for_a_cpf(
         shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
         shop.sale(1990)
         form.customer_document.setText("11.222.333/0001-81")
-        spin_until(lambda: screen.card_page.sdk_ready, "the card page's SDK")
-        shop.type_card("4111111111111111")
-        outcomes: list[ChargeOutcome] = []
-        screen.charge_finished.connect(outcomes.append)
-        try:
-            assert screen.charge_button.isEnabled(), form.errors.text()
-            screen.charge_button.click()
-            spin_until(lambda: bool(outcomes), "the refused charge", 30)
-        finally:
-            screen.charge_finished.disconnect(outcomes.append)
-        assert outcomes[0].attempt == AttemptState.REJECTED
+        outcome = shop.charge_typed_sale("4111111111111111")
+        assert outcome.attempt == AttemptState.REJECTED
         assert screen.result.status.text() == "Not charged"
         said = screen.result.message.text()
         assert "does not take a CNPJ" in said and "CPF" in said, said

@@ -16,23 +16,21 @@ from pydantic import SecretStr
 from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged
-from checkout_desktop.domain.enums import ThreeDsStatus
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.domain.wire import ThreeDsUpdate
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import FixedCredentials
+from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.db import connect, transaction
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.history_model import shown_status_text
 from checkout_desktop.ui.history_panel import HistoryPanel
-from tests.ledger_support import SyncLedger
+from tests.gui.test_ui_history_model import bank_refused, three_ds_sale
 
 logger = logging.getLogger(__name__)
 
@@ -83,47 +81,37 @@ def _status_of(panel: HistoryPanel, mcid: str) -> str | None:
     return None if text is None else str(text)
 
 
+def _refused_while_open(repo: ChargeRepository, mcid: str, amount: int) -> None:
+    """The bank's refusal arrives, and makes the row, while the sale's attempt is still open."""
+    with transaction(repo.conn):
+        three_ds_sale(repo, mcid, amount=amount, last_four="3220")
+        bank_refused(repo, mcid)
+
+
+def _attempt_ends(repo: ChargeRepository, bus: EventBus, mcid: str) -> None:
+    """The settings refuse a card without 3DS: the attempt ends, and the core says so."""
+    why = Reason.of(ReasonCode.TDS_REFUSED, status="REJECTED", why="rejected")
+    with transaction(repo.conn):
+        repo.set_attempt_state(mcid, AttemptState.REJECTED, source="system", reason=why)
+    bus.publish(
+        AttemptChanged(
+            merchant_charge_id=mcid, sale_id=f"S-{mcid}", state=AttemptState.REJECTED, reason=why
+        )
+    )
+
+
 def test_a_3ds_row_turns_not_charged_when_its_attempt_ends(
     panel_parts: tuple[HistoryPanel, SqliteStore, EventBus], qtbot: Any
 ) -> None:
     panel, store, bus = panel_parts
     repo = store.repo
-    # The attempt is still open when the bank's refusal arrives and makes the row.
-    with transaction(repo.conn):
-        repo.record_attempt(
-            merchant_charge_id="tds-1",
-            sale_id="S-tds",
-            profile="builtin-sandbox",
-            amount=7002,
-            tenders=[CardSummary(brand="VISA", last_four="3220")],
-        )
-        SyncLedger(repo).apply_update(
-            ThreeDsUpdate(
-                merchant_charge_id="tds-1",
-                charge_id="3ds-1",
-                status=ThreeDsStatus.REJECTED,
-                pares_status="N",
-                eci=None,
-                occurred_at=T0,
-                received_at=T0,
-            ),
-            source="webhook",
-            source_ref=None,
-        )
+    _refused_while_open(repo, "tds-1", 7002)
     panel.model.refresh()
     qtbot.waitUntil(lambda: panel.model.row_of("tds-1") is not None, timeout=5000)
     assert _status_of(panel, "tds-1") == shown_status_text(None)
     assert panel.select_charge("tds-1")
     qtbot.waitUntil(lambda: len(panel.timeline.records()) == 2, timeout=5000)
-    # The settings refuse a card without 3DS: the attempt ends, and the core says so.
-    why = Reason.of(ReasonCode.TDS_REFUSED, status="REJECTED", why="rejected")
-    with transaction(repo.conn):
-        repo.set_attempt_state("tds-1", AttemptState.REJECTED, source="system", reason=why)
-    bus.publish(
-        AttemptChanged(
-            merchant_charge_id="tds-1", sale_id="S-tds", state=AttemptState.REJECTED, reason=why
-        )
-    )
+    _attempt_ends(repo, bus, "tds-1")
     refused = "Not charged — 3DS authentication refused"
     qtbot.waitUntil(lambda: _status_of(panel, "tds-1") == refused, timeout=5000)
     # The timeline shown gains the attempt's end as it happens.
@@ -131,36 +119,10 @@ def test_a_3ds_row_turns_not_charged_when_its_attempt_ends(
     assert panel.timeline.records()[-1].new_status == AttemptState.REJECTED.value
 
     # Filtered to "not charged" before the attempt ends, the list gains the row when it does.
-    with transaction(repo.conn):
-        repo.record_attempt(
-            merchant_charge_id="tds-2",
-            sale_id="S-tds-2",
-            profile="builtin-sandbox",
-            amount=7003,
-            tenders=[CardSummary(brand="VISA", last_four="3220")],
-        )
-        SyncLedger(repo).apply_update(
-            ThreeDsUpdate(
-                merchant_charge_id="tds-2",
-                charge_id="3ds-2",
-                status=ThreeDsStatus.REJECTED,
-                pares_status="N",
-                eci=None,
-                occurred_at=T0,
-                received_at=T0,
-            ),
-            source="webhook",
-            source_ref=None,
-        )
+    _refused_while_open(repo, "tds-2", 7003)
     box = panel.status_filter
     box.setCurrentIndex(box.findData(ShownStatus.NOT_CHARGED.value))
     qtbot.waitUntil(lambda: panel.model.row_of("tds-1") is not None, timeout=5000)
     assert panel.model.row_of("tds-2") is None
-    with transaction(repo.conn):
-        repo.set_attempt_state("tds-2", AttemptState.REJECTED, source="system", reason=why)
-    bus.publish(
-        AttemptChanged(
-            merchant_charge_id="tds-2", sale_id="S-tds-2", state=AttemptState.REJECTED, reason=why
-        )
-    )
+    _attempt_ends(repo, bus, "tds-2")
     qtbot.waitUntil(lambda: _status_of(panel, "tds-2") == refused, timeout=5000)

@@ -186,36 +186,47 @@ def test_timeline_shows_every_input_in_order_and_appends_live(
     assert model.rowCount() == 0
 
 
+def three_ds_sale(repo: ChargeRepository, mcid: str, *, amount: int, last_four: str) -> None:
+    """A 3DS card sale's attempt, recorded (in the caller's transaction)."""
+    repo.record_attempt(
+        merchant_charge_id=mcid,
+        sale_id=f"S-{mcid}",
+        profile="builtin-sandbox",
+        amount=amount,
+        tenders=[CardSummary(brand="VISA", last_four=last_four)],
+    )
+
+
+def bank_refused(repo: ChargeRepository, mcid: str) -> None:
+    """The bank's refusal of the sale's 3DS authentication, merged as its notification is (in
+    the caller's transaction): the row it makes holds only that result."""
+    SyncLedger(repo).apply_update(
+        ThreeDsUpdate(
+            merchant_charge_id=mcid,
+            charge_id=f"3ds-{mcid}",
+            status=ThreeDsStatus.REJECTED,
+            pares_status="N",
+            eci=None,
+            occurred_at=T0,
+            received_at=T0,
+        ),
+        source="webhook",
+        source_ref=None,
+    )
+
+
 def test_a_sale_3ds_ended_uncharged_reads_as_not_charged(repo: ChargeRepository) -> None:
     # The 3DS notification made the row; the amount and the card are the sale's attempt's.
     make_charges(repo, 1)
     with db.transaction(repo.conn):
-        repo.record_attempt(
-            merchant_charge_id="tds-1",
-            sale_id="S-tds",
-            profile="builtin-sandbox",
-            amount=2590,
-            tenders=[CardSummary(brand="VISA", last_four="1629")],
-        )
+        three_ds_sale(repo, "tds-1", amount=2590, last_four="1629")
         repo.set_attempt_state(
             "tds-1",
             AttemptState.REJECTED,
             source="system",
             reason=Reason.of(ReasonCode.TDS_REFUSED, status="REJECTED", why="rejected"),
         )
-        SyncLedger(repo).apply_update(
-            ThreeDsUpdate(
-                merchant_charge_id="tds-1",
-                charge_id="3ds-1",
-                status=ThreeDsStatus.REJECTED,
-                pares_status="N",
-                eci=None,
-                occurred_at=T0,
-                received_at=T0,
-            ),
-            source="webhook",
-            source_ref=None,
-        )
+        bank_refused(repo, "tds-1")
     model = ChargeHistoryModel(ChargeViews(SqliteStore(repo.conn)))
     row = model.row_of("tds-1")
     assert row is not None

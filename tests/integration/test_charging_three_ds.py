@@ -17,6 +17,7 @@ from checkout_desktop.charges.three_ds import ThreeDsProgress
 from checkout_desktop.domain.charge_events import AttemptChanged
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.three_ds import ThreeDsFallback, ThreeDsStep
 from checkout_desktop.sandbox.api import ADMIN_HEADER
@@ -455,8 +456,6 @@ async def test_the_charge_keeps_the_3ds_result_the_terminal_learned_itself(
     # No notification comes (none is configured, as where the service sends none): the result
     # the enrollment's reply or the status endpoint gave is the charge's, as a notification's
     # would be, so the history shows it and a sale 3DS refused reads "not charged".
-    from checkout_desktop.domain.shown_status import ShownStatus
-
     access = SandboxAccess.of_server(sandbox)
     async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
         stack.service.three_ds.poll_s = 0.05

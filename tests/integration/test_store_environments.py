@@ -104,25 +104,38 @@ async def sell(
                 phone=phone,
             )
     paid = status == ChargeStatus.PAID
-    await merge(
-        store,
-        clock,
-        ChargeUpdate(
-            merchant_charge_id=mcid,
-            charge_id=f"svc-{mcid}",
-            status=status,
-            amount=amount,
-            refunded_amount=0,
-            transactions=[
-                TransactionInfo(
-                    transactionId=f"t-{mcid}",
-                    transactionStatus=TransactionStatus.PAID if paid else TransactionStatus.DENIED,
-                    amount=amount,
-                    credit=CreditInfo(brand="VISA", cardNumber=f"411111******{last_four}"),
-                )
-            ],
-        ),
-        source="reply",
+    txn_status = TransactionStatus.PAID if paid else TransactionStatus.DENIED
+    update = card_update(mcid, status, txn_status, amount=amount, last_four=last_four)
+    await merge(store, clock, update, source="reply")
+
+
+def card_update(
+    mcid: str,
+    status: ChargeStatus,
+    txn_status: TransactionStatus,
+    *,
+    amount: int,
+    refunded: int = 0,
+    last_four: str = "1111",
+    at: datetime | None = None,
+) -> ChargeUpdate:
+    """A reply about `sell`'s card charge: its status, its one card's, what was refunded."""
+    return ChargeUpdate(
+        merchant_charge_id=mcid,
+        charge_id=f"svc-{mcid}",
+        status=status,
+        amount=amount,
+        refunded_amount=refunded,
+        transactions=[
+            TransactionInfo(
+                transactionId=f"t-{mcid}",
+                transactionStatus=txn_status,
+                amount=amount,
+                refundedAmount=refunded or None,
+                credit=CreditInfo(brand="VISA", cardNumber=f"411111******{last_four}"),
+            )
+        ],
+        occurred_at=at,
     )
 
 
@@ -134,6 +147,12 @@ async def merge(store: Store, clock: Clock, update: ChargeUpdate, *, source: str
 
 def ids(page: Page[object]) -> list[str]:
     return [r.merchant_charge_id for r in page.items]  # type: ignore[attr-defined]
+
+
+async def shown_as(store: Store, status: ShownStatus | None) -> list[str]:
+    """The production charges the history's status filter finds for `status`, newest first."""
+    page = await store.charges.search_charges(ChargeQuery(profile="production", status=status))
+    return ids(page)
 
 
 @pytest.mark.asyncio
@@ -543,7 +562,7 @@ async def test_the_status_filter_finds_the_charges_shown_with_its_words(
     search = store.charges.search_charges
 
     async def find(status: ShownStatus | None) -> set[str]:
-        return set(ids(await search(ChargeQuery(profile="production", status=status))))
+        return set(await shown_as(store, status))
 
     assert await find(ShownStatus.AWAITING_PAYMENT) == {"pix-waiting"}
     assert await find(ShownStatus.PAID) == {"card-paid", "wallet-paid", "pix-paid"}
@@ -592,28 +611,15 @@ async def refund_in_part(
     store: Store, clock: Clock, mcid: str, *, says: ChargeStatus, refunded: int = 500
 ) -> None:
     """The reply to a partial refund of `sell`'s charge, as the service variant says it."""
-    await merge(
-        store,
-        clock,
-        ChargeUpdate(
-            merchant_charge_id=mcid,
-            charge_id=f"svc-{mcid}",
-            status=says,
-            amount=1500,
-            refunded_amount=refunded,
-            transactions=[
-                TransactionInfo(
-                    transactionId=f"t-{mcid}",
-                    transactionStatus=TransactionStatus.PAID,
-                    amount=1500,
-                    refundedAmount=refunded,
-                    credit=CreditInfo(brand="VISA", cardNumber="411111******1111"),
-                )
-            ],
-            occurred_at=T0 + timedelta(minutes=5),
-        ),
-        source="reply",
+    update = card_update(
+        mcid,
+        says,
+        TransactionStatus.PAID,
+        amount=1500,
+        refunded=refunded,
+        at=T0 + timedelta(minutes=5),
     )
+    await merge(store, clock, update, source="reply")
 
 
 @pytest.mark.asyncio
@@ -628,14 +634,36 @@ async def test_a_partial_refund_is_found_as_one_whichever_status_the_service_kee
     await refund_in_part(store, clock, "says-partial", says=ChargeStatus.PARTIAL)
     await refund_in_part(store, clock, "keeps-paid", says=ChargeStatus.PAID)
     await refund_in_part(store, clock, "keeps-paid-whole", says=ChargeStatus.PAID, refunded=1500)
-    search = store.charges.search_charges
 
     async def find(status: ShownStatus) -> set[str]:
-        return set(ids(await search(ChargeQuery(profile="production", status=status))))
+        return set(await shown_as(store, status))
 
     assert await find(ShownStatus.PARTIAL) == {"says-partial", "keeps-paid"}
     assert await find(ShownStatus.REFUNDED) == {"keeps-paid-whole"}
     assert await find(ShownStatus.PAID) == {"paid"}
+
+
+def _back_to_schema(
+    request: pytest.FixtureRequest, kind: str, version: int, undo: tuple[str, ...]
+) -> None:
+    """Take the closed store back to schema `version` with the statements that undo the later
+    steps, on either store."""
+    if kind == "sqlite":
+        import sqlite3
+
+        raw = sqlite3.connect(request.getfixturevalue("tmp_path") / "s.sqlite3")
+        for statement in undo:
+            raw.execute(statement)
+        raw.execute(f"PRAGMA user_version = {version}")
+        raw.commit()
+        raw.close()
+        return
+    import psycopg
+
+    with psycopg.connect(request.getfixturevalue("pg_url"), autocommit=True) as conn:
+        for statement in undo:
+            conn.execute(statement.encode())
+        conn.execute("UPDATE checkout_schema SET version = %s", (version,))
 
 
 def _before_shown_status(request: pytest.FixtureRequest, kind: str) -> None:
@@ -645,22 +673,7 @@ def _before_shown_status(request: pytest.FixtureRequest, kind: str) -> None:
         "DROP INDEX charge_profile_shown",
         "ALTER TABLE charge DROP COLUMN shown_status",
     )
-    if kind == "sqlite":
-        import sqlite3
-
-        raw = sqlite3.connect(request.getfixturevalue("tmp_path") / "s.sqlite3")
-        for statement in undo:
-            raw.execute(statement)
-        raw.execute("PRAGMA user_version = 10")
-        raw.commit()
-        raw.close()
-        return
-    import psycopg
-
-    with psycopg.connect(request.getfixturevalue("pg_url"), autocommit=True) as conn:
-        for statement in undo:
-            conn.execute(statement.encode())
-        conn.execute("UPDATE checkout_schema SET version = 10")
+    _back_to_schema(request, kind, 10, undo)
 
 
 @pytest.mark.asyncio
@@ -688,15 +701,10 @@ async def test_the_upgrade_gives_every_stored_charge_the_status_the_history_show
     _before_shown_status(request, store_kind)
     store = await _open(request, clock, store_kind)
     try:
-        search = store.charges.search_charges
-
-        async def find(status: ShownStatus) -> list[str]:
-            return ids(await search(ChargeQuery(profile="production", status=status)))
-
-        assert await find(ShownStatus.PAID) == ["wallet-paid", "card-paid"]
-        assert await find(ShownStatus.AWAITING_PAYMENT) == ["pix-waiting"]
-        assert await find(ShownStatus.NOT_CHARGED) == ["tds"]
-        assert await find(ShownStatus.AUTHORIZED) == []
+        assert await shown_as(store, ShownStatus.PAID) == ["wallet-paid", "card-paid"]
+        assert await shown_as(store, ShownStatus.AWAITING_PAYMENT) == ["pix-waiting"]
+        assert await shown_as(store, ShownStatus.NOT_CHARGED) == ["tds"]
+        assert await shown_as(store, ShownStatus.AUTHORIZED) == []
     finally:
         await store.close()
 
@@ -770,31 +778,13 @@ async def test_the_upgrade_reads_every_stored_charges_shown_status_anew(
         "THEN 'CANCELED' ELSE 'PAID' END "
         "WHERE merchant_charge_id IN ('keeps-paid', 'keeps-paid-whole', 'wallet-ran-out')"
     )
-    if store_kind == "sqlite":
-        import sqlite3
-
-        raw = sqlite3.connect(request.getfixturevalue("tmp_path") / "s.sqlite3")
-        raw.execute(back)
-        raw.execute("PRAGMA user_version = 11")
-        raw.commit()
-        raw.close()
-    else:
-        import psycopg
-
-        with psycopg.connect(request.getfixturevalue("pg_url"), autocommit=True) as conn:
-            conn.execute(back)
-            conn.execute("UPDATE checkout_schema SET version = 11")
+    _back_to_schema(request, store_kind, 11, (back,))
     store = await _open(request, clock, store_kind)
     try:
-        search = store.charges.search_charges
-
-        async def find(status: ShownStatus) -> list[str]:
-            return ids(await search(ChargeQuery(profile="production", status=status)))
-
-        assert await find(ShownStatus.PARTIAL) == ["keeps-paid", "says-partial"]
-        assert await find(ShownStatus.REFUNDED) == ["keeps-paid-whole"]
-        assert await find(ShownStatus.PAID) == ["paid"]
-        assert await find(ShownStatus.EXPIRED) == ["wallet-ran-out"]
-        assert await find(ShownStatus.CANCELED) == []
+        assert await shown_as(store, ShownStatus.PARTIAL) == ["keeps-paid", "says-partial"]
+        assert await shown_as(store, ShownStatus.REFUNDED) == ["keeps-paid-whole"]
+        assert await shown_as(store, ShownStatus.PAID) == ["paid"]
+        assert await shown_as(store, ShownStatus.EXPIRED) == ["wallet-ran-out"]
+        assert await shown_as(store, ShownStatus.CANCELED) == []
     finally:
         await store.close()
