@@ -32,6 +32,7 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.three_ds import (
     MONEY_STEPS,
+    NOTIFIED_WORDS,
     AuthenticationResult,
     BrowserInfo,
     Challenge,
@@ -288,9 +289,9 @@ class ThreeDsFlow:
                 ),
                 source="3ds",
             )
-            said = _SAID.get(result)
+            said = NOTIFIED_WORDS.get(result)
             if said is not None:
-                await self._learned(mcid, charge_id, said)
+                await self._learned(mcid, charge_id, ThreeDsStatus(said))
         return result
 
     async def _learned(self, mcid: str, charge_id: str, status: ThreeDsStatus) -> None:
@@ -497,13 +498,6 @@ class ThreeDsFlow:
         except Exception:
             # The screen's trouble must never stop a flow that may be moving money.
             logger.exception("a 3DS progress handler failed")
-
-
-_SAID = {
-    AuthenticationResult.AUTHENTICATED: ThreeDsStatus.APPROVED,
-    AuthenticationResult.REJECTED: ThreeDsStatus.REJECTED,
-}
-"""The notification's word for a result the status endpoint gave (FAILED has none)."""
 
 
 def _challenge(mcid: str, answer: EnrollmentTransactionReply) -> Challenge | None:

@@ -109,6 +109,11 @@ NOTIFIED_RESULTS: Mapping[str, AuthenticationResult | None] = {
 }
 """A `THREE_DS_CHALLENGE` notification's `data.status` → result (None: not decided yet)."""
 
+NOTIFIED_WORDS: Mapping[AuthenticationResult, str] = {
+    result: word for word, result in NOTIFIED_RESULTS.items() if result is not None
+}
+"""The notification's word for a decided result (FAILED, say, has none)."""
+
 
 _WHY = {
     AuthenticationResult.AUTHENTICATED: ReasonCode.TDS_WHY_AUTHENTICATED,
