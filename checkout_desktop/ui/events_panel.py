@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QItemSelection, QModelIndex, Qt, QTimer, Signal
@@ -326,7 +327,12 @@ class EventsPanel(QWidget):
         if more:
             text = self.tr("{n} events shown; scroll for older ones").format(n=shown)
         elif shown == 0:
-            text = self.tr("No events")
+            charge = _only_the_charge(self.model.event_filter)
+            text = (
+                self.tr("No events")
+                if charge is None
+                else self.tr("No notification has arrived for charge {id}.").format(id=charge)
+            )
         elif shown == 1:
             text = self.tr("1 event")
         else:
@@ -366,3 +372,12 @@ class EventsPanel(QWidget):
         summary = self.model.summary(index.row())
         if summary is not None and summary.merchant_charge_id:
             self.charge_requested.emit(summary.merchant_charge_id)
+
+
+def _only_the_charge(chosen: EventFilter) -> str | None:
+    """The charge a filter asks for, when it asks for nothing else (the self-tests left out by
+    default aside): then an empty list means no notification named that charge."""
+    if chosen.charge is None:
+        return None
+    rest = replace(chosen, charge=None, exclude_types=())
+    return chosen.charge if rest == EventFilter() else None

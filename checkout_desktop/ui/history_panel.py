@@ -35,6 +35,7 @@ from checkout_desktop.charges.service import (
     ChargeService,
     EndReport,
     MoneyOperationError,
+    MoneyOperationRefused,
     MoneyView,
 )
 from checkout_desktop.charges.views import ChargeQuery, ChargeViews
@@ -44,7 +45,7 @@ from checkout_desktop.domain.charge_events import (
     MoneyOperationChanged,
 )
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import AttemptRecord, ChargeRecord
 from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
@@ -223,6 +224,8 @@ class HistoryPanel(QWidget):
     receipt_requested = Signal(str, bool, object)
     """(merchantChargeId, as_pdf, refunded amount or None): print or save a receipt."""
     action_finished = Signal(str, str)
+    # The service refused to cancel an unpaid QR: the window keeps that in the profile.
+    qr_cancel_refused_learned = Signal()
     """(action, merchantChargeId) after a refund, capture or query completed."""
 
     def __init__(
@@ -233,10 +236,12 @@ class HistoryPanel(QWidget):
         adapter: QtEventAdapter,
         pin_hash: Callable[[], str | None],
         environment_label: Callable[[str | None], str] | None = None,
+        qr_cancel_offered: Callable[[], bool] = lambda: True,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = service
+        self._qr_cancel_offered = qr_cancel_offered
         self._views = views
         self._pin_hash = pin_hash
         self._environment_label = environment_label or (lambda name: name or "—")
@@ -943,11 +948,17 @@ class HistoryPanel(QWidget):
                 ).format(environment=self._environment_label(record.profile))
             self.message.setText(text)
             self.message.setStyleSheet("color: #6b6b6b;")
-        self.refund_button.setEnabled(refundable and not busy)
         words = None if record is None else qr_refund_words(record)
+        # The service lets an unpaid QR expire and refuses its cancel: none is offered.
+        no_cancel = words is not None and words.cancels and not self._qr_cancel_offered()
+        self.refund_button.setEnabled(refundable and not busy and not no_cancel)
         self.refund_button.setText(
             words.button if words is not None and words.button else self.tr("Re&fund…")
         )
+        self.refund_button.setToolTip(self._cannot_cancel_text() if no_cancel else "")
+        if no_cancel and not busy and not self.message.text():
+            self.message.setText(self._cannot_cancel_text())
+            self.message.setStyleSheet("color: #6b6b6b;")
         self.capture_button.setEnabled(capturable and not busy)
         # A sale that ended before any charge (3DS refused it) has nothing at the service to ask.
         askable = record is not None and not record.never_charged
@@ -955,6 +966,12 @@ class HistoryPanel(QWidget):
         self.events_button.setEnabled(has)
         self.receipt_button.setEnabled(
             record is not None and record.status not in (None, ChargeStatus.DENIED)
+        )
+
+    def _cannot_cancel_text(self) -> str:
+        return self.tr(
+            "This service does not cancel an unpaid QR: it expires by itself. A payment made "
+            "before then can be refunded here."
         )
 
     def on_charge_changed(self, event: ChargeChanged) -> None:
@@ -1128,6 +1145,10 @@ class HistoryPanel(QWidget):
             elif isinstance(exc := task.exception(), MoneyOperationError):
                 self.message.setText(money_error_text(exc))
                 self.message.setStyleSheet("color: #b3261e;")
+                if isinstance(exc, MoneyOperationRefused) and exc.why.mentions(
+                    ReasonCode.QR_CANCEL_REFUSED
+                ):
+                    self.qr_cancel_refused_learned.emit()
             elif exc is not None:
                 if not isinstance(exc, GatewayError | ValueError | LookupError | PinRefused):
                     logger.error("%s of %s failed", action, merchant_charge_id, exc_info=exc)

@@ -287,7 +287,9 @@ class MainWindow(QMainWindow):
             adapter=self.adapter,
             pin_hash=lambda: self.settings.ui.supervisor_pin_hash,
             environment_label=self.environment_label,
+            qr_cancel_offered=lambda: self.charge_screen.qr_panel.cancel_offered,
         )
+        self.history_panel.qr_cancel_refused_learned.connect(self._keep_qr_cancel_refused)
         self.day_totals: DayTotalsPanel = DayTotalsPanel(
             self._views,
             profile=self.settings.active_profile,
@@ -515,7 +517,9 @@ class MainWindow(QMainWindow):
         self._keep_learned("customer_cnpj_refused")
 
     def _keep_qr_cancel_refused(self) -> None:
-        """The service showed it does not cancel an unpaid QR: the profile keeps that."""
+        """The service showed it does not cancel an unpaid QR: the profile keeps that, and
+        neither the QR screen nor the history offers a cancel again."""
+        self.charge_screen.qr_panel.set_cancel_offered(False)
         self._keep_learned("qr_cancel_refused")
 
     def _keep_learned(self, flag: LearnedFlag) -> None:

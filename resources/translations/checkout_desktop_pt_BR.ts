@@ -1027,6 +1027,10 @@
         <translation>Nenhum evento</translation>
     </message>
     <message>
+        <source>No notification has arrived for charge {id}.</source>
+        <translation>Nenhuma notificação chegou para a cobrança {id}.</translation>
+    </message>
+    <message>
         <source>1 event</source>
         <translation>1 evento</translation>
     </message>
@@ -1305,6 +1309,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Made in another environment ({environment}): shown read only. Refund, capture or query it from a terminal set to that environment.</source>
         <translation>Feita em outro ambiente ({environment}): mostrada somente para leitura. Estorne, capture ou consulte a partir de um terminal configurado para esse ambiente.</translation>
+    </message>
+    <message>
+        <source>This service does not cancel an unpaid QR: it expires by itself. A payment made before then can be refunded here.</source>
+        <translation>Este serviço não cancela um QR não pago: ele expira sozinho. Um pagamento feito antes disso pode ser estornado aqui.</translation>
     </message>
     <message>
         <source>The service confirmed where the charge stands; you may act on it again.</source>

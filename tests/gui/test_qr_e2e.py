@@ -357,3 +357,49 @@ def test_a_waiting_qr_is_cancelled_from_the_history_in_its_own_words(shop: Shop)
     spin_until(lambda: screen.qr_panel.status.text() == "Cancelled", "the panel")
     assert display(shop).message.text() == "The QR was cancelled"
     assert not history.refund_button.isEnabled()
+
+
+def test_a_cancel_the_service_refused_in_the_history_is_learned_and_not_offered_again(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept: list[Settings] = []
+    monkeypatch.setattr(shop.window, "_persist", kept.append)
+    admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refused"})
+    window = shop.window
+    panel = window.charge_screen.qr_panel
+    try:
+        mcid = qr_sale(shop, PIX, 1800).merchant_charge_id
+        window.show_charge(mcid)
+        history = window.history_panel
+        spin_until(history.refund_button.isEnabled, "the cancel button")
+        assert history.refund_button.text() == "Cancel Q&R…"
+        history.refund_button.click()
+        dialog = history.dialog
+        assert dialog is not None
+        dialog.accept()
+        spin_until(lambda: "not done" in history.message.text().lower(), "the refused cancel")
+        said = history.message.text()
+        assert "does not cancel an unpaid QR" in said and "expires by itself" in said, said
+        # Learned once, as on the charge screen: kept in the profile, and the QR panel (still
+        # showing this QR) offers its cancel no more.
+        assert [k.profile.qr_cancel_refused for k in kept] == [True]
+        assert not panel.cancel_offered
+        spin_until(lambda: not history.refund_button.isEnabled(), "the cancel to be withdrawn")
+        assert history.refund_button.text() == "Cancel Q&R…"
+        # Chosen again later, the waiting QR says why it cannot be cancelled before any click.
+        history.timeline.set_charge(None)
+        history.message.clear()
+        window.show_charge(mcid)
+        spin_until(lambda: "expires by itself" in history.message.text(), "the reason")
+        assert not history.refund_button.isEnabled()
+        assert "expires by itself" in history.refund_button.toolTip()
+        window.tabs.setCurrentIndex(window.charge_tab)
+        simulate_payment(shop, mcid)
+        # Paid, it is refunded as any paid QR is.
+        window.show_charge(mcid)
+        spin_until(history.refund_button.isEnabled, "the refund button")
+        assert history.refund_button.text() == "Re&fund…"
+    finally:
+        admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refund"})
+        window.settings.profile.qr_cancel_refused = False
+        panel.set_cancel_offered(True)

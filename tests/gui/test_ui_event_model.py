@@ -462,3 +462,30 @@ def test_the_count_reads_as_a_sentence_in_the_clerks_language(
         assert seen == counts
     finally:
         translations.remove()
+
+
+def test_a_charge_without_notifications_says_so_rather_than_no_events(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    connection = db.connect(tmp_path / "one-charge.sqlite3")
+    try:
+        insert_events(connection, 2, charge="sale-000001")
+        panel = EventsPanel(SqliteStore(connection).events)
+        qtbot.addWidget(panel)
+        qtbot.waitUntil(lambda: panel.model.rowCount() == 2)
+        # The history's Notifications button on a charge no notification named (a 3DS sale the
+        # bank refused, a reply that came before any notice).
+        panel.show_charge("sale-000002")
+        qtbot.waitUntil(lambda: panel.model.rowCount() == 0)
+        qtbot.waitUntil(lambda: "sale-000002" in panel.count_label.text())
+        assert panel.count_label.text() == "No notification has arrived for charge sale-000002."
+        # Another filter as well: the plain count, since the filter may hide them.
+        panel.verdict_filter.setCurrentIndex(1)
+        panel.apply_filters()
+        qtbot.waitUntil(lambda: panel.count_label.text() == "No events")
+        panel.show_charge("sale-000001")
+        panel.verdict_filter.setCurrentIndex(0)
+        panel.apply_filters()
+        qtbot.waitUntil(lambda: panel.count_label.text() == "2 events")
+    finally:
+        connection.close()
