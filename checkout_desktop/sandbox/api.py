@@ -16,6 +16,7 @@ from checkout_desktop.sandbox.faults import FaultSettingError
 from checkout_desktop.sandbox.httpkit import (
     BodyProblem,
     HttpError,
+    after_each_request,
     error_middleware,
     json_response,
     read_json_object,
@@ -358,7 +359,12 @@ async def admin_deliveries(request: web.Request) -> web.Response:
 def build_api_app(server: SandboxServer) -> web.Application:
     """The token and admin routes; the charge module adds its own (it builds on this one)."""
     app = web.Application(
-        middlewares=[error_middleware(_render, "sandbox-api")],
+        # Inside the error middleware: should saving fail unexpectedly, the reply is a JSON 500
+        # rather than a success the state file does not hold.
+        middlewares=[
+            error_middleware(_render, "sandbox-api"),
+            after_each_request(server.save_if_changed),
+        ],
         client_max_size=server.config.max_api_body_bytes,
     )
     app[SERVER_KEY] = server

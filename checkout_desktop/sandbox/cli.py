@@ -57,6 +57,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "across runs (default: a new certificate each run, key only in memory)",
     )
     parser.add_argument(
+        "--state-file",
+        type=Path,
+        metavar="FILE",
+        help="keep the charges in FILE, so a restarted sandbox still knows them (and announces "
+        "the same instance id); default: in memory only, gone when it stops",
+    )
+    parser.add_argument(
         "--webhook-url", metavar="URL", help="notification URL (HTTPS, no query, no IPv4)"
     )
     parser.add_argument(
@@ -183,6 +190,7 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
         webhook_backoff_s=args.webhook_backoff,
         faults=faults,
         variants=variants,
+        state_file=args.state_file,
     )
     config.check()
     return config

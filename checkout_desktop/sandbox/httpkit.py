@@ -132,3 +132,17 @@ def error_middleware(render: Renderer, app_name: str) -> Any:
         return response
 
     return middleware
+
+
+def after_each_request(action: Callable[[], None]) -> Any:
+    """Run `action` when a request has been handled, before its reply is sent (even a failed
+    one: a handler may change something before it fails)."""
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        finally:
+            action()
+
+    return middleware

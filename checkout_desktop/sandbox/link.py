@@ -34,6 +34,9 @@ SANDBOX_WEBHOOK_CA = "sandbox-webhook-ca.pem"
 SANDBOX_SDK_CERT_DIR = "sandbox-sdk-tls"
 """The sandbox's SDK-backend certificate is kept here, so its key pin is known before the
 sandbox is up and Chromium can start loading the card page meanwhile."""
+SANDBOX_STATE_FILE = "sandbox-state.json"
+"""The sandbox keeps its charges here, so a training sale made before the terminal was closed
+can still be queried and refunded after it is started again."""
 LOCAL_WEBHOOK_HOST = "localhost"
 """The sandbox delivers to https://localhost:PORT/…: the service's rules refuse IPv4 literals."""
 
@@ -130,6 +133,8 @@ def _sandbox_args(paths: AppPaths, ca_file: Path) -> list[str]:
         str(ca_file),
         "--sdk-cert-dir",
         str(paths.data_dir / SANDBOX_SDK_CERT_DIR),
+        "--state-file",
+        str(paths.data_dir / SANDBOX_STATE_FILE),
     ]
 
 

@@ -43,6 +43,9 @@ class SandboxInfo:
     credentials: SandboxCredentials
     admin_token: str
     raw: dict[str, Any] = field(repr=False)
+    instance: str = ""
+    """Which sandbox: the same across restarts that keep their charges in one state file ("" in
+    the line of a sandbox from before instance ids)."""
 
     @property
     def api_url(self) -> str:
@@ -64,6 +67,7 @@ class SandboxInfo:
                 credentials=SandboxCredentials.from_json(data["credentials"]),
                 admin_token=str(data["admin_token"]),
                 raw=data,
+                instance=str(data.get("instance", "")),
             )
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise SandboxStartError(

@@ -47,7 +47,7 @@ from checkout_desktop.sandbox.httpkit import (
     read_json_object,
 )
 from checkout_desktop.sandbox.render import mask_document, stamper, without_offset
-from checkout_desktop.sandbox.state import MERCHANT_CODE
+from checkout_desktop.sandbox.state import MERCHANT_CODE, Tracked
 
 if TYPE_CHECKING:
     from checkout_desktop.sandbox.server import SandboxServer
@@ -142,7 +142,7 @@ def end_to_end_id(at: datetime) -> str:
 
 
 @dataclass
-class QrCharge:
+class QrCharge(Tracked):
     """One wallet or PIX charge: one transaction whose QR waits for a payer."""
 
     id: str
@@ -491,11 +491,25 @@ async def _watch(server: SandboxServer, charge: QrCharge) -> None:
         if autopay is not None and server.clock.monotonic() - started >= autopay:
             with contextlib.suppress(PayRefused):
                 pay(server, charge)
-            return
+            break
         if expire_if_due(server, charge):
-            return
+            break
         if not await server.sleep_unless_stopping(0.2):
             return
+    # No request follows to save what this task changed.
+    server.save_if_changed()
+
+
+def watch_waiting(server: SandboxServer) -> None:
+    """Watch every QR still waiting for its payer (at start, when none is watched yet).
+
+    The QRs a state file brought back after a restart: one whose time ran out while the
+    sandbox was down expires at once, with its notification; the others expire when due, or
+    the simulated payer (`--qr-autopay`) pays them its delay after the restart.
+    """
+    for charge in list(qr_charges(server).values()):
+        if charge.awaiting:
+            server.spawn(_watch(server, charge), f"sandbox-qr-{charge.id}")
 
 
 def query_qr(server: SandboxServer, charge: QrCharge) -> web.Response:
@@ -584,4 +598,5 @@ __all__ = [
     "qr_png",
     "qr_reply",
     "refund_qr",
+    "watch_waiting",
 ]

@@ -37,6 +37,7 @@ from checkout_desktop.sandbox.httpkit import (
     BodyProblem,
     Handler,
     HttpError,
+    after_each_request,
     error_middleware,
     json_response,
     read_json_object,
@@ -370,7 +371,11 @@ async def temporary_card(request: web.Request) -> web.Response:
 
 def build_sdk_app(server: SandboxServer) -> web.Application:
     app = web.Application(
-        middlewares=[cors_middleware, error_middleware(_render, "sandbox-sdk")],
+        middlewares=[
+            cors_middleware,
+            error_middleware(_render, "sandbox-sdk"),
+            after_each_request(server.save_if_changed),
+        ],
         client_max_size=server.config.max_sdk_body_bytes,
     )
     app[SERVER_KEY] = server

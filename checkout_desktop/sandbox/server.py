@@ -11,7 +11,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -28,9 +28,15 @@ from checkout_desktop.sandbox.webhooks import (
     check_notification_url,
 )
 
+if TYPE_CHECKING:
+    from checkout_desktop.sandbox.statefile import StateFile
+
 logger = logging.getLogger(__name__)
 
 INFO_VERSION = 1
+MAX_KEPT_CHARGES = 5_000
+"""Charges a state file keeps (card and QR together): more than a shop's training needs, and
+few enough that the whole file is rewritten at each change in about 20 ms."""
 
 
 @dataclass
@@ -64,6 +70,11 @@ class SandboxConfig:
     sdk_socket: socket.socket | None = None
     """A listening socket to serve the SDK backend on, instead of binding `sdk_port`: the
     process that starts the sandbox can then map the SDK host to it before the sandbox is up."""
+    state_file: str | Path | None = None
+    """Keep the charges in this file across restarts (`sandbox/statefile.py`); None: in memory
+    only, gone when the sandbox stops."""
+    state_max_charges: int = MAX_KEPT_CHARGES
+    """With a state file, at most this many charges are kept; the oldest go first."""
 
     def check(self) -> None:
         """Raise SandboxConfigError for a value that cannot work."""
@@ -90,6 +101,8 @@ class SandboxConfig:
             raise SandboxConfigError(f"qr_autopay_s cannot be negative, got {self.qr_autopay_s}")
         if self.webhook_max_attempts < 1:
             raise SandboxConfigError("webhook_max_attempts must be at least 1")
+        if self.state_max_charges < 1:
+            raise SandboxConfigError("state_max_charges must be at least 1")
         if self.webhook_layout not in WEBHOOK_LAYOUTS:
             raise SandboxConfigError(
                 f"webhook_layout must be one of {', '.join(WEBHOOK_LAYOUTS)}, "
@@ -124,6 +137,10 @@ class SandboxServer:
         self.state = SandboxState(credentials, self.clock)
         self.dice = FaultDice(self.config.faults)
         self.admin_token = secrets.token_urlsafe(24)
+        self.instance = secrets.token_hex(6)
+        """Which sandbox this is, announced: the state file's (kept with its charges, so the
+        same across restarts), or a new one at each start without a state file."""
+        self.state_file: StateFile | None = None
         self._api_runner: web.AppRunner | None = None
         self._sdk_runner: web.AppRunner | None = None
         self._api_port: int | None = None
@@ -148,6 +165,18 @@ class SandboxServer:
                 self.config.host,
             )
         self._stopping.clear()
+        if self.config.state_file is not None and self.state_file is None:
+            from checkout_desktop.sandbox.statefile import StateFile
+
+            self.state_file = StateFile(
+                self.config.state_file, max_charges=self.config.state_max_charges
+            )
+            self.state_file.load(self.state)
+            self.instance = self.state_file.instance
+        elif self.state_file is not None and not self.state_file.hold():
+            # Started again after a stop, while another sandbox took the file meanwhile.
+            logger.warning("sandbox state file is kept by another sandbox; in memory only now")
+            self.state_file = None
         self._certificate = await asyncio.to_thread(self._load_certificate)
         ssl_context = await asyncio.to_thread(self._certificate.server_context)
         from checkout_desktop.sandbox.three_ds import add_acs_routes, add_three_ds_routes
@@ -172,6 +201,10 @@ class SandboxServer:
             await self.stop()
             raise
         self.webhooks.start()
+        from checkout_desktop.sandbox.qr import watch_waiting
+
+        # QRs the state file brought back still expire, or are paid by the simulated payer.
+        watch_waiting(self)
         logger.info(
             "sandbox running: API %s, SDK backend https://%s (mapped to %s:%d); variants %s",
             self.api_url,
@@ -200,6 +233,9 @@ class SandboxServer:
                 await runner.cleanup()
         self._api_runner = None
         self._sdk_runner = None
+        self.save_if_changed()
+        if self.state_file is not None:
+            self.state_file.release()
         logger.info("sandbox stopped")
 
     async def __aenter__(self) -> SandboxServer:
@@ -231,8 +267,24 @@ class SandboxServer:
             exc = task.exception()
             logger.error("sandbox task %s failed: %s", task.get_name(), type(exc).__name__)
 
+    def save_if_changed(self) -> None:
+        """Write the charges to the state file (if there is one) when any changed since.
+
+        Called after every request to either app, before its reply is sent (a middleware: a
+        reply never tells of a charge the file does not hold yet); before every wait
+        (`sleep_unless_stopping`: a charge whose reply an injected delay holds back, and a QR
+        the watch waits on, are on disk meanwhile); by the QR watch when it pays or expires a
+        QR; and at stop. Nothing else changes a charge, so every change is written.
+        """
+        if self.state_file is not None:
+            self.state_file.save_if_changed(self.state)
+
     async def sleep_unless_stopping(self, seconds: float) -> bool:
-        """Sleep; True if the full time passed, False if the server began stopping."""
+        """Sleep; True if the full time passed, False if the server began stopping.
+
+        What changed so far is saved first: the wait may end in a crash.
+        """
+        self.save_if_changed()
         if seconds <= 0:
             return not self._stopping.is_set()
         try:
@@ -318,6 +370,7 @@ class SandboxServer:
         return {
             "service": "checkout-desktop-sandbox",
             "version": INFO_VERSION,
+            "instance": self.instance,
             "base_url": self.base_url,
             "auth_url": self.auth_url,
             "sdk": {

@@ -1,4 +1,8 @@
-"""In-memory state of the sandbox: credentials, issued tokens, charges and the delivery log."""
+"""State of the sandbox: credentials, issued tokens, charges and the delivery log.
+
+Everything lives in memory; with `--state-file` the charges are also kept on disk
+(`sandbox/statefile.py`), which learns that a charge changed from `charge_changes()`.
+"""
 
 from __future__ import annotations
 
@@ -41,6 +45,41 @@ class SandboxClock:
         return datetime.now(UTC) + timedelta(seconds=self._offset)
 
 
+class _ChargeChanges:
+    count = 0
+
+
+def charge_changes() -> int:
+    """How many times a field of any charge or transaction was set in this process.
+
+    The state file compares it with the count at its last save to know whether to write.
+    """
+    return _ChargeChanges.count
+
+
+class Tracked:
+    """Base of the records the state file keeps: setting any of their fields counts a change.
+
+    Every change to a charge sets one of its fields or of its transactions' (creating one sets
+    them all), so the state file learns of each change without every place that makes one
+    having to report it, and a new way of changing a charge cannot be forgotten. A list or dict
+    a charge holds (its refunds, its customer) is only ever changed together with a field.
+    """
+
+    __slots__ = ()
+    revision: int
+    """`charge_changes()` right after this record's last change: the state file re-encodes
+    only the charges whose records moved on since it last wrote them."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Straight into the instance's dict (its fields are plain attributes): this runs for
+        # every field of every charge loaded at start, where super() would double the cost.
+        values = self.__dict__
+        values[name] = value
+        _ChargeChanges.count += 1
+        values["revision"] = _ChargeChanges.count
+
+
 @dataclass
 class AccessToken:
     token: str
@@ -70,7 +109,7 @@ class CardToken:
 
 
 @dataclass
-class SandboxTransaction:
+class SandboxTransaction(Tracked):
     transaction_id: str
     amount: int
     original_amount: int
@@ -114,7 +153,7 @@ class ThreeDsSession:
 
 
 @dataclass
-class SandboxCharge:
+class SandboxCharge(Tracked):
     id: str
     merchant_charge_id: str
     status: ChargeStatus
@@ -130,6 +169,15 @@ class SandboxCharge:
     @property
     def original_amount(self) -> int:
         return sum(t.original_amount for t in self.transactions)
+
+    @property
+    def last_revision(self) -> int:
+        """The latest `revision` of the charge and its transactions."""
+        revision = self.revision
+        for txn in self.transactions:
+            if txn.revision > revision:
+                revision = txn.revision
+        return revision
 
     @property
     def amount(self) -> int:
@@ -184,7 +232,8 @@ class Notification:
 
 
 class SandboxState:
-    """Everything the sandbox remembers, in memory only; gone when it stops."""
+    """Everything the sandbox remembers, in memory; gone when it stops unless a state file
+    keeps the charges (`sandbox/statefile.py`: tokens, 3DS sessions and logs are never kept)."""
 
     MAX_EXPIRED_KEPT = 10_000
     MAX_LOG_ENTRIES = 20_000
