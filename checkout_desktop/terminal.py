@@ -115,6 +115,7 @@ class Terminal:
         from checkout_desktop.charges.service import ChargeService
         from checkout_desktop.charges.shop import ShopSettings
         from checkout_desktop.charges.views import ChargeViews
+        from checkout_desktop.domain.environments import sandbox_environment
         from checkout_desktop.domain.events import EventBus
         from checkout_desktop.domain.timestamps import set_naive_zone
         from checkout_desktop.gateway.client import ChargeClient
@@ -140,9 +141,12 @@ class Terminal:
             listener_settings.port = listener_port
         problems: list[str] = []
         http_verify: Any = True
+        environment = profile.name
         if profile.is_builtin_sandbox:
             if sandbox is None:
                 raise StartupError("the built-in sandbox profile needs a running sandbox")
+            # Only this sandbox knows the charges it made (`domain/environments.py`).
+            environment = sandbox_environment(profile.name, sandbox.info.instance)
             credentials: Credentials = sandbox_credentials(
                 sandbox.info.credentials, profile.sdk_credential
             )
@@ -199,7 +203,7 @@ class Terminal:
         service = ChargeService(
             store=store,
             client=client,
-            profile=profile.name,
+            profile=environment,
             events=bus,
             policy=_check_policy(settings.reconcile_interval_s),
             authority=Authority(settings.ui.supervisor_pin_hash),
@@ -262,6 +266,13 @@ class Terminal:
             raise RuntimeError("the inbox has already been started")
         if self.shared is not None and self._feed_task is None:
             self._feed_task = asyncio.ensure_future(self._follow_shop(self.shared))
+        if self.profile_is_sandbox:
+            # The built-in sandbox runs on this computer and notifies this counter alone: every
+            # counter on it receives its own sandbox's notifications (the shop's inbox, and its
+            # lock, are for the one service all counters share).
+            await self._start_own_inbox()
+            self.service.start(self.settings.reconcile_interval_s)
+            return
         if self.inbox_lock is not None and not await self._take_inbox():
             # Another counter (or a `listen` box) receives the shop's notifications; this one
             # sees them through the shared store, and takes the inbox over if that one goes.
@@ -297,7 +308,9 @@ class Terminal:
     async def _follow_shop(self, address: StoreAddress) -> None:
         """What other counters commit — deliveries and charge changes — on this terminal's bus
         (LISTEN/NOTIFY), so its event list and history are live; its own inbox, while it holds
-        the shop's, announces its deliveries itself."""
+        the shop's, announces its deliveries itself. On the built-in sandbox every counter has
+        an inbox of its own: the others' deliveries are announced too (an announcement names a
+        stored delivery, so one announced twice shows once)."""
         from checkout_desktop.store.errors import StoreError
         from checkout_desktop.store.postgres import schema
         from checkout_desktop.store.postgres.live import watch
@@ -310,7 +323,8 @@ class Terminal:
                         if notice.channel == schema.CHARGES_CHANNEL and not notice.resync:
                             await self._announce_charge(notice.payload)
                             continue
-                        if self.inbox.started:
+                        if self.inbox.started and not self.profile_is_sandbox:
+                            # The shop's one inbox is this counter's: it announced them.
                             last = await self.store.events.latest_id()
                             continue
                         for summary in await self.store.events.newer(after=last, limit=500):

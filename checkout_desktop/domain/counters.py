@@ -24,4 +24,13 @@ def is_counter_id(text: str) -> bool:
     return COUNTER_ID_PATTERN.match(text) is not None
 
 
-__all__ = ["COUNTER_ID_PATTERN", "is_counter_id", "new_counter_id"]
+def counter_of_sale(sale_id: str | None) -> str | None:
+    """The counter a sale id names (`<counter>-<12 hex>`); None for a sale id made before
+    sale ids carried their counter."""
+    if sale_id is None or "-" not in sale_id:
+        return None
+    counter = sale_id.split("-", 1)[0]
+    return counter if is_counter_id(counter) else None
+
+
+__all__ = ["COUNTER_ID_PATTERN", "counter_of_sale", "is_counter_id", "new_counter_id"]

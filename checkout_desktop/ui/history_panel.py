@@ -44,7 +44,9 @@ from checkout_desktop.domain.charge_events import (
     ChargeChanged,
     MoneyOperationChanged,
 )
+from checkout_desktop.domain.counters import counter_of_sale
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.environments import profile_of
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import AttemptRecord, ChargeRecord
 from checkout_desktop.domain.shown_status import ShownStatus
@@ -941,6 +943,9 @@ class HistoryPanel(QWidget):
                     "This terminal did not make this charge (only notifications told of it): "
                     "shown read only."
                 )
+            elif profile_of(record.profile) == profile_of(self._service.profile):
+                # The same built-in sandbox profile, another sandbox process.
+                text = self._other_sandbox_text(record)
             else:
                 text = self.tr(
                     "Made in another environment ({environment}): shown read only. Refund, "
@@ -966,6 +971,21 @@ class HistoryPanel(QWidget):
         self.events_button.setEnabled(has)
         self.receipt_button.setEnabled(
             record is not None and record.status not in (None, ChargeStatus.DENIED)
+        )
+
+    def _other_sandbox_text(self, record: ChargeRecord) -> str:
+        """Why a charge of another built-in sandbox is only looked at: another counter's
+        computer runs it, or it ran before this terminal kept its sandbox's sales."""
+        made_at = counter_of_sale(record.sale_id)
+        if made_at is not None and made_at != self._service.counter:
+            return self.tr(
+                "Made at counter {counter}, on that computer's own built-in sandbox: only that "
+                "sandbox knows this charge, so it is shown read only here. Refund or query it at "
+                "that counter."
+            ).format(counter=made_at)
+        return self.tr(
+            "Made on an earlier built-in sandbox, before this terminal kept its sandbox's sales: "
+            "no running sandbox knows this charge, so it is shown read only."
         )
 
     def _cannot_cancel_text(self) -> str:

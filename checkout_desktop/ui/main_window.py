@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from checkout_desktop.domain.environments import profile_of
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
@@ -265,8 +266,13 @@ class MainWindow(QMainWindow):
         """A profile's name as the clerk knows it (a charge's environment in the history)."""
         if profile_name is None:
             return self.tr("unknown")
-        profile = self.settings.profiles.get(profile_name)
-        return profile_label(profile) if profile is not None else profile_name
+        profile = self.settings.profiles.get(profile_of(profile_name))
+        if profile is None:
+            return profile_name
+        if profile.is_builtin_sandbox and profile_name != self._service.profile:
+            # Another computer's sandbox, or one that ran before this one kept its charges.
+            return self.tr("Another built-in sandbox")
+        return profile_label(profile)
 
     def build_panels(self) -> None:
         """Build the events, history and settings panels (once; later calls do nothing)."""
@@ -292,7 +298,7 @@ class MainWindow(QMainWindow):
         self.history_panel.qr_cancel_refused_learned.connect(self._keep_qr_cancel_refused)
         self.day_totals: DayTotalsPanel = DayTotalsPanel(
             self._views,
-            profile=self.settings.active_profile,
+            profile=self._service.profile,
             adapter=self.adapter,
             report_folder=lambda: receipts_folder(self.settings.ui.receipts_folder),
         )

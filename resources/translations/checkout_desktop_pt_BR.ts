@@ -1331,6 +1331,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Estorno</translation>
     </message>
     <message>
+        <source>Made at counter {counter}, on that computer&apos;s own built-in sandbox: only that sandbox knows this charge, so it is shown read only here. Refund or query it at that counter.</source>
+        <translation>Feita no caixa {counter}, no sandbox embutido daquele computador: só aquele sandbox conhece esta cobrança, por isso aqui ela é mostrada somente para leitura. Estorne ou consulte naquele caixa.</translation>
+    </message>
+    <message>
+        <source>Made on an earlier built-in sandbox, before this terminal kept its sandbox&apos;s sales: no running sandbox knows this charge, so it is shown read only.</source>
+        <translation>Feita num sandbox embutido anterior, de antes de o terminal guardar as vendas do sandbox: nenhum sandbox em funcionamento conhece esta cobrança, por isso ela é mostrada somente para leitura.</translation>
+    </message>
+    <message>
         <source>QR cancelled.</source>
         <translation>QR cancelado.</translation>
     </message>
@@ -1693,6 +1701,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>unknown</source>
         <translation>desconhecido</translation>
+    </message>
+    <message>
+        <source>Another built-in sandbox</source>
+        <translation>Outro sandbox embutido</translation>
     </message>
     <message>
         <source>Charge {id}</source>

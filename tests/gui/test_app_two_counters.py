@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QApplication
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.link import start_sandbox
-from checkout_desktop.settings import Settings
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.terminal import Terminal
@@ -23,6 +22,8 @@ from tests.integration.charging_support import (
     SandboxAccess,
     card_token,
     charge_request,
+    forget_shared_service,
+    shared_service_settings,
     visa,
 )
 
@@ -46,7 +47,8 @@ def test_a_sale_at_one_counter_shows_live_at_the_other(
     with loop.attached(qapp):
         try:
             for paths in (first_paths, second_paths):
-                settings = Settings(first_run_done=True)
+                # One service for both counters (each computer's built-in sandbox is its own).
+                settings = shared_service_settings(link.info)
                 settings.ui.locale = "en"
                 terminal = run(
                     Terminal.start(
@@ -102,3 +104,4 @@ def test_a_sale_at_one_counter_shows_live_at_the_other(
             for terminal in terminals:
                 run(terminal.stop(), "a terminal to stop", HANG_S)
             link.stop()
+            forget_shared_service()

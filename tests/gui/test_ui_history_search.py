@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,19 @@ def translations(qapp: QApplication) -> Iterator[Translations]:
     installed.remove()
 
 
-@pytest.fixture
-def panel(
-    qtbot: Any, tmp_path: Path, arun: Callable[..., Any], translations: Translations
+@contextmanager
+def history_on(
+    qtbot: Any,
+    tmp_path: Path,
+    arun: Callable[..., Any],
+    *,
+    profile: str,
+    counter: str | None = None,
+    sales: Callable[[SqliteStore, Clock], Awaitable[None]],
+    environment_label: Callable[[str | None], str],
 ) -> Iterator[tuple[HistoryPanel, list[str]]]:
-    # The shop's language from the start, as the app installs it before building the window.
-    assert translations.install(PT_BR)
+    """A history panel of a terminal on `profile`, over a store that `sales` filled; the list
+    it yields gains every request the terminal tries to send."""
     clock = Clock()
     clock.now = utc_now()
     store = SqliteStore.open(tmp_path / "s.sqlite3", clock=clock)
@@ -75,22 +83,18 @@ def panel(
         client=ChargeClient(
             http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
         ),
-        profile="production",
+        profile=profile,
         events=bus,
+        counter=counter,
     )
-    arun(sell(store, clock, "real-1", amount=1500))
-    arun(
-        sell(store, clock, "real-2", amount=2990, last_four="4242", customer=("João Pereira", JOAO))
-    )
-    arun(sell(store, clock, "test-1", amount=1500, profile="builtin-sandbox"))
+    arun(sales(store, clock))
     adapter = QtEventAdapter(bus)
-    labels = {"production": "Produção", "builtin-sandbox": "Sandbox embutido"}
     widget = HistoryPanel(
         service=service,
         views=ChargeViews(store),
         adapter=adapter,
         pin_hash=lambda: None,
-        environment_label=lambda name: labels.get(name or "", "?"),
+        environment_label=environment_label,
     )
     qtbot.addWidget(widget)
     try:
@@ -99,6 +103,32 @@ def panel(
         adapter.close()
         arun(http.aclose())
         arun(store.close())
+
+
+@pytest.fixture
+def panel(
+    qtbot: Any, tmp_path: Path, arun: Callable[..., Any], translations: Translations
+) -> Iterator[tuple[HistoryPanel, list[str]]]:
+    # The shop's language from the start, as the app installs it before building the window.
+    assert translations.install(PT_BR)
+
+    async def sales(store: SqliteStore, clock: Clock) -> None:
+        await sell(store, clock, "real-1", amount=1500)
+        await sell(
+            store, clock, "real-2", amount=2990, last_four="4242", customer=("João Pereira", JOAO)
+        )
+        await sell(store, clock, "test-1", amount=1500, profile="builtin-sandbox")
+
+    labels = {"production": "Produção", "builtin-sandbox": "Sandbox embutido"}
+    with history_on(
+        qtbot,
+        tmp_path,
+        arun,
+        profile="production",
+        sales=sales,
+        environment_label=lambda name: labels.get(name or "", "?"),
+    ) as made:
+        yield made
 
 
 def listed(panel: HistoryPanel) -> list[str]:
@@ -138,6 +168,47 @@ def test_another_environments_charges_are_hidden_then_shown_read_only(
     history.other_environments.setChecked(False)
     assert listed(history) == ["real-2", "real-1"]
     assert history.table.isColumnHidden(environment)
+
+
+def test_another_built_in_sandboxs_charges_are_read_only_with_the_reason(
+    qtbot: Any, tmp_path: Path, arun: Callable[..., Any], translations: Translations
+) -> None:
+    """Counters sharing a store, each on its own computer's built-in sandbox: a sale another
+    counter's sandbox made, or one from before the sandbox kept its sales, is shown read only,
+    and the message says which and why."""
+    assert translations.install(PT_BR)
+
+    async def sales(store: SqliteStore, clock: Clock) -> None:
+        here, there = "builtin-sandbox@aqui", "builtin-sandbox@ali"
+        await sell(store, clock, "mine-1", profile=here, sale_id="caixa1-0a1b2c3d4e5f")
+        await sell(store, clock, "theirs-1", profile=there, sale_id="caixa2-0a1b2c3d4e5f")
+        # Made before sale ids named their counter, by a sandbox that kept nothing.
+        await sell(store, clock, "old-1", profile="builtin-sandbox", sale_id="0a1b2c3d4e5f")
+
+    with history_on(
+        qtbot,
+        tmp_path,
+        arun,
+        profile="builtin-sandbox@aqui",
+        counter="caixa1",
+        sales=sales,
+        environment_label=lambda name: "Outro sandbox embutido",
+    ) as (history, sent):
+        assert listed(history) == ["mine-1"]
+        history.other_environments.setChecked(True)
+        assert listed(history) == ["old-1", "theirs-1", "mine-1"]
+        assert history.select_charge("theirs-1")
+        assert not history.refund_button.isEnabled()
+        assert not history.query_button.isEnabled()
+        said = history.message.text()
+        assert "Feita no caixa caixa2" in said and "somente para leitura" in said, said
+        assert history.select_charge("old-1")
+        assert not history.refund_button.isEnabled()
+        said = history.message.text()
+        assert "sandbox embutido anterior" in said and "somente para leitura" in said, said
+        assert history.select_charge("mine-1")
+        assert history.refund_button.isEnabled() and history.query_button.isEnabled()
+        assert sent == []
 
 
 def test_the_search_fields_narrow_the_list_and_the_customer_is_a_column(

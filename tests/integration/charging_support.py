@@ -31,6 +31,7 @@ from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
 from checkout_desktop.secrets import Credentials
+from checkout_desktop.settings import Settings
 from checkout_desktop.store.sqlite.db import connect
 from checkout_desktop.store.sqlite.store import SqliteStore
 
@@ -253,3 +254,42 @@ async def charging_stack(
         finally:
             await service.stop()
             conn.close()
+
+
+SHOP_SERVICE = "shop-service"
+"""The profile of `shared_service_settings`: one service that every counter of a shop uses."""
+
+
+def shared_service_settings(info: Any) -> Settings:
+    """Settings on a service every counter shares, played by one running sandbox (`info`, its
+    announcement): what a shop on the service's own sandbox or on production has. (The
+    built-in sandbox is not that: each computer runs its own.) Its secrets go in the keychain,
+    as a real profile's do; `forget_shared_service` removes them."""
+    from checkout_desktop.secrets import SecretName, SecretStore
+    from checkout_desktop.settings import Profile, ProfileKind
+
+    credentials = info.credentials
+    settings = Settings(first_run_done=True)
+    settings.profiles[SHOP_SERVICE] = Profile(
+        name=SHOP_SERVICE,
+        label="Shop's service",
+        kind=ProfileKind.SERVICE_SANDBOX,
+        base_url=info.base_url,
+        auth_url=info.auth_url,
+        client_id=credentials.client_id,
+        merchant_document=credentials.merchant_document,
+    )
+    settings.active_profile = SHOP_SERVICE
+    secrets = SecretStore()
+    secrets.set(SHOP_SERVICE, SecretName.CLIENT_SECRET, credentials.client_secret)
+    secrets.set(SHOP_SERVICE, SecretName.SDK_MERCHANT_TOKEN, credentials.merchant_token)
+    secrets.set(SHOP_SERVICE, SecretName.WEBHOOK_TOKEN, credentials.webhook_token)
+    return settings
+
+
+def forget_shared_service() -> None:
+    from checkout_desktop.secrets import SecretName, SecretStore
+
+    secrets = SecretStore()
+    for name in SecretName:
+        secrets.delete(SHOP_SERVICE, name)

@@ -1,6 +1,6 @@
 """A shop on one PostgreSQL store: three headless terminal cores and one `listen` process.
 
-The sandbox (one merchant account) delivers its notifications to the `listen` process, which
+The sandbox plays the one service every counter uses (one merchant account) and delivers its notifications to the `listen` process, which
 holds the shop's inbox; the three cores sell at once, none of them receives notifications
 itself, and each sees every delivery and every charge through the shared store. A due check is
 asked about by one counter only. The relay below stands in for the shop's reverse proxy or
@@ -31,7 +31,6 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox import link as sandbox_link
-from checkout_desktop.settings import Settings
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.terminal import INBOX_TAKEOVER_S, Terminal
@@ -40,6 +39,8 @@ from tests.integration.charging_support import (
     SandboxAccess,
     card_token,
     charge_request,
+    forget_shared_service,
+    shared_service_settings,
     visa,
 )
 
@@ -138,7 +139,7 @@ async def shop(pg_url: str, tmp_path: Path) -> AsyncIterator[dict[str, Any]]:
             paths = first if n == 0 else _paths(tmp_path / f"caixa-{n}")
             cores.append(
                 await Terminal.start(
-                    Settings(first_run_done=True),
+                    shared_service_settings(link.info),
                     paths,
                     sandbox=link,
                     listener_port=0,
@@ -155,6 +156,7 @@ async def shop(pg_url: str, tmp_path: Path) -> AsyncIterator[dict[str, Any]]:
             listen.communicate(timeout=60)
         await relay.stop()
         link.stop()
+        forget_shared_service()
 
 
 async def _sell(core: Terminal, access: SandboxAccess) -> list[str]:

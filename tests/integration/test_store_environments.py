@@ -85,11 +85,12 @@ async def sell(
     status: ChargeStatus = ChargeStatus.PAID,
     email: str | None = None,
     phone: str | None = None,
+    sale_id: str | None = None,
 ) -> None:
     async with store.unit_of_work() as uow:
         await uow.charges.record_attempt(
             merchant_charge_id=mcid,
-            sale_id=f"sale-{mcid}",
+            sale_id=sale_id or f"sale-{mcid}",
             profile=profile,
             amount=amount,
             tenders=[CardSummary("VISA", last_four)],
