@@ -31,6 +31,7 @@ from checkout_desktop.terminal import Terminal
 from checkout_desktop.ui import loop
 from checkout_desktop.ui.customer_display import CustomerDisplay
 from checkout_desktop.ui.formatting import format_money
+from checkout_desktop.ui.history_panel import HistoryPanel, MoneyActionDialog
 from checkout_desktop.ui.timeline_text import what_happened
 from checkout_desktop.ui.webview import register_schemes
 from tests.gui.test_app_e2e import Shop, admin, close_window, open_window, run, spin_until
@@ -125,6 +126,20 @@ def simulate_payment(shop: Shop, mcid: str) -> None:
     )
     assert display(shop).message.text() == "Paid — thank you!"
     assert screen.result.print_button.isEnabled()
+
+
+def history_action(shop: Shop, mcid: str, button: str) -> tuple[HistoryPanel, MoneyActionDialog]:
+    """The charge opened in the history, its refund button (named `button`: a waiting QR's
+    is a cancel) clicked: the panel and the dialog it opened."""
+    window = shop.window
+    window.show_charge(mcid)
+    history = window.history_panel
+    spin_until(history.refund_button.isEnabled, f"the {button} button")
+    assert history.refund_button.text() == button
+    history.refund_button.click()
+    dialog = history.dialog
+    assert dialog is not None
+    return history, dialog
 
 
 def test_a_wallet_qr_is_paid_and_shown_paid_on_both_screens(shop: Shop) -> None:
@@ -237,13 +252,7 @@ def test_a_payment_landing_after_the_cancel_is_shown_and_refunded(shop: Shop) ->
     assert mcid in window.statusBar().currentMessage()
     story = [what_happened(r) for r in shop.terminal.service.store.repo.timeline(mcid).items]
     assert any("landed after the PIX QR had ended" in line for line in story), story
-    window.show_charge(mcid)
-    history = window.history_panel
-    spin_until(history.refund_button.isEnabled, "the refund button")
-    assert history.refund_button.text() == "Re&fund…"
-    history.refund_button.click()
-    dialog = history.dialog
-    assert dialog is not None
+    _, dialog = history_action(shop, mcid, "Re&fund…")
     assert dialog.amount.centavos() == 3000
     said = dialog.explanation.text()
     assert "goes back to the customer who paid the PIX QR" in said, said
@@ -284,13 +293,7 @@ def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(
         admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refund"})
         shop.window.settings.profile.qr_cancel_refused = False
         panel.set_cancel_offered(True)
-    window = shop.window
-    window.show_charge(mcid)
-    history = window.history_panel
-    spin_until(history.refund_button.isEnabled, "the refund button")
-    history.refund_button.click()
-    dialog = history.dialog
-    assert dialog is not None
+    _, dialog = history_action(shop, mcid, "Re&fund…")
     assert dialog.amount.centavos() == 4000
     dialog.amount.set_centavos(1500)
     dialog.accept()
@@ -337,14 +340,8 @@ def test_a_waiting_qr_is_cancelled_from_the_history_in_its_own_words(shop: Shop)
     outcome = qr_sale(shop, PIX, 1250)
     mcid = outcome.merchant_charge_id
     window = shop.window
-    window.show_charge(mcid)
-    history = window.history_panel
-    spin_until(history.refund_button.isEnabled, "the cancel button")
     # Nothing was paid: the clerk cancels a QR, not a card's authorization.
-    assert history.refund_button.text() == "Cancel Q&R…"
-    history.refund_button.click()
-    dialog = history.dialog
-    assert dialog is not None
+    history, dialog = history_action(shop, mcid, "Cancel Q&R…")
     assert dialog.windowTitle() == "Cancel QR"
     said = dialog.explanation.text()
     assert "can no longer pay" in said and mcid in said, said
@@ -369,13 +366,7 @@ def test_a_cancel_the_service_refused_in_the_history_is_learned_and_not_offered_
     panel = window.charge_screen.qr_panel
     try:
         mcid = qr_sale(shop, PIX, 1800).merchant_charge_id
-        window.show_charge(mcid)
-        history = window.history_panel
-        spin_until(history.refund_button.isEnabled, "the cancel button")
-        assert history.refund_button.text() == "Cancel Q&R…"
-        history.refund_button.click()
-        dialog = history.dialog
-        assert dialog is not None
+        history, dialog = history_action(shop, mcid, "Cancel Q&R…")
         dialog.accept()
         spin_until(lambda: "not done" in history.message.text().lower(), "the refused cancel")
         said = history.message.text()
