@@ -177,7 +177,9 @@ class Terminal:
         store = opened.store
         shop = ShopSettings(store, by=opened.counter or device.terminal_id)
         try:
-            if await shop.agree(settings.ui):
+            agreed = await shop.agree(settings.ui)
+            # The service's rules another counter learned (for this environment) hold here.
+            if await shop.agree_learned(settings.profile, environment) or agreed:
                 save_settings(settings, paths)
         except BaseException:
             await store.close()

@@ -33,6 +33,7 @@ from checkout_desktop.charges.three_ds import ThreeDsFlow
 from checkout_desktop.domain.charge_events import AttemptChanged, operation_changed
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.learned import LearnedFlag
 from checkout_desktop.domain.money_ops import (
     Figures,
     MoneyOpKind,
@@ -773,6 +774,12 @@ class ChargeService:
         self.authority.set_pin_hash(ui.supervisor_pin_hash)
         if self.shop is not None:
             await self.shop.publish(ui)
+
+    async def share_learned(self, flag: LearnedFlag, value: bool) -> None:
+        """A rule of this environment's service, learned from its refusal at this counter (or
+        let go by the owner): the shop's store keeps it for every counter."""
+        if self.shop is not None:
+            await self.shop.publish_learned(self.profile, flag, value)
 
     async def _known_charge(self, merchant_charge_id: str) -> ChargeRecord:
         record = await self.store.charges.charge(merchant_charge_id)

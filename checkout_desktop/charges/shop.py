@@ -4,6 +4,11 @@ in the store, so one PIN guards every counter; the other settings stay in each c
 The store is the truth once it holds a value; a counter that finds a value missing there
 gives it its own (the first counter on a new shared store seeds it). A removed PIN is kept as
 an empty value, so that a counter still holding the old PIN in its file does not put it back.
+
+What the service's refusals taught a counter (`settings.LEARNED_FLAGS`: the customer's e-mail
+required, a CNPJ refused, no cancel of an unpaid QR) is that service's rule at every counter:
+kept under the environment's name (a built-in sandbox's is its own), "1" learned and "0" let go
+by the owner, so the other counters take it at their next start.
 """
 
 from __future__ import annotations
@@ -11,14 +16,21 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from checkout_desktop.domain.learned import LEARNED_FLAGS, LEARNED_PREFIX, LearnedFlag
+
 if TYPE_CHECKING:
-    from checkout_desktop.settings import UiSettings
+    from checkout_desktop.settings import Profile, UiSettings
     from checkout_desktop.store.ports import ShopStore, Store
 
 logger = logging.getLogger(__name__)
 
 PIN_KEY = "supervisor_pin_hash"
 NAME_KEY = "shop_name"
+
+
+def learned_key(environment: str, flag: LearnedFlag) -> str:
+    """The store's key of one learned rule of one environment's service."""
+    return f"{LEARNED_PREFIX}{environment}/{flag}"
 
 
 def _local(ui: UiSettings) -> dict[str, str]:
@@ -68,10 +80,36 @@ class ShopSettings:
             for key, value in _local(ui).items():
                 await uow.shop.set_setting(key, value, by=self.by)
 
+    async def agree_learned(self, profile: Profile, environment: str) -> bool:
+        """Make `profile`'s learned rules and the store's for `environment` agree: a rule the
+        store holds wins; one this counter learned that the store lacks is given to it. Returns
+        whether `profile` changed (its file should then be saved)."""
+        changed = False
+        async with self.store.unit_of_work() as uow:
+            values = await uow.shop.settings()
+            for flag in LEARNED_FLAGS:
+                held = values.get(learned_key(environment, flag))
+                if held is None:
+                    if getattr(profile, flag):
+                        await uow.shop.set_setting(learned_key(environment, flag), "1", by=self.by)
+                elif (held == "1") != getattr(profile, flag):
+                    setattr(profile, flag, held == "1")
+                    changed = True
+        if changed:
+            logger.info("the service's rules learned at other counters were taken from the store")
+        return changed
+
+    async def publish_learned(self, environment: str, flag: LearnedFlag, value: bool) -> None:
+        """This counter learned a rule of `environment`'s service (or the owner let it go)."""
+        async with self.store.unit_of_work() as uow:
+            await uow.shop.set_setting(
+                learned_key(environment, flag), "1" if value else "0", by=self.by
+            )
+
     async def pin_hash(self) -> str | None:
         """The shop's supervisor PIN hash as the store holds it now (None: no PIN)."""
         values = await self.store.shop.settings()
         return values.get(PIN_KEY) or None
 
 
-__all__ = ["NAME_KEY", "PIN_KEY", "ShopSettings"]
+__all__ = ["NAME_KEY", "PIN_KEY", "ShopSettings", "learned_key"]

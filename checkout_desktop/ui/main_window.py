@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.domain.environments import profile_of
+from checkout_desktop.domain.learned import LEARNED_FLAGS, LearnedFlag
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
@@ -64,7 +65,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-LearnedFlag = Literal["customer_email_required", "customer_cnpj_refused", "qr_cancel_refused"]
 """A profile flag the terminal sets when the service's refusal shows it (Settings shows it)."""
 
 
@@ -80,9 +80,13 @@ def _shared(_: None) -> None:
     logger.info("the shop's PIN and name are now the same on every counter")
 
 
+def _shared_learned(_: None) -> None:
+    logger.info("the service's learned rule is now in the shop's store")
+
+
 def _not_shared(exc: BaseException) -> None:
     # Kept in this counter's settings all the same; the next start agrees with the store.
-    logger.error("the shop's PIN and name could not be written to the store: %s", exc)
+    logger.error("the shop's shared settings could not be written to the store: %s", exc)
 
 
 def merchant_of(profile: Profile, merchant_document: str | None, shop_name: str = "") -> Merchant:
@@ -400,6 +404,15 @@ class MainWindow(QMainWindow):
             self.charge_screen.form.set_cnpj_refused(settings.profile.customer_cnpj_refused)
             self.charge_screen.qr_panel.set_cancel_offered(not settings.profile.qr_cancel_refused)
             self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
+            for flag in LEARNED_FLAGS:
+                # Learned or let go here: the shop's other counters follow at their next start.
+                value = getattr(settings.profile, flag)
+                if value != getattr(previous.profile, flag):
+                    read(
+                        self._service.share_learned(flag, value),
+                        _shared_learned,
+                        failed=_not_shared,
+                    )
         # The service enforces the PIN: it learns a new one (or its removal) at once, and the
         # shop's store passes it (and the shop's name) on to the other counters.
         if (settings.ui.supervisor_pin_hash, settings.ui.shop_name) != (
@@ -529,9 +542,11 @@ class MainWindow(QMainWindow):
         self._keep_learned("qr_cancel_refused")
 
     def _keep_learned(self, flag: LearnedFlag) -> None:
-        """Set one of the profile's flags learned from the service's refusals, and keep it."""
+        """Set one of the profile's flags learned from the service's refusals, and keep it
+        (in this counter's file, and in the shop's store for the other counters)."""
         if getattr(self.settings.profile, flag):
             return
+        read(self._service.share_learned(flag, True), _shared_learned, failed=_not_shared)
         updated = self.settings.model_copy(deep=True)
         setattr(updated.profile, flag, True)
         try:

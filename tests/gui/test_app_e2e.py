@@ -26,6 +26,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeOutcome
+from checkout_desktop.charges.shop import learned_key
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.records import ChargeRecord
@@ -953,6 +954,12 @@ def test_a_service_that_refuses_a_company_customer_makes_the_form_ask_for_a_cpf(
         assert form.cnpj_refused
         assert [k.profile.customer_cnpj_refused for k in kept] == [True]
         assert shop.window.settings.profile.customer_cnpj_refused
+        # And the shop's store keeps it, for the other counters on the same service.
+        key = learned_key(shop.terminal.service.profile, "customer_cnpj_refused")
+        spin_until(
+            lambda: run(shop.terminal.store.shop.settings(), "the shop's settings").get(key) == "1",
+            "the shop's store to keep it",
+        )
         # Back on the same sale, the form refuses to send it with the CNPJ; a CPF goes.
         screen.result.retry_button.click()
         screen.update_state()
@@ -968,6 +975,8 @@ def test_a_service_that_refuses_a_company_customer_makes_the_form_ask_for_a_cpf(
         admin(shop, "PATCH", "/_sandbox/variants", {"customer-document": "any"})
         form.set_cnpj_refused(False)
         shop.window.settings.profile.customer_cnpj_refused = False
+        service = shop.terminal.service
+        run(service.share_learned("customer_cnpj_refused", False), "the store to let it go")
         screen.new_sale()
 
 

@@ -19,7 +19,7 @@ from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.wire import ChargeUpdate
-from checkout_desktop.settings import UiSettings
+from checkout_desktop.settings import Profile, UiSettings, default_profiles
 from checkout_desktop.store.errors import RepositoryError
 from checkout_desktop.store.ports import Store
 from checkout_desktop.store.postgres.address import StoreAddress
@@ -176,3 +176,53 @@ async def test_no_charge_is_sent_while_the_shared_store_cannot_record_it(pg_url:
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(f'ALTER DATABASE "{dbname}" ALLOW_CONNECTIONS true')
         await store.close()
+
+
+def _production(**learned: bool) -> Profile:
+    profile = default_profiles()["production"].model_copy()
+    for flag, value in learned.items():
+        setattr(profile, flag, value)
+    return profile
+
+
+@pytest.mark.pg
+@pytest.mark.asyncio
+async def test_a_refusal_learned_at_one_counter_holds_at_every_counter(
+    counters: list[PgStore],
+) -> None:
+    """What the service's refusals taught one counter (a CNPJ refused, the e-mail required,
+    no cancel of an unpaid QR) is the same service's rule at every counter of the shop."""
+    first, second, third = counters
+    await ShopSettings(first, by="aaaaa").publish_learned(
+        "production", "customer_cnpj_refused", True
+    )
+    joining = _production()
+    assert await ShopSettings(second, by="bbbbb").agree_learned(joining, "production")
+    assert joining.customer_cnpj_refused
+    assert not joining.customer_email_required and not joining.qr_cancel_refused
+
+    # A counter that learned something itself before the store knew it passes it on.
+    own = _production(customer_email_required=True)
+    assert await ShopSettings(third, by="ccccc").agree_learned(own, "production")
+    assert own.customer_email_required and own.customer_cnpj_refused
+    again = _production()
+    assert await ShopSettings(first, by="aaaaa").agree_learned(again, "production")
+    assert again.customer_email_required
+
+    # The owner unticks one at a counter, to let the terminal try again: the others follow.
+    await ShopSettings(second, by="bbbbb").publish_learned(
+        "production", "customer_cnpj_refused", False
+    )
+    stale = _production(customer_cnpj_refused=True)
+    assert await ShopSettings(third, by="ccccc").agree_learned(stale, "production")
+    assert not stale.customer_cnpj_refused
+
+    # Another environment's service taught nothing about this one.
+    sandbox = _production()
+    assert not await ShopSettings(first, by="aaaaa").agree_learned(sandbox, "service-sandbox")
+    assert not sandbox.customer_email_required
+
+    # Only the three learned rules are shared under the environment's name.
+    with pytest.raises(RepositoryError, match="share"):
+        async with first.unit_of_work() as uow:
+            await uow.shop.set_setting("learned/production/phone_required", "0", by="aaaaa")

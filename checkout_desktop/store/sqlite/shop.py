@@ -8,10 +8,12 @@ the same id. The SQL is plain enough to run on PostgreSQL through its sqlite3-li
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 
+from checkout_desktop.domain.learned import LEARNED_FLAGS, LEARNED_PREFIX
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.store.errors import NotInTransaction, RepositoryError
 from checkout_desktop.store.sqlite.charges import ts
@@ -21,8 +23,18 @@ logger = logging.getLogger(__name__)
 
 
 SHOP_KEYS = frozenset({"supervisor_pin_hash", "shop_name"})
-"""The settings the counters of one shop share; every other setting stays per counter."""
+"""The settings the counters of one shop share; every other setting stays per counter
+(besides these, the service's learned rules: `is_shop_key`)."""
 MAX_VALUE = 4096
+_LEARNED_KEY = re.compile(
+    rf"^{re.escape(LEARNED_PREFIX)}[a-z0-9][a-z0-9@-]{{0,79}}/({'|'.join(LEARNED_FLAGS)})$"
+)
+
+
+def is_shop_key(key: str) -> bool:
+    """A setting the shop's counters share: the PIN, the shop's name, or a rule an environment's
+    service taught a counter (`learned/<environment>/<flag>`)."""
+    return key in SHOP_KEYS or _LEARNED_KEY.match(key) is not None
 
 
 class ShopRepository:
@@ -46,7 +58,7 @@ class ShopRepository:
     def set_setting(self, key: str, value: str | None, *, by: str) -> None:
         """Set (or, with None, clear) one shared setting; `by` names the counter."""
         self._require_transaction("set_setting")
-        if key not in SHOP_KEYS:
+        if not is_shop_key(key):
             raise RepositoryError(f"{key!r} is not a setting the shop's counters share")
         if value is None:
             self.conn.execute("DELETE FROM shop_setting WHERE key = :key", {"key": key})
@@ -88,4 +100,4 @@ class ShopRepository:
         return counter_id
 
 
-__all__ = ["SHOP_KEYS", "SHOP_SCHEMA", "ShopRepository"]
+__all__ = ["SHOP_KEYS", "SHOP_SCHEMA", "ShopRepository", "is_shop_key"]
