@@ -78,6 +78,22 @@ def display(shop: Shop) -> CustomerDisplay:
     return shown
 
 
+@pytest.fixture
+def cancel_refused(shop: Shop, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Settings]]:
+    """The service refuses to cancel an unpaid QR (it only expires); yields the settings the
+    window keeps. Afterwards the service cancels again and the terminal has forgotten it."""
+    kept: list[Settings] = []
+    monkeypatch.setattr(shop.window, "_persist", kept.append)
+    admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refused"})
+    try:
+        yield kept
+    finally:
+        admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refund"})
+        shop.window.settings.profile.qr_cancel_refused = False
+        shop.window.charge_screen.qr_panel.set_cancel_offered(True)
+        run(shop.terminal.service.share_learned("qr_cancel_refused", False), "the store")
+
+
 def qr_sale(shop: Shop, kind: str, amount: int) -> ChargeOutcome:
     """A sale charged with a QR from the keyboard: Ctrl+2 or Ctrl+3, then Ctrl+Enter."""
     window = shop.window
@@ -263,36 +279,29 @@ def test_a_payment_landing_after_the_cancel_is_shown_and_refunded(shop: Shop) ->
 
 
 def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(
-    shop: Shop, monkeypatch: pytest.MonkeyPatch
+    shop: Shop, cancel_refused: list[Settings]
 ) -> None:
-    kept: list[Settings] = []
-    monkeypatch.setattr(shop.window, "_persist", kept.append)
-    admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refused"})
+    kept = cancel_refused
     screen = shop.window.charge_screen
     panel = screen.qr_panel
-    try:
-        outcome = qr_sale(shop, WALLET, 4000)
-        mcid = outcome.merchant_charge_id
-        assert panel.cancel_button.isVisibleTo(panel)
-        panel.cancel_button.click()
-        spin_until(lambda: "not done" in panel.detail.text().lower(), "the refused cancel")
-        assert panel.status.text() == "Awaiting payment…"
-        # What the refusal means, in the clerk's words: no "charged" for a QR nobody paid.
-        said = panel.detail.text()
-        assert "does not cancel an unpaid QR" in said and "expires by itself" in said, said
-        assert "awaiting payment" in said and "charged" not in said, said
-        # Offered no more: not for this QR, and (kept in the profile) not for the next ones.
-        assert not panel.cancel_button.isVisibleTo(panel)
-        assert [k.profile.qr_cancel_refused for k in kept] == [True]
-        simulate_payment(shop, mcid)
-        later = qr_sale(shop, PIX, 1500)
-        assert not panel.cancel_button.isVisibleTo(panel)
-        assert "expires by itself" in panel.detail.text(), panel.detail.text()
-        simulate_payment(shop, later.merchant_charge_id)
-    finally:
-        admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refund"})
-        shop.window.settings.profile.qr_cancel_refused = False
-        panel.set_cancel_offered(True)
+    outcome = qr_sale(shop, WALLET, 4000)
+    mcid = outcome.merchant_charge_id
+    assert panel.cancel_button.isVisibleTo(panel)
+    panel.cancel_button.click()
+    spin_until(lambda: "not done" in panel.detail.text().lower(), "the refused cancel")
+    assert panel.status.text() == "Awaiting payment…"
+    # What the refusal means, in the clerk's words: no "charged" for a QR nobody paid.
+    said = panel.detail.text()
+    assert "does not cancel an unpaid QR" in said and "expires by itself" in said, said
+    assert "awaiting payment" in said and "charged" not in said, said
+    # Offered no more: not for this QR, and (kept in the profile) not for the next ones.
+    assert not panel.cancel_button.isVisibleTo(panel)
+    assert [k.profile.qr_cancel_refused for k in kept] == [True]
+    simulate_payment(shop, mcid)
+    later = qr_sale(shop, PIX, 1500)
+    assert not panel.cancel_button.isVisibleTo(panel)
+    assert "expires by itself" in panel.detail.text(), panel.detail.text()
+    simulate_payment(shop, later.merchant_charge_id)
     _, dialog = history_action(shop, mcid, "Re&fund…")
     assert dialog.amount.centavos() == 4000
     dialog.amount.set_centavos(1500)
@@ -357,40 +366,33 @@ def test_a_waiting_qr_is_cancelled_from_the_history_in_its_own_words(shop: Shop)
 
 
 def test_a_cancel_the_service_refused_in_the_history_is_learned_and_not_offered_again(
-    shop: Shop, monkeypatch: pytest.MonkeyPatch
+    shop: Shop, cancel_refused: list[Settings]
 ) -> None:
-    kept: list[Settings] = []
-    monkeypatch.setattr(shop.window, "_persist", kept.append)
-    admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refused"})
+    kept = cancel_refused
     window = shop.window
     panel = window.charge_screen.qr_panel
-    try:
-        mcid = qr_sale(shop, PIX, 1800).merchant_charge_id
-        history, dialog = history_action(shop, mcid, "Cancel Q&R…")
-        dialog.accept()
-        spin_until(lambda: "not done" in history.message.text().lower(), "the refused cancel")
-        said = history.message.text()
-        assert "does not cancel an unpaid QR" in said and "expires by itself" in said, said
-        # Learned once, as on the charge screen: kept in the profile, and the QR panel (still
-        # showing this QR) offers its cancel no more.
-        assert [k.profile.qr_cancel_refused for k in kept] == [True]
-        assert not panel.cancel_offered
-        spin_until(lambda: not history.refund_button.isEnabled(), "the cancel to be withdrawn")
-        assert history.refund_button.text() == "Cancel Q&R…"
-        # Chosen again later, the waiting QR says why it cannot be cancelled before any click.
-        history.timeline.set_charge(None)
-        history.message.clear()
-        window.show_charge(mcid)
-        spin_until(lambda: "expires by itself" in history.message.text(), "the reason")
-        assert not history.refund_button.isEnabled()
-        assert "expires by itself" in history.refund_button.toolTip()
-        window.tabs.setCurrentIndex(window.charge_tab)
-        simulate_payment(shop, mcid)
-        # Paid, it is refunded as any paid QR is.
-        window.show_charge(mcid)
-        spin_until(history.refund_button.isEnabled, "the refund button")
-        assert history.refund_button.text() == "Re&fund…"
-    finally:
-        admin(shop, "PATCH", "/_sandbox/variants", {"qr-cancel": "refund"})
-        window.settings.profile.qr_cancel_refused = False
-        panel.set_cancel_offered(True)
+    mcid = qr_sale(shop, PIX, 1800).merchant_charge_id
+    history, dialog = history_action(shop, mcid, "Cancel Q&R…")
+    dialog.accept()
+    spin_until(lambda: "not done" in history.message.text().lower(), "the refused cancel")
+    said = history.message.text()
+    assert "does not cancel an unpaid QR" in said and "expires by itself" in said, said
+    # Learned once, as on the charge screen: kept in the profile, and the QR panel (still
+    # showing this QR) offers its cancel no more.
+    assert [k.profile.qr_cancel_refused for k in kept] == [True]
+    assert not panel.cancel_offered
+    spin_until(lambda: not history.refund_button.isEnabled(), "the cancel to be withdrawn")
+    assert history.refund_button.text() == "Cancel Q&R…"
+    # Chosen again later, the waiting QR says why it cannot be cancelled before any click.
+    history.timeline.set_charge(None)
+    history.message.clear()
+    window.show_charge(mcid)
+    spin_until(lambda: "expires by itself" in history.message.text(), "the reason")
+    assert not history.refund_button.isEnabled()
+    assert "expires by itself" in history.refund_button.toolTip()
+    window.tabs.setCurrentIndex(window.charge_tab)
+    simulate_payment(shop, mcid)
+    # Paid, it is refunded as any paid QR is.
+    window.show_charge(mcid)
+    spin_until(history.refund_button.isEnabled, "the refund button")
+    assert history.refund_button.text() == "Re&fund…"

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from checkout_desktop.charges.reconciler import CheckPolicy
-from checkout_desktop.charges.service import ChargeService
+from checkout_desktop.charges.service import ChargeOutcome, ChargeService
 from checkout_desktop.domain.enums import TokenFieldSpelling
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.records import CardSummary
@@ -293,3 +293,15 @@ def forget_shared_service() -> None:
     secrets = SecretStore()
     for name in SecretName:
         secrets.delete(SHOP_SERVICE, name)
+
+
+async def sell_by_card(service: ChargeService, access: SandboxAccess) -> ChargeOutcome:
+    """One new sale of `service`'s counter charged on an approved card (the sandbox's token)."""
+    sale = service.new_sale()
+    return await service.charge(
+        sale_id=sale.sale_id,
+        request=charge_request(
+            await card_token(access, APPROVED), merchant_charge_id=f"{sale.sale_id}-01"
+        ),
+        tenders=visa("1111"),
+    )

@@ -29,13 +29,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.terminal import Terminal
-from tests.integration.charging_support import (
-    APPROVED,
-    SandboxAccess,
-    card_token,
-    charge_request,
-    visa,
-)
+from tests.integration.charging_support import SandboxAccess, sell_by_card, visa
 from tests.integration.qr_support import qr_request, qr_tenders
 
 pytestmark = pytest.mark.pg
@@ -100,14 +94,8 @@ async def test_a_counter_leaves_another_counters_sandbox_charges_alone(
     assert first.service.profile == f"builtin-sandbox@{first_link.info.instance}"
     assert second.service.profile != first.service.profile
 
-    access = SandboxAccess.of_info(first_link.info.raw)
-    sale = first.service.new_sale()
-    paid = f"{sale.sale_id}-01"
-    outcome = await first.service.charge(
-        sale_id=sale.sale_id,
-        request=charge_request(await card_token(access, APPROVED), merchant_charge_id=paid),
-        tenders=visa("1111"),
-    )
+    outcome = await sell_by_card(first.service, SandboxAccess.of_info(first_link.info.raw))
+    paid = outcome.merchant_charge_id
     assert outcome.record is not None and outcome.record.status is not None
     # An attempt of the first counter left unresolved long ago (its terminal crashed), and its
     # paid charge due for a check.

@@ -35,13 +35,10 @@ from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.terminal import INBOX_TAKEOVER_S, Terminal
 from tests.integration.charging_support import (
-    APPROVED,
     SandboxAccess,
-    card_token,
-    charge_request,
     forget_shared_service,
+    sell_by_card,
     shared_service_settings,
-    visa,
 )
 
 pytestmark = pytest.mark.pg
@@ -162,15 +159,9 @@ async def shop(pg_url: str, tmp_path: Path) -> AsyncIterator[dict[str, Any]]:
 async def _sell(core: Terminal, access: SandboxAccess) -> list[str]:
     sold: list[str] = []
     for _ in range(SALES_PER_CORE):
-        sale = core.service.new_sale()
-        mcid = f"{sale.sale_id}-01"
-        outcome = await core.service.charge(
-            sale_id=sale.sale_id,
-            request=charge_request(await card_token(access, APPROVED), merchant_charge_id=mcid),
-            tenders=visa("1111"),
-        )
+        outcome = await sell_by_card(core.service, access)
         assert outcome.record is not None, outcome
-        sold.append(mcid)
+        sold.append(outcome.merchant_charge_id)
     return sold
 
 
@@ -300,11 +291,4 @@ async def test_a_core_takes_the_inbox_over_when_the_listen_box_dies(shop: dict[s
 
 
 async def _sell_one(core: Terminal, access: SandboxAccess) -> list[str]:
-    sale = core.service.new_sale()
-    mcid = f"{sale.sale_id}-01"
-    await core.service.charge(
-        sale_id=sale.sale_id,
-        request=charge_request(await card_token(access, APPROVED), merchant_charge_id=mcid),
-        tenders=visa("1111"),
-    )
-    return [mcid]
+    return [(await sell_by_card(core.service, access)).merchant_charge_id]
