@@ -5,7 +5,7 @@ The store is the truth once it holds a value; a counter that finds a value missi
 gives it its own (the first counter on a new shared store seeds it). A removed PIN is kept as
 an empty value, so that a counter still holding the old PIN in its file does not put it back.
 
-What the service's refusals taught a counter (`settings.LEARNED_FLAGS`: the customer's e-mail
+What the service's refusals taught a counter (`domain/learned.py`: the customer's e-mail
 required, a CNPJ refused, no cancel of an unpaid QR) is that service's rule at every counter:
 kept under the environment's name (a built-in sandbox's is its own), "1" learned and "0" let go
 by the owner, so the other counters take it at their next start.

@@ -226,9 +226,9 @@ class HistoryPanel(QWidget):
     receipt_requested = Signal(str, bool, object)
     """(merchantChargeId, as_pdf, refunded amount or None): print or save a receipt."""
     action_finished = Signal(str, str)
-    # The service refused to cancel an unpaid QR: the window keeps that in the profile.
-    qr_cancel_refused_learned = Signal()
     """(action, merchantChargeId) after a refund, capture or query completed."""
+    qr_cancel_refused_learned = Signal()
+    """The service refused to cancel an unpaid QR: the window keeps that in the profile."""
 
     def __init__(
         self,

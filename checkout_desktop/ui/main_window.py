@@ -65,8 +65,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-"""A profile flag the terminal sets when the service's refusal shows it (Settings shows it)."""
-
 
 @dataclass(frozen=True)
 class Merchant:
