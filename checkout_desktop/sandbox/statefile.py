@@ -28,6 +28,7 @@ import heapq
 import json
 import logging
 import os
+import re
 import secrets
 import time
 from datetime import datetime
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STATE_VERSION = 1
+_INSTANCE = re.compile(r"[0-9a-f]{6,32}")
 BROKEN_SUFFIX = ".broken"
 TEMPORARY_SUFFIX = ".tmp"
 LOCK_SUFFIX = ".lock"
@@ -324,8 +326,9 @@ def decode(raw: bytes) -> tuple[str, list[SandboxCharge], list[QrCharge]]:
     if version != STATE_VERSION:
         raise StateFileError(f"it is version {version}; this sandbox reads {STATE_VERSION}")
     instance = top.text("instance")
-    if not instance:
-        raise StateFileError("its instance id is empty")
+    if not _INSTANCE.fullmatch(instance):
+        # It names the sandbox's charges in the terminal's store (`domain/environments.py`).
+        raise StateFileError("its instance id is not one a sandbox makes (hexadecimal digits)")
     charges = [_charge(item, f"charges[{i}]") for i, item in enumerate(top.items("charges"))]
     qr = [_qr(item, f"qr_charges[{i}]") for i, item in enumerate(top.items("qr_charges"))]
     ids = [c.merchant_charge_id for c in charges] + [c.merchant_charge_id for c in qr]

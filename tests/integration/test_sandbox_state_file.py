@@ -338,8 +338,13 @@ async def test_every_change_is_on_disk_before_its_reply_is_sent(tmp_path: Path) 
             b'"qr_charges": []}',
             "charges[0] has no field",
         ),
+        (
+            # The instance names the sandbox's charges in the terminal's store.
+            b'{"version": 1, "instance": "../x y", "charges": [], "qr_charges": []}',
+            "instance id is not one a sandbox makes",
+        ),
     ],
-    ids=["corrupt-json", "wrong-version", "field-missing"],
+    ids=["corrupt-json", "wrong-version", "field-missing", "odd-instance"],
 )
 async def test_an_unusable_state_file_is_moved_aside_and_the_sandbox_starts_empty(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, content: bytes, why: str
