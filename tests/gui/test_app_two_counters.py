@@ -22,8 +22,7 @@ from tests.integration.charging_support import (
     SandboxAccess,
     card_token,
     charge_request,
-    forget_shared_service,
-    shared_service_settings,
+    shared_service,
     visa,
 )
 
@@ -48,11 +47,16 @@ def test_a_sale_at_one_counter_shows_live_at_the_other(
         try:
             for paths in (first_paths, second_paths):
                 # One service for both counters (each computer's built-in sandbox is its own).
-                settings = shared_service_settings(link.info)
+                settings, secrets = shared_service(link.info)
                 settings.ui.locale = "en"
                 terminal = run(
                     Terminal.start(
-                        settings, paths, sandbox=link, listener_port=0, store_url=pg_url
+                        settings,
+                        paths,
+                        secrets=secrets,
+                        sandbox=link,
+                        listener_port=0,
+                        store_url=pg_url,
                     ),
                     "a terminal to start",
                     HANG_S,
@@ -104,4 +108,3 @@ def test_a_sale_at_one_counter_shows_live_at_the_other(
             for terminal in terminals:
                 run(terminal.stop(), "a terminal to stop", HANG_S)
             link.stop()
-            forget_shared_service()

@@ -30,8 +30,8 @@ from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.secrets import Credentials
-from checkout_desktop.settings import Settings
+from checkout_desktop.secrets import Credentials, SecretName, SecretStore
+from checkout_desktop.settings import Profile, ProfileKind, Settings
 from checkout_desktop.store.sqlite.db import connect
 from checkout_desktop.store.sqlite.store import SqliteStore
 
@@ -257,16 +257,16 @@ async def charging_stack(
 
 
 SHOP_SERVICE = "shop-service"
-"""The profile of `shared_service_settings`: one service that every counter of a shop uses."""
+"""The profile of `shared_service`: one service that every counter of a shop uses."""
 
 
-def shared_service_settings(info: Any) -> Settings:
+def shared_service(info: Any) -> tuple[Settings, SecretStore]:
     """Settings on a service every counter shares, played by one running sandbox (`info`, its
     announcement): what a shop on the service's own sandbox or on production has. (The
-    built-in sandbox is not that: each computer runs its own.) Its secrets go in the keychain,
-    as a real profile's do; `forget_shared_service` removes them."""
-    from checkout_desktop.secrets import SecretName, SecretStore
-    from checkout_desktop.settings import Profile, ProfileKind
+    built-in sandbox is not that: each computer runs its own.) Its secrets are in the returned
+    store, as a real profile's are in the keychain; give it to `Terminal.start`. (An in-memory
+    keychain: the suite's real one stays for the tests of the keychain itself.)"""
+    from tests.conftest import MemoryKeyring
 
     credentials = info.credentials
     settings = Settings(first_run_done=True)
@@ -280,19 +280,11 @@ def shared_service_settings(info: Any) -> Settings:
         merchant_document=credentials.merchant_document,
     )
     settings.active_profile = SHOP_SERVICE
-    secrets = SecretStore()
+    secrets = SecretStore(MemoryKeyring())
     secrets.set(SHOP_SERVICE, SecretName.CLIENT_SECRET, credentials.client_secret)
     secrets.set(SHOP_SERVICE, SecretName.SDK_MERCHANT_TOKEN, credentials.merchant_token)
     secrets.set(SHOP_SERVICE, SecretName.WEBHOOK_TOKEN, credentials.webhook_token)
-    return settings
-
-
-def forget_shared_service() -> None:
-    from checkout_desktop.secrets import SecretName, SecretStore
-
-    secrets = SecretStore()
-    for name in SecretName:
-        secrets.delete(SHOP_SERVICE, name)
+    return settings, secrets
 
 
 async def sell_by_card(service: ChargeService, access: SandboxAccess) -> ChargeOutcome:

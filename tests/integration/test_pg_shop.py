@@ -36,9 +36,8 @@ from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.terminal import INBOX_TAKEOVER_S, Terminal
 from tests.integration.charging_support import (
     SandboxAccess,
-    forget_shared_service,
     sell_by_card,
-    shared_service_settings,
+    shared_service,
 )
 
 pytestmark = pytest.mark.pg
@@ -134,10 +133,12 @@ async def shop(pg_url: str, tmp_path: Path) -> AsyncIterator[dict[str, Any]]:
         relay.target = line.removeprefix("listening on ").strip()
         for n in range(CORES):
             paths = first if n == 0 else _paths(tmp_path / f"caixa-{n}")
+            settings, secrets = shared_service(link.info)
             cores.append(
                 await Terminal.start(
-                    shared_service_settings(link.info),
+                    settings,
                     paths,
+                    secrets=secrets,
                     sandbox=link,
                     listener_port=0,
                     store_url=pg_url,
@@ -153,7 +154,6 @@ async def shop(pg_url: str, tmp_path: Path) -> AsyncIterator[dict[str, Any]]:
             listen.communicate(timeout=60)
         await relay.stop()
         link.stop()
-        forget_shared_service()
 
 
 async def _sell(core: Terminal, access: SandboxAccess) -> list[str]:
