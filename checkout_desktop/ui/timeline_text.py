@@ -88,6 +88,10 @@ def what_happened(item: TimelineRecord, *, qr: PaymentType | None = None) -> str
     if resolved is not None and resolved.code.startswith("three_ds.") and not status_moved:
         # A 3-D Secure step moves no charge status: its own words say what happened.
         return _sentence(first)
+    if item.source == "system" and not (item.new_status or item.input_status):
+        # The terminal's own note on the way (a card-token spelling retried and kept): it
+        # carries no news of the charge, only what it says.
+        return _sentence(first)
     after = words(item.new_status) if item.new_status else ""
     told = qr_sentence(item)
     if told is not None:

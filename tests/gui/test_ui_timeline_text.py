@@ -165,3 +165,18 @@ def test_a_refused_refund_is_not_called_refused_not_charged(shop: Shop, qtbot: A
     said, shown = shown_timeline(shop, qtbot)
     assert "Estorno de R$\xa05,00: recusado pelo serviço." in said
     assert not any("não cobrada" in text for text in (*said, *shown))
+
+
+def test_the_terminals_own_notes_read_in_their_own_words(shop: Shop, qtbot: Any) -> None:
+    """The sandbox reads the card token under the other spelling (as the published SDK sends
+    it): the charge was sent once more, and the spelling kept. Those lines say so; they are no
+    "more details of the charge" with a status of "—"."""
+    said, shown = shown_timeline(shop, qtbot)
+    notes = [text for text in said if "token do cartão" in text]
+    assert len(notes) == 2, said
+    assert notes[0].startswith("O serviço não encontrou o token do cartão em temporaryCardToken")
+    assert "temporatyCardToken" in notes[1]
+    assert not [text for text in said if text.startswith("Chegaram mais detalhes")], said
+    assert not [
+        status for text, status in zip(said, shown, strict=True) if text in notes and status
+    ]
