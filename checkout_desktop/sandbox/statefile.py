@@ -369,10 +369,10 @@ def _transaction_json(txn: SandboxTransaction) -> dict[str, Any]:
         "soft_descriptor": txn.soft_descriptor,
         "installment_number": txn.installment_number,
         "installment_type": txn.installment_type,
-        # What the card token kept of the card (all masked); its life and use are not stored:
-        # loaded, it is only the record of a past transaction, expired and used.
+        # What the card token kept of the card (all masked). The token itself (single use, spent
+        # by this charge), its life and its use are not stored: loaded, the card is only the
+        # record of a past transaction.
         "card": {
-            "token": card.token,
             "brand": card.brand.value,
             "bin6": card.bin6,
             "last_four": card.last_four,
@@ -448,7 +448,7 @@ def _transaction(item: object, where: str) -> SandboxTransaction:
     f = _Fields(item, where)
     c = _Fields(f.value("card"), where + ".card")
     card = CardToken(
-        token=c.text("token"),
+        token="",  # spent by this charge, never kept
         brand=c.choice(CardBrand, "brand"),
         bin6=c.text("bin6"),
         last_four=c.text("last_four"),

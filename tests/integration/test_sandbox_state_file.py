@@ -50,7 +50,6 @@ APPROVED = "4111111111111111"
 SLOW = next(c.number for c in TEST_CARDS if c.behaviour == CardBehaviour.SLOW)
 INSTANCE = re.compile(r"[0-9a-f]{12}")
 MASKED_CARD = {
-    "token",
     "brand",
     "bin6",
     "last_four",
@@ -428,17 +427,22 @@ def _walk(value: Any) -> list[tuple[str, Any]]:
 
 
 @pytest.mark.asyncio
-async def test_the_state_file_never_holds_a_card_number_or_cvv(tmp_path: Path) -> None:
+async def test_the_state_file_never_holds_a_card_number_cvv_or_card_token(tmp_path: Path) -> None:
     path = tmp_path / SANDBOX_STATE_FILE
     cards = [c for c in TEST_CARDS if c.behaviour in (CardBehaviour.APPROVED, CardBehaviour.DENIED)]
     cvvs = {}
+    tokens: list[str] = []
     async with running(fast_config(state_file=path)) as (_, api, sdk):
         for index, card in enumerate(cards):
             cvv = f"{7391 + index * 11}"[: cvv_length(card.brand)]
             cvvs[card.number] = cvv
-            body = charge_body(await sdk.tokenize(card.number, cvv=cvv))
+            token = await sdk.tokenize(card.number, cvv=cvv)
+            tokens.append(token)
+            body = charge_body(token)
             assert (await api.authorize(body)).status_code == 200
     text = path.read_text(encoding="utf-8")
+    # Nor the single-use card tokens the charges spent.
+    assert tokens and not [token for token in tokens if token in text]
     for card in cards:
         assert card.number not in text
         # The masked record is what is kept.
