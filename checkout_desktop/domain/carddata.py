@@ -138,8 +138,9 @@ def find_card_data(
     Looked for: a card number in the raw text or in any decoded key or value; a card number
     whose digits are spread over several string values; a key named like a card field; a value
     that reads as an expiry date or a security code. Values under `opaque_keys` (random tokens)
-    are screened alone but left out of the cross-field digits; a value of only 3–4 digits is a
-    security code unless its key is one of `short_code_keys` (the last four digits).
+    are screened alone, for a card number only, and left out of the cross-field digits; a value
+    of only 3–4 digits is a security code unless its key is one of `short_code_keys` (the last
+    four digits).
     """
     found = card_number_in(normalise(raw))
     if found is not None:
@@ -157,6 +158,11 @@ def find_card_data(
         found = card_number_in(text)
         if found is not None:
             return found
+        if key in opaque_keys:
+            # A random token is screened for a card number only: its letters, digits and
+            # separators read, by chance, as an expiry ("05-27") or a code ("cid1234") now
+            # and then, and a good card would then be refused as a security event.
+            continue
         if _EXPIRY.search(text):
             return "an expiry date"
         if _CVV_WORDS.search(text):

@@ -57,6 +57,30 @@ def test_a_valid_token_message_becomes_a_card_token(bridge: CardBridge, qtbot: Q
 
 
 @pytest.mark.parametrize(
+    "token",
+    [
+        # The SDK's alphabet (`^[a-zA-Z0-9./_+-]*$`) makes, by chance, what reads like an expiry
+        # ("05-27", "11_2030") or a code after letters ("cid1234") inside a random token.
+        "card_t/AIChh82Eg05-27hTW8vQqHcPC82EwBW",
+        "card_t/x11_2030yQqHcPC82EwBWAIChh82EgN",
+        "card_t/AIChhcid1234QqHcPC82EwBW",
+        "card_t/3f2a0b12-34ab-4c5d-9e8f-0a1b2c3d4e5f",
+    ],
+)
+def test_a_random_token_is_not_mistaken_for_an_expiry_or_a_code(
+    bridge: CardBridge, qtbot: QtBot, caplog: pytest.LogCaptureFixture, token: str
+) -> None:
+    """A token is opaque: only a card number in it is refused (a leak a script cannot make
+    look random); an expiry or a code pattern in random letters is chance, and refusing it
+    would refuse a good card now and then with a false security event."""
+    caplog.set_level(logging.WARNING)
+    with qtbot.waitSignal(bridge.events.token_received, timeout=1000) as blocker:
+        assert bridge.tokenCreated(_token_message(token=token)) is True
+    assert blocker.args[0].token == token
+    assert "security event" not in caplog.text
+
+
+@pytest.mark.parametrize(
     ("changes", "why"),
     [
         ({"token": "tok_123456"}, "not a card_t/ token"),
