@@ -22,7 +22,7 @@ from tests.integration.charging_support import (
     SandboxAccess,
     card_token,
     charge_request,
-    shared_service,
+    counter_on_shared_service,
     visa,
 )
 
@@ -47,22 +47,13 @@ def test_a_sale_at_one_counter_shows_live_at_the_other(
         try:
             for paths in (first_paths, second_paths):
                 # One service for both counters (each computer's built-in sandbox is its own).
-                settings, secrets = shared_service(link.info)
-                settings.ui.locale = "en"
                 terminal = run(
-                    Terminal.start(
-                        settings,
-                        paths,
-                        secrets=secrets,
-                        sandbox=link,
-                        listener_port=0,
-                        store_url=pg_url,
-                    ),
+                    counter_on_shared_service(link, paths, pg_url, locale="en"),
                     "a terminal to start",
                     HANG_S,
                 )
                 terminals.append(terminal)
-                windows.append(open_window(settings, terminal, load=False))
+                windows.append(open_window(terminal.settings, terminal, load=False))
             first, second = terminals
             assert first.inbox.started and not second.inbox.started
             for window in windows:

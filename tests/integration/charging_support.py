@@ -287,6 +287,21 @@ def shared_service(info: Any) -> tuple[Settings, SecretStore]:
     return settings, secrets
 
 
+async def counter_on_shared_service(
+    link: Any, paths: Any, store_url: str, *, locale: str | None = None
+) -> Any:
+    """A counter's terminal on the shop's shared store and on the one service every counter
+    uses (`shared_service`, played by the sandbox `link`); its listener on a free port."""
+    from checkout_desktop.terminal import Terminal
+
+    settings, secrets = shared_service(link.info)
+    if locale is not None:
+        settings.ui.locale = locale
+    return await Terminal.start(
+        settings, paths, secrets=secrets, sandbox=link, listener_port=0, store_url=store_url
+    )
+
+
 async def sell_by_card(service: ChargeService, access: SandboxAccess) -> ChargeOutcome:
     """One new sale of `service`'s counter charged on an approved card (the sandbox's token)."""
     sale = service.new_sale()

@@ -36,8 +36,8 @@ from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.terminal import INBOX_TAKEOVER_S, Terminal
 from tests.integration.charging_support import (
     SandboxAccess,
+    counter_on_shared_service,
     sell_by_card,
-    shared_service,
 )
 
 pytestmark = pytest.mark.pg
@@ -133,17 +133,7 @@ async def shop(pg_url: str, tmp_path: Path) -> AsyncIterator[dict[str, Any]]:
         relay.target = line.removeprefix("listening on ").strip()
         for n in range(CORES):
             paths = first if n == 0 else _paths(tmp_path / f"caixa-{n}")
-            settings, secrets = shared_service(link.info)
-            cores.append(
-                await Terminal.start(
-                    settings,
-                    paths,
-                    secrets=secrets,
-                    sandbox=link,
-                    listener_port=0,
-                    store_url=pg_url,
-                )
-            )
+            cores.append(await counter_on_shared_service(link, paths, pg_url))
         yield {"cores": cores, "link": link, "listen": listen, "url": pg_url}
     finally:
         for core in cores:
