@@ -11,19 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-from pydantic import SecretStr
 
-from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
-from checkout_desktop.gateway.profiles import Endpoints
-from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.secrets import FixedCredentials
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.db import connect, transaction
 from checkout_desktop.store.sqlite.store import SqliteStore
@@ -31,35 +25,21 @@ from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.history_model import shown_status_text
 from checkout_desktop.ui.history_panel import HistoryPanel
 from tests.gui.test_ui_history_model import bank_refused, three_ds_sale
+from tests.integration.charging_support import offline_service
 
 logger = logging.getLogger(__name__)
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-# Nothing here is sent: the panel only reads the store. A closed port keeps it that way.
-NOWHERE = "http://127.0.0.1:9"
 
 
 @pytest.fixture
 def panel_parts(tmp_path: Path, qtbot: Any) -> Iterator[tuple[HistoryPanel, SqliteStore, EventBus]]:
     conn = connect(tmp_path / "s.sqlite3")
-    http = httpx.AsyncClient(trust_env=False)
-    endpoints = Endpoints(base_url=NOWHERE, auth_url=NOWHERE)
-    tokens = TokenManager(
-        http=http,
-        token_url=endpoints.token_url,
-        client_id="unused",
-        credentials=FixedCredentials(SecretStr("x"), SecretStr("x"), SecretStr("x")),
-    )
     store = SqliteStore(conn)
     bus = EventBus()
-    service = ChargeService(
-        store=store,
-        client=ChargeClient(
-            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
-        ),
-        profile="builtin-sandbox",
-        events=bus,
-    )
+    # Nothing here is sent: the panel only reads the store.
+    http = httpx.AsyncClient(trust_env=False)
+    service = offline_service(store, http, profile="builtin-sandbox", events=bus)
     adapter = QtEventAdapter(bus)
     panel = HistoryPanel(
         service=service, views=ChargeViews(store), adapter=adapter, pin_hash=lambda: None

@@ -12,12 +12,12 @@ from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
 from checkout_desktop.charges.views import ChargeViews
-from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, TransactionStatus
+from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, ThreeDsUpdate, TransactionInfo
+from checkout_desktop.domain.wire import ChargeUpdate, CreditInfo, TransactionInfo
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.store import SqliteStore
@@ -27,6 +27,7 @@ from checkout_desktop.ui.history_model import (
     ChargeHistoryModel,
     TimelineModel,
 )
+from tests.integration.test_store_environments import bank_refusal
 from tests.ledger_support import SyncLedger
 
 ForegroundRole = Qt.ItemDataRole.ForegroundRole
@@ -201,15 +202,7 @@ def bank_refused(repo: ChargeRepository, mcid: str) -> None:
     """The bank's refusal of the sale's 3DS authentication, merged as its notification is (in
     the caller's transaction): the row it makes holds only that result."""
     SyncLedger(repo).apply_update(
-        ThreeDsUpdate(
-            merchant_charge_id=mcid,
-            charge_id=f"3ds-{mcid}",
-            status=ThreeDsStatus.REJECTED,
-            pares_status="N",
-            eci=None,
-            occurred_at=T0,
-            received_at=T0,
-        ),
+        bank_refusal(mcid, occurred_at=T0),
         source="webhook",
         source_ref=None,
     )

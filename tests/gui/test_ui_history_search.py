@@ -10,28 +10,23 @@ from typing import Any
 
 import httpx
 import pytest
-from pydantic import SecretStr
 from PySide6.QtCore import QDate, QLocale, Qt
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.sale import new_sale_id
-from checkout_desktop.charges.service import ChargeService
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
-from checkout_desktop.gateway.profiles import Endpoints
-from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.secrets import FixedCredentials
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.history_model import ChargeHistoryModel, shown_status_text
 from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.i18n import Translations
 from checkout_desktop.ui.qr_texts import qr_status_text
+from tests.integration.charging_support import offline_service
 from tests.integration.test_store_environments import JOAO, Clock, sell, sell_qr
 
 logger = logging.getLogger(__name__)
@@ -69,24 +64,8 @@ def history_on(
 
     # Nothing listens there: a request would fail, and is recorded before it is tried.
     http = httpx.AsyncClient(trust_env=False, event_hooks={"request": [note]})
-    endpoints = Endpoints(base_url="http://127.0.0.1:9", auth_url="http://127.0.0.1:9")
-    secret = SecretStr("x")
-    tokens = TokenManager(
-        http=http,
-        token_url=endpoints.token_url,
-        client_id="c",
-        credentials=FixedCredentials(secret, secret, secret),
-    )
     bus = EventBus()
-    service = ChargeService(
-        store=store,
-        client=ChargeClient(
-            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
-        ),
-        profile=profile,
-        events=bus,
-        counter=counter,
-    )
+    service = offline_service(store, http, profile=profile, events=bus, counter=counter)
     arun(sales(store, clock))
     adapter = QtEventAdapter(bus)
     widget = HistoryPanel(

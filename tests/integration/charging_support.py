@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from checkout_desktop.charges.reconciler import CheckPolicy
 from checkout_desktop.charges.service import ChargeOutcome, ChargeService
@@ -30,7 +31,7 @@ from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
 from checkout_desktop.gateway.profiles import Endpoints, sandbox_credentials
 from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.secrets import Credentials, SecretName, SecretStore
+from checkout_desktop.secrets import Credentials, FixedCredentials, SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
 from checkout_desktop.store.sqlite.db import connect
 from checkout_desktop.store.sqlite.store import SqliteStore
@@ -195,6 +196,37 @@ class Stack:
     statuses: list[int]
     calls: list[tuple[str, str, int]]
     """Every reply: (method, path, status)."""
+
+
+NOWHERE = "http://127.0.0.1:9"
+"""A closed loopback port: a request there fails, after its hooks have seen it."""
+
+
+def offline_service(
+    store: Any,
+    http: httpx.AsyncClient,
+    *,
+    profile: str,
+    events: EventBus | None = None,
+    counter: str | None = None,
+) -> ChargeService:
+    """A charge service over `store` whose client reaches nowhere (`NOWHERE`): for a panel
+    that only reads the store, or a test that checks nothing is sent (`http`'s hooks see
+    every request it tries)."""
+    endpoints = Endpoints(base_url=NOWHERE, auth_url=NOWHERE)
+    secret = SecretStr("x")
+    tokens = TokenManager(
+        http=http,
+        token_url=endpoints.token_url,
+        client_id="unused",
+        credentials=FixedCredentials(secret, secret, secret),
+    )
+    client = ChargeClient(
+        http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
+    )
+    return ChargeService(
+        store=store, client=client, profile=profile, events=events, counter=counter
+    )
 
 
 @asynccontextmanager

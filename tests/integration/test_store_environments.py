@@ -433,14 +433,8 @@ async def test_a_sale_3ds_ended_uncharged_is_found_with_its_attempt(
     assert await store.charges.matching_charge(other, "tds-1") is None
 
 
-async def sell_qr(
-    store: Store,
-    clock: Clock,
-    mcid: str,
-    kind: str,
-    steps: list[tuple[ChargeStatus, TransactionStatus]],
-) -> None:
-    """A QR sale whose charge the service then tells of as `steps` say, one input each."""
+async def record_qr(store: Store, mcid: str, kind: str) -> None:
+    """The attempt of a QR sale of R$ 25,90 (a PIX's QR lives ten minutes)."""
     async with store.unit_of_work() as uow:
         await uow.charges.record_attempt(
             merchant_charge_id=mcid,
@@ -449,29 +443,59 @@ async def sell_qr(
             amount=2590,
             tenders=[QrSummary(kind, 600 if kind == PIX else None)],
         )
+
+
+def qr_update(
+    mcid: str, status: ChargeStatus, transaction: TransactionInfo, *, at: datetime
+) -> ChargeUpdate:
+    """The service's word on `record_qr`'s charge: its status and its one transaction."""
+    return ChargeUpdate(
+        merchant_charge_id=mcid,
+        charge_id=f"svc-{mcid}",
+        status=status,
+        amount=2590,
+        refunded_amount=0,
+        transactions=[transaction],
+        occurred_at=at,
+    )
+
+
+async def sell_qr(
+    store: Store,
+    clock: Clock,
+    mcid: str,
+    kind: str,
+    steps: list[tuple[ChargeStatus, TransactionStatus]],
+) -> None:
+    """A QR sale whose charge the service then tells of as `steps` say, one input each."""
+    await record_qr(store, mcid, kind)
     payment = PaymentType.PIX if kind == PIX else PaymentType.WALLET
     for n, (status, txn_status) in enumerate(steps):
+        transaction = TransactionInfo(
+            transactionId=f"t-{mcid}",
+            paymentType=payment,
+            transactionStatus=txn_status,
+            amount=2590,
+        )
         await merge(
             store,
             clock,
-            ChargeUpdate(
-                merchant_charge_id=mcid,
-                charge_id=f"svc-{mcid}",
-                status=status,
-                amount=2590,
-                refunded_amount=0,
-                transactions=[
-                    TransactionInfo(
-                        transactionId=f"t-{mcid}",
-                        paymentType=payment,
-                        transactionStatus=txn_status,
-                        amount=2590,
-                    )
-                ],
-                occurred_at=T0 + timedelta(minutes=n),
-            ),
+            qr_update(mcid, status, transaction, at=T0 + timedelta(minutes=n)),
             source="reply" if n == 0 else "webhook",
         )
+
+
+def bank_refusal(mcid: str, *, occurred_at: datetime | None = None) -> ThreeDsUpdate:
+    """The bank's refusal of a sale's 3DS authentication, as its notification tells it."""
+    return ThreeDsUpdate(
+        merchant_charge_id=mcid,
+        charge_id=f"3ds-{mcid}",
+        status=ThreeDsStatus.REJECTED,
+        pares_status="N",
+        eci=None,
+        occurred_at=occurred_at,
+        received_at=T0,
+    )
 
 
 async def never_charged(
@@ -509,15 +533,7 @@ async def never_charged(
     async with store.unit_of_work() as uow:
         await Ledger(clock=clock).apply_update(
             uow.charges,
-            ThreeDsUpdate(
-                merchant_charge_id=mcid,
-                charge_id=f"3ds-{mcid}",
-                status=ThreeDsStatus.REJECTED,
-                pares_status="N",
-                eci=None,
-                occurred_at=None,
-                received_at=T0,
-            ),
+            bank_refusal(mcid),
             source="webhook",
             source_ref=None,
         )
@@ -712,14 +728,7 @@ async def test_the_upgrade_gives_every_stored_charge_the_status_the_history_show
 
 async def wallet_ran_out(store: Store, clock: Clock, mcid: str) -> None:
     """A wallet QR the service calls CANCELED (charge and transaction) once its time ran out."""
-    async with store.unit_of_work() as uow:
-        await uow.charges.record_attempt(
-            merchant_charge_id=mcid,
-            sale_id=f"sale-{mcid}",
-            profile="production",
-            amount=2590,
-            tenders=[QrSummary(WALLET, None)],
-        )
+    await record_qr(store, mcid, WALLET)
     expiry = T0 + timedelta(minutes=4)
     for status, txn_status, at in (
         (ChargeStatus.PRE_AUTHORIZED, TransactionStatus.PENDING, T0),
@@ -736,20 +745,7 @@ async def wallet_ran_out(store: Store, clock: Clock, mcid: str) -> None:
                 "wallet": {"qrCode": "000201...6304ABCD", "expiresAt": expiry.isoformat()},
             }
         )
-        await merge(
-            store,
-            clock,
-            ChargeUpdate(
-                merchant_charge_id=mcid,
-                charge_id=f"svc-{mcid}",
-                status=status,
-                amount=2590,
-                refunded_amount=0,
-                transactions=[txn],
-                occurred_at=at,
-            ),
-            source="webhook",
-        )
+        await merge(store, clock, qr_update(mcid, status, txn, at=at), source="webhook")
 
 
 @pytest.mark.asyncio
