@@ -177,9 +177,9 @@ class Terminal:
         store = opened.store
         shop = ShopSettings(store, by=opened.counter or device.terminal_id)
         try:
-            agreed = await shop.agree(settings.ui)
-            # The service's rules another counter learned (for this environment) hold here.
-            if await shop.agree_learned(settings.profile, environment) or agreed:
+            # The PIN and the shop's name, and the rules another counter learned of this
+            # environment's service, as the shop's store holds them.
+            if await shop.agree(settings.ui, learned=(settings.profile, environment)):
                 save_settings(settings, paths)
         except BaseException:
             await store.close()

@@ -56,16 +56,24 @@ class ShopSettings:
         self.store = store
         self.by = by
 
-    async def agree(self, ui: UiSettings) -> bool:
+    async def agree(self, ui: UiSettings, *, learned: tuple[Profile, str] | None = None) -> bool:
         """Make `ui` and the store agree: the store's values win, missing ones are seeded from
-        `ui`. Returns whether `ui` changed (its file should then be saved)."""
+        `ui`. With `learned` (a profile and its environment), its learned rules and the store's
+        for that environment too, in the same read: a rule the store holds wins; one this
+        counter learned that the store lacks is given to it. Returns whether `ui` or the
+        profile changed (the settings file should then be saved)."""
         async with self.store.unit_of_work() as uow:
             values = await uow.shop.settings()
             await self._seed(uow.shop, ui, values, by=self.by)
+            rules = False
+            if learned is not None:
+                rules = await self._agree_learned(uow.shop, values, *learned)
         changed = _adopt(ui, values)
         if changed:
             logger.info("the shop's shared settings (PIN, name) were taken from the store")
-        return changed
+        if rules:
+            logger.info("the service's rules learned at other counters were taken from the store")
+        return changed or rules
 
     @staticmethod
     async def _seed(shop: ShopStore, ui: UiSettings, values: dict[str, str], *, by: str) -> None:
@@ -80,23 +88,19 @@ class ShopSettings:
             for key, value in _local(ui).items():
                 await uow.shop.set_setting(key, value, by=self.by)
 
-    async def agree_learned(self, profile: Profile, environment: str) -> bool:
-        """Make `profile`'s learned rules and the store's for `environment` agree: a rule the
-        store holds wins; one this counter learned that the store lacks is given to it. Returns
-        whether `profile` changed (its file should then be saved)."""
+    async def _agree_learned(
+        self, shop: ShopStore, values: dict[str, str], profile: Profile, environment: str
+    ) -> bool:
+        """`agree`'s part for the learned rules; whether `profile` changed."""
         changed = False
-        async with self.store.unit_of_work() as uow:
-            values = await uow.shop.settings()
-            for flag in LEARNED_FLAGS:
-                held = values.get(learned_key(environment, flag))
-                if held is None:
-                    if getattr(profile, flag):
-                        await uow.shop.set_setting(learned_key(environment, flag), "1", by=self.by)
-                elif (held == "1") != getattr(profile, flag):
-                    setattr(profile, flag, held == "1")
-                    changed = True
-        if changed:
-            logger.info("the service's rules learned at other counters were taken from the store")
+        for flag in LEARNED_FLAGS:
+            held = values.get(learned_key(environment, flag))
+            if held is None:
+                if getattr(profile, flag):
+                    await shop.set_setting(learned_key(environment, flag), "1", by=self.by)
+            elif (held == "1") != getattr(profile, flag):
+                setattr(profile, flag, held == "1")
+                changed = True
         return changed
 
     async def publish_learned(self, environment: str, flag: LearnedFlag, value: bool) -> None:

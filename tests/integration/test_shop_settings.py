@@ -197,16 +197,18 @@ async def test_a_refusal_learned_at_one_counter_holds_at_every_counter(
         "production", "customer_cnpj_refused", True
     )
     joining = _production()
-    assert await ShopSettings(second, by="bbbbb").agree_learned(joining, "production")
+    assert await ShopSettings(second, by="bbbbb").agree(
+        UiSettings(), learned=(joining, "production")
+    )
     assert joining.customer_cnpj_refused
     assert not joining.customer_email_required and not joining.qr_cancel_refused
 
     # A counter that learned something itself before the store knew it passes it on.
     own = _production(customer_email_required=True)
-    assert await ShopSettings(third, by="ccccc").agree_learned(own, "production")
+    assert await ShopSettings(third, by="ccccc").agree(UiSettings(), learned=(own, "production"))
     assert own.customer_email_required and own.customer_cnpj_refused
     again = _production()
-    assert await ShopSettings(first, by="aaaaa").agree_learned(again, "production")
+    assert await ShopSettings(first, by="aaaaa").agree(UiSettings(), learned=(again, "production"))
     assert again.customer_email_required
 
     # The owner unticks one at a counter, to let the terminal try again: the others follow.
@@ -214,12 +216,14 @@ async def test_a_refusal_learned_at_one_counter_holds_at_every_counter(
         "production", "customer_cnpj_refused", False
     )
     stale = _production(customer_cnpj_refused=True)
-    assert await ShopSettings(third, by="ccccc").agree_learned(stale, "production")
+    assert await ShopSettings(third, by="ccccc").agree(UiSettings(), learned=(stale, "production"))
     assert not stale.customer_cnpj_refused
 
     # Another environment's service taught nothing about this one.
     sandbox = _production()
-    assert not await ShopSettings(first, by="aaaaa").agree_learned(sandbox, "service-sandbox")
+    assert not await ShopSettings(first, by="aaaaa").agree(
+        UiSettings(), learned=(sandbox, "service-sandbox")
+    )
     assert not sandbox.customer_email_required
 
     # Only the three learned rules are shared under the environment's name.
