@@ -21,6 +21,7 @@ from checkout_desktop.charges.reconciler import CheckPolicy
 from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.charge_events import (
     AttemptChanged,
+    ChargeChanged,
     charge_changed,
     operation_changed,
 )
@@ -301,17 +302,37 @@ class Ledger:
         detail: str | None = None,
         answered: bool = False,
         query: bool = False,
+        opened_charge: str | None = None,
     ) -> AttemptRecord:
-        """Move an attempt on in its own transaction; publish AttemptChanged if it moved."""
+        """Move an attempt on in its own transaction; publish AttemptChanged if it moved.
+
+        `opened_charge` is the service's id of a charge the attempt opened without moving money
+        (a 3DS setup's): a sale settled uncharged keeps it as its row in the history, as one the
+        bank refused does, unless the sale has a row already."""
+        mcid = attempt.merchant_charge_id
+        kept = False
         async with self.store.unit_of_work() as uow:
             updated = await uow.charges.set_attempt_state(
-                attempt.merchant_charge_id,
+                mcid,
                 state,
                 source=source,
                 reason=reason,
                 detail=detail,
                 count_query=query,
                 answered=answered,
+            )
+            if opened_charge is not None:
+                kept = await self._keep_opened(uow.charges, updated, opened_charge, source)
+        if kept:
+            self.publish(
+                ChargeChanged(
+                    merchant_charge_id=mcid,
+                    sale_id=attempt.sale_id,
+                    status=None,
+                    previous_status=None,
+                    source=source,
+                    reason=reason,
+                )
             )
         if updated.state != attempt.state:
             self.publish(
@@ -323,6 +344,29 @@ class Ledger:
                 )
             )
         return updated
+
+    async def _keep_opened(
+        self, store: ChargeStore, attempt: AttemptRecord, charge_id: str, source: str
+    ) -> bool:
+        """Store the charge an attempt settled uncharged had opened, if the sale has no row."""
+        mcid = attempt.merchant_charge_id
+        if attempt.state not in _NEVER_CHARGED:
+            return False
+        if await store.find_charge(merchant_charge_id=mcid, charge_id=charge_id) is not None:
+            return False
+        # Never charged: nothing at the service to ask about, so no check is scheduled.
+        await store.save_charge(
+            mcid,
+            ChargeState(merchant_charge_id=mcid, charge_id=charge_id),
+            sale_id=attempt.sale_id,
+            source=source,
+            new=True,
+            changed=True,
+            checks=0,
+            next_check_at=None,
+            check_reason=None,
+        )
+        return True
 
     async def settle_op(
         self,

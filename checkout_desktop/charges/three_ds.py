@@ -381,12 +381,14 @@ class ThreeDsFlow:
             ReasonCode.TDS_REFUSED, status=result.value, why=said or result_reason(result)
         )
         await self._close(mcid, ThreeDsStep.ENDED, result=result.value)
+        flow = await self._flow(mcid)
         await service.ledger.settle_attempt(
             attempt,
             AttemptState.REJECTED,
             reason,
             source="system",
             detail=None if why is None else why.english(),
+            opened_charge=flow.charge_id,
         )
         await self._nothing_to_ask(mcid)
         return ChargeOutcome(mcid, attempt.sale_id, AttemptState.REJECTED, None, reason)
@@ -421,7 +423,11 @@ class ThreeDsFlow:
                 await self._close(mcid, ThreeDsStep.ENDED, note=reason)
                 if attempt is not None and attempt.unresolved:
                     await service.ledger.settle_attempt(
-                        attempt, AttemptState.REJECTED, reason, source="system"
+                        attempt,
+                        AttemptState.REJECTED,
+                        reason,
+                        source="system",
+                        opened_charge=flow.charge_id,
                     )
                 await self._nothing_to_ask(mcid)
             settled += 1

@@ -5,8 +5,8 @@ money refunded shows as refunded in part (or in full), as it would if the servic
 (or REFUNDED). A QR charge shows what its transaction means (`domain/qr.py`): awaiting payment
 while its charge says PENDING or PRE_AUTHORIZED, paid once paid (a paid wallet's charge says
 AUTHORIZED), expired when its transaction expired, cancelled or refunded as the money went. A
-row that holds only a 3DS result for a sale whose attempt ended with no charge at the service
-was never charged. The store keeps the category beside the charge (written with every charge),
+row with no charge status (a 3DS result, or the charge a 3DS setup opened) for a sale whose
+attempt ended with no charge at the service was never charged. The store keeps the category beside the charge (written with every charge),
 so the history's status filter finds exactly the rows shown with the words the clerk chose.
 """
 

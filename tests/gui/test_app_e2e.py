@@ -581,6 +581,26 @@ def test_the_clerk_cancels_the_challenge(shop: Shop) -> None:
             lambda: QApplication.activeWindow() is shop.window,
             f"the main window again, not {QApplication.activeWindow()!r}",
         )
+        # The setup had opened a charge at the service: the history keeps the sale, not
+        # charged, with its amount and card, and nothing to ask the service about.
+        mcid = outcomes[0].merchant_charge_id
+        attempt = shop.terminal.service.store.repo.attempt(mcid)
+        assert attempt is not None
+        shop.window.show_charge(mcid)
+        panel = shop.window.history_panel
+        history = panel.model
+        spin_until(lambda: history.row_of(mcid) is not None, "the sale in the history")
+        row = history.row_of(mcid)
+        assert row is not None
+        shown = {
+            name: history.data(history.index(row, column))
+            for column, name in enumerate(history.COLUMNS)
+        }
+        assert shown["amount"] == format_money(attempt.amount), shown
+        assert shown["status"] == "Not charged", shown
+        assert shown["cards"] == "VISA •••• 3220", shown
+        assert not panel.query_button.isEnabled()
+        assert not panel.receipt_button.isEnabled()
 
 
 def test_the_challenge_view_refuses_other_hosts_and_has_no_bridge(shop: Shop) -> None:

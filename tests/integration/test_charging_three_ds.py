@@ -14,9 +14,10 @@ import pytest_asyncio
 
 from checkout_desktop.charges.service import ChargeOutcome
 from checkout_desktop.charges.three_ds import ThreeDsProgress
-from checkout_desktop.domain.charge_events import AttemptChanged
+from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
+from checkout_desktop.domain.search import ChargeQuery
 from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.three_ds import ThreeDsFallback, ThreeDsStep
@@ -355,6 +356,58 @@ async def test_a_challenge_without_an_answer_times_out(
         )
         assert outcome.attempt == AttemptState.REJECTED
         assert outcome.message.args["status"] == "TIMED_OUT"
+    assert sandbox.state.charges == {}
+
+
+def not_charged_row(stack: Stack, mcid: str) -> None:
+    """The sale's row in the history: the charge 3DS opened at the service, never charged."""
+    repo = stack.service.store.repo
+    # As the history's "Não cobrada" filter finds it, with the sale's amount and card.
+    found = repo.search_charges(ChargeQuery(status=ShownStatus.NOT_CHARGED)).items
+    assert [r.merchant_charge_id for r in found] == [mcid], "the history has no row for the sale"
+    (record,) = found
+    assert record.never_charged and record.status is None and record.charge_id is not None
+    attempt = repo.attempt(mcid)
+    assert attempt is not None and record.sale_amount == attempt.amount > 0
+    assert record.attempt_tenders == attempt.tenders
+    # Nothing there to ask about: no check comes round for it.
+    assert record.next_check_at is None
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("ending", ["cancelled", "timed out"])
+async def test_a_challenge_that_ended_uncharged_keeps_its_row_in_the_history(
+    sandbox: SandboxServer, tmp_path: Path, ending: str
+) -> None:
+    # The setup opened a charge at the service: the clerk finds the sale in the history,
+    # "not charged", as one the bank refused, whether the clerk closed the challenge or nobody
+    # answered it.
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        flow = stack.service.three_ds
+        flow.challenge_timeout_s, flow.poll_s = 0.3, 0.1
+        changed: list[ChargeChanged] = []
+        assert stack.service.events is not None
+        stack.service.events.subscribe(ChargeChanged, changed.append)
+        seen: list[ThreeDsProgress] = []
+
+        def cancel(progress: ThreeDsProgress) -> None:
+            if progress.stage == "challenge":
+                asyncio.get_running_loop().call_soon(
+                    flow.cancel_challenge, progress.merchant_charge_id
+                )
+
+        on_progress = cancel if ending == "cancelled" else answer_challenge(sandbox, "none", seen)
+        outcome = await three_ds_charge(stack, access, THREE_DS_CHALLENGE, on_progress=on_progress)
+        assert outcome.attempt == AttemptState.REJECTED
+        mcid = outcome.merchant_charge_id
+        not_charged_row(stack, mcid)
+        (charge_id,) = sandbox.state.three_ds
+        record = stack.service.store.repo.charge(mcid)
+        assert record is not None and record.charge_id == charge_id
+        # An open history hears of the row at once.
+        assert [e.merchant_charge_id for e in changed] == [mcid]
+        assert await stack.service.can_start_charge("sale-1")
     assert sandbox.state.charges == {}
 
 

@@ -14,12 +14,16 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from checkout_desktop.charges.ledger import Ledger
 from checkout_desktop.domain import state as sm
 from checkout_desktop.domain.deliveries import NewEvent
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus, Verdict
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.domain.search import ChargeQuery
+from checkout_desktop.domain.shown_status import ShownStatus
+from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.wire import ChargeUpdate, TransactionInfo
 from checkout_desktop.store.errors import MoneyOperationOpen, RepositoryError
 from checkout_desktop.store.ports import Store, UnitOfWork
@@ -221,6 +225,38 @@ async def test_history_pages_by_keyset_newest_first(store: Store) -> None:
     rest = await store.charges.list_charges(before=first.next_cursor, limit=10)
     assert [c.merchant_charge_id for c in rest.items] == [f"charge-00000{n}" for n in (2, 1, 0)]
     assert rest.next_cursor is None
+
+
+@pytest.mark.asyncio
+async def test_an_attempt_settled_uncharged_keeps_the_charge_its_3ds_setup_opened(
+    store: Store,
+) -> None:
+    # The history's "not charged" row of a 3DS sale the clerk cancelled: in the attempt's own
+    # transaction, once, with nothing scheduled to ask the service about.
+    ledger = Ledger(store, clock=lambda: NOW)
+    await _attempt(store, "charge-000001")
+    attempt = await store.charges.attempt("charge-000001")
+    assert attempt is not None
+    why = Reason.of(ReasonCode.TDS_REFUSED, status="CANCELLED", why="cancelled")
+    settled = await ledger.settle_attempt(
+        attempt, AttemptState.REJECTED, why, source="system", opened_charge="svc-1"
+    )
+    await ledger.settle_attempt(
+        settled, AttemptState.REJECTED, why, source="system", opened_charge="svc-1"
+    )
+    page = await store.charges.search_charges(ChargeQuery(status=ShownStatus.NOT_CHARGED))
+    (row,) = page.items
+    assert (row.merchant_charge_id, row.charge_id, row.status) == ("charge-000001", "svc-1", None)
+    assert (row.sale_id, row.sale_amount, row.next_check_at) == ("sale-1", 1500, None)
+    assert row.profile == "builtin-sandbox"
+    # An attempt still open (or one that made a charge) keeps no such row.
+    await _attempt(store, "charge-000002", sale="sale-2")
+    open_attempt = await store.charges.attempt("charge-000002")
+    assert open_attempt is not None
+    await ledger.settle_attempt(
+        open_attempt, AttemptState.UNKNOWN, why, source="system", opened_charge="svc-2"
+    )
+    assert await store.charges.charge("charge-000002") is None
 
 
 @pytest.mark.asyncio

@@ -28,6 +28,7 @@ from tests.integration.charging_support import (
     charging_stack,
     new_charge_id,
 )
+from tests.integration.test_charging_three_ds import not_charged_row
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +136,8 @@ async def test_killed_before_the_money_step_ends_the_sale_cleanly(
         reasons = [e.reason_data for e in stack.service.store.repo.timeline(mcid).items]
         assert any(r is not None and r.code == ReasonCode.TDS_INTERRUPTED for r in reasons)
         assert await stack.service.can_start_charge("sale-3ds")
+        # The setup had opened a charge at the service: the history keeps the sale, not charged.
+        not_charged_row(stack, mcid)
         # Nothing was sent on restart: no 3DS call, no charge.
         assert not [r for r in requests if "/3ds/" in r[1] or r[1].endswith("/authorization")]
     # The terminal says "not charged", and so does the service.
