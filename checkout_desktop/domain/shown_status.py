@@ -6,8 +6,9 @@ money refunded shows as refunded in part (or in full), as it would if the servic
 while its charge says PENDING or PRE_AUTHORIZED, paid once paid (a paid wallet's charge says
 AUTHORIZED), expired when its transaction expired, cancelled or refunded as the money went. A
 row with no charge status (a 3DS result, or the charge a 3DS setup opened) for a sale whose
-attempt ended with no charge at the service was never charged. The store keeps the category beside the charge (written with every charge),
-so the history's status filter finds exactly the rows shown with the words the clerk chose.
+attempt ended with no charge at the service was never charged. The store keeps the category
+beside the charge (written with every charge), so the history's status filter finds exactly the
+rows shown with the words the clerk chose.
 """
 
 from __future__ import annotations
