@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO, cast
 
@@ -84,6 +87,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"checkout-desktop events: {exc}", file=sys.stderr)
         return 2
     store = app_paths(args.data_dir).database_file
+    if args.output and _is_a_store(Path(args.output), store):
+        print(
+            f"checkout-desktop events: {args.output} is the terminal's store or a database: an "
+            "export never writes over it; choose another file",
+            file=sys.stderr,
+        )
+        return 2
     shared = getattr(args, "store", None)
     if not shared and not store.exists():
         print(
@@ -100,10 +110,7 @@ def run(args: argparse.Namespace) -> int:
         with source as repo, contextlib.ExitStack() as stack:
             out: TextIO = sys.stdout
             if args.output:
-                target = Path(args.output)
-                # Exports hold customer names and e-mails: owner-only, like the store.
-                target.touch(mode=0o600, exist_ok=True)
-                out = stack.enter_context(target.open("w", encoding="utf-8", newline=""))
+                out = stack.enter_context(_whole_file(Path(args.output)))
             stats = ExportStats()
             count = write_events(repo.iter_full(where), out, cast(ExportFormat, args.format), stats)
             out.flush()
@@ -123,6 +130,38 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         print(f"exported {count} deliveries to {args.output}", file=sys.stderr)
     return 0
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _is_a_store(target: Path, store: Path) -> bool:
+    """The terminal's store, one of its journal files, or any other SQLite database."""
+    names = {store.name + suffix for suffix in ("", "-wal", "-shm", "-journal")}
+    try:
+        if target.resolve().parent == store.resolve().parent and target.name in names:
+            return True
+        with target.open("rb") as existing:
+            return existing.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _whole_file(target: Path) -> Iterator[TextIO]:
+    """A new file beside `target` that replaces it only once the export is whole: an export
+    that fails leaves what was there. Owner-only, like the store: exports hold customer names
+    and e-mails."""
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    partial = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 __all__ = ["configure", "run"]

@@ -15,6 +15,7 @@ import pytest
 from checkout_desktop import cli
 from checkout_desktop.domain.deliveries import NewEvent
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.inbox.cli_events import _whole_file
 from checkout_desktop.inbox.export import ExportError, parse_when
 from checkout_desktop.inbox.intake import body_digest
 from checkout_desktop.paths import app_paths
@@ -151,3 +152,44 @@ def test_parse_when() -> None:
     assert parse_when("2026-02-01T09:00:00-03:00") == datetime(2026, 2, 1, 12, tzinfo=UTC)
     with pytest.raises(ExportError, match="ISO 8601"):
         parse_when("yesterday")
+
+
+def test_an_export_never_writes_over_the_store_or_half_a_file(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Pointing --output at the shop's own database (or its journal) is refused: the store and
+    # its history stay whole.
+    before = store.read_bytes()
+    for target in (store, store.with_name(store.name + "-wal")):
+        code, out, err = export(capsys, "--output", str(target))
+        assert code == 2, err
+        assert "store" in err and str(target) in err, err
+        assert out == ""
+    assert store.read_bytes() == before
+    code, out, err = export(capsys)
+    assert code == 0 and len(out.splitlines()) == 4, err
+    # Any other file is replaced only by a whole export: one that fails leaves it as it was.
+    kept = tmp_path / "previous.jsonl"
+    kept.write_text("the previous export\n", encoding="utf-8")
+    code, _, err = export(capsys, "--output", str(kept))
+    assert code == 0, err
+    assert len(kept.read_text(encoding="utf-8").splitlines()) == 4
+    assert kept.stat().st_mode & 0o077 == 0
+    whole = kept.read_text(encoding="utf-8")
+    store.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)  # a store that cannot be read
+    code, _, err = export(capsys, "--output", str(kept))
+    assert code != 0 and "not an SQLite database" in err, err
+    assert kept.read_text(encoding="utf-8") == whole
+
+    # An export cut short half-way (a read that fails, a full disk) leaves it whole too.
+    def cut_short() -> None:
+        with _whole_file(kept) as out:
+            out.write('{"half": ')
+            raise OSError("no space left on device")
+
+    with pytest.raises(OSError, match="no space left"):
+        cut_short()
+    assert kept.read_text(encoding="utf-8") == whole
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("previous")) == [
+        "previous.jsonl"
+    ]
