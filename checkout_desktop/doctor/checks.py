@@ -564,10 +564,16 @@ async def check_sdk_host(target: Target | None, within_s: float) -> CheckResult:
     )
 
 
+def _manual_url(settings: Settings) -> str | None:
+    """A manual tunnel's notification URL: the public URL as the owner typed it (the wizard's
+    example holds the path), as the tunnel registers it (`inbox/tunnel.py`)."""
+    public = settings.tunnel.public_url
+    return None if public is None else public.strip()
+
+
 def check_notification_url(settings: Settings, url: str | None) -> CheckResult:
     """The notification URL against the service's rules (HTTPS, no query, no IPv4 address)."""
     from checkout_desktop.inbox.url_rules import check_notification_url as rules_broken
-    from checkout_desktop.inbox.url_rules import notification_url
 
     if settings.profile.is_builtin_sandbox:
         return CheckResult(
@@ -577,7 +583,7 @@ def check_notification_url(settings: Settings, url: str | None) -> CheckResult:
     if mode == "none":
         return CheckResult(CheckName.NOTIFICATION_URL, Outcome.WARNING, Finding.URL_NO_TUNNEL)
     if mode == "manual":
-        url = notification_url(settings.tunnel.public_url or "", settings.listener.path)
+        url = _manual_url(settings)
     if url is None:
         return CheckResult(
             CheckName.NOTIFICATION_URL, Outcome.WARNING, Finding.URL_NOT_KNOWN_YET, {"mode": mode}
@@ -657,15 +663,13 @@ async def round_trip_to_running(
     from checkout_desktop.inbox.health import self_test_body
     from checkout_desktop.inbox.intake import SELF_TEST_EVENT_TYPE
     from checkout_desktop.inbox.url_rules import check_notification_url as rules_broken
-    from checkout_desktop.inbox.url_rules import notification_url
 
     port = settings.listener.port
-    public = settings.tunnel.public_url if settings.tunnel.mode == "manual" else None
-    if public is None or token is None:
+    url = _manual_url(settings) if settings.tunnel.mode == "manual" else None
+    if url is None or token is None:
         return CheckResult(
             CheckName.ROUND_TRIP, Outcome.WARNING, Finding.ROUND_TRIP_PORT_TAKEN, {"port": port}
         )
-    url = notification_url(public, settings.listener.path)
     if rules_broken(url):
         return CheckResult(
             CheckName.ROUND_TRIP, Outcome.WARNING, Finding.ROUND_TRIP_PORT_TAKEN, {"port": port}
