@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, tzinfo
@@ -24,8 +23,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 from pydantic import SecretStr
 
 from checkout_desktop.domain.deliveries import EventFilter, StoredEvent
-from checkout_desktop.domain.records import BrandTotal, DayTotals
+from checkout_desktop.domain.records import DayTotals
 from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.store.day_figures import (
+    REFUNDS_OF_THE_DAY,
+    SALES_OF_THE_DAY,
+    brand_totals,
+    tally,
+)
 from checkout_desktop.store.errors import ReportUnavailable
 from checkout_desktop.store.ports import (
     ChargeReads,
@@ -45,7 +50,6 @@ from checkout_desktop.store.postgres.charges import (
 from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.live import Watcher
 from checkout_desktop.store.sqlite.charges import from_ts, ts
-from checkout_desktop.store.sqlite.reports import _DENIED, _HELD, _SOLD
 from checkout_desktop.store.sqlite.shop import ShopRepository
 
 if TYPE_CHECKING:
@@ -337,52 +341,23 @@ def day_totals(
 def _day_totals(
     conn: psycopg.Connection[Any], *, start: datetime, end: datetime, profile: str, zone: tzinfo
 ) -> DayTotals:
-    rows = conn.execute(
-        "SELECT c.merchant_charge_id, c.status, COALESCE(c.amount, a.amount) AS amount, "
-        "COALESCE(c.refunded_amount, 0) AS refunded, c.created_at, "
-        "EXISTS (SELECT 1 FROM charge_transaction t WHERE t.merchant_charge_id = "
-        "c.merchant_charge_id AND t.payment_type IN ('WALLET', 'PIX')) AS qr "
-        "FROM charge c JOIN charge_attempt a ON a.merchant_charge_id = c.merchant_charge_id "
-        "WHERE a.profile = %(profile)s AND c.created_at >= %(start)s AND c.created_at < %(end)s",
-        {"profile": profile, "start": ts(start), "end": ts(end)},
-    ).fetchall()
-    totals = DayTotals(start=start, end=end)
-    sold: list[str] = []
-    hours: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for mcid, status, amount, refunded, created, qr in rows:
-        value = int(amount or 0)
-        if qr and status in _HELD:
-            # A QR awaiting payment (or expired while its charge still says PRE_AUTHORIZED)
-            # holds no money: only a paid QR counts, as a sale.
-            continue
-        if status in _SOLD:
-            totals.sales += 1
-            totals.gross += value
-            totals.refunds += int(refunded)
-            sold.append(mcid)
-            moment = from_ts(created)
-            assert moment is not None
-            hour = hours[moment.astimezone(zone).hour]
-            hour[0] += 1
-            hour[1] += value
-        elif status in _HELD:
-            totals.held_count += 1
-            totals.held_amount += value
-        elif status in _DENIED:
-            totals.denied += 1
-    totals.by_hour = {hour: (count, amount) for hour, (count, amount) in sorted(hours.items())}
-    brands: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for brand, amount in conn.execute(
-        "SELECT COALESCE(brand, payment_type, ''), COALESCE(amount, 0) FROM charge_transaction "
-        "WHERE merchant_charge_id = ANY(%(ids)s)",
-        {"ids": sold},
-    ):
-        entry = brands[brand or "?"]
-        entry[0] += 1
-        entry[1] += int(amount)
-    totals.by_brand = sorted(
-        (BrandTotal(brand, count, amount) for brand, (count, amount) in brands.items()),
-        key=lambda total: (-total.amount, total.brand),
+    names = {"profile": "%(profile)s", "start": "%(start)s", "end": "%(end)s"}
+    params = {"profile": profile, "start": ts(start), "end": ts(end)}
+    made = conn.execute(REFUNDS_OF_THE_DAY.format(**names), params).fetchone()
+    totals, sold = tally(
+        conn.execute(SALES_OF_THE_DAY.format(**names), params).fetchall(),
+        0 if made is None else made[0],
+        start=start,
+        end=end,
+        zone=zone,
+        created=from_ts,
+    )
+    totals.by_brand = brand_totals(
+        conn.execute(
+            "SELECT COALESCE(brand, payment_type, ''), COALESCE(amount, 0) "
+            "FROM charge_transaction WHERE merchant_charge_id = ANY(%(ids)s)",
+            {"ids": sold},
+        )
     )
     return totals
 
