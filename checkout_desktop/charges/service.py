@@ -516,6 +516,7 @@ class ChargeService:
                     tenders=tenders,
                     late_capture=request.lateCapture,
                     customer_document=customer.document,
+                    customer_name=customer.name,
                 )
                 phone = customer.phone
                 await uow.charges.remember_customer(

@@ -228,10 +228,12 @@ class ChargeStore(ChargeReads, Protocol):
         tenders: Sequence[TenderSummary],
         late_capture: bool = False,
         customer_document: str | None = None,
+        customer_name: str | None = None,
     ) -> AttemptRecord:
         """Insert a RECORDED attempt and its timeline row ("recorded", source "request").
         A charge saved later under this merchantChargeId takes the attempt's `profile` and
-        `customer_document` (a charge with no attempt has neither).
+        `customer_document` (a charge with no attempt has neither); the history shows the sale
+        with `customer_name`, the name it was charged under, and finds it by that name.
 
         `tenders` (what pays the sale, `domain/tenders.py`) are kept as JSON objects with their
         "kind", read back with `domain.records.stored_tender`. Raises RepositoryError for a

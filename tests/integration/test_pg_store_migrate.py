@@ -103,6 +103,16 @@ def make_store(path: Path, *, charges: int, events: int, seed: int = 7) -> None:
             "'joao acai', NULL, '11987654321', ?, ?, 3)",
             (_ts(0), _ts(1)),
         )
+        # Each name the customer was charged under, and each sale's own.
+        conn.executemany(
+            "INSERT INTO customer_name (document, name_key, last_used_at) VALUES (?, ?, ?)",
+            [("65844359038", "joao acai", _ts(1)), ("65844359038", "joao a. acai", _ts(0))],
+        )
+        conn.execute(
+            "UPDATE charge_attempt SET customer_name = 'João Açaí', customer_name_key = "
+            "'joao acai' WHERE merchant_charge_id IN (SELECT merchant_charge_id FROM charge "
+            "WHERE id % 2 = 0)"
+        )
         first_ids: list[int] = []
         for n in range(events):
             body = (
@@ -168,6 +178,7 @@ def test_the_copy_is_exact_and_the_store_goes_on_from_it(pg_url: str, tmp_path: 
         "charge_sweep": 1,
         "webhook_event": 900,
         "customer": 1,
+        "customer_name": 2,
         "three_ds_flow": 0,
     }
     for table, keys in migrate.TABLES:

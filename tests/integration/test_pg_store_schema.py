@@ -27,6 +27,7 @@ TABLES = {
     "charge_transaction",
     "checkout_schema",
     "customer",
+    "customer_name",
     "inbox_holder",
     "money_operation",
     "three_ds_flow",

@@ -95,6 +95,7 @@ async def sell(
             amount=amount,
             tenders=[CardSummary("VISA", last_four)],
             customer_document=None if customer is None else customer[1],
+            customer_name=None if customer is None else customer[0],
         )
         if customer is not None:
             await uow.charges.remember_customer(
@@ -683,9 +684,18 @@ def _back_to_schema(
         conn.execute("UPDATE checkout_schema SET version = %s", (version,))
 
 
+BEFORE_CUSTOMER_NAMES = (
+    "DROP TABLE customer_name",
+    "ALTER TABLE charge_attempt DROP COLUMN customer_name",
+    "ALTER TABLE charge_attempt DROP COLUMN customer_name_key",
+)
+"""What takes a store back from step 13 (sales keep their customer's name) to schema 12."""
+
+
 def _before_shown_status(request: pytest.FixtureRequest, kind: str) -> None:
     """Take the store back to schema 10: charges without the status the history shows."""
     undo = (
+        *BEFORE_CUSTOMER_NAMES,
         "DROP INDEX charge_shown",
         "DROP INDEX charge_profile_shown",
         "ALTER TABLE charge DROP COLUMN shown_status",
@@ -775,7 +785,7 @@ async def test_the_upgrade_reads_every_stored_charges_shown_status_anew(
         "THEN 'CANCELED' ELSE 'PAID' END "
         "WHERE merchant_charge_id IN ('keeps-paid', 'keeps-paid-whole', 'wallet-ran-out')"
     )
-    _back_to_schema(request, store_kind, 11, (back,))
+    _back_to_schema(request, store_kind, 11, (*BEFORE_CUSTOMER_NAMES, back))
     store = await _open(request, clock, store_kind)
     try:
         assert await shown_as(store, ShownStatus.PARTIAL) == ["keeps-paid", "says-partial"]
@@ -783,5 +793,36 @@ async def test_the_upgrade_reads_every_stored_charges_shown_status_anew(
         assert await shown_as(store, ShownStatus.PAID) == ["paid"]
         assert await shown_as(store, ShownStatus.EXPIRED) == ["wallet-ran-out"]
         assert await shown_as(store, ShownStatus.CANCELED) == []
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+async def test_the_upgrade_keeps_every_sale_found_by_its_customers_name(
+    request: pytest.FixtureRequest, store_kind: str
+) -> None:
+    clock = Clock()
+    store = await _open(request, clock, store_kind)
+    try:
+        await sell(store, clock, "a", customer=("Maria da Silva", MARIA))
+        await sell(store, clock, "b", customer=("João Pereira", JOAO))
+    finally:
+        await store.close()
+    # Schema 12 kept one name per customer and none per sale.
+    _back_to_schema(request, store_kind, 12, BEFORE_CUSTOMER_NAMES)
+    store = await _open(request, clock, store_kind)
+    try:
+        search = store.charges.search_charges
+        found = await search(ChargeQuery(customer="silva"))
+        assert [(r.merchant_charge_id, r.customer_name) for r in found.items] == [
+            ("a", "Maria da Silva")
+        ]
+        assert ids(await search(ChargeQuery(customer="joão"))) == ["b"]
+        # A sale made after the upgrade under another name keeps it; the earlier one is still
+        # found by the name it was charged under.
+        await sell(store, clock, "c", customer=("Maria S. Souza", MARIA))
+        assert ids(await search(ChargeQuery(customer="souza"))) == ["c"]
+        assert ids(await search(ChargeQuery(customer="da silva"))) == ["a"]
     finally:
         await store.close()

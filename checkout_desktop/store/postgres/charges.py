@@ -172,6 +172,7 @@ class PgChargeRepository(ChargeRepository):
         tenders: Sequence[TenderSummary],
         late_capture: bool = False,
         customer_document: str | None = None,
+        customer_name: str | None = None,
     ) -> AttemptRecord:
         import psycopg
 
@@ -186,6 +187,7 @@ class PgChargeRepository(ChargeRepository):
                     tenders=tenders,
                     late_capture=late_capture,
                     customer_document=customer_document,
+                    customer_name=customer_name,
                 )
         except psycopg.errors.UniqueViolation:
             raise RepositoryError(

@@ -40,6 +40,7 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("charge_sweep", ("id",)),
     ("webhook_event", ("id",)),
     ("customer", ("document",)),
+    ("customer_name", ("document", "name_key")),
     ("three_ds_flow", ("merchant_charge_id",)),
 )
 _IDENTITY_COLUMNS = (

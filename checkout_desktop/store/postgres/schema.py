@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from checkout_desktop.store.sqlite.schema_charges import stored_shown_status
+from checkout_desktop.store.sqlite.schema_charges import CUSTOMER_NAMES, stored_shown_status
 from checkout_desktop.store.sqlite.schema_shop import SHOP_SCHEMA
 from checkout_desktop.store.sqlite.three_ds import SCHEMA as THREE_DS
 
@@ -345,6 +345,7 @@ MIGRATIONS: list[tuple[int, str, Step]] = [
         "the status the history shows, read anew (refunds kept as paid, QRs that ran out)",
         shown_status_again_step,
     ),
+    (13, "sales keep the customer's name they were charged under", CUSTOMER_NAMES),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -25,7 +25,7 @@ from checkout_desktop.domain.documents import digits_only
 from checkout_desktop.domain.records import ChargeRecord, Page, TenderSummary, stored_tender
 from checkout_desktop.domain.search import ChargeQuery
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.store.sqlite.customers import documents_named
+from checkout_desktop.store.sqlite.customers import documents_named, name_pattern
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,13 @@ def _customer_clause(
     for n, document in enumerate(documents):
         params[f"doc{n}"] = document
         names.append(f":doc{n}")
-    return f"c.customer_document IN ({', '.join(names)})"
+    # Of those documents' sales, the ones charged under a matching name; a sale with no name
+    # of its own (from before sales kept theirs) goes by the customer's.
+    params["name_pattern"] = name_pattern(text)
+    return (
+        f"c.customer_document IN ({', '.join(names)}) AND COALESCE(a.customer_name_key, "
+        "k.name_key) LIKE :name_pattern ESCAPE '!'"
+    )
 
 
 def _prefix(query: ChargeQuery, index_hints: bool) -> str:
@@ -143,7 +149,8 @@ def _where(
 # 3DS result has no amount or card of its own, and whether its attempt ended uncharged tells the
 # clerk there is nothing at the service to ask about.
 _SELECT = (
-    "SELECT c.*, k.name AS customer_name, a.amount AS attempt_amount, "
+    "SELECT c.*, COALESCE(a.customer_name, k.name) AS customer_name, "
+    "a.amount AS attempt_amount, "
     "a.state AS attempt_state, COALESCE(a.tenders_json, a.cards_json) AS attempt_tenders "
     "FROM charge c "
     "LEFT JOIN customer k ON k.document = c.customer_document "

@@ -39,7 +39,7 @@ from checkout_desktop.domain.records import (
     TimelineRecord,
     stored_tender,
 )
-from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
+from checkout_desktop.domain.search import ChargeQuery, CustomerRecord, name_key
 from checkout_desktop.domain.shown_status import NEVER_CHARGED_ATTEMPTS, shown_status
 from checkout_desktop.domain.state import (
     UNRESOLVED_ATTEMPT_STATES,
@@ -198,9 +198,11 @@ class ChargeRepository(ThreeDsRows):
         tenders: Sequence[TenderSummary],
         late_capture: bool = False,
         customer_document: str | None = None,
+        customer_name: str | None = None,
     ) -> AttemptRecord:
         """Record an attempt before its request is sent (commit before sending). A charge
-        saved later under this merchantChargeId takes its profile and customer."""
+        saved later under this merchantChargeId takes its profile and customer; the sale keeps
+        the customer's name it was charged under."""
         self.require_transaction("record_attempt")
         if amount <= 0:
             raise RepositoryError(f"charge {merchant_charge_id}: the amount must be positive")
@@ -213,10 +215,13 @@ class ChargeRepository(ThreeDsRows):
             self.conn.execute(
                 "INSERT INTO charge_attempt (merchant_charge_id, sale_id, profile, amount, "
                 "late_capture, cards_json, tenders_json, state, created_at, updated_at, "
-                "customer_document) VALUES (:mcid, :sale, "
-                ":profile, :amount, :late, :cards, :tenders, :state, :now, :now, :customer)",
+                "customer_document, customer_name, customer_name_key) VALUES (:mcid, :sale, "
+                ":profile, :amount, :late, :cards, :tenders, :state, :now, :now, :customer, "
+                ":name, :name_key)",
                 {
                     "customer": customer_document or None,
+                    "name": customer_name or None,
+                    "name_key": name_key(customer_name) if customer_name else None,
                     "mcid": merchant_charge_id,
                     "sale": sale_id,
                     "profile": profile,

@@ -43,6 +43,13 @@ def remember_customer(
     """Add or refresh one customer (inside the caller's transaction); the newest details win,
     except that a sale without an e-mail or phone keeps the one already known."""
     now = _ts(at or utc_now())
+    key = name_key(name)
+    # Every name the document was charged under, for the history's search.
+    conn.execute(
+        "INSERT INTO customer_name (document, name_key, last_used_at) VALUES (:doc, :key, :now) "
+        "ON CONFLICT (document, name_key) DO UPDATE SET last_used_at = excluded.last_used_at",
+        {"doc": document, "key": key, "now": now},
+    )
     conn.execute(
         "INSERT INTO customer (document, document_type, name, name_key, email, phone, "
         "first_used_at, last_used_at) VALUES (:doc, :type, :name, :key, :email, :phone, :now, "
@@ -56,7 +63,7 @@ def remember_customer(
             "doc": document,
             "type": document_type,
             "name": name,
-            "key": name_key(name),
+            "key": key,
             "email": email or None,
             "phone": phone or None,
             "now": now,
@@ -84,19 +91,26 @@ def recent_customers(
     return [_customer(r) for r in rows]
 
 
-def documents_named(conn: sqlite3.Connection, text: str, *, limit: int = 500) -> list[str]:
-    """Documents of the customers whose name contains `text` (case and accents ignored).
-
-    The customer table holds one row per person, far fewer than charges, so scanning it is
-    cheap; the charges are then found through their customer index.
-    """
+def name_pattern(text: str) -> str | None:
+    """The LIKE pattern (escape '!') of a name search over name keys; None for no name."""
     key = name_key(text)
     if not key:
+        return None
+    return "%" + key.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
+
+
+def documents_named(conn: sqlite3.Connection, text: str, *, limit: int = 500) -> list[str]:
+    """Documents charged under a name containing `text` (case and accents ignored).
+
+    The names table holds a row per person and name, far fewer than charges, so scanning it is
+    cheap; the charges are then found through their customer index.
+    """
+    pattern = name_pattern(text)
+    if pattern is None:
         return []
-    pattern = "%" + key.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
     rows = conn.execute(
-        "SELECT document FROM customer WHERE name_key LIKE :p ESCAPE '!' "
-        "ORDER BY last_used_at DESC LIMIT :limit",
+        "SELECT document FROM customer_name WHERE name_key LIKE :p ESCAPE '!' "
+        "GROUP BY document ORDER BY MAX(last_used_at) DESC LIMIT :limit",
         {"p": pattern, "limit": limit},
     ).fetchall()
     return [str(r[0]) for r in rows]
@@ -114,4 +128,4 @@ def _customer(row: Any) -> CustomerRecord:
     )
 
 
-__all__ = ["documents_named", "recent_customers", "remember_customer"]
+__all__ = ["documents_named", "name_pattern", "recent_customers", "remember_customer"]

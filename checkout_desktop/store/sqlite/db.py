@@ -44,6 +44,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "the status the history shows, read anew (refunds kept as paid, QRs that ran out)",
         schema_charges.SHOWN_STATUS_AGAIN,
     ),
+    (13, "sales keep the customer's name they were charged under", schema_charges.CUSTOMER_NAMES),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -208,6 +208,29 @@ UPDATE charge SET shown_status = checkout_shown_status(state_json, status,
      WHERE a.merchant_charge_id = charge.merchant_charge_id));
 """
 
+# Step 13: a sale keeps the customer's name it was charged under (the customer table holds
+# only a document's newest name, which a later sale under the same CPF replaced, so an earlier
+# sale showed, and was found by, the later name), and every name a document was charged under
+# is kept for the history's search, as its name key (case and accents ignored). Sales from
+# before this step take the customer's name as it stands at the upgrade, the best the store
+# knows, so a later sale under another name changes them no more.
+CUSTOMER_NAMES = """
+ALTER TABLE charge_attempt ADD COLUMN customer_name TEXT;
+ALTER TABLE charge_attempt ADD COLUMN customer_name_key TEXT;
+UPDATE charge_attempt SET
+    customer_name = (SELECT k.name FROM customer k WHERE k.document = customer_document),
+    customer_name_key = (SELECT k.name_key FROM customer k WHERE k.document = customer_document)
+    WHERE customer_document IS NOT NULL;
+CREATE TABLE customer_name (
+    document TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    last_used_at TEXT NOT NULL,
+    PRIMARY KEY (document, name_key)
+);
+INSERT INTO customer_name (document, name_key, last_used_at)
+    SELECT document, name_key, last_used_at FROM customer;
+"""
+
 
 def stored_shown_status(
     state_json: str | None, status: str | None, attempt_state: str | None

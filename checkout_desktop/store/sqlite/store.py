@@ -164,6 +164,7 @@ class SqliteCharges:
         tenders: Sequence[TenderSummary],
         late_capture: bool = False,
         customer_document: str | None = None,
+        customer_name: str | None = None,
     ) -> AttemptRecord:
         return self.repo.record_attempt(
             merchant_charge_id=merchant_charge_id,
@@ -173,6 +174,7 @@ class SqliteCharges:
             tenders=tenders,
             late_capture=late_capture,
             customer_document=customer_document,
+            customer_name=customer_name,
         )
 
     async def remember_customer(
