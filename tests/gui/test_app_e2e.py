@@ -846,7 +846,11 @@ def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> No
 
     record = shop.terminal.store.repo.charge(mcid)
     assert record is not None
-    receipt = window.build_receipt(record, refunded=7500)
+    from checkout_desktop.ui.receipts import RefundOnReceipt
+
+    receipt = window.build_receipt(
+        record, refund=RefundOnReceipt(amount=7500, total=10000, at=record.updated_at)
+    )
     written = window.save_receipt(receipt, shop.paths.data_dir / "refund.pdf")
     assert written.read_bytes().startswith(b"%PDF")
 
