@@ -100,6 +100,8 @@ class MoneyActionDialog(QDialog):
         self.amount = AmountEdit(self)
         self.amount.setObjectName("actionAmount")
         self.amount.set_centavos(maximum)
+        # A key or a paste above what may be done here is refused at once, and said.
+        self.amount.set_maximum(maximum)
         self.amount.setEnabled(allow_partial)
         self.pin = QLineEdit(self)
         self.pin.setObjectName("supervisorPin")
@@ -126,6 +128,10 @@ class MoneyActionDialog(QDialog):
         layout.addWidget(self.buttons)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        # A refused key or paste leaves the amount as it was and says why; a new amount
+        # clears that.
+        self.amount.rejected.connect(self.error.setText)
+        self.amount.value_changed.connect(lambda _value: self.error.clear())
         self.pin_failures = 0
 
     def accept(self) -> None:
@@ -529,6 +535,7 @@ class HistoryPanel(QWidget):
         self.customer_search.returnPressed.connect(self.apply_search)
         self.last_four_search.textChanged.connect(self._last_four_changed)
         self.amount_search.value_changed.connect(self._search_timer.start)
+        self.amount_search.rejected.connect(self._amount_refused)
         self.clear_search_button.clicked.connect(self.clear_search)
         self.model.modelReset.connect(self._note_search_result)
         self.refresh_button.clicked.connect(self.model.refresh)
@@ -840,6 +847,11 @@ class HistoryPanel(QWidget):
     def apply_search(self) -> None:
         self._search_timer.stop()
         self.model.set_query(self.search_query())
+
+    def _amount_refused(self, why: str) -> None:
+        """A paste that is no amount: the search stays as it was, and the clerk reads why."""
+        self.search_note.setText(why)
+        self.search_note.setVisible(True)
 
     def _note_search_result(self) -> None:
         empty = self.model.rowCount() == 0 and not self.model.query.is_empty
