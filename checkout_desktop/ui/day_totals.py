@@ -267,7 +267,8 @@ class DayTotalsPanel(QWidget):
 
     def ask_pdf(self) -> None:
         day = self.day.date().toString("yyyy-MM-dd")
-        start = str(self._report_folder() / f"sales-{day}.pdf")
+        name = self.tr("sales-{day}.pdf").format(day=day)
+        start = str(self._report_folder() / name)
         from checkout_desktop.ui.file_dialogs import pdf_save_dialog
 
         dialog = pdf_save_dialog(self, self.tr("Save report"), start)

@@ -494,15 +494,17 @@ class MainWindow(QMainWindow):
     def _print_or_save(
         self, record: ChargeRecord, *, as_pdf: bool, refund: RefundOnReceipt | None
     ) -> None:
-        from checkout_desktop.ui.receipts import print_with_dialog, receipts_folder
+        from checkout_desktop.ui.receipts import (
+            print_with_dialog,
+            receipt_file_name,
+            receipts_folder,
+        )
 
-        merchant_charge_id = record.merchant_charge_id
         receipt = self.build_receipt(record, refund=refund)
         if not as_pdf:
             print_with_dialog(receipt, self)
             return
-        suffix = "refund" if refund is not None else "sale"
-        name = f"receipt-{merchant_charge_id}-{suffix}.pdf"
+        name = receipt_file_name(receipt)
         folder = self.receipts_dir or receipts_folder(self.settings.ui.receipts_folder)
         start = str(folder / name)
         from checkout_desktop.ui.file_dialogs import pdf_save_dialog

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -401,6 +402,19 @@ def _print(document: QTextDocument, printer: QPrinter) -> None:
     document.setDocumentMargin(0)
     document.setPageSize(QSizeF(area.width(), area.height()))
     document.print_(printer)
+
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def receipt_file_name(receipt: Receipt) -> str:
+    """The file name the save dialog suggests for a receipt, in the terminal's language."""
+    if receipt.kind == ReceiptKind.REFUND:
+        template = QCoreApplication.translate("Receipt", "receipt-{id}-refund.pdf")
+    else:
+        template = QCoreApplication.translate("Receipt", "receipt-{id}-sale.pdf")
+    # The id is ours or the service's: nothing in it may name another folder.
+    return template.format(id=_UNSAFE_IN_NAME.sub("-", receipt.merchant_charge_id))
 
 
 def receipts_folder(last_used: str | None) -> Path:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QDate, QLocale
+from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.charges.views import ChargeViews
@@ -20,6 +21,7 @@ from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.reports import day_totals
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.day_totals import DayTotalsPanel, day_range
+from tests.gui.pseudo import ProposedTranslator
 from tests.gui.test_ui_receipts import pdf_text
 from tests.ledger_support import SyncLedger
 
@@ -195,3 +197,23 @@ def test_a_change_just_before_closing_reads_nothing_after_the_store_closed(
     repo.conn.close()
     qtbot.wait(REFRESH_MS * 2)
     assert panel.figures["sales"].text() == "4"
+
+
+def test_the_reports_suggested_file_name_is_in_the_shops_language(
+    qtbot: QtBot, qapp: QApplication, repo: ChargeRepository, tmp_path: Path
+) -> None:
+    panel = DayTotalsPanel(
+        ChargeViews(SqliteStore(repo.conn)),
+        profile="production",
+        zone=BRT,
+        report_folder=lambda: tmp_path,
+    )
+    qtbot.addWidget(panel)
+    panel.day.setDate(QDate(2026, 11, 23))
+    proposed = {("DayTotalsPanel", "sales-{day}.pdf"): "vendas-{day}.pdf"}
+    with ProposedTranslator(proposed).installed(qapp):
+        panel.ask_pdf()
+    dialog = panel.findChild(QFileDialog)
+    assert dialog is not None
+    assert [Path(p) for p in dialog.selectedFiles()] == [tmp_path / "vendas-2026-11-23.pdf"]
+    dialog.reject()
