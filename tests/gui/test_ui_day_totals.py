@@ -217,3 +217,49 @@ def test_the_reports_suggested_file_name_is_in_the_shops_language(
     assert dialog is not None
     assert [Path(p) for p in dialog.selectedFiles()] == [tmp_path / "vendas-2026-11-23.pdf"]
     dialog.reject()
+
+
+def test_a_day_picker_showing_today_follows_the_date_at_midnight(
+    qtbot: QtBot, repo: ChargeRepository
+) -> None:
+    _shop_day(repo)
+    clock = [QDate(2026, 11, 23)]
+    panel = DayTotalsPanel(
+        ChargeViews(SqliteStore(repo.conn)),
+        profile="production",
+        zone=BRT,
+        today=lambda: clock[0],
+    )
+    qtbot.addWidget(panel)
+    assert panel.day.date() == QDate(2026, 11, 23)
+    assert panel.figures["sales"].text() == "4"
+    # The terminal is left open overnight: at midnight the picker moves to the new day.
+    assert panel.roll_over_timer.isActive()
+    clock[0] = QDate(2026, 11, 24)
+    panel.roll_over()
+    assert panel.day.date() == QDate(2026, 11, 24)
+    assert panel.figures["sales"].text() == "0"
+    assert panel.day.maximumDate() == QDate(2026, 11, 24)
+    assert panel.roll_over_timer.isActive()
+    # A day the clerk picked stays picked.
+    panel.day.setDate(QDate(2026, 11, 23))
+    clock[0] = QDate(2026, 11, 25)
+    panel.roll_over()
+    assert panel.day.date() == QDate(2026, 11, 23)
+    assert panel.figures["sales"].text() == "4"
+    # "Today" goes to the new day; no later day can be picked.
+    panel.today_button.click()
+    assert panel.day.date() == QDate(2026, 11, 25)
+    panel.day.setDate(QDate(2026, 11, 26))
+    assert panel.day.date() == QDate(2026, 11, 25)
+
+
+def test_the_day_picker_offers_no_day_after_today(qtbot: QtBot, repo: ChargeRepository) -> None:
+    panel = DayTotalsPanel(ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT)
+    qtbot.addWidget(panel)
+    now = datetime.now(BRT)
+    today = QDate(now.year, now.month, now.day)
+    assert panel.day.date() == today
+    panel.day.setDate(today.addDays(1))
+    assert panel.day.date() == today
+    assert panel.day.maximumDate() == today
