@@ -138,14 +138,7 @@ class DayTotalsPanel(QWidget):
         self.figures: dict[str, QLabel] = {}
         summary = QGroupBox(self.tr("Summary"), self)
         form = QFormLayout(summary)
-        for key, label in (
-            ("sales", self.tr("Sales")),
-            ("gross", self.tr("Gross")),
-            ("refunds", self.tr("Refunds")),
-            ("net", self.tr("Net")),
-            ("held", self.tr("Authorized, not captured")),
-            ("denied", self.tr("Denied attempts")),
-        ):
+        for key, label in self._figure_labels().items():
             value = QLabel(self)
             value.setObjectName(f"total-{key}")
             self.figures[key] = value
@@ -234,18 +227,34 @@ class DayTotalsPanel(QWidget):
         logger.error("the day's totals could not be read", exc_info=exc)
         self.figures["sales"].setText(self.tr("The figures could not be read from the store."))
 
+    def _figure_labels(self) -> dict[str, str]:
+        """The summary's figures by key, each with its label (on screen and in the report)."""
+        return {
+            "sales": self.tr("Sales"),
+            "gross": self.tr("Gross"),
+            "refunds": self.tr("Refunds"),
+            "net": self.tr("Net"),
+            "held": self.tr("Authorized, not captured"),
+            "denied": self.tr("Denied attempts"),
+        }
+
+    def _figure_texts(self, totals: DayTotals) -> dict[str, str]:
+        """The summary's values by key, written once for the screen and the report alike."""
+        return {
+            "sales": str(totals.sales),
+            "gross": format_money(totals.gross),
+            "refunds": format_money(totals.refunds),
+            "net": format_money(totals.net),
+            "held": self.tr("{count} · {amount}").format(
+                count=totals.held_count, amount=format_money(totals.held_amount)
+            ),
+            "denied": str(totals.denied),
+        }
+
     def _show(self, totals: DayTotals) -> None:
         self.totals = totals
-        self.figures["sales"].setText(str(totals.sales))
-        self.figures["gross"].setText(format_money(totals.gross))
-        self.figures["refunds"].setText(format_money(totals.refunds))
-        self.figures["net"].setText(format_money(totals.net))
-        self.figures["held"].setText(
-            self.tr("{count} · {amount}").format(
-                count=totals.held_count, amount=format_money(totals.held_amount)
-            )
-        )
-        self.figures["denied"].setText(str(totals.denied))
+        for key, text in self._figure_texts(totals).items():
+            self.figures[key].setText(text)
         self._fill(self.brands, _brand_rows(totals))
         self._fill(self.hours, _hour_rows(totals))
 
@@ -278,14 +287,8 @@ class DayTotalsPanel(QWidget):
                 f"<table width='100%' cellspacing='0' cellpadding='2'><tr>{head}</tr>{body}</table>"
             )
 
-        summary = [
-            (self.tr("Sales"), str(totals.sales)),
-            (self.tr("Gross"), format_money(totals.gross)),
-            (self.tr("Refunds"), format_money(totals.refunds)),
-            (self.tr("Net"), format_money(totals.net)),
-            (self.tr("Authorized, not captured"), format_money(totals.held_amount)),
-            (self.tr("Denied attempts"), str(totals.denied)),
-        ]
+        texts = self._figure_texts(totals)
+        summary = [(label, texts[key]) for key, label in self._figure_labels().items()]
         brands, hours = _brand_rows(totals), _hour_rows(totals)
         title = self.tr("Sales report for {day}").format(day=day)
         return "".join(

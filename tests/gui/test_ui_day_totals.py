@@ -263,3 +263,21 @@ def test_the_day_picker_offers_no_day_after_today(qtbot: QtBot, repo: ChargeRepo
     panel.day.setDate(today.addDays(1))
     assert panel.day.date() == today
     assert panel.day.maximumDate() == today
+
+
+def test_the_report_shows_each_figure_as_the_screen_does(
+    qtbot: QtBot, repo: ChargeRepository, tmp_path: Path
+) -> None:
+    _shop_day(repo)
+    panel = DayTotalsPanel(ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT)
+    qtbot.addWidget(panel)
+    panel.day.setDate(QDate(2026, 11, 23))
+    held = panel.figures["held"].text().replace("\u00a0", " ")
+    assert held == "1 · R$ 70,00"
+    text = pdf_text(panel.save_pdf(tmp_path / "sales.pdf"))
+    assert held in text
+    for label in panel.figures.values():
+        assert label.text().replace("\u00a0", " ") in text
+    # A day with nothing held still says how many: none.
+    panel.day.setDate(QDate(2026, 11, 22))
+    assert "0 · R$ 0,00" in pdf_text(panel.save_pdf(tmp_path / "empty.pdf"))
