@@ -82,6 +82,10 @@ class ChargeViews:
         """The charge's refund, capture or cancel whose outcome is not known yet, if any."""
         return await self._store.charges.open_money_operation(merchant_charge_id)
 
+    async def money_operations(self, merchant_charge_id: str) -> list[MoneyOpRecord]:
+        """The charge's refunds, captures and cancels as recorded, oldest first."""
+        return await self._store.charges.money_operations(merchant_charge_id)
+
     async def unresolved_attempts(
         self, *, limit: int = 50, profile: str | None = None
     ) -> list[AttemptRecord]:

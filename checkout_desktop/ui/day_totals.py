@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, time, timedelta, tzinfo
 from pathlib import Path
 
 from PySide6.QtCore import QDate, Qt, QTimer
@@ -43,11 +43,28 @@ logger = logging.getLogger(__name__)
 REFRESH_MS = 500
 """Changes arriving together (a burst of notifications) refresh the figures once."""
 
+ROLL_OVER_CHECK_MS = 3_600_000
+"""The day is checked at least this often (a timer set for midnight may fire late after the
+computer slept, or its clock was changed)."""
+
 
 def local_zone() -> tzinfo:
     zone = datetime.now().astimezone().tzinfo
     assert zone is not None
     return zone
+
+
+def today_in(zone: tzinfo) -> QDate:
+    """The date now in `zone`."""
+    now = datetime.now(zone)
+    return QDate(now.year, now.month, now.day)
+
+
+def ms_to_next_day(zone: tzinfo) -> int:
+    """Milliseconds from now to the next midnight in `zone`."""
+    now = datetime.now(zone)
+    midnight = datetime.combine(now.date() + timedelta(days=1), time(0), tzinfo=zone)
+    return max(0, int((midnight - now).total_seconds() * 1000))
 
 
 def day_range(day: QDate, zone: tzinfo) -> tuple[datetime, datetime]:
@@ -87,19 +104,24 @@ class DayTotalsPanel(QWidget):
         adapter: QtEventAdapter | None = None,
         zone: tzinfo | None = None,
         report_folder: Callable[[], Path] | None = None,
+        today: Callable[[], QDate] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._views = views
         self._profile = profile
-        self._zone = zone or local_zone()
+        zone = self._zone = zone or local_zone()
         self._report_folder = report_folder or Path.home
+        # The date now, in the zone the day's figures are counted in (a test sets its own).
+        self._today_now = today or (lambda: today_in(zone))
+        self._today = self._today_now()
         self.totals: DayTotals | None = None
 
-        self.day = QDateEdit(QDate.currentDate(), self)
+        self.day = QDateEdit(self._today, self)
         self.day.setObjectName("totalsDay")
         self.day.setCalendarPopup(True)
-        self.day.setMaximumDate(QDate.currentDate().addDays(1))
+        # No day after today: its figures could only read zero.
+        self.day.setMaximumDate(self._today)
         self.today_button = QPushButton(self.tr("&Today"), self)
         self.print_button = QPushButton(self.tr("&Print report"), self)
         self.print_button.setObjectName("printTotals")
@@ -116,14 +138,7 @@ class DayTotalsPanel(QWidget):
         self.figures: dict[str, QLabel] = {}
         summary = QGroupBox(self.tr("Summary"), self)
         form = QFormLayout(summary)
-        for key, label in (
-            ("sales", self.tr("Sales")),
-            ("gross", self.tr("Gross")),
-            ("refunds", self.tr("Refunds")),
-            ("net", self.tr("Net")),
-            ("held", self.tr("Authorized, not captured")),
-            ("denied", self.tr("Denied attempts")),
-        ):
+        for key, label in self._figure_labels().items():
             value = QLabel(self)
             value.setObjectName(f"total-{key}")
             self.figures[key] = value
@@ -155,13 +170,39 @@ class DayTotalsPanel(QWidget):
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self.refresh)
         self.day.dateChanged.connect(lambda _day: self.refresh())
-        self.today_button.clicked.connect(lambda: self.day.setDate(QDate.currentDate()))
+        self.today_button.clicked.connect(self._show_today)
+        # A terminal left open overnight: a picker showing today moves to the new day.
+        self.roll_over_timer = QTimer(self)
+        self.roll_over_timer.setSingleShot(True)
+        self.roll_over_timer.timeout.connect(self.roll_over)
+        self._arm_roll_over()
         self.print_button.clicked.connect(self.print_report)
         self.pdf_button.clicked.connect(self.ask_pdf)
         if adapter is not None:
             adapter.charge_changed.connect(lambda _event: self._refresh_timer.start())
             adapter.closed.connect(self._refresh_timer.stop)
         self.refresh()
+
+    def roll_over(self) -> None:
+        """The date may have turned: a picker that showed today shows the new day (a day the
+        clerk picked stays), and no later day can be picked."""
+        now = self._today_now()
+        if now != self._today:
+            shown_today = self.day.date() == self._today
+            self._today = now
+            self.day.setMaximumDate(now)
+            if shown_today:
+                self.day.setDate(now)
+        self._arm_roll_over()
+
+    def _arm_roll_over(self) -> None:
+        # A second past midnight, so that the clock surely reads the new day.
+        wait = ms_to_next_day(self._zone) + 1000
+        self.roll_over_timer.start(min(wait, ROLL_OVER_CHECK_MS))
+
+    def _show_today(self) -> None:
+        self.roll_over()
+        self.day.setDate(self._today)
 
     def _table(self, name: str, headers: tuple[str, str, str]) -> QTableWidget:
         table = QTableWidget(0, len(headers), self)
@@ -186,18 +227,34 @@ class DayTotalsPanel(QWidget):
         logger.error("the day's totals could not be read", exc_info=exc)
         self.figures["sales"].setText(self.tr("The figures could not be read from the store."))
 
+    def _figure_labels(self) -> dict[str, str]:
+        """The summary's figures by key, each with its label (on screen and in the report)."""
+        return {
+            "sales": self.tr("Sales"),
+            "gross": self.tr("Gross"),
+            "refunds": self.tr("Refunds"),
+            "net": self.tr("Net"),
+            "held": self.tr("Authorized, not captured"),
+            "denied": self.tr("Denied attempts"),
+        }
+
+    def _figure_texts(self, totals: DayTotals) -> dict[str, str]:
+        """The summary's values by key, written once for the screen and the report alike."""
+        return {
+            "sales": str(totals.sales),
+            "gross": format_money(totals.gross),
+            "refunds": format_money(totals.refunds),
+            "net": format_money(totals.net),
+            "held": self.tr("{count} · {amount}").format(
+                count=totals.held_count, amount=format_money(totals.held_amount)
+            ),
+            "denied": str(totals.denied),
+        }
+
     def _show(self, totals: DayTotals) -> None:
         self.totals = totals
-        self.figures["sales"].setText(str(totals.sales))
-        self.figures["gross"].setText(format_money(totals.gross))
-        self.figures["refunds"].setText(format_money(totals.refunds))
-        self.figures["net"].setText(format_money(totals.net))
-        self.figures["held"].setText(
-            self.tr("{count} · {amount}").format(
-                count=totals.held_count, amount=format_money(totals.held_amount)
-            )
-        )
-        self.figures["denied"].setText(str(totals.denied))
+        for key, text in self._figure_texts(totals).items():
+            self.figures[key].setText(text)
         self._fill(self.brands, _brand_rows(totals))
         self._fill(self.hours, _hour_rows(totals))
 
@@ -230,14 +287,8 @@ class DayTotalsPanel(QWidget):
                 f"<table width='100%' cellspacing='0' cellpadding='2'><tr>{head}</tr>{body}</table>"
             )
 
-        summary = [
-            (self.tr("Sales"), str(totals.sales)),
-            (self.tr("Gross"), format_money(totals.gross)),
-            (self.tr("Refunds"), format_money(totals.refunds)),
-            (self.tr("Net"), format_money(totals.net)),
-            (self.tr("Authorized, not captured"), format_money(totals.held_amount)),
-            (self.tr("Denied attempts"), str(totals.denied)),
-        ]
+        texts = self._figure_texts(totals)
+        summary = [(label, texts[key]) for key, label in self._figure_labels().items()]
         brands, hours = _brand_rows(totals), _hour_rows(totals)
         title = self.tr("Sales report for {day}").format(day=day)
         return "".join(
@@ -267,7 +318,8 @@ class DayTotalsPanel(QWidget):
 
     def ask_pdf(self) -> None:
         day = self.day.date().toString("yyyy-MM-dd")
-        start = str(self._report_folder() / f"sales-{day}.pdf")
+        name = self.tr("sales-{day}.pdf").format(day=day)
+        start = str(self._report_folder() / name)
         from checkout_desktop.ui.file_dialogs import pdf_save_dialog
 
         dialog = pdf_save_dialog(self, self.tr("Save report"), start)

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
 from PySide6.QtCore import QDate, QItemSelection, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QRegularExpressionValidator
+from PySide6.QtGui import QAction, QFontDatabase, QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -48,13 +48,13 @@ from checkout_desktop.domain.counters import counter_of_sale
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.environments import profile_of
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.domain.records import AttemptRecord, ChargeRecord
+from checkout_desktop.domain.records import AttemptRecord, ChargeRecord, MoneyOpRecord
 from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.amount_edit import AmountEdit
-from checkout_desktop.ui.formatting import format_instant_precise, format_money
+from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
 from checkout_desktop.ui.history_model import (
     ChargeHistoryModel,
     TimelineModel,
@@ -70,6 +70,7 @@ from checkout_desktop.ui.money_texts import money_error_text, pending_text
 from checkout_desktop.ui.problem_texts import stored_pin_text
 from checkout_desktop.ui.qr_texts import qr_refund_words
 from checkout_desktop.ui.reasons import error_text, reason_text
+from checkout_desktop.ui.receipts import RefundOnReceipt, refunds_on_receipts
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 from checkout_desktop.ui.timeline_text import developer_detail, plain_detail, who_label
 
@@ -99,6 +100,8 @@ class MoneyActionDialog(QDialog):
         self.amount = AmountEdit(self)
         self.amount.setObjectName("actionAmount")
         self.amount.set_centavos(maximum)
+        # A key or a paste above what may be done here is refused at once, and said.
+        self.amount.set_maximum(maximum)
         self.amount.setEnabled(allow_partial)
         self.pin = QLineEdit(self)
         self.pin.setObjectName("supervisorPin")
@@ -125,6 +128,10 @@ class MoneyActionDialog(QDialog):
         layout.addWidget(self.buttons)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        # A refused key or paste leaves the amount as it was and says why; a new amount
+        # clears that.
+        self.amount.rejected.connect(self.error.setText)
+        self.amount.value_changed.connect(lambda _value: self.error.clear())
         self.pin_failures = 0
 
     def accept(self) -> None:
@@ -224,7 +231,8 @@ class HistoryPanel(QWidget):
     events_requested = Signal(str)
     """Show the stored notifications of this charge in the event list."""
     receipt_requested = Signal(str, bool, object)
-    """(merchantChargeId, as_pdf, refunded amount or None): print or save a receipt."""
+    """(merchantChargeId, as_pdf, RefundOnReceipt or None): print or save the receipt of that
+    refund, or (None) the sale's."""
     action_finished = Signal(str, str)
     """(action, merchantChargeId) after a refund, capture or query completed."""
     qr_cancel_refused_learned = Signal()
@@ -250,8 +258,9 @@ class HistoryPanel(QWidget):
         self._busy: asyncio.Future[object] | None = None
         self._view: MoneyView | None = None
         self.dialog: MoneyActionDialog | None = None
-        # The latest refund done from this panel, for its receipt.
-        self.last_refund: tuple[str, int] | None = None
+        # The selected charge's refunds a receipt can be had of, newest first (from the store).
+        self.receipt_refunds: list[RefundOnReceipt] = []
+        self._receipt_menu_of: tuple[str | None, tuple[RefundOnReceipt, ...]] | None = None
         # Another environment's charges (a sandbox's test sales in production) are hidden
         # unless asked for, and then shown read only.
         self.model = ChargeHistoryModel(
@@ -437,10 +446,14 @@ class HistoryPanel(QWidget):
         self.events_button = QPushButton(self.tr("&Notifications"), self)
         self.receipt_button = QPushButton(self.tr("Recei&pt"), self)
         self.receipt_button.setObjectName("historyReceipt")
-        receipt_menu = QMenu(self.receipt_button)
-        self.print_action = receipt_menu.addAction(self.tr("Print…"))
-        self.pdf_action = receipt_menu.addAction(self.tr("Save as PDF…"))
-        self.receipt_button.setMenu(receipt_menu)
+        # The sale's receipt, and (once refunded) each refund's: rebuilt for the charge shown.
+        self.receipt_menu = QMenu(self.receipt_button)
+        self.receipt_menu.setObjectName("historyReceiptMenu")
+        self.print_action = QAction(self.tr("Print…"), self)
+        self.pdf_action = QAction(self.tr("Save as PDF…"), self)
+        self.receipt_menu.addAction(self.print_action)
+        self.receipt_menu.addAction(self.pdf_action)
+        self.receipt_button.setMenu(self.receipt_menu)
         self.message = QLabel(self)
         self.message.setObjectName("historyMessage")
         self.message.setWordWrap(True)
@@ -522,6 +535,7 @@ class HistoryPanel(QWidget):
         self.customer_search.returnPressed.connect(self.apply_search)
         self.last_four_search.textChanged.connect(self._last_four_changed)
         self.amount_search.value_changed.connect(self._search_timer.start)
+        self.amount_search.rejected.connect(self._amount_refused)
         self.clear_search_button.clicked.connect(self.clear_search)
         self.model.modelReset.connect(self._note_search_result)
         self.refresh_button.clicked.connect(self.model.refresh)
@@ -535,8 +549,8 @@ class HistoryPanel(QWidget):
         self.capture_button.clicked.connect(self.ask_capture)
         self.query_button.clicked.connect(self.query_now)
         self.events_button.clicked.connect(self._show_events)
-        self.print_action.triggered.connect(lambda: self._receipt(as_pdf=False))
-        self.pdf_action.triggered.connect(lambda: self._receipt(as_pdf=True))
+        self.print_action.triggered.connect(lambda: self._receipt(as_pdf=False, refund=None))
+        self.pdf_action.triggered.connect(lambda: self._receipt(as_pdf=True, refund=None))
         self.model.modelReset.connect(self._update_actions)
         adapter.charge_changed.connect(self.on_charge_changed)
         adapter.money_operation_changed.connect(self.on_money_operation_changed)
@@ -736,20 +750,35 @@ class HistoryPanel(QWidget):
         mcid = self.timeline.merchant_charge_id
         if mcid is None:
             self._view = None
+            self.receipt_refunds = []
             self._render_actions()
             if then is not None:
                 then(None)
             return
 
-        def loaded(view: MoneyView | None) -> None:
+        async def both() -> tuple[MoneyView | None, list[MoneyOpRecord]]:
+            view = await self._views.money_view(mcid)
+            operations = [] if view is None else await self._views.money_operations(mcid)
+            return view, operations
+
+        def loaded(found: tuple[MoneyView | None, list[MoneyOpRecord]]) -> None:
             if mcid != self.timeline.merchant_charge_id:
                 return  # another charge was chosen meanwhile
+            view, operations = found
             self._view = view
+            # A QR cancelled before it was paid moved no money: no refund receipt of it.
+            self.receipt_refunds = (
+                []
+                if view is None
+                else refunds_on_receipts(
+                    view.charge, operations, cancels=qr_refund_words(view.charge) is None
+                )
+            )
             self._render_actions()
             if then is not None:
                 then(view)
 
-        read(self._views.money_view(mcid), loaded)
+        read(both(), loaded)
 
     def select_charge(self, merchant_charge_id: str) -> bool:
         """Show one charge (from the charge screen or the event list)."""
@@ -818,6 +847,11 @@ class HistoryPanel(QWidget):
     def apply_search(self) -> None:
         self._search_timer.stop()
         self.model.set_query(self.search_query())
+
+    def _amount_refused(self, why: str) -> None:
+        """A paste that is no amount: the search stays as it was, and the clerk reads why."""
+        self.search_note.setText(why)
+        self.search_note.setVisible(True)
 
     def _note_search_result(self) -> None:
         empty = self.model.rowCount() == 0 and not self.model.query.is_empty
@@ -972,6 +1006,47 @@ class HistoryPanel(QWidget):
         self.receipt_button.setEnabled(
             record is not None and record.status not in (None, ChargeStatus.DENIED)
         )
+        self._fill_receipt_menu(None if record is None else record.merchant_charge_id)
+
+    def _fill_receipt_menu(self, merchant_charge_id: str | None) -> None:
+        """The sale's receipt alone, or beside a submenu for each refund's receipt."""
+        refunds = tuple(self.receipt_refunds) if merchant_charge_id is not None else ()
+        if self._receipt_menu_of == (merchant_charge_id, refunds):
+            return
+        self._receipt_menu_of = (merchant_charge_id, refunds)
+        for action in self.receipt_menu.actions():
+            sub = action.menu()
+            if sub is not None:
+                sub.deleteLater()
+        self.receipt_menu.clear()
+        self.receipt_menu.addAction(self.print_action)
+        self.receipt_menu.addAction(self.pdf_action)
+        if not refunds:
+            self.print_action.setText(self.tr("Print…"))
+            self.pdf_action.setText(self.tr("Save as PDF…"))
+            return
+        self.print_action.setText(self.tr("Print sale receipt…"))
+        self.pdf_action.setText(self.tr("Save sale receipt as PDF…"))
+        self.receipt_menu.addSeparator()
+        for refund in refunds:
+            at = format_instant(refund.at, seconds=False)
+            if refund.amount is not None:
+                title = self.tr("Refund of {amount} · {at}").format(
+                    amount=format_money(refund.amount), at=at
+                )
+            else:
+                title = self.tr("Refunds, {amount} in total · {at}").format(
+                    amount=format_money(refund.total), at=at
+                )
+            sub = self.receipt_menu.addMenu(title)
+            print_it = sub.addAction(self.tr("Print…"))
+            save_it = sub.addAction(self.tr("Save as PDF…"))
+            print_it.triggered.connect(
+                lambda _=False, r=refund: self._receipt(as_pdf=False, refund=r)
+            )
+            save_it.triggered.connect(
+                lambda _=False, r=refund: self._receipt(as_pdf=True, refund=r)
+            )
 
     def _other_sandbox_text(self, record: ChargeRecord) -> str:
         """Why a charge of another built-in sandbox is only looked at: another counter's
@@ -1085,8 +1160,6 @@ class HistoryPanel(QWidget):
             done=self.tr("QR cancelled.")
             if cancels_qr
             else self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
-            # A cancelled QR moved no money: no refund receipt follows it.
-            refunded=None if cancels_qr else amount,
         )
 
     def ask_capture(self) -> None:
@@ -1147,7 +1220,6 @@ class HistoryPanel(QWidget):
         call: Callable[[], Awaitable[ChargeRecord]],
         *,
         done: str,
-        refunded: int | None = None,
     ) -> None:
         if self._busy is not None and not self._busy.done():
             return
@@ -1177,8 +1249,6 @@ class HistoryPanel(QWidget):
             else:
                 self.message.setText(done)
                 self.message.setStyleSheet("color: #1b6e2a;")
-                if refunded is not None:
-                    self.last_refund = (merchant_charge_id, refunded)
             self.model.charge_changed(merchant_charge_id)
             self.refresh_timeline()
             self._update_actions()
@@ -1192,13 +1262,9 @@ class HistoryPanel(QWidget):
         if mcid:
             self.events_requested.emit(mcid)
 
-    def _receipt(self, *, as_pdf: bool) -> None:
+    def _receipt(self, *, as_pdf: bool, refund: RefundOnReceipt | None) -> None:
+        """Ask for the sale's receipt (`refund` None) or that refund's, as the store has it."""
         record = self.selected()
         if record is None:
             return
-        refund = None
-        if self.last_refund is not None and self.last_refund[0] == record.merchant_charge_id:
-            refund = self.last_refund[1]
-        elif record.refunded_amount:
-            refund = record.refunded_amount
         self.receipt_requested.emit(record.merchant_charge_id, as_pdf, refund)

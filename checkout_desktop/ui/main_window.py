@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from checkout_desktop.ui.card_page import CardPage
     from checkout_desktop.ui.events_panel import EventsPanel
     from checkout_desktop.ui.history_panel import HistoryPanel
-    from checkout_desktop.ui.receipts import Receipt
+    from checkout_desktop.ui.receipts import Receipt, RefundOnReceipt
     from checkout_desktop.ui.settings_panel import SettingsPanel
     from checkout_desktop.ui.wizard import ConnectionTester
 
@@ -325,7 +325,7 @@ class MainWindow(QMainWindow):
         self.events_panel.charge_requested.connect(self.show_charge)
         self.history_panel.events_requested.connect(self.show_events_of)
         self.history_panel.receipt_requested.connect(
-            lambda mcid, as_pdf, refunded: self.receipt(mcid, as_pdf=as_pdf, refunded=refunded)
+            lambda mcid, as_pdf, refund: self.receipt(mcid, as_pdf=as_pdf, refund=refund)
         )
         self.settings_panel.saved.connect(self._settings_saved)
 
@@ -464,21 +464,22 @@ class MainWindow(QMainWindow):
 
         return render_html(self.build_receipt(record), copy=ReceiptCopy.CUSTOMER)
 
-    def build_receipt(self, record: ChargeRecord, *, refunded: int | None = None) -> Receipt:
-        """The sale's receipt (or, with `refunded`, the receipt of that refund)."""
-        from checkout_desktop.ui.receipts import ReceiptKind, receipt_for
+    def build_receipt(
+        self, record: ChargeRecord, *, refund: RefundOnReceipt | None = None
+    ) -> Receipt:
+        """The sale's receipt (or, with `refund`, the receipt of that refund)."""
+        from checkout_desktop.ui.receipts import receipt_for
 
         return receipt_for(
             record,
             merchant=self.merchant.name,
             merchant_document=self.merchant.document,
-            kind=ReceiptKind.SALE if refunded is None else ReceiptKind.REFUND,
-            this_refund=refunded,
+            refund=refund,
             test_mode=self.settings.profile.is_builtin_sandbox,
         )
 
     def receipt(
-        self, merchant_charge_id: str, *, as_pdf: bool, refunded: int | None = None
+        self, merchant_charge_id: str, *, as_pdf: bool, refund: RefundOnReceipt | None = None
     ) -> None:
         """Print or save the receipt of a charge (as the store has it now)."""
 
@@ -486,20 +487,24 @@ class MainWindow(QMainWindow):
             if record is None:
                 logger.error("no charge %s in the store for its receipt", merchant_charge_id)
                 return
-            self._print_or_save(record, as_pdf=as_pdf, refunded=refunded)
+            self._print_or_save(record, as_pdf=as_pdf, refund=refund)
 
         read(self._views.charge(merchant_charge_id), got)
 
-    def _print_or_save(self, record: ChargeRecord, *, as_pdf: bool, refunded: int | None) -> None:
-        from checkout_desktop.ui.receipts import print_with_dialog, receipts_folder
+    def _print_or_save(
+        self, record: ChargeRecord, *, as_pdf: bool, refund: RefundOnReceipt | None
+    ) -> None:
+        from checkout_desktop.ui.receipts import (
+            print_with_dialog,
+            receipt_file_name,
+            receipts_folder,
+        )
 
-        merchant_charge_id = record.merchant_charge_id
-        receipt = self.build_receipt(record, refunded=refunded)
+        receipt = self.build_receipt(record, refund=refund)
         if not as_pdf:
             print_with_dialog(receipt, self)
             return
-        suffix = "refund" if refunded is not None else "sale"
-        name = f"receipt-{merchant_charge_id}-{suffix}.pdf"
+        name = receipt_file_name(receipt)
         folder = self.receipts_dir or receipts_folder(self.settings.ui.receipts_folder)
         start = str(folder / name)
         from checkout_desktop.ui.file_dialogs import pdf_save_dialog

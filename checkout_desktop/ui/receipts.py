@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import html
 import logging
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -27,7 +29,8 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from checkout_desktop.domain import documents
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.records import ChargeRecord
+from checkout_desktop.domain.money_ops import MoneyOpKind, MoneyOpState
+from checkout_desktop.domain.records import ChargeRecord, MoneyOpRecord
 from checkout_desktop.domain.shown_status import money_status
 from checkout_desktop.ui.formatting import format_instant, format_money
 from checkout_desktop.ui.labels import status_label
@@ -80,6 +83,42 @@ class Receipt:
     """A charge of the built-in sandbox: no money moved, and no real shop's CNPJ is printed."""
 
 
+@dataclass(frozen=True)
+class RefundOnReceipt:
+    """The refund a refund receipt is of, as the store recorded it."""
+
+    amount: int | None
+    """What this refund gave back; None when the terminal holds no record of the refund itself
+    (made elsewhere, say): the receipt then states only the total."""
+    total: int
+    """What had gone back in total once this refund was done."""
+    at: datetime
+
+
+def refunds_on_receipts(
+    record: ChargeRecord, operations: Iterable[MoneyOpRecord], *, cancels: bool = True
+) -> list[RefundOnReceipt]:
+    """The refunds of a charge a receipt can be had of, newest first: each confirmed refund
+    the terminal made (and each confirmed cancel, unless `cancels` is False: a QR cancelled
+    before it was paid moved no money), and, where the service's total says more went back than
+    those, one for that total alone."""
+    kinds = {MoneyOpKind.REFUND, MoneyOpKind.CANCEL} if cancels else {MoneyOpKind.REFUND}
+    found = [
+        RefundOnReceipt(
+            amount=op.amount,
+            total=op.amount if op.kind == MoneyOpKind.CANCEL else op.base.refunded + op.amount,
+            at=op.resolved_at or op.updated_at,
+        )
+        for op in operations
+        if op.kind in kinds and op.state == MoneyOpState.CONFIRMED
+    ]
+    found.reverse()
+    refunded = record.refunded_amount or 0
+    if refunded > (found[0].total if found else 0):
+        found.insert(0, RefundOnReceipt(amount=None, total=refunded, at=record.updated_at))
+    return found
+
+
 def receipt_for(
     record: ChargeRecord,
     *,
@@ -89,8 +128,18 @@ def receipt_for(
     this_refund: int | None = None,
     at: datetime | None = None,
     test_mode: bool = False,
+    refund: RefundOnReceipt | None = None,
 ) -> Receipt:
-    """The receipt of a stored charge (its cards come from the charge's merged state)."""
+    """The receipt of a stored charge (its cards come from the charge's merged state); with
+    `refund`, the receipt of that refund."""
+    refunded_amount = record.refunded_amount
+    if refund is not None:
+        kind, this_refund, at, refunded_amount = (
+            ReceiptKind.REFUND,
+            refund.amount,
+            refund.at,
+            refund.total,
+        )
     cards = tuple(
         ReceiptCard(
             brand=txn.brand,
@@ -118,7 +167,7 @@ def receipt_for(
         amount=record.amount,
         at=when,
         cards=cards,
-        refunded_amount=record.refunded_amount,
+        refunded_amount=refunded_amount,
         this_refund=this_refund,
         test_mode=test_mode,
     )
@@ -194,6 +243,14 @@ def render_html(receipt: Receipt, *, copy: ReceiptCopy | None = None) -> str:
         )
     else:
         rows.append((QCoreApplication.translate("Receipt", "Amount"), format_money(receipt.amount)))
+        if receipt.refunded_amount:
+            # A sale receipt printed after a refund says what went back so far.
+            rows.append(
+                (
+                    QCoreApplication.translate("Receipt", "Refunded so far"),
+                    format_money(receipt.refunded_amount),
+                )
+            )
     rows.append((QCoreApplication.translate("Receipt", "Status"), status_label(receipt.status)))
     card_blocks = []
     for card in receipt.cards:
@@ -345,6 +402,19 @@ def _print(document: QTextDocument, printer: QPrinter) -> None:
     document.setDocumentMargin(0)
     document.setPageSize(QSizeF(area.width(), area.height()))
     document.print_(printer)
+
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def receipt_file_name(receipt: Receipt) -> str:
+    """The file name the save dialog suggests for a receipt, in the terminal's language."""
+    if receipt.kind == ReceiptKind.REFUND:
+        template = QCoreApplication.translate("Receipt", "receipt-{id}-refund.pdf")
+    else:
+        template = QCoreApplication.translate("Receipt", "receipt-{id}-sale.pdf")
+    # The id is ours or the service's: nothing in it may name another folder.
+    return template.format(id=_UNSAFE_IN_NAME.sub("-", receipt.merchant_charge_id))
 
 
 def receipts_folder(last_used: str | None) -> Path:

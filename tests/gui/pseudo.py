@@ -214,3 +214,32 @@ __all__ = [
     "untranslated",
     "visible_texts",
 ]
+
+
+class ProposedTranslator(QTranslator):
+    """Translations proposed for the pt_BR catalogue before its owner takes them in: a test
+    shows a text goes through Qt's translation (with its context) by installing this."""
+
+    def __init__(self, proposed: dict[tuple[str, str], str]) -> None:
+        super().__init__()
+        self._proposed = dict(proposed)
+
+    def translate(
+        self,
+        context: str,
+        source_text: str,
+        disambiguation: str | None = None,
+        n: int = -1,
+    ) -> str | None:
+        return self._proposed.get((context, source_text))
+
+    def isEmpty(self) -> bool:
+        return False
+
+    @contextlib.contextmanager
+    def installed(self, app: QApplication) -> Iterator[ProposedTranslator]:
+        app.installTranslator(self)
+        try:
+            yield self
+        finally:
+            app.removeTranslator(self)

@@ -846,9 +846,28 @@ def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> No
 
     record = shop.terminal.store.repo.charge(mcid)
     assert record is not None
-    receipt = window.build_receipt(record, refunded=7500)
+    from checkout_desktop.ui.receipts import RefundOnReceipt
+
+    receipt_refund = RefundOnReceipt(amount=7500, total=10000, at=record.updated_at)
+    receipt = window.build_receipt(record, refund=receipt_refund)
     written = window.save_receipt(receipt, shop.paths.data_dir / "refund.pdf")
     assert written.read_bytes().startswith(b"%PDF")
+
+    # Saving from the history suggests a name in the shop's language.
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    from tests.gui.pseudo import ProposedTranslator
+
+    proposed = {("Receipt", "receipt-{id}-refund.pdf"): "comprovante-{id}-estorno.pdf"}
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    with ProposedTranslator(proposed).installed(app):
+        window.receipt(mcid, as_pdf=True, refund=receipt_refund)
+    dialogs = [d for d in window.findChildren(QFileDialog) if d.isVisible()]
+    assert len(dialogs) == 1
+    assert Path(dialogs[0].selectedFiles()[0]).name == f"comprovante-{mcid}-estorno.pdf"
+    dialogs[0].reject()
+    dialogs[0].deleteLater()
 
 
 def test_query_now_asks_the_service(shop: Shop) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QDate, QLocale
+from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.charges.views import ChargeViews
@@ -20,6 +21,7 @@ from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.reports import day_totals
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.day_totals import DayTotalsPanel, day_range
+from tests.gui.pseudo import ProposedTranslator
 from tests.gui.test_ui_receipts import pdf_text
 from tests.ledger_support import SyncLedger
 
@@ -195,3 +197,87 @@ def test_a_change_just_before_closing_reads_nothing_after_the_store_closed(
     repo.conn.close()
     qtbot.wait(REFRESH_MS * 2)
     assert panel.figures["sales"].text() == "4"
+
+
+def test_the_reports_suggested_file_name_is_in_the_shops_language(
+    qtbot: QtBot, qapp: QApplication, repo: ChargeRepository, tmp_path: Path
+) -> None:
+    panel = DayTotalsPanel(
+        ChargeViews(SqliteStore(repo.conn)),
+        profile="production",
+        zone=BRT,
+        report_folder=lambda: tmp_path,
+    )
+    qtbot.addWidget(panel)
+    panel.day.setDate(QDate(2026, 11, 23))
+    proposed = {("DayTotalsPanel", "sales-{day}.pdf"): "vendas-{day}.pdf"}
+    with ProposedTranslator(proposed).installed(qapp):
+        panel.ask_pdf()
+    dialog = panel.findChild(QFileDialog)
+    assert dialog is not None
+    assert [Path(p) for p in dialog.selectedFiles()] == [tmp_path / "vendas-2026-11-23.pdf"]
+    dialog.reject()
+
+
+def test_a_day_picker_showing_today_follows_the_date_at_midnight(
+    qtbot: QtBot, repo: ChargeRepository
+) -> None:
+    _shop_day(repo)
+    clock = [QDate(2026, 11, 23)]
+    panel = DayTotalsPanel(
+        ChargeViews(SqliteStore(repo.conn)),
+        profile="production",
+        zone=BRT,
+        today=lambda: clock[0],
+    )
+    qtbot.addWidget(panel)
+    assert panel.day.date() == QDate(2026, 11, 23)
+    assert panel.figures["sales"].text() == "4"
+    # The terminal is left open overnight: at midnight the picker moves to the new day.
+    assert panel.roll_over_timer.isActive()
+    clock[0] = QDate(2026, 11, 24)
+    panel.roll_over()
+    assert panel.day.date() == QDate(2026, 11, 24)
+    assert panel.figures["sales"].text() == "0"
+    assert panel.day.maximumDate() == QDate(2026, 11, 24)
+    assert panel.roll_over_timer.isActive()
+    # A day the clerk picked stays picked.
+    panel.day.setDate(QDate(2026, 11, 23))
+    clock[0] = QDate(2026, 11, 25)
+    panel.roll_over()
+    assert panel.day.date() == QDate(2026, 11, 23)
+    assert panel.figures["sales"].text() == "4"
+    # "Today" goes to the new day; no later day can be picked.
+    panel.today_button.click()
+    assert panel.day.date() == QDate(2026, 11, 25)
+    panel.day.setDate(QDate(2026, 11, 26))
+    assert panel.day.date() == QDate(2026, 11, 25)
+
+
+def test_the_day_picker_offers_no_day_after_today(qtbot: QtBot, repo: ChargeRepository) -> None:
+    panel = DayTotalsPanel(ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT)
+    qtbot.addWidget(panel)
+    now = datetime.now(BRT)
+    today = QDate(now.year, now.month, now.day)
+    assert panel.day.date() == today
+    panel.day.setDate(today.addDays(1))
+    assert panel.day.date() == today
+    assert panel.day.maximumDate() == today
+
+
+def test_the_report_shows_each_figure_as_the_screen_does(
+    qtbot: QtBot, repo: ChargeRepository, tmp_path: Path
+) -> None:
+    _shop_day(repo)
+    panel = DayTotalsPanel(ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT)
+    qtbot.addWidget(panel)
+    panel.day.setDate(QDate(2026, 11, 23))
+    held = panel.figures["held"].text().replace("\u00a0", " ")
+    assert held == "1 · R$ 70,00"
+    text = pdf_text(panel.save_pdf(tmp_path / "sales.pdf"))
+    assert held in text
+    for label in panel.figures.values():
+        assert label.text().replace("\u00a0", " ") in text
+    # A day with nothing held still says how many: none.
+    panel.day.setDate(QDate(2026, 11, 22))
+    assert "0 · R$ 0,00" in pdf_text(panel.save_pdf(tmp_path / "empty.pdf"))

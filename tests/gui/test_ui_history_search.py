@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from PySide6.QtCore import QDate, QLocale, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.sale import new_sale_id
@@ -429,3 +430,30 @@ def test_every_shown_status_has_its_words(translations: Translations) -> None:
     assert shown_status_text(None) == "—"
     # A status the service has not published is shown (and found) as it came.
     assert shown_status_text(ShownStatus("SETTLED")) == "SETTLED"
+
+
+def test_a_pasted_non_amount_in_the_amount_search_says_why_and_keeps_the_search(
+    panel: tuple[HistoryPanel, list[str]], qtbot: Any
+) -> None:
+    # "12.50" is no amount in reais: the clerk is told so, in Portuguese, and what was in
+    # the field stays, and so does the list it found.
+    history, _sent = panel
+    amount = history.amount_search
+    QGuiApplication.clipboard().setText("12.50")
+    amount.setFocus()
+    qtbot.keyClick(amount, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert amount.text() == ""
+    assert history.search_note.isVisibleTo(history)
+    assert history.search_note.text().startswith("Isso não é um valor em reais")
+    assert listed(history) == ["real-2", "real-1"]
+
+    qtbot.keyClicks(amount, "1500")
+    history.apply_search()
+    assert listed(history) == ["real-1"]
+    assert not history.search_note.isVisibleTo(history)
+    QGuiApplication.clipboard().setText("quinze")
+    qtbot.keyClick(amount, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert history.search_note.text().startswith("Isso não é um valor em reais")
+    assert amount.text() == "R$\xa015,00"
+    history.apply_search()
+    assert listed(history) == ["real-1"]

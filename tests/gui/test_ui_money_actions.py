@@ -10,7 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import QLocale
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeService, MoneyOperationBusy, MoneyView
@@ -25,7 +26,7 @@ from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from checkout_desktop.store.sqlite.db import connect, transaction
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.adapter import QtEventAdapter
-from checkout_desktop.ui.history_panel import HistoryPanel, money_error_text
+from checkout_desktop.ui.history_panel import HistoryPanel, MoneyActionDialog, money_error_text
 from checkout_desktop.ui.i18n import Translations
 from tests.integration.charging_support import (
     APPROVED,
@@ -129,3 +130,29 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
         arun(http.aclose())
         conn.close()
         arun(sandbox.stop())
+
+
+def test_a_pasted_non_amount_in_the_refund_dialog_says_why_and_keeps_the_amount(
+    qtbot: Any, translations: Translations
+) -> None:
+    assert translations.install(PT_BR)
+    dialog = MoneyActionDialog(
+        title="Estorno", explanation="", maximum=4000, pin_hash=None, allow_partial=True
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.amount.setFocus()
+    QGuiApplication.clipboard().setText("vinte")
+    qtbot.keyClick(dialog.amount, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert dialog.error.text().startswith("Isso não é um valor em reais")
+    assert dialog.amount.centavos() == 4000
+    # Above what may be refunded: said at once, the amount kept.
+    QGuiApplication.clipboard().setText("50,00")
+    qtbot.keyClick(dialog.amount, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert "R$\xa040,00" in dialog.error.text()
+    assert dialog.amount.centavos() == 4000
+    # A good amount clears the message.
+    QGuiApplication.clipboard().setText("25,00")
+    qtbot.keyClick(dialog.amount, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert dialog.amount.centavos() == 2500
+    assert dialog.error.text() == ""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QLocale
-from PySide6.QtWidgets import QMessageBox, QPushButton
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.ui.receipts import (
@@ -21,6 +21,7 @@ from checkout_desktop.ui.receipts import (
     render_html,
     save_pdf,
 )
+from tests.gui.pseudo import ProposedTranslator
 from tests.gui.test_ui_receipts import pdf_text
 
 
@@ -105,3 +106,26 @@ def test_saving_is_confirmed_with_a_button_that_opens_the_folder(
     assert button is not None
     assert box.buttonRole(button) == QMessageBox.ButtonRole.ActionRole
     box.close()
+
+
+RECEIPT_NAMES = {
+    ("Receipt", "receipt-{id}-sale.pdf"): "comprovante-{id}-venda.pdf",
+    ("Receipt", "receipt-{id}-refund.pdf"): "comprovante-{id}-estorno.pdf",
+}
+
+
+def test_a_receipts_suggested_file_name_is_in_the_shops_language(qapp: QApplication) -> None:
+    from dataclasses import replace
+
+    from checkout_desktop.ui.receipts import receipt_file_name
+
+    sale = _receipt()
+    refund = replace(sale, kind=ReceiptKind.REFUND, this_refund=1500, refunded_amount=1500)
+    assert receipt_file_name(sale) == "receipt-sale-000001-sale.pdf"
+    assert receipt_file_name(refund) == "receipt-sale-000001-refund.pdf"
+    with ProposedTranslator(RECEIPT_NAMES).installed(qapp):
+        assert receipt_file_name(sale) == "comprovante-sale-000001-venda.pdf"
+        assert receipt_file_name(refund) == "comprovante-sale-000001-estorno.pdf"
+    # An id is the service's: nothing in it may climb out of the chosen folder.
+    odd = replace(sale, merchant_charge_id="../x/y")
+    assert "/" not in receipt_file_name(odd)

@@ -14,6 +14,7 @@ from PySide6.QtPdf import QPdfDocument
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
+from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.receipts import ReceiptKind, receipt_for, render_html, save_pdf
 from tests.gui.test_ui_history_model import make_charges, update
 from tests.ledger_support import SyncLedger
@@ -140,3 +141,27 @@ def test_a_pre_authorization_is_not_called_a_sale(qapp: object, repo: ChargeRepo
     assert "held on the card, not charged yet" in held
     sale = render_html(paid)
     assert "SALE RECEIPT" in sale and "not charged yet" not in sale
+
+
+def test_a_refund_the_terminal_holds_no_operation_for_is_receipted_by_its_total_alone(
+    qapp: object, repo: ChargeRepository
+) -> None:
+    # Refunded at the service's panel (only its notification told the terminal): what that
+    # refund gave back is not known, so the receipt states the total and no "Refunded now".
+    from checkout_desktop.ui.receipts import refunds_on_receipts
+
+    (mcid,) = make_charges(repo, 1)
+    with db.transaction(repo.conn):
+        SyncLedger(repo).apply_update(
+            update(mcid, ChargeStatus.PARTIAL, minutes=3, refunded=500),
+            source="webhook",
+            source_ref=None,
+        )
+    record = repo.charge(mcid)
+    assert record is not None
+    (refund,) = refunds_on_receipts(record, repo.money_operations(mcid))
+    assert (refund.amount, refund.total) == (None, 500)
+    html = render_html(receipt_for(record, merchant="Loja", merchant_document=None, refund=refund))
+    assert "REFUND RECEIPT" in html
+    assert "Refunded now" not in html
+    assert "Refunded in total" in html and format_money(500) in html
