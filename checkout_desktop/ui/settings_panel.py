@@ -16,6 +16,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -37,14 +39,79 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
-from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
+from checkout_desktop.ui.problem_texts import keychain_text, stored_pin_text, url_rules_text
 from checkout_desktop.ui.qr_settings import QrSettingsBox
 from checkout_desktop.ui.store_choice import StoreChoice
-from checkout_desktop.ui.supervisor import PinError, hash_pin
+from checkout_desktop.ui.supervisor import PinError, hash_pin, verify_pin
 
 logger = logging.getLogger(__name__)
 
 _CLIENT_ID = re.compile(r"^[\w\-]+$")
+
+
+class SettingsPinDialog(QDialog):
+    """Asks for the current supervisor PIN before protected settings are saved; a wrong PIN
+    keeps it open, like the refund's and capture's PIN check."""
+
+    def __init__(self, *, pin_hash: str, changes: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Supervisor PIN"))
+        self.setObjectName("settingsPinDialog")
+        self._pin_hash = pin_hash
+        self.explanation = QLabel(
+            self.tr("Saving a change to {changes} needs the supervisor PIN.").format(
+                changes=changes
+            ),
+            self,
+        )
+        self.explanation.setWordWrap(True)
+        self.pin = QLineEdit(self)
+        self.pin.setObjectName("settingsCurrentPin")
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setMaxLength(8)
+        self.error = QLabel(self)
+        self.error.setObjectName("settingsPinError")
+        self.error.setStyleSheet("color: #b3261e;")
+        self.error.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow(self.tr("Supervisor PIN"), self.pin)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.explanation)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.pin_failures = 0
+
+    def accept(self) -> None:
+        try:
+            ok = verify_pin(self.pin.text(), self._pin_hash)
+        except PinError:
+            self.error.setText(stored_pin_text())
+            return
+        if not ok:
+            self.pin_failures += 1
+            self.pin.clear()
+            self.error.setText(self.tr("Wrong supervisor PIN."))
+            return
+        super().accept()
+
+
+def _readable_pin(pin_hash: str | None) -> str | None:
+    """The stored PIN's hash when it can be checked. A damaged one guards nothing here: the
+    owner must be able to set the PIN again in Settings (refunds stay refused meanwhile)."""
+    if not pin_hash:
+        return None
+    try:
+        verify_pin("", pin_hash)
+    except PinError:
+        logger.warning("the stored supervisor PIN cannot be read; Settings do not ask for it")
+        return None
+    return pin_hash
 
 
 class SettingsPanel(QWidget):
@@ -69,6 +136,7 @@ class SettingsPanel(QWidget):
         self._secrets = secrets
         self._persist = persist
         self._pin_cleared = False
+        self.pin_prompt: SettingsPinDialog | None = None
         self._tester = tester
         self._test: asyncio.Future[list[CheckResult]] | None = None
 
@@ -427,8 +495,64 @@ class SettingsPanel(QWidget):
     def _tunnel_changed(self, *_args: object) -> None:
         self.public_url.setEnabled(self.tunnel.currentData() == "manual")
 
+    def _guarded_changes(
+        self, s: Settings, secrets_typed: bool, store_password_typed: bool
+    ) -> list[str]:
+        """What of `s`, against the saved settings, only a supervisor may change."""
+        old = self._settings
+        name = s.active_profile
+        changes: list[str] = []
+        if s.ui.supervisor_pin_hash != old.ui.supervisor_pin_hash:
+            changes.append(self.tr("the supervisor PIN"))
+        if name != old.active_profile:
+            changes.append(self.tr("the environment"))
+        new_profile, old_profile = s.profiles[name], old.profiles.get(name)
+        credentials = ("client_id", "merchant_document", "sdk_credential")
+        if secrets_typed or (
+            old_profile is not None
+            and any(getattr(new_profile, f) != getattr(old_profile, f) for f in credentials)
+        ):
+            changes.append(self.tr("the credentials"))
+        if s.shared_store_url != old.shared_store_url or store_password_typed:
+            changes.append(self.tr("the store"))
+        if (s.listener.port, s.tunnel.mode, s.tunnel.public_url) != (
+            old.listener.port,
+            old.tunnel.mode,
+            old.tunnel.public_url,
+        ):
+            changes.append(self.tr("the webhook settings"))
+        return changes
+
+    def _ask_pin(self, pin_hash: str, changes: list[str]) -> None:
+        changed = ", ".join(changes)
+        self.pin_prompt = SettingsPinDialog(pin_hash=pin_hash, changes=changed, parent=self)
+        self.pin_prompt.accepted.connect(lambda: self._save(authorized=True))
+        self.pin_prompt.rejected.connect(
+            lambda: self._refused(
+                self.tr(
+                    "Not saved: a change to {changes} needs the supervisor PIN. What you typed "
+                    "is still here."
+                ).format(changes=changed)
+            )
+        )
+        self.message.setText(
+            self.tr("Type the supervisor PIN to save a change to {changes}.").format(
+                changes=changed
+            )
+        )
+        self.message.setStyleSheet("")
+        self.pin_prompt.open()
+
+    def _refused(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #b3261e;")
+
     def save(self) -> bool:
-        """Check everything, store typed secrets in the keychain, then write the settings."""
+        """Check everything, ask for the supervisor PIN when a protected setting changes, store
+        typed secrets in the keychain, then write the settings. False while the PIN is asked."""
+        return self._save(authorized=False)
+
+    def _save(self, *, authorized: bool) -> bool:
         s = self._settings.model_copy(deep=True)
         problems: list[str] = []
         name = self.profile.currentData()
@@ -490,6 +614,13 @@ class SettingsPanel(QWidget):
             self.message.setText("\n".join(problems))
             self.message.setStyleSheet("color: #b3261e;")
             return False
+        pin_hash = _readable_pin(self._settings.ui.supervisor_pin_hash)
+        if pin_hash is not None and not authorized:
+            store_password_typed = store_url is not None and bool(self.store_choice.password.text())
+            changes = self._guarded_changes(s, bool(secrets_to_store), store_password_typed)
+            if changes:
+                self._ask_pin(pin_hash, changes)
+                return False
         if secrets_to_store:
             if self._secrets is None:
                 self.message.setText(self.tr("No keychain is available to store the secrets."))

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.secrets import SecretName, SecretStore
 from checkout_desktop.settings import Settings
 from checkout_desktop.ui.settings_panel import SettingsPanel
-from checkout_desktop.ui.supervisor import verify_pin
+from checkout_desktop.ui.supervisor import hash_pin, verify_pin
 from tests.conftest import MemoryKeyring
 
 logger = logging.getLogger(__name__)
@@ -44,7 +46,10 @@ def test_pin_is_stored_as_a_salted_hash_and_can_be_removed(qtbot: QtBot) -> None
         assert guarded in panel.pin_state.text(), (guarded, panel.pin_state.text())
     panel.clear_pin.click()
     assert not panel.clear_pin.isEnabled()
-    assert panel.save()
+    assert not panel.save()  # removing it takes the PIN itself
+    assert panel.pin_prompt is not None
+    panel.pin_prompt.pin.setText("9753")
+    panel.pin_prompt.accept()
     assert saved[-1].ui.supervisor_pin_hash is None
     assert not panel.clear_pin.isEnabled()
 
@@ -236,3 +241,212 @@ def test_settings_errors_are_said_in_portuguese(qtbot: QtBot) -> None:
         assert panel.message.text()
         assert english_on_screen(panel, data) == []
         assert saved == []
+
+
+def pin_protected(pin: str = "4321") -> Settings:
+    settings = Settings()
+    settings.ui.supervisor_pin_hash = hash_pin(pin)
+    return settings
+
+
+def test_removing_the_pin_asks_for_it_and_a_wrong_one_saves_nothing(qtbot: QtBot) -> None:
+    settings = pin_protected()
+    panel, saved, _ = make(qtbot, settings)
+    panel.shop_name.setText("Padaria Sol")
+    panel.clear_pin.click()
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None and prompt.isVisible()
+    assert "supervisor PIN" in prompt.explanation.text()
+    assert saved == []
+    prompt.pin.setText("1111")
+    prompt.accept()
+    assert prompt.isVisible()
+    assert "Wrong supervisor PIN" in prompt.error.text()
+    assert prompt.pin.text() == ""
+    assert saved == []
+    prompt.reject()
+    assert saved == []
+    assert "supervisor PIN" in panel.message.text()
+    # Everything typed is still there, the removal too.
+    assert panel.shop_name.text() == "Padaria Sol"
+    assert "No PIN" in panel.pin_state.text()
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None and prompt.isVisible()
+    prompt.pin.setText("4321")
+    prompt.accept()
+    assert not prompt.isVisible()
+    assert saved[-1].ui.supervisor_pin_hash is None
+    assert saved[-1].ui.shop_name == "Padaria Sol"
+
+
+def test_changing_the_pin_asks_for_the_current_one(qtbot: QtBot) -> None:
+    panel, saved, _ = make(qtbot, pin_protected())
+    panel.pin.setText("5555")
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None
+    prompt.pin.setText("5555")  # the new PIN is not the current one
+    prompt.accept()
+    assert saved == []
+    prompt.pin.setText("4321")
+    prompt.accept()
+    stored = saved[-1].ui.supervisor_pin_hash
+    assert stored is not None and verify_pin("5555", stored)
+
+
+def test_protected_settings_need_the_pin_and_harmless_ones_do_not(qtbot: QtBot) -> None:
+    settings = pin_protected()
+    panel, saved, _ = make(qtbot, settings)
+    # Language, shop name, rules of the sale: no PIN.
+    panel.language.setCurrentIndex(panel.language.findData("en"))
+    panel.shop_name.setText("Padaria Sol")
+    panel.phone_required.setChecked(True)
+    assert panel.save(), panel.message.text()
+    assert panel.pin_prompt is None
+    assert saved[-1].ui.locale == "en"
+
+    def asks(change: str) -> None:
+        count = len(saved)
+        assert not panel.save(), change
+        prompt = panel.pin_prompt
+        assert prompt is not None and prompt.isVisible(), change
+        assert len(saved) == count, change
+        prompt.reject()
+        assert len(saved) == count, change
+        panel.revert_button.click()
+
+    # The environment.
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    panel.client_id.setText("shop-42")
+    panel.merchant_document.setText("11.222.333/0001-81")
+    panel.client_secret.setText("s")
+    panel.sdk_token.setText("t")
+    panel.webhook_token.setText("w")
+    asks("environment")
+    # The webhook: port, tunnel, public URL.
+    panel.port.setValue(9911)
+    asks("port")
+    panel.tunnel.setCurrentIndex(panel.tunnel.findData("cloudflared"))
+    asks("tunnel")
+    # The store.
+    panel.store_choice.shared.setChecked(True)
+    panel.store_choice.host.setText("db.shop.lan")
+    panel.store_choice.database.setText("shop")
+    panel.store_choice.user.setText("counter")
+    asks("store")
+
+
+def test_credentials_and_a_switch_to_the_built_in_sandbox_need_the_pin(qtbot: QtBot) -> None:
+    settings = pin_protected()
+    settings.active_profile = "service-sandbox"
+    profile = settings.profiles["service-sandbox"]
+    profile.client_id = "shop-42"
+    profile.merchant_document = "11222333000181"
+    panel, saved, backend = make(qtbot, settings)
+    store = SecretStore(backend)
+    for secret in SecretName:
+        store.set("service-sandbox", secret, "kept")
+    panel.client_secret.setText("replaced")
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None
+    prompt.reject()
+    assert backend.entries[("checkout-desktop", "service-sandbox/client_secret")] == "kept"
+    assert panel.client_secret.text() == "replaced"
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None
+    prompt.pin.setText("4321")
+    prompt.accept()
+    assert backend.entries[("checkout-desktop", "service-sandbox/client_secret")] == "replaced"
+    assert saved[-1].active_profile == "service-sandbox"
+    # The built-in sandbox "approves" sales without charging anyone: a supervisor's decision.
+    panel.profile.setCurrentIndex(panel.profile.findData("builtin-sandbox"))
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None and prompt.isVisible()
+    prompt.reject()
+    assert saved[-1].active_profile == "service-sandbox"
+
+
+def test_a_shop_without_a_pin_saves_as_before(qtbot: QtBot) -> None:
+    panel, saved, _ = make(qtbot, Settings())
+    panel.port.setValue(9911)
+    panel.pin.setText("2468")
+    assert panel.save(), panel.message.text()
+    assert panel.pin_prompt is None
+    assert saved[-1].listener.port == 9911
+
+
+@contextlib.contextmanager
+def every_text_marked() -> Iterator[None]:
+    """Each text asked of Qt's translation comes back marked, whether or not the pt_BR
+    catalogue (built separately) has it yet: what stays bare never went through tr()."""
+    from PySide6.QtCore import QTranslator
+    from PySide6.QtWidgets import QApplication
+
+    from tests.gui.pseudo import mark
+
+    class EveryText(QTranslator):
+        def translate(
+            self,
+            context: str,
+            source_text: str,
+            disambiguation: str | None = None,
+            n: int = -1,
+        ) -> str | None:
+            return mark(source_text)
+
+        def isEmpty(self) -> bool:
+            return False
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    translator = EveryText()
+    app.installTranslator(translator)
+    try:
+        yield
+    finally:
+        app.removeTranslator(translator)
+
+
+def test_the_pin_prompt_and_its_messages_go_through_translation(qtbot: QtBot) -> None:
+    from checkout_desktop.ui.labels import profile_label
+    from tests.gui.pseudo import english_on_screen
+
+    with every_text_marked():
+        settings = pin_protected()
+        data = [profile_label(p) for p in settings.profiles.values()]
+        data += ["Português (Brasil)", "English", "cloudflared", "ngrok"]
+        panel, saved, _ = make(qtbot, settings)
+        panel.show()
+        qtbot.waitExposed(panel)
+        panel.clear_pin.click()
+        panel.port.setValue(9911)
+        assert not panel.save()
+        prompt = panel.pin_prompt
+        assert prompt is not None
+        qtbot.waitExposed(prompt)
+        assert english_on_screen(panel, data) == []
+        prompt.pin.setText("1111")
+        prompt.accept()
+        assert prompt.error.text()
+        assert english_on_screen(prompt) == []
+        prompt.reject()
+        assert panel.message.text()
+        assert english_on_screen(panel, data) == []
+        assert saved == []
+
+
+def test_a_damaged_stored_pin_can_be_set_again_in_settings(qtbot: QtBot) -> None:
+    # Refunds say "set the PIN again in Settings": Settings must not ask for the unreadable one.
+    settings = Settings()
+    settings.ui.supervisor_pin_hash = "scrypt$broken"
+    panel, saved, _ = make(qtbot, settings)
+    panel.pin.setText("8642")
+    assert panel.save(), panel.message.text()
+    assert panel.pin_prompt is None
+    stored = saved[-1].ui.supervisor_pin_hash
+    assert stored is not None and verify_pin("8642", stored)
