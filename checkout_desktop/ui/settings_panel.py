@@ -131,8 +131,8 @@ class SettingsPanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self._settings = settings.model_copy(deep=True)
-        self._running_profile = settings.active_profile
-        self._running_store = settings.shared_store_url
+        self._running = settings.model_copy(deep=True)
+        """What this run started with: the settings read only at start-up come from it."""
         self._secrets = secrets
         self._persist = persist
         self._pin_cleared = False
@@ -523,6 +523,25 @@ class SettingsPanel(QWidget):
             changes.append(self.tr("the webhook settings"))
         return changes
 
+    def _at_next_start(self, s: Settings) -> list[str]:
+        """What of `s` this run does not take: read only at start-up, it waits for a restart."""
+        running = self._running
+        later: list[str] = []
+        if s.active_profile != running.active_profile:
+            later.append(self.tr("the environment"))
+        if s.ui.locale != running.ui.locale:
+            later.append(self.tr("the language"))
+        if s.listener.port != running.listener.port:
+            later.append(self.tr("the listener port"))
+        if (s.tunnel.mode, s.tunnel.public_url) != (
+            running.tunnel.mode,
+            running.tunnel.public_url,
+        ):
+            later.append(self.tr("the tunnel"))
+        if s.shared_store_url != running.shared_store_url:
+            later.append(self.tr("the store"))
+        return later
+
     def _ask_pin(self, pin_hash: str, changes: list[str]) -> None:
         changed = ", ".join(changes)
         self.pin_prompt = SettingsPinDialog(pin_hash=pin_hash, changes=changed, parent=self)
@@ -647,12 +666,12 @@ class SettingsPanel(QWidget):
             return False
         self._settings = s
         self.load()
-        restart = name != self._running_profile
+        later = self._at_next_start(s)
         self.message.setText(
-            self.tr("Saved. The environment, language, port and tunnel apply at the next start.")
-            if restart
-            else self.tr("Saved. The store applies at the next start.")
-            if store_url != self._running_store
+            self.tr("Saved. These changes apply at the next start: {changes}.").format(
+                changes=", ".join(later)
+            )
+            if later
             else self.tr("Saved.")
         )
         self.message.setStyleSheet("color: #1b6e2a;")

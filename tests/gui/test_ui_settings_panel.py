@@ -112,6 +112,34 @@ def test_non_secret_settings_are_saved(qtbot: QtBot) -> None:
     assert result.reconcile_interval_s == 120
     assert result.ui.locale == "en"
     assert result.tunnel.public_url == "https://shop.example.com/webhooks/checkout"
+    # The language, port and tunnel are read at start-up: the owner is told so.
+    text = panel.message.text()
+    assert "next start" in text
+    for change in ("language", "listener port", "tunnel"):
+        assert change in text, (change, text)
+    assert "environment" not in text and "store" not in text
+
+
+def test_the_saved_message_names_what_applies_at_the_next_start(qtbot: QtBot) -> None:
+    panel, _, _ = make(qtbot, Settings())
+    panel.shop_name.setText("Padaria Sol")
+    assert panel.save()
+    assert panel.message.text() == "Saved."  # the shop's name applies at once
+    panel.language.setCurrentIndex(panel.language.findData("pt_BR"))
+    assert panel.save()
+    assert "next start" in panel.message.text() and "language" in panel.message.text()
+    # Still true after a later, unrelated save: this run keeps its language until restarted.
+    panel.large_amount.set_centavos(90_000)
+    assert panel.save()
+    assert "language" in panel.message.text()
+    assert "port" not in panel.message.text()
+    panel.port.setValue(9911)
+    assert panel.save()
+    assert "listener port" in panel.message.text()
+    # Back to what this run started with: nothing waits for a restart.
+    panel.language.setCurrentIndex(panel.language.findData(None))
+    panel.port.setValue(Settings().listener.port)
+    assert panel.save()
     assert panel.message.text() == "Saved."
 
 
