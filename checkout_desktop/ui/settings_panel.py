@@ -11,6 +11,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -47,6 +48,24 @@ from checkout_desktop.ui.supervisor import PinError, hash_pin, verify_pin
 logger = logging.getLogger(__name__)
 
 _CLIENT_ID = re.compile(r"^[\w\-]+$")
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """What was typed for one environment, kept while another is looked at (until saved or
+    reverted): its credentials, secrets included (memory only), and its rules of the sale."""
+
+    client_id: str
+    merchant_document: str
+    sdk_kind: object
+    secrets: tuple[str, str, str]
+    phone_required: bool
+    email_required: bool
+    cnpj_refused: bool
+    qr_cancel_refused: bool
+    three_ds_mode: object
+    three_ds_above: int
+    three_ds_fallback: object
 
 
 class SettingsPinDialog(QDialog):
@@ -136,6 +155,8 @@ class SettingsPanel(QWidget):
         self._secrets = secrets
         self._persist = persist
         self._pin_cleared = False
+        self._drafts: dict[str, _Draft] = {}
+        self._shown_profile: str | None = None
         self.pin_prompt: SettingsPinDialog | None = None
         self._tester = tester
         self._test: asyncio.Future[list[CheckResult]] | None = None
@@ -267,7 +288,6 @@ class SettingsPanel(QWidget):
 
         for edit in (self.client_secret, self.sdk_token, self.webhook_token):
             edit.setEchoMode(QLineEdit.EchoMode.Password)
-            edit.setPlaceholderText(self.tr("stored in the keychain; type to replace"))
         self.credentials = QGroupBox(self.tr("Credentials of the selected environment"), self)
         credentials_form = QFormLayout(self.credentials)
         credentials_form.addRow(self.tr("Client id"), self.client_id)
@@ -347,6 +367,8 @@ class SettingsPanel(QWidget):
     def load(self) -> None:
         """Show the settings as they are (discarding unsaved edits)."""
         s = self._settings
+        self._drafts.clear()
+        self._shown_profile = None
         self.profile.setCurrentIndex(max(self.profile.findData(s.active_profile), 0))
         self.language.setCurrentIndex(max(self.language.findData(s.ui.locale), 0))
         self.shop_name.setText(s.ui.shop_name)
@@ -463,29 +485,87 @@ class SettingsPanel(QWidget):
         self.pin.clear()
         self._show_pin_state()
 
+    def _secret_edits(self) -> tuple[tuple[QLineEdit, SecretName], ...]:
+        return (
+            (self.client_secret, SecretName.CLIENT_SECRET),
+            (self.sdk_token, SecretName.SDK_MERCHANT_TOKEN),
+            (self.webhook_token, SecretName.WEBHOOK_TOKEN),
+        )
+
+    def _draft(self) -> _Draft:
+        secrets = tuple(edit.text() for edit, _ in self._secret_edits())
+        assert len(secrets) == 3
+        return _Draft(
+            client_id=self.client_id.text(),
+            merchant_document=self.merchant_document.text(),
+            sdk_kind=self.sdk_kind.currentData(),
+            secrets=secrets,
+            phone_required=self.phone_required.isChecked(),
+            email_required=self.email_required.isChecked(),
+            cnpj_refused=self.cnpj_refused.isChecked(),
+            qr_cancel_refused=self.qr_cancel_refused.isChecked(),
+            three_ds_mode=self.three_ds_mode.currentData(),
+            three_ds_above=self.three_ds_above.centavos(),
+            three_ds_fallback=self.three_ds_fallback.currentData(),
+        )
+
+    def _show_draft(self, draft: _Draft) -> None:
+        self.client_id.setText(draft.client_id)
+        self.merchant_document.setText(draft.merchant_document)
+        self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(draft.sdk_kind), 0))
+        for (edit, _), value in zip(self._secret_edits(), draft.secrets, strict=True):
+            edit.setText(value)
+        self.phone_required.setChecked(draft.phone_required)
+        self.email_required.setChecked(draft.email_required)
+        self.cnpj_refused.setChecked(draft.cnpj_refused)
+        self.qr_cancel_refused.setChecked(draft.qr_cancel_refused)
+        self.three_ds_mode.setCurrentIndex(max(self.three_ds_mode.findData(draft.three_ds_mode), 0))
+        self.three_ds_above.set_centavos(draft.three_ds_above)
+        self.three_ds_fallback.setCurrentIndex(
+            max(self.three_ds_fallback.findData(draft.three_ds_fallback), 0)
+        )
+        self._three_ds_mode_changed()
+
+    def _stored_secret(self, profile: str, secret: SecretName) -> bool:
+        """Whether the keychain holds this secret (False when it cannot be asked)."""
+        if self._secrets is None:
+            return False
+        try:
+            return self._secrets.get(profile, secret) is not None
+        except KeychainUnavailable:
+            return False
+
     def _profile_changed(self, *_args: object) -> None:
+        if self._shown_profile is not None:
+            self._drafts[self._shown_profile] = self._draft()
         name = self.profile.currentData()
+        self._shown_profile = name
         profile = self._settings.profiles.get(name) if name else None
         builtin = profile is None or profile.is_builtin_sandbox
         self.credentials.setVisible(not builtin)
-        if profile is not None:
-            self.client_id.setText(profile.client_id)
-            self.merchant_document.setText(profile.merchant_document)
-            self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(profile.sdk_credential), 0))
-            self.phone_required.setChecked(profile.phone_required)
-            self.email_required.setChecked(profile.customer_email_required)
-            self.cnpj_refused.setChecked(profile.customer_cnpj_refused)
-            self.qr_cancel_refused.setChecked(profile.qr_cancel_refused)
-            self.three_ds_mode.setCurrentIndex(
-                max(self.three_ds_mode.findData(profile.three_ds_mode), 0)
+        if profile is None:
+            return
+        draft = self._drafts.get(name)
+        if draft is None:
+            draft = _Draft(
+                client_id=profile.client_id,
+                merchant_document=profile.merchant_document,
+                sdk_kind=profile.sdk_credential,
+                secrets=("", "", ""),
+                phone_required=profile.phone_required,
+                email_required=profile.customer_email_required,
+                cnpj_refused=profile.customer_cnpj_refused,
+                qr_cancel_refused=profile.qr_cancel_refused,
+                three_ds_mode=profile.three_ds_mode,
+                three_ds_above=profile.three_ds_above_centavos,
+                three_ds_fallback=profile.three_ds_fallback,
             )
-            self.three_ds_above.set_centavos(profile.three_ds_above_centavos)
-            self.three_ds_fallback.setCurrentIndex(
-                max(self.three_ds_fallback.findData(profile.three_ds_fallback), 0)
+        self._show_draft(draft)
+        for edit, secret in self._secret_edits():
+            stored = not builtin and self._stored_secret(name, secret)
+            edit.setPlaceholderText(
+                self.tr("stored in the keychain; type to replace") if stored else ""
             )
-            self._three_ds_mode_changed()
-        for edit in (self.client_secret, self.sdk_token, self.webhook_token):
-            edit.clear()
 
     def _three_ds_mode_changed(self, *_args: object) -> None:
         mode = self.three_ds_mode.currentData()

@@ -478,3 +478,54 @@ def test_a_damaged_stored_pin_can_be_set_again_in_settings(qtbot: QtBot) -> None
     assert panel.pin_prompt is None
     stored = saved[-1].ui.supervisor_pin_hash
     assert stored is not None and verify_pin("8642", stored)
+
+
+def test_secret_fields_say_stored_only_when_a_secret_is_stored(qtbot: QtBot) -> None:
+    backend = MemoryKeyring()
+    SecretStore(backend).set("production", SecretName.CLIENT_SECRET, "kept-secret")
+    panel = SettingsPanel(Settings(), secrets=SecretStore(backend), persist=lambda _: None)
+    qtbot.addWidget(panel)
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    assert "keychain" in panel.client_secret.placeholderText()
+    assert "keychain" not in panel.sdk_token.placeholderText()
+    assert "keychain" not in panel.webhook_token.placeholderText()
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    assert "keychain" not in panel.client_secret.placeholderText()
+    # No keychain at all: nothing can be said to be stored in it.
+    bare = SettingsPanel(Settings(), secrets=None, persist=lambda _: None)
+    qtbot.addWidget(bare)
+    bare.profile.setCurrentIndex(bare.profile.findData("production"))
+    assert "keychain" not in bare.client_secret.placeholderText()
+
+
+def test_what_was_typed_for_an_environment_survives_looking_at_another(qtbot: QtBot) -> None:
+    settings = Settings()
+    settings.profiles["service-sandbox"].client_id = "sandbox-id"
+    panel, saved, _ = make(qtbot, settings)
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    panel.client_id.setText("prod-id")
+    panel.merchant_document.setText("11.222.333/0001-81")
+    panel.client_secret.setText("prodsecret")
+    panel.sdk_token.setText("sdktoken")
+    panel.webhook_token.setText("hooktoken")
+    panel.phone_required.setChecked(False)
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    # The other environment shows its own values, not production's.
+    assert panel.client_id.text() == "sandbox-id"
+    assert panel.client_secret.text() == ""
+    assert panel.phone_required.isChecked()
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    assert panel.client_id.text() == "prod-id"
+    assert panel.merchant_document.text() == "11.222.333/0001-81"
+    assert panel.client_secret.text() == "prodsecret"
+    assert panel.sdk_token.text() == "sdktoken"
+    assert panel.webhook_token.text() == "hooktoken"
+    assert not panel.phone_required.isChecked()
+    assert panel.save(), panel.message.text()
+    assert saved[-1].profiles["production"].client_id == "prod-id"
+    # Revert forgets what was typed.
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    panel.client_id.setText("typed-then-reverted")
+    panel.revert_button.click()
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    assert panel.client_id.text() == "sandbox-id"
