@@ -1,8 +1,11 @@
 """Settings: environment, language, webhook, reconciliation, supervisor PIN, and credentials.
 
 Non-secret values are saved to the settings file; secrets typed here go straight to the
-keychain and the fields are emptied. Changes that decide how the process starts (environment,
-language, listener port, tunnel) apply at the next start, and the panel says so.
+keychain and the fields are emptied (when the keychain cannot be used, the rest is saved and
+what needs it stays typed). With a supervisor PIN set, a change to the PIN, the environment,
+the credentials, the store or the webhook asks for it first. Changes that decide how the
+process starts (environment, language, listener port, tunnel, store) apply at the next start,
+and the panel names them.
 """
 
 from __future__ import annotations
@@ -150,8 +153,8 @@ class SettingsPanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self._settings = settings.model_copy(deep=True)
+        # What this run started with: the settings read only at start-up come from it.
         self._running = settings.model_copy(deep=True)
-        """What this run started with: the settings read only at start-up come from it."""
         self._secrets = secrets
         self._persist = persist
         self._pin_cleared = False
@@ -392,12 +395,13 @@ class SettingsPanel(QWidget):
         client_id: str,
         document: str,
         typed: list[tuple[SecretName, str]],
-    ) -> list[str]:
-        """What a real service environment still lacks to charge and receive notifications.
+    ) -> tuple[list[str], str | None]:
+        """What a real service environment still lacks to charge and receive notifications,
+        and why the keychain could not be asked (None: it answered).
 
         Saving such an environment without it would only fail at the shop's first sale, so it
         is refused here, naming each missing item; a secret counts when typed now or already
-        in the keychain.
+        in the keychain. A keychain that cannot be asked leaves the secrets unchecked.
         """
         labels = {
             SecretName.CLIENT_SECRET: self.tr("client secret"),
@@ -409,25 +413,27 @@ class SettingsPanel(QWidget):
             missing.append(self.tr("client id"))
         if not document:
             missing.append(self.tr("merchant CNPJ"))
+        unavailable: str | None = None
         given = {secret for secret, _ in typed}
         for secret, label in labels.items():
             if secret in given:
                 continue
             if self._secrets is None:
-                return [self.tr("No keychain is available to store the secrets.")]
+                unavailable = self.tr("No keychain is available to store the secrets.")
+                break
             try:
                 stored = self._secrets.get(profile, secret)
             except KeychainUnavailable as exc:
-                return [keychain_text(exc)]
+                unavailable = keychain_text(exc)
+                break
             if stored is None:
                 missing.append(label)
         if not missing:
-            return []
-        return [
-            self.tr("This environment cannot charge without: {items}.").format(
-                items=", ".join(missing)
-            )
-        ]
+            return [], unavailable
+        text = self.tr("This environment cannot charge without: {items}.").format(
+            items=", ".join(missing)
+        )
+        return [text], unavailable
 
     def test_connection(self) -> None:
         """Run the connection test on the saved settings; the results list shows each check."""
@@ -603,6 +609,17 @@ class SettingsPanel(QWidget):
             changes.append(self.tr("the webhook settings"))
         return changes
 
+    def _keep_secrets(self, profile: str, secrets: list[tuple[SecretName, str]]) -> str | None:
+        """Put typed secrets into the keychain; why it could not, or None when done."""
+        if self._secrets is None:
+            return self.tr("No keychain is available to store the secrets.")
+        try:
+            for secret, value in secrets:
+                self._secrets.set(profile, secret, value)
+        except KeychainUnavailable as exc:
+            return keychain_text(exc)
+        return None
+
     def _at_next_start(self, s: Settings) -> list[str]:
         """What of `s` this run does not take: read only at start-up, it waits for a restart."""
         running = self._running
@@ -648,7 +665,12 @@ class SettingsPanel(QWidget):
 
     def save(self) -> bool:
         """Check everything, ask for the supervisor PIN when a protected setting changes, store
-        typed secrets in the keychain, then write the settings. False while the PIN is asked."""
+        typed secrets in the keychain, then write the settings.
+
+        True when all of it was saved; False when nothing was (a problem, or the PIN is being
+        asked: the prompt saves on the right PIN), or when what needs an unusable keychain was
+        left out and the rest saved (`saved` is emitted then, and the message says which part).
+        """
         return self._save(authorized=False)
 
     def _save(self, *, authorized: bool) -> bool:
@@ -689,6 +711,8 @@ class SettingsPanel(QWidget):
         profile.three_ds_above_centavos = self.three_ds_above.centavos()
         profile.three_ds_fallback = self.three_ds_fallback.currentData()
         secrets_to_store: list[tuple[SecretName, str]] = []
+        # Why the keychain cannot be used now (None: it can, or it was not needed).
+        keychain_problem: str | None = None
         if not profile.is_builtin_sandbox:
             profile.sdk_credential = self.sdk_kind.currentData()
             client_id = self.client_id.text().strip()
@@ -708,7 +732,8 @@ class SettingsPanel(QWidget):
             ):
                 if edit.text().strip():
                     secrets_to_store.append((secret, edit.text().strip()))
-            problems.extend(self._missing(name, client_id, document, secrets_to_store))
+            missing, keychain_problem = self._missing(name, client_id, document, secrets_to_store)
+            problems.extend(missing)
         if problems:
             self.message.setText("\n".join(problems))
             self.message.setStyleSheet("color: #b3261e;")
@@ -720,24 +745,27 @@ class SettingsPanel(QWidget):
             if changes:
                 self._ask_pin(pin_hash, changes)
                 return False
-        if secrets_to_store:
-            if self._secrets is None:
-                self.message.setText(self.tr("No keychain is available to store the secrets."))
-                self.message.setStyleSheet("color: #b3261e;")
-                return False
-            try:
-                for secret, value in secrets_to_store:
-                    self._secrets.set(name, secret, value)
-            except KeychainUnavailable as exc:
-                self.message.setText(keychain_text(exc))
-                self.message.setStyleSheet("color: #b3261e;")
-                return False
+        # Whatever the keychain cannot take now is left out and stays typed; the rest is saved.
+        not_kept: list[str] = []
+        if secrets_to_store and keychain_problem is None:
+            keychain_problem = self._keep_secrets(name, secrets_to_store)
+        if keychain_problem is not None:
+            if secrets_to_store:
+                not_kept.append(self.tr("the secrets typed"))
+            if name != self._settings.active_profile and not profile.is_builtin_sandbox:
+                # An environment whose secrets cannot be kept or checked cannot charge.
+                s.active_profile = self._settings.active_profile
+                not_kept.append(self.tr("the environment"))
+        store_password = self.store_choice.password.text()
+        store_kept = True
         if store_url is not None:
             kept = self.store_choice.keep_password(store_url)
             if kept is not None:
-                self.message.setText(kept)
-                self.message.setStyleSheet("color: #b3261e;")
-                return False
+                keychain_problem = keychain_problem or kept
+                s.shared_store_url = self._settings.shared_store_url
+                store_kept = False
+                not_kept.append(self.tr("the store"))
+        typed = self._draft()
         try:
             self._persist(s)
         except OSError as exc:
@@ -746,14 +774,43 @@ class SettingsPanel(QWidget):
             return False
         self._settings = s
         self.load()
+        if not_kept:
+            # Still on screen: what waits for the keychain, to be saved once it works.
+            self._drafts[name] = typed
+            if self.profile.currentData() == name:
+                self._show_draft(typed)
+            else:
+                self.profile.setCurrentIndex(self.profile.findData(name))
+        if not store_kept:
+            self.store_choice.load(store_url)
+            self.store_choice.password.setText(store_password)
         later = self._at_next_start(s)
-        self.message.setText(
+        lines = [
             self.tr("Saved. These changes apply at the next start: {changes}.").format(
                 changes=", ".join(later)
             )
             if later
             else self.tr("Saved.")
+        ]
+        if not_kept:
+            lines.append(
+                self.tr(
+                    "Not kept: {items}. They need the keychain, which cannot be used now; what "
+                    "you typed for them is still here."
+                ).format(items=", ".join(not_kept))
+            )
+        elif keychain_problem is not None:
+            lines.append(
+                self.tr(
+                    "This environment's secrets could not be checked: the keychain cannot be "
+                    "used now."
+                )
+            )
+        if keychain_problem is not None:
+            lines.append(keychain_problem)
+        self.message.setText("\n".join(lines))
+        self.message.setStyleSheet(
+            "color: #1b6e2a;" if keychain_problem is None else "color: #7a5c00;"
         )
-        self.message.setStyleSheet("color: #1b6e2a;")
         self.saved.emit(s)
-        return True
+        return not not_kept

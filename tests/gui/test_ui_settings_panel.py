@@ -529,3 +529,95 @@ def test_what_was_typed_for_an_environment_survives_looking_at_another(qtbot: Qt
     panel.revert_button.click()
     panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
     assert panel.client_id.text() == "sandbox-id"
+
+
+def keychain_down(qtbot: QtBot, settings: Settings) -> tuple[SettingsPanel, list[Settings]]:
+    import keyring.backends.fail
+
+    saved: list[Settings] = []
+    store = SecretStore(keyring.backends.fail.Keyring())
+    panel = SettingsPanel(settings, secrets=store, persist=saved.append)
+    qtbot.addWidget(panel)
+    return panel, saved
+
+
+def on_production() -> Settings:
+    settings = Settings()
+    settings.active_profile = "production"
+    settings.profiles["production"].client_id = "shop-42"
+    settings.profiles["production"].merchant_document = "11222333000181"
+    return settings
+
+
+def test_without_a_keychain_the_settings_that_need_no_secret_are_saved(qtbot: QtBot) -> None:
+    panel, saved = keychain_down(qtbot, on_production())
+    panel.shop_name.setText("Padaria Nova")
+    panel.pin.setText("2468")
+    panel.save()
+    assert saved, panel.message.text()
+    assert saved[-1].ui.shop_name == "Padaria Nova"
+    stored = saved[-1].ui.supervisor_pin_hash
+    assert stored is not None and verify_pin("2468", stored)
+    assert saved[-1].active_profile == "production"
+    # Saved, and why this environment's secrets could not be looked at.
+    text = panel.message.text()
+    assert text.startswith("Saved") and "keychain" in text, text
+
+
+def test_without_a_keychain_typed_secrets_and_the_switch_they_need_are_kept_typed(
+    qtbot: QtBot,
+) -> None:
+    panel, saved = keychain_down(qtbot, Settings())
+    panel.shop_name.setText("Padaria Nova")
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    panel.client_id.setText("shop-42")
+    panel.merchant_document.setText("11.222.333/0001-81")
+    panel.client_secret.setText("prodsecret")
+    panel.sdk_token.setText("sdktoken")
+    panel.webhook_token.setText("hooktoken")
+    assert not panel.save()  # not everything was kept
+    assert saved, panel.message.text()
+    result = saved[-1]
+    assert result.ui.shop_name == "Padaria Nova"
+    # The environment stays: it cannot charge without the secrets the keychain cannot keep.
+    assert result.active_profile == "builtin-sandbox"
+    assert "prodsecret" not in result.model_dump_json()
+    text = panel.message.text()
+    for said in ("Saved", "environment", "secrets", "keychain"):
+        assert said in text, (said, text)
+    # Nothing typed is lost: the environment and its secrets are still on screen.
+    assert panel.profile.currentData() == "production"
+    assert panel.client_id.text() == "shop-42"
+    assert panel.client_secret.text() == "prodsecret"
+    assert panel.webhook_token.text() == "hooktoken"
+    assert panel.shop_name.text() == "Padaria Nova"
+
+
+def test_without_a_keychain_a_shared_store_with_a_password_waits(qtbot: QtBot) -> None:
+    panel, saved = keychain_down(qtbot, Settings())
+    panel.large_amount.set_centavos(90_000)
+    choice = panel.store_choice
+    choice.shared.setChecked(True)
+    choice.host.setText("db.shop.lan")
+    choice.database.setText("shop")
+    choice.user.setText("counter")
+    choice.password.setText("dbpass")
+    assert not panel.save()
+    assert saved, panel.message.text()
+    assert saved[-1].ui.large_amount_warning == 90_000
+    assert saved[-1].shared_store_url is None
+    assert "store" in panel.message.text() and "keychain" in panel.message.text()
+    assert choice.shared.isChecked() and choice.host.text() == "db.shop.lan"
+    assert choice.password.text() == "dbpass"
+
+
+def test_with_no_keychain_at_all_the_rest_is_saved_too(qtbot: QtBot) -> None:
+    saved: list[Settings] = []
+    panel = SettingsPanel(on_production(), secrets=None, persist=saved.append)
+    qtbot.addWidget(panel)
+    panel.shop_name.setText("Padaria Nova")
+    panel.client_secret.setText("prodsecret")
+    assert not panel.save()
+    assert saved and saved[-1].ui.shop_name == "Padaria Nova"
+    assert "secrets" in panel.message.text()
+    assert panel.client_secret.text() == "prodsecret"
