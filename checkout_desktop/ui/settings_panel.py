@@ -81,12 +81,13 @@ class SettingsPinDialog(QDialog):
         self.setObjectName("settingsPinDialog")
         self._pin_hash = pin_hash
         self.explanation = QLabel(
-            self.tr("Saving a change to {changes} needs the supervisor PIN.").format(
+            self.tr("Only a supervisor may change {changes}: type the supervisor PIN.").format(
                 changes=changes
             ),
             self,
         )
         self.explanation.setWordWrap(True)
+        self.setMinimumWidth(360)
         self.pin = QLineEdit(self)
         self.pin.setObjectName("settingsCurrentPin")
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)
@@ -120,6 +121,7 @@ class SettingsPinDialog(QDialog):
             self.pin.clear()
             self.error.setText(self.tr("Wrong supervisor PIN."))
             return
+        self.pin.clear()  # checked: it need not stay in the form
         super().accept()
 
 
@@ -641,6 +643,8 @@ class SettingsPanel(QWidget):
 
     def _ask_pin(self, pin_hash: str, changes: list[str]) -> None:
         changed = ", ".join(changes)
+        if self.pin_prompt is not None:
+            self.pin_prompt.deleteLater()
         self.pin_prompt = SettingsPinDialog(pin_hash=pin_hash, changes=changed, parent=self)
         self.pin_prompt.accepted.connect(lambda: self._save(authorized=True))
         self.pin_prompt.rejected.connect(
