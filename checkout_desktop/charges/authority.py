@@ -14,6 +14,7 @@ import hmac
 import logging
 import os
 import re
+import unicodedata
 from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
@@ -24,7 +25,9 @@ from checkout_desktop.domain.timestamps import utc_now
 
 logger = logging.getLogger(__name__)
 
-PIN_PATTERN = re.compile(r"^\d{4,8}$")
+PIN_PATTERN = re.compile(r"[0-9]{4,8}")
+"""What a PIN is once normalised (`fullmatch`): ASCII digits only; `\\d` would take any
+script's digits, stored as typed, so the same PIN typed on another keyboard would not match."""
 _SCHEME = "scrypt"
 # Interactive-login strength (RFC 7914 suggests N=2**14, r=8, p=1): about 50 ms here, which is
 # nothing for a supervisor typing once and a lot for someone trying all 10**4..10**8 PINs.
@@ -37,10 +40,22 @@ class PinError(ValueError):
     """A PIN that cannot be set, or a stored hash that cannot be read."""
 
 
+def normalize_pin(pin: str) -> str | None:
+    """The PIN as ASCII digits, or None when it is not 4 to 8 digits.
+
+    NFKC turns full-width digits (a Japanese or Chinese keyboard's "１２３４") into "1234", the
+    same both when the PIN is set and when it is checked; other scripts' digits stay refused.
+    """
+    normalized = unicodedata.normalize("NFKC", pin)
+    return normalized if PIN_PATTERN.fullmatch(normalized) else None
+
+
 def check_pin_format(pin: str) -> str:
-    if not PIN_PATTERN.match(pin):
+    """The PIN to keep (ASCII digits), or PinError."""
+    normalized = normalize_pin(pin)
+    if normalized is None:
         raise PinError("a supervisor PIN has 4 to 8 digits")
-    return pin
+    return normalized
 
 
 def _derive(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -51,7 +66,7 @@ def _derive(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
 
 def hash_pin(pin: str) -> str:
     """`scrypt$N$r$p$salt$hash` (base64): what settings.ui.supervisor_pin_hash holds."""
-    check_pin_format(pin)
+    pin = check_pin_format(pin)
     salt = os.urandom(_SALT_BYTES)
     digest = _derive(pin, salt, _N, _R, _P)
     encode = base64.b64encode
@@ -69,9 +84,10 @@ def verify_pin(pin: str, stored: str) -> bool:
         expected = base64.b64decode(parts[5], validate=True)
     except ValueError:
         raise PinError("the stored supervisor PIN hash is damaged; set the PIN again") from None
-    if not PIN_PATTERN.match(pin):
+    normalized = normalize_pin(pin)
+    if normalized is None:
         return False
-    return hmac.compare_digest(_derive(pin, salt, n, r, p), expected)
+    return hmac.compare_digest(_derive(normalized, salt, n, r, p), expected)
 
 
 class Guarded(StrEnum):
@@ -161,5 +177,6 @@ __all__ = [
     "PinRefused",
     "check_pin_format",
     "hash_pin",
+    "normalize_pin",
     "verify_pin",
 ]

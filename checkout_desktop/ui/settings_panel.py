@@ -1,8 +1,11 @@
 """Settings: environment, language, webhook, reconciliation, supervisor PIN, and credentials.
 
 Non-secret values are saved to the settings file; secrets typed here go straight to the
-keychain and the fields are emptied. Changes that decide how the process starts (environment,
-language, listener port, tunnel) apply at the next start, and the panel says so.
+keychain and the fields are emptied (when the keychain cannot be used, the rest is saved and
+what needs it stays typed). With a supervisor PIN set, a change to the PIN, the environment,
+the credentials, the store or the webhook asks for it first. Changes that decide how the
+process starts (environment, language, listener port, tunnel, store) apply at the next start,
+and the panel names them.
 """
 
 from __future__ import annotations
@@ -11,11 +14,14 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -37,14 +43,99 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
-from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
+from checkout_desktop.ui.problem_texts import keychain_text, stored_pin_text, url_rules_text
 from checkout_desktop.ui.qr_settings import QrSettingsBox
 from checkout_desktop.ui.store_choice import StoreChoice
-from checkout_desktop.ui.supervisor import PinError, hash_pin
+from checkout_desktop.ui.supervisor import PinError, hash_pin, verify_pin
 
 logger = logging.getLogger(__name__)
 
 _CLIENT_ID = re.compile(r"^[\w\-]+$")
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """What was typed for one environment, kept while another is looked at (until saved or
+    reverted): its credentials, secrets included (memory only), and its rules of the sale."""
+
+    client_id: str
+    merchant_document: str
+    sdk_kind: object
+    secrets: tuple[str, str, str]
+    phone_required: bool
+    email_required: bool
+    cnpj_refused: bool
+    qr_cancel_refused: bool
+    three_ds_mode: object
+    three_ds_above: int
+    three_ds_fallback: object
+
+
+class SettingsPinDialog(QDialog):
+    """Asks for the current supervisor PIN before protected settings are saved; a wrong PIN
+    keeps it open, like the refund's and capture's PIN check."""
+
+    def __init__(self, *, pin_hash: str, changes: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Supervisor PIN"))
+        self.setObjectName("settingsPinDialog")
+        self._pin_hash = pin_hash
+        self.explanation = QLabel(
+            self.tr("Only a supervisor may change {changes}: type the supervisor PIN.").format(
+                changes=changes
+            ),
+            self,
+        )
+        self.explanation.setWordWrap(True)
+        self.setMinimumWidth(360)
+        self.pin = QLineEdit(self)
+        self.pin.setObjectName("settingsCurrentPin")
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setMaxLength(8)
+        self.error = QLabel(self)
+        self.error.setObjectName("settingsPinError")
+        self.error.setStyleSheet("color: #b3261e;")
+        self.error.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow(self.tr("Supervisor PIN"), self.pin)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.explanation)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.pin_failures = 0
+
+    def accept(self) -> None:
+        try:
+            ok = verify_pin(self.pin.text(), self._pin_hash)
+        except PinError:
+            self.error.setText(stored_pin_text())
+            return
+        if not ok:
+            self.pin_failures += 1
+            self.pin.clear()
+            self.error.setText(self.tr("Wrong supervisor PIN."))
+            return
+        self.pin.clear()  # checked: it need not stay in the form
+        super().accept()
+
+
+def _readable_pin(pin_hash: str | None) -> str | None:
+    """The stored PIN's hash when it can be checked. A damaged one guards nothing here: the
+    owner must be able to set the PIN again in Settings (refunds stay refused meanwhile)."""
+    if not pin_hash:
+        return None
+    try:
+        verify_pin("", pin_hash)
+    except PinError:
+        logger.warning("the stored supervisor PIN cannot be read; Settings do not ask for it")
+        return None
+    return pin_hash
 
 
 class SettingsPanel(QWidget):
@@ -64,11 +155,14 @@ class SettingsPanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self._settings = settings.model_copy(deep=True)
-        self._running_profile = settings.active_profile
-        self._running_store = settings.shared_store_url
+        # What this run started with: the settings read only at start-up come from it.
+        self._running = settings.model_copy(deep=True)
         self._secrets = secrets
         self._persist = persist
         self._pin_cleared = False
+        self._drafts: dict[str, _Draft] = {}
+        self._shown_profile: str | None = None
+        self.pin_prompt: SettingsPinDialog | None = None
         self._tester = tester
         self._test: asyncio.Future[list[CheckResult]] | None = None
 
@@ -199,7 +293,6 @@ class SettingsPanel(QWidget):
 
         for edit in (self.client_secret, self.sdk_token, self.webhook_token):
             edit.setEchoMode(QLineEdit.EchoMode.Password)
-            edit.setPlaceholderText(self.tr("stored in the keychain; type to replace"))
         self.credentials = QGroupBox(self.tr("Credentials of the selected environment"), self)
         credentials_form = QFormLayout(self.credentials)
         credentials_form.addRow(self.tr("Client id"), self.client_id)
@@ -279,6 +372,8 @@ class SettingsPanel(QWidget):
     def load(self) -> None:
         """Show the settings as they are (discarding unsaved edits)."""
         s = self._settings
+        self._drafts.clear()
+        self._shown_profile = None
         self.profile.setCurrentIndex(max(self.profile.findData(s.active_profile), 0))
         self.language.setCurrentIndex(max(self.language.findData(s.ui.locale), 0))
         self.shop_name.setText(s.ui.shop_name)
@@ -302,12 +397,13 @@ class SettingsPanel(QWidget):
         client_id: str,
         document: str,
         typed: list[tuple[SecretName, str]],
-    ) -> list[str]:
-        """What a real service environment still lacks to charge and receive notifications.
+    ) -> tuple[list[str], str | None]:
+        """What a real service environment still lacks to charge and receive notifications,
+        and why the keychain could not be asked (None: it answered).
 
         Saving such an environment without it would only fail at the shop's first sale, so it
         is refused here, naming each missing item; a secret counts when typed now or already
-        in the keychain.
+        in the keychain. A keychain that cannot be asked leaves the secrets unchecked.
         """
         labels = {
             SecretName.CLIENT_SECRET: self.tr("client secret"),
@@ -319,25 +415,27 @@ class SettingsPanel(QWidget):
             missing.append(self.tr("client id"))
         if not document:
             missing.append(self.tr("merchant CNPJ"))
+        unavailable: str | None = None
         given = {secret for secret, _ in typed}
         for secret, label in labels.items():
             if secret in given:
                 continue
             if self._secrets is None:
-                return [self.tr("No keychain is available to store the secrets.")]
+                unavailable = self.tr("No keychain is available to store the secrets.")
+                break
             try:
                 stored = self._secrets.get(profile, secret)
             except KeychainUnavailable as exc:
-                return [keychain_text(exc)]
+                unavailable = keychain_text(exc)
+                break
             if stored is None:
                 missing.append(label)
         if not missing:
-            return []
-        return [
-            self.tr("This environment cannot charge without: {items}.").format(
-                items=", ".join(missing)
-            )
-        ]
+            return [], unavailable
+        text = self.tr("This environment cannot charge without: {items}.").format(
+            items=", ".join(missing)
+        )
+        return [text], unavailable
 
     def test_connection(self) -> None:
         """Run the connection test on the saved settings; the results list shows each check."""
@@ -395,29 +493,87 @@ class SettingsPanel(QWidget):
         self.pin.clear()
         self._show_pin_state()
 
+    def _secret_edits(self) -> tuple[tuple[QLineEdit, SecretName], ...]:
+        return (
+            (self.client_secret, SecretName.CLIENT_SECRET),
+            (self.sdk_token, SecretName.SDK_MERCHANT_TOKEN),
+            (self.webhook_token, SecretName.WEBHOOK_TOKEN),
+        )
+
+    def _draft(self) -> _Draft:
+        secrets = tuple(edit.text() for edit, _ in self._secret_edits())
+        assert len(secrets) == 3
+        return _Draft(
+            client_id=self.client_id.text(),
+            merchant_document=self.merchant_document.text(),
+            sdk_kind=self.sdk_kind.currentData(),
+            secrets=secrets,
+            phone_required=self.phone_required.isChecked(),
+            email_required=self.email_required.isChecked(),
+            cnpj_refused=self.cnpj_refused.isChecked(),
+            qr_cancel_refused=self.qr_cancel_refused.isChecked(),
+            three_ds_mode=self.three_ds_mode.currentData(),
+            three_ds_above=self.three_ds_above.centavos(),
+            three_ds_fallback=self.three_ds_fallback.currentData(),
+        )
+
+    def _show_draft(self, draft: _Draft) -> None:
+        self.client_id.setText(draft.client_id)
+        self.merchant_document.setText(draft.merchant_document)
+        self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(draft.sdk_kind), 0))
+        for (edit, _), value in zip(self._secret_edits(), draft.secrets, strict=True):
+            edit.setText(value)
+        self.phone_required.setChecked(draft.phone_required)
+        self.email_required.setChecked(draft.email_required)
+        self.cnpj_refused.setChecked(draft.cnpj_refused)
+        self.qr_cancel_refused.setChecked(draft.qr_cancel_refused)
+        self.three_ds_mode.setCurrentIndex(max(self.three_ds_mode.findData(draft.three_ds_mode), 0))
+        self.three_ds_above.set_centavos(draft.three_ds_above)
+        self.three_ds_fallback.setCurrentIndex(
+            max(self.three_ds_fallback.findData(draft.three_ds_fallback), 0)
+        )
+        self._three_ds_mode_changed()
+
+    def _stored_secret(self, profile: str, secret: SecretName) -> bool:
+        """Whether the keychain holds this secret (False when it cannot be asked)."""
+        if self._secrets is None:
+            return False
+        try:
+            return self._secrets.get(profile, secret) is not None
+        except KeychainUnavailable:
+            return False
+
     def _profile_changed(self, *_args: object) -> None:
+        if self._shown_profile is not None:
+            self._drafts[self._shown_profile] = self._draft()
         name = self.profile.currentData()
+        self._shown_profile = name
         profile = self._settings.profiles.get(name) if name else None
         builtin = profile is None or profile.is_builtin_sandbox
         self.credentials.setVisible(not builtin)
-        if profile is not None:
-            self.client_id.setText(profile.client_id)
-            self.merchant_document.setText(profile.merchant_document)
-            self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(profile.sdk_credential), 0))
-            self.phone_required.setChecked(profile.phone_required)
-            self.email_required.setChecked(profile.customer_email_required)
-            self.cnpj_refused.setChecked(profile.customer_cnpj_refused)
-            self.qr_cancel_refused.setChecked(profile.qr_cancel_refused)
-            self.three_ds_mode.setCurrentIndex(
-                max(self.three_ds_mode.findData(profile.three_ds_mode), 0)
+        if profile is None:
+            return
+        draft = self._drafts.get(name)
+        if draft is None:
+            draft = _Draft(
+                client_id=profile.client_id,
+                merchant_document=profile.merchant_document,
+                sdk_kind=profile.sdk_credential,
+                secrets=("", "", ""),
+                phone_required=profile.phone_required,
+                email_required=profile.customer_email_required,
+                cnpj_refused=profile.customer_cnpj_refused,
+                qr_cancel_refused=profile.qr_cancel_refused,
+                three_ds_mode=profile.three_ds_mode,
+                three_ds_above=profile.three_ds_above_centavos,
+                three_ds_fallback=profile.three_ds_fallback,
             )
-            self.three_ds_above.set_centavos(profile.three_ds_above_centavos)
-            self.three_ds_fallback.setCurrentIndex(
-                max(self.three_ds_fallback.findData(profile.three_ds_fallback), 0)
+        self._show_draft(draft)
+        for edit, secret in self._secret_edits():
+            stored = not builtin and self._stored_secret(name, secret)
+            edit.setPlaceholderText(
+                self.tr("stored in the keychain; type to replace") if stored else ""
             )
-            self._three_ds_mode_changed()
-        for edit in (self.client_secret, self.sdk_token, self.webhook_token):
-            edit.clear()
 
     def _three_ds_mode_changed(self, *_args: object) -> None:
         mode = self.three_ds_mode.currentData()
@@ -427,8 +583,101 @@ class SettingsPanel(QWidget):
     def _tunnel_changed(self, *_args: object) -> None:
         self.public_url.setEnabled(self.tunnel.currentData() == "manual")
 
+    def _guarded_changes(
+        self, s: Settings, secrets_typed: bool, store_password_typed: bool
+    ) -> list[str]:
+        """What of `s`, against the saved settings, only a supervisor may change."""
+        old = self._settings
+        name = s.active_profile
+        changes: list[str] = []
+        if s.ui.supervisor_pin_hash != old.ui.supervisor_pin_hash:
+            changes.append(self.tr("the supervisor PIN"))
+        if name != old.active_profile:
+            changes.append(self.tr("the environment"))
+        new_profile, old_profile = s.profiles[name], old.profiles.get(name)
+        credentials = ("client_id", "merchant_document", "sdk_credential")
+        if secrets_typed or (
+            old_profile is not None
+            and any(getattr(new_profile, f) != getattr(old_profile, f) for f in credentials)
+        ):
+            changes.append(self.tr("the credentials"))
+        if s.shared_store_url != old.shared_store_url or store_password_typed:
+            changes.append(self.tr("the store"))
+        if (s.listener.port, s.tunnel.mode, s.tunnel.public_url) != (
+            old.listener.port,
+            old.tunnel.mode,
+            old.tunnel.public_url,
+        ):
+            changes.append(self.tr("the webhook settings"))
+        return changes
+
+    def _keep_secrets(self, profile: str, secrets: list[tuple[SecretName, str]]) -> str | None:
+        """Put typed secrets into the keychain; why it could not, or None when done."""
+        if self._secrets is None:
+            return self.tr("No keychain is available to store the secrets.")
+        try:
+            for secret, value in secrets:
+                self._secrets.set(profile, secret, value)
+        except KeychainUnavailable as exc:
+            return keychain_text(exc)
+        return None
+
+    def _at_next_start(self, s: Settings) -> list[str]:
+        """What of `s` this run does not take: read only at start-up, it waits for a restart."""
+        running = self._running
+        later: list[str] = []
+        if s.active_profile != running.active_profile:
+            later.append(self.tr("the environment"))
+        if s.ui.locale != running.ui.locale:
+            later.append(self.tr("the language"))
+        if s.listener.port != running.listener.port:
+            later.append(self.tr("the listener port"))
+        if (s.tunnel.mode, s.tunnel.public_url) != (
+            running.tunnel.mode,
+            running.tunnel.public_url,
+        ):
+            later.append(self.tr("the tunnel"))
+        if s.shared_store_url != running.shared_store_url:
+            later.append(self.tr("the store"))
+        return later
+
+    def _ask_pin(self, pin_hash: str, changes: list[str]) -> None:
+        changed = ", ".join(changes)
+        if self.pin_prompt is not None:
+            self.pin_prompt.deleteLater()
+        self.pin_prompt = SettingsPinDialog(pin_hash=pin_hash, changes=changed, parent=self)
+        self.pin_prompt.accepted.connect(lambda: self._save(authorized=True))
+        self.pin_prompt.rejected.connect(
+            lambda: self._refused(
+                self.tr(
+                    "Not saved: a change to {changes} needs the supervisor PIN. What you typed "
+                    "is still here."
+                ).format(changes=changed)
+            )
+        )
+        self.message.setText(
+            self.tr("Type the supervisor PIN to save a change to {changes}.").format(
+                changes=changed
+            )
+        )
+        self.message.setStyleSheet("")
+        self.pin_prompt.open()
+
+    def _refused(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #b3261e;")
+
     def save(self) -> bool:
-        """Check everything, store typed secrets in the keychain, then write the settings."""
+        """Check everything, ask for the supervisor PIN when a protected setting changes, store
+        typed secrets in the keychain, then write the settings.
+
+        True when all of it was saved; False when nothing was (a problem, or the PIN is being
+        asked: the prompt saves on the right PIN), or when what needs an unusable keychain was
+        left out and the rest saved (`saved` is emitted then, and the message says which part).
+        """
+        return self._save(authorized=False)
+
+    def _save(self, *, authorized: bool) -> bool:
         s = self._settings.model_copy(deep=True)
         problems: list[str] = []
         name = self.profile.currentData()
@@ -466,6 +715,8 @@ class SettingsPanel(QWidget):
         profile.three_ds_above_centavos = self.three_ds_above.centavos()
         profile.three_ds_fallback = self.three_ds_fallback.currentData()
         secrets_to_store: list[tuple[SecretName, str]] = []
+        # Why the keychain cannot be used now (None: it can, or it was not needed).
+        keychain_problem: str | None = None
         if not profile.is_builtin_sandbox:
             profile.sdk_credential = self.sdk_kind.currentData()
             client_id = self.client_id.text().strip()
@@ -485,29 +736,40 @@ class SettingsPanel(QWidget):
             ):
                 if edit.text().strip():
                     secrets_to_store.append((secret, edit.text().strip()))
-            problems.extend(self._missing(name, client_id, document, secrets_to_store))
+            missing, keychain_problem = self._missing(name, client_id, document, secrets_to_store)
+            problems.extend(missing)
         if problems:
             self.message.setText("\n".join(problems))
             self.message.setStyleSheet("color: #b3261e;")
             return False
-        if secrets_to_store:
-            if self._secrets is None:
-                self.message.setText(self.tr("No keychain is available to store the secrets."))
-                self.message.setStyleSheet("color: #b3261e;")
+        pin_hash = _readable_pin(self._settings.ui.supervisor_pin_hash)
+        if pin_hash is not None and not authorized:
+            store_password_typed = store_url is not None and bool(self.store_choice.password.text())
+            changes = self._guarded_changes(s, bool(secrets_to_store), store_password_typed)
+            if changes:
+                self._ask_pin(pin_hash, changes)
                 return False
-            try:
-                for secret, value in secrets_to_store:
-                    self._secrets.set(name, secret, value)
-            except KeychainUnavailable as exc:
-                self.message.setText(keychain_text(exc))
-                self.message.setStyleSheet("color: #b3261e;")
-                return False
+        # Whatever the keychain cannot take now is left out and stays typed; the rest is saved.
+        not_kept: list[str] = []
+        if secrets_to_store and keychain_problem is None:
+            keychain_problem = self._keep_secrets(name, secrets_to_store)
+        if keychain_problem is not None:
+            if secrets_to_store:
+                not_kept.append(self.tr("the secrets typed"))
+            if name != self._settings.active_profile and not profile.is_builtin_sandbox:
+                # An environment whose secrets cannot be kept or checked cannot charge.
+                s.active_profile = self._settings.active_profile
+                not_kept.append(self.tr("the environment"))
+        store_password = self.store_choice.password.text()
+        store_kept = True
         if store_url is not None:
             kept = self.store_choice.keep_password(store_url)
             if kept is not None:
-                self.message.setText(kept)
-                self.message.setStyleSheet("color: #b3261e;")
-                return False
+                keychain_problem = keychain_problem or kept
+                s.shared_store_url = self._settings.shared_store_url
+                store_kept = False
+                not_kept.append(self.tr("the store"))
+        typed = self._draft()
         try:
             self._persist(s)
         except OSError as exc:
@@ -516,14 +778,43 @@ class SettingsPanel(QWidget):
             return False
         self._settings = s
         self.load()
-        restart = name != self._running_profile
-        self.message.setText(
-            self.tr("Saved. The environment, language, port and tunnel apply at the next start.")
-            if restart
-            else self.tr("Saved. The store applies at the next start.")
-            if store_url != self._running_store
+        if not_kept:
+            # Still on screen: what waits for the keychain, to be saved once it works.
+            self._drafts[name] = typed
+            if self.profile.currentData() == name:
+                self._show_draft(typed)
+            else:
+                self.profile.setCurrentIndex(self.profile.findData(name))
+        if not store_kept:
+            self.store_choice.load(store_url)
+            self.store_choice.password.setText(store_password)
+        later = self._at_next_start(s)
+        lines = [
+            self.tr("Saved. These changes apply at the next start: {changes}.").format(
+                changes=", ".join(later)
+            )
+            if later
             else self.tr("Saved.")
+        ]
+        if not_kept:
+            lines.append(
+                self.tr(
+                    "Not kept: {items}. They need the keychain, which cannot be used now; what "
+                    "you typed for them is still here."
+                ).format(items=", ".join(not_kept))
+            )
+        elif keychain_problem is not None:
+            lines.append(
+                self.tr(
+                    "This environment's secrets could not be checked: the keychain cannot be "
+                    "used now."
+                )
+            )
+        if keychain_problem is not None:
+            lines.append(keychain_problem)
+        self.message.setText("\n".join(lines))
+        self.message.setStyleSheet(
+            "color: #1b6e2a;" if keychain_problem is None else "color: #7a5c00;"
         )
-        self.message.setStyleSheet("color: #1b6e2a;")
         self.saved.emit(s)
-        return True
+        return not not_kept

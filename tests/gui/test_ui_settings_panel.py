@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.secrets import SecretName, SecretStore
 from checkout_desktop.settings import Settings
 from checkout_desktop.ui.settings_panel import SettingsPanel
-from checkout_desktop.ui.supervisor import verify_pin
+from checkout_desktop.ui.supervisor import hash_pin, verify_pin
 from tests.conftest import MemoryKeyring
 
 logger = logging.getLogger(__name__)
@@ -44,7 +46,10 @@ def test_pin_is_stored_as_a_salted_hash_and_can_be_removed(qtbot: QtBot) -> None
         assert guarded in panel.pin_state.text(), (guarded, panel.pin_state.text())
     panel.clear_pin.click()
     assert not panel.clear_pin.isEnabled()
-    assert panel.save()
+    assert not panel.save()  # removing it takes the PIN itself
+    assert panel.pin_prompt is not None
+    panel.pin_prompt.pin.setText("9753")
+    panel.pin_prompt.accept()
     assert saved[-1].ui.supervisor_pin_hash is None
     assert not panel.clear_pin.isEnabled()
 
@@ -107,6 +112,34 @@ def test_non_secret_settings_are_saved(qtbot: QtBot) -> None:
     assert result.reconcile_interval_s == 120
     assert result.ui.locale == "en"
     assert result.tunnel.public_url == "https://shop.example.com/webhooks/checkout"
+    # The language, port and tunnel are read at start-up: the owner is told so.
+    text = panel.message.text()
+    assert "next start" in text
+    for change in ("language", "listener port", "tunnel"):
+        assert change in text, (change, text)
+    assert "environment" not in text and "store" not in text
+
+
+def test_the_saved_message_names_what_applies_at_the_next_start(qtbot: QtBot) -> None:
+    panel, _, _ = make(qtbot, Settings())
+    panel.shop_name.setText("Padaria Sol")
+    assert panel.save()
+    assert panel.message.text() == "Saved."  # the shop's name applies at once
+    panel.language.setCurrentIndex(panel.language.findData("pt_BR"))
+    assert panel.save()
+    assert "next start" in panel.message.text() and "language" in panel.message.text()
+    # Still true after a later, unrelated save: this run keeps its language until restarted.
+    panel.large_amount.set_centavos(90_000)
+    assert panel.save()
+    assert "language" in panel.message.text()
+    assert "port" not in panel.message.text()
+    panel.port.setValue(9911)
+    assert panel.save()
+    assert "listener port" in panel.message.text()
+    # Back to what this run started with: nothing waits for a restart.
+    panel.language.setCurrentIndex(panel.language.findData(None))
+    panel.port.setValue(Settings().listener.port)
+    assert panel.save()
     assert panel.message.text() == "Saved."
 
 
@@ -236,3 +269,355 @@ def test_settings_errors_are_said_in_portuguese(qtbot: QtBot) -> None:
         assert panel.message.text()
         assert english_on_screen(panel, data) == []
         assert saved == []
+
+
+def pin_protected(pin: str = "4321") -> Settings:
+    settings = Settings()
+    settings.ui.supervisor_pin_hash = hash_pin(pin)
+    return settings
+
+
+def test_removing_the_pin_asks_for_it_and_a_wrong_one_saves_nothing(qtbot: QtBot) -> None:
+    settings = pin_protected()
+    panel, saved, _ = make(qtbot, settings)
+    panel.shop_name.setText("Padaria Sol")
+    panel.clear_pin.click()
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None and prompt.isVisible()
+    assert "supervisor PIN" in prompt.explanation.text()
+    assert saved == []
+    prompt.pin.setText("1111")
+    prompt.accept()
+    assert prompt.isVisible()
+    assert "Wrong supervisor PIN" in prompt.error.text()
+    assert prompt.pin.text() == ""
+    assert saved == []
+    prompt.reject()
+    assert saved == []
+    assert "supervisor PIN" in panel.message.text()
+    # Everything typed is still there, the removal too.
+    assert panel.shop_name.text() == "Padaria Sol"
+    assert "No PIN" in panel.pin_state.text()
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None and prompt.isVisible()
+    prompt.pin.setText("4321")
+    prompt.accept()
+    assert not prompt.isVisible()
+    assert saved[-1].ui.supervisor_pin_hash is None
+    assert saved[-1].ui.shop_name == "Padaria Sol"
+
+
+def test_changing_the_pin_asks_for_the_current_one(qtbot: QtBot) -> None:
+    panel, saved, _ = make(qtbot, pin_protected())
+    panel.pin.setText("5555")
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None
+    prompt.pin.setText("5555")  # the new PIN is not the current one
+    prompt.accept()
+    assert saved == []
+    prompt.pin.setText("4321")
+    prompt.accept()
+    stored = saved[-1].ui.supervisor_pin_hash
+    assert stored is not None and verify_pin("5555", stored)
+
+
+def test_protected_settings_need_the_pin_and_harmless_ones_do_not(qtbot: QtBot) -> None:
+    settings = pin_protected()
+    panel, saved, _ = make(qtbot, settings)
+    # Language, shop name, rules of the sale: no PIN.
+    panel.language.setCurrentIndex(panel.language.findData("en"))
+    panel.shop_name.setText("Padaria Sol")
+    panel.phone_required.setChecked(True)
+    assert panel.save(), panel.message.text()
+    assert panel.pin_prompt is None
+    assert saved[-1].ui.locale == "en"
+
+    def asks(change: str) -> None:
+        count = len(saved)
+        assert not panel.save(), change
+        prompt = panel.pin_prompt
+        assert prompt is not None and prompt.isVisible(), change
+        assert len(saved) == count, change
+        prompt.reject()
+        assert len(saved) == count, change
+        panel.revert_button.click()
+
+    # The environment.
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    panel.client_id.setText("shop-42")
+    panel.merchant_document.setText("11.222.333/0001-81")
+    panel.client_secret.setText("s")
+    panel.sdk_token.setText("t")
+    panel.webhook_token.setText("w")
+    asks("environment")
+    # The webhook: port, tunnel, public URL.
+    panel.port.setValue(9911)
+    asks("port")
+    panel.tunnel.setCurrentIndex(panel.tunnel.findData("cloudflared"))
+    asks("tunnel")
+    # The store.
+    panel.store_choice.shared.setChecked(True)
+    panel.store_choice.host.setText("db.shop.lan")
+    panel.store_choice.database.setText("shop")
+    panel.store_choice.user.setText("counter")
+    asks("store")
+
+
+def test_credentials_and_a_switch_to_the_built_in_sandbox_need_the_pin(qtbot: QtBot) -> None:
+    settings = pin_protected()
+    settings.active_profile = "service-sandbox"
+    profile = settings.profiles["service-sandbox"]
+    profile.client_id = "shop-42"
+    profile.merchant_document = "11222333000181"
+    panel, saved, backend = make(qtbot, settings)
+    store = SecretStore(backend)
+    for secret in SecretName:
+        store.set("service-sandbox", secret, "kept")
+    panel.client_secret.setText("replaced")
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None
+    prompt.reject()
+    assert backend.entries[("checkout-desktop", "service-sandbox/client_secret")] == "kept"
+    assert panel.client_secret.text() == "replaced"
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None
+    prompt.pin.setText("4321")
+    prompt.accept()
+    assert backend.entries[("checkout-desktop", "service-sandbox/client_secret")] == "replaced"
+    assert saved[-1].active_profile == "service-sandbox"
+    # The built-in sandbox "approves" sales without charging anyone: a supervisor's decision.
+    panel.profile.setCurrentIndex(panel.profile.findData("builtin-sandbox"))
+    assert not panel.save()
+    prompt = panel.pin_prompt
+    assert prompt is not None and prompt.isVisible()
+    prompt.reject()
+    assert saved[-1].active_profile == "service-sandbox"
+
+
+def test_a_shop_without_a_pin_saves_as_before(qtbot: QtBot) -> None:
+    panel, saved, _ = make(qtbot, Settings())
+    panel.port.setValue(9911)
+    panel.pin.setText("2468")
+    assert panel.save(), panel.message.text()
+    assert panel.pin_prompt is None
+    assert saved[-1].listener.port == 9911
+
+
+@contextlib.contextmanager
+def every_text_marked() -> Iterator[None]:
+    """Each text asked of Qt's translation comes back marked, whether or not the pt_BR
+    catalogue (built separately) has it yet: what stays bare never went through tr()."""
+    from PySide6.QtCore import QTranslator
+    from PySide6.QtWidgets import QApplication
+
+    from tests.gui.pseudo import mark
+
+    class EveryText(QTranslator):
+        def translate(
+            self,
+            context: str,
+            source_text: str,
+            disambiguation: str | None = None,
+            n: int = -1,
+        ) -> str | None:
+            return mark(source_text)
+
+        def isEmpty(self) -> bool:
+            return False
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    translator = EveryText()
+    app.installTranslator(translator)
+    try:
+        yield
+    finally:
+        app.removeTranslator(translator)
+
+
+def test_the_pin_prompt_and_its_messages_go_through_translation(qtbot: QtBot) -> None:
+    from checkout_desktop.ui.labels import profile_label
+    from tests.gui.pseudo import english_on_screen
+
+    with every_text_marked():
+        settings = pin_protected()
+        data = [profile_label(p) for p in settings.profiles.values()]
+        data += ["Português (Brasil)", "English", "cloudflared", "ngrok"]
+        panel, saved, _ = make(qtbot, settings)
+        panel.show()
+        qtbot.waitExposed(panel)
+        panel.clear_pin.click()
+        panel.port.setValue(9911)
+        assert not panel.save()
+        prompt = panel.pin_prompt
+        assert prompt is not None
+        qtbot.waitExposed(prompt)
+        assert english_on_screen(panel, data) == []
+        prompt.pin.setText("1111")
+        prompt.accept()
+        assert prompt.error.text()
+        assert english_on_screen(prompt) == []
+        prompt.reject()
+        assert panel.message.text()
+        assert english_on_screen(panel, data) == []
+        assert saved == []
+
+
+def test_a_damaged_stored_pin_can_be_set_again_in_settings(qtbot: QtBot) -> None:
+    # Refunds say "set the PIN again in Settings": Settings must not ask for the unreadable one.
+    settings = Settings()
+    settings.ui.supervisor_pin_hash = "scrypt$broken"
+    panel, saved, _ = make(qtbot, settings)
+    panel.pin.setText("8642")
+    assert panel.save(), panel.message.text()
+    assert panel.pin_prompt is None
+    stored = saved[-1].ui.supervisor_pin_hash
+    assert stored is not None and verify_pin("8642", stored)
+
+
+def test_secret_fields_say_stored_only_when_a_secret_is_stored(qtbot: QtBot) -> None:
+    backend = MemoryKeyring()
+    SecretStore(backend).set("production", SecretName.CLIENT_SECRET, "kept-secret")
+    panel = SettingsPanel(Settings(), secrets=SecretStore(backend), persist=lambda _: None)
+    qtbot.addWidget(panel)
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    assert "keychain" in panel.client_secret.placeholderText()
+    assert "keychain" not in panel.sdk_token.placeholderText()
+    assert "keychain" not in panel.webhook_token.placeholderText()
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    assert "keychain" not in panel.client_secret.placeholderText()
+    # No keychain at all: nothing can be said to be stored in it.
+    bare = SettingsPanel(Settings(), secrets=None, persist=lambda _: None)
+    qtbot.addWidget(bare)
+    bare.profile.setCurrentIndex(bare.profile.findData("production"))
+    assert "keychain" not in bare.client_secret.placeholderText()
+
+
+def test_what_was_typed_for_an_environment_survives_looking_at_another(qtbot: QtBot) -> None:
+    settings = Settings()
+    settings.profiles["service-sandbox"].client_id = "sandbox-id"
+    panel, saved, _ = make(qtbot, settings)
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    panel.client_id.setText("prod-id")
+    panel.merchant_document.setText("11.222.333/0001-81")
+    panel.client_secret.setText("prodsecret")
+    panel.sdk_token.setText("sdktoken")
+    panel.webhook_token.setText("hooktoken")
+    panel.phone_required.setChecked(False)
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    # The other environment shows its own values, not production's.
+    assert panel.client_id.text() == "sandbox-id"
+    assert panel.client_secret.text() == ""
+    assert panel.phone_required.isChecked()
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    assert panel.client_id.text() == "prod-id"
+    assert panel.merchant_document.text() == "11.222.333/0001-81"
+    assert panel.client_secret.text() == "prodsecret"
+    assert panel.sdk_token.text() == "sdktoken"
+    assert panel.webhook_token.text() == "hooktoken"
+    assert not panel.phone_required.isChecked()
+    assert panel.save(), panel.message.text()
+    assert saved[-1].profiles["production"].client_id == "prod-id"
+    # Revert forgets what was typed.
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    panel.client_id.setText("typed-then-reverted")
+    panel.revert_button.click()
+    panel.profile.setCurrentIndex(panel.profile.findData("service-sandbox"))
+    assert panel.client_id.text() == "sandbox-id"
+
+
+def keychain_down(qtbot: QtBot, settings: Settings) -> tuple[SettingsPanel, list[Settings]]:
+    import keyring.backends.fail
+
+    saved: list[Settings] = []
+    store = SecretStore(keyring.backends.fail.Keyring())
+    panel = SettingsPanel(settings, secrets=store, persist=saved.append)
+    qtbot.addWidget(panel)
+    return panel, saved
+
+
+def on_production() -> Settings:
+    settings = Settings()
+    settings.active_profile = "production"
+    settings.profiles["production"].client_id = "shop-42"
+    settings.profiles["production"].merchant_document = "11222333000181"
+    return settings
+
+
+def test_without_a_keychain_the_settings_that_need_no_secret_are_saved(qtbot: QtBot) -> None:
+    panel, saved = keychain_down(qtbot, on_production())
+    panel.shop_name.setText("Padaria Nova")
+    panel.pin.setText("2468")
+    panel.save()
+    assert saved, panel.message.text()
+    assert saved[-1].ui.shop_name == "Padaria Nova"
+    stored = saved[-1].ui.supervisor_pin_hash
+    assert stored is not None and verify_pin("2468", stored)
+    assert saved[-1].active_profile == "production"
+    # Saved, and why this environment's secrets could not be looked at.
+    text = panel.message.text()
+    assert text.startswith("Saved") and "keychain" in text, text
+
+
+def test_without_a_keychain_typed_secrets_and_the_switch_they_need_are_kept_typed(
+    qtbot: QtBot,
+) -> None:
+    panel, saved = keychain_down(qtbot, Settings())
+    panel.shop_name.setText("Padaria Nova")
+    panel.profile.setCurrentIndex(panel.profile.findData("production"))
+    panel.client_id.setText("shop-42")
+    panel.merchant_document.setText("11.222.333/0001-81")
+    panel.client_secret.setText("prodsecret")
+    panel.sdk_token.setText("sdktoken")
+    panel.webhook_token.setText("hooktoken")
+    assert not panel.save()  # not everything was kept
+    assert saved, panel.message.text()
+    result = saved[-1]
+    assert result.ui.shop_name == "Padaria Nova"
+    # The environment stays: it cannot charge without the secrets the keychain cannot keep.
+    assert result.active_profile == "builtin-sandbox"
+    assert "prodsecret" not in result.model_dump_json()
+    text = panel.message.text()
+    for said in ("Saved", "environment", "secrets", "keychain"):
+        assert said in text, (said, text)
+    # Nothing typed is lost: the environment and its secrets are still on screen.
+    assert panel.profile.currentData() == "production"
+    assert panel.client_id.text() == "shop-42"
+    assert panel.client_secret.text() == "prodsecret"
+    assert panel.webhook_token.text() == "hooktoken"
+    assert panel.shop_name.text() == "Padaria Nova"
+
+
+def test_without_a_keychain_a_shared_store_with_a_password_waits(qtbot: QtBot) -> None:
+    panel, saved = keychain_down(qtbot, Settings())
+    panel.large_amount.set_centavos(90_000)
+    choice = panel.store_choice
+    choice.shared.setChecked(True)
+    choice.host.setText("db.shop.lan")
+    choice.database.setText("shop")
+    choice.user.setText("counter")
+    choice.password.setText("dbpass")
+    assert not panel.save()
+    assert saved, panel.message.text()
+    assert saved[-1].ui.large_amount_warning == 90_000
+    assert saved[-1].shared_store_url is None
+    assert "store" in panel.message.text() and "keychain" in panel.message.text()
+    assert choice.shared.isChecked() and choice.host.text() == "db.shop.lan"
+    assert choice.password.text() == "dbpass"
+
+
+def test_with_no_keychain_at_all_the_rest_is_saved_too(qtbot: QtBot) -> None:
+    saved: list[Settings] = []
+    panel = SettingsPanel(on_production(), secrets=None, persist=saved.append)
+    qtbot.addWidget(panel)
+    panel.shop_name.setText("Padaria Nova")
+    panel.client_secret.setText("prodsecret")
+    assert not panel.save()
+    assert saved and saved[-1].ui.shop_name == "Padaria Nova"
+    assert "secrets" in panel.message.text()
+    assert panel.client_secret.text() == "prodsecret"
