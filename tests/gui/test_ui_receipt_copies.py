@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -105,3 +106,12 @@ def test_saving_is_confirmed_with_a_button_that_opens_the_folder(
     assert button is not None
     assert box.buttonRole(button) == QMessageBox.ButtonRole.ActionRole
     box.close()
+
+
+def test_the_installment_line_adds_up_to_the_card_amount(qapp: object) -> None:
+    # R$ 100,00 in 3x: the receipt states the centavo the first installment carries.
+    card = dataclasses.replace(_receipt().cards[0], amount=10000, installments=3)
+    receipt = dataclasses.replace(_receipt(), amount=10000, cards=(card,))
+    html = render_html(receipt, copy=ReceiptCopy.CUSTOMER).replace("\u00a0", " ")
+    assert "1 × R$ 33,34 + 2 × R$ 33,33" in html
+    assert "3 × R$ 33,33" not in html
