@@ -531,21 +531,29 @@ class ChargeScreen(QWidget):
             )
         problems = self.form.problems()
         check = self._check
-        # Why a new charge is refused is said only once the clerk tries one: while this sale's
-        # own charge runs, or after it was paid, the refusal is expected and is no alarm.
-        if check or not self._busy_tried:
-            self.blocked.setText("")
-        over = self.covered() > amount
-        if over:
-            problems = [*problems, self.tr("The cards add up to more than the sale.")]
-        self.form.errors.setText("\n".join(problems) if self._attempted_check else "")
         qr = self.tender_bar.kind != CARD
+        over = not qr and self.covered() > amount
+        card_form_missing = not qr and remaining > 0 and not self.card_page.sdk_ready
+        self.form.errors.setText("\n".join(problems) if self._attempted_check else "")
+        # Why Charge is greyed, beside it. Why a new charge is refused is said only once the
+        # clerk tries one: while this sale's own charge runs, or after it was paid, the refusal
+        # is expected and is no alarm. Cards above the amount are said at once: the clerk made
+        # them so and the button greys with no other sign. The form's own problems are listed
+        # in the form, once the clerk tries.
+        reasons = []
+        if not check and self._busy_tried and check.reason is not None:
+            reasons.append(reason_text(check.reason))
+        if over:
+            reasons.append(self.tr("The cards add up to more than the sale."))
+        if card_form_missing and self._attempted_check:
+            reasons.append(self.tr("The card form is not ready yet."))
+        self.blocked.setText("\n".join(reasons))
         enabled = (
             not self._in_flight
             and bool(check)
             and amount > 0
-            and (qr or not over)
-            and (qr or remaining == 0 or self.card_page.sdk_ready)
+            and not over
+            and not card_form_missing
         )
         self.tender_bar.setEnabled(not self._in_flight)
         self.charge_button.setEnabled(enabled)
@@ -671,15 +679,16 @@ class ChargeScreen(QWidget):
         if sale != self.sale_id or self._in_flight:
             return
         self._check = check
+        # The button may be disabled, but Ctrl+Enter (or a stale click) still deserves an answer:
+        # from now on the reasons are shown.
+        self._attempted_check = True
         if not check:
-            # The button is disabled, but Ctrl+Enter (or a stale click) still deserves an answer.
             self._busy_tried = True
             self.update_state()
-            self.blocked.setText(reason_text(check.reason))
             return
+        self.update_state()
         if not self.charge_button.isEnabled():
             return
-        self._attempted_check = True
         draft = self.form.draft()
         if isinstance(draft, list):
             self.update_state()

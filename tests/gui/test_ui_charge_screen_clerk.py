@@ -1,0 +1,81 @@
+"""The charge screen as a clerk meets it: every refusal says why, every amount typed away is
+explained, stale notes go, focused buttons take Enter, and the card form's button is in view.
+
+Its own window on the built-in sandbox (the end-to-end module's shop): a split sale needs a card
+tokenized by the real card page.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel, QWidget
+
+from checkout_desktop.ui.charge_screen import ChargeScreen
+from tests.gui.test_app_e2e import Shop, shop, spin_until
+
+logger = logging.getLogger(__name__)
+
+pytest_plugins = ["tests.gui.card_fixtures"]
+pytestmark = [pytest.mark.webengine, pytest.mark.slow]
+
+__all__ = ["shop"]  # the module-scoped fixture, used here by name
+
+
+def charge_screen(shop: Shop) -> ChargeScreen:
+    window = shop.window
+    window.tabs.setCurrentIndex(window.charge_tab)
+    window.activateWindow()
+    screen = window.charge_screen
+    spin_until(lambda: screen.card_page.sdk_ready, "the card page's SDK")
+    return screen
+
+
+def shown_texts(screen: ChargeScreen) -> str:
+    """Every label the clerk can see on the charge screen now."""
+    return "\n".join(
+        label.text() for label in screen.findChildren(QLabel) if label.isVisible() and label.text()
+    )
+
+
+def add_card(shop: Shop, screen: ChargeScreen, amount: int, number: str) -> None:
+    """One card of a split sale, added with the card form's own button."""
+    before = len(screen.cards)
+    screen.next_card_amount.set_centavos(amount)
+    shop.type_card(number)
+    screen.card_page.submit()
+    spin_until(lambda: len(screen.cards) == before + 1, "the card to be added")
+
+
+def ctrl_enter(widget: QWidget) -> None:
+    QTest.keyClick(widget, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    QCoreApplication.processEvents()
+
+
+def test_ctrl_enter_without_an_amount_says_to_type_it(shop: Shop) -> None:
+    screen = charge_screen(shop)
+    screen.new_sale()
+    form = screen.form
+    spin_until(form.amount.hasFocus, "the amount to have the focus")
+    assert form.amount.centavos() == 0 and not screen.charge_button.isEnabled()
+    ctrl_enter(form.amount)
+    spin_until(lambda: "Type the amount." in form.errors.text(), "the reason to be shown")
+    assert form.errors.isVisible()
+
+
+def test_cards_above_a_lowered_amount_say_why_charge_is_greyed(shop: Shop) -> None:
+    screen = charge_screen(shop)
+    shop.sale(9000)
+    add_card(shop, screen, 4000, "5555555555554444")
+    screen.form.amount.set_centavos(3000)  # now below the R$ 40,00 card
+    assert not screen.charge_button.isEnabled()
+    reason = "The cards add up to more than the sale."
+    # Said as soon as the button greys, not only once the clerk tries.
+    assert reason in shown_texts(screen)
+    ctrl_enter(screen.form.amount)
+    assert reason in shown_texts(screen)
+    screen.new_sale()
+    assert reason not in shown_texts(screen)
