@@ -377,6 +377,8 @@ class ChargeScreen(QWidget):
         self.next_card_amount.setToolTip(
             self.tr("The part of the sale the next card pays (split a sale across cards)")
         )
+        self._refused_note: str | None = None
+        """The note on a key the next card's amount refused, while it is the news."""
         self.remove_card_button = QPushButton(self.tr("&Remove card"), self)
         self.remove_card_button.setObjectName("removeCard")
         self.card_state = QLabel(self)
@@ -455,6 +457,8 @@ class ChargeScreen(QWidget):
         self.result.print_button.clicked.connect(lambda: self._receipt(as_pdf=False))
         self.result.pdf_button.clicked.connect(lambda: self._receipt(as_pdf=True))
         self.form.changed.connect(self.update_state)
+        self.next_card_amount.rejected.connect(self._next_card_refused)
+        self.next_card_amount.value_changed.connect(self._next_card_changed)
         self.form.holder_changed.connect(self.card_page.fill_holder)
         self.form.to_card.connect(self.card_page.focus_number)
         self.card_page.token_created.connect(self._on_token)
@@ -589,9 +593,30 @@ class ChargeScreen(QWidget):
         if row < 0:
             row = len(self.sale.cards) - 1
         if 0 <= row < len(self.sale.cards):
+            card = self.sale.cards[row]
             self.sale.remove(row)
             self._render_cards()
+            if self.sale.cards:
+                self.card_state.setText(
+                    self.tr("{brand} •••• {last4} removed.").format(
+                        brand=card.brand, last4=card.last_four
+                    )
+                )
+            else:
+                # No card left: the note on the last one added goes, the hint comes back.
+                self._show_card_hint()
             self.update_state()
+
+    def _next_card_refused(self, why: str) -> None:
+        # Beside the field: the clerk sees why the key did nothing.
+        self._refused_note = why
+        self.card_state.setText(why)
+
+    def _next_card_changed(self, _value: object) -> None:
+        # A key taken again: the refusal is no longer the news, the hint comes back.
+        if self._refused_note is not None and self.card_state.text() == self._refused_note:
+            self._show_card_hint()
+        self._refused_note = None
 
     def _on_token(self, token: CardToken) -> None:
         # The page's own button tokenizes too: then the amount field says what this card pays.

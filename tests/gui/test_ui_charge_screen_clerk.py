@@ -79,3 +79,28 @@ def test_cards_above_a_lowered_amount_say_why_charge_is_greyed(shop: Shop) -> No
     assert reason in shown_texts(screen)
     screen.new_sale()
     assert reason not in shown_texts(screen)
+
+
+def test_a_digit_refused_in_the_next_card_amount_is_explained(shop: Shop) -> None:
+    screen = charge_screen(shop)
+    shop.sale(10000)
+    edit = screen.next_card_amount
+    edit.setFocus(Qt.FocusReason.TabFocusReason)
+    spin_until(edit.hasFocus, "the next card's amount to have the focus")
+    QTest.keyClicks(edit, "20000")  # R$ 200,00 where R$ 100,00 is left: the last 0 is refused
+    assert edit.centavos() == 2000
+    assert "At most" in shown_texts(screen)
+    # A digit taken again: the refusal is no longer the news.
+    QTest.keyClick(edit, Qt.Key.Key_Backspace)
+    assert "At most" not in shown_texts(screen)
+
+
+def test_removing_the_only_card_drops_its_added_note(shop: Shop) -> None:
+    screen = charge_screen(shop)
+    shop.sale(9000)
+    add_card(shop, screen, 4000, "5555555555554444")
+    assert "4444 added" in screen.card_state.text()
+    screen.remove_card_button.click()
+    assert screen.cards == [] and screen.next_card_amount.centavos() == 9000
+    assert "added" not in screen.card_state.text(), screen.card_state.text()
+    assert screen.card_state.text()  # the hint is back
