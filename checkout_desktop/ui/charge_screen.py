@@ -475,6 +475,10 @@ class ChargeScreen(QWidget):
         adapter.charge_changed.connect(self._on_charge_changed)
         adapter.attempt_changed.connect(self._on_attempt_changed)
 
+        # A focused button takes Enter as well as Space (outside a dialog Qt's buttons take
+        # Space only): the clerk's Enter on "New sale (F2)" starts the next sale.
+        for button in self.findChildren(QPushButton):
+            button.setAutoDefault(True)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.charge)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.charge)
         QShortcut(QKeySequence(Qt.Key.Key_F2), self, self.new_sale)

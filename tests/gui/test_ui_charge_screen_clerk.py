@@ -12,7 +12,7 @@ import logging
 import pytest
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from tests.gui.test_app_e2e import Shop, shop, spin_until
@@ -104,3 +104,27 @@ def test_removing_the_only_card_drops_its_added_note(shop: Shop) -> None:
     assert screen.cards == [] and screen.next_card_amount.centavos() == 9000
     assert "added" not in screen.card_state.text(), screen.card_state.text()
     assert screen.card_state.text()  # the hint is back
+
+
+@pytest.mark.parametrize("key", [Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space])
+def test_the_focused_new_sale_button_takes_enter(shop: Shop, key: Qt.Key) -> None:
+    screen = charge_screen(shop)
+    shop.sale(1990)
+    # The result of a sale, as a charge leaves it: the focus on "New sale (F2)".
+    screen.stack.setCurrentWidget(screen.result)
+    button = screen.result.new_sale_button
+    button.setFocus(Qt.FocusReason.OtherFocusReason)
+    spin_until(button.hasFocus, "the New sale button to have the focus")
+    QTest.keyClick(button, key)
+    QCoreApplication.processEvents()
+    assert screen.stack.currentIndex() == 0
+    assert screen.form.amount.centavos() == 0
+
+
+def test_every_button_of_the_charge_screen_takes_enter(shop: Shop) -> None:
+    screen = charge_screen(shop)
+    buttons = [
+        b for b in screen.findChildren(QPushButton) if b.focusPolicy() != Qt.FocusPolicy.NoFocus
+    ]
+    assert buttons
+    assert [b.objectName() for b in buttons if not (b.autoDefault() or b.isDefault())] == []
