@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -370,7 +369,6 @@ class ChargeScreen(QWidget):
 
         self.card_list = QListWidget(self)
         self.card_list.setObjectName("saleCards")
-        self.card_list.setMaximumHeight(70)
         self.card_list.hide()
         self.next_card_amount = AmountEdit(self)
         self.next_card_amount.setObjectName("nextCardAmount")
@@ -389,13 +387,16 @@ class ChargeScreen(QWidget):
         cards_layout = QVBoxLayout(cards_box)
         cards_layout.addWidget(self.card_page, 1)
         cards_layout.addWidget(self.card_state)
-        split_row = QFormLayout()
-        split_row.addRow(self.tr("Amount on the next card"), self.next_card_amount)
+        # The next card's amount and Remove card share one row: on a 768-line screen every line
+        # taken here is taken from the card form above, whose own button must stay in view.
+        split_row = QHBoxLayout()
+        next_label = QLabel(self.tr("Amount on the next card"), cards_box)
+        next_label.setBuddy(self.next_card_amount)
+        split_row.addWidget(next_label)
+        split_row.addWidget(self.next_card_amount)
+        split_row.addStretch(1)
+        split_row.addWidget(self.remove_card_button)
         cards_layout.addLayout(split_row)
-        card_buttons = QHBoxLayout()
-        card_buttons.addWidget(self.remove_card_button)
-        card_buttons.addStretch(1)
-        cards_layout.addLayout(card_buttons)
         cards_layout.addWidget(self.card_list)
 
         self.charge_button = QPushButton(self)
@@ -574,6 +575,11 @@ class ChargeScreen(QWidget):
         cards = self.sale.cards
         for card in cards:
             QListWidgetItem(f"{describe_card(card)} · {format_money(card.amount)}", self.card_list)
+        if cards:
+            # As tall as its cards (up to three, then it scrolls): the card form above keeps
+            # the rest of the height.
+            rows = min(len(cards), 3) * self.card_list.sizeHintForRow(0)
+            self.card_list.setFixedHeight(rows + 2 * self.card_list.frameWidth())
         self.card_list.setVisible(bool(cards))
 
     def add_card(self) -> None:

@@ -7,6 +7,7 @@ tokenized by the real card page.
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -128,3 +129,39 @@ def test_every_button_of_the_charge_screen_takes_enter(shop: Shop) -> None:
     ]
     assert buttons
     assert [b.objectName() for b in buttons if not (b.autoDefault() or b.isDefault())] == []
+
+
+def assert_add_card_in_view(shop: Shop) -> None:
+    view = shop.window.charge_screen.card_page.view
+    spin_until(
+        lambda: shop.js("window.innerHeight") == view.height(),
+        "the card page to take its height",
+    )
+    top, bottom, height = json.loads(
+        shop.js(
+            "(function () { var r = document.getElementById('submit').getBoundingClientRect();"
+            " return JSON.stringify([r.top, r.bottom, window.innerHeight]); })()"
+        )
+    )
+    logger.info("the card form's button: %s to %s of %s px", top, bottom, height)
+    assert top >= 0 and bottom <= height, f"'Add card' lies at {top}-{bottom} of {height} px"
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_the_card_form_button_is_in_view_on_a_768_line_screen(shop: Shop, width: int) -> None:
+    screen = charge_screen(shop)
+    window = shop.window
+    before = window.size()
+    try:
+        # The window's client area on a 768-line shop screen as ui/geometry.py places it
+        # (maximised), less the frame a window manager adds (its allowance for the title bar).
+        window.resize(width, 768 - 40)
+        shop.sale(9000)
+        assert_add_card_in_view(shop)
+        # The first card of a split sale added: the list of cards takes its line, and the
+        # button is still in view for the next card.
+        add_card(shop, screen, 4000, "5555555555554444")
+        assert screen.card_list.isVisible()
+        assert_add_card_in_view(shop)
+    finally:
+        window.resize(before)
