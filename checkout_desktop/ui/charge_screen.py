@@ -57,7 +57,7 @@ from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.bridge import CardToken, SdkFailure
 from checkout_desktop.ui.card_page import CardPage, sdk_failure_reason
 from checkout_desktop.ui.challenge_view import ChallengeView
-from checkout_desktop.ui.charge_form import ChargeForm
+from checkout_desktop.ui.charge_form import MIN_INSTALLMENT, ChargeForm
 from checkout_desktop.ui.customer_display import CustomerView
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.geometry import scrollable
@@ -543,6 +543,7 @@ class ChargeScreen(QWidget):
         qr = self.tender_bar.kind != CARD
         over = not qr and self.covered() > amount
         card_form_missing = not qr and remaining > 0 and not self.card_page.sdk_ready
+        thin_card = self._thin_card(remaining) if not qr else None
         self.form.errors.setText("\n".join(problems) if self._attempted_check else "")
         # Why Charge is greyed, beside it. Why a new charge is refused is said only once the
         # clerk tries one: while this sale's own charge runs, or after it was paid, the refusal
@@ -554,6 +555,8 @@ class ChargeScreen(QWidget):
             reasons.append(reason_text(check.reason))
         if over:
             reasons.append(self.tr("The cards add up to more than the sale."))
+        if thin_card is not None:
+            reasons.append(thin_card)
         if card_form_missing and self._attempted_check:
             reasons.append(self.tr("The card form is not ready yet."))
         self.blocked.setText("\n".join(reasons))
@@ -563,12 +566,30 @@ class ChargeScreen(QWidget):
             and amount > 0
             and not over
             and not card_form_missing
+            and thin_card is None
         )
         self.tender_bar.setEnabled(not self._in_flight)
         self.charge_button.setEnabled(enabled)
         self.remove_card_button.setEnabled(not self._in_flight and bool(self.sale.cards))
         self.form.set_enabled_for_editing(not self._in_flight)
         self._emit_customer_view()
+
+    def _thin_card(self, remaining: int) -> str | None:
+        """Why a card of a split sale cannot pay its part in the sale's installments (None: every
+        card, and the rest left for the next one, can). Each card is split into the installments
+        chosen; the sale's amount alone is checked by the form."""
+        count = self.form.installments.value()
+        if count == 1 or not self.sale.cards:
+            return None
+        least = count * MIN_INSTALLMENT
+        parts = [card.amount for card in self.sale.cards]
+        if remaining > 0:
+            parts.append(remaining)
+        if all(part >= least for part in parts):
+            return None
+        return self.tr("In {n}x each card must pay at least {amount}.").format(
+            n=count, amount=format_money(least)
+        )
 
     def _render_cards(self) -> None:
         self.card_list.clear()
