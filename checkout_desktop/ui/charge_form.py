@@ -41,6 +41,12 @@ from checkout_desktop.ui.formatting import format_money
 logger = logging.getLogger(__name__)
 
 MAX_INSTALLMENTS = 12
+MIN_INSTALLMENT = 500
+"""The smallest installment a sale is split into, in centavos (R$ 5,00).
+
+The service's documents state no minimum (only 1 to 12 installments); R$ 5,00 is the floor card
+acquirers in Brazil commonly set for an interest-free installment, and it keeps a sale from being
+split into installments of a few centavos (R$ 0,05 in 12x would be twelve of R$ 0,00)."""
 SOFT_DESCRIPTOR_MAX = 13
 _DESCRIPTOR = re.compile(r"^[A-Za-z0-9 ]*$")
 _EMAIL = re.compile(r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
@@ -51,6 +57,28 @@ def installment_type(installments: int) -> InstallmentType:
     if not 1 <= installments <= MAX_INSTALLMENTS:
         raise ValueError(f"installments go from 1 to {MAX_INSTALLMENTS}, not {installments}")
     return InstallmentType.NONE if installments == 1 else InstallmentType.MERCHANT
+
+
+def installment_shares(amount: int, installments: int) -> tuple[int, int]:
+    """(the first installment, each of the others): the first carries the centavos that do not
+    divide evenly, so the installments add up to the amount."""
+    if installments < 1:
+        raise ValueError(f"installments start at 1, not {installments}")
+    share, left = divmod(amount, installments)
+    return share + left, share
+
+
+def installments_text(amount: int, installments: int) -> str:
+    """How an amount splits, in figures: "3 × R$ 25,00" or "1 × R$ 33,34 + 2 × R$ 33,33"."""
+    first, share = installment_shares(amount, installments)
+    if first == share:
+        return f"{installments} × {format_money(share)}"
+    return f"1 × {format_money(first)} + {installments - 1} × {format_money(share)}"
+
+
+def most_installments(amount: int) -> int:
+    """The most installments `amount` may be split into with none under MIN_INSTALLMENT."""
+    return max(1, min(MAX_INSTALLMENTS, amount // MIN_INSTALLMENT))
 
 
 def _shown_document(digits: str) -> str:
@@ -474,10 +502,28 @@ class ChargeForm(QWidget):
         if count == 1:
             self.installment_hint.setText(self.tr("single payment"))
             return
-        share = amount // count
-        self.installment_hint.setText(
-            self.tr("{n} × {share} (interest-free)").format(n=count, share=format_money(share))
-        )
+        too_many = self._too_many_installments(amount, count)
+        if too_many is not None:
+            self.installment_hint.setText(too_many)
+            return
+        # No amount yet: the count alone (a split of R$ 0,00 would say nothing true).
+        split = installments_text(amount, count) if amount > 0 else f"{count}x"
+        self.installment_hint.setText(self.tr("{split} (interest-free)").format(split=split))
+
+    def _too_many_installments(self, amount: int, count: int) -> str | None:
+        """Why `amount` cannot be split into `count` installments (None: it can, or no amount
+        is typed yet)."""
+        most = most_installments(amount)
+        if amount <= 0 or count <= most:
+            return None
+        minimum = format_money(MIN_INSTALLMENT)
+        if most == 1:
+            return self.tr(
+                "Installments of at least {minimum}: this amount is charged in a single payment."
+            ).format(minimum=minimum)
+        return self.tr(
+            "Installments of at least {minimum}: this amount takes at most {n}x."
+        ).format(minimum=minimum, n=most)
 
     def reset(self) -> None:
         """Clear everything for the next sale."""
@@ -530,17 +576,20 @@ class ChargeForm(QWidget):
         amount = self.amount.centavos()
         if amount <= 0:
             problems.append(self.tr("Type the amount."))
+        cards = self._card_terms
+        count = self.installments.value() if cards else 1
+        too_many = self._too_many_installments(amount, count)
+        if too_many is not None:
+            problems.append(too_many)
         descriptor = self.soft_descriptor.text().strip()
         if descriptor and not _DESCRIPTOR.match(descriptor):
             problems.append(
                 self.tr("The descriptor takes only letters without accents, digits and spaces.")
             )
         customer = self._customer(problems)
-        cards = self._card_terms
         address = self._address(problems) if cards and self.address_box.isChecked() else None
         if problems or customer is None:
             return problems
-        count = self.installments.value() if cards else 1
         return SaleDraft(
             amount=amount,
             installments=count,

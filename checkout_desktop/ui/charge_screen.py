@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -58,7 +57,7 @@ from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.bridge import CardToken, SdkFailure
 from checkout_desktop.ui.card_page import CardPage, sdk_failure_reason
 from checkout_desktop.ui.challenge_view import ChallengeView
-from checkout_desktop.ui.charge_form import ChargeForm
+from checkout_desktop.ui.charge_form import MIN_INSTALLMENT, ChargeForm
 from checkout_desktop.ui.customer_display import CustomerView
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.geometry import scrollable
@@ -370,13 +369,14 @@ class ChargeScreen(QWidget):
 
         self.card_list = QListWidget(self)
         self.card_list.setObjectName("saleCards")
-        self.card_list.setMaximumHeight(70)
         self.card_list.hide()
         self.next_card_amount = AmountEdit(self)
         self.next_card_amount.setObjectName("nextCardAmount")
         self.next_card_amount.setToolTip(
             self.tr("The part of the sale the next card pays (split a sale across cards)")
         )
+        self._refused_note: str | None = None
+        """The note on a key the next card's amount refused, while it is the news."""
         self.remove_card_button = QPushButton(self.tr("&Remove card"), self)
         self.remove_card_button.setObjectName("removeCard")
         self.card_state = QLabel(self)
@@ -387,13 +387,16 @@ class ChargeScreen(QWidget):
         cards_layout = QVBoxLayout(cards_box)
         cards_layout.addWidget(self.card_page, 1)
         cards_layout.addWidget(self.card_state)
-        split_row = QFormLayout()
-        split_row.addRow(self.tr("Amount on the next card"), self.next_card_amount)
+        # The next card's amount and Remove card share one row: on a 768-line screen every line
+        # taken here is taken from the card form above, whose own button must stay in view.
+        split_row = QHBoxLayout()
+        next_label = QLabel(self.tr("Amount on the next card"), cards_box)
+        next_label.setBuddy(self.next_card_amount)
+        split_row.addWidget(next_label)
+        split_row.addWidget(self.next_card_amount)
+        split_row.addStretch(1)
+        split_row.addWidget(self.remove_card_button)
         cards_layout.addLayout(split_row)
-        card_buttons = QHBoxLayout()
-        card_buttons.addWidget(self.remove_card_button)
-        card_buttons.addStretch(1)
-        cards_layout.addLayout(card_buttons)
         cards_layout.addWidget(self.card_list)
 
         self.charge_button = QPushButton(self)
@@ -455,6 +458,8 @@ class ChargeScreen(QWidget):
         self.result.print_button.clicked.connect(lambda: self._receipt(as_pdf=False))
         self.result.pdf_button.clicked.connect(lambda: self._receipt(as_pdf=True))
         self.form.changed.connect(self.update_state)
+        self.next_card_amount.rejected.connect(self._next_card_refused)
+        self.next_card_amount.value_changed.connect(self._next_card_changed)
         self.form.holder_changed.connect(self.card_page.fill_holder)
         self.form.to_card.connect(self.card_page.focus_number)
         self.card_page.token_created.connect(self._on_token)
@@ -471,6 +476,10 @@ class ChargeScreen(QWidget):
         adapter.charge_changed.connect(self._on_charge_changed)
         adapter.attempt_changed.connect(self._on_attempt_changed)
 
+        # A focused button takes Enter as well as Space (outside a dialog Qt's buttons take
+        # Space only): the clerk's Enter on "New sale (F2)" starts the next sale.
+        for button in self.findChildren(QPushButton):
+            button.setAutoDefault(True)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.charge)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.charge)
         QShortcut(QKeySequence(Qt.Key.Key_F2), self, self.new_sale)
@@ -531,21 +540,33 @@ class ChargeScreen(QWidget):
             )
         problems = self.form.problems()
         check = self._check
-        # Why a new charge is refused is said only once the clerk tries one: while this sale's
-        # own charge runs, or after it was paid, the refusal is expected and is no alarm.
-        if check or not self._busy_tried:
-            self.blocked.setText("")
-        over = self.covered() > amount
-        if over:
-            problems = [*problems, self.tr("The cards add up to more than the sale.")]
-        self.form.errors.setText("\n".join(problems) if self._attempted_check else "")
         qr = self.tender_bar.kind != CARD
+        over = not qr and self.covered() > amount
+        card_form_missing = not qr and remaining > 0 and not self.card_page.sdk_ready
+        thin_card = self._thin_card(remaining) if not qr else None
+        self.form.errors.setText("\n".join(problems) if self._attempted_check else "")
+        # Why Charge is greyed, beside it. Why a new charge is refused is said only once the
+        # clerk tries one: while this sale's own charge runs, or after it was paid, the refusal
+        # is expected and is no alarm. Cards above the amount are said at once: the clerk made
+        # them so and the button greys with no other sign. The form's own problems are listed
+        # in the form, once the clerk tries.
+        reasons = []
+        if not check and self._busy_tried and check.reason is not None:
+            reasons.append(reason_text(check.reason))
+        if over:
+            reasons.append(self.tr("The cards add up to more than the sale."))
+        if thin_card is not None:
+            reasons.append(thin_card)
+        if card_form_missing and self._attempted_check:
+            reasons.append(self.tr("The card form is not ready yet."))
+        self.blocked.setText("\n".join(reasons))
         enabled = (
             not self._in_flight
             and bool(check)
             and amount > 0
-            and (qr or not over)
-            and (qr or remaining == 0 or self.card_page.sdk_ready)
+            and not over
+            and not card_form_missing
+            and thin_card is None
         )
         self.tender_bar.setEnabled(not self._in_flight)
         self.charge_button.setEnabled(enabled)
@@ -553,11 +574,33 @@ class ChargeScreen(QWidget):
         self.form.set_enabled_for_editing(not self._in_flight)
         self._emit_customer_view()
 
+    def _thin_card(self, remaining: int) -> str | None:
+        """Why a card of a split sale cannot pay its part in the sale's installments (None: every
+        card, and the rest left for the next one, can). Each card is split into the installments
+        chosen; the sale's amount alone is checked by the form."""
+        count = self.form.installments.value()
+        if count == 1 or not self.sale.cards:
+            return None
+        least = count * MIN_INSTALLMENT
+        parts = [card.amount for card in self.sale.cards]
+        if remaining > 0:
+            parts.append(remaining)
+        if all(part >= least for part in parts):
+            return None
+        return self.tr("In {n}x each card must pay at least {amount}.").format(
+            n=count, amount=format_money(least)
+        )
+
     def _render_cards(self) -> None:
         self.card_list.clear()
         cards = self.sale.cards
         for card in cards:
             QListWidgetItem(f"{describe_card(card)} · {format_money(card.amount)}", self.card_list)
+        if cards:
+            # As tall as its cards (up to three, then it scrolls): the card form above keeps
+            # the rest of the height.
+            rows = min(len(cards), 3) * self.card_list.sizeHintForRow(0)
+            self.card_list.setFixedHeight(rows + 2 * self.card_list.frameWidth())
         self.card_list.setVisible(bool(cards))
 
     def add_card(self) -> None:
@@ -581,9 +624,30 @@ class ChargeScreen(QWidget):
         if row < 0:
             row = len(self.sale.cards) - 1
         if 0 <= row < len(self.sale.cards):
+            card = self.sale.cards[row]
             self.sale.remove(row)
             self._render_cards()
+            if self.sale.cards:
+                self.card_state.setText(
+                    self.tr("{brand} •••• {last4} removed.").format(
+                        brand=card.brand, last4=card.last_four
+                    )
+                )
+            else:
+                # No card left: the note on the last one added goes, the hint comes back.
+                self._show_card_hint()
             self.update_state()
+
+    def _next_card_refused(self, why: str) -> None:
+        # Beside the field: the clerk sees why the key did nothing.
+        self._refused_note = why
+        self.card_state.setText(why)
+
+    def _next_card_changed(self, _value: object) -> None:
+        # A key taken again: the refusal is no longer the news, the hint comes back.
+        if self._refused_note is not None and self.card_state.text() == self._refused_note:
+            self._show_card_hint()
+        self._refused_note = None
 
     def _on_token(self, token: CardToken) -> None:
         # The page's own button tokenizes too: then the amount field says what this card pays.
@@ -671,15 +735,16 @@ class ChargeScreen(QWidget):
         if sale != self.sale_id or self._in_flight:
             return
         self._check = check
+        # The button may be disabled, but Ctrl+Enter (or a stale click) still deserves an answer:
+        # from now on the reasons are shown.
+        self._attempted_check = True
         if not check:
-            # The button is disabled, but Ctrl+Enter (or a stale click) still deserves an answer.
             self._busy_tried = True
             self.update_state()
-            self.blocked.setText(reason_text(check.reason))
             return
+        self.update_state()
         if not self.charge_button.isEnabled():
             return
-        self._attempted_check = True
         draft = self.form.draft()
         if isinstance(draft, list):
             self.update_state()

@@ -32,6 +32,7 @@ from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.money_ops import MoneyOpKind, MoneyOpState
 from checkout_desktop.domain.records import ChargeRecord, MoneyOpRecord
 from checkout_desktop.domain.shown_status import money_status
+from checkout_desktop.ui.charge_form import installments_text
 from checkout_desktop.ui.formatting import format_instant, format_money
 from checkout_desktop.ui.labels import status_label
 
@@ -275,7 +276,7 @@ def render_html(receipt: Receipt, *, copy: ReceiptCopy | None = None) -> str:
             lines.append(
                 (
                     QCoreApplication.translate("Receipt", "Installments"),
-                    f"{count} × {format_money(card.amount // count)}",
+                    installments_text(card.amount, count),
                 )
             )
         else:

@@ -11,7 +11,16 @@ from pytestqt.qtbot import QtBot
 
 from checkout_desktop.domain.enums import InstallmentType
 from checkout_desktop.ui.amount_edit import AmountEdit
-from checkout_desktop.ui.charge_form import ChargeForm, SaleDraft, installment_type
+from checkout_desktop.ui.charge_form import (
+    MAX_INSTALLMENTS,
+    MIN_INSTALLMENT,
+    ChargeForm,
+    SaleDraft,
+    installment_shares,
+    installment_type,
+    most_installments,
+)
+from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.supervisor import PinError, hash_pin, verify_pin
 
 logger = logging.getLogger(__name__)
@@ -86,7 +95,7 @@ def test_a_valid_form_gives_a_sale_draft(qtbot: QtBot) -> None:
     assert draft.customer.document == "52998224725"
     assert draft.customer.documentType == "CPF"
     assert draft.billing_address is None
-    assert "3 × R$" in form.installment_hint.text().replace("\u00a0", " ")
+    assert "2 × R$ 33,33" in form.installment_hint.text().replace("\u00a0", " ")
 
 
 def test_single_installment_is_type_none() -> None:
@@ -246,3 +255,56 @@ def test_a_qr_tender_sets_the_card_only_terms_aside_and_keeps_them(qtbot: QtBot)
     assert all(widget.isEnabled() for widget in card_only)
     assert form.installments.value() == 3 and form.late_capture.isChecked()
     assert form.cep.text() == "01310-100" and isinstance(form.draft(), list)
+
+
+def _shown(label_text: str) -> str:
+    return label_text.replace("\u00a0", " ")
+
+
+def test_installments_that_do_not_divide_evenly_say_how_they_split(qtbot: QtBot) -> None:
+    # R$ 100,00 in 3x is not 3 × R$ 33,33 (R$ 99,99): the centavo left over is on the first.
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    fill_valid(form, qtbot)
+    form.installments.setValue(3)
+    assert _shown(form.installment_hint.text()) == "1 × R$ 33,34 + 2 × R$ 33,33 (interest-free)"
+    form.installments.setValue(4)
+    assert _shown(form.installment_hint.text()) == "4 × R$ 25,00 (interest-free)"
+    assert isinstance(form.draft(), SaleDraft)
+
+
+def test_installments_below_the_minimum_are_refused_with_a_message(qtbot: QtBot) -> None:
+    form = ChargeForm()
+    qtbot.addWidget(form)
+    fill_valid(form, qtbot)
+    form.amount.set_centavos(5)  # R$ 0,05 in 12x would be 12 × R$ 0,00
+    form.installments.setValue(12)
+    hint = _shown(form.installment_hint.text())
+    assert "R$ 0,00" not in hint
+    assert hint == (
+        f"Installments of at least {format_money(MIN_INSTALLMENT)}: this amount is charged "
+        "in a single payment."
+    ).replace("\u00a0", " ")
+    problems = form.draft()
+    assert isinstance(problems, list) and len(problems) == 1
+    assert "at least" in problems[0]
+    # The installments typed are kept: a larger amount makes them valid again.
+    assert form.installments.value() == 12
+    form.amount.set_centavos(12 * MIN_INSTALLMENT - 1)
+    problems = form.draft()
+    assert isinstance(problems, list)
+    assert _shown(problems[0]).endswith("this amount takes at most 11x.")
+    form.amount.set_centavos(12 * MIN_INSTALLMENT)
+    draft = form.draft()
+    assert isinstance(draft, SaleDraft) and draft.installments == 12
+
+
+def test_installment_split_and_limit() -> None:
+    assert installment_shares(10000, 3) == (3334, 3333)
+    assert installment_shares(10000, 1) == (10000, 10000)
+    assert installment_shares(100, 7) == (16, 14)
+    assert MIN_INSTALLMENT >= 100
+    assert most_installments(0) == 1
+    assert most_installments(2 * MIN_INSTALLMENT - 1) == 1
+    assert most_installments(2 * MIN_INSTALLMENT) == 2
+    assert most_installments(1_000_000) == MAX_INSTALLMENTS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,3 +130,12 @@ def test_a_receipts_suggested_file_name_is_in_the_shops_language(qapp: QApplicat
     # An id is the service's: nothing in it may climb out of the chosen folder.
     odd = replace(sale, merchant_charge_id="../x/y")
     assert "/" not in receipt_file_name(odd)
+
+
+def test_the_installment_line_adds_up_to_the_card_amount(qapp: object) -> None:
+    # R$ 100,00 in 3x: the receipt states the centavo the first installment carries.
+    card = dataclasses.replace(_receipt().cards[0], amount=10000, installments=3)
+    receipt = dataclasses.replace(_receipt(), amount=10000, cards=(card,))
+    html = render_html(receipt, copy=ReceiptCopy.CUSTOMER).replace("\u00a0", " ")
+    assert "1 × R$ 33,34 + 2 × R$ 33,33" in html
+    assert "3 × R$ 33,33" not in html
