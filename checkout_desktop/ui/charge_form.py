@@ -41,12 +41,12 @@ from checkout_desktop.ui.formatting import format_money
 logger = logging.getLogger(__name__)
 
 MAX_INSTALLMENTS = 12
-MIN_INSTALLMENT = 500
-"""The smallest installment a sale is split into, in centavos (R$ 5,00).
+MIN_INSTALLMENT = 1
+"""The smallest installment a sale is split into, in centavos (R$ 0,01).
 
-The service's documents state no minimum (only 1 to 12 installments); R$ 5,00 is the floor card
-acquirers in Brazil commonly set for an interest-free installment, and it keeps a sale from being
-split into installments of a few centavos (R$ 0,05 in 12x would be twelve of R$ 0,00)."""
+The service's documents state no minimum (only 1 to 12 installments), so the terminal refuses
+only what cannot be charged at all: an installment of R$ 0,00 (R$ 0,05 in 12x). A minimum the
+acquirer sets is the service's to refuse, and the clerk reads its refusal."""
 SOFT_DESCRIPTOR_MAX = 13
 _DESCRIPTOR = re.compile(r"^[A-Za-z0-9 ]*$")
 _EMAIL = re.compile(r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")

@@ -170,15 +170,15 @@ def test_the_card_form_button_is_in_view_on_a_768_line_screen(shop: Shop, width:
 
 
 def test_each_card_of_a_split_sale_pays_whole_installments(shop: Shop) -> None:
-    # R$ 90,00 in 3x is fine; a R$ 10,00 card of it in 3x is not (3 installments of R$ 3,33).
+    # R$ 90,00 in 3x is fine; a card of R$ 0,02 of it in 3x is not (an installment of R$ 0,00).
     screen = charge_screen(shop)
     shop.sale(9000, installments=3)
     assert screen.charge_button.isEnabled()
-    add_card(shop, screen, 1000, "5555555555554444")
+    add_card(shop, screen, 2, "5555555555554444")
     reason = f"In 3x each card must pay at least {format_money(3 * MIN_INSTALLMENT)}."
     assert reason in shown_texts(screen)
     assert not screen.charge_button.isEnabled()
-    screen.form.installments.setValue(2)  # R$ 10,00 in 2x: R$ 5,00 each
+    screen.form.installments.setValue(2)  # R$ 0,02 in 2x: R$ 0,01 each
     assert "each card must pay" not in shown_texts(screen)
     assert screen.charge_button.isEnabled()
     screen.new_sale()
