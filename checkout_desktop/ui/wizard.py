@@ -35,9 +35,10 @@ from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
+from checkout_desktop.store.postgres.address import host_problem
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
-from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
+from checkout_desktop.ui.problem_texts import keychain_text, store_host_text, url_rules_text
 from checkout_desktop.ui.store_choice import StoreChoice
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
@@ -443,6 +444,12 @@ class ShopPage(_Page):
         form.addRow(self.store_choice)
         form.addRow(self.error)
         self.pin.textChanged.connect(self._show_pin_note)
+        self._store_problem_shown = False
+        """The error line says what is wrong with the store's fields (so it follows them)."""
+        choice = self.store_choice
+        for edit in (choice.host, choice.database, choice.user):
+            edit.textChanged.connect(self._store_fields_changed)
+        choice.local.toggled.connect(self._store_fields_changed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -477,35 +484,60 @@ class ShopPage(_Page):
         settings = self.wizard_settings()
         self.shop_name.setText(settings.ui.shop_name)
         self.store_choice.load(settings.shared_store_url)
-        self.error.clear()
+        self._show_error("")
+
+    def _show_error(self, text: str, *, store: bool = False) -> None:
+        self.error.setText(text)
+        self._store_problem_shown = store and bool(text)
+
+    def store_problems(self) -> tuple[str | None, list[str]]:
+        """The shared store's address and what is wrong with it, in the screen's language (a
+        password typed into Server is said without being repeated)."""
+        choice = self.store_choice
+        if choice.shared.isChecked():
+            problem = host_problem(choice.host.text().strip())
+            if problem is not None:
+                return None, [store_host_text(problem)]
+        return choice.chosen_url()
+
+    def _store_fields_changed(self, *_args: object) -> None:
+        # A mistake in Server is said as it is typed; a message about the store's fields goes
+        # once they are right, rather than stay beside the corrected fields.
+        choice = self.store_choice
+        problem = host_problem(choice.host.text().strip()) if choice.shared.isChecked() else None
+        if problem is not None:
+            self._show_error(store_host_text(problem), store=True)
+        elif self._store_problem_shown:
+            _url, problems = self.store_problems()
+            self._show_error("\n".join(problems), store=True)
 
     def validatePage(self) -> bool:
         settings = self.wizard_settings()
         pin, again = self.pin.text(), self.pin_again.text()
         if pin or again:
             if pin != again:
-                self.error.setText(self.tr("The two PINs differ; type the same PIN twice."))
+                self._show_error(self.tr("The two PINs differ; type the same PIN twice."))
                 return False
             try:
                 settings.ui.supervisor_pin_hash = hash_pin(pin)
             except PinError:
-                self.error.setText(self.tr("A supervisor PIN has 4 to 8 digits."))
+                self._show_error(self.tr("A supervisor PIN has 4 to 8 digits."))
                 return False
-        store_url, problems = self.store_choice.chosen_url()
+        store_url, problems = self.store_problems()
         if problems:
-            self.error.setText("\n".join(problems))
+            self._show_error("\n".join(problems), store=True)
             return False
         if store_url is not None:
             kept = self.store_choice.keep_password(store_url)
             if kept is not None:
-                self.error.setText(kept)
+                self._show_error(kept)
                 return False
         settings.shared_store_url = store_url
         settings.ui.shop_name = " ".join(self.shop_name.text().split())
         # Only the PIN's salted hash is kept; the typed digits leave the fields now.
         self.pin.clear()
         self.pin_again.clear()
-        self.error.clear()
+        self._show_error("")
         return True
 
 

@@ -346,3 +346,37 @@ def test_the_shop_page_chooses_where_sales_are_kept(qtbot: QtBot, qloop: qasync.
         "verify-full",
     )
     assert SecretStore(backend).store_password(address.keychain_key) is not None
+
+
+def _to_shared_store(wizard: FirstRunWizard) -> Any:
+    wizard.show()
+    wizard.next()
+    wizard.next()
+    choice = wizard.shop_page.store_choice
+    choice.shared.setChecked(True)
+    return choice
+
+
+def test_a_password_typed_into_server_is_refused_and_never_shown_or_saved(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    wizard, backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    choice = _to_shared_store(wizard)
+    choice.host.setText("caixa:DBPASS_SEGREDO_444@servidor-da-loja")
+    choice.database.setText("loja4")
+    choice.user.setText("caixa")
+    wizard.next()
+    shop = wizard.shop_page
+    assert wizard.currentId() == wizard.shop_id
+    assert "Server" in shop.error.text() and "User" in shop.error.text()
+    assert "DBPASS" not in shop.error.text()
+    assert wizard.settings.shared_store_url is None
+    assert "DBPASS" not in wizard.settings.model_dump_json()
+    assert backend.entries == {}
+    # Testing the database repeats nothing of it either.
+    choice.test_button.click()
+    assert "DBPASS" not in choice.result.text()
+    # Fixed, the message goes at once.
+    choice.host.setText("servidor-da-loja")
+    assert shop.error.text() == ""
