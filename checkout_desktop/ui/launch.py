@@ -69,6 +69,7 @@ async def run_window(
     from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import save_settings
+    from checkout_desktop.store.postgres.address import StoreAddressError
     from checkout_desktop.terminal import StartupError, Terminal
     from checkout_desktop.ui.connection_test import ConnectionTest
     from checkout_desktop.ui.i18n import Translations, choose_locale
@@ -121,7 +122,7 @@ async def run_window(
                 store_url=store_url,
             )
             break
-        except (StartupError, SandboxLinkError, ProfileError) as exc:
+        except (StartupError, SandboxLinkError, ProfileError, StoreAddressError) as exc:
             if sandbox is not None:
                 sandbox.stop()
                 sandbox = None
@@ -131,7 +132,7 @@ async def run_window(
                 logger.error("the shared store cannot be used: %s", exc)
                 if not await ask_to_fix_store(cause, setup=store_url is None):
                     _discard(card_page)
-                    return STORE_EXIT_CODE
+                    return int(getattr(cause, "exit_code", STORE_EXIT_CODE))
                 needs_wizard = True
                 continue
             if settings.profile.is_builtin_sandbox or needs_wizard:
@@ -429,7 +430,10 @@ def store_cause(exc: BaseException) -> BaseException | None:
     server that does not answer, no keychain to read its password from), or None."""
     from checkout_desktop.secrets import KeychainUnavailable
     from checkout_desktop.store.errors import StoreError
+    from checkout_desktop.store.postgres.address import StoreAddressError
 
+    if isinstance(exc, StoreAddressError):
+        return exc
     for cause in (exc.__cause__, exc.__context__):
         if isinstance(cause, StoreError | KeychainUnavailable):
             return cause
@@ -441,11 +445,16 @@ def store_problem_text(cause: BaseException) -> str:
     from PySide6.QtCore import QCoreApplication
 
     from checkout_desktop.secrets import KeychainUnavailable
+    from checkout_desktop.store.postgres.address import StoreAddressError
     from checkout_desktop.store.postgres.db import SharedStoreError, StoreProblem
     from checkout_desktop.ui.problem_texts import keychain_text
 
     if isinstance(cause, KeychainUnavailable):
         return keychain_text(cause)
+    if isinstance(cause, StoreAddressError):
+        return QCoreApplication.translate(
+            "Launch", "The shared database's address is not valid: choose the store again."
+        )
     if not isinstance(cause, SharedStoreError):
         return QCoreApplication.translate("Launch", "The database server refused the connection.")
     address = cause.address
