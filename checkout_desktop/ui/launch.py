@@ -240,8 +240,10 @@ def _open_window(
     )
     if terminal.sandbox is not None:
         window.charge_screen.set_payer(terminal.sandbox.pay_qr)
-    for problem in terminal.problems:
-        window.statusBar().showMessage(problem, 30000)
+    if terminal.problems:
+        from checkout_desktop.ui.start_problems import show_start_problems
+
+        show_start_problems(window.statusBar(), list(terminal.problems))
     window.adapter.replay(terminal.current_state())
     window.show()
     if not loading:
@@ -294,8 +296,11 @@ async def _start_inbox_when_ready(
         # Charging goes on without notifications; the window says why they are missing.
         logger.exception("the inbox did not start")
         terminal.problems.append(f"notifications are off: the inbox did not start ({exc})")
-    for problem in terminal.problems[known:]:
-        window.statusBar().showMessage(problem, 30000)
+    if terminal.problems[known:]:
+        from checkout_desktop.ui.start_problems import show_start_problems
+
+        # A short line in the screen's language; the whole text on hover and on a click.
+        show_start_problems(window.statusBar(), terminal.problems[known:])
     # The listener, tunnel and health states, also for a window that missed their changes.
     window.adapter.replay(terminal.current_state())
     from checkout_desktop.collector import settle_start_up
