@@ -19,11 +19,13 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
     QFormLayout,
+    QFrame,
     QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -436,13 +438,26 @@ class ShopPage(_Page):
         self.pin_label.setBuddy(self.pin)
         self.pin_again_label = QLabel(self)
         self.pin_again_label.setBuddy(self.pin_again)
-        form = QFormLayout(self)
+        # The shared database's fields make this page taller than a shop PC's screen allows:
+        # it scrolls rather than squash them.
+        content = QWidget(self)
+        content.setObjectName("shopPageContent")
+        form = QFormLayout(content)
         form.addRow(self.name_label, self.shop_name)
         form.addRow(self.pin_label, self.pin)
         form.addRow(self.pin_again_label, self.pin_again)
         form.addRow(self.pin_note)
         form.addRow(self.store_choice)
         form.addRow(self.error)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setObjectName("shopPageScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll_area)
         self.pin.textChanged.connect(self._show_pin_note)
         self._store_problem_shown = False
         """The error line says what is wrong with the store's fields (so it follows them)."""
@@ -662,7 +677,9 @@ class FirstRunWizard(QWizard):
         self.test_id = self.addPage(self.test_page)
         self.environment_page.language_chosen.connect(self._language_chosen)
         self.retranslate()
-        self.resize(640, 520)
+        # Room for the shop page's fields, within the screen (a shop PC has 1366×768).
+        available = self.screen().availableGeometry()
+        self.resize(min(760, available.width()), min(660, available.height() - 40))
 
     def _language_chosen(self, locale: str | None) -> None:
         self.settings.ui.locale = locale

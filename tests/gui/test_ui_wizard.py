@@ -380,3 +380,65 @@ def test_a_password_typed_into_server_is_refused_and_never_shown_or_saved(
     # Fixed, the message goes at once.
     choice.host.setText("servidor-da-loja")
     assert shop.error.text() == ""
+
+
+def test_the_shared_database_fields_are_whole_and_apart_at_the_wizards_size(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea, QWidget
+
+    wizard, _backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    choice = _to_shared_store(wizard)
+    qtbot.waitExposed(wizard)
+    # The shop's PC: 1366×768; the wizard fits it.
+    assert wizard.width() <= 1366 and wizard.height() <= 768
+    fields: list[QWidget] = [
+        choice.host,
+        choice.port,
+        choice.database,
+        choice.user,
+        choice.password,
+        choice.sslmode,
+        choice.test_button,
+    ]
+    places: list[QRect] = []
+    for field in fields:
+        # Each one gets the height it asks for (scrolled to when the page is taller).
+        assert field.height() >= field.minimumSizeHint().height(), field.objectName()
+        top_left = field.mapTo(wizard.shop_page, field.rect().topLeft())
+        places.append(QRect(top_left, field.size()))
+    for i, place in enumerate(places):
+        for other in places[i + 1 :]:
+            assert not place.intersects(other)
+    scroll = wizard.shop_page.findChild(QScrollArea)
+    if scroll is not None:
+        scroll.ensureWidgetVisible(choice.test_button)
+        assert choice.test_button.visibleRegion().boundingRect().height() == (
+            choice.test_button.height()
+        )
+
+
+def test_a_missing_field_message_goes_once_the_fields_are_filled(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    wizard, _backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    choice = _to_shared_store(wizard)
+    shop = wizard.shop_page
+    wizard.next()
+    assert "server, database, user" in shop.error.text()
+    choice.host.setText("servidor-da-loja")
+    assert "server" not in shop.error.text() and "database, user" in shop.error.text()
+    choice.database.setText("loja4")
+    choice.user.setText("caixa")
+    assert shop.error.text() == ""
+    # A PIN mistake is not the store's: it stays until Next is pressed again.
+    shop.pin.setText("12")
+    shop.pin_again.setText("12")
+    wizard.next()
+    pin_error = shop.error.text()
+    assert pin_error != ""
+    choice.host.setText("outro-servidor")
+    assert shop.error.text() == pin_error
