@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 
+from pydantic import SecretStr
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from checkout_desktop.doctor.store_check import StoreTest, saved_password, try_store
 from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
@@ -41,7 +43,7 @@ from checkout_desktop.store.postgres.address import host_problem
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
 from checkout_desktop.ui.problem_texts import keychain_text, store_host_text, url_rules_text
-from checkout_desktop.ui.store_choice import StoreChoice
+from checkout_desktop.ui.store_choice import StoreChoice, store_test_text
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -461,6 +463,9 @@ class ShopPage(_Page):
         self.pin.textChanged.connect(self._show_pin_note)
         self._store_problem_shown = False
         """The error line says what is wrong with the store's fields (so it follows them)."""
+        self._trial: asyncio.Future[StoreTest] | None = None
+        self._tried: tuple[str, str, bool] | None = None
+        """The address and password last tried, and whether the server accepted them."""
         choice = self.store_choice
         for edit in (choice.host, choice.database, choice.user):
             edit.textChanged.connect(self._store_fields_changed)
@@ -515,6 +520,64 @@ class ShopPage(_Page):
                 return None, [store_host_text(problem)]
         return choice.chosen_url()
 
+    def _password_tried(self, url: str) -> bool:
+        """Whether the typed password may go to the keychain: the server accepted it, or it
+        could not be tried (the server does not answer) and Next was pressed again after
+        saying so. Otherwise a trial starts and the page waits for it."""
+        typed = self.store_choice.password.text()
+        if not typed:
+            return True
+        if self._tried is not None and self._tried[:2] == (url, typed):
+            return self._tried[2]
+        if self._trial is not None and not self._trial.done():
+            return False
+        self._show_error(self.tr("Trying the password with the database…"))
+        self.error.setStyleSheet("")
+        self._trial = asyncio.ensure_future(try_store(url, SecretStr(typed)))
+        self._trial.add_done_callback(lambda task: self._trial_done(task, url, typed))
+        return False
+
+    def _trial_done(self, task: asyncio.Future[StoreTest], url: str, typed: str) -> None:
+        self.error.setStyleSheet("color: #b3261e;")
+        if task.cancelled():
+            self._show_error("")
+            return
+        exc = task.exception()
+        found = StoreTest(ok=False, problem="refused", detail=str(exc)) if exc else task.result()
+        if exc is not None:
+            logger.error("the database's password could not be tried: %s", exc)
+        if found.ok:
+            self._tried = (url, typed, True)
+            self._show_error("")
+            wizard = self.wizard()
+            if wizard is not None and wizard.currentPage() is self:
+                wizard.next()
+            return
+        if found.problem in ("credentials", "password_missing", "address"):
+            # Refused: never kept, so the password the terminal has stays the one that works.
+            self._tried = (url, typed, False)
+            self._show_error(
+                store_test_text(found)
+                + "\n"
+                + self.tr("The password was not kept; correct it and press Next again.")
+            )
+            return
+        # Not tried (the server does not answer, say): keep it only if the owner says so.
+        self._tried = (url, typed, True)
+        self._show_error(
+            store_test_text(found)
+            + "\n"
+            + self.tr(
+                "The password could not be tried. Press Next again to keep it anyway, or "
+                "correct the fields."
+            )
+        )
+
+    def cleanupPage(self) -> None:
+        if self._trial is not None and not self._trial.done():
+            self._trial.cancel()
+        super().cleanupPage()
+
     def _store_fields_changed(self, *_args: object) -> None:
         # A mistake in Server is said as it is typed; a message about the store's fields goes
         # once they are right, rather than stay beside the corrected fields.
@@ -543,6 +606,8 @@ class ShopPage(_Page):
             self._show_error("\n".join(problems), store=True)
             return False
         if store_url is not None:
+            if not self._password_tried(store_url):
+                return False
             kept = self.store_choice.keep_password(store_url)
             if kept is not None:
                 self._show_error(kept)
@@ -645,6 +710,28 @@ class TestPage(_Page):
             self._task.cancel()
 
 
+def _with_store_check(tester: ConnectionTester, secrets: SecretStore) -> ConnectionTester:
+    """The connection test, and a check of the shop's shared database when one is chosen
+    (with the password the keychain keeps, as the terminal will connect)."""
+
+    async def checks(settings: Settings) -> list[CheckResult]:
+        results = await tester(settings)
+        url = settings.shared_store_url
+        if url:
+            found = await try_store(url, saved_password(url, secrets))
+            results = [
+                *results,
+                CheckResult(
+                    QCoreApplication.translate("TestPage", "Shared database"),
+                    found.ok,
+                    store_test_text(found),
+                ),
+            ]
+        return results
+
+    return checks
+
+
 class FirstRunWizard(QWizard):
     """Edits a copy of the settings; `settings` holds the result once accepted.
 
@@ -669,7 +756,7 @@ class FirstRunWizard(QWizard):
         self.credentials_page = CredentialsPage(secrets, self)
         self.webhook_page = WebhookPage(secrets, self)
         self.shop_page = ShopPage(self, secrets=secrets)
-        self.test_page = TestPage(tester, self)
+        self.test_page = TestPage(_with_store_check(tester, secrets), self)
         self.environment_id = self.addPage(self.environment_page)
         self.credentials_id = self.addPage(self.credentials_page)
         self.webhook_id = self.addPage(self.webhook_page)

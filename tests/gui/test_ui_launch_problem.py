@@ -114,26 +114,6 @@ def test_in_portuguese_the_dialog_says_why_in_portuguese(
     assert arun(task) is False
 
 
-STORE_PASSWORD = "s3nha-certa-do-caixa"
-
-
-@pytest.fixture
-def shop_store(pg_url: str) -> str:
-    """A shop database owned by a password-protected role; its address has no password."""
-    import psycopg
-
-    from checkout_desktop.store.postgres.address import StoreAddress
-
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        row = admin.execute("SELECT current_database()").fetchone()
-        assert row is not None
-        role = f"caixa_{row[0]}"
-        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{STORE_PASSWORD}'")
-        admin.execute(f'ALTER DATABASE "{row[0]}" OWNER TO {role}')
-    superuser = StoreAddress.parse(pg_url)
-    return f"postgresql:///{superuser.dbname}?host={quote(superuser.host, safe='')}&user={role}"
-
-
 def _store_dialog() -> QMessageBox | None:
     for widget in QApplication.topLevelWidgets():
         named = isinstance(widget, QMessageBox) and widget.objectName() == "storeCannotStart"

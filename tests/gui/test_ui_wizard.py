@@ -334,8 +334,14 @@ def test_the_shop_page_chooses_where_sales_are_kept(qtbot: QtBot, qloop: qasync.
     choice.password.setText("senha-secreta-42")
     choice.sslmode.setCurrentIndex(choice.sslmode.findData("verify-full"))
     wizard.next()
+    # The server does not answer: the password could not be tried, and is kept only when the
+    # owner presses Next again.
+    qtbot.waitUntil(lambda: "could not be tried" in shop.error.text(), timeout=60_000)
+    assert wizard.currentId() == wizard.shop_id
+    assert backend.entries == {}
+    wizard.next()
     assert wizard.currentId() == wizard.test_id
-    qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
+    qtbot.waitUntil(wizard.test_page.isComplete, timeout=60_000)
     wizard.button(QWizard.WizardButton.FinishButton).click()
     url = wizard.settings.shared_store_url
     assert url is not None and "senha-secreta-42" not in wizard.settings.model_dump_json()
@@ -442,3 +448,47 @@ def test_a_missing_field_message_goes_once_the_fields_are_filled(
     assert pin_error != ""
     choice.host.setText("outro-servidor")
     assert shop.error.text() == pin_error
+
+
+@pytest.mark.pg
+def test_a_wrong_database_password_is_tried_not_kept_and_the_test_checks_the_database(
+    qtbot: QtBot, qloop: qasync.QEventLoop, shop_store: str
+) -> None:
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from tests.pg_fixtures import SHOP_STORE_PASSWORD
+
+    address = StoreAddress.parse(shop_store)
+    wizard, backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    choice = _to_shared_store(wizard)
+    shop = wizard.shop_page
+    choice.host.setText(address.host)
+    choice.database.setText(address.dbname)
+    choice.user.setText(address.user)
+    choice.password.setText("errada-777")
+    wizard.next()
+    qtbot.waitUntil(lambda: "refused the login" in shop.error.text(), timeout=60_000)
+    assert wizard.currentId() == wizard.shop_id
+    assert "not kept" in shop.error.text() and "errada-777" not in shop.error.text()
+    assert backend.entries == {}
+    assert wizard.settings.shared_store_url is None
+
+    choice.password.setText(SHOP_STORE_PASSWORD)
+    wizard.next()
+    qtbot.waitUntil(lambda: wizard.currentId() == wizard.test_id, timeout=60_000)
+    url = wizard.settings.shared_store_url
+    assert url is not None
+    kept = SecretStore(backend).store_password(StoreAddress.parse(url).keychain_key)
+    assert kept is not None and kept.get_secret_value() == SHOP_STORE_PASSWORD
+    test = wizard.test_page
+    qtbot.waitUntil(test.isComplete, timeout=60_000)
+    last = test.results[-1]
+    assert last.name == "Shared database" and last.ok, last.detail
+    assert last.detail.startswith("Connected: PostgreSQL")
+
+    # The test says so when the database refuses what the keychain keeps.
+    SecretStore(backend).set_store_password(StoreAddress.parse(url).keychain_key, "mudou-555")
+    test.run_checks()
+    qtbot.waitUntil(test.isComplete, timeout=60_000)
+    assert not test.results[-1].ok and "refused the login" in test.results[-1].detail
+    assert "Everything works" not in test.summary.text()
