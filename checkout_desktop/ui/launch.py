@@ -104,7 +104,10 @@ async def run_window(
                 sandbox = tester.sandbox
             else:
                 tester.release()
-        secrets = None if settings.profile.is_builtin_sandbox else SecretStore()
+        # The keychain for every environment, the built-in sandbox's too: Settings keeps a
+        # real environment's secrets and the shared store's password there. SecretStore opens
+        # the keychain at its first use, so the sandbox's start reads nothing from it.
+        secrets = SecretStore()
         try:
             if settings.profile.is_builtin_sandbox and sandbox is None:
                 sandbox = start_sandbox(paths)
