@@ -55,9 +55,14 @@ def run(args: argparse.Namespace) -> int:
         # A broken store, settings file or instance folder: said in a dialog as well, since a
         # window started from a menu has no terminal to print to (cli.py prints and exits).
         if not args.self_test:
+            from checkout_desktop.paths import app_paths
             from checkout_desktop.ui.startup_problem import show_startup_problem
 
-            show_startup_problem(str(exc))
+            try:
+                paths = app_paths(args.data_dir)
+            except Exception:  # the dialog names the files only when the folders are known
+                paths = None
+            show_startup_problem(exc, paths)
         raise
 
 

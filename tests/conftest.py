@@ -21,7 +21,11 @@ from keyring.compat import properties
 
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.logsetup import RedactingFormatter
-from tests.pg_fixtures import pg_server, pg_url  # noqa: F401 - fixtures for PostgreSQL tests
+from tests.pg_fixtures import (  # noqa: F401 - fixtures for PostgreSQL tests
+    pg_server,
+    pg_url,
+    shop_store,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -83,3 +83,25 @@ def pg_url(pg_server: str) -> Iterator[str]:
     finally:
         with psycopg.connect(pg_server, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+SHOP_STORE_PASSWORD = "s3nha-certa-do-caixa"
+"""The password of `shop_store`'s login role."""
+
+
+@pytest.fixture
+def shop_store(pg_url: str) -> str:
+    """`pg_url`'s database owned by a login role that needs SHOP_STORE_PASSWORD, as the shop's
+    address (which holds no password)."""
+    import psycopg
+
+    from checkout_desktop.store.postgres.address import StoreAddress
+
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        row = admin.execute("SELECT current_database()").fetchone()
+        assert row is not None
+        role = f"caixa_{row[0]}"
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{SHOP_STORE_PASSWORD}'")
+        admin.execute(f'ALTER DATABASE "{row[0]}" OWNER TO {role}')
+    superuser = StoreAddress.parse(pg_url)
+    return f"postgresql:///{superuser.dbname}?host={quote(superuser.host, safe='')}&user={role}"

@@ -16,8 +16,12 @@ from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import (
     DEFAULT_PORT,
     SSL_MODES,
+    HostProblem,
     StoreAddress,
     StoreAddressError,
+    StoreHostError,
+    host_problem,
+    is_ipv6,
 )
 
 logger = logging.getLogger(__name__)
@@ -65,18 +69,29 @@ class StoreFields:
             if not value.strip()
         ]
 
+    def host_problem(self) -> HostProblem | None:
+        """What keeps the Server field from being a server's name, an IP address or a socket
+        folder (a user and password typed into it, say); None when it is one, or empty."""
+        return host_problem(self.host.strip())
+
     def url(self) -> str:
-        """The address as settings keep it; StoreAddressError when it is not a valid one."""
+        """The address as settings keep it; StoreAddressError when it is not a valid one
+        (StoreHostError for the server's name, whose text it never repeats)."""
         if self.sslmode not in SSL_MODES:
             raise StoreAddressError(f"sslmode {self.sslmode!r} is not one of {SSL_MODES}")
+        problem = self.host_problem()
+        if problem is not None:
+            raise StoreHostError(problem)
         host = self.host.strip()
+        if host.startswith("[") and host.endswith("]"):
+            host = host[1:-1]
         query = [f"sslmode={self.sslmode}"]
         netloc_host = host
         if host.startswith("/"):
             # A Unix socket folder travels as a parameter, not in the URL's host part.
             query.append(f"host={quote(host, safe='')}")
             netloc_host = ""
-        elif ":" in host:
+        elif is_ipv6(host):
             netloc_host = f"[{host}]"
         text = (
             f"postgresql://{quote(self.user.strip(), safe='')}@{netloc_host}:{int(self.port)}/"
@@ -143,6 +158,7 @@ def keep_password(url: str, password: SecretStr, secrets: SecretStore) -> None:
 __all__ = [
     "DEFAULT_SSL_MODE",
     "SSL_MODES",
+    "HostProblem",
     "StoreFields",
     "StoreTest",
     "keep_password",

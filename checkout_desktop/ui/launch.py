@@ -29,6 +29,8 @@ logger = logging.getLogger(__name__)
 WARM_UP_HEAD_START_S = 0.01
 """How long the start-up token request gets to go out (or come back) before the window is
 built on the same thread."""
+STORE_EXIT_CODE = 3
+"""What the terminal exits with when its store cannot be used (the README's table)."""
 INBOX_START_WAIT_S = 5.0
 """The inbox starts once the card page has answered and the start-up token request has ended,
 and at the latest this long after the window is shown."""
@@ -67,6 +69,7 @@ async def run_window(
     from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import save_settings
+    from checkout_desktop.store.postgres.address import StoreAddressError
     from checkout_desktop.terminal import StartupError, Terminal
     from checkout_desktop.ui.connection_test import ConnectionTest
     from checkout_desktop.ui.i18n import Translations, choose_locale
@@ -101,7 +104,10 @@ async def run_window(
                 sandbox = tester.sandbox
             else:
                 tester.release()
-        secrets = None if settings.profile.is_builtin_sandbox else SecretStore()
+        # The keychain for every environment, the built-in sandbox's too: Settings keeps a
+        # real environment's secrets and the shared store's password there. SecretStore opens
+        # the keychain at its first use, so the sandbox's start reads nothing from it.
+        secrets = SecretStore()
         try:
             if settings.profile.is_builtin_sandbox and sandbox is None:
                 sandbox = start_sandbox(paths)
@@ -119,10 +125,19 @@ async def run_window(
                 store_url=store_url,
             )
             break
-        except (StartupError, SandboxLinkError, ProfileError) as exc:
+        except (StartupError, SandboxLinkError, ProfileError, StoreAddressError) as exc:
             if sandbox is not None:
                 sandbox.stop()
                 sandbox = None
+            cause = store_cause(exc)
+            if cause is not None:
+                # The shop's shared store, not the environment: say so, and how to fix it.
+                logger.error("the shared store cannot be used: %s", exc)
+                if not await ask_to_fix_store(cause, setup=store_url is None):
+                    _discard(card_page)
+                    return int(getattr(cause, "exit_code", STORE_EXIT_CODE))
+                needs_wizard = True
+                continue
             if settings.profile.is_builtin_sandbox or needs_wizard:
                 print(f"checkout-desktop: {exc}", file=sys.stderr)
                 _discard(card_page)
@@ -228,8 +243,10 @@ def _open_window(
     )
     if terminal.sandbox is not None:
         window.charge_screen.set_payer(terminal.sandbox.pay_qr)
-    for problem in terminal.problems:
-        window.statusBar().showMessage(problem, 30000)
+    if terminal.problems:
+        from checkout_desktop.ui.start_problems import show_start_problems
+
+        show_start_problems(window.statusBar(), list(terminal.problems))
     window.adapter.replay(terminal.current_state())
     window.show()
     if not loading:
@@ -282,8 +299,11 @@ async def _start_inbox_when_ready(
         # Charging goes on without notifications; the window says why they are missing.
         logger.exception("the inbox did not start")
         terminal.problems.append(f"notifications are off: the inbox did not start ({exc})")
-    for problem in terminal.problems[known:]:
-        window.statusBar().showMessage(problem, 30000)
+    if terminal.problems[known:]:
+        from checkout_desktop.ui.start_problems import show_start_problems
+
+        # A short line in the screen's language; the whole text on hover and on a click.
+        show_start_problems(window.statusBar(), terminal.problems[known:])
     # The listener, tunnel and health states, also for a window that missed their changes.
     window.adapter.replay(terminal.current_state())
     from checkout_desktop.collector import settle_start_up
@@ -409,5 +429,137 @@ async def ask_to_fix_profile(settings: Settings, why: str) -> bool:
     logger.info("start-up problem shown: the %s profile cannot start", settings.active_profile)
     await wait_for_signal(box.finished)
     chosen = box.clickedButton() is fix
+    box.deleteLater()
+    return chosen
+
+
+def store_cause(exc: BaseException) -> BaseException | None:
+    """The shared store's own error behind a start that failed on it (a refused login, a
+    server that does not answer, no keychain to read its password from), or None."""
+    from checkout_desktop.secrets import KeychainUnavailable
+    from checkout_desktop.store.errors import StoreError
+    from checkout_desktop.store.postgres.address import StoreAddressError
+
+    if isinstance(exc, StoreAddressError):
+        return exc
+    for cause in (exc.__cause__, exc.__context__):
+        if isinstance(cause, StoreError | KeychainUnavailable):
+            return cause
+    return None
+
+
+def store_problem_text(cause: BaseException) -> str:
+    """What keeps the shared store from being used, and what to do, in the screen's language."""
+    from PySide6.QtCore import QCoreApplication
+
+    from checkout_desktop.secrets import KeychainUnavailable
+    from checkout_desktop.store.postgres.address import StoreAddressError
+    from checkout_desktop.store.postgres.db import SharedStoreError, StoreProblem
+    from checkout_desktop.ui.problem_texts import keychain_text
+
+    if isinstance(cause, KeychainUnavailable):
+        return keychain_text(cause)
+    if isinstance(cause, StoreAddressError):
+        return QCoreApplication.translate(
+            "Launch", "The shared database's address is not valid: choose the store again."
+        )
+    if not isinstance(cause, SharedStoreError):
+        return QCoreApplication.translate("Launch", "The database server refused the connection.")
+    address = cause.address
+    words = {"user": address.user, "database": address.dbname, "server": address.host}
+    texts = {
+        StoreProblem.CREDENTIALS: QCoreApplication.translate(
+            "Launch",
+            "The database server refused the login of “{user}” to “{database}”: the password "
+            "kept on this computer is wrong, or the user may not log in.",
+        ),
+        StoreProblem.PASSWORD_MISSING: QCoreApplication.translate(
+            "Launch",
+            "The database server asks for a password, and this computer's keychain keeps none "
+            "for “{user}” on “{database}”.",
+        ),
+        StoreProblem.UNREACHABLE: QCoreApplication.translate(
+            "Launch",
+            "The database server {server} does not answer: check that it is on and that this "
+            "computer reaches it (network, firewall), then start again.",
+        ),
+        StoreProblem.NO_DATABASE: QCoreApplication.translate(
+            "Launch",
+            "The database server {server} has no database named “{database}”: create it, or "
+            "choose another one in the setup.",
+        ),
+        StoreProblem.TLS: QCoreApplication.translate(
+            "StoreChoice",
+            "The encrypted connection failed: check sslmode and the server's certificate.",
+        ),
+        StoreProblem.SCHEMA_NEWER: QCoreApplication.translate(
+            "StoreChoice",
+            "This database was prepared by a newer checkout-desktop: upgrade this terminal first.",
+        ),
+        StoreProblem.FOREIGN: QCoreApplication.translate(
+            "StoreChoice", "This database holds another program's tables: use an empty database."
+        ),
+    }
+    text = texts.get(
+        cause.problem,
+        QCoreApplication.translate("Launch", "The database server refused the connection."),
+    ).format(**words)
+    if cause.problem in (StoreProblem.CREDENTIALS, StoreProblem.PASSWORD_MISSING):
+        text += "\n\n" + QCoreApplication.translate(
+            "Launch",
+            "To set the password, open the setup and type it in Password, or run this "
+            "command in a terminal:\n{command}",
+        ).format(command=f"checkout-desktop --store {address.url()} store password")
+    return text
+
+
+async def ask_to_fix_store(cause: BaseException, *, setup: bool = True) -> bool:
+    """Say why the shop's shared store cannot be used; True when the user opens the setup
+    (offered when the store comes from the settings, not from `--store`)."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QMessageBox
+
+    from checkout_desktop.ui.qt_app import close_on_signals, wait_for_signal
+
+    box = QMessageBox()
+    box.setObjectName("storeCannotStart")
+    box.setIcon(QMessageBox.Icon.Critical)
+    box.setWindowTitle(QCoreApplication.translate("Launch", "checkout-desktop"))
+    box.setText(
+        QCoreApplication.translate(
+            "Launch", "The shop's shared database cannot be used, so the terminal cannot start."
+        )
+    )
+    advice = (
+        QCoreApplication.translate(
+            "Launch",
+            "Open the setup to fix it, or to keep the sales on this computer; or quit and fix "
+            "it later.",
+        )
+        if setup
+        else QCoreApplication.translate(
+            "Launch", "The database was given with --store: fix it there, or start without it."
+        )
+    )
+    box.setInformativeText("\n\n".join([store_problem_text(cause), advice]))
+    box.setDetailedText(
+        QCoreApplication.translate("Launch", "Technical detail: {detail}").format(detail=cause)
+    )
+    fix = None
+    if setup:
+        fix = box.addButton(
+            QCoreApplication.translate("Launch", "Open the &setup"),
+            QMessageBox.ButtonRole.AcceptRole,
+        )
+        fix.setObjectName("openSetup")
+    quit_button = box.addButton(
+        QCoreApplication.translate("Launch", "&Quit"), QMessageBox.ButtonRole.RejectRole
+    )
+    box.setDefaultButton(fix or quit_button)
+    close_on_signals(box.reject)
+    box.open()
+    logger.info("start-up problem shown: the shared store cannot be used")
+    await wait_for_signal(box.finished)
+    chosen = fix is not None and box.clickedButton() is fix
     box.deleteLater()
     return chosen

@@ -9,6 +9,7 @@ from PySide6.QtCore import QCoreApplication
 
 from checkout_desktop.doctor.report import Finding
 from checkout_desktop.inbox.url_rules import RuleViolation
+from checkout_desktop.store.postgres.address import HostProblem
 from checkout_desktop.ui.doctor_text import render
 
 logger = logging.getLogger(__name__)
@@ -46,4 +47,30 @@ def stored_pin_text() -> str:
     )
 
 
-__all__ = ["keychain_text", "stored_pin_text", "url_rules_text"]
+def store_host_text(problem: HostProblem) -> str:
+    """What is wrong with the shared database's Server field (never repeating what it holds,
+    which may be a password)."""
+    texts = {
+        HostProblem.CREDENTIALS: QCoreApplication.translate(
+            "ProblemTexts",
+            "Type only the server's name or address in Server: the user goes in User and the "
+            "password in Password.",
+        ),
+        HostProblem.SPACE: QCoreApplication.translate(
+            "ProblemTexts", "The server's name in Server cannot contain spaces."
+        ),
+        HostProblem.SLASH: QCoreApplication.translate(
+            "ProblemTexts",
+            "The server's name in Server cannot contain '/' (only a socket folder starts "
+            "with '/').",
+        ),
+        HostProblem.COLON: QCoreApplication.translate(
+            "ProblemTexts",
+            "Server holds a ':' but is not an IPv6 address: type the port in Port, not after "
+            "the server's name.",
+        ),
+    }
+    return texts[problem]
+
+
+__all__ = ["keychain_text", "store_host_text", "stored_pin_text", "url_rules_text"]

@@ -1,12 +1,18 @@
-"""The window's way of saying why the terminal cannot start: one dialog with the plain message."""
+"""The window's way of saying why the terminal cannot start: one dialog, in the screen's language,
+that says what is wrong and what to do (the start's own English words as a technical detail)."""
 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
+
+if TYPE_CHECKING:
+    from checkout_desktop.paths import AppPaths
+    from checkout_desktop.ui.i18n import Translations
 
 logger = logging.getLogger(__name__)
 
@@ -15,21 +21,129 @@ logger = logging.getLogger(__name__)
 _HEADLESS = frozenset({"offscreen", "minimal"})
 
 
-def show_startup_problem(message: str) -> bool:
-    """Show `message` (a broken store, settings file or folder) in a modal dialog before the
-    terminal exits; returns whether a dialog was shown."""
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("StartupProblem", text)
+
+
+def install_startup_language(paths: AppPaths | None) -> Translations:
+    """Install the language the window would speak, before a start-up problem is said: the
+    settings' choice when they can be read, else the system's."""
+    from checkout_desktop.ui.i18n import TranslationError, Translations, choose_locale
+
+    setting: str | None = None
+    if paths is not None:
+        from checkout_desktop.settings import load_settings
+
+        try:
+            setting = load_settings(paths).ui.locale
+        except Exception:  # the settings may be the very problem: the system's language then
+            setting = None
+    try:
+        locale = choose_locale(setting)
+    except TranslationError:
+        locale = choose_locale(None)
+    translations = Translations()
+    translations.install(locale)
+    return translations
+
+
+def startup_problem_text(problem: BaseException, paths: AppPaths | None = None) -> str:
+    """What keeps the terminal from starting, and what to do, in the screen's language."""
+    from checkout_desktop.paths import InstanceFolderError
+    from checkout_desktop.settings import SettingsError
+    from checkout_desktop.store import errors
+    from checkout_desktop.store.postgres.address import StoreAddressError
+    from checkout_desktop.store.postgres.db import SharedStoreError
+    from checkout_desktop.ui.single_instance import InstanceFolderNotWritable
+
+    settings_file = "" if paths is None else str(paths.settings_file)
+    database_file = "" if paths is None else str(paths.database_file)
+    data_dir = "" if paths is None else str(paths.data_dir)
+    if isinstance(problem, SharedStoreError | StoreAddressError):
+        from checkout_desktop.ui.launch import store_problem_text
+
+        return store_problem_text(problem)
+    if isinstance(problem, SettingsError):
+        return _tr(
+            "The settings file {file} cannot be read: it is damaged, or was changed by hand. "
+            "Move it to another folder (the terminal then starts with its setup, as on its "
+            "first day) or put back a good copy, then start again."
+        ).format(file=settings_file)
+    if isinstance(problem, InstanceFolderNotWritable):
+        return _tr(
+            "The terminal cannot write in its data folder {folder}. Make it writable by this "
+            "user, or start with another folder (--data-dir), then start again."
+        ).format(folder=data_dir)
+    if isinstance(problem, InstanceFolderError):
+        return _tr(
+            "A folder of the terminal cannot be used as it is: other users can change it, it "
+            "belongs to another user, or a file stands where the folder should be. Make the "
+            "folder named below yours alone (on Linux: chmod 700 and the folder), or start "
+            "with another folder (--data-dir), then start again."
+        )
+    if isinstance(problem, errors.StoreCorrupt):
+        return _tr(
+            "The sales file {file} is damaged (it failed its integrity check) and was left as "
+            "it is. Close every checkout-desktop, move the file (with its -wal and -shm files) "
+            "to another folder to keep for support, then start again with a new, empty file."
+        ).format(file=database_file)
+    if isinstance(problem, errors.ForeignStore):
+        return _tr(
+            "The file {file} is not a sales file of checkout-desktop (it is another program's, "
+            "or not a database) and was left untouched. Move it to another folder, then start "
+            "again."
+        ).format(file=database_file)
+    if isinstance(problem, errors.SchemaTooNew):
+        return _tr(
+            "The sales file {file} was written by a newer checkout-desktop: install that "
+            "version, or a newer one."
+        ).format(file=database_file)
+    if isinstance(problem, errors.StoreNotWritable):
+        return _tr(
+            "The sales file {file} or its folder cannot be written. Make both writable by this "
+            "user, or start with another folder (--data-dir)."
+        ).format(file=database_file)
+    if isinstance(problem, errors.StoreError):
+        return _tr(
+            "The sales file {file} cannot be opened (the disk may be full, or something else "
+            "stands in its place). Free some space or check the folder, then start again."
+        ).format(file=database_file)
+    return _tr("The technical detail below says what keeps it from starting, and how to fix it.")
+
+
+def startup_problem_box(problem: BaseException, paths: AppPaths | None = None) -> QMessageBox:
+    """The dialog for `problem`, built in the installed language (not shown yet)."""
+    box = QMessageBox()
+    box.setObjectName("startupProblem")
+    box.setIcon(QMessageBox.Icon.Critical)
+    box.setWindowTitle("checkout-desktop")  # the product's name, the same in every language
+    box.setText(_tr("The terminal cannot start."))
+    box.setInformativeText(startup_problem_text(problem, paths))
+    box.setDetailedText(
+        QCoreApplication.translate("Launch", "Technical detail: {detail}").format(detail=problem)
+    )
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    return box
+
+
+def show_startup_problem(problem: BaseException, paths: AppPaths | None = None) -> bool:
+    """Show `problem` (a broken store, settings file or folder) in a modal dialog, in the
+    settings' or the system's language, before the terminal exits; returns whether a dialog
+    was shown."""
     app = QApplication.instance() or QApplication([])
     if QGuiApplication.platformName() in _HEADLESS:
         return False
-    box = QMessageBox()
-    box.setIcon(QMessageBox.Icon.Critical)
-    box.setWindowTitle("checkout-desktop")  # the product's name, the same in every language
-    box.setText(QCoreApplication.translate("StartupProblem", "The terminal cannot start."))
-    box.setInformativeText(message)
-    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    translations = install_startup_language(paths)
+    box = startup_problem_box(problem, paths)
     box.exec()
+    translations.remove()
     del app
     return True
 
 
-__all__ = ["show_startup_problem"]
+__all__ = [
+    "install_startup_language",
+    "show_startup_problem",
+    "startup_problem_box",
+    "startup_problem_text",
+]

@@ -14,16 +14,19 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 
+from pydantic import SecretStr
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
     QFormLayout,
+    QFrame,
     QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -31,14 +34,16 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from checkout_desktop.doctor.store_check import StoreTest, saved_password, try_store
 from checkout_desktop.domain import documents
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
+from checkout_desktop.store.postgres.address import host_problem
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
-from checkout_desktop.ui.problem_texts import keychain_text, url_rules_text
-from checkout_desktop.ui.store_choice import StoreChoice
+from checkout_desktop.ui.problem_texts import keychain_text, store_host_text, url_rules_text
+from checkout_desktop.ui.store_choice import StoreChoice, store_test_text
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -435,14 +440,36 @@ class ShopPage(_Page):
         self.pin_label.setBuddy(self.pin)
         self.pin_again_label = QLabel(self)
         self.pin_again_label.setBuddy(self.pin_again)
-        form = QFormLayout(self)
+        # The shared database's fields make this page taller than a shop PC's screen allows:
+        # it scrolls rather than squash them.
+        content = QWidget(self)
+        content.setObjectName("shopPageContent")
+        form = QFormLayout(content)
         form.addRow(self.name_label, self.shop_name)
         form.addRow(self.pin_label, self.pin)
         form.addRow(self.pin_again_label, self.pin_again)
         form.addRow(self.pin_note)
         form.addRow(self.store_choice)
         form.addRow(self.error)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setObjectName("shopPageScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll_area)
         self.pin.textChanged.connect(self._show_pin_note)
+        self._store_problem_shown = False
+        """The error line says what is wrong with the store's fields (so it follows them)."""
+        self._trial: asyncio.Future[StoreTest] | None = None
+        self._tried: tuple[str, str, bool] | None = None
+        """The address and password last tried, and whether the server accepted them."""
+        choice = self.store_choice
+        for edit in (choice.host, choice.database, choice.user):
+            edit.textChanged.connect(self._store_fields_changed)
+        choice.local.toggled.connect(self._store_fields_changed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -477,35 +504,120 @@ class ShopPage(_Page):
         settings = self.wizard_settings()
         self.shop_name.setText(settings.ui.shop_name)
         self.store_choice.load(settings.shared_store_url)
-        self.error.clear()
+        self._show_error("")
+
+    def _show_error(self, text: str, *, store: bool = False) -> None:
+        self.error.setText(text)
+        self._store_problem_shown = store and bool(text)
+
+    def store_problems(self) -> tuple[str | None, list[str]]:
+        """The shared store's address and what is wrong with it, in the screen's language (a
+        password typed into Server is said without being repeated)."""
+        choice = self.store_choice
+        if choice.shared.isChecked():
+            problem = host_problem(choice.host.text().strip())
+            if problem is not None:
+                return None, [store_host_text(problem)]
+        return choice.chosen_url()
+
+    def _password_tried(self, url: str) -> bool:
+        """Whether the typed password may go to the keychain: the server accepted it, or it
+        could not be tried (the server does not answer) and Next was pressed again after
+        saying so. Otherwise a trial starts and the page waits for it."""
+        typed = self.store_choice.password.text()
+        if not typed:
+            return True
+        if self._tried is not None and self._tried[:2] == (url, typed):
+            return self._tried[2]
+        if self._trial is not None and not self._trial.done():
+            return False
+        self._show_error(self.tr("Trying the password with the database…"))
+        self.error.setStyleSheet("")
+        self._trial = asyncio.ensure_future(try_store(url, SecretStr(typed)))
+        self._trial.add_done_callback(lambda task: self._trial_done(task, url, typed))
+        return False
+
+    def _trial_done(self, task: asyncio.Future[StoreTest], url: str, typed: str) -> None:
+        self.error.setStyleSheet("color: #b3261e;")
+        if task.cancelled():
+            self._show_error("")
+            return
+        exc = task.exception()
+        found = StoreTest(ok=False, problem="refused", detail=str(exc)) if exc else task.result()
+        if exc is not None:
+            logger.error("the database's password could not be tried: %s", exc)
+        if found.ok:
+            self._tried = (url, typed, True)
+            self._show_error("")
+            wizard = self.wizard()
+            if wizard is not None and wizard.currentPage() is self:
+                wizard.next()
+            return
+        if found.problem in ("credentials", "password_missing", "address"):
+            # Refused: never kept, so the password the terminal has stays the one that works.
+            self._tried = (url, typed, False)
+            self._show_error(
+                store_test_text(found)
+                + "\n"
+                + self.tr("The password was not kept; correct it and press Next again.")
+            )
+            return
+        # Not tried (the server does not answer, say): keep it only if the owner says so.
+        self._tried = (url, typed, True)
+        self._show_error(
+            store_test_text(found)
+            + "\n"
+            + self.tr(
+                "The password could not be tried. Press Next again to keep it anyway, or "
+                "correct the fields."
+            )
+        )
+
+    def cleanupPage(self) -> None:
+        if self._trial is not None and not self._trial.done():
+            self._trial.cancel()
+        super().cleanupPage()
+
+    def _store_fields_changed(self, *_args: object) -> None:
+        # A mistake in Server is said as it is typed; a message about the store's fields goes
+        # once they are right, rather than stay beside the corrected fields.
+        choice = self.store_choice
+        problem = host_problem(choice.host.text().strip()) if choice.shared.isChecked() else None
+        if problem is not None:
+            self._show_error(store_host_text(problem), store=True)
+        elif self._store_problem_shown:
+            _url, problems = self.store_problems()
+            self._show_error("\n".join(problems), store=True)
 
     def validatePage(self) -> bool:
         settings = self.wizard_settings()
         pin, again = self.pin.text(), self.pin_again.text()
         if pin or again:
             if pin != again:
-                self.error.setText(self.tr("The two PINs differ; type the same PIN twice."))
+                self._show_error(self.tr("The two PINs differ; type the same PIN twice."))
                 return False
             try:
                 settings.ui.supervisor_pin_hash = hash_pin(pin)
             except PinError:
-                self.error.setText(self.tr("A supervisor PIN has 4 to 8 digits."))
+                self._show_error(self.tr("A supervisor PIN has 4 to 8 digits."))
                 return False
-        store_url, problems = self.store_choice.chosen_url()
+        store_url, problems = self.store_problems()
         if problems:
-            self.error.setText("\n".join(problems))
+            self._show_error("\n".join(problems), store=True)
             return False
         if store_url is not None:
+            if not self._password_tried(store_url):
+                return False
             kept = self.store_choice.keep_password(store_url)
             if kept is not None:
-                self.error.setText(kept)
+                self._show_error(kept)
                 return False
         settings.shared_store_url = store_url
         settings.ui.shop_name = " ".join(self.shop_name.text().split())
         # Only the PIN's salted hash is kept; the typed digits leave the fields now.
         self.pin.clear()
         self.pin_again.clear()
-        self.error.clear()
+        self._show_error("")
         return True
 
 
@@ -598,6 +710,28 @@ class TestPage(_Page):
             self._task.cancel()
 
 
+def _with_store_check(tester: ConnectionTester, secrets: SecretStore) -> ConnectionTester:
+    """The connection test, and a check of the shop's shared database when one is chosen
+    (with the password the keychain keeps, as the terminal will connect)."""
+
+    async def checks(settings: Settings) -> list[CheckResult]:
+        results = await tester(settings)
+        url = settings.shared_store_url
+        if url:
+            found = await try_store(url, saved_password(url, secrets))
+            results = [
+                *results,
+                CheckResult(
+                    QCoreApplication.translate("TestPage", "Shared database"),
+                    found.ok,
+                    store_test_text(found),
+                ),
+            ]
+        return results
+
+    return checks
+
+
 class FirstRunWizard(QWizard):
     """Edits a copy of the settings; `settings` holds the result once accepted.
 
@@ -622,7 +756,7 @@ class FirstRunWizard(QWizard):
         self.credentials_page = CredentialsPage(secrets, self)
         self.webhook_page = WebhookPage(secrets, self)
         self.shop_page = ShopPage(self, secrets=secrets)
-        self.test_page = TestPage(tester, self)
+        self.test_page = TestPage(_with_store_check(tester, secrets), self)
         self.environment_id = self.addPage(self.environment_page)
         self.credentials_id = self.addPage(self.credentials_page)
         self.webhook_id = self.addPage(self.webhook_page)
@@ -630,7 +764,9 @@ class FirstRunWizard(QWizard):
         self.test_id = self.addPage(self.test_page)
         self.environment_page.language_chosen.connect(self._language_chosen)
         self.retranslate()
-        self.resize(640, 520)
+        # Room for the shop page's fields, within the screen (a shop PC has 1366×768).
+        available = self.screen().availableGeometry()
+        self.resize(min(760, available.width()), min(660, available.height() - 40))
 
     def _language_chosen(self, locale: str | None) -> None:
         self.settings.ui.locale = locale

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import qasync
@@ -13,9 +15,11 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.gateway.profiles import ProfileError, client_id_of, resolve_endpoints
+from checkout_desktop.secrets import SecretStore
 from checkout_desktop.settings import Settings
 from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.launch import ask_to_fix_profile
+from tests.conftest import MemoryKeyring
 from tests.gui.pseudo import MarkingTranslator, english_on_screen, untranslated
 
 
@@ -108,3 +112,68 @@ def test_in_portuguese_the_dialog_says_why_in_portuguese(
     finally:
         box.reject()
     assert arun(task) is False
+
+
+def _store_dialog() -> QMessageBox | None:
+    for widget in QApplication.topLevelWidgets():
+        named = isinstance(widget, QMessageBox) and widget.objectName() == "storeCannotStart"
+        if named and widget.isVisible():
+            assert isinstance(widget, QMessageBox)
+            return widget
+    return None
+
+
+def _shop_settings(store: str) -> Settings:
+    settings = Settings(first_run_done=True, active_profile="production")
+    settings.profiles["production"] = settings.profile.model_copy(update={"client_id": "shop-42"})
+    settings.shared_store_url = store
+    return settings
+
+
+@pytest.mark.pg
+@pytest.mark.expected_errors("the shared store cannot be used")
+@pytest.mark.parametrize("case", ["wrong-password", "server-down"])
+def test_a_shared_store_that_refuses_or_is_down_is_named_and_ends_with_exit_3(
+    qtbot: QtBot,
+    qloop: qasync.QEventLoop,
+    arun: Callable[..., Any],
+    shop_store: str,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
+    case: str,
+) -> None:
+    from pydantic import SecretStr
+
+    from checkout_desktop.paths import app_paths
+    from checkout_desktop.store.postgres import db
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from checkout_desktop.ui.launch import run_window
+
+    store = shop_store
+    if case == "server-down":
+        address = StoreAddress.parse(store)
+        store = store.replace(quote(address.host, safe=""), quote(address.host + "-gone", safe=""))
+    db.save_password(
+        StoreAddress.parse(store), SecretStr("errada-123"), SecretStore(memory_keyring)
+    )
+    paths = app_paths(tmp_path / "caixa").ensure()
+    task = asyncio.ensure_future(run_window(_shop_settings(store), paths))
+    qtbot.waitUntil(lambda: _store_dialog() is not None or task.done(), timeout=30_000)
+    assert not task.done(), "the terminal ended without saying why"
+    box = _store_dialog()
+    assert box is not None
+    try:
+        assert "shared database" in box.text()
+        said = box.informativeText()
+        if case == "wrong-password":
+            assert "refused the login" in said
+            assert "store password" in said and StoreAddress.parse(store).url() in said
+        else:
+            assert "does not answer" in said
+        # Not blamed on the environment, and never the password.
+        assert "environment" not in box.text() + said
+        assert "errada-123" not in said + box.detailedText()
+        assert box.findChild(QPushButton, "openSetup") is not None
+    finally:
+        box.reject()
+    assert arun(task, timeout=10_000) == 3

@@ -334,8 +334,14 @@ def test_the_shop_page_chooses_where_sales_are_kept(qtbot: QtBot, qloop: qasync.
     choice.password.setText("senha-secreta-42")
     choice.sslmode.setCurrentIndex(choice.sslmode.findData("verify-full"))
     wizard.next()
+    # The server does not answer: the password could not be tried, and is kept only when the
+    # owner presses Next again.
+    qtbot.waitUntil(lambda: "could not be tried" in shop.error.text(), timeout=60_000)
+    assert wizard.currentId() == wizard.shop_id
+    assert backend.entries == {}
+    wizard.next()
     assert wizard.currentId() == wizard.test_id
-    qtbot.waitUntil(wizard.test_page.isComplete, timeout=5000)
+    qtbot.waitUntil(wizard.test_page.isComplete, timeout=60_000)
     wizard.button(QWizard.WizardButton.FinishButton).click()
     url = wizard.settings.shared_store_url
     assert url is not None and "senha-secreta-42" not in wizard.settings.model_dump_json()
@@ -346,3 +352,143 @@ def test_the_shop_page_chooses_where_sales_are_kept(qtbot: QtBot, qloop: qasync.
         "verify-full",
     )
     assert SecretStore(backend).store_password(address.keychain_key) is not None
+
+
+def _to_shared_store(wizard: FirstRunWizard) -> Any:
+    wizard.show()
+    wizard.next()
+    wizard.next()
+    choice = wizard.shop_page.store_choice
+    choice.shared.setChecked(True)
+    return choice
+
+
+def test_a_password_typed_into_server_is_refused_and_never_shown_or_saved(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    wizard, backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    choice = _to_shared_store(wizard)
+    choice.host.setText("caixa:DBPASS_SEGREDO_444@servidor-da-loja")
+    choice.database.setText("loja4")
+    choice.user.setText("caixa")
+    wizard.next()
+    shop = wizard.shop_page
+    assert wizard.currentId() == wizard.shop_id
+    assert "Server" in shop.error.text() and "User" in shop.error.text()
+    assert "DBPASS" not in shop.error.text()
+    assert wizard.settings.shared_store_url is None
+    assert "DBPASS" not in wizard.settings.model_dump_json()
+    assert backend.entries == {}
+    # Testing the database repeats nothing of it either.
+    choice.test_button.click()
+    assert "DBPASS" not in choice.result.text()
+    # Fixed, the message goes at once.
+    choice.host.setText("servidor-da-loja")
+    assert shop.error.text() == ""
+
+
+def test_the_shared_database_fields_are_whole_and_apart_at_the_wizards_size(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea, QWidget
+
+    wizard, _backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    choice = _to_shared_store(wizard)
+    qtbot.waitExposed(wizard)
+    # The shop's PC: 1366×768; the wizard fits it.
+    assert wizard.width() <= 1366 and wizard.height() <= 768
+    fields: list[QWidget] = [
+        choice.host,
+        choice.port,
+        choice.database,
+        choice.user,
+        choice.password,
+        choice.sslmode,
+        choice.test_button,
+    ]
+    places: list[QRect] = []
+    for field in fields:
+        # Each one gets the height it asks for (scrolled to when the page is taller).
+        assert field.height() >= field.minimumSizeHint().height(), field.objectName()
+        top_left = field.mapTo(wizard.shop_page, field.rect().topLeft())
+        places.append(QRect(top_left, field.size()))
+    for i, place in enumerate(places):
+        for other in places[i + 1 :]:
+            assert not place.intersects(other)
+    scroll = wizard.shop_page.findChild(QScrollArea)
+    if scroll is not None:
+        scroll.ensureWidgetVisible(choice.test_button)
+        assert choice.test_button.visibleRegion().boundingRect().height() == (
+            choice.test_button.height()
+        )
+
+
+def test_a_missing_field_message_goes_once_the_fields_are_filled(
+    qtbot: QtBot, qloop: qasync.QEventLoop
+) -> None:
+    wizard, _backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    choice = _to_shared_store(wizard)
+    shop = wizard.shop_page
+    wizard.next()
+    assert "server, database, user" in shop.error.text()
+    choice.host.setText("servidor-da-loja")
+    assert "server" not in shop.error.text() and "database, user" in shop.error.text()
+    choice.database.setText("loja4")
+    choice.user.setText("caixa")
+    assert shop.error.text() == ""
+    # A PIN mistake is not the store's: it stays until Next is pressed again.
+    shop.pin.setText("12")
+    shop.pin_again.setText("12")
+    wizard.next()
+    pin_error = shop.error.text()
+    assert pin_error != ""
+    choice.host.setText("outro-servidor")
+    assert shop.error.text() == pin_error
+
+
+@pytest.mark.pg
+def test_a_wrong_database_password_is_tried_not_kept_and_the_test_checks_the_database(
+    qtbot: QtBot, qloop: qasync.QEventLoop, shop_store: str
+) -> None:
+    from checkout_desktop.store.postgres.address import StoreAddress
+    from tests.pg_fixtures import SHOP_STORE_PASSWORD
+
+    address = StoreAddress.parse(shop_store)
+    wizard, backend, _tester = make(Settings(), [CheckResult("Token", True, "fetched")])
+    qtbot.addWidget(wizard)
+    choice = _to_shared_store(wizard)
+    shop = wizard.shop_page
+    choice.host.setText(address.host)
+    choice.database.setText(address.dbname)
+    choice.user.setText(address.user)
+    choice.password.setText("errada-777")
+    wizard.next()
+    qtbot.waitUntil(lambda: "refused the login" in shop.error.text(), timeout=60_000)
+    assert wizard.currentId() == wizard.shop_id
+    assert "not kept" in shop.error.text() and "errada-777" not in shop.error.text()
+    assert backend.entries == {}
+    assert wizard.settings.shared_store_url is None
+
+    choice.password.setText(SHOP_STORE_PASSWORD)
+    wizard.next()
+    qtbot.waitUntil(lambda: wizard.currentId() == wizard.test_id, timeout=60_000)
+    url = wizard.settings.shared_store_url
+    assert url is not None
+    kept = SecretStore(backend).store_password(StoreAddress.parse(url).keychain_key)
+    assert kept is not None and kept.get_secret_value() == SHOP_STORE_PASSWORD
+    test = wizard.test_page
+    qtbot.waitUntil(test.isComplete, timeout=60_000)
+    last = test.results[-1]
+    assert last.name == "Shared database" and last.ok, last.detail
+    assert last.detail.startswith("Connected: PostgreSQL")
+
+    # The test says so when the database refuses what the keychain keeps.
+    SecretStore(backend).set_store_password(StoreAddress.parse(url).keychain_key, "mudou-555")
+    test.run_checks()
+    qtbot.waitUntil(test.isComplete, timeout=60_000)
+    assert not test.results[-1].ok and "refused the login" in test.results[-1].detail
+    assert "Everything works" not in test.summary.text()

@@ -74,17 +74,24 @@ def test_password_is_kept_in_the_keychain_and_checked(
     assert "store password" in err
 
 
-def test_a_wrong_password_is_stored_but_reported(
+def test_a_wrong_password_is_tried_first_and_never_kept(
     shop_url: str,
     memory_keyring: MemoryKeyring,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    assert cli.main(["--store", shop_url, "store", "password"]) == 0
+    capsys.readouterr()
     monkeypatch.setattr("sys.stdin", io.StringIO("errada-123\n"))
     assert cli.main(["--store", shop_url, "store", "password"]) == 3
-    err = capsys.readouterr().err
-    assert "refused the login" in err
-    assert "errada-123" not in err
+    out = capsys.readouterr()
+    assert "refused the login" in out.err
+    assert "not kept" in out.err
+    assert "kept in the OS keychain" not in out.out
+    assert "errada-123" not in out.out + out.err
+    # The password that works stays where it was.
+    assert list(memory_keyring.entries.values()) == [PASSWORD]
 
 
 def test_an_address_with_a_password_is_refused_before_anything_runs(

@@ -82,3 +82,53 @@ def test_the_password_reaches_libpq_only_as_an_argument() -> None:
     assert "s3nha-secreta" not in address.url()
     assert "s3nha-secreta" not in repr(address)
     assert "password" not in connect_kwargs(address, None)
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "caixa:DBPASS_SEGREDO_444@servidor-da-loja",
+        "caixa@servidor-da-loja",
+        "servidor da loja",
+        "servidor/loja",
+        "servidor-da-loja:5432",
+        "caixa:DBPASS_SEGREDO_444@/tmp/pg",
+    ],
+)
+def test_a_server_field_holding_more_than_a_host_is_refused_without_echoing_it(
+    host: str,
+) -> None:
+    from checkout_desktop.doctor.store_check import StoreFields
+
+    fields = StoreFields(host=host, port=5432, database="loja4", user="caixa")
+    with pytest.raises(StoreAddressError) as caught:
+        fields.url()
+    assert "DBPASS" not in str(caught.value) and host not in str(caught.value)
+    assert fields.host_problem() is not None
+
+
+def test_a_url_whose_host_hides_a_password_is_refused() -> None:
+    # What an earlier version wrote into settings.json for "user:password@server".
+    with pytest.raises(StoreAddressError) as caught:
+        StoreAddress.parse(
+            "postgresql://caixa@[caixa:DBPASS_SEGREDO_444@servidor-da-loja]:5432/loja4"
+        )
+    assert "DBPASS" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("host", "netloc"),
+    [
+        ("::1", "[::1]"),
+        ("fe80::1", "[fe80::1]"),
+        ("[2001:db8::5]", "[2001:db8::5]"),
+        ("192.168.0.10", "192.168.0.10"),
+        ("servidor-da-loja", "servidor-da-loja"),
+    ],
+)
+def test_ipv6_addresses_and_plain_names_are_accepted(host: str, netloc: str) -> None:
+    from checkout_desktop.doctor.store_check import StoreFields
+
+    fields = StoreFields(host=host, port=5432, database="loja4", user="caixa")
+    assert fields.host_problem() is None
+    assert fields.url().startswith(f"postgresql://caixa@{netloc}:5432/loja4")

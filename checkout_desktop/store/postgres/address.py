@@ -7,8 +7,10 @@ database), and reaches libpq only as a connection argument, at the moment of con
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from dataclasses import dataclass
+from enum import StrEnum
 from urllib.parse import quote
 
 from checkout_desktop.errors import PlainError
@@ -45,6 +47,71 @@ class StoreAddressError(PlainError):
     """A `--store` address that cannot be used; the message says what to change."""
 
     exit_code = 2
+
+
+class HostProblem(StrEnum):
+    """Why a server name is not one (values are stable; the window words each its own way)."""
+
+    CREDENTIALS = "credentials"
+    """It holds a '@': a user (and perhaps a password) written before the server's name."""
+    SPACE = "space"
+    SLASH = "slash"
+    """A '/' in a name that is not a socket folder (those start with '/')."""
+    COLON = "colon"
+    """A ':' in what is not an IPv6 address: a port, or a password, in the name."""
+
+
+class StoreHostError(StoreAddressError, ValueError):
+    """The server's name is not a host name, an IP address or a socket folder; `problem` says
+    what is wrong with it. The message never repeats the text, which may hold a password.
+
+    A ValueError too: the store choice's form takes an address it cannot build as one."""
+
+    def __init__(self, problem: HostProblem) -> None:
+        super().__init__(_HOST_WORDS[problem])
+        self.problem = problem
+
+
+_HOST_WORDS = {
+    HostProblem.CREDENTIALS: (
+        "the shared store's server name holds a '@': give the server's name alone, the user "
+        "in its own field and the password in the OS keychain"
+    ),
+    HostProblem.SPACE: "the shared store's server name holds a space",
+    HostProblem.SLASH: (
+        "the shared store's server name holds a '/' (a socket folder starts with '/')"
+    ),
+    HostProblem.COLON: (
+        "the shared store's server name holds a ':' but is not an IPv6 address: give the "
+        "port in its own field"
+    ),
+}
+
+
+def host_problem(host: str) -> HostProblem | None:
+    """What keeps `host` from being a server's name, an IP address or a socket folder."""
+    if "@" in host:
+        return HostProblem.CREDENTIALS
+    if any(char.isspace() for char in host):
+        return HostProblem.SPACE
+    if host.startswith("/"):
+        return None
+    if "/" in host:
+        return HostProblem.SLASH
+    if ":" in host and not is_ipv6(host):
+        return HostProblem.COLON
+    return None
+
+
+def is_ipv6(host: str) -> bool:
+    """Whether `host` is an IPv6 address (with or without its brackets)."""
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def is_store_url(text: str) -> bool:
@@ -90,6 +157,10 @@ class StoreAddress:
                 f"{', '.join(unknown)}; allowed: {', '.join(sorted(_ALLOWED))}"
             )
         values = {key: str(value) for key, value in parsed.items() if value is not None}
+        for host in values.get("host", "").split(","):
+            problem = host_problem(host)
+            if problem is not None:
+                raise StoreHostError(problem)
         if not values.get("dbname"):
             raise StoreAddressError(
                 "the --store address names no database: write postgresql://USER@HOST/DATABASE"
@@ -160,4 +231,13 @@ class StoreAddress:
         return self.url()
 
 
-__all__ = ["SSL_MODES", "StoreAddress", "StoreAddressError", "is_store_url"]
+__all__ = [
+    "SSL_MODES",
+    "HostProblem",
+    "StoreAddress",
+    "StoreAddressError",
+    "StoreHostError",
+    "host_problem",
+    "is_ipv6",
+    "is_store_url",
+]

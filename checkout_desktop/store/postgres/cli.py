@@ -15,6 +15,7 @@ from checkout_desktop.errors import PlainError
 from checkout_desktop.logsetup import setup_logging
 from checkout_desktop.paths import app_paths
 from checkout_desktop.secrets import KeychainUnavailable, SecretStore
+from checkout_desktop.store.errors import StoreError
 from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress, StoreAddressError
 from checkout_desktop.store.postgres.inbox_lock import HolderInfo, current_holder
@@ -31,8 +32,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="store_action", metavar="ACTION", required=True)
     password = actions.add_parser(
         "password",
-        help="keep the shared store's password in the OS keychain (read from the terminal, or "
-        "the first line of standard input), then try it",
+        help="try the shared store's password (read from the terminal, or the first line of "
+        "standard input), and keep it in the OS keychain once the server accepts it",
     )
     password.add_argument(
         "--forget", action="store_true", help="remove the password from the keychain instead"
@@ -129,9 +130,19 @@ def run(args: argparse.Namespace) -> int:
                 )
                 return 0
             password = _read_password()
+            # Tried before it is kept: a mistyped password must not replace one that works.
+            try:
+                report = check(address, password)
+            except db.SharedStoreError as exc:
+                raise db.SharedStoreError(
+                    exc.problem,
+                    f"{exc}; the password typed was not kept in the keychain",
+                    address=exc.address,
+                ) from None
+            except StoreError as exc:
+                raise type(exc)(f"{exc}; the password typed was not kept in the keychain") from None
             db.save_password(address, password, secrets)
             print(f"password of {address} kept in the OS keychain")
-            report = check(address, password)
         else:
             report = check(address, db.keychain_password(address, secrets))
     except KeychainUnavailable as exc:

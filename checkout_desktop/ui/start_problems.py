@@ -1,0 +1,90 @@
+"""The problems a start ran into (a listener port in use, no webhook token, no keychain) in the
+status bar: one short line in the screen's language, the whole text on hover and on a click."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QMessageBox, QStatusBar, QToolButton, QWidget
+
+logger = logging.getLogger(__name__)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("StartProblems", text)
+
+
+def short_text(problems: list[str]) -> str:
+    """One short line for the status bar (the problems are the core's English words)."""
+    if len(problems) == 1:
+        words = problems[0].lower()
+        if "cannot listen on" in words or "address already in use" in words:
+            return _tr("Notifications are off: the listener's port is in use.")
+        if "is not in the keychain" in words:
+            return _tr("Notifications wait for the webhook token: enter it in Settings.")
+        if "keychain" in words:
+            return _tr("No keychain can be used: notifications are off.")
+        return _tr("The terminal started with a problem: notifications may be off.")
+    return _tr("The terminal started with {count} problems: notifications may be off.").format(
+        count=len(problems)
+    )
+
+
+def _whole_text(problems: list[str]) -> str:
+    return "\n\n".join(
+        QCoreApplication.translate("Launch", "Technical detail: {detail}").format(detail=problem)
+        for problem in problems
+    )
+
+
+class StartProblems(QToolButton):
+    """A flat button in the status bar: the short line, the whole text on hover, and a dialog
+    with everything on a click. Stays until the window closes (a status message would go)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("startProblems")
+        self.setAutoRaise(True)
+        self.setStyleSheet("color: #b3261e;")
+        self.problems: list[str] = []
+        self.clicked.connect(self.show_details)
+        self.hide()
+
+    def add(self, problems: list[str]) -> None:
+        if not problems:
+            return
+        self.problems.extend(problems)
+        self.setText("⚠ " + short_text(self.problems))
+        self.setToolTip(_whole_text(self.problems))
+        self.show()
+
+    def show_details(self) -> QMessageBox:
+        box = QMessageBox(self.window())
+        box.setObjectName("startProblemsDetails")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("checkout-desktop")
+        box.setText(short_text(self.problems))
+        box.setInformativeText(
+            _tr(
+                "Sales can still be charged: the terminal asks the service for each result. "
+                "The technical detail says what to fix (Settings, or the listener's port); the "
+                "change applies at the next start."
+            )
+        )
+        box.setDetailedText(_whole_text(self.problems))
+        box.open()
+        return box
+
+
+def show_start_problems(status_bar: QStatusBar, problems: list[str]) -> StartProblems:
+    """Add `problems` to the status bar's start-up problems (made on the first call)."""
+    found = status_bar.findChild(StartProblems, "startProblems")
+    if found is None:
+        found = StartProblems(status_bar)
+        status_bar.addWidget(found)
+    found.add(problems)
+    return found
+
+
+__all__ = ["StartProblems", "short_text", "show_start_problems"]

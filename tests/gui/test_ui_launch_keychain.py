@@ -1,0 +1,83 @@
+"""The window on the built-in sandbox (the first run's default) has the keychain: Settings can
+keep a real environment's secrets and the shared store's password, and the start reads none."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from checkout_desktop.paths import app_paths
+from checkout_desktop.settings import Settings
+from checkout_desktop.ui.main_window import MainWindow
+from checkout_desktop.ui.webview import register_schemes
+from tests.conftest import MemoryKeyring
+
+# Chromium fixes its scheme table when it starts: before any QApplication exists.
+register_schemes()
+
+pytestmark = [pytest.mark.webengine, pytest.mark.slow]
+
+
+class CountingKeyring(MemoryKeyring):
+    """The in-memory keyring, counting what is read from it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.reads += 1
+        return super().get_password(service, username)
+
+
+def _window() -> MainWindow | None:
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, MainWindow) and widget.isVisible():
+            return widget
+    return None
+
+
+def test_settings_on_the_builtin_sandbox_can_keep_a_real_environments_secrets(
+    qtbot: QtBot, qloop: qasync.QEventLoop, arun: Callable[..., Any], tmp_path: Path
+) -> None:
+    from checkout_desktop.ui.launch import run_window
+
+    backend = CountingKeyring()
+    previous = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    try:
+        settings = Settings(first_run_done=True)
+        assert settings.profile.is_builtin_sandbox
+        paths = app_paths(tmp_path / "caixa").ensure()
+        task = asyncio.ensure_future(run_window(settings, paths, listener_port=0))
+        qtbot.waitUntil(lambda: _window() is not None or task.done(), timeout=60_000)
+        window = _window()
+        assert window is not None
+        qtbot.waitUntil(lambda: hasattr(window, "settings_panel"), timeout=60_000)
+        # The sandbox needs no secret: its start read none.
+        assert backend.reads == 0
+        panel = window.settings_panel
+        panel.profile.setCurrentIndex(panel.profile.findData("production"))
+        panel.client_id.setText("prod-id")
+        panel.merchant_document.setText("11.222.333/0001-81")
+        panel.client_secret.setText("PRODSECRET_111")
+        panel.sdk_token.setText("tk_PRODSDK_222")
+        panel.webhook_token.setText("PRODWEBHOOK_333")
+        panel.tunnel.setCurrentIndex(panel.tunnel.findData("manual"))
+        panel.public_url.setText("https://loja.example.com/webhooks/checkout")
+        saved = panel.save()
+        assert "keychain" not in panel.message.text()
+        assert saved, panel.message.text()
+        assert "PRODSECRET_111" in backend.entries.values()
+        window.close()
+        assert arun(task, timeout=60_000) == 0
+    finally:
+        keyring.set_keyring(previous)
