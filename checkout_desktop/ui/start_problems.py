@@ -11,24 +11,28 @@ from PySide6.QtWidgets import QMessageBox, QStatusBar, QToolButton, QWidget
 logger = logging.getLogger(__name__)
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("StartProblems", text)
-
-
 def short_text(problems: list[str]) -> str:
     """One short line for the status bar (the problems are the core's English words)."""
     if len(problems) == 1:
         words = problems[0].lower()
         if "cannot listen on" in words or "address already in use" in words:
-            return _tr("Notifications are off: the listener's port is in use.")
+            return QCoreApplication.translate(
+                "StartProblems", "Notifications are off: the listener's port is in use."
+            )
         if "is not in the keychain" in words:
-            return _tr("Notifications wait for the webhook token: enter it in Settings.")
+            return QCoreApplication.translate(
+                "StartProblems", "Notifications wait for the webhook token: enter it in Settings."
+            )
         if "keychain" in words:
-            return _tr("No keychain can be used: notifications are off.")
-        return _tr("The terminal started with a problem: notifications may be off.")
-    return _tr("The terminal started with {count} problems: notifications may be off.").format(
-        count=len(problems)
-    )
+            return QCoreApplication.translate(
+                "StartProblems", "No keychain can be used: notifications are off."
+            )
+        return QCoreApplication.translate(
+            "StartProblems", "The terminal started with a problem: notifications may be off."
+        )
+    return QCoreApplication.translate(
+        "StartProblems", "The terminal started with {count} problems: notifications may be off."
+    ).format(count=len(problems))
 
 
 def _whole_text(problems: list[str]) -> str:
@@ -66,10 +70,11 @@ class StartProblems(QToolButton):
         box.setWindowTitle("checkout-desktop")
         box.setText(short_text(self.problems))
         box.setInformativeText(
-            _tr(
+            QCoreApplication.translate(
+                "StartProblems",
                 "Sales can still be charged: the terminal asks the service for each result. "
                 "The technical detail says what to fix (Settings, or the listener's port); the "
-                "change applies at the next start."
+                "change applies at the next start.",
             )
         )
         box.setDetailedText(_whole_text(self.problems))

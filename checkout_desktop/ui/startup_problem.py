@@ -21,10 +21,6 @@ logger = logging.getLogger(__name__)
 _HEADLESS = frozenset({"offscreen", "minimal"})
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("StartupProblem", text)
-
-
 def install_startup_language(paths: AppPaths | None) -> Translations:
     """Install the language the window would speak, before a start-up problem is said: the
     settings' choice when they can be read, else the system's."""
@@ -64,51 +60,62 @@ def startup_problem_text(problem: BaseException, paths: AppPaths | None = None) 
 
         return store_problem_text(problem)
     if isinstance(problem, SettingsError):
-        return _tr(
+        return QCoreApplication.translate(
+            "StartupProblem",
             "The settings file {file} cannot be read: it is damaged, or was changed by hand. "
             "Move it to another folder (the terminal then starts with its setup, as on its "
-            "first day) or put back a good copy, then start again."
+            "first day) or put back a good copy, then start again.",
         ).format(file=settings_file)
     if isinstance(problem, InstanceFolderNotWritable):
-        return _tr(
+        return QCoreApplication.translate(
+            "StartupProblem",
             "The terminal cannot write in its data folder {folder}. Make it writable by this "
-            "user, or start with another folder (--data-dir), then start again."
+            "user, or start with another folder (--data-dir), then start again.",
         ).format(folder=data_dir)
     if isinstance(problem, InstanceFolderError):
-        return _tr(
+        return QCoreApplication.translate(
+            "StartupProblem",
             "A folder of the terminal cannot be used as it is: other users can change it, it "
             "belongs to another user, or a file stands where the folder should be. Make the "
             "folder named below yours alone (on Linux: chmod 700 and the folder), or start "
-            "with another folder (--data-dir), then start again."
+            "with another folder (--data-dir), then start again.",
         )
     if isinstance(problem, errors.StoreCorrupt):
-        return _tr(
+        return QCoreApplication.translate(
+            "StartupProblem",
             "The sales file {file} is damaged (it failed its integrity check) and was left as "
             "it is. Close every checkout-desktop, move the file (with its -wal and -shm files) "
-            "to another folder to keep for support, then start again with a new, empty file."
+            "to another folder to keep for support, then start again with a new, empty file.",
         ).format(file=database_file)
     if isinstance(problem, errors.ForeignStore):
-        return _tr(
+        return QCoreApplication.translate(
+            "StartupProblem",
             "The file {file} is not a sales file of checkout-desktop (it is another program's, "
             "or not a database) and was left untouched. Move it to another folder, then start "
-            "again."
+            "again.",
         ).format(file=database_file)
     if isinstance(problem, errors.SchemaTooNew):
-        return _tr(
+        return QCoreApplication.translate(
+            "StartupProblem",
             "The sales file {file} was written by a newer checkout-desktop: install that "
-            "version, or a newer one."
+            "version, or a newer one.",
         ).format(file=database_file)
     if isinstance(problem, errors.StoreNotWritable):
-        return _tr(
+        return QCoreApplication.translate(
+            "StartupProblem",
             "The sales file {file} or its folder cannot be written. Make both writable by this "
-            "user, or start with another folder (--data-dir)."
+            "user, or start with another folder (--data-dir).",
         ).format(file=database_file)
     if isinstance(problem, errors.StoreError):
-        return _tr(
+        return QCoreApplication.translate(
+            "StartupProblem",
             "The sales file {file} cannot be opened (the disk may be full, or something else "
-            "stands in its place). Free some space or check the folder, then start again."
+            "stands in its place). Free some space or check the folder, then start again.",
         ).format(file=database_file)
-    return _tr("The technical detail below says what keeps it from starting, and how to fix it.")
+    return QCoreApplication.translate(
+        "StartupProblem",
+        "The technical detail below says what keeps it from starting, and how to fix it.",
+    )
 
 
 def startup_problem_box(problem: BaseException, paths: AppPaths | None = None) -> QMessageBox:
@@ -117,7 +124,7 @@ def startup_problem_box(problem: BaseException, paths: AppPaths | None = None) -
     box.setObjectName("startupProblem")
     box.setIcon(QMessageBox.Icon.Critical)
     box.setWindowTitle("checkout-desktop")  # the product's name, the same in every language
-    box.setText(_tr("The terminal cannot start."))
+    box.setText(QCoreApplication.translate("StartupProblem", "The terminal cannot start."))
     box.setInformativeText(startup_problem_text(problem, paths))
     box.setDetailedText(
         QCoreApplication.translate("Launch", "Technical detail: {detail}").format(detail=problem)
