@@ -32,7 +32,8 @@ from checkout_desktop.doctor.store_check import (
     try_store,
 )
 from checkout_desktop.secrets import KeychainUnavailable, SecretStore
-from checkout_desktop.ui.problem_texts import keychain_text
+from checkout_desktop.store.postgres.address import StoreHostError
+from checkout_desktop.ui.problem_texts import keychain_text, store_host_text
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +160,9 @@ class StoreChoice(QGroupBox):
             ]
         try:
             return fields.url(), []
+        except StoreHostError as exc:
+            # Said in the owner's words, never repeating the field (it may hold a password).
+            return None, [store_host_text(exc.problem)]
         except ValueError as exc:
             return None, [
                 self.tr("The database's address is not valid: {why}").format(why=str(exc))

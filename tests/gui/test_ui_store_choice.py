@@ -119,3 +119,26 @@ def test_the_embedded_store_is_the_default_and_stays_chosen(qtbot: QtBot) -> Non
     assert panel.save()
     assert saved[-1].shared_store_url is None
     assert panel.message.text() == "Saved."
+
+
+def test_a_password_typed_into_server_is_refused_in_plain_words_and_never_repeated(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, translations: Translations
+) -> None:
+    # Settings' own store choice (the wizard has its own check): the reason is the owner's
+    # language, says where each part goes, and never repeats what was typed.
+    assert translations.install(PT_BR)
+    panel, saved, _ = _panel(qtbot, Settings())
+    choice = panel.store_choice
+    choice.shared.setChecked(True)
+    choice.host.setText("caixa:SEGREDO_444@servidor-da-loja")
+    choice.database.setText("loja")
+    choice.user.setText("caixa")
+    choice.test_button.click()  # refused before anything is tried
+    said = choice.result.text()
+    assert "Digite em Servidor só o nome ou o endereço do servidor" in said, said
+    assert "SEGREDO_444" not in said
+    assert not panel.save()
+    assert saved == []
+    shown = panel.message.text() + choice.result.text()
+    assert "SEGREDO_444" not in shown
+    assert "Digite em Servidor só o nome" in shown, shown
