@@ -150,8 +150,16 @@
         <translation>à vista</translation>
     </message>
     <message>
-        <source>{n} × {share} (interest-free)</source>
-        <translation>{n} × {share} (sem juros)</translation>
+        <source>{split} (interest-free)</source>
+        <translation>{split} (sem juros)</translation>
+    </message>
+    <message>
+        <source>Installments of at least {minimum}: this amount is charged in a single payment.</source>
+        <translation>Parcelas de no mínimo {minimum}: este valor só pode ser cobrado à vista.</translation>
+    </message>
+    <message>
+        <source>Installments of at least {minimum}: this amount takes at most {n}x.</source>
+        <translation>Parcelas de no mínimo {minimum}: este valor aceita no máximo {n}x.</translation>
     </message>
     <message>
         <source>Type the amount.</source>
@@ -312,12 +320,24 @@
         <translation>Os cartões somam mais do que a venda.</translation>
     </message>
     <message>
+        <source>The card form is not ready yet.</source>
+        <translation>O formulário do cartão ainda não está pronto.</translation>
+    </message>
+    <message>
+        <source>In {n}x each card must pay at least {amount}.</source>
+        <translation>Em {n}x, cada cartão deve pagar no mínimo {amount}.</translation>
+    </message>
+    <message>
         <source>The next card can pay at most {amount}.</source>
         <translation>O próximo cartão pode pagar no máximo {amount}.</translation>
     </message>
     <message>
         <source>Checking the card…</source>
         <translation>Verificando o cartão…</translation>
+    </message>
+    <message>
+        <source>{brand} •••• {last4} removed.</source>
+        <translation>{brand} •••• {last4} removido.</translation>
     </message>
     <message>
         <source>The sale is already covered by the cards above.</source>
@@ -563,6 +583,10 @@
     <message>
         <source>the report could not be written to {path}</source>
         <translation>não foi possível gravar o relatório em {path}</translation>
+    </message>
+    <message>
+        <source>sales-{day}.pdf</source>
+        <translation>vendas-{day}.pdf</translation>
     </message>
     <message>
         <source>Save report</source>
@@ -1311,6 +1335,22 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Feita em outro ambiente ({environment}): mostrada somente para leitura. Estorne, capture ou consulte a partir de um terminal configurado para esse ambiente.</translation>
     </message>
     <message>
+        <source>Print sale receipt…</source>
+        <translation>Imprimir comprovante de venda…</translation>
+    </message>
+    <message>
+        <source>Save sale receipt as PDF…</source>
+        <translation>Salvar comprovante de venda como PDF…</translation>
+    </message>
+    <message>
+        <source>Refund of {amount} · {at}</source>
+        <translation>Estorno de {amount} · {at}</translation>
+    </message>
+    <message>
+        <source>Refunds, {amount} in total · {at}</source>
+        <translation>Estornos, {amount} no total · {at}</translation>
+    </message>
+    <message>
         <source>This service does not cancel an unpaid QR: it expires by itself. A payment made before then can be refunded here.</source>
         <translation>Este serviço não cancela um QR não pago: ele expira sozinho. Um pagamento feito antes disso pode ser estornado aqui.</translation>
     </message>
@@ -1652,6 +1692,48 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>&amp;Quit</source>
         <translation>&amp;Sair</translation>
     </message>
+    <message>
+        <source>The shared database&apos;s address is not valid: choose the store again.</source>
+        <translation>O endereço do banco compartilhado não é válido: escolha de novo onde as vendas ficam guardadas.</translation>
+    </message>
+    <message>
+        <source>The database server refused the connection.</source>
+        <translation>O servidor do banco recusou a conexão.</translation>
+    </message>
+    <message>
+        <source>The database server refused the login of “{user}” to “{database}”: the password kept on this computer is wrong, or the user may not log in.</source>
+        <translation>O servidor do banco recusou o login de “{user}” em “{database}”: a senha guardada neste computador está errada, ou o usuário não pode entrar.</translation>
+    </message>
+    <message>
+        <source>The database server asks for a password, and this computer&apos;s keychain keeps none for “{user}” on “{database}”.</source>
+        <translation>O servidor do banco pede uma senha, e o chaveiro deste computador não guarda nenhuma para “{user}” em “{database}”.</translation>
+    </message>
+    <message>
+        <source>The database server {server} does not answer: check that it is on and that this computer reaches it (network, firewall), then start again.</source>
+        <translation>O servidor do banco {server} não responde: confira se ele está ligado e se este computador o alcança (rede, firewall), e inicie de novo.</translation>
+    </message>
+    <message>
+        <source>The database server {server} has no database named “{database}”: create it, or choose another one in the setup.</source>
+        <translation>O servidor {server} não tem um banco chamado “{database}”: crie-o, ou escolha outro na configuração.</translation>
+    </message>
+    <message>
+        <source>To set the password, open the setup and type it in Password, or run this command in a terminal:
+{command}</source>
+        <translation>Para definir a senha, abra a configuração e digite-a em Senha, ou execute este comando num terminal:
+{command}</translation>
+    </message>
+    <message>
+        <source>The shop&apos;s shared database cannot be used, so the terminal cannot start.</source>
+        <translation>O banco compartilhado da loja não pode ser usado, por isso o terminal não pode iniciar.</translation>
+    </message>
+    <message>
+        <source>Open the setup to fix it, or to keep the sales on this computer; or quit and fix it later.</source>
+        <translation>Abra a configuração para corrigir, ou para guardar as vendas neste computador; ou saia e corrija depois.</translation>
+    </message>
+    <message>
+        <source>The database was given with --store: fix it there, or start without it.</source>
+        <translation>O banco foi indicado com --store: corrija-o ali, ou inicie sem ele.</translation>
+    </message>
 </context>
 <context>
     <name>ListenerFailureNotice</name>
@@ -1826,6 +1908,22 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>The stored supervisor PIN cannot be read; set the PIN again in Settings.</source>
         <translation>O PIN do supervisor guardado não pode ser lido; defina o PIN de novo em Configurações.</translation>
+    </message>
+    <message>
+        <source>Type only the server&apos;s name or address in Server: the user goes in User and the password in Password.</source>
+        <translation>Digite em Servidor só o nome ou o endereço do servidor: o usuário vai em Usuário e a senha em Senha.</translation>
+    </message>
+    <message>
+        <source>The server&apos;s name in Server cannot contain spaces.</source>
+        <translation>O nome do servidor em Servidor não pode ter espaços.</translation>
+    </message>
+    <message>
+        <source>The server&apos;s name in Server cannot contain &apos;/&apos; (only a socket folder starts with &apos;/&apos;).</source>
+        <translation>O nome do servidor em Servidor não pode ter &apos;/&apos; (só uma pasta de socket começa com &apos;/&apos;).</translation>
+    </message>
+    <message>
+        <source>Server holds a &apos;:&apos; but is not an IPv6 address: type the port in Port, not after the server&apos;s name.</source>
+        <translation>Servidor tem um &apos;:&apos; mas não é um endereço IPv6: digite a porta em Porta, não depois do nome do servidor.</translation>
     </message>
 </context>
 <context>
@@ -3094,6 +3192,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Valor</translation>
     </message>
     <message>
+        <source>Refunded so far</source>
+        <translation>Estornado até agora</translation>
+    </message>
+    <message>
         <source>Status</source>
         <translation>Situação</translation>
     </message>
@@ -3148,6 +3250,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Print receipt</source>
         <translation>Imprimir comprovante</translation>
+    </message>
+    <message>
+        <source>receipt-{id}-refund.pdf</source>
+        <translation>comprovante-{id}-estorno.pdf</translation>
+    </message>
+    <message>
+        <source>receipt-{id}-sale.pdf</source>
+        <translation>comprovante-{id}-venda.pdf</translation>
     </message>
     <message>
         <source>Report saved</source>
@@ -3484,6 +3594,46 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Algo não funciona: veja as linhas marcadas com ✘.</translation>
     </message>
     <message>
+        <source>the supervisor PIN</source>
+        <translation>o PIN do supervisor</translation>
+    </message>
+    <message>
+        <source>the environment</source>
+        <translation>o ambiente</translation>
+    </message>
+    <message>
+        <source>the credentials</source>
+        <translation>as credenciais</translation>
+    </message>
+    <message>
+        <source>the store</source>
+        <translation>o banco de dados</translation>
+    </message>
+    <message>
+        <source>the webhook settings</source>
+        <translation>as configurações do webhook</translation>
+    </message>
+    <message>
+        <source>the language</source>
+        <translation>o idioma</translation>
+    </message>
+    <message>
+        <source>the listener port</source>
+        <translation>a porta do receptor</translation>
+    </message>
+    <message>
+        <source>the tunnel</source>
+        <translation>o túnel</translation>
+    </message>
+    <message>
+        <source>Not saved: a change to {changes} needs the supervisor PIN. What you typed is still here.</source>
+        <translation>Não salvo: alterar {changes} exige o PIN do supervisor. O que você digitou continua aqui.</translation>
+    </message>
+    <message>
+        <source>Type the supervisor PIN to save a change to {changes}.</source>
+        <translation>Digite o PIN do supervisor para salvar a alteração de {changes}.</translation>
+    </message>
+    <message>
         <source>A supervisor PIN has 4 to 8 digits.</source>
         <translation>O PIN do supervisor tem de 4 a 8 dígitos.</translation>
     </message>
@@ -3494,6 +3644,18 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>The merchant CNPJ is not valid.</source>
         <translation>O CNPJ do lojista não é válido.</translation>
+    </message>
+    <message>
+        <source>Saved. These changes apply at the next start: {changes}.</source>
+        <translation>Salvo. Estas alterações valem a partir do próximo início: {changes}.</translation>
+    </message>
+    <message>
+        <source>Not kept: {items}. They need the keychain, which cannot be used now; what you typed for them is still here.</source>
+        <translation>Não guardado: {items}. Isso precisa do chaveiro, que não pode ser usado agora; o que você digitou continua aqui.</translation>
+    </message>
+    <message>
+        <source>This environment&apos;s secrets could not be checked: the keychain cannot be used now.</source>
+        <translation>Não foi possível verificar os segredos deste ambiente: o chaveiro não pode ser usado agora.</translation>
     </message>
     <message>
         <source>No keychain is available to store the secrets.</source>
@@ -3512,20 +3674,31 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Sem PIN: qualquer pessoa no terminal pode estornar, capturar cobranças de dias anteriores ou encerrar uma cobrança sem resposta.</translation>
     </message>
     <message>
+        <source>the secrets typed</source>
+        <translation>os segredos digitados</translation>
+    </message>
+    <message>
         <source>The settings could not be saved: {why}</source>
         <translation>As configurações não puderam ser salvas: {why}</translation>
     </message>
     <message>
-        <source>Saved. The environment, language, port and tunnel apply at the next start.</source>
-        <translation>Salvo. Ambiente, idioma, porta e túnel valem a partir do próximo início.</translation>
-    </message>
-    <message>
-        <source>Saved. The store applies at the next start.</source>
-        <translation>Salvo. O banco de dados vale a partir do próximo início.</translation>
-    </message>
-    <message>
         <source>Saved.</source>
         <translation>Salvo.</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPinDialog</name>
+    <message>
+        <source>Supervisor PIN</source>
+        <translation>PIN do supervisor</translation>
+    </message>
+    <message>
+        <source>Only a supervisor may change {changes}: type the supervisor PIN.</source>
+        <translation>Só um supervisor pode alterar {changes}: digite o PIN do supervisor.</translation>
+    </message>
+    <message>
+        <source>Wrong supervisor PIN.</source>
+        <translation>PIN do supervisor incorreto.</translation>
     </message>
 </context>
 <context>
@@ -3563,6 +3736,18 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Sem PIN, qualquer pessoa no terminal pode estornar uma venda, capturar cobranças de dias anteriores ou encerrar uma cobrança sem resposta. Recomendamos um PIN de 4 a 8 dígitos, conhecido pelo dono ou supervisor.</translation>
     </message>
     <message>
+        <source>Trying the password with the database…</source>
+        <translation>Testando a senha com o banco…</translation>
+    </message>
+    <message>
+        <source>The password was not kept; correct it and press Next again.</source>
+        <translation>A senha não foi guardada; corrija-a e clique em Avançar de novo.</translation>
+    </message>
+    <message>
+        <source>The password could not be tried. Press Next again to keep it anyway, or correct the fields.</source>
+        <translation>Não foi possível testar a senha. Clique em Avançar de novo para guardá-la assim mesmo, ou corrija os campos.</translation>
+    </message>
+    <message>
         <source>The two PINs differ; type the same PIN twice.</source>
         <translation>Os dois PINs são diferentes; digite o mesmo PIN duas vezes.</translation>
     </message>
@@ -3572,7 +3757,70 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>StartProblems</name>
+    <message>
+        <source>Notifications are off: the listener&apos;s port is in use.</source>
+        <translation>Notificações desligadas: a porta do receptor está em uso.</translation>
+    </message>
+    <message>
+        <source>Notifications wait for the webhook token: enter it in Settings.</source>
+        <translation>As notificações aguardam o token do webhook: digite-o em Configurações.</translation>
+    </message>
+    <message>
+        <source>No keychain can be used: notifications are off.</source>
+        <translation>Nenhum chaveiro pode ser usado: notificações desligadas.</translation>
+    </message>
+    <message>
+        <source>The terminal started with a problem: notifications may be off.</source>
+        <translation>O terminal iniciou com um problema: as notificações podem estar desligadas.</translation>
+    </message>
+    <message>
+        <source>The terminal started with {count} problems: notifications may be off.</source>
+        <translation>O terminal iniciou com {count} problemas: as notificações podem estar desligadas.</translation>
+    </message>
+    <message>
+        <source>Sales can still be charged: the terminal asks the service for each result. The technical detail says what to fix (Settings, or the listener&apos;s port); the change applies at the next start.</source>
+        <translation>Ainda dá para cobrar: o terminal pergunta o resultado de cada venda ao serviço. O detalhe técnico diz o que corrigir (Configurações, ou a porta do receptor); a mudança vale no próximo início.</translation>
+    </message>
+</context>
+<context>
     <name>StartupProblem</name>
+    <message>
+        <source>The settings file {file} cannot be read: it is damaged, or was changed by hand. Move it to another folder (the terminal then starts with its setup, as on its first day) or put back a good copy, then start again.</source>
+        <translation>O arquivo de configurações {file} não pode ser lido: está danificado, ou foi alterado à mão. Mova-o para outra pasta (o terminal então inicia com a configuração, como no primeiro dia) ou recoloque uma cópia boa, e inicie de novo.</translation>
+    </message>
+    <message>
+        <source>The terminal cannot write in its data folder {folder}. Make it writable by this user, or start with another folder (--data-dir), then start again.</source>
+        <translation>O terminal não consegue gravar na sua pasta de dados {folder}. Dê a este usuário permissão de gravar nela, ou inicie com outra pasta (--data-dir), e inicie de novo.</translation>
+    </message>
+    <message>
+        <source>A folder of the terminal cannot be used as it is: other users can change it, it belongs to another user, or a file stands where the folder should be. Make the folder named below yours alone (on Linux: chmod 700 and the folder), or start with another folder (--data-dir), then start again.</source>
+        <translation>Uma pasta do terminal não pode ser usada como está: outros usuários podem alterá-la, ela pertence a outro usuário, ou há um arquivo no lugar da pasta. Torne a pasta indicada abaixo só sua (no Linux: chmod 700 e a pasta), ou inicie com outra pasta (--data-dir), e inicie de novo.</translation>
+    </message>
+    <message>
+        <source>The sales file {file} is damaged (it failed its integrity check) and was left as it is. Close every checkout-desktop, move the file (with its -wal and -shm files) to another folder to keep for support, then start again with a new, empty file.</source>
+        <translation>O arquivo de vendas {file} está danificado (falhou na verificação de integridade) e foi deixado como está. Feche todos os checkout-desktop, mova o arquivo (com os arquivos -wal e -shm) para outra pasta, para o suporte, e inicie de novo com um arquivo novo, vazio.</translation>
+    </message>
+    <message>
+        <source>The file {file} is not a sales file of checkout-desktop (it is another program&apos;s, or not a database) and was left untouched. Move it to another folder, then start again.</source>
+        <translation>O arquivo {file} não é um arquivo de vendas do checkout-desktop (é de outro programa, ou não é um banco de dados) e não foi mexido. Mova-o para outra pasta e inicie de novo.</translation>
+    </message>
+    <message>
+        <source>The sales file {file} was written by a newer checkout-desktop: install that version, or a newer one.</source>
+        <translation>O arquivo de vendas {file} foi gravado por um checkout-desktop mais novo: instale essa versão, ou uma mais nova.</translation>
+    </message>
+    <message>
+        <source>The sales file {file} or its folder cannot be written. Make both writable by this user, or start with another folder (--data-dir).</source>
+        <translation>O arquivo de vendas {file} ou a sua pasta não podem ser gravados. Dê a este usuário permissão de gravar nos dois, ou inicie com outra pasta (--data-dir).</translation>
+    </message>
+    <message>
+        <source>The sales file {file} cannot be opened (the disk may be full, or something else stands in its place). Free some space or check the folder, then start again.</source>
+        <translation>O arquivo de vendas {file} não pode ser aberto (o disco pode estar cheio, ou há outra coisa no lugar dele). Libere espaço ou confira a pasta, e inicie de novo.</translation>
+    </message>
+    <message>
+        <source>The technical detail below says what keeps it from starting, and how to fix it.</source>
+        <translation>O detalhe técnico abaixo diz o que impede o início, e como corrigir.</translation>
+    </message>
     <message>
         <source>The terminal cannot start.</source>
         <translation>O terminal não pode iniciar.</translation>
@@ -3931,6 +4179,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Something failed (details above). You can go back and fix it, or finish now and fix it later in Settings.</source>
         <translation>Algo falhou (detalhes acima). Você pode voltar e corrigir, ou concluir agora e corrigir depois em Configurações.</translation>
+    </message>
+    <message>
+        <source>Shared database</source>
+        <translation>Banco compartilhado</translation>
     </message>
 </context>
 <context>
