@@ -11,7 +11,13 @@ from urllib.parse import quote
 from pydantic import SecretStr
 
 from checkout_desktop.secrets import KeychainUnavailable, SecretStore
-from checkout_desktop.store.errors import StoreError
+from checkout_desktop.store.errors import (
+    ForeignStore,
+    SchemaTooNew,
+    StoreCorrupt,
+    StoreError,
+    StoreNotWritable,
+)
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import (
     DEFAULT_PORT,
@@ -23,6 +29,7 @@ from checkout_desktop.store.postgres.address import (
     host_problem,
     is_ipv6,
 )
+from checkout_desktop.store.postgres.db import SharedStoreError, StoreProblem
 
 logger = logging.getLogger(__name__)
 
@@ -155,11 +162,21 @@ def keep_password(url: str, password: SecretStr, secrets: SecretStore) -> None:
     db.save_password(StoreAddress.parse(url), password, secrets)
 
 
+# The window names the store's problems through this module, never the store itself
+# (tests/unit/test_layering.py): the errors it words are re-exported here.
 __all__ = [
     "DEFAULT_SSL_MODE",
     "SSL_MODES",
+    "ForeignStore",
     "HostProblem",
+    "SchemaTooNew",
+    "SharedStoreError",
+    "StoreAddressError",
+    "StoreCorrupt",
+    "StoreError",
     "StoreFields",
+    "StoreNotWritable",
+    "StoreProblem",
     "StoreTest",
     "keep_password",
     "saved_password",

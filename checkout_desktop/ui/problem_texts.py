@@ -8,8 +8,8 @@ import logging
 from PySide6.QtCore import QCoreApplication
 
 from checkout_desktop.doctor.report import Finding
+from checkout_desktop.domain.store_host import HostProblem
 from checkout_desktop.inbox.url_rules import RuleViolation
-from checkout_desktop.store.postgres.address import HostProblem
 from checkout_desktop.ui.doctor_text import render
 
 logger = logging.getLogger(__name__)

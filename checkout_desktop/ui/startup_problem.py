@@ -45,11 +45,10 @@ def install_startup_language(paths: AppPaths | None) -> Translations:
 
 def startup_problem_text(problem: BaseException, paths: AppPaths | None = None) -> str:
     """What keeps the terminal from starting, and what to do, in the screen's language."""
+    from checkout_desktop.doctor import store_check as errors
+    from checkout_desktop.doctor.store_check import SharedStoreError, StoreAddressError
     from checkout_desktop.paths import InstanceFolderError
     from checkout_desktop.settings import SettingsError
-    from checkout_desktop.store import errors
-    from checkout_desktop.store.postgres.address import StoreAddressError
-    from checkout_desktop.store.postgres.db import SharedStoreError
     from checkout_desktop.ui.single_instance import InstanceFolderNotWritable
 
     settings_file = "" if paths is None else str(paths.settings_file)

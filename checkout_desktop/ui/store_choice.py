@@ -31,8 +31,8 @@ from checkout_desktop.doctor.store_check import (
     saved_password,
     try_store,
 )
+from checkout_desktop.domain.store_host import host_problem
 from checkout_desktop.secrets import KeychainUnavailable, SecretStore
-from checkout_desktop.store.postgres.address import StoreHostError
 from checkout_desktop.ui.problem_texts import keychain_text, store_host_text
 
 logger = logging.getLogger(__name__)
@@ -158,11 +158,12 @@ class StoreChoice(QGroupBox):
                     items=", ".join(missing)
                 )
             ]
+        problem = host_problem(fields.host)
+        if problem is not None:
+            # Said in the owner's words, never repeating the field (it may hold a password).
+            return None, [store_host_text(problem)]
         try:
             return fields.url(), []
-        except StoreHostError as exc:
-            # Said in the owner's words, never repeating the field (it may hold a password).
-            return None, [store_host_text(exc.problem)]
         except ValueError as exc:
             return None, [
                 self.tr("The database's address is not valid: {why}").format(why=str(exc))

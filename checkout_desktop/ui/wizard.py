@@ -36,10 +36,10 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.doctor.store_check import StoreTest, saved_password, try_store
 from checkout_desktop.domain import documents
+from checkout_desktop.domain.store_host import host_problem
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
-from checkout_desktop.store.postgres.address import host_problem
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
 from checkout_desktop.ui.problem_texts import keychain_text, store_host_text, url_rules_text

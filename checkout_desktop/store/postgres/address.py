@@ -7,12 +7,11 @@ database), and reaches libpq only as a connection argument, at the moment of con
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from dataclasses import dataclass
-from enum import StrEnum
 from urllib.parse import quote
 
+from checkout_desktop.domain.store_host import HostProblem, host_problem, is_ipv6
 from checkout_desktop.errors import PlainError
 
 logger = logging.getLogger(__name__)
@@ -49,18 +48,6 @@ class StoreAddressError(PlainError):
     exit_code = 2
 
 
-class HostProblem(StrEnum):
-    """Why a server name is not one (values are stable; the window words each its own way)."""
-
-    CREDENTIALS = "credentials"
-    """It holds a '@': a user (and perhaps a password) written before the server's name."""
-    SPACE = "space"
-    SLASH = "slash"
-    """A '/' in a name that is not a socket folder (those start with '/')."""
-    COLON = "colon"
-    """A ':' in what is not an IPv6 address: a port, or a password, in the name."""
-
-
 class StoreHostError(StoreAddressError, ValueError):
     """The server's name is not a host name, an IP address or a socket folder; `problem` says
     what is wrong with it. The message never repeats the text, which may hold a password.
@@ -86,32 +73,6 @@ _HOST_WORDS = {
         "port in its own field"
     ),
 }
-
-
-def host_problem(host: str) -> HostProblem | None:
-    """What keeps `host` from being a server's name, an IP address or a socket folder."""
-    if "@" in host:
-        return HostProblem.CREDENTIALS
-    if any(char.isspace() for char in host):
-        return HostProblem.SPACE
-    if host.startswith("/"):
-        return None
-    if "/" in host:
-        return HostProblem.SLASH
-    if ":" in host and not is_ipv6(host):
-        return HostProblem.COLON
-    return None
-
-
-def is_ipv6(host: str) -> bool:
-    """Whether `host` is an IPv6 address (with or without its brackets)."""
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    try:
-        ipaddress.IPv6Address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def is_store_url(text: str) -> bool:
