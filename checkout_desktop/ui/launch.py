@@ -65,11 +65,11 @@ async def run_window(
         card_page = build_card_page(settings, None, developer=developer)
         card_page.load()
 
+    from checkout_desktop.doctor.store_check import StoreAddressError
     from checkout_desktop.gateway.profiles import ProfileError
     from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import save_settings
-    from checkout_desktop.store.postgres.address import StoreAddressError
     from checkout_desktop.terminal import StartupError, Terminal
     from checkout_desktop.ui.connection_test import ConnectionTest
     from checkout_desktop.ui.i18n import Translations, choose_locale
@@ -150,6 +150,9 @@ async def run_window(
                 return 1
             needs_wizard = True
         except BaseException:
+            # Nothing started may outlive the start that failed: the sandbox stops with it.
+            if sandbox is not None:
+                sandbox.stop()
             _discard(card_page)
             raise
     inbox: asyncio.Future[None] | None = None
@@ -436,9 +439,8 @@ async def ask_to_fix_profile(settings: Settings, why: str) -> bool:
 def store_cause(exc: BaseException) -> BaseException | None:
     """The shared store's own error behind a start that failed on it (a refused login, a
     server that does not answer, no keychain to read its password from), or None."""
+    from checkout_desktop.doctor.store_check import StoreAddressError, StoreError
     from checkout_desktop.secrets import KeychainUnavailable
-    from checkout_desktop.store.errors import StoreError
-    from checkout_desktop.store.postgres.address import StoreAddressError
 
     if isinstance(exc, StoreAddressError):
         return exc
@@ -452,9 +454,12 @@ def store_problem_text(cause: BaseException) -> str:
     """What keeps the shared store from being used, and what to do, in the screen's language."""
     from PySide6.QtCore import QCoreApplication
 
+    from checkout_desktop.doctor.store_check import (
+        SharedStoreError,
+        StoreAddressError,
+        StoreProblem,
+    )
     from checkout_desktop.secrets import KeychainUnavailable
-    from checkout_desktop.store.postgres.address import StoreAddressError
-    from checkout_desktop.store.postgres.db import SharedStoreError, StoreProblem
     from checkout_desktop.ui.problem_texts import keychain_text
 
     if isinstance(cause, KeychainUnavailable):

@@ -45,8 +45,23 @@ def _window() -> MainWindow | None:
     return None
 
 
+@pytest.fixture
+def chromium_started_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chromium takes its flags once per process, and this test process started it with the
+    card tests' SDK slot (tests/gui/card_fixtures.py): the window opened here keeps those
+    instead of asking for its own, which the engine would refuse. Nothing here needs the card
+    page to reach its sandbox."""
+    monkeypatch.setattr(
+        "checkout_desktop.ui.chromium.apply_profile_flags", lambda *args, **kwargs: []
+    )
+
+
 def test_settings_on_the_builtin_sandbox_can_keep_a_real_environments_secrets(
-    qtbot: QtBot, qloop: qasync.QEventLoop, arun: Callable[..., Any], tmp_path: Path
+    chromium_started_once: None,
+    qtbot: QtBot,
+    qloop: qasync.QEventLoop,
+    arun: Callable[..., Any],
+    tmp_path: Path,
 ) -> None:
     from checkout_desktop.ui.launch import run_window
 
@@ -81,3 +96,41 @@ def test_settings_on_the_builtin_sandbox_can_keep_a_real_environments_secrets(
         assert arun(task, timeout=60_000) == 0
     finally:
         keyring.set_keyring(previous)
+
+
+def _processes_naming(text: str) -> list[int]:
+    """Live processes whose command line names `text` (a test's own folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in command and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_start_that_fails_after_the_sandbox_started_stops_it(
+    qtbot: QtBot,
+    qloop: qasync.QEventLoop,
+    arun: Callable[..., Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Chromium refusing its flags (it took others earlier in this process) ends the start; the
+    # built-in sandbox it had launched must not outlive it.
+    from checkout_desktop.ui.chromium import ChromiumFlagsError
+    from checkout_desktop.ui.launch import run_window
+
+    def refused(*args: object, **kwargs: object) -> list[str]:
+        raise ChromiumFlagsError("QtWebEngine has already started with other Chromium flags")
+
+    monkeypatch.setattr("checkout_desktop.ui.chromium.apply_profile_flags", refused)
+    paths = app_paths(tmp_path / "caixa").ensure()
+    with pytest.raises(ChromiumFlagsError):
+        arun(run_window(Settings(first_run_done=True), paths, listener_port=0), timeout=60_000)
+    assert _processes_naming(str(paths.data_dir)) == []

@@ -130,10 +130,22 @@ def _shop_settings(store: str) -> Settings:
     return settings
 
 
+@pytest.fixture
+def chromium_started_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chromium takes its flags once per process, and this test process started it with the
+    card tests' SDK slot (tests/gui/card_fixtures.py): the window opened here keeps those
+    instead of asking for its own, which the engine would refuse. Nothing here needs the card
+    page to reach its sandbox."""
+    monkeypatch.setattr(
+        "checkout_desktop.ui.chromium.apply_profile_flags", lambda *args, **kwargs: []
+    )
+
+
 @pytest.mark.pg
 @pytest.mark.expected_errors("the shared store cannot be used")
 @pytest.mark.parametrize("case", ["wrong-password", "server-down"])
 def test_a_shared_store_that_refuses_or_is_down_is_named_and_ends_with_exit_3(
+    chromium_started_once: None,
     qtbot: QtBot,
     qloop: qasync.QEventLoop,
     arun: Callable[..., Any],
