@@ -374,21 +374,28 @@ def test_credentials_and_a_switch_to_the_built_in_sandbox_need_the_pin(qtbot: Qt
     profile.merchant_document = "11222333000181"
     panel, saved, backend = make(qtbot, settings)
     store = SecretStore(backend)
+    # Values no log line could hold by chance: a stored secret is masked in every log line
+    # of this process from now on.
     for secret in SecretName:
-        store.set("service-sandbox", secret, "kept")
-    panel.client_secret.setText("replaced")
+        store.set("service-sandbox", secret, "KEPT_SECRET_41")
+    panel.client_secret.setText("REPLACED_SECRET_42")
     assert not panel.save()
     prompt = panel.pin_prompt
     assert prompt is not None
     prompt.reject()
-    assert backend.entries[("checkout-desktop", "service-sandbox/client_secret")] == "kept"
-    assert panel.client_secret.text() == "replaced"
+    assert (
+        backend.entries[("checkout-desktop", "service-sandbox/client_secret")] == "KEPT_SECRET_41"
+    )
+    assert panel.client_secret.text() == "REPLACED_SECRET_42"
     assert not panel.save()
     prompt = panel.pin_prompt
     assert prompt is not None
     prompt.pin.setText("4321")
     prompt.accept()
-    assert backend.entries[("checkout-desktop", "service-sandbox/client_secret")] == "replaced"
+    assert (
+        backend.entries[("checkout-desktop", "service-sandbox/client_secret")]
+        == "REPLACED_SECRET_42"
+    )
     assert saved[-1].active_profile == "service-sandbox"
     # The built-in sandbox "approves" sales without charging anyone: a supervisor's decision.
     panel.profile.setCurrentIndex(panel.profile.findData("builtin-sandbox"))
