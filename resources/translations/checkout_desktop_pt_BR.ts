@@ -3631,7 +3631,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>Type the supervisor PIN to save a change to {changes}.</source>
-        <translation>Digite o PIN do supervisor para salvar a alteração de {changes}.</translation>
+        <translation>Digite o PIN do supervisor para salvar o que mudou: {changes}.</translation>
     </message>
     <message>
         <source>A supervisor PIN has 4 to 8 digits.</source>
