@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
@@ -67,6 +66,7 @@ from checkout_desktop.ui.history_model import (
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text, pending_text
+from checkout_desktop.ui.pin_entry import error_line, ok_cancel, pin_edit
 from checkout_desktop.ui.problem_texts import stored_pin_text
 from checkout_desktop.ui.qr_texts import qr_refund_words
 from checkout_desktop.ui.reasons import error_text, reason_text
@@ -103,14 +103,8 @@ class MoneyActionDialog(QDialog):
         # A key or a paste above what may be done here is refused at once, and said.
         self.amount.set_maximum(maximum)
         self.amount.setEnabled(allow_partial)
-        self.pin = QLineEdit(self)
-        self.pin.setObjectName("supervisorPin")
-        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        self.pin.setMaxLength(8)
-        self.error = QLabel(self)
-        self.error.setObjectName("actionError")
-        self.error.setStyleSheet("color: #b3261e;")
-        self.error.setWordWrap(True)
+        self.pin = pin_edit(self, "supervisorPin")
+        self.error = error_line(self, "actionError")
         form = QFormLayout()
         form.addRow(self.tr("Amount"), self.amount)
         form.addRow(self.tr("Up to"), QLabel(format_money(maximum), self))
@@ -118,16 +112,12 @@ class MoneyActionDialog(QDialog):
             form.addRow(self.tr("Supervisor PIN"), self.pin)
         else:
             self.pin.hide()
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
+        self.buttons = ok_cancel(self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.explanation)
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
         # A refused key or paste leaves the amount as it was and says why; a new amount
         # clears that.
         self.amount.rejected.connect(self.error.setText)
@@ -181,28 +171,18 @@ class EndAttemptDialog(QDialog):
         self.why.setObjectName("endWhy")
         self.why.setMaxLength(200)
         self.why.setPlaceholderText(self.tr("e.g. checked in the merchant panel: no such charge"))
-        self.pin = QLineEdit(self)
-        self.pin.setObjectName("endPin")
-        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        self.pin.setMaxLength(8)
-        self.error = QLabel(self)
-        self.error.setObjectName("endAttemptError")
-        self.error.setStyleSheet("color: #b3261e;")
-        self.error.setWordWrap(True)
+        self.pin = pin_edit(self, "endPin")
+        self.error = error_line(self, "endAttemptError")
         form = QFormLayout()
         form.addRow(self.tr("Supervisor"), self.supervisor)
         form.addRow(self.tr("Why"), self.why)
         form.addRow(self.tr("Supervisor PIN"), self.pin)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
+        self.buttons = ok_cancel(self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.known)
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
         self.pin_failures = 0
 
     def accept(self) -> None:

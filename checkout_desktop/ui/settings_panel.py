@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -43,6 +42,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
+from checkout_desktop.ui.pin_entry import error_line, ok_cancel, pin_edit
 from checkout_desktop.ui.problem_texts import keychain_text, stored_pin_text, url_rules_text
 from checkout_desktop.ui.qr_settings import QrSettingsBox
 from checkout_desktop.ui.store_choice import StoreChoice
@@ -88,26 +88,16 @@ class SettingsPinDialog(QDialog):
         )
         self.explanation.setWordWrap(True)
         self.setMinimumWidth(360)
-        self.pin = QLineEdit(self)
-        self.pin.setObjectName("settingsCurrentPin")
-        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        self.pin.setMaxLength(8)
-        self.error = QLabel(self)
-        self.error.setObjectName("settingsPinError")
-        self.error.setStyleSheet("color: #b3261e;")
-        self.error.setWordWrap(True)
+        self.pin = pin_edit(self, "settingsCurrentPin")
+        self.error = error_line(self, "settingsPinError")
         form = QFormLayout()
         form.addRow(self.tr("Supervisor PIN"), self.pin)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
+        self.buttons = ok_cancel(self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.explanation)
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
         self.pin_failures = 0
 
     def accept(self) -> None:
