@@ -7,27 +7,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
-from checkout_desktop.charges.service import ChargeService
-from checkout_desktop.charges.views import ChargeViews
-from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
-from checkout_desktop.gateway.profiles import Endpoints
-from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.sqlite.db import connect, transaction
-from checkout_desktop.store.sqlite.store import SqliteStore
-from checkout_desktop.ui.adapter import QtEventAdapter
-from checkout_desktop.ui.history_panel import HistoryPanel
+from checkout_desktop.store.sqlite.db import transaction
 from checkout_desktop.ui.i18n import Translations
 from checkout_desktop.ui.supervisor import hash_pin
-from tests.integration.charging_support import SandboxAccess, new_charge_id, visa
+from tests.gui.history_support import history_shop
+from tests.integration.charging_support import new_charge_id, visa
 
 logger = logging.getLogger(__name__)
 
@@ -46,38 +36,11 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
     arun: Callable[..., Any], qtbot: Any, tmp_path: Path, translations: Translations
 ) -> None:
     assert translations.install(PT_BR)
-    sandbox = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    arun(sandbox.start())
-    access = SandboxAccess.of_server(sandbox)
-    conn = connect(tmp_path / "s.sqlite3")
-    http = httpx.AsyncClient(trust_env=False)
-    bus = EventBus()
-    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
-    tokens = TokenManager(
-        http=http,
-        token_url=endpoints.token_url,
-        client_id=access.client_id,
-        credentials=access.credentials(),
-    )
-    service = ChargeService(
-        store=SqliteStore(conn),
-        client=ChargeClient(
-            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
-        ),
-        profile="builtin-sandbox",
-        events=bus,
-    )
-    adapter = QtEventAdapter(bus)
-    pin: list[str | None] = [None]
-    panel = HistoryPanel(
-        service=service,
-        views=ChargeViews(SqliteStore(conn)),
-        adapter=adapter,
-        pin_hash=lambda: pin[0],
-    )
-    qtbot.addWidget(panel)
-    panel.show()
-    try:
+    with history_shop(arun, qtbot, tmp_path) as shop:
+        service, conn = shop.service, shop.conn
+        pin: list[str | None] = [None]
+        panel = shop.open_panel(lambda: pin[0])
+        panel.show()
         assert panel.unresolved.isHidden()
         # A charge recorded, then the terminal lost track of it: the service has none yet,
         # and within the grace period that proves nothing.
@@ -131,9 +94,4 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
         assert last.reason_data is not None
         assert last.reason_data.code == ReasonCode.ENDED_BY_SUPERVISOR
         assert last.reason_data.args["supervisor"] == "Ana Lima"
-        assert mcid not in sandbox.state.charges
-    finally:
-        adapter.close()
-        arun(http.aclose())
-        conn.close()
-        arun(sandbox.stop())
+        assert mcid not in shop.sandbox.state.charges

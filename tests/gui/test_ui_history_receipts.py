@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from checkout_desktop.charges.service import ChargeService
-from checkout_desktop.charges.views import ChargeViews
-from checkout_desktop.domain.events import EventBus
-from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
-from checkout_desktop.gateway.profiles import Endpoints
-from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.sqlite.db import connect
-from checkout_desktop.store.sqlite.store import SqliteStore
-from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.receipts import (
@@ -30,6 +19,7 @@ from checkout_desktop.ui.receipts import (
     receipt_for,
     render_html,
 )
+from tests.gui.history_support import history_shop
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,
@@ -53,57 +43,6 @@ def entries(menu: QMenu, prefix: str = "") -> dict[str, QAction]:
         elif not action.isSeparator() and action.isVisible():
             found[prefix + action.text()] = action
     return found
-
-
-@contextmanager
-def terminal(
-    arun: Callable[..., Any], qtbot: Any, tmp_path: Path
-) -> Iterator[tuple[ChargeService, SandboxAccess, Callable[[], HistoryPanel]]]:
-    """A charge service on a running sandbox, and a way to open a history panel over its store
-    (a second one is the terminal started again)."""
-    sandbox = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    arun(sandbox.start())
-    access = SandboxAccess.of_server(sandbox)
-    conn = connect(tmp_path / "s.sqlite3")
-    http = httpx.AsyncClient(trust_env=False)
-    bus = EventBus()
-    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
-    tokens = TokenManager(
-        http=http,
-        token_url=endpoints.token_url,
-        client_id=access.client_id,
-        credentials=access.credentials(),
-    )
-    service = ChargeService(
-        store=SqliteStore(conn),
-        client=ChargeClient(
-            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
-        ),
-        profile="builtin-sandbox",
-        events=bus,
-    )
-    adapters: list[QtEventAdapter] = []
-
-    def open_panel() -> HistoryPanel:
-        adapter = QtEventAdapter(bus)
-        adapters.append(adapter)
-        panel = HistoryPanel(
-            service=service,
-            views=ChargeViews(SqliteStore(conn)),
-            adapter=adapter,
-            pin_hash=lambda: None,
-        )
-        qtbot.addWidget(panel)
-        return panel
-
-    try:
-        yield service, access, open_panel
-    finally:
-        for adapter in adapters:
-            adapter.close()
-        arun(http.aclose())
-        conn.close()
-        arun(sandbox.stop())
 
 
 def sell(arun: Callable[..., Any], service: ChargeService, access: SandboxAccess, n: int) -> str:
@@ -136,7 +75,8 @@ def picked(panel: HistoryPanel, wanted: str, *, pdf: bool = True) -> Requested:
 def test_a_refund_receipt_reprinted_from_the_history_shows_that_refund_and_the_sale_one_too(
     arun: Callable[..., Any], qtbot: Any, tmp_path: Path
 ) -> None:
-    with terminal(arun, qtbot, tmp_path) as (service, access, open_panel):
+    with history_shop(arun, qtbot, tmp_path) as shop:
+        service, access, open_panel = shop.service, shop.access, shop.open_panel
         panel = open_panel()
         first, other = sell(arun, service, access, 1), sell(arun, service, access, 2)
         arun(service.refund(first, 1500))

@@ -8,29 +8,20 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from checkout_desktop.charges.service import ChargeService, MoneyOperationBusy, MoneyView
-from checkout_desktop.charges.views import ChargeViews
+from checkout_desktop.charges.service import MoneyOperationBusy, MoneyView
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
-from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
-from checkout_desktop.gateway.profiles import Endpoints
-from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.sqlite.db import connect, transaction
-from checkout_desktop.store.sqlite.store import SqliteStore
-from checkout_desktop.ui.adapter import QtEventAdapter
-from checkout_desktop.ui.history_panel import HistoryPanel, MoneyActionDialog, money_error_text
+from checkout_desktop.store.sqlite.db import transaction
+from checkout_desktop.ui.history_panel import MoneyActionDialog, money_error_text
 from checkout_desktop.ui.i18n import Translations
+from tests.gui.history_support import history_shop
 from tests.integration.charging_support import (
     APPROVED,
-    SandboxAccess,
     card_token,
     charge_request,
     visa,
@@ -52,36 +43,9 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
     arun: Callable[..., Any], qtbot: Any, tmp_path: Path, translations: Translations
 ) -> None:
     assert translations.install(PT_BR)
-    sandbox = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    arun(sandbox.start())
-    access = SandboxAccess.of_server(sandbox)
-    conn = connect(tmp_path / "s.sqlite3")
-    http = httpx.AsyncClient(trust_env=False)
-    bus = EventBus()
-    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
-    tokens = TokenManager(
-        http=http,
-        token_url=endpoints.token_url,
-        client_id=access.client_id,
-        credentials=access.credentials(),
-    )
-    service = ChargeService(
-        store=SqliteStore(conn),
-        client=ChargeClient(
-            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
-        ),
-        profile="builtin-sandbox",
-        events=bus,
-    )
-    adapter = QtEventAdapter(bus)
-    panel = HistoryPanel(
-        service=service,
-        views=ChargeViews(SqliteStore(conn)),
-        adapter=adapter,
-        pin_hash=lambda: None,
-    )
-    qtbot.addWidget(panel)
-    try:
+    with history_shop(arun, qtbot, tmp_path) as shop:
+        service, access, conn = shop.service, shop.access, shop.conn
+        panel = shop.open_panel()
         token = arun(card_token(access, APPROVED))
         outcome = arun(
             service.charge(
@@ -113,7 +77,7 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
 
         # The service's figures settle it (past the grace period: not done); the panel frees it.
         service.reconciler.unknown_grace = timedelta(0)
-        with qtbot.waitSignal(adapter.money_operation_changed, timeout=5000):
+        with qtbot.waitSignal(shop.adapters[0].money_operation_changed, timeout=5000):
             arun(service.reconcile(trigger="on demand"))
         assert service.store.repo.money_operations(mcid)[0].state == MoneyOpState.NOT_APPLIED
         assert panel.refund_button.isEnabled()
@@ -124,12 +88,7 @@ def test_a_pending_refund_blocks_the_next_one_with_a_plain_message(
         panel.dialog.reject()
         sent = [e.reason_data for e in service.store.repo.timeline(mcid).items]
         assert sent.count(op.reason("sent")) == 1
-        assert sandbox.state.charges[mcid].refunded_amount == 0
-    finally:
-        adapter.close()
-        arun(http.aclose())
-        conn.close()
-        arun(sandbox.stop())
+        assert shop.sandbox.state.charges[mcid].refunded_amount == 0
 
 
 def test_a_pasted_non_amount_in_the_refund_dialog_says_why_and_keeps_the_amount(

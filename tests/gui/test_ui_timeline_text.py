@@ -9,29 +9,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeService
-from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind, MoneyOpState
 from checkout_desktop.domain.reasons import Reason, ReasonCode
-from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
-from checkout_desktop.gateway.profiles import Endpoints
-from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.sqlite.db import connect, transaction
-from checkout_desktop.store.sqlite.store import SqliteStore
-from checkout_desktop.ui.adapter import QtEventAdapter
+from checkout_desktop.store.sqlite.db import transaction
 from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.i18n import Translations
+from tests.gui.history_support import history_shop
 from tests.integration.charging_support import (
     APPROVED,
-    SandboxAccess,
     card_token,
     charge_request,
     visa,
@@ -63,36 +54,9 @@ def shop(
 ) -> Iterator[Shop]:
     """A panel over a real store with one approved charge made at the sandbox."""
     assert translations.install(PT_BR)
-    sandbox = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    arun(sandbox.start())
-    access = SandboxAccess.of_server(sandbox)
-    conn = connect(tmp_path / "s.sqlite3")
-    http = httpx.AsyncClient(trust_env=False)
-    bus = EventBus()
-    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
-    tokens = TokenManager(
-        http=http,
-        token_url=endpoints.token_url,
-        client_id=access.client_id,
-        credentials=access.credentials(),
-    )
-    service = ChargeService(
-        store=SqliteStore(conn),
-        client=ChargeClient(
-            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
-        ),
-        profile="builtin-sandbox",
-        events=bus,
-    )
-    adapter = QtEventAdapter(bus)
-    history = HistoryPanel(
-        service=service,
-        views=ChargeViews(SqliteStore(conn)),
-        adapter=adapter,
-        pin_hash=lambda: None,
-    )
-    qtbot.addWidget(history)
-    try:
+    with history_shop(arun, qtbot, tmp_path) as shop:
+        service, access, conn = shop.service, shop.access, shop.conn
+        history = shop.open_panel()
         token = arun(card_token(access, APPROVED))
         outcome = arun(
             service.charge(
@@ -100,11 +64,6 @@ def shop(
             )
         )
         yield Shop(history, service, conn, outcome.merchant_charge_id)
-    finally:
-        adapter.close()
-        arun(http.aclose())
-        conn.close()
-        arun(sandbox.stop())
 
 
 def shown_timeline(shop: Shop, qtbot: Any) -> tuple[list[str], list[str]]:
