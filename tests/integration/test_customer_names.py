@@ -4,71 +4,19 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
-from checkout_desktop.domain import state as sm
-from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.records import CardSummary
 from checkout_desktop.domain.search import ChargeQuery
-from checkout_desktop.domain.wire import ChargeUpdate
 from checkout_desktop.store.ports import Store
-from checkout_desktop.store.sqlite.store import SqliteStore
+from tests.integration.test_store_environments import (  # noqa: F401 - backend is a fixture
+    JOAO,
+    Clock,
+    backend,
+    sell,
+)
 
 logger = logging.getLogger(__name__)
-
-NOW = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
-CPF = "52998224725"
-
-
-@pytest_asyncio.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    if request.param == "sqlite":
-        tmp_path: Path = request.getfixturevalue("tmp_path")
-        opened: Store = SqliteStore.open(tmp_path / "names.sqlite3", clock=lambda: NOW)
-    else:
-        from checkout_desktop.store.postgres.address import StoreAddress
-        from checkout_desktop.store.postgres.store import PgStore
-
-        url = request.getfixturevalue("pg_url")
-        opened = await PgStore.open(StoreAddress.parse(url), None, clock=lambda: NOW)
-    try:
-        yield opened
-    finally:
-        await opened.close()
-
-
-async def sale(store: Store, mcid: str, name: str, amount: int) -> None:
-    """A paid sale to `name` with the shared CPF, recorded as the charge service records it."""
-    state = sm.merge(None, ChargeUpdate(mcid, f"svc-{mcid}", ChargeStatus.PAID, amount, 0)).state
-    async with store.unit_of_work() as uow:
-        await uow.charges.record_attempt(
-            merchant_charge_id=mcid,
-            sale_id=f"sale-{mcid}",
-            profile="production",
-            amount=amount,
-            tenders=[CardSummary("VISA", "1111")],
-            customer_document=CPF,
-            customer_name=name,
-        )
-        await uow.charges.remember_customer(
-            document_type="CPF", document=CPF, name=name, email=None
-        )
-        await uow.charges.save_charge(
-            mcid,
-            state,
-            sale_id=f"sale-{mcid}",
-            source="reply",
-            new=True,
-            changed=True,
-            checks=0,
-            next_check_at=None,
-            check_reason=None,
-        )
 
 
 async def found(store: Store, text: str) -> dict[str, str | None]:
@@ -77,9 +25,12 @@ async def found(store: Store, text: str) -> dict[str, str | None]:
 
 
 @pytest.mark.asyncio
-async def test_each_sale_keeps_the_name_it_was_charged_under(store: Store) -> None:
-    await sale(store, "charge-joao", "João Ávila Conceição", 10000)
-    await sale(store, "charge-pedro", "Pedro Álvares", 4000)
+async def test_each_sale_keeps_the_name_it_was_charged_under(
+    backend: tuple[Store, Clock],  # noqa: F811 - the fixture imported above
+) -> None:
+    store, clock = backend
+    await sell(store, clock, "charge-joao", amount=10000, customer=("João Ávila Conceição", JOAO))
+    await sell(store, clock, "charge-pedro", amount=4000, customer=("Pedro Álvares", JOAO))
     everyone = await found(store, "")
     assert everyone == {"charge-joao": "João Ávila Conceição", "charge-pedro": "Pedro Álvares"}
     # The name on screen finds its sale (case and accents ignored), and only the sales made
