@@ -558,7 +558,7 @@ class MainWindow(QMainWindow):
             # The form asks for it in this run either way; only the next start forgets.
             logger.warning("could not keep %s in the profile", flag, exc_info=True)
             return
-        self.settings = updated
+        self._kept(updated)
 
     def _remember_receipts_folder(self, folder: Path) -> None:
         if self.settings.ui.receipts_folder == str(folder):
@@ -571,7 +571,13 @@ class MainWindow(QMainWindow):
             # Only the dialog's starting folder is lost; the receipt itself was saved.
             logger.warning("could not remember the receipts folder", exc_info=True)
             return
+        self._kept(updated)
+
+    def _kept(self, updated: Settings) -> None:
+        """Settings the window changed and kept itself: Settings' form takes them too."""
         self.settings = updated
+        if self._panels_built:
+            self.settings_panel.take_kept(updated)
 
     # -- window -----------------------------------------------------------------------------
 

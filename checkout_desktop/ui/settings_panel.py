@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.domain import documents
+from checkout_desktop.domain.learned import LEARNED_FLAGS
 from checkout_desktop.inbox.url_rules import check_notification_url
 from checkout_desktop.secrets import KeychainUnavailable, SecretName, SecretStore
 from checkout_desktop.settings import Settings
@@ -358,6 +359,28 @@ class SettingsPanel(QWidget):
     @property
     def settings(self) -> Settings:
         return self._settings
+
+    def take_kept(self, settings: Settings) -> None:
+        """What the window kept itself since this panel read its settings: each environment's
+        rules learned from the service's refusals, and the receipts' folder. The panel's base
+        takes them, and the shown environment's boxes show them, so a later save never writes
+        back what stood before (nor lets a learned rule go at the shop's other counters)."""
+        for name, profile in settings.profiles.items():
+            mine = self._settings.profiles.get(name)
+            if mine is None:
+                continue
+            for flag in LEARNED_FLAGS:
+                setattr(mine, flag, getattr(profile, flag))
+        self._settings.ui.receipts_folder = settings.ui.receipts_folder
+        shown = self._settings.profiles.get(self.profile.currentData())
+        if shown is not None:
+            boxes = {
+                "customer_email_required": self.email_required,
+                "customer_cnpj_refused": self.cnpj_refused,
+                "qr_cancel_refused": self.qr_cancel_refused,
+            }
+            for learned, box in boxes.items():
+                box.setChecked(getattr(shown, learned))
 
     def load(self) -> None:
         """Show the settings as they are (discarding unsaved edits)."""

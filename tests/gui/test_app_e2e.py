@@ -956,6 +956,13 @@ def test_a_service_that_requires_the_e_mail_makes_the_form_ask_for_it(
         assert form.email_required
         assert [k.profile.customer_email_required for k in kept] == [True]
         assert shop.window.settings.profile.customer_email_required
+        # Settings saved afterwards keep what was learned: they never write back the rule as
+        # it stood before, nor let it go at the shop's other counters.
+        shop.window.build_panels()
+        panel = shop.window.settings_panel
+        assert panel.email_required.isChecked()
+        assert panel.save(), panel.message.text()
+        assert shop.window.settings.profile.customer_email_required  # what the form saved
         # Back on the same sale, the form now refuses to send it without an e-mail.
         screen.result.retry_button.click()
         screen.update_state()
@@ -966,6 +973,7 @@ def test_a_service_that_requires_the_e_mail_makes_the_form_ask_for_it(
         sandbox_requires(shop, "phone,device")
         form.set_email_required(False)
         shop.window.settings.profile.customer_email_required = False
+        shop.window.settings_panel.take_kept(shop.window.settings)
         screen.new_sale()
 
 
