@@ -140,6 +140,9 @@ async def run_window(
                 continue
             if settings.profile.is_builtin_sandbox or needs_wizard:
                 print(f"checkout-desktop: {exc}", file=sys.stderr)
+                # Launched from the desktop's menu there is no console to read it on.
+                logger.error("the %s cannot start: %s", profile_words(settings), exc)
+                await tell_cannot_start(exc, paths)
                 _discard(card_page)
                 return 1
             # A real environment that cannot start (no client id, say): set it up again rather
@@ -450,72 +453,23 @@ def store_cause(exc: BaseException) -> BaseException | None:
     return None
 
 
-def store_problem_text(cause: BaseException) -> str:
-    """What keeps the shared store from being used, and what to do, in the screen's language."""
-    from PySide6.QtCore import QCoreApplication
+def profile_words(settings: Settings) -> str:
+    """The environment as the log names it."""
+    if settings.profile.is_builtin_sandbox:
+        return "built-in sandbox"
+    return f"{settings.active_profile} profile"
 
-    from checkout_desktop.doctor.store_check import (
-        SharedStoreError,
-        StoreAddressError,
-        StoreProblem,
-    )
-    from checkout_desktop.secrets import KeychainUnavailable
-    from checkout_desktop.ui.problem_texts import keychain_text
 
-    if isinstance(cause, KeychainUnavailable):
-        return keychain_text(cause)
-    if isinstance(cause, StoreAddressError):
-        return QCoreApplication.translate(
-            "Launch", "The shared database's address is not valid: choose the store again."
-        )
-    if not isinstance(cause, SharedStoreError):
-        return QCoreApplication.translate("Launch", "The database server refused the connection.")
-    address = cause.address
-    words = {"user": address.user, "database": address.dbname, "server": address.host}
-    texts = {
-        StoreProblem.CREDENTIALS: QCoreApplication.translate(
-            "Launch",
-            "The database server refused the login of “{user}” to “{database}”: the password "
-            "kept on this computer is wrong, or the user may not log in.",
-        ),
-        StoreProblem.PASSWORD_MISSING: QCoreApplication.translate(
-            "Launch",
-            "The database server asks for a password, and this computer's keychain keeps none "
-            "for “{user}” on “{database}”.",
-        ),
-        StoreProblem.UNREACHABLE: QCoreApplication.translate(
-            "Launch",
-            "The database server {server} does not answer: check that it is on and that this "
-            "computer reaches it (network, firewall), then start again.",
-        ),
-        StoreProblem.NO_DATABASE: QCoreApplication.translate(
-            "Launch",
-            "The database server {server} has no database named “{database}”: create it, or "
-            "choose another one in the setup.",
-        ),
-        StoreProblem.TLS: QCoreApplication.translate(
-            "StoreChoice",
-            "The encrypted connection failed: check sslmode and the server's certificate.",
-        ),
-        StoreProblem.SCHEMA_NEWER: QCoreApplication.translate(
-            "StoreChoice",
-            "This database was prepared by a newer checkout-desktop: upgrade this terminal first.",
-        ),
-        StoreProblem.FOREIGN: QCoreApplication.translate(
-            "StoreChoice", "This database holds another program's tables: use an empty database."
-        ),
-    }
-    text = texts.get(
-        cause.problem,
-        QCoreApplication.translate("Launch", "The database server refused the connection."),
-    ).format(**words)
-    if cause.problem in (StoreProblem.CREDENTIALS, StoreProblem.PASSWORD_MISSING):
-        text += "\n\n" + QCoreApplication.translate(
-            "Launch",
-            "To set the password, open the setup and type it in Password, or run this "
-            "command in a terminal:\n{command}",
-        ).format(command=f"checkout-desktop --store {address.url()} store password")
-    return text
+async def tell_cannot_start(problem: BaseException, paths: AppPaths) -> None:
+    """Say in a window why the terminal cannot start, and what to do, then let it end."""
+    from checkout_desktop.ui.qt_app import close_on_signals, wait_for_signal
+    from checkout_desktop.ui.startup_problem import startup_problem_box
+
+    box = startup_problem_box(problem, paths)
+    close_on_signals(box.reject)
+    box.open()
+    await wait_for_signal(box.finished)
+    box.deleteLater()
 
 
 async def ask_to_fix_store(cause: BaseException, *, setup: bool = True) -> bool:
@@ -525,6 +479,7 @@ async def ask_to_fix_store(cause: BaseException, *, setup: bool = True) -> bool:
     from PySide6.QtWidgets import QMessageBox
 
     from checkout_desktop.ui.qt_app import close_on_signals, wait_for_signal
+    from checkout_desktop.ui.startup_problem import store_problem_text
 
     box = QMessageBox()
     box.setObjectName("storeCannotStart")

@@ -48,6 +48,7 @@ def startup_problem_text(problem: BaseException, paths: AppPaths | None = None) 
     from checkout_desktop.doctor import store_check as errors
     from checkout_desktop.doctor.store_check import SharedStoreError, StoreAddressError
     from checkout_desktop.paths import InstanceFolderError
+    from checkout_desktop.sandbox.link import SandboxLinkError
     from checkout_desktop.settings import SettingsError
     from checkout_desktop.ui.single_instance import InstanceFolderNotWritable
 
@@ -55,9 +56,13 @@ def startup_problem_text(problem: BaseException, paths: AppPaths | None = None) 
     database_file = "" if paths is None else str(paths.database_file)
     data_dir = "" if paths is None else str(paths.data_dir)
     if isinstance(problem, SharedStoreError | StoreAddressError):
-        from checkout_desktop.ui.launch import store_problem_text
-
         return store_problem_text(problem)
+    if isinstance(problem, SandboxLinkError):
+        return QCoreApplication.translate(
+            "StartupProblem",
+            "The built-in sandbox (the training service this computer runs) did not start. "
+            "Start the terminal again; if it fails again, the technical detail below says why.",
+        )
     if isinstance(problem, SettingsError):
         return QCoreApplication.translate(
             "StartupProblem",
@@ -117,6 +122,74 @@ def startup_problem_text(problem: BaseException, paths: AppPaths | None = None) 
     )
 
 
+def store_problem_text(cause: BaseException) -> str:
+    """What keeps the shared store from being used, and what to do, in the screen's language."""
+    from PySide6.QtCore import QCoreApplication
+
+    from checkout_desktop.doctor.store_check import (
+        SharedStoreError,
+        StoreAddressError,
+        StoreProblem,
+    )
+    from checkout_desktop.secrets import KeychainUnavailable
+    from checkout_desktop.ui.problem_texts import keychain_text
+
+    if isinstance(cause, KeychainUnavailable):
+        return keychain_text(cause)
+    if isinstance(cause, StoreAddressError):
+        return QCoreApplication.translate(
+            "Launch", "The shared database's address is not valid: choose the store again."
+        )
+    if not isinstance(cause, SharedStoreError):
+        return QCoreApplication.translate("Launch", "The database server refused the connection.")
+    address = cause.address
+    words = {"user": address.user, "database": address.dbname, "server": address.host}
+    texts = {
+        StoreProblem.CREDENTIALS: QCoreApplication.translate(
+            "Launch",
+            "The database server refused the login of “{user}” to “{database}”: the password "
+            "kept on this computer is wrong, or the user may not log in.",
+        ),
+        StoreProblem.PASSWORD_MISSING: QCoreApplication.translate(
+            "Launch",
+            "The database server asks for a password, and this computer's keychain keeps none "
+            "for “{user}” on “{database}”.",
+        ),
+        StoreProblem.UNREACHABLE: QCoreApplication.translate(
+            "Launch",
+            "The database server {server} does not answer: check that it is on and that this "
+            "computer reaches it (network, firewall), then start again.",
+        ),
+        StoreProblem.NO_DATABASE: QCoreApplication.translate(
+            "Launch",
+            "The database server {server} has no database named “{database}”: create it, or "
+            "choose another one in the setup.",
+        ),
+        StoreProblem.TLS: QCoreApplication.translate(
+            "StoreChoice",
+            "The encrypted connection failed: check sslmode and the server's certificate.",
+        ),
+        StoreProblem.SCHEMA_NEWER: QCoreApplication.translate(
+            "StoreChoice",
+            "This database was prepared by a newer checkout-desktop: upgrade this terminal first.",
+        ),
+        StoreProblem.FOREIGN: QCoreApplication.translate(
+            "StoreChoice", "This database holds another program's tables: use an empty database."
+        ),
+    }
+    text = texts.get(
+        cause.problem,
+        QCoreApplication.translate("Launch", "The database server refused the connection."),
+    ).format(**words)
+    if cause.problem in (StoreProblem.CREDENTIALS, StoreProblem.PASSWORD_MISSING):
+        text += "\n\n" + QCoreApplication.translate(
+            "Launch",
+            "To set the password, open the setup and type it in Password, or run this "
+            "command in a terminal:\n{command}",
+        ).format(command=f"checkout-desktop --store {address.url()} store password")
+    return text
+
+
 def startup_problem_box(problem: BaseException, paths: AppPaths | None = None) -> QMessageBox:
     """The dialog for `problem`, built in the installed language (not shown yet)."""
     box = QMessageBox()
@@ -152,4 +225,5 @@ __all__ = [
     "show_startup_problem",
     "startup_problem_box",
     "startup_problem_text",
+    "store_problem_text",
 ]

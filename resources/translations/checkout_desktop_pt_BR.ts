@@ -3786,6 +3786,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
 <context>
     <name>StartupProblem</name>
     <message>
+        <source>The built-in sandbox (the training service this computer runs) did not start. Start the terminal again; if it fails again, the technical detail below says why.</source>
+        <translation>O sandbox embutido (o serviço de treino que este computador roda) não iniciou. Inicie o terminal de novo; se falhar outra vez, o detalhe técnico abaixo diz por quê.</translation>
+    </message>
+    <message>
         <source>The settings file {file} cannot be read: it is damaged, or was changed by hand. Move it to another folder (the terminal then starts with its setup, as on its first day) or put back a good copy, then start again.</source>
         <translation>O arquivo de configurações {file} não pode ser lido: está danificado, ou foi alterado à mão. Mova-o para outra pasta (o terminal então inicia com a configuração, como no primeiro dia) ou recoloque uma cópia boa, e inicie de novo.</translation>
     </message>

@@ -189,3 +189,41 @@ def test_a_shared_store_that_refuses_or_is_down_is_named_and_ends_with_exit_3(
     finally:
         box.reject()
     assert arun(task, timeout=10_000) == 3
+
+
+@pytest.mark.expected_errors("the built-in sandbox cannot start")
+def test_a_built_in_sandbox_that_does_not_start_is_said_in_a_dialog_not_only_on_a_console(
+    qtbot: QtBot,
+    qloop: qasync.QEventLoop,
+    arun: Callable[..., Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Launched from the desktop's menu there is no console: a start that fails on the training
+    # sandbox says so in a window, with what to do, and the terminal then ends (exit 1).
+    from checkout_desktop.paths import app_paths
+    from checkout_desktop.sandbox.link import SandboxLinkError
+    from checkout_desktop.ui.launch import run_window
+
+    def fails(*args: object, **kwargs: object) -> object:
+        raise SandboxLinkError("the sandbox process ended before it announced itself")
+
+    monkeypatch.setattr("checkout_desktop.sandbox.link.start_sandbox", fails)
+    paths = app_paths(tmp_path / "caixa").ensure()
+    task = asyncio.ensure_future(run_window(Settings(first_run_done=True), paths))
+
+    def shown() -> QMessageBox | None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, QMessageBox) and widget.objectName() == "startupProblem":
+                return widget if widget.isVisible() else None
+        return None
+
+    qtbot.waitUntil(lambda: shown() is not None or task.done(), timeout=30_000)
+    assert not task.done(), "the terminal ended without a window saying why"
+    box = shown()
+    assert box is not None
+    assert box.text() == "The terminal cannot start."
+    assert "built-in sandbox" in box.informativeText()
+    assert "announced itself" in box.detailedText()
+    box.accept()
+    assert arun(task, timeout=10_000) == 1
