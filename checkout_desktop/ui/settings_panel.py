@@ -614,6 +614,12 @@ class SettingsPanel(QWidget):
             and any(getattr(new_profile, f) != getattr(old_profile, f) for f in credentials)
         ):
             changes.append(self.tr("the credentials"))
+        three_ds = ("three_ds_mode", "three_ds_above_centavos", "three_ds_fallback")
+        if old_profile is not None and any(
+            getattr(new_profile, f) != getattr(old_profile, f) for f in three_ds
+        ):
+            # Turned off, or a failed confirmation charged anyway: the shop bears the disputes.
+            changes.append(self.tr("the 3-D Secure rules"))
         if s.shared_store_url != old.shared_store_url or store_password_typed:
             changes.append(self.tr("the store"))
         if (s.listener.port, s.tunnel.mode, s.tunnel.public_url) != (

@@ -3606,6 +3606,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>as credenciais</translation>
     </message>
     <message>
+        <source>the 3-D Secure rules</source>
+        <translation>as regras do 3-D Secure</translation>
+    </message>
+    <message>
         <source>the store</source>
         <translation>o banco de dados</translation>
     </message>

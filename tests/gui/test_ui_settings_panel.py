@@ -364,6 +364,13 @@ def test_protected_settings_need_the_pin_and_harmless_ones_do_not(qtbot: QtBot) 
     panel.store_choice.database.setText("shop")
     panel.store_choice.user.setText("counter")
     asks("store")
+    # The bank's confirmation (3-D Secure): whether it is asked, from what amount, and whether
+    # a card it fails for is charged without it; a clerk turning it off weighs on the shop.
+    panel.three_ds_mode.setCurrentIndex(panel.three_ds_mode.findData("always"))
+    asks("3-D Secure on")
+    panel.three_ds_mode.setCurrentIndex(panel.three_ds_mode.findData("always"))
+    panel.three_ds_fallback.setCurrentIndex(panel.three_ds_fallback.findData("without"))
+    asks("3-D Secure fallback")
 
 
 def test_credentials_and_a_switch_to_the_built_in_sandbox_need_the_pin(qtbot: QtBot) -> None:
