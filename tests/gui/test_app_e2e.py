@@ -1022,6 +1022,8 @@ def test_a_service_that_refuses_a_company_customer_makes_the_form_ask_for_a_cpf(
         admin(shop, "PATCH", "/_sandbox/variants", {"customer-document": "any"})
         form.set_cnpj_refused(False)
         shop.window.settings.profile.customer_cnpj_refused = False
+        if shop.window._panels_built:
+            shop.window.settings_panel.take_kept(shop.window.settings)
         service = shop.terminal.service
         run(service.share_learned("customer_cnpj_refused", False), "the store to let it go")
         screen.new_sale()
