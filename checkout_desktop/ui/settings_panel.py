@@ -43,7 +43,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.amount_edit import AmountEdit
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
-from checkout_desktop.ui.pin_entry import error_line, ok_cancel, pin_edit
+from checkout_desktop.ui.pin_entry import ERROR_STYLE, error_line, ok_cancel, pin_edit
 from checkout_desktop.ui.problem_texts import keychain_text, stored_pin_text, url_rules_text
 from checkout_desktop.ui.qr_settings import QrSettingsBox
 from checkout_desktop.ui.store_choice import StoreChoice
@@ -353,12 +353,28 @@ class SettingsPanel(QWidget):
         self.save_button.clicked.connect(self.save)
         self.revert_button.clicked.connect(self.load)
         self.clear_pin.clicked.connect(self._clear_pin)
+        # A key or a paste an amount field refuses is said (the field keeps its amount), and
+        # the next good amount clears the saying.
+        self._refusal: str | None = None
+        for amount in (self.large_amount, self.three_ds_above):
+            amount.rejected.connect(self._amount_refused)
+            amount.value_changed.connect(self._amount_changed)
         self.test_button.clicked.connect(self.test_connection)
         self.load()
 
     @property
     def settings(self) -> Settings:
         return self._settings
+
+    def _amount_refused(self, why: str) -> None:
+        self._refusal = why
+        self.message.setText(why)
+        self.message.setStyleSheet(ERROR_STYLE)
+
+    def _amount_changed(self, _value: object) -> None:
+        if self._refusal is not None and self.message.text() == self._refusal:
+            self.message.clear()
+        self._refusal = None
 
     def take_kept(self, settings: Settings) -> None:
         """What the window kept itself since this panel read its settings: each environment's

@@ -635,3 +635,29 @@ def test_with_no_keychain_at_all_the_rest_is_saved_too(qtbot: QtBot) -> None:
     assert saved and saved[-1].ui.shop_name == "Padaria Nova"
     assert "secrets" in panel.message.text()
     assert panel.client_secret.text() == "prodsecret"
+
+
+def test_a_refused_amount_in_settings_says_why_and_keeps_the_amount(qtbot: QtBot) -> None:
+    # The warning limit and the 3-D Secure threshold are amounts like the sale's: a paste that
+    # is not one is said, never dropped in silence, and what was there stays.
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    panel, _, _ = make(qtbot, Settings())
+    panel.show()
+    for field in (panel.large_amount, panel.three_ds_above):
+        field.setEnabled(True)
+        field.set_centavos(123456)
+        field.setFocus()
+        QGuiApplication.clipboard().setText("12.50")
+        qtbot.keyClick(field, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+        assert field.centavos() == 123456
+        assert "12.50" not in panel.message.text()
+        assert panel.message.text().startswith("That is not an amount in reais"), (
+            panel.message.text()
+        )
+        # A good amount clears the message.
+        QGuiApplication.clipboard().setText("R$ 20,00")
+        qtbot.keyClick(field, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+        assert field.centavos() == 2000
+        assert panel.message.text() == ""
