@@ -6,7 +6,9 @@ of a sandbox never add to production's day. A refund counts on the day its money
 a till reads it: a refund this shop's terminals made counts on the day the service confirmed
 it, so a closed day never changes and today's net holds today's refunds of earlier sales.
 Money the service reports refunded beyond those (a refund made elsewhere, or one whose outcome
-is still being settled) has no day of its own here: it counts on its sale's day.
+is still being settled) has no day of its own here: it counts on its sale's day. A
+pre-authorization one of the terminals captured is a sale on the day of its capture (the money
+is taken then), and stays money held on the day it was authorized.
 """
 
 from __future__ import annotations
@@ -30,13 +32,19 @@ SALES_OF_THE_DAY = (
     "COALESCE((SELECT SUM(o.amount) FROM money_operation o WHERE o.merchant_charge_id = "
     "c.merchant_charge_id AND o.kind = 'refund' AND o.state = 'CONFIRMED'), 0) AS made, "
     "c.created_at, "
+    "(SELECT MIN(o.resolved_at) FROM money_operation o WHERE o.merchant_charge_id = "
+    "c.merchant_charge_id AND o.kind = 'capture' AND o.state = 'CONFIRMED') AS captured_at, "
     "EXISTS (SELECT 1 FROM charge_transaction t WHERE t.merchant_charge_id = "
     "c.merchant_charge_id AND t.payment_type IN ('WALLET', 'PIX')) AS qr "
     "FROM charge c JOIN charge_attempt a ON a.merchant_charge_id = c.merchant_charge_id "
-    "WHERE a.profile = {profile} AND c.created_at >= {start} AND c.created_at < {end}"
+    "WHERE a.profile = {profile} AND ((c.created_at >= {start} AND c.created_at < {end}) "
+    "OR c.merchant_charge_id IN (SELECT o.merchant_charge_id FROM money_operation o "
+    "WHERE o.kind = 'capture' AND o.state = 'CONFIRMED' AND o.resolved_at >= {start} "
+    "AND o.resolved_at < {end}))"
 )
-"""Each charge the environment created in the range, with the refunds its terminals made
-(placeholders in the store's own parameter style)."""
+"""Each charge the environment created in the range or captured in it, with the refunds its
+terminals made and the moment one of them captured it (placeholders in the store's own
+parameter style)."""
 
 REFUNDS_OF_THE_DAY = (
     "SELECT COALESCE(SUM(o.amount), 0) FROM money_operation o "
@@ -62,11 +70,18 @@ def tally(
     totals.refunds = int(refunds_made)
     sold: list[str] = []
     hours: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for mcid, status, amount, refunded, made, created_at, qr in sales:
+    for mcid, status, amount, refunded, made, created_at, captured_at, qr in sales:
         value = int(amount or 0)
         if qr and status in _HELD:
             # A QR awaiting payment (or expired while its charge still says PRE_AUTHORIZED)
             # holds no money: only a paid QR counts, as a sale.
+            continue
+        moment = created(created_at)
+        captured = None if captured_at is None else created(captured_at)
+        if captured is not None and status in _SOLD and not start <= captured < end:
+            # Authorized this day and captured on a later one: this day it was money held.
+            totals.held_count += 1
+            totals.held_amount += value
             continue
         if status in _SOLD:
             totals.sales += 1
@@ -74,7 +89,8 @@ def tally(
             # What the service reports refunded beyond the refunds made here: its sale's day.
             totals.refunds += max(0, int(refunded) - int(made))
             sold.append(mcid)
-            moment = created(created_at)
+            # A sale this shop's terminals captured counts in the hour its money was taken.
+            moment = captured or moment
             assert moment is not None
             hour = hours[moment.astimezone(zone).hour]
             hour[0] += 1

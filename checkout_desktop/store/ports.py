@@ -196,9 +196,9 @@ class ChargeReads(Protocol):
     async def day_totals(
         self, *, start: datetime, end: datetime, profile: str, zone: tzinfo
     ) -> DayTotals:
-        """Totals of the charges whose attempt `profile` made, created in [start, end), and the
-        refunds confirmed in it (`store/day_figures.py`); hours in `zone`. Raises
-        ReportUnavailable when the store cannot be read."""
+        """Totals of the charges whose attempt `profile` made, created or captured in
+        [start, end), and the refunds confirmed in it (`store/day_figures.py`); hours in
+        `zone`. Raises ReportUnavailable when the store cannot be read."""
         ...
 
     async def three_ds_flow(self, merchant_charge_id: str) -> ThreeDsFlowRecord | None:

@@ -78,3 +78,40 @@ async def test_a_refund_counts_on_the_day_its_money_went_back(
     assert (today.sales, today.gross) == (1, 5000)
     assert today.refunds == 5000 + 1000
     assert today.net == 5000 - 6000
+
+
+async def capture_made(store: Store, clock: Clock, mcid: str) -> None:
+    """The capture of a pre-authorized sale, made now by this terminal and confirmed."""
+    record = await store.charges.charge(mcid)
+    assert record is not None and record.amount is not None
+    async with store.unit_of_work() as uow:
+        op = await uow.charges.record_money_operation(
+            mcid, MoneyOpKind.CAPTURE, record.amount, Figures.of(record.state)
+        )
+        await uow.charges.move_money_operation(
+            op, MoneyOpState.CONFIRMED, source="reply", reason=Reason.of(ReasonCode.CHECK_SCHEDULED)
+        )
+    update = card_update(mcid, ChargeStatus.PAID, TransactionStatus.PAID, amount=record.amount)
+    await merge(store, clock, update, source="reply")
+
+
+@pytest.mark.asyncio
+async def test_a_capture_counts_as_a_sale_on_the_day_the_money_was_taken(
+    backend: tuple[Store, Clock],  # noqa: F811 - the fixture imported above
+) -> None:
+    # Authorized yesterday (money held), captured today: yesterday closed with it held, and
+    # stays so; today's sales hold it, in the hour of its capture.
+    store, clock = backend
+    clock.now = YESTERDAY.replace(hour=18)
+    await sell(store, clock, "held", amount=7000, status=ChargeStatus.PRE_AUTHORIZED)
+    closed = await day(store, YESTERDAY)
+    assert (closed.sales, closed.held_count, closed.held_amount) == (0, 1, 7000)
+    clock.now = TODAY.replace(hour=9, minute=30)
+    await capture_made(store, clock, "held")
+    again = await day(store, YESTERDAY)
+    assert (again.sales, again.gross, again.held_count, again.held_amount) == (0, 0, 1, 7000)
+    assert again.by_hour == {}
+    today = await day(store, TODAY)
+    assert (today.sales, today.gross, today.held_count) == (1, 7000, 0)
+    assert today.by_hour == {9: (1, 7000)}
+    assert [(b.brand, b.count, b.amount) for b in today.by_brand] == [("VISA", 1, 7000)]
