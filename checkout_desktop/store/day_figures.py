@@ -13,12 +13,14 @@ is taken then), and stays money held on the day it was authorized.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import Any, Literal
 
 from checkout_desktop.domain.records import BrandTotal, DayTotals
+from checkout_desktop.store.sqlite.charges import from_ts, ts
 
 # Statuses of a charge that took the customer's money at some point (a refunded sale was a sale).
 _SOLD = ("PAID", "AUTHORIZED", "PARTIAL", "REFUNDED", "CHARGEBACK")
@@ -117,4 +119,48 @@ def brand_totals(transactions: Iterable[tuple[str | None, int | None]]) -> list[
     )
 
 
-__all__ = ["REFUNDS_OF_THE_DAY", "SALES_OF_THE_DAY", "brand_totals", "tally"]
+# The day's sales' transactions, by brand: SQLite caps a statement's parameters, so the ids
+# go as one JSON array there; PostgreSQL takes them as one array parameter.
+_BRANDS = {
+    "named": (
+        "SELECT COALESCE(brand, payment_type, ''), COALESCE(amount, 0) FROM charge_transaction "
+        "WHERE merchant_charge_id IN (SELECT value FROM json_each(:ids))"
+    ),
+    "pyformat": (
+        "SELECT COALESCE(brand, payment_type, ''), COALESCE(amount, 0) FROM charge_transaction "
+        "WHERE merchant_charge_id = ANY(%(ids)s)"
+    ),
+}
+
+
+def read_day(
+    conn: Any,
+    *,
+    style: Literal["named", "pyformat"],
+    start: datetime,
+    end: datetime,
+    profile: str,
+    zone: tzinfo,
+) -> DayTotals:
+    """The day's figures of `profile` in [start, end) (aware datetimes) from either store's
+    connection; `style` is its parameters' (SQLite's `:name`, psycopg's `%(name)s`)."""
+    names = {
+        name: f":{name}" if style == "named" else f"%({name})s"
+        for name in ("profile", "start", "end")
+    }
+    params = {"profile": profile, "start": ts(start), "end": ts(end)}
+    made = conn.execute(REFUNDS_OF_THE_DAY.format(**names), params).fetchone()
+    totals, sold = tally(
+        conn.execute(SALES_OF_THE_DAY.format(**names), params).fetchall(),
+        0 if made is None else made[0],
+        start=start,
+        end=end,
+        zone=zone,
+        created=from_ts,
+    )
+    ids: object = json.dumps(sold) if style == "named" else sold
+    totals.by_brand = brand_totals(conn.execute(_BRANDS[style], {"ids": ids}))
+    return totals
+
+
+__all__ = ["read_day"]

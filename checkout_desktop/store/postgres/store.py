@@ -25,12 +25,7 @@ from pydantic import SecretStr
 from checkout_desktop.domain.deliveries import EventFilter, StoredEvent
 from checkout_desktop.domain.records import DayTotals
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.store.day_figures import (
-    REFUNDS_OF_THE_DAY,
-    SALES_OF_THE_DAY,
-    brand_totals,
-    tally,
-)
+from checkout_desktop.store.day_figures import read_day
 from checkout_desktop.store.errors import ReportUnavailable
 from checkout_desktop.store.ports import (
     ChargeReads,
@@ -49,7 +44,6 @@ from checkout_desktop.store.postgres.charges import (
 )
 from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.live import Watcher
-from checkout_desktop.store.sqlite.charges import from_ts, ts
 from checkout_desktop.store.sqlite.shop import ShopRepository
 
 if TYPE_CHECKING:
@@ -333,33 +327,9 @@ def day_totals(
     import psycopg
 
     try:
-        return _day_totals(conn, start=start, end=end, profile=profile, zone=zone)
+        return read_day(conn, style="pyformat", start=start, end=end, profile=profile, zone=zone)
     except psycopg.Error as exc:
         raise ReportUnavailable(f"the day's totals could not be read: {exc}") from exc
-
-
-def _day_totals(
-    conn: psycopg.Connection[Any], *, start: datetime, end: datetime, profile: str, zone: tzinfo
-) -> DayTotals:
-    names = {"profile": "%(profile)s", "start": "%(start)s", "end": "%(end)s"}
-    params = {"profile": profile, "start": ts(start), "end": ts(end)}
-    made = conn.execute(REFUNDS_OF_THE_DAY.format(**names), params).fetchone()
-    totals, sold = tally(
-        conn.execute(SALES_OF_THE_DAY.format(**names), params).fetchall(),
-        0 if made is None else made[0],
-        start=start,
-        end=end,
-        zone=zone,
-        created=from_ts,
-    )
-    totals.by_brand = brand_totals(
-        conn.execute(
-            "SELECT COALESCE(brand, payment_type, ''), COALESCE(amount, 0) "
-            "FROM charge_transaction WHERE merchant_charge_id = ANY(%(ids)s)",
-            {"ids": sold},
-        )
-    )
-    return totals
 
 
 async def open_store(
