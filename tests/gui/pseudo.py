@@ -207,39 +207,28 @@ def english_on_screen(root: QWidget, data: Iterable[str] = ()) -> list[str]:
     return problems
 
 
+@contextlib.contextmanager
+def in_portuguese() -> Iterator[None]:
+    """The terminal's pt_BR catalogue (and Qt's own) installed for a block, as a shop in Brazil
+    runs it; the default locale and the translators as they were afterwards."""
+    from checkout_desktop.ui.i18n import Translations
+
+    previous = QLocale()
+    installed = Translations()
+    if not installed.install(PT_BR):
+        raise AssertionError("the pt_BR catalogue is missing; run resources/translations/build.py")
+    try:
+        yield
+    finally:
+        installed.remove()
+        QLocale.setDefault(previous)
+
+
 __all__ = [
     "MarkingTranslator",
     "english_on_screen",
+    "in_portuguese",
     "unmarked",
     "untranslated",
     "visible_texts",
 ]
-
-
-class ProposedTranslator(QTranslator):
-    """Translations proposed for the pt_BR catalogue before its owner takes them in: a test
-    shows a text goes through Qt's translation (with its context) by installing this."""
-
-    def __init__(self, proposed: dict[tuple[str, str], str]) -> None:
-        super().__init__()
-        self._proposed = dict(proposed)
-
-    def translate(
-        self,
-        context: str,
-        source_text: str,
-        disambiguation: str | None = None,
-        n: int = -1,
-    ) -> str | None:
-        return self._proposed.get((context, source_text))
-
-    def isEmpty(self) -> bool:
-        return False
-
-    @contextlib.contextmanager
-    def installed(self, app: QApplication) -> Iterator[ProposedTranslator]:
-        app.installTranslator(self)
-        try:
-            yield self
-        finally:
-            app.removeTranslator(self)

@@ -21,7 +21,7 @@ from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.reports import day_totals
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.day_totals import DayTotalsPanel, day_range
-from tests.gui.pseudo import ProposedTranslator
+from tests.gui.pseudo import in_portuguese
 from tests.gui.test_ui_receipts import pdf_text
 from tests.ledger_support import SyncLedger
 
@@ -210,8 +210,7 @@ def test_the_reports_suggested_file_name_is_in_the_shops_language(
     )
     qtbot.addWidget(panel)
     panel.day.setDate(QDate(2026, 11, 23))
-    proposed = {("DayTotalsPanel", "sales-{day}.pdf"): "vendas-{day}.pdf"}
-    with ProposedTranslator(proposed).installed(qapp):
+    with in_portuguese():
         panel.ask_pdf()
     dialog = panel.findChild(QFileDialog)
     assert dialog is not None

@@ -22,7 +22,7 @@ from checkout_desktop.ui.receipts import (
     render_html,
     save_pdf,
 )
-from tests.gui.pseudo import ProposedTranslator
+from tests.gui.pseudo import in_portuguese
 from tests.gui.test_ui_receipts import pdf_text
 
 
@@ -109,12 +109,6 @@ def test_saving_is_confirmed_with_a_button_that_opens_the_folder(
     box.close()
 
 
-RECEIPT_NAMES = {
-    ("Receipt", "receipt-{id}-sale.pdf"): "comprovante-{id}-venda.pdf",
-    ("Receipt", "receipt-{id}-refund.pdf"): "comprovante-{id}-estorno.pdf",
-}
-
-
 def test_a_receipts_suggested_file_name_is_in_the_shops_language(qapp: QApplication) -> None:
     from dataclasses import replace
 
@@ -124,7 +118,7 @@ def test_a_receipts_suggested_file_name_is_in_the_shops_language(qapp: QApplicat
     refund = replace(sale, kind=ReceiptKind.REFUND, this_refund=1500, refunded_amount=1500)
     assert receipt_file_name(sale) == "receipt-sale-000001-sale.pdf"
     assert receipt_file_name(refund) == "receipt-sale-000001-refund.pdf"
-    with ProposedTranslator(RECEIPT_NAMES).installed(qapp):
+    with in_portuguese():
         assert receipt_file_name(sale) == "comprovante-sale-000001-venda.pdf"
         assert receipt_file_name(refund) == "comprovante-sale-000001-estorno.pdf"
     # An id is the service's: nothing in it may climb out of the chosen folder.

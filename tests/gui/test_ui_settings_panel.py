@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
 
 from pytestqt.qtbot import QtBot
 
@@ -422,43 +420,15 @@ def test_a_shop_without_a_pin_saves_as_before(qtbot: QtBot) -> None:
     assert saved[-1].listener.port == 9911
 
 
-@contextlib.contextmanager
-def every_text_marked() -> Iterator[None]:
-    """Each text asked of Qt's translation comes back marked, whether or not the pt_BR
-    catalogue (built separately) has it yet: what stays bare never went through tr()."""
-    from PySide6.QtCore import QTranslator
+def test_the_pin_prompt_and_its_messages_go_through_translation(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from tests.gui.pseudo import mark
-
-    class EveryText(QTranslator):
-        def translate(
-            self,
-            context: str,
-            source_text: str,
-            disambiguation: str | None = None,
-            n: int = -1,
-        ) -> str | None:
-            return mark(source_text)
-
-        def isEmpty(self) -> bool:
-            return False
+    from checkout_desktop.ui.labels import profile_label
+    from tests.gui.pseudo import MarkingTranslator, english_on_screen
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
-    translator = EveryText()
-    app.installTranslator(translator)
-    try:
-        yield
-    finally:
-        app.removeTranslator(translator)
-
-
-def test_the_pin_prompt_and_its_messages_go_through_translation(qtbot: QtBot) -> None:
-    from checkout_desktop.ui.labels import profile_label
-    from tests.gui.pseudo import english_on_screen
-
-    with every_text_marked():
+    with MarkingTranslator.installed(app):
         settings = pin_protected()
         data = [profile_label(p) for p in settings.profiles.values()]
         data += ["Português (Brasil)", "English", "cloudflared", "ngrok"]
