@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import PySide6.QtWebEngineWidgets  # noqa: F401
 import pytest
 from PySide6.QtCore import QLocale
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.ui import loop
@@ -21,6 +21,16 @@ from checkout_desktop.ui import loop
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+W = TypeVar("W", bound=QWidget)
+
+
+def shown_top_level(kind: type[W], object_name: str | None = None) -> W | None:
+    """The visible top-level window of `kind` (named `object_name`, when given), or None."""
+    for widget in QApplication.topLevelWidgets():
+        named = object_name is None or widget.objectName() == object_name
+        if isinstance(widget, kind) and widget.isVisible() and named:
+            return widget
+    return None
 
 
 @pytest.fixture(autouse=True)

@@ -349,6 +349,19 @@ def three_ds(shop: Shop, fallback: ThreeDsFallback = "refuse") -> Iterator[Charg
         screen.three_ds_policy = ThreeDsPolicy()
 
 
+def history_row(shop: Shop, mcid: str) -> dict[str, Any]:
+    """The charge opened in the history, its row as shown there, column by column."""
+    shop.window.show_charge(mcid)
+    history = shop.window.history_panel.model
+    spin_until(lambda: history.row_of(mcid) is not None, "the sale in the history")
+    row = history.row_of(mcid)
+    assert row is not None
+    return {
+        name: history.data(history.index(row, column))
+        for column, name in enumerate(history.COLUMNS)
+    }
+
+
 def challenge_js(view: ChallengeView, code: str, what: str) -> Any:
     done: list[Any] = []
     view.page.runJavaScript(code, 0, done.append)
@@ -529,16 +542,8 @@ def test_3ds_rejected_and_unavailable_follow_the_policy(shop: Shop) -> None:
         assert attempt is not None
         # In the history the row reads as the sale it was: its amount, not charged because the
         # bank refused the authentication, its card; nothing to ask the service about.
-        shop.window.show_charge(mcid)
+        shown = history_row(shop, mcid)
         panel = shop.window.history_panel
-        history = panel.model
-        spin_until(lambda: history.row_of(mcid) is not None, "the sale in the history")
-        row = history.row_of(mcid)
-        assert row is not None
-        shown = {
-            name: history.data(history.index(row, column))
-            for column, name in enumerate(history.COLUMNS)
-        }
         assert shown["amount"] == format_money(attempt.amount), shown
         assert shown["status"] == "Not charged — 3DS authentication refused", shown
         assert shown["cards"] == "VISA •••• 1629", shown
@@ -586,16 +591,8 @@ def test_the_clerk_cancels_the_challenge(shop: Shop) -> None:
         mcid = outcomes[0].merchant_charge_id
         attempt = shop.terminal.service.store.repo.attempt(mcid)
         assert attempt is not None
-        shop.window.show_charge(mcid)
+        shown = history_row(shop, mcid)
         panel = shop.window.history_panel
-        history = panel.model
-        spin_until(lambda: history.row_of(mcid) is not None, "the sale in the history")
-        row = history.row_of(mcid)
-        assert row is not None
-        shown = {
-            name: history.data(history.index(row, column))
-            for column, name in enumerate(history.COLUMNS)
-        }
         assert shown["amount"] == format_money(attempt.amount), shown
         assert shown["status"] == "Not charged", shown
         assert shown["cards"] == "VISA •••• 3220", shown
@@ -854,14 +851,11 @@ def test_capture_then_partial_and_full_refund_from_the_history(shop: Shop) -> No
     assert written.read_bytes().startswith(b"%PDF")
 
     # Saving from the history suggests a name in the shop's language.
-    from PySide6.QtWidgets import QApplication, QFileDialog
+    from PySide6.QtWidgets import QFileDialog
 
-    from tests.gui.pseudo import ProposedTranslator
+    from tests.gui.pseudo import in_portuguese
 
-    proposed = {("Receipt", "receipt-{id}-refund.pdf"): "comprovante-{id}-estorno.pdf"}
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    with ProposedTranslator(proposed).installed(app):
+    with in_portuguese():
         window.receipt(mcid, as_pdf=True, refund=receipt_refund)
     dialogs = [d for d in window.findChildren(QFileDialog) if d.isVisible()]
     assert len(dialogs) == 1

@@ -14,23 +14,12 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.authority import Authority, hash_pin
-from checkout_desktop.charges.service import ChargeService
-from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.enums import ChargeStatus
-from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
-from checkout_desktop.gateway.profiles import Endpoints
-from checkout_desktop.gateway.tokens import TokenManager
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
-from checkout_desktop.store.sqlite.db import connect
-from checkout_desktop.store.sqlite.store import SqliteStore
-from checkout_desktop.ui.adapter import QtEventAdapter
-from checkout_desktop.ui.history_panel import HistoryPanel
 from checkout_desktop.ui.i18n import Translations
+from tests.gui.history_support import history_shop
 from tests.integration.charging_support import (
     APPROVED,
-    SandboxAccess,
     card_token,
     charge_request,
     visa,
@@ -51,45 +40,17 @@ def translations(qapp: QApplication) -> Iterator[Translations]:
 def test_the_capture_of_an_earlier_days_charge_asks_for_the_supervisor_pin(
     arun: Callable[..., Any], qtbot: Any, tmp_path: Path, translations: Translations
 ) -> None:
-    sandbox = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    arun(sandbox.start())
-    access = SandboxAccess.of_server(sandbox)
-    conn = connect(tmp_path / "s.sqlite3")
-    http = httpx.AsyncClient(trust_env=False)
-    sent: list[str] = []
-
-    async def note(request: httpx.Request) -> None:
-        if request.url.path.endswith(("/refund", "/capture")):
-            sent.append(request.url.path.rsplit("/", 1)[-1])
-
-    http.event_hooks["request"].append(note)
-    bus = EventBus()
-    endpoints = Endpoints(base_url=access.api_url, auth_url=access.api_url)
-    tokens = TokenManager(
-        http=http,
-        token_url=endpoints.token_url,
-        client_id=access.client_id,
-        credentials=access.credentials(),
-    )
     pin_hash = hash_pin(PIN)
-    service = ChargeService(
-        store=SqliteStore(conn),
-        client=ChargeClient(
-            http=http, endpoints=endpoints, tokens=tokens, device=DeviceIdentity("terminal-test")
-        ),
-        profile="builtin-sandbox",
-        events=bus,
-        authority=Authority(pin_hash),
-    )
-    adapter = QtEventAdapter(bus)
-    history = HistoryPanel(
-        service=service,
-        views=ChargeViews(SqliteStore(conn)),
-        adapter=adapter,
-        pin_hash=lambda: pin_hash,
-    )
-    qtbot.addWidget(history)
-    try:
+    with history_shop(arun, qtbot, tmp_path, authority=Authority(pin_hash)) as shop:
+        service, access, sandbox = shop.service, shop.access, shop.sandbox
+        sent: list[str] = []
+
+        async def note(request: httpx.Request) -> None:
+            if request.url.path.endswith(("/refund", "/capture")):
+                sent.append(request.url.path.rsplit("/", 1)[-1])
+
+        shop.http.event_hooks["request"].append(note)
+        history = shop.open_panel(lambda: pin_hash)
         token = arun(card_token(access, APPROVED))
         outcome = arun(
             service.charge(
@@ -125,8 +86,3 @@ def test_the_capture_of_an_earlier_days_charge_asks_for_the_supervisor_pin(
             dialog.accept()
         assert sent == ["capture"]
         assert sandbox.state.charges[mcid].status == "PAID"
-    finally:
-        adapter.close()
-        arun(http.aclose())
-        conn.close()
-        arun(sandbox.stop())

@@ -11,7 +11,6 @@ from typing import Any
 import keyring
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.paths import app_paths
@@ -19,6 +18,7 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.main_window import MainWindow
 from checkout_desktop.ui.webview import register_schemes
 from tests.conftest import MemoryKeyring
+from tests.gui.conftest import shown_top_level
 
 # Chromium fixes its scheme table when it starts: before any QApplication exists.
 register_schemes()
@@ -39,10 +39,7 @@ class CountingKeyring(MemoryKeyring):
 
 
 def _window() -> MainWindow | None:
-    for widget in QApplication.topLevelWidgets():
-        if isinstance(widget, MainWindow) and widget.isVisible():
-            return widget
-    return None
+    return shown_top_level(MainWindow)
 
 
 @pytest.fixture

@@ -20,16 +20,12 @@ from checkout_desktop.settings import Settings
 from checkout_desktop.ui.labels import profile_label
 from checkout_desktop.ui.launch import ask_to_fix_profile
 from tests.conftest import MemoryKeyring
+from tests.gui.conftest import shown_top_level
 from tests.gui.pseudo import MarkingTranslator, english_on_screen, untranslated
 
 
 def _dialog() -> QMessageBox | None:
-    for widget in QApplication.topLevelWidgets():
-        named = isinstance(widget, QMessageBox) and widget.objectName() == "profileCannotStart"
-        if named and widget.isVisible():
-            assert isinstance(widget, QMessageBox)
-            return widget
-    return None
+    return shown_top_level(QMessageBox, "profileCannotStart")
 
 
 @pytest.mark.parametrize("choice", ["openSetup", "quit"])
@@ -115,12 +111,7 @@ def test_in_portuguese_the_dialog_says_why_in_portuguese(
 
 
 def _store_dialog() -> QMessageBox | None:
-    for widget in QApplication.topLevelWidgets():
-        named = isinstance(widget, QMessageBox) and widget.objectName() == "storeCannotStart"
-        if named and widget.isVisible():
-            assert isinstance(widget, QMessageBox)
-            return widget
-    return None
+    return shown_top_level(QMessageBox, "storeCannotStart")
 
 
 def _shop_settings(store: str) -> Settings:
@@ -213,10 +204,7 @@ def test_a_built_in_sandbox_that_does_not_start_is_said_in_a_dialog_not_only_on_
     task = asyncio.ensure_future(run_window(Settings(first_run_done=True), paths))
 
     def shown() -> QMessageBox | None:
-        for widget in QApplication.topLevelWidgets():
-            if isinstance(widget, QMessageBox) and widget.objectName() == "startupProblem":
-                return widget if widget.isVisible() else None
-        return None
+        return shown_top_level(QMessageBox, "startupProblem")
 
     qtbot.waitUntil(lambda: shown() is not None or task.done(), timeout=30_000)
     assert not task.done(), "the terminal ended without a window saying why"

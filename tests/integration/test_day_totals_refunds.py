@@ -28,19 +28,26 @@ YESTERDAY = T0.replace(hour=0)
 TODAY = YESTERDAY + timedelta(days=1)
 
 
-async def refund_made(store: Store, clock: Clock, mcid: str, amount: int, *, total: int) -> None:
-    """A refund this terminal made now, confirmed, and the service's figures after it."""
+async def operation_made(
+    store: Store,
+    clock: Clock,
+    mcid: str,
+    kind: MoneyOpKind,
+    amount: int,
+    *,
+    says: ChargeStatus,
+    total_refunded: int = 0,
+) -> None:
+    """A refund or capture this terminal made now, confirmed, and the service's figures after."""
     record = await store.charges.charge(mcid)
     assert record is not None and record.amount is not None
     async with store.unit_of_work() as uow:
-        op = await uow.charges.record_money_operation(
-            mcid, MoneyOpKind.REFUND, amount, Figures.of(record.state)
-        )
+        op = await uow.charges.record_money_operation(mcid, kind, amount, Figures.of(record.state))
         await uow.charges.move_money_operation(
             op, MoneyOpState.CONFIRMED, source="reply", reason=Reason.of(ReasonCode.CHECK_SCHEDULED)
         )
     update = card_update(
-        mcid, ChargeStatus.PARTIAL, TransactionStatus.PAID, amount=record.amount, refunded=total
+        mcid, says, TransactionStatus.PAID, amount=record.amount, refunded=total_refunded
     )
     await merge(store, clock, update, source="reply")
 
@@ -64,7 +71,15 @@ async def test_a_refund_counts_on_the_day_its_money_went_back(
     # Today: R$ 50,00 of yesterday's sale goes back, and a new sale of R$ 50,00 whose R$ 10,00
     # refund only the service's figures tell (made elsewhere): that one stays on its sale's day.
     clock.now = TODAY.replace(hour=11)
-    await refund_made(store, clock, "charge-a", 5000, total=5000)
+    await operation_made(
+        store,
+        clock,
+        "charge-a",
+        MoneyOpKind.REFUND,
+        5000,
+        says=ChargeStatus.PARTIAL,
+        total_refunded=5000,
+    )
     clock.now = TODAY.replace(hour=12)
     await sell(store, clock, "charge-b", amount=5000)
     elsewhere = card_update(
@@ -80,21 +95,6 @@ async def test_a_refund_counts_on_the_day_its_money_went_back(
     assert today.net == 5000 - 6000
 
 
-async def capture_made(store: Store, clock: Clock, mcid: str) -> None:
-    """The capture of a pre-authorized sale, made now by this terminal and confirmed."""
-    record = await store.charges.charge(mcid)
-    assert record is not None and record.amount is not None
-    async with store.unit_of_work() as uow:
-        op = await uow.charges.record_money_operation(
-            mcid, MoneyOpKind.CAPTURE, record.amount, Figures.of(record.state)
-        )
-        await uow.charges.move_money_operation(
-            op, MoneyOpState.CONFIRMED, source="reply", reason=Reason.of(ReasonCode.CHECK_SCHEDULED)
-        )
-    update = card_update(mcid, ChargeStatus.PAID, TransactionStatus.PAID, amount=record.amount)
-    await merge(store, clock, update, source="reply")
-
-
 @pytest.mark.asyncio
 async def test_a_capture_counts_as_a_sale_on_the_day_the_money_was_taken(
     backend: tuple[Store, Clock],  # noqa: F811 - the fixture imported above
@@ -107,7 +107,7 @@ async def test_a_capture_counts_as_a_sale_on_the_day_the_money_was_taken(
     closed = await day(store, YESTERDAY)
     assert (closed.sales, closed.held_count, closed.held_amount) == (0, 1, 7000)
     clock.now = TODAY.replace(hour=9, minute=30)
-    await capture_made(store, clock, "held")
+    await operation_made(store, clock, "held", MoneyOpKind.CAPTURE, 7000, says=ChargeStatus.PAID)
     again = await day(store, YESTERDAY)
     assert (again.sales, again.gross, again.held_count, again.held_amount) == (0, 0, 1, 7000)
     assert again.by_hour == {}
