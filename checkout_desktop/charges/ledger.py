@@ -36,6 +36,7 @@ from checkout_desktop.domain.records import (
     MergeResult,
     MoneyOpRecord,
 )
+from checkout_desktop.domain.shown_status import NEVER_CHARGED_ATTEMPTS
 from checkout_desktop.domain.state import AttemptState, ChargeState, Outcome
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
@@ -49,7 +50,6 @@ logger = logging.getLogger(__name__)
 
 WEBHOOK = "webhook"
 """The timeline source of a notification delivered to the inbox."""
-_NEVER_CHARGED = frozenset({AttemptState.REJECTED, AttemptState.NOT_FOUND})
 _INBOX_OUTCOMES = {
     Outcome.APPLIED: ReasonCode.INBOX_APPLIED,
     Outcome.DUPLICATE: ReasonCode.INBOX_DUPLICATE,
@@ -134,7 +134,7 @@ class Ledger:
         next_check, check_reason = self.policy.schedule(
             state, source=source, checks=checks, now=self._clock()
         )
-        if state.status is None and attempt is not None and attempt.state in _NEVER_CHARGED:
+        if state.status is None and attempt is not None and attempt.state in NEVER_CHARGED_ATTEMPTS:
             # Only a 3DS result names this charge, and its attempt is settled as never charged:
             # the service will never hold it, so there is nothing to ask about.
             next_check, check_reason = None, None
@@ -350,7 +350,7 @@ class Ledger:
     ) -> bool:
         """Store the charge an attempt settled uncharged had opened, if the sale has no row."""
         mcid = attempt.merchant_charge_id
-        if attempt.state not in _NEVER_CHARGED:
+        if attempt.state not in NEVER_CHARGED_ATTEMPTS:
             return False
         if await store.find_charge(merchant_charge_id=mcid, charge_id=charge_id) is not None:
             return False
