@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from checkout_desktop.domain.start_problems import StartProblem, StartProblemKind
+
 if TYPE_CHECKING:
     import httpx
     from pydantic import SecretStr
@@ -66,7 +68,7 @@ class Terminal:
     merchant_document: str
     sandbox: SandboxLink | None = None
     secrets: SecretStore | None = None
-    problems: list[str] = field(default_factory=list)
+    problems: list[StartProblem] = field(default_factory=list)
     """What did not start (the window shows it); an empty list means everything runs."""
     counter: str | None = None
     """This counter's id on a shared store (its sale ids carry it); None on the local file."""
@@ -139,7 +141,7 @@ class Terminal:
         listener_settings = settings.listener.model_copy()
         if listener_port is not None:
             listener_settings.port = listener_port
-        problems: list[str] = []
+        problems: list[StartProblem] = []
         http_verify: Any = True
         environment = profile.name
         if profile.is_builtin_sandbox:
@@ -166,7 +168,12 @@ class Terminal:
                 webhook_token = credentials.webhook_token()
             except (SecretMissing, KeychainUnavailable) as exc:
                 # Charging still works; only notifications wait for the token.
-                problems.append(str(exc))
+                kind = (
+                    StartProblemKind.WEBHOOK_TOKEN_MISSING
+                    if isinstance(exc, SecretMissing)
+                    else StartProblemKind.KEYCHAIN_UNAVAILABLE
+                )
+                problems.append(StartProblem(kind, str(exc)))
                 webhook_token = SecretStr(pysecrets.token_urlsafe(24))
         endpoints = resolve_endpoints(profile, sandbox=None if sandbox is None else sandbox.info)
 
@@ -290,7 +297,7 @@ class Terminal:
         try:
             await self.inbox.start()
         except ListenerError as exc:
-            self.problems.append(str(exc))
+            self.problems.append(StartProblem(exc.kind, str(exc)))
         finally:
             self.problems.extend(self.inbox.problems)
 
@@ -378,7 +385,7 @@ class Terminal:
 
     def current_state(self) -> list[DomainEvent]:
         """The token, listener, tunnel and health states as events, for a window built later."""
-        reason = "; ".join(self.problems) or None
+        reason = "; ".join(problem.detail for problem in self.problems) or None
         return [self.tokens.snapshot(), *self.inbox.current_state(reason)]
 
     def acknowledge_url(self, url: str) -> None:

@@ -9,6 +9,7 @@ the token check keeps what arrived in the quarantine, so nothing the service sen
 from __future__ import annotations
 
 import asyncio
+import errno
 import hmac
 import ipaddress
 import logging
@@ -23,6 +24,7 @@ from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.domain.inbox_events import ListenerState, ListenerStateChanged, WebhookRefused
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.start_problems import StartProblemKind
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.inbox.gate import ConnectionGate, RateLimitedLog
 from checkout_desktop.inbox.intake import (
@@ -45,7 +47,12 @@ _JSON_TYPES = frozenset({"application/json", "text/json"})
 
 
 class ListenerError(RuntimeError):
-    """The listener cannot start; the message says why (port taken, bad address, no token)."""
+    """The listener cannot start; the message says why (port taken, bad address, no token),
+    and `kind` says which, for words in the screen's language."""
+
+    def __init__(self, reason: str, kind: StartProblemKind) -> None:
+        super().__init__(reason)
+        self.kind = kind
 
 
 LOOPBACK_NAMES = frozenset({"localhost"})
@@ -67,7 +74,8 @@ def check_bind_host(host: str, *, allow_remote: bool = False) -> None:
             f"{host or 'every address'}; change the listener's host in the settings back to "
             "127.0.0.1 (a tunnel or a reverse proxy on this machine forwards the service's "
             "deliveries), or start `checkout-desktop listen --allow-remote` to share the inbox "
-            "on a trusted network"
+            "on a trusted network",
+            StartProblemKind.LISTENER_SETTINGS,
         )
     logger.warning(
         "the inbox listens on %s, reachable from other machines (--allow-remote); "
@@ -181,7 +189,8 @@ class WebhookListener:
         if not plain:
             raise ListenerError(
                 "the webhook token is empty; enter the token the merchant panel showed when the "
-                "notification URL was saved"
+                "notification URL was saved",
+                StartProblemKind.WEBHOOK_TOKEN_MISSING,
             )
         register_secret(plain)
         return plain.encode("utf-8")
@@ -216,7 +225,7 @@ class WebhookListener:
     async def start(self) -> str:
         """Start the writer and bind; returns the local URL of the notification path."""
         if self._runner is not None:
-            raise ListenerError("the listener is already running")
+            raise ListenerError("the listener is already running", StartProblemKind.INBOX_FAILED)
         try:
             check_bind_host(self._settings.host, allow_remote=self._allow_remote)
         except ListenerError as exc:
@@ -261,7 +270,7 @@ class WebhookListener:
             await runner.cleanup()
             reason = f"cannot open the inbox's store: {exc}"
             self._failed(reason)
-            raise ListenerError(reason) from None
+            raise ListenerError(reason, StartProblemKind.INBOX_STORE) from None
         except BaseException:
             await runner.cleanup()
             raise
@@ -276,7 +285,13 @@ class WebhookListener:
                 "port in Settings → Webhooks)"
             )
             self._failed(reason)
-            raise ListenerError(reason) from None
+            taken = exc.errno == errno.EADDRINUSE
+            raise ListenerError(
+                reason,
+                StartProblemKind.LISTENER_PORT_TAKEN
+                if taken
+                else StartProblemKind.LISTENER_CANNOT_BIND,
+            ) from None
         except BaseException:
             await runner.cleanup()
             await self._writer.close()

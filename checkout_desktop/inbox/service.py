@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from checkout_desktop.domain.start_problems import StartProblem, StartProblemKind
+
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
@@ -93,7 +95,7 @@ class Inbox:
         """None until `start`; then set even if it failed to bind (`listener.running` says)."""
         self.tunnel: TunnelSupervisor | None = None
         self.health: HealthMonitor | None = None
-        self.problems: list[str] = []
+        self.problems: list[StartProblem] = []
         """What did not start (the tunnel, say), for the window to show."""
 
     @property
@@ -160,7 +162,7 @@ class Inbox:
             except TunnelConfigError as exc:
                 if self._strict_tunnel:
                     raise
-                self.problems.append(str(exc))
+                self.problems.append(StartProblem(StartProblemKind.TUNNEL_SETTINGS, str(exc)))
             else:
                 await self.tunnel.start()
         self.health = HealthMonitor(

@@ -294,17 +294,23 @@ async def _start_inbox_when_ready(
     window.build_panels()
     await asyncio.sleep(0)
     known = len(terminal.problems)
+    from checkout_desktop.domain.start_problems import StartProblem, StartProblemKind
     from checkout_desktop.terminal import StartupError
 
     try:
         await terminal.start_inbox()
     except StartupError as exc:
         logger.error("the inbox did not start: %s", exc)
-        terminal.problems.append(str(exc))
+        terminal.problems.append(StartProblem(StartProblemKind.INBOX_FAILED, str(exc)))
     except Exception as exc:
         # Charging goes on without notifications; the window says why they are missing.
         logger.exception("the inbox did not start")
-        terminal.problems.append(f"notifications are off: the inbox did not start ({exc})")
+        terminal.problems.append(
+            StartProblem(
+                StartProblemKind.INBOX_FAILED,
+                f"notifications are off: the inbox did not start ({exc})",
+            )
+        )
     if terminal.problems[known:]:
         from checkout_desktop.ui.start_problems import show_start_problems
 

@@ -265,7 +265,7 @@ async def self_test(paths: AppPaths, *, listener_port: int | None = None) -> tup
             ),
         )
         if terminal.problems:
-            raise SelfTestFailure("core: " + "; ".join(terminal.problems))
+            raise SelfTestFailure("core: " + "; ".join(map(str, terminal.problems)))
 
         card_page = build_card_page(
             settings,

@@ -3767,12 +3767,28 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Notificações desligadas: a porta do receptor está em uso.</translation>
     </message>
     <message>
+        <source>Notifications are off: the listener cannot use its address or port.</source>
+        <translation>Notificações desligadas: o receptor não consegue usar o endereço ou a porta.</translation>
+    </message>
+    <message>
+        <source>Notifications are off: the listener must listen on this computer.</source>
+        <translation>Notificações desligadas: o receptor precisa escutar neste computador.</translation>
+    </message>
+    <message>
+        <source>Notifications are off: the inbox cannot open its store.</source>
+        <translation>Notificações desligadas: a caixa de entrada não consegue abrir o banco de dados.</translation>
+    </message>
+    <message>
         <source>Notifications wait for the webhook token: enter it in Settings.</source>
         <translation>As notificações aguardam o token do webhook: digite-o em Configurações.</translation>
     </message>
     <message>
         <source>No keychain can be used: notifications are off.</source>
         <translation>Nenhum chaveiro pode ser usado: notificações desligadas.</translation>
+    </message>
+    <message>
+        <source>Notifications cannot reach this computer: check the tunnel in Settings.</source>
+        <translation>As notificações não chegam a este computador: confira o túnel em Configurações.</translation>
     </message>
     <message>
         <source>The terminal started with a problem: notifications may be off.</source>

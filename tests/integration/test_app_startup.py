@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from pathlib import Path
 
 import pytest
 
 from checkout_desktop.domain.inbox_events import ListenerState, ListenerStateChanged
+from checkout_desktop.domain.start_problems import StartProblemKind
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox import SDK_HOST, certs
 from checkout_desktop.sandbox import link as sandbox_link
@@ -176,3 +178,31 @@ async def test_the_core_can_start_before_its_inbox(tmp_path: Path) -> None:
     finally:
         await terminal.stop()
         link.stop()
+
+
+@pytest.mark.asyncio
+@pytest.mark.expected_errors("the webhook listener did not start")
+async def test_a_taken_listener_port_is_a_problem_of_its_own_kind(tmp_path: Path) -> None:
+    """The window words a start's problem from its kind, never from the core's English."""
+    paths = _paths(tmp_path)
+    settings = Settings(first_run_done=True)
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    link = await asyncio.to_thread(sandbox_link.start_sandbox, paths)
+    try:
+        terminal = await Terminal.start(settings, paths, sandbox=link, listener_port=port)
+        try:
+            assert [problem.kind for problem in terminal.problems] == [
+                StartProblemKind.LISTENER_PORT_TAKEN
+            ]
+            assert f"127.0.0.1:{port}" in terminal.problems[0].detail
+            # Charging goes on: the core has its token.
+            token = await terminal.tokens.token()
+            assert token.value.get_secret_value()
+        finally:
+            await terminal.stop()
+    finally:
+        link.stop()
+        holder.close()
