@@ -374,7 +374,7 @@ def save_pdf(receipt: Receipt, path: Path) -> Path:
     printer = QPrinter(QPrinter.PrinterMode.HighResolution)
     printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
     printer.setOutputFileName(str(path))
-    printer.setDocName(f"receipt-{receipt.merchant_charge_id}")
+    printer.setDocName(receipt_job_name(receipt))
     _till_layout(printer)
     _print(document_for(receipt), printer)
     if not path.exists() or path.stat().st_size == 0:
@@ -386,7 +386,7 @@ def save_pdf(receipt: Receipt, path: Path) -> Path:
 def print_with_dialog(receipt: Receipt, parent: QWidget | None = None) -> bool:
     """Let the user pick a printer (or PDF) and print; False when cancelled."""
     printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-    printer.setDocName(f"receipt-{receipt.merchant_charge_id}")
+    printer.setDocName(receipt_job_name(receipt))
     dialog = QPrintDialog(printer, parent)
     dialog.setWindowTitle(QCoreApplication.translate("Receipt", "Print receipt"))
     if dialog.exec() != QDialog.DialogCode.Accepted:
@@ -416,6 +416,12 @@ def receipt_file_name(receipt: Receipt) -> str:
         template = QCoreApplication.translate("Receipt", "receipt-{id}-sale.pdf")
     # The id is ours or the service's: nothing in it may name another folder.
     return template.format(id=_UNSAFE_IN_NAME.sub("-", receipt.merchant_charge_id))
+
+
+def receipt_job_name(receipt: Receipt) -> str:
+    """The name the print queue shows (and a PDF's title): the suggested file's, without
+    its extension."""
+    return receipt_file_name(receipt).removesuffix(".pdf")
 
 
 def receipts_folder(last_used: str | None) -> Path:

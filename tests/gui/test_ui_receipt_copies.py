@@ -133,3 +133,21 @@ def test_the_installment_line_adds_up_to_the_card_amount(qapp: object) -> None:
     html = render_html(receipt, copy=ReceiptCopy.CUSTOMER).replace("\u00a0", " ")
     assert "1 × R$ 33,34 + 2 × R$ 33,33" in html
     assert "3 × R$ 33,33" not in html
+
+
+def test_a_saved_or_printed_receipt_is_named_in_the_shops_language(
+    qapp: QApplication, tmp_path: Path
+) -> None:
+    """The print queue and the PDF's title show the job's name: the clerk's words, as the
+    suggested file's."""
+    from checkout_desktop.ui.receipts import receipt_job_name, save_pdf
+
+    sale = _receipt()
+    with in_portuguese():
+        assert receipt_job_name(sale) == "comprovante-sale-000001-venda"
+        path = save_pdf(sale, tmp_path / "x.pdf")
+    data = path.read_bytes()
+    title = "comprovante-sale-000001-venda"
+    encoded = (b"\xfe\xff" + title.encode("utf-16-be")).hex().upper().encode()
+    assert title.encode() in data or encoded in data.upper()
+    assert b"receipt-" not in data
