@@ -324,14 +324,22 @@ class Terminal:
         from checkout_desktop.store.postgres import schema
         from checkout_desktop.store.postgres.live import watch
 
+        channels = (schema.EVENTS_CHANNEL, schema.CHARGES_CHANNEL, schema.SHOP_CHANNEL)
         while True:
             try:
                 last = await self.store.events.latest_id()
-                async with watch(address, self._store_password) as notices:
+                async with watch(address, self._store_password, channels=channels) as notices:
+                    # What changed while this counter was not listening (or starting).
+                    await self._take_shop_settings()
                     async for notice in notices:
+                        if notice.channel == schema.SHOP_CHANNEL:
+                            await self._take_shop_settings()
+                            continue
                         if notice.channel == schema.CHARGES_CHANNEL and not notice.resync:
                             await self._announce_charge(notice.payload)
                             continue
+                        if notice.resync:
+                            await self._take_shop_settings()
                         if self.inbox.started and not self.profile_is_sandbox:
                             # The shop's one inbox is this counter's: it announced them.
                             last = await self.store.events.latest_id()
@@ -342,6 +350,17 @@ class Terminal:
             except StoreError as exc:
                 logger.warning("the shared store's changes are not followed now: %s", exc)
             await asyncio.sleep(INBOX_TAKEOVER_S)
+
+    async def _take_shop_settings(self) -> None:
+        """Another counter changed the shop's PIN, name or learned rules: this counter's
+        authority takes the PIN at once, and the window the rest (`ShopSettingsChanged`)."""
+        shop = self.service.shop
+        if shop is None:
+            return
+        now = await shop.now(self.service.profile)
+        if now.pin_held:
+            self.service.authority.set_pin_hash(now.pin_hash)
+        self.bus.publish(now)
 
     async def _announce_charge(self, merchant_charge_id: str) -> None:
         from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged

@@ -769,12 +769,13 @@ class ChargeService:
         if self.shop is not None:
             self.authority.set_pin_hash(await self.shop.pin_hash())
 
-    async def share_settings(self, ui: UiSettings) -> None:
+    async def share_settings(self, ui: UiSettings, previous: UiSettings | None = None) -> None:
         """The PIN or the shop's name changed at this counter: the store (and so every counter
-        of the shop) takes them; this counter's authority at once."""
+        of the shop) takes them; this counter's authority at once. With `previous`, only
+        what changed from it is written (`ShopSettings.publish`)."""
         self.authority.set_pin_hash(ui.supervisor_pin_hash)
         if self.shop is not None:
-            await self.shop.publish(ui)
+            await self.shop.publish(ui, previous)
 
     async def share_learned(self, flag: LearnedFlag, value: bool) -> None:
         """A rule of this environment's service, learned from its refusal at this counter (or

@@ -8,7 +8,7 @@ an empty value, so that a counter still holding the old PIN in its file does not
 What the service's refusals taught a counter (`domain/learned.py`: the customer's e-mail
 required, a CNPJ refused, no cancel of an unpaid QR) is that service's rule at every counter:
 kept under the environment's name (a built-in sandbox's is its own), "1" learned and "0" let go
-by the owner, so the other counters take it at their next start.
+by the owner. A shared store tells the running counters when any of these change (`now`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from checkout_desktop.domain.learned import LEARNED_FLAGS, LEARNED_PREFIX, LearnedFlag
+from checkout_desktop.domain.shop_events import ShopSettingsChanged
 
 if TYPE_CHECKING:
     from checkout_desktop.settings import Profile, UiSettings
@@ -82,11 +83,31 @@ class ShopSettings:
                 await shop.set_setting(key, value, by=by)
                 values[key] = value
 
-    async def publish(self, ui: UiSettings) -> None:
-        """The settings changed here: every counter follows (the PIN at its next check)."""
+    async def publish(self, ui: UiSettings, previous: UiSettings | None = None) -> None:
+        """The settings changed here: every counter follows. With `previous`, only what
+        differs from it is written, so a counter holding an old PIN that changes the shop's
+        name never puts that PIN back."""
+        before = {} if previous is None else _local(previous)
         async with self.store.unit_of_work() as uow:
             for key, value in _local(ui).items():
-                await uow.shop.set_setting(key, value, by=self.by)
+                if before.get(key) != value:
+                    await uow.shop.set_setting(key, value, by=self.by)
+
+    async def now(self, environment: str) -> ShopSettingsChanged:
+        """The shared settings as the store holds them now, with `environment`'s learned
+        rules (for a running counter to take: another counter changed them)."""
+        values = await self.store.shop.settings()
+        learned = tuple(
+            (flag, values[key] == "1")
+            for flag in LEARNED_FLAGS
+            if (key := learned_key(environment, flag)) in values
+        )
+        return ShopSettingsChanged(
+            pin_held=PIN_KEY in values,
+            pin_hash=values.get(PIN_KEY) or None,
+            shop_name=values.get(NAME_KEY),
+            learned=learned,
+        )
 
     async def _agree_learned(
         self, shop: ShopStore, values: dict[str, str], profile: Profile, environment: str

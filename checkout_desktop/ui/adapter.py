@@ -28,6 +28,7 @@ from checkout_desktop.domain.inbox_events import (
     WebhookRefused,
     WebhookStored,
 )
+from checkout_desktop.domain.shop_events import ShopSettingsChanged
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +52,7 @@ class QtEventAdapter(QObject):
     money_operation_changed = Signal(MoneyOperationChanged)
     reconciliation_finished = Signal(ReconciliationFinished)
     service_reachability_changed = Signal(ServiceReachabilityChanged)
+    shop_settings_changed = Signal(ShopSettingsChanged)
     closed = Signal()
     """The window stopped listening: work a widget scheduled from an event is dropped (the
     store closes next)."""
@@ -71,6 +73,7 @@ class QtEventAdapter(QObject):
             (MoneyOperationChanged, self.money_operation_changed),
             (ReconciliationFinished, self.reconciliation_finished),
             (ServiceReachabilityChanged, self.service_reachability_changed),
+            (ShopSettingsChanged, self.shop_settings_changed),
         ]
         self._routes = routes
         self._unsubscribe: list[Callable[[], None]] = [

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from checkout_desktop.domain.events import EventBus
     from checkout_desktop.domain.inbox_events import TunnelUrlChanged, WebhookStored
     from checkout_desktop.domain.records import ChargeRecord
+    from checkout_desktop.domain.shop_events import ShopSettingsChanged
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import Profile, Settings
     from checkout_desktop.store.ports import EventReads
@@ -244,6 +245,7 @@ class MainWindow(QMainWindow):
         self.adapter.webhook_stored.connect(self._on_webhook_stored)
         self.adapter.charge_changed.connect(self._on_charge_changed)
         self.adapter.tunnel_url_changed.connect(self.tunnel_notice.show_change)
+        self.adapter.shop_settings_changed.connect(self._shop_settings_changed)
         self.tunnel_notice.acknowledged.connect(self._acknowledge)
         self.charge_screen.receipt_requested.connect(
             lambda mcid, as_pdf: self.receipt(mcid, as_pdf=as_pdf)
@@ -393,6 +395,64 @@ class MainWindow(QMainWindow):
 
     def _settings_saved(self, settings: Settings) -> None:
         previous = self.settings
+        self._apply_settings(settings, previous)
+        if settings.active_profile == previous.active_profile:
+            for flag in LEARNED_FLAGS:
+                # Learned or let go here: the shop's store tells the other counters.
+                value = getattr(settings.profile, flag)
+                if value != getattr(previous.profile, flag):
+                    read(
+                        self._service.share_learned(flag, value),
+                        _shared_learned,
+                        failed=_not_shared,
+                    )
+        # The service enforces the PIN: it learns a new one (or its removal) at once, and the
+        # shop's store passes it (and the shop's name) on to the other counters; only what
+        # changed here is written, never what this counter held before.
+        if (settings.ui.supervisor_pin_hash, settings.ui.shop_name) != (
+            previous.ui.supervisor_pin_hash,
+            previous.ui.shop_name,
+        ):
+            read(
+                self._service.share_settings(settings.ui.model_copy(), previous.ui.model_copy()),
+                _shared,
+                failed=_not_shared,
+            )
+        else:
+            self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
+
+    def _shop_settings_changed(self, event: ShopSettingsChanged) -> None:
+        """Another counter changed the shop's PIN, name or a learned rule: this counter takes
+        them now (its file, Settings' form, the charge form and the receipts), without
+        writing them back to the store."""
+        updated = self.settings.model_copy(deep=True)
+        if event.pin_held:
+            updated.ui.supervisor_pin_hash = event.pin_hash
+        if event.shop_name is not None:
+            updated.ui.shop_name = event.shop_name
+        # The rules are the running environment's (another one chosen in Settings waits for
+        # the next start, and takes its own rules from the store then).
+        running = updated.profiles.get(profile_of(self._service.profile))
+        if running is not None:
+            for flag, value in event.learned:
+                setattr(running, flag, value)
+        if updated == self.settings:
+            return
+        logger.info("the shop's shared settings changed at another counter; taken here")
+        try:
+            self._persist(updated)
+        except OSError:
+            # Held in this run all the same; the next start reads them from the store again.
+            logger.warning("could not keep the shop's shared settings in the file", exc_info=True)
+        previous = self.settings
+        self._apply_settings(updated, previous)
+        self._service.authority.set_pin_hash(updated.ui.supervisor_pin_hash)
+        if self._panels_built:
+            self.settings_panel.take_kept(updated)
+
+    def _apply_settings(self, settings: Settings, previous: Settings) -> None:
+        """What this window does with settings it now holds (saved here, or taken from the
+        shop's store): the charge form's rules, the QR and customer display, the receipts."""
         self.settings = settings
         self.charge_screen.form.set_large_amount_warning(settings.ui.large_amount_warning)
         if settings.active_profile == previous.active_profile:
@@ -402,26 +462,6 @@ class MainWindow(QMainWindow):
             self.charge_screen.form.set_cnpj_refused(settings.profile.customer_cnpj_refused)
             self.charge_screen.qr_panel.set_cancel_offered(not settings.profile.qr_cancel_refused)
             self.charge_screen.three_ds_policy = settings.profile.three_ds_policy()
-            for flag in LEARNED_FLAGS:
-                # Learned or let go here: the shop's other counters follow at their next start.
-                value = getattr(settings.profile, flag)
-                if value != getattr(previous.profile, flag):
-                    read(
-                        self._service.share_learned(flag, value),
-                        _shared_learned,
-                        failed=_not_shared,
-                    )
-        # The service enforces the PIN: it learns a new one (or its removal) at once, and the
-        # shop's store passes it (and the shop's name) on to the other counters.
-        if (settings.ui.supervisor_pin_hash, settings.ui.shop_name) != (
-            previous.ui.supervisor_pin_hash,
-            previous.ui.shop_name,
-        ):
-            read(
-                self._service.share_settings(settings.ui.model_copy()), _shared, failed=_not_shared
-            )
-        else:
-            self._service.authority.set_pin_hash(settings.ui.supervisor_pin_hash)
         self.charge_screen.pix_expiration_s = settings.qr.pix_expiration_s
         self._apply_customer_display(settings)
         if settings.ui.shop_name != previous.ui.shop_name:

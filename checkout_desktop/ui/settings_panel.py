@@ -101,6 +101,10 @@ class SettingsPinDialog(QDialog):
         layout.addWidget(self.buttons)
         self.pin_failures = 0
 
+    def check_against(self, pin_hash: str) -> None:
+        """The shop's PIN changed while this prompt was open: the new one is asked for."""
+        self._pin_hash = pin_hash
+
     def accept(self) -> None:
         try:
             ok = verify_pin(self.pin.text(), self._pin_hash)
@@ -378,9 +382,10 @@ class SettingsPanel(QWidget):
 
     def take_kept(self, settings: Settings) -> None:
         """What the window kept itself since this panel read its settings: each environment's
-        rules learned from the service's refusals, and the receipts' folder. The panel's base
-        takes them, and the shown environment's boxes show them, so a later save never writes
-        back what stood before (nor lets a learned rule go at the shop's other counters)."""
+        rules learned from the service's refusals, the receipts' folder, and the PIN and the
+        shop's name another counter set. The panel's base takes them, and the form shows them
+        (a name being typed stays), so a later save never writes back what stood before, and
+        a protected change asks for the shop's PIN as it is now."""
         for name, profile in settings.profiles.items():
             mine = self._settings.profiles.get(name)
             if mine is None:
@@ -388,6 +393,7 @@ class SettingsPanel(QWidget):
             for flag in LEARNED_FLAGS:
                 setattr(mine, flag, getattr(profile, flag))
         self._settings.ui.receipts_folder = settings.ui.receipts_folder
+        self._take_shop_wide(settings.ui.supervisor_pin_hash, settings.ui.shop_name)
         shown = self._settings.profiles.get(self.profile.currentData())
         if shown is not None:
             boxes = {
@@ -397,6 +403,19 @@ class SettingsPanel(QWidget):
             }
             for learned, box in boxes.items():
                 box.setChecked(getattr(shown, learned))
+
+    def _take_shop_wide(self, pin_hash: str | None, shop_name: str) -> None:
+        ui = self._settings.ui
+        if shop_name != ui.shop_name:
+            if " ".join(self.shop_name.text().split()) == ui.shop_name:
+                self.shop_name.setText(shop_name)
+            ui.shop_name = shop_name
+        if pin_hash != ui.supervisor_pin_hash:
+            ui.supervisor_pin_hash = pin_hash
+            readable = _readable_pin(pin_hash)
+            if self.pin_prompt is not None and readable is not None:
+                self.pin_prompt.check_against(readable)
+            self._show_pin_state()
 
     def load(self) -> None:
         """Show the settings as they are (discarding unsaved edits)."""

@@ -1146,3 +1146,52 @@ def test_closing_during_a_charge_asks_and_closes_once_the_reply_is_recorded(
         spin_until(lambda: not window.isVisible(), "the window to close after the reply")
     finally:
         close_window(window)
+
+
+def test_a_pin_changed_at_another_counter_is_asked_at_once_and_never_put_back(
+    shop: Shop,
+) -> None:
+    """Another counter of the shop sets a new supervisor PIN. This counter, still holding the
+    old one, renames the shop: the new PIN stays the shop's. Once the store's notice arrives,
+    Settings here asks for the new PIN, and the old one opens nothing."""
+    window = shop.window
+    window.build_panels()
+    panel = window.settings_panel
+    service = shop.terminal.service
+    assert service.shop is not None
+    shared = service.shop
+    original = window.settings.ui.model_copy()
+    new_pin = hash_pin("1357")
+    try:
+        # The other counter's change, in the shop's store.
+        run(shared.publish(original.model_copy(update={"supervisor_pin_hash": new_pin})), "PIN")
+        # Renamed here before this counter heard of it: only the name goes to the store.
+        panel.shop_name.setText("Loja Centro")
+        assert panel.save(), panel.message.text()
+        spin_until(
+            lambda: run(shared.now(service.profile), "the shop").shop_name == "Loja Centro",
+            "the new name in the shop's store",
+        )
+        assert run(shared.pin_hash(), "the shop's PIN") == new_pin
+        # The store's notice (a shared store sends it on commit) reaches this counter.
+        shop.terminal.bus.publish(run(shared.now(service.profile), "the shop"))
+        assert window.settings.ui.supervisor_pin_hash == new_pin
+        assert window.merchant.name == "Loja Centro"
+        # Removing the PIN in Settings asks for the shop's PIN as it is now.
+        panel.clear_pin.click()
+        assert not panel.save()
+        prompt = panel.pin_prompt
+        assert prompt is not None
+        prompt.pin.setText(SUPERVISOR_PIN)
+        prompt.accept()
+        assert prompt.error.text() == "Wrong supervisor PIN."
+        prompt.pin.setText("1357")
+        prompt.accept()
+        spin_until(lambda: run(shared.pin_hash(), "the shop's PIN") is None, "the PIN removed")
+        assert window.settings.ui.supervisor_pin_hash is None
+    finally:
+        run(shared.publish(original), "the shop's settings back")
+        shop.terminal.bus.publish(run(shared.now(service.profile), "the shop"))
+        panel.load()
+    assert window.settings.ui.supervisor_pin_hash == original.supervisor_pin_hash
+    assert panel.shop_name.text() == original.shop_name

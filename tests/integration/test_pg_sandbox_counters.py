@@ -17,15 +17,18 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from checkout_desktop.charges.authority import PinRefused, hash_pin
 from checkout_desktop.charges.service import ChargeElsewhere
+from checkout_desktop.charges.shop import ShopSettings
 from checkout_desktop.domain.inbox_events import WebhookStored
 from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.records import PIX
+from checkout_desktop.domain.shop_events import ShopSettingsChanged
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.link import SandboxLink, start_sandbox
-from checkout_desktop.settings import Settings
+from checkout_desktop.settings import Settings, UiSettings
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.terminal import Terminal
@@ -182,3 +185,39 @@ async def test_each_counter_hears_its_own_sandboxs_notifications(
     while mcid not in seen_at_first:
         assert time.monotonic() < deadline, "the first counter never heard of the delivery"
         await asyncio.sleep(0.1)
+
+
+@pytest.mark.asyncio
+async def test_a_running_counter_takes_the_shops_new_pin_name_and_rules_at_once(
+    counters: tuple[list[Terminal], list[SandboxLink]],
+) -> None:
+    """A PIN changed at one counter is the PIN at every running counter from then on (its
+    refunds and its Settings alike), not at their next start: an old PIN typed at a counter
+    that has not restarted opens nothing."""
+    (first, second), _ = counters
+    await first.start_inbox()
+    heard: list[ShopSettingsChanged] = []
+    first.bus.subscribe(ShopSettingsChanged, heard.append)
+    new_pin = hash_pin("4321")
+    changed = UiSettings(supervisor_pin_hash=new_pin, shop_name="Loja Nova")
+    await second.service.share_settings(changed, second.settings.ui)
+    # A rule the second counter's clerk met on the first counter's environment (say the
+    # first counter's service required the e-mail when the second sold through it).
+    await ShopSettings(second.store, by="caixa-2").publish_learned(
+        first.service.profile, "customer_email_required", True
+    )
+    deadline = time.monotonic() + HANG_S
+
+    def taken() -> bool:
+        return bool(heard) and heard[-1].learned == (("customer_email_required", True),)
+
+    while not taken():
+        assert time.monotonic() < deadline, f"the first counter never heard: {heard}"
+        await asyncio.sleep(0.05)
+    now = heard[-1]
+    assert (now.pin_held, now.pin_hash, now.shop_name) == (True, new_pin, "Loja Nova")
+    # The first counter's service asks for the new PIN at once.
+    assert first.service.authority.pin_set
+    with pytest.raises(PinRefused):
+        first.service.authority.check_end("abcde-000000000001-01", None)
+    first.service.authority.check_end("abcde-000000000001-01", "4321")

@@ -230,3 +230,30 @@ async def test_a_refusal_learned_at_one_counter_holds_at_every_counter(
     with pytest.raises(RepositoryError, match="share"):
         async with first.unit_of_work() as uow:
             await uow.shop.set_setting("learned/production/phone_required", "0", by="aaaaa")
+
+
+@pytest.mark.pg
+@pytest.mark.asyncio
+async def test_a_name_changed_at_a_counter_holding_an_old_pin_leaves_the_pin_alone(
+    counters: list[PgStore],
+) -> None:
+    """The PIN changed at one counter; another, still holding the old one, renames the shop:
+    only the name is written, and the shop keeps its new PIN."""
+    first, second, _ = counters
+    old, new = hash_pin("1111"), hash_pin("2222")
+    held_at_second = UiSettings(supervisor_pin_hash=old, shop_name="Loja")
+    await ShopSettings(first, by="aaaaa").agree(held_at_second.model_copy())
+    await ShopSettings(first, by="aaaaa").publish(
+        UiSettings(supervisor_pin_hash=new, shop_name="Loja"), held_at_second
+    )
+    renamed = held_at_second.model_copy(update={"shop_name": "Loja Centro"})
+    await ShopSettings(second, by="bbbbb").publish(renamed, held_at_second)
+    shop = ShopSettings(second, by="bbbbb")
+    assert await shop.pin_hash() == new
+    now = await shop.now("builtin-sandbox")
+    assert (now.pin_held, now.pin_hash, now.shop_name, now.learned) == (
+        True,
+        new,
+        "Loja Centro",
+        (),
+    )

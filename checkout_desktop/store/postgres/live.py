@@ -1,7 +1,8 @@
 """Live across counters: LISTEN/NOTIFY on the shared store, handed to the event loop.
 
 The store's triggers notify on commit (`schema.EVENTS_CHANNEL`: the newest stored delivery's
-id; `schema.CHARGES_CHANNEL`: a changed charge's merchant charge id). A `Watcher` listens on
+id; `schema.CHARGES_CHANNEL`: a changed charge's merchant charge id; `schema.SHOP_CHANNEL`: a
+changed shared setting's key). A `Watcher` listens on
 its own connection, in a thread of its own (waiting for a notification is blocking I/O), and
 hands each one to the loop as a `Notice`. A notice is a nudge, never the data: the receiver
 reads after its watermark, as the event list always has. After a lost connection the watcher

@@ -243,6 +243,20 @@ CREATE TRIGGER charge_attempt_notify AFTER INSERT OR UPDATE ON charge_attempt
 
 EVENTS_CHANNEL = "checkout_events"
 CHARGES_CHANNEL = "checkout_charges"
+SHOP_CHANNEL = "checkout_shop"
+
+# Step 14: the running counters learn at once that a shared setting changed (the supervisor
+# PIN, the shop's name, a rule learned from the service): the changed key, on commit.
+SHOP_NOTICES = """
+CREATE FUNCTION checkout_notify_shop() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('checkout_shop', COALESCE(NEW.key, OLD.key));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER shop_setting_notify AFTER INSERT OR UPDATE OR DELETE ON shop_setting
+    FOR EACH ROW EXECUTE FUNCTION checkout_notify_shop();
+"""
 
 SEARCH_EXTENSION = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
 """pg_trgm ships with PostgreSQL (contrib) and is a trusted extension from 13 on: the
@@ -346,6 +360,7 @@ MIGRATIONS: list[tuple[int, str, Step]] = [
         shown_status_again_step,
     ),
     (13, "sales keep the customer's name they were charged under", CUSTOMER_NAMES),
+    (14, "running counters hear when a shared setting changes", SHOP_NOTICES),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]
