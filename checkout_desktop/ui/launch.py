@@ -65,7 +65,6 @@ async def run_window(
         card_page = build_card_page(settings, None, developer=developer)
         card_page.load()
 
-    from checkout_desktop.doctor.store_check import StoreAddressError
     from checkout_desktop.gateway.profiles import ProfileError
     from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
     from checkout_desktop.secrets import SecretStore
@@ -125,7 +124,7 @@ async def run_window(
                 store_url=store_url,
             )
             break
-        except (StartupError, SandboxLinkError, ProfileError, StoreAddressError) as exc:
+        except (StartupError, SandboxLinkError, ProfileError, _store_address_error()) as exc:
             if sandbox is not None:
                 sandbox.stop()
                 sandbox = None
@@ -443,6 +442,15 @@ async def ask_to_fix_profile(settings: Settings, why: str) -> bool:
     chosen = box.clickedButton() is fix
     box.deleteLater()
     return chosen
+
+
+def _store_address_error() -> type[Exception]:
+    """The shared store's address error, imported only when a start failed: the module that
+    re-exports it loads the store's schema (≈ 50 ms of CPU on the main thread right after the
+    card page's load was asked, which holds Chromium's navigation up)."""
+    from checkout_desktop.doctor.store_check import StoreAddressError
+
+    return StoreAddressError
 
 
 def store_cause(exc: BaseException) -> BaseException | None:
