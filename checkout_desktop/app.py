@@ -17,6 +17,9 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
+from checkout_desktop.errors import PlainError
+from checkout_desktop.texts import translate
+
 if TYPE_CHECKING:
     from checkout_desktop.paths import AppPaths
     from checkout_desktop.sandbox.link import EarlySandbox
@@ -27,28 +30,36 @@ logger = logging.getLogger(__name__)
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--profile", metavar="NAME", help="use this environment profile instead of the saved one"
+        "--profile",
+        metavar="NAME",
+        help=translate("RunCommand", "use this environment profile instead of the saved one"),
     )
     parser.add_argument(
-        "--developer", action="store_true", help="allow the web view's developer tools"
+        "--developer",
+        action="store_true",
+        help=translate("RunCommand", "allow the web view's developer tools"),
     )
     parser.add_argument(
         "--self-test",
         action="store_true",
-        help="start offscreen on the built-in sandbox, charge a test card end to end, print a "
-        "one-line verdict with each step's time, and exit 0 (pass) or 1 (fail)",
+        help=translate(
+            "RunCommand",
+            "start offscreen on the built-in sandbox, charge a test card end to end, print a "
+            "one-line verdict with each step's time, and exit 0 (pass) or 1 (fail)",
+        ),
     )
     parser.add_argument(
         "--listener-port",
         type=int,
         metavar="PORT",
-        help="listen for notifications on this port for this run (0: any free port)",
+        help=translate(
+            "RunCommand",
+            "listen for notifications on this port for this run (0: any free port)",
+        ),
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    from checkout_desktop.errors import PlainError
-
     try:
         return _run_command(args)
     except PlainError as exc:
@@ -76,7 +87,10 @@ def _run_command(args: argparse.Namespace) -> int:
     paths = app_paths(args.data_dir).ensure()
     setup_logging(paths.log_dir, level=logging.DEBUG if args.verbose else logging.INFO)
     if args.listener_port is not None and not 0 <= args.listener_port <= 65535:
-        print(f"checkout-desktop: port {args.listener_port} is outside 0–65535", file=sys.stderr)
+        message = translate("RunCommand", "port {port} is outside 0–65535").format(
+            port=args.listener_port
+        )
+        print(f"checkout-desktop: {message}", file=sys.stderr)
         return 2
     instance = None
     if not args.self_test:

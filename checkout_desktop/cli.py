@@ -11,6 +11,7 @@ from typing import Protocol, cast
 
 from checkout_desktop import __version__
 from checkout_desktop.errors import PlainError
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, translate
 
 
 class Subcommand(Protocol):
@@ -21,22 +22,43 @@ class Subcommand(Protocol):
     def run(self, args: argparse.Namespace) -> int: ...
 
 
-# name → (module implementing `configure` and `run`, one-line help). Modules are imported only
-# when the command line is parsed, and the ones that need Qt import it only inside `run`.
+# Modules are imported only when the command line is parsed, and the ones that need Qt import
+# it only inside `run`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("checkout_desktop.app", "open the terminal window (the default)"),
-    "sandbox": ("checkout_desktop.sandbox.cli", "run the built-in sandbox service standalone"),
-    "listen": ("checkout_desktop.listen", "run the webhook inbox without the window"),
-    "events": ("checkout_desktop.inbox.cli_events", "export stored webhook deliveries"),
+    "run": (
+        "checkout_desktop.app",
+        QT_TRANSLATE_NOOP("CommandLine", "open the terminal window (the default)"),
+    ),
+    "sandbox": (
+        "checkout_desktop.sandbox.cli",
+        QT_TRANSLATE_NOOP("CommandLine", "run the built-in sandbox service standalone"),
+    ),
+    "listen": (
+        "checkout_desktop.listen",
+        QT_TRANSLATE_NOOP("CommandLine", "run the webhook inbox without the window"),
+    ),
+    "events": (
+        "checkout_desktop.inbox.cli_events",
+        QT_TRANSLATE_NOOP("CommandLine", "export stored webhook deliveries"),
+    ),
     "store": (
         "checkout_desktop.store.postgres.cli",
-        "the shared PostgreSQL store: its password in the keychain, a check, moving a shop in",
+        QT_TRANSLATE_NOOP(
+            "CommandLine",
+            "the shared PostgreSQL store: its password in the keychain, a check, moving a shop in",
+        ),
     ),
     "doctor": (
         "checkout_desktop.ui.doctor_cli",
-        "check the connection to the service without charging (exit 0: the terminal can charge)",
+        QT_TRANSLATE_NOOP(
+            "CommandLine",
+            "check the connection to the service without charging (exit 0: the terminal can "
+            "charge)",
+        ),
     ),
 }
+"""name → (module implementing `configure` and `run`, one-line help in English; `build_parser`
+shows it in the owner's language)."""
 # Commands that work on the shared store named by --store; the others use the embedded one.
 STORE_COMMANDS = frozenset({"run", "listen", "store", "events"})
 
@@ -53,25 +75,40 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="checkout-desktop",
-        description="A card-payment terminal for a small shop (Checkout Transparente).",
+        description=translate(
+            "CommandLine", "A card-payment terminal for a small shop (Checkout Transparente)."
+        ),
     )
-    parser.add_argument("--version", action="version", version=f"checkout-desktop {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"checkout-desktop {__version__}",
+        help=translate("CommandLine", "show the version and exit"),
+    )
     parser.add_argument(
         "--data-dir",
         metavar="DIR",
-        help="keep settings, store and logs under DIR (default: $CHECKOUT_DESKTOP_HOME or the "
-        "platform's folders)",
+        help=translate(
+            "CommandLine",
+            "keep settings, store and logs under DIR (default: $CHECKOUT_DESKTOP_HOME or the "
+            "platform's folders)",
+        ),
     )
     parser.add_argument(
         "--store",
         metavar="URL",
-        help="the shop's shared PostgreSQL store, postgresql://USER@HOST[:PORT]/DATABASE"
-        "[?sslmode=verify-full] (no password: it is kept in the OS keychain, see `store "
-        "password`); default: the embedded store in the data folder",
+        help=translate(
+            "CommandLine",
+            "the shop's shared PostgreSQL store, {url} (no password: it is kept in the OS "
+            "keychain, see `store password`); default: the embedded store in the data folder",
+        ).format(url="postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]"),
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help=translate("CommandLine", "log debug detail")
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in SUBCOMMANDS.items():
+    for name, (module_name, english) in SUBCOMMANDS.items():
+        help_text = translate("CommandLine", english)
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
         if only is None or only == name:
             _load(module_name).configure(command_parser)
@@ -85,6 +122,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     # process inherits this. A setting already made wins.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     arguments = list(sys.argv[1:] if argv is None else argv)
+    spoken = _speak_the_owners_language(arguments)
+    try:
+        return _main(arguments)
+    finally:
+        if spoken:
+            from checkout_desktop.ui.cli_language import remove
+
+            remove()
+
+
+def _main(arguments: list[str]) -> int:
     # Flags of the default command (e.g. `--self-test`) work without naming `run`.
     if not any(a in SUBCOMMANDS for a in arguments) and not {"-h", "--help", "--version"} & set(
         arguments
@@ -100,11 +148,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.store and args.command not in STORE_COMMANDS:
         # Until every command reads the shared store, one that cannot must say so rather
         # than quietly work on this computer's embedded store.
-        print(
-            f"checkout-desktop {args.command or 'run'}: --store is not supported by this "
-            f"command yet (it works with: {', '.join(sorted(STORE_COMMANDS))})",
-            file=sys.stderr,
-        )
+        message = translate(
+            "CommandLine",
+            "--store is not supported by this command yet (it works with: {commands})",
+        ).format(commands=", ".join(sorted(STORE_COMMANDS)))
+        print(f"checkout-desktop {args.command or 'run'}: {message}", file=sys.stderr)
         return 2
     try:
         return _load(module_name).run(args)
@@ -114,6 +162,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = "" if args.command in (None, "run") else f" {args.command}"
         print(f"checkout-desktop{command}: {exc}", file=sys.stderr)
         return exc.exit_code
+
+
+def _speak_the_owners_language(arguments: list[str]) -> bool:
+    """Help, argparse's words and the commands' messages in the settings' or the system's
+    language, before anything is parsed (QtCore is loaded only for Portuguese)."""
+    from checkout_desktop.ui.cli_language import install
+
+    data_dir = None
+    leading = _leading_globals(arguments)
+    for i, item in enumerate(leading):
+        if item == "--data-dir" and i + 1 < len(leading):
+            data_dir = leading[i + 1]
+        elif item.startswith("--data-dir="):
+            data_dir = item.split("=", 1)[1]
+    return install(data_dir)
 
 
 _GLOBALS_WITH_VALUE = {"--data-dir", "--store"}

@@ -17,6 +17,7 @@ import socket
 import stat
 import sys
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,7 +39,14 @@ from checkout_desktop.secrets import (
     SecretMissing,
     SecretStore,
 )
-from checkout_desktop.settings import ListenerSettings, Settings, SettingsError, load_settings
+from checkout_desktop.settings import (
+    ListenerSettings,
+    Settings,
+    SettingsError,
+    load_settings,
+    unknown_profile,
+)
+from checkout_desktop.texts import translate
 
 if TYPE_CHECKING:
     from checkout_desktop.store.ports import DeliveryBatches
@@ -56,40 +64,82 @@ class TokenFileError(ValueError):
     """The token file cannot be used; the message says why and how to fix it."""
 
 
-def read_token_file(path: Path) -> SecretStr:
-    """The webhook token from a file that only its owner can read (mode 600 or 400)."""
+class ListenOptionError(ValueError):
+    """An option or setting `listen` cannot run with; the message says what to do."""
+
+
+class SecretFileKind(Enum):
+    """What an owner-only secret file holds, and the option that names it."""
+
+    WEBHOOK_TOKEN = "--token-file"
+    CLIENT_SECRET = "--client-secret-file"
+
+    @property
+    def option(self) -> str:
+        return self.value
+
+    def words(self, path: Path) -> str:
+        """The file, named in the owner's language."""
+        if self is SecretFileKind.CLIENT_SECRET:
+            return translate("SecretFile", "the client-secret file {path}").format(path=path)
+        return translate("SecretFile", "the webhook token file {path}").format(path=path)
+
+
+def read_token_file(path: Path, kind: SecretFileKind = SecretFileKind.WEBHOOK_TOKEN) -> SecretStr:
+    """A secret (the webhook token, or what `kind` says) from a file that only its owner can
+    read (mode 600 or 400)."""
+    file = kind.words(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
-        raise TokenFileError(f"the token file {path} does not exist") from None
+        raise TokenFileError(
+            translate("SecretFile", "{file} does not exist").format(file=file)
+        ) from None
     except OSError as exc:
-        raise TokenFileError(f"cannot open the token file {path}: {exc.strerror}") from None
+        raise TokenFileError(
+            translate("SecretFile", "cannot open {file}: {reason}").format(
+                file=file, reason=exc.strerror
+            )
+        ) from None
     # The checks run on the opened file itself, so the file cannot be swapped in between.
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise TokenFileError(f"the token file {path} is not a regular file")
+            raise TokenFileError(
+                translate("SecretFile", "{file} is not a regular file").format(file=file)
+            )
         if info.st_mode & 0o077:
             raise TokenFileError(
-                f"the token file {path} can be read or changed by other users (mode "
-                f"{stat.S_IMODE(info.st_mode):03o}); run `chmod 600 {path}` and try again"
+                translate(
+                    "SecretFile",
+                    "{file} can be read or changed by other users (mode {mode}); run `chmod "
+                    "600 {path}` and try again",
+                ).format(file=file, mode=f"{stat.S_IMODE(info.st_mode):03o}", path=path)
             )
         if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            raise TokenFileError(f"the token file {path} belongs to another user")
+            raise TokenFileError(
+                translate("SecretFile", "{file} belongs to another user").format(file=file)
+            )
         raw = os.read(fd, _MAX_TOKEN_FILE + 1)
     finally:
         os.close(fd)
     if len(raw) > _MAX_TOKEN_FILE:
-        raise TokenFileError(f"the token file {path} is larger than a token can be")
+        raise TokenFileError(
+            translate("SecretFile", "{file} is larger than a secret can be").format(file=file)
+        )
     try:
         text = raw.decode("utf-8").strip()
     except UnicodeDecodeError:
-        raise TokenFileError(f"the token file {path} is not UTF-8 text") from None
+        raise TokenFileError(
+            translate("SecretFile", "{file} is not UTF-8 text").format(file=file)
+        ) from None
     if not text:
-        raise TokenFileError(f"the token file {path} is empty")
+        raise TokenFileError(translate("SecretFile", "{file} is empty").format(file=file))
     if any(c.isspace() for c in text):
         raise TokenFileError(
-            f"the token file {path} holds more than one word; put only the token in it"
+            translate(
+                "SecretFile", "{file} holds more than one word; put only the secret in it"
+            ).format(file=file)
         )
     register_secret(text)
     return SecretStr(text)
@@ -100,30 +150,45 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--port",
         type=int,
         metavar="PORT",
-        help="port to listen on (0: any free port; default: the one in settings)",
+        help=translate(
+            "ListenCommand", "port to listen on (0: any free port; default: the one in settings)"
+        ),
     )
     parser.add_argument(
         "--host",
         metavar="ADDRESS",
-        help="loopback address to bind (default: the one in settings, normally 127.0.0.1)",
+        help=translate(
+            "ListenCommand",
+            "loopback address to bind (default: the one in settings, normally 127.0.0.1)",
+        ),
     )
     parser.add_argument(
         "--allow-remote",
         action="store_true",
-        help="allow a --host that is not loopback (an inbox shared on a trusted network); "
-        "without it any address but 127.0.0.1, ::1 or localhost is refused",
+        help=translate(
+            "ListenCommand",
+            "allow a --host that is not loopback (an inbox shared on a trusted network); "
+            "without it any address but 127.0.0.1, ::1 or localhost is refused",
+        ),
     )
     parser.add_argument(
         "--token-file",
         metavar="FILE",
-        help="read the webhook token from FILE instead of the keychain; FILE must be readable "
-        "by its owner only (chmod 600)",
+        help=translate(
+            "ListenCommand",
+            "read the webhook token from FILE instead of the keychain; FILE must be readable "
+            "by its owner only (chmod 600)",
+        ),
     )
     parser.add_argument(
-        "--profile", metavar="NAME", help="profile whose webhook token the keychain holds"
+        "--profile",
+        metavar="NAME",
+        help=translate("ListenCommand", "profile whose webhook token the keychain holds"),
     )
     parser.add_argument(
-        "--no-tunnel", action="store_true", help="do not start the tunnel set in settings"
+        "--no-tunnel",
+        action="store_true",
+        help=translate("ListenCommand", "do not start the tunnel set in settings"),
     )
 
 
@@ -152,14 +217,17 @@ def run(args: argparse.Namespace) -> int:
     setup_logging(paths.log_dir, level=logging.DEBUG if args.verbose else logging.INFO)
     try:
         settings = load_settings(paths)
-        profile = settings.profiles.get(args.profile or settings.active_profile)
-        if profile is not None:
-            # Notifications' times without offset are read in the profile's zone.
-            set_naive_zone(profile.time_zone)
+        name = args.profile or settings.active_profile
+        profile = settings.profiles.get(name)
+        if profile is None:
+            raise ListenOptionError(unknown_profile(name, settings.profiles))
+        # Notifications' times without offset are read in the profile's zone.
+        set_naive_zone(profile.time_zone)
         listener_settings = _listener_settings(settings, args)
         token = webhook_token(settings, token_file=args.token_file, profile=args.profile)
         shared = _shared_store(getattr(args, "store", None) or settings.shared_store_url)
     except (
+        ListenOptionError,
         SettingsError,
         ListenerError,
         TokenFileError,
@@ -168,7 +236,8 @@ def run(args: argparse.Namespace) -> int:
     ) as exc:
         print(f"checkout-desktop listen: {exc}", file=sys.stderr)
         if isinstance(exc, SecretMissing):
-            print("  (or pass the token with --token-file FILE)", file=sys.stderr)
+            hint = translate("ListenCommand", "(or pass the token with --token-file FILE)")
+            print(f"  {hint}", file=sys.stderr)
         return 2
     except ValueError as exc:
         print(f"checkout-desktop listen: {exc}", file=sys.stderr)
@@ -217,12 +286,12 @@ async def _hold_inbox(shared: SharedStore, stop: asyncio.Event) -> InboxLock | N
             return lock
         if holder is not None and (holder.counter, holder.host, holder.pid) != told:
             told = (holder.counter, holder.host, holder.pid)
-            print(
-                f"waiting: the shop's inbox is held by {holder.counter} on {holder.host} "
-                f"(process {holder.pid}); this one takes it over when that one stops",
-                file=sys.stderr,
-                flush=True,
-            )
+            message = translate(
+                "ListenCommand",
+                "waiting: the shop's inbox is held by {counter} on {host} (process {pid}); this "
+                "one takes it over when that one stops",
+            ).format(counter=holder.counter, host=holder.host, pid=holder.pid)
+            print(message, file=sys.stderr, flush=True)
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(INBOX_TAKEOVER_S):
                 await stop.wait()
@@ -290,7 +359,12 @@ async def _serve_inbox(
     bus.subscribe(TunnelUrlChanged, _print_url_notice)
     bus.subscribe(
         ListenerHealthChanged,
-        lambda e: print(f"inbox health: {e.level.value} — {e.reason}", file=sys.stderr),
+        lambda e: print(
+            translate("ListenCommand", "inbox health: {level} — {reason}").format(
+                level=e.level.value, reason=e.reason
+            ),
+            file=sys.stderr,
+        ),
     )
     inbox = Inbox(
         store=store,
@@ -326,22 +400,44 @@ async def _serve_inbox(
         thaw()
     listener = inbox.listener
     assert listener is not None
+    stats = listener.stats
     print(
-        f"stopped; {listener.stats.stored} stored, {listener.stats.duplicates} duplicates, "
-        f"{listener.stats.quarantined} quarantined, {listener.stats.refused} refused",
+        translate(
+            "ListenCommand",
+            "stopped; {stored} stored, {duplicates} duplicates, {quarantined} quarantined, "
+            "{refused} refused",
+        ).format(
+            stored=stats.stored,
+            duplicates=stats.duplicates,
+            quarantined=stats.quarantined,
+            refused=stats.refused,
+        ),
         file=sys.stderr,
     )
     return return_code
 
 
 def _print_url_notice(event: TunnelUrlChanged) -> None:
-    print(
-        f"ACTION NEEDED: set the notification URL in the merchant panel to "
-        f"{event.notification_url} (it holds {event.previous_url or 'nothing'}); until then "
-        "the service delivers to a dead address",
-        file=sys.stderr,
-        flush=True,
-    )
+    if event.previous_url:
+        message = translate(
+            "ListenCommand",
+            "ACTION NEEDED: set the notification URL in the merchant panel to {url} (it holds "
+            "{previous}); until then the service delivers to a dead address",
+        ).format(url=event.notification_url, previous=event.previous_url)
+    else:
+        message = translate(
+            "ListenCommand",
+            "ACTION NEEDED: set the notification URL in the merchant panel to {url} (it holds "
+            "nothing); until then the service delivers to a dead address",
+        ).format(url=event.notification_url)
+    print(message, file=sys.stderr, flush=True)
 
 
-__all__ = ["TokenFileError", "configure", "read_token_file", "run", "webhook_token"]
+__all__ = [
+    "SecretFileKind",
+    "TokenFileError",
+    "configure",
+    "read_token_file",
+    "run",
+    "webhook_token",
+]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic import SecretStr
 
 from checkout_desktop.logsetup import register_secret
+from checkout_desktop.texts import translate
 
 if TYPE_CHECKING:
     import keyring.backend
@@ -47,6 +48,15 @@ _LABELS = {
 }
 
 
+def _secret_words(name: SecretName) -> str:
+    """A secret's name in the owner's language (`_LABELS` names the keychain's items)."""
+    if name is SecretName.CLIENT_SECRET:
+        return translate("Keychain", "the API client secret")
+    if name is SecretName.SDK_MERCHANT_TOKEN:
+        return translate("Keychain", "the card SDK's merchant token")
+    return translate("Keychain", "the webhook authentication token")
+
+
 class KeychainUnavailable(RuntimeError):
     """No usable keychain backend; the message says what to install or enable."""
 
@@ -56,8 +66,11 @@ class SecretMissing(LookupError):
 
     def __init__(self, profile: str, name: SecretName) -> None:
         super().__init__(
-            f"{_LABELS[name]} for profile {profile!r} is not in the keychain; "
-            "enter it in Settings → Credentials (it is shown only once in the merchant panel)"
+            translate(
+                "Keychain",
+                "{secret} for profile {profile} is not in the keychain; enter it in Settings → "
+                "Credentials (it is shown only once in the merchant panel)",
+            ).format(secret=_secret_words(name), profile=repr(profile))
         )
         self.profile = profile
         self.name = name

@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
@@ -20,6 +21,7 @@ from checkout_desktop.domain.three_ds_policy import ThreeDsFallback, ThreeDsMode
 from checkout_desktop.domain.timestamps import DEFAULT_NAIVE_ZONE, zone_named
 from checkout_desktop.errors import PlainError
 from checkout_desktop.paths import AppPaths
+from checkout_desktop.texts import translate
 
 logger = logging.getLogger(__name__)
 
@@ -247,6 +249,13 @@ class Settings(_Strict):
                 f"the active profile {self.active_profile!r} is not defined; "
                 f"known profiles: {', '.join(sorted(self.profiles))}"
             ) from None
+
+
+def unknown_profile(name: str, profiles: Iterable[str]) -> str:
+    """The owner's words for a profile name the settings do not define."""
+    return translate("Settings", "there is no profile {name}; known profiles: {known}").format(
+        name=repr(name), known=", ".join(sorted(profiles))
+    )
 
 
 def _migrate(raw: dict[str, object]) -> dict[str, object]:

@@ -27,6 +27,7 @@ from checkout_desktop.store.errors import StoreError
 from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.events import reading as shared_reading
 from checkout_desktop.store.sqlite.events import EventRepository, reading
+from checkout_desktop.texts import translate
 
 logger = logging.getLogger(__name__)
 
@@ -35,35 +36,62 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--since",
         metavar="WHEN",
-        help="only deliveries received at or after WHEN: an ISO 8601 date or time (UTC unless "
-        "it carries an offset) or a span back from now such as 90m, 12h, 7d",
+        help=translate(
+            "EventsCommand",
+            "only deliveries received at or after WHEN: an ISO 8601 date or time (UTC unless "
+            "it carries an offset) or a span back from now such as 90m, 12h, 7d",
+        ),
     )
-    parser.add_argument("--until", metavar="WHEN", help="only deliveries received before WHEN")
     parser.add_argument(
-        "--format", choices=("jsonl", "csv"), default="jsonl", help="output format (jsonl)"
+        "--until",
+        metavar="WHEN",
+        help=translate("EventsCommand", "only deliveries received before WHEN"),
+    )
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "csv"),
+        default="jsonl",
+        help=translate("EventsCommand", "output format (jsonl)"),
     )
     parser.add_argument(
         "--type",
         action="append",
         default=[],
         metavar="TYPE",
-        help="event-type header or body type, e.g. TransactionUpdateMessage or PAYMENT "
-        "(repeatable)",
+        help=translate(
+            "EventsCommand",
+            "event-type header or body type, e.g. TransactionUpdateMessage or PAYMENT (repeatable)",
+        ),
     )
     parser.add_argument(
-        "--status", action="append", default=[], metavar="STATUS", help="status (repeatable)"
+        "--status",
+        action="append",
+        default=[],
+        metavar="STATUS",
+        help=translate("EventsCommand", "status (repeatable)"),
     )
     parser.add_argument(
         "--verdict",
         action="append",
         default=[],
         choices=[v.value for v in Verdict],
-        help="inbox verdict (repeatable)",
+        help=translate("EventsCommand", "inbox verdict (repeatable)"),
     )
-    parser.add_argument("--charge", metavar="ID", help="merchant charge id or service charge id")
-    parser.add_argument("--search", metavar="TEXT", help="free text in ids, reason or body")
     parser.add_argument(
-        "--output", "-o", metavar="FILE", help="write to FILE instead of standard output"
+        "--charge",
+        metavar="ID",
+        help=translate("EventsCommand", "merchant charge id or service charge id"),
+    )
+    parser.add_argument(
+        "--search",
+        metavar="TEXT",
+        help=translate("EventsCommand", "free text in ids, reason or body"),
+    )
+    parser.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help=translate("EventsCommand", "write to FILE instead of standard output"),
     )
 
 
@@ -88,19 +116,21 @@ def run(args: argparse.Namespace) -> int:
         return 2
     store = app_paths(args.data_dir).database_file
     if args.output and _is_a_store(Path(args.output), store):
-        print(
-            f"checkout-desktop events: {args.output} is the terminal's store or a database: an "
-            "export never writes over it; choose another file",
-            file=sys.stderr,
-        )
+        message = translate(
+            "EventsCommand",
+            "{file} is the terminal's store or a database: an export never writes over it; "
+            "choose another file",
+        ).format(file=args.output)
+        print(f"checkout-desktop events: {message}", file=sys.stderr)
         return 2
     shared = getattr(args, "store", None)
     if not shared and not store.exists():
-        print(
-            f"checkout-desktop events: there is no store at {store} yet (nothing has been "
-            "received there); choose another with --data-dir or CHECKOUT_DESKTOP_HOME",
-            file=sys.stderr,
-        )
+        message = translate(
+            "EventsCommand",
+            "there is no store at {store} yet (nothing has been received there); choose another "
+            "with --data-dir or CHECKOUT_DESKTOP_HOME",
+        ).format(store=store)
+        print(f"checkout-desktop events: {message}", file=sys.stderr)
         return 1
     try:
         # The shop's shared store when --store names one, else this computer's file.
@@ -118,17 +148,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"checkout-desktop events: {exc}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
-        print(f"checkout-desktop events: cannot write the export: {exc}", file=sys.stderr)
+        message = translate("EventsCommand", "cannot write the export: {reason}").format(reason=exc)
+        print(f"checkout-desktop events: {message}", file=sys.stderr)
         return 1
     logger.info("exported %d deliveries", count)
     if stats.raw_rows:
-        print(
-            f"checkout-desktop events: {stats.raw_rows} of {count} deliveries could not be "
-            'rendered and were exported raw (body as base64, flagged "unrenderable")',
-            file=sys.stderr,
-        )
+        message = translate(
+            "EventsCommand",
+            "{raw} of {count} deliveries could not be rendered and were exported raw (body as "
+            'base64, flagged "unrenderable")',
+        ).format(raw=stats.raw_rows, count=count)
+        print(f"checkout-desktop events: {message}", file=sys.stderr)
     if args.output:
-        print(f"exported {count} deliveries to {args.output}", file=sys.stderr)
+        message = translate("EventsCommand", "exported {count} deliveries to {file}").format(
+            count=count, file=args.output
+        )
+        print(message, file=sys.stderr)
     return 0
 
 

@@ -19,6 +19,7 @@ from typing import Any, Literal, TextIO
 from checkout_desktop.domain.deliveries import StoredEvent
 from checkout_desktop.domain.timestamps import Timestamp, utc_now
 from checkout_desktop.inbox.intake import credential_marker
+from checkout_desktop.texts import translate
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +80,12 @@ def parse_when(text: str, *, now: datetime | None = None) -> datetime:
         stamp = Timestamp(value)
     except ValueError:
         raise ExportError(
-            f"{text!r} is not a time: use an ISO 8601 date or time (e.g. 2026-03-01 or "
-            "2026-03-01T09:00:00-03:00; UTC when no offset is given) or a span such as 90m, "
-            "12h, 7d or 2w"
+            translate(
+                "EventsCommand",
+                "{text} is not a time: use an ISO 8601 date or time (e.g. 2026-03-01 or "
+                "2026-03-01T09:00:00-03:00; UTC when no offset is given) or a span such as 90m, "
+                "12h, 7d or 2w",
+            ).format(text=repr(text))
         ) from None
     # The service's naive times are read in the profile's zone; the command's are UTC, as it says.
     return stamp.at if stamp.has_offset else stamp.at.replace(tzinfo=UTC)

@@ -39,6 +39,7 @@ from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteRe
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.settings import ListenerSettings
 from checkout_desktop.store.errors import StoreError
+from checkout_desktop.texts import translate
 
 logger = logging.getLogger(__name__)
 
@@ -69,12 +70,16 @@ def check_bind_host(host: str, *, allow_remote: bool = False) -> None:
     if _is_loopback(host):
         return
     if not allow_remote:
+        where = host or translate("ListenerRules", "every address")
         raise ListenerError(
-            "the inbox listens on this machine only (127.0.0.1 or ::1), not on "
-            f"{host or 'every address'}; change the listener's host in the settings back to "
-            "127.0.0.1 (a tunnel or a reverse proxy on this machine forwards the service's "
-            "deliveries), or start `checkout-desktop listen --allow-remote` to share the inbox "
-            "on a trusted network",
+            translate(
+                "ListenerRules",
+                "the inbox listens on this machine only (127.0.0.1 or ::1), not on {host}; "
+                "change the listener's host in the settings back to 127.0.0.1 (a tunnel or a "
+                "reverse proxy on this machine forwards the service's deliveries), or start "
+                "`checkout-desktop listen --allow-remote` to share the inbox on a trusted "
+                "network",
+            ).format(host=where),
             StartProblemKind.LISTENER_SETTINGS,
         )
     logger.warning(

@@ -21,6 +21,7 @@ from checkout_desktop.sandbox.faults import CLI_FAULT_NAMES, FaultSettingError, 
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from checkout_desktop.sandbox.variants import VARIANT_NAMES, VariantError, parse_cli_variants
 from checkout_desktop.sandbox.webhooks import WEBHOOK_LAYOUTS
+from checkout_desktop.texts import translate
 
 logger = logging.getLogger(__name__)
 
@@ -29,114 +30,173 @@ EXIT_BAD_SETTINGS = 2
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
+    parser.description = translate(
+        "SandboxCommand",
         "Run the built-in sandbox (token server, charge API, card SDK backend, webhook sender). "
         "It prints one JSON line on stdout (addresses, SDK host mapping, test credentials), "
-        "then serves until SIGTERM or Ctrl-C. Logs go to stderr."
+        "then serves until SIGTERM or Ctrl-C. Logs go to stderr.",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     parser.add_argument(
-        "--port", type=int, default=0, help="port of the REST API and token endpoint (0: any)"
+        "--host",
+        default="127.0.0.1",
+        help=translate("SandboxCommand", "address to listen on (127.0.0.1)"),
     )
-    parser.add_argument("--sdk-port", type=int, default=0, help="HTTPS port of the SDK backend")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help=translate("SandboxCommand", "port of the REST API and token endpoint (0: any)"),
+    )
+    parser.add_argument(
+        "--sdk-port",
+        type=int,
+        default=0,
+        help=translate("SandboxCommand", "HTTPS port of the SDK backend"),
+    )
     parser.add_argument(
         "--sdk-fd",
         type=int,
         metavar="FD",
-        help="serve the SDK backend on this inherited, already listening loopback socket "
-        "instead of binding --sdk-port (the starting process then knows the port beforehand)",
+        help=translate(
+            "SandboxCommand",
+            "serve the SDK backend on this inherited, already listening loopback socket "
+            "instead of binding --sdk-port (the starting process then knows the port beforehand)",
+        ),
     )
     parser.add_argument(
-        "--sdk-host", default=SDK_HOST, help=f"host the SDK build calls (default {SDK_HOST})"
+        "--sdk-host",
+        default=SDK_HOST,
+        help=translate("SandboxCommand", "host the SDK build calls (default {host})").format(
+            host=SDK_HOST
+        ),
     )
     parser.add_argument(
         "--sdk-cert-dir",
         type=Path,
         metavar="DIR",
-        help="keep the SDK backend's certificate and key in DIR, so its pin stays the same "
-        "across runs (default: a new certificate each run, key only in memory)",
+        help=translate(
+            "SandboxCommand",
+            "keep the SDK backend's certificate and key in DIR, so its pin stays the same "
+            "across runs (default: a new certificate each run, key only in memory)",
+        ),
     )
     parser.add_argument(
         "--state-file",
         type=Path,
         metavar="FILE",
-        help="keep the charges in FILE, so a restarted sandbox still knows them (and announces "
-        "the same instance id); default: in memory only, gone when it stops",
+        help=translate(
+            "SandboxCommand",
+            "keep the charges in FILE, so a restarted sandbox still knows them (and announces "
+            "the same instance id); default: in memory only, gone when it stops",
+        ),
     )
     parser.add_argument(
-        "--webhook-url", metavar="URL", help="notification URL (HTTPS, no query, no IPv4)"
+        "--webhook-url",
+        metavar="URL",
+        help=translate("SandboxCommand", "notification URL (HTTPS, no query, no IPv4)"),
     )
     parser.add_argument(
         "--webhook-token-file",
         type=Path,
         metavar="FILE",
-        help="file holding the webhook token sent in the Authorization header",
+        help=translate(
+            "SandboxCommand", "file holding the webhook token sent in the Authorization header"
+        ),
     )
     parser.add_argument(
-        "--webhook-ca", type=Path, metavar="PEM", help="CA certificate(s) the sender trusts"
+        "--webhook-ca",
+        type=Path,
+        metavar="PEM",
+        help=translate("SandboxCommand", "CA certificate(s) the sender trusts"),
     )
     parser.add_argument(
         "--webhook-layout",
         choices=WEBHOOK_LAYOUTS,
         default="envelope",
-        help="charge notification body: flat (layout A), envelope (layout B) or alternate",
+        help=translate(
+            "SandboxCommand",
+            "charge notification body: flat (layout A), envelope (layout B) or alternate",
+        ),
     )
     parser.add_argument(
-        "--token-lifetime", type=float, default=300.0, metavar="S", help="access token life (300)"
+        "--token-lifetime",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help=translate("SandboxCommand", "access token life (300)"),
     )
     parser.add_argument(
         "--card-token-lifetime",
         type=float,
         default=900.0,
         metavar="S",
-        help="temporary card token life (900)",
+        help=translate("SandboxCommand", "temporary card token life (900)"),
     )
     parser.add_argument(
         "--slow-card-delay",
         type=float,
         default=35.0,
         metavar="S",
-        help="how long the slow test card's reply takes (35)",
+        help=translate("SandboxCommand", "how long the slow test card's reply takes (35)"),
     )
     parser.add_argument(
         "--qr-autopay",
         type=float,
         default=None,
         metavar="S",
-        help="a simulated customer pays every wallet and PIX QR S seconds after it is made",
+        help=translate(
+            "SandboxCommand",
+            "a simulated customer pays every wallet and PIX QR S seconds after it is made",
+        ),
     )
     parser.add_argument(
-        "--webhook-timeout", type=float, default=10.0, metavar="S", help="per attempt (10)"
+        "--webhook-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help=translate("SandboxCommand", "per attempt (10)"),
     )
     parser.add_argument(
-        "--webhook-attempts", type=int, default=5, metavar="N", help="attempts per notification"
+        "--webhook-attempts",
+        type=int,
+        default=5,
+        metavar="N",
+        help=translate("SandboxCommand", "attempts per notification"),
     )
     parser.add_argument(
         "--webhook-backoff",
         type=float,
         default=1.0,
         metavar="S",
-        help="first retry pause, doubled each retry (1)",
+        help=translate("SandboxCommand", "first retry pause, doubled each retry (1)"),
     )
     parser.add_argument(
         "--fault",
         action="append",
         default=[],
         metavar="NAME[=VALUE]",
-        help=f"inject a fault; repeatable. Names: {', '.join(CLI_FAULT_NAMES)}",
+        help=translate("SandboxCommand", "inject a fault; repeatable. Names: {names}").format(
+            names=", ".join(CLI_FAULT_NAMES)
+        ),
     )
     parser.add_argument(
         "--variant",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="play one answer to an open question about the real service; repeatable. "
-        f"Names: {', '.join(VARIANT_NAMES)} (values in the README)",
+        help=translate(
+            "SandboxCommand",
+            "play one answer to an open question about the real service; repeatable. "
+            "Names: {names} (values in the README)",
+        ).format(names=", ".join(VARIANT_NAMES)),
     )
     parser.add_argument(
         "--exit-with-parent",
         action="store_true",
-        help="exit when stdin closes (the process that started the sandbox went away)",
+        help=translate(
+            "SandboxCommand",
+            "exit when stdin closes (the process that started the sandbox went away)",
+        ),
     )
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pydantic import SecretStr
 
     from checkout_desktop.doctor.report import Report
+    from checkout_desktop.listen import SecretFileKind
     from checkout_desktop.paths import AppPaths
     from checkout_desktop.settings import Settings
 
@@ -40,58 +41,69 @@ def _option_error(message: str) -> Exception:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from checkout_desktop.texts import translate
+
     parser.add_argument(
         "--profile",
         metavar="NAME",
-        help="check this profile instead of the active one (see Settings → Environment)",
+        help=translate(
+            "DoctorCommand",
+            "check this profile instead of the active one (see Settings → Environment)",
+        ),
     )
     parser.add_argument(
         "--client-secret-file",
         metavar="FILE",
-        help="read the API client secret from FILE instead of the keychain (owner-only file, "
-        "chmod 600), to run without anyone at the keyboard",
+        help=translate(
+            "DoctorCommand",
+            "read the API client secret from FILE instead of the keychain (owner-only file, "
+            "chmod 600), to run without anyone at the keyboard",
+        ),
     )
     parser.add_argument(
         "--token-file",
         metavar="FILE",
-        help="read the webhook token from FILE instead of the keychain (owner-only file, "
-        "chmod 600)",
+        help=translate(
+            "DoctorCommand",
+            "read the webhook token from FILE instead of the keychain (owner-only file, chmod 600)",
+        ),
     )
     parser.add_argument(
         "--language",
         metavar="LANG",
-        help="language of the report: pt_BR or en (default: the terminal's, from its settings "
-        "or the system)",
+        help=translate(
+            "DoctorCommand",
+            "language of the report: pt_BR or en (default: the terminal's, from its settings "
+            "or the system)",
+        ),
     )
     parser.add_argument(
         "--no-save",
         action="store_true",
-        help="do not store the learned 'not found' shape in the profile",
+        help=translate(
+            "DoctorCommand", "do not store the learned 'not found' shape in the profile"
+        ),
     )
 
 
-def _secret_file(path: str | None, what: str) -> SecretStr | None:
+def _secret_file(path: str | None, kind: SecretFileKind) -> SecretStr | None:
     from checkout_desktop.listen import TokenFileError, read_token_file
 
     if not path:
         return None
     try:
-        return read_token_file(Path(path))
+        return read_token_file(Path(path), kind)
     except TokenFileError as exc:
-        # The file checks speak of a "token file"; here it may hold the client secret.
-        raise _option_error(f"{what}: {exc}") from None
+        raise _option_error(f"{kind.option}: {exc}") from None
 
 
 def _chosen_settings(paths: AppPaths, profile: str | None) -> Settings:
-    from checkout_desktop.settings import load_settings
+    from checkout_desktop.settings import load_settings, unknown_profile
 
     settings = load_settings(paths)
     if profile:
         if profile not in settings.profiles:
-            raise _option_error(
-                f"there is no profile {profile!r}; known profiles: "
-                f"{', '.join(sorted(settings.profiles))}"
-            )
+            raise _option_error(unknown_profile(profile, settings.profiles))
         settings.active_profile = profile
     return settings
 
@@ -107,9 +119,11 @@ def run(args: argparse.Namespace) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         console=bool(args.verbose),
     )
+    from checkout_desktop.listen import SecretFileKind
+
     settings = _chosen_settings(paths, args.profile)
-    client_secret = _secret_file(args.client_secret_file, "--client-secret-file")
-    webhook_token = _secret_file(args.token_file, "--token-file")
+    client_secret = _secret_file(args.client_secret_file, SecretFileKind.CLIENT_SECRET)
+    webhook_token = _secret_file(args.token_file, SecretFileKind.WEBHOOK_TOKEN)
 
     from PySide6.QtCore import QCoreApplication
 

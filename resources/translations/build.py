@@ -28,6 +28,7 @@ CATALOGS = ("checkout_desktop_pt_BR",)
 # No source line numbers in the .ts: they change with every edit of a source file, and made
 # every parallel change to the code conflict in the catalogue.
 LUPDATE_OPTIONS = ("-no-obsolete", "-locations", "none")
+_TEXTS_IMPORT = "from checkout_desktop.texts import"
 NOT_TRANSLATED = {"webview.py", "bridge.py", "card_page.py", "chromium.py", "__init__.py"}
 
 
@@ -42,8 +43,15 @@ def _tool(name: str) -> str:
 
 
 def sources() -> list[str]:
-    ui = [str(p) for p in UI.glob("*.py") if p.name not in NOT_TRANSLATED]
-    return sorted([*ui, str(ROOT / "checkout_desktop" / "app.py")])
+    """The window's modules, and every module under it that words the command line's texts
+    through `checkout_desktop.texts`."""
+    ui = {str(p) for p in UI.glob("*.py") if p.name not in NOT_TRANSLATED}
+    worded = {
+        str(p)
+        for p in (ROOT / "checkout_desktop").rglob("*.py")
+        if p.parent != UI and _TEXTS_IMPORT in p.read_text(encoding="utf-8")
+    }
+    return sorted({*ui, *worded, str(ROOT / "checkout_desktop" / "app.py")})
 
 
 def untranslated(ts: Path) -> list[str]:

@@ -409,6 +409,57 @@
     </message>
 </context>
 <context>
+    <name>CommandLine</name>
+    <message>
+        <source>open the terminal window (the default)</source>
+        <translation>abre a janela do terminal (o padrão)</translation>
+    </message>
+    <message>
+        <source>run the built-in sandbox service standalone</source>
+        <translation>executa o serviço sandbox embutido sozinho</translation>
+    </message>
+    <message>
+        <source>run the webhook inbox without the window</source>
+        <translation>executa a caixa de entrada de notificações sem a janela</translation>
+    </message>
+    <message>
+        <source>export stored webhook deliveries</source>
+        <translation>exporta as notificações (webhooks) guardadas</translation>
+    </message>
+    <message>
+        <source>the shared PostgreSQL store: its password in the keychain, a check, moving a shop in</source>
+        <translation>o banco de dados compartilhado PostgreSQL: sua senha no chaveiro, uma verificação, a mudança de uma loja para ele</translation>
+    </message>
+    <message>
+        <source>check the connection to the service without charging (exit 0: the terminal can charge)</source>
+        <translation>verifica a conexão com o serviço sem cobrar nada (código de saída 0: o terminal pode cobrar)</translation>
+    </message>
+    <message>
+        <source>A card-payment terminal for a small shop (Checkout Transparente).</source>
+        <translation>Um terminal de pagamento com cartão para uma pequena loja (Checkout Transparente).</translation>
+    </message>
+    <message>
+        <source>show the version and exit</source>
+        <translation>mostra a versão e sai</translation>
+    </message>
+    <message>
+        <source>keep settings, store and logs under DIR (default: $CHECKOUT_DESKTOP_HOME or the platform&apos;s folders)</source>
+        <translation>guarda configurações, banco de dados e registros (logs) em DIR (padrão: $CHECKOUT_DESKTOP_HOME ou as pastas do sistema)</translation>
+    </message>
+    <message>
+        <source>the shop&apos;s shared PostgreSQL store, {url} (no password: it is kept in the OS keychain, see `store password`); default: the embedded store in the data folder</source>
+        <translation>o banco de dados compartilhado PostgreSQL da loja, {url} (sem senha: ela fica no chaveiro do sistema, veja `store password`); padrão: o banco embutido na pasta de dados</translation>
+    </message>
+    <message>
+        <source>log debug detail</source>
+        <translation>registra detalhes de depuração</translation>
+    </message>
+    <message>
+        <source>--store is not supported by this command yet (it works with: {commands})</source>
+        <translation>este comando ainda não aceita --store (funciona com: {commands})</translation>
+    </message>
+</context>
+<context>
     <name>CredentialsPage</name>
     <message>
         <source>Credentials</source>
@@ -837,6 +888,29 @@
     </message>
 </context>
 <context>
+    <name>DoctorCommand</name>
+    <message>
+        <source>check this profile instead of the active one (see Settings → Environment)</source>
+        <translation>verifica este perfil em vez do ativo (veja Configurações → Ambiente)</translation>
+    </message>
+    <message>
+        <source>read the API client secret from FILE instead of the keychain (owner-only file, chmod 600), to run without anyone at the keyboard</source>
+        <translation>lê o segredo do cliente da API do ARQUIVO em vez do chaveiro (arquivo só do dono, chmod 600), para rodar sem ninguém ao teclado</translation>
+    </message>
+    <message>
+        <source>read the webhook token from FILE instead of the keychain (owner-only file, chmod 600)</source>
+        <translation>lê o token do webhook do ARQUIVO em vez do chaveiro (arquivo só do dono, chmod 600)</translation>
+    </message>
+    <message>
+        <source>language of the report: pt_BR or en (default: the terminal&apos;s, from its settings or the system)</source>
+        <translation>idioma do relatório: pt_BR ou en (padrão: o do terminal, das configurações ou do sistema)</translation>
+    </message>
+    <message>
+        <source>do not store the learned &apos;not found&apos; shape in the profile</source>
+        <translation>não guarda no perfil a forma de &apos;não encontrada&apos; aprendida</translation>
+    </message>
+</context>
+<context>
     <name>EndAttemptDialog</name>
     <message>
         <source>End an unresolved charge</source>
@@ -986,6 +1060,69 @@
     <message>
         <source>Reason</source>
         <translation>Motivo</translation>
+    </message>
+</context>
+<context>
+    <name>EventsCommand</name>
+    <message>
+        <source>only deliveries received at or after WHEN: an ISO 8601 date or time (UTC unless it carries an offset) or a span back from now such as 90m, 12h, 7d</source>
+        <translation>só as notificações recebidas a partir de QUANDO: uma data ou hora ISO 8601 (UTC, a menos que traga o fuso) ou um intervalo para trás a partir de agora, como 90m, 12h, 7d</translation>
+    </message>
+    <message>
+        <source>only deliveries received before WHEN</source>
+        <translation>só as notificações recebidas antes de QUANDO</translation>
+    </message>
+    <message>
+        <source>output format (jsonl)</source>
+        <translation>formato de saída (jsonl)</translation>
+    </message>
+    <message>
+        <source>event-type header or body type, e.g. TransactionUpdateMessage or PAYMENT (repeatable)</source>
+        <translation>tipo de evento do cabeçalho ou do corpo, por exemplo TransactionUpdateMessage ou PAYMENT (pode repetir)</translation>
+    </message>
+    <message>
+        <source>status (repeatable)</source>
+        <translation>status (pode repetir)</translation>
+    </message>
+    <message>
+        <source>inbox verdict (repeatable)</source>
+        <translation>veredito da caixa de entrada (pode repetir)</translation>
+    </message>
+    <message>
+        <source>merchant charge id or service charge id</source>
+        <translation>id da cobrança da loja ou id da cobrança no serviço</translation>
+    </message>
+    <message>
+        <source>free text in ids, reason or body</source>
+        <translation>texto livre nos ids, no motivo ou no corpo</translation>
+    </message>
+    <message>
+        <source>write to FILE instead of standard output</source>
+        <translation>grava no ARQUIVO em vez da saída padrão</translation>
+    </message>
+    <message>
+        <source>{file} is the terminal&apos;s store or a database: an export never writes over it; choose another file</source>
+        <translation>{file} é o banco de dados do terminal ou outro banco: uma exportação nunca grava por cima dele; escolha outro arquivo</translation>
+    </message>
+    <message>
+        <source>there is no store at {store} yet (nothing has been received there); choose another with --data-dir or CHECKOUT_DESKTOP_HOME</source>
+        <translation>ainda não há banco de dados em {store} (nada foi recebido ali); escolha outro com --data-dir ou CHECKOUT_DESKTOP_HOME</translation>
+    </message>
+    <message>
+        <source>cannot write the export: {reason}</source>
+        <translation>não foi possível gravar a exportação: {reason}</translation>
+    </message>
+    <message>
+        <source>{raw} of {count} deliveries could not be rendered and were exported raw (body as base64, flagged &quot;unrenderable&quot;)</source>
+        <translation>{raw} de {count} notificações não puderam ser lidas e foram exportadas em bruto (corpo em base64, marcadas &quot;unrenderable&quot;)</translation>
+    </message>
+    <message>
+        <source>exported {count} deliveries to {file}</source>
+        <translation>{count} notificações exportadas para {file}</translation>
+    </message>
+    <message>
+        <source>{text} is not a time: use an ISO 8601 date or time (e.g. 2026-03-01 or 2026-03-01T09:00:00-03:00; UTC when no offset is given) or a span such as 90m, 12h, 7d or 2w</source>
+        <translation>{text} não é um horário: use uma data ou hora ISO 8601 (por exemplo 2026-03-01 ou 2026-03-01T09:00:00-03:00; UTC quando não há fuso) ou um intervalo como 90m, 12h, 7d ou 2w</translation>
     </message>
 </context>
 <context>
@@ -1420,6 +1557,25 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>Keychain</name>
+    <message>
+        <source>the API client secret</source>
+        <translation>o segredo do cliente da API</translation>
+    </message>
+    <message>
+        <source>the card SDK&apos;s merchant token</source>
+        <translation>o token de loja do SDK de cartão</translation>
+    </message>
+    <message>
+        <source>the webhook authentication token</source>
+        <translation>o token de autenticação do webhook</translation>
+    </message>
+    <message>
+        <source>{secret} for profile {profile} is not in the keychain; enter it in Settings → Credentials (it is shown only once in the merchant panel)</source>
+        <translation>{secret} do perfil {profile} não está no chaveiro; informe em Configurações → Credenciais (ele é mostrado uma única vez no painel da loja)</translation>
+    </message>
+</context>
+<context>
     <name>Labels</name>
     <message>
         <source>Pending</source>
@@ -1736,6 +1892,61 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>ListenCommand</name>
+    <message>
+        <source>port to listen on (0: any free port; default: the one in settings)</source>
+        <translation>porta em que escutar (0: qualquer porta livre; padrão: a das configurações)</translation>
+    </message>
+    <message>
+        <source>loopback address to bind (default: the one in settings, normally 127.0.0.1)</source>
+        <translation>endereço local (loopback) em que escutar (padrão: o das configurações, normalmente 127.0.0.1)</translation>
+    </message>
+    <message>
+        <source>allow a --host that is not loopback (an inbox shared on a trusted network); without it any address but 127.0.0.1, ::1 or localhost is refused</source>
+        <translation>permite um --host que não seja local (uma caixa de entrada compartilhada numa rede confiável); sem isso, qualquer endereço que não seja 127.0.0.1, ::1 ou localhost é recusado</translation>
+    </message>
+    <message>
+        <source>read the webhook token from FILE instead of the keychain; FILE must be readable by its owner only (chmod 600)</source>
+        <translation>lê o token do webhook do ARQUIVO em vez do chaveiro; só o dono pode ler o ARQUIVO (chmod 600)</translation>
+    </message>
+    <message>
+        <source>profile whose webhook token the keychain holds</source>
+        <translation>perfil cujo token do webhook está no chaveiro</translation>
+    </message>
+    <message>
+        <source>do not start the tunnel set in settings</source>
+        <translation>não inicia o túnel definido nas configurações</translation>
+    </message>
+    <message>
+        <source>the built-in sandbox (profile {profile}) notifies the terminal&apos;s own inbox while the window runs, and needs no token; listen is for a real environment: name its profile with --profile NAME (known profiles: {known}) or choose it in Settings → Environment</source>
+        <translation>o sandbox embutido (perfil {profile}) notifica a caixa de entrada do próprio terminal enquanto a janela está aberta e não precisa de token; listen é para um ambiente real: indique o perfil dele com --profile NOME (perfis existentes: {known}) ou escolha-o em Configurações → Ambiente</translation>
+    </message>
+    <message>
+        <source>(or pass the token with --token-file FILE)</source>
+        <translation>(ou passe o token com --token-file ARQUIVO)</translation>
+    </message>
+    <message>
+        <source>waiting: the shop&apos;s inbox is held by {counter} on {host} (process {pid}); this one takes it over when that one stops</source>
+        <translation>aguardando: a caixa de entrada da loja está com {counter} em {host} (processo {pid}); esta assume quando aquela parar</translation>
+    </message>
+    <message>
+        <source>inbox health: {level} — {reason}</source>
+        <translation>saúde da caixa de entrada: {level} — {reason}</translation>
+    </message>
+    <message>
+        <source>stopped; {stored} stored, {duplicates} duplicates, {quarantined} quarantined, {refused} refused</source>
+        <translation>parado; {stored} guardadas, {duplicates} repetidas, {quarantined} em quarentena, {refused} recusadas</translation>
+    </message>
+    <message>
+        <source>ACTION NEEDED: set the notification URL in the merchant panel to {url} (it holds {previous}); until then the service delivers to a dead address</source>
+        <translation>AÇÃO NECESSÁRIA: no painel da loja, mude o endereço de notificações para {url} (lá está {previous}); até lá o serviço entrega num endereço morto</translation>
+    </message>
+    <message>
+        <source>ACTION NEEDED: set the notification URL in the merchant panel to {url} (it holds nothing); until then the service delivers to a dead address</source>
+        <translation>AÇÃO NECESSÁRIA: no painel da loja, defina o endereço de notificações como {url} (lá não há nenhum); até lá o serviço entrega num endereço morto</translation>
+    </message>
+</context>
+<context>
     <name>ListenerFailureNotice</name>
     <message>
         <source>Payment notifications</source>
@@ -1752,6 +1963,17 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Technical detail: {detail}</source>
         <translation>Detalhe técnico: {detail}</translation>
+    </message>
+</context>
+<context>
+    <name>ListenerRules</name>
+    <message>
+        <source>every address</source>
+        <translation>todos os endereços</translation>
+    </message>
+    <message>
+        <source>the inbox listens on this machine only (127.0.0.1 or ::1), not on {host}; change the listener&apos;s host in the settings back to 127.0.0.1 (a tunnel or a reverse proxy on this machine forwards the service&apos;s deliveries), or start `checkout-desktop listen --allow-remote` to share the inbox on a trusted network</source>
+        <translation>a caixa de entrada escuta só neste computador (127.0.0.1 ou ::1), não em {host}; volte o endereço do receptor nas configurações para 127.0.0.1 (um túnel ou um proxy reverso neste computador repassa as entregas do serviço), ou inicie `checkout-desktop listen --allow-remote` para compartilhar a caixa de entrada numa rede confiável</translation>
     </message>
 </context>
 <context>
@@ -3360,6 +3582,178 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>RunCommand</name>
+    <message>
+        <source>use this environment profile instead of the saved one</source>
+        <translation>usa este perfil de ambiente em vez do salvo</translation>
+    </message>
+    <message>
+        <source>allow the web view&apos;s developer tools</source>
+        <translation>permite as ferramentas de desenvolvedor da página web</translation>
+    </message>
+    <message>
+        <source>start offscreen on the built-in sandbox, charge a test card end to end, print a one-line verdict with each step&apos;s time, and exit 0 (pass) or 1 (fail)</source>
+        <translation>inicia sem tela no sandbox embutido, cobra um cartão de teste de ponta a ponta, mostra o resultado numa linha com o tempo de cada etapa e sai com 0 (passou) ou 1 (falhou)</translation>
+    </message>
+    <message>
+        <source>listen for notifications on this port for this run (0: any free port)</source>
+        <translation>recebe notificações nesta porta só nesta execução (0: qualquer porta livre)</translation>
+    </message>
+    <message>
+        <source>port {port} is outside 0–65535</source>
+        <translation>a porta {port} está fora de 0–65535</translation>
+    </message>
+    <message>
+        <source>there is no screen to open the terminal&apos;s window on (no DISPLAY or WAYLAND_DISPLAY: a session over SSH or a system service?); start it in the shop&apos;s desktop session, or check the connection without a window with `checkout-desktop doctor`</source>
+        <translation>não há tela onde abrir a janela do terminal (sem DISPLAY nem WAYLAND_DISPLAY: uma sessão por SSH ou um serviço do sistema?); inicie-o na sessão de área de trabalho da loja, ou verifique a conexão sem janela com `checkout-desktop doctor`</translation>
+    </message>
+</context>
+<context>
+    <name>SandboxCommand</name>
+    <message>
+        <source>Run the built-in sandbox (token server, charge API, card SDK backend, webhook sender). It prints one JSON line on stdout (addresses, SDK host mapping, test credentials), then serves until SIGTERM or Ctrl-C. Logs go to stderr.</source>
+        <translation>Executa o sandbox embutido (servidor de tokens, API de cobranças, servidor do SDK de cartão, envio de webhooks). Ele imprime uma linha JSON na saída padrão (endereços, mapeamento do host do SDK, credenciais de teste) e atende até receber SIGTERM ou Ctrl-C. Os registros vão para a saída de erro.</translation>
+    </message>
+    <message>
+        <source>address to listen on (127.0.0.1)</source>
+        <translation>endereço em que escutar (127.0.0.1)</translation>
+    </message>
+    <message>
+        <source>port of the REST API and token endpoint (0: any)</source>
+        <translation>porta da API REST e do endpoint de tokens (0: qualquer uma)</translation>
+    </message>
+    <message>
+        <source>HTTPS port of the SDK backend</source>
+        <translation>porta HTTPS do servidor do SDK</translation>
+    </message>
+    <message>
+        <source>serve the SDK backend on this inherited, already listening loopback socket instead of binding --sdk-port (the starting process then knows the port beforehand)</source>
+        <translation>atende o servidor do SDK neste socket local herdado, já escutando, em vez de abrir --sdk-port (assim o processo que o inicia sabe a porta de antemão)</translation>
+    </message>
+    <message>
+        <source>host the SDK build calls (default {host})</source>
+        <translation>host que o SDK chama (padrão {host})</translation>
+    </message>
+    <message>
+        <source>keep the SDK backend&apos;s certificate and key in DIR, so its pin stays the same across runs (default: a new certificate each run, key only in memory)</source>
+        <translation>guarda o certificado e a chave do servidor do SDK em DIR, para que a fixação (pin) continue a mesma entre execuções (padrão: um certificado novo a cada execução, chave só na memória)</translation>
+    </message>
+    <message>
+        <source>keep the charges in FILE, so a restarted sandbox still knows them (and announces the same instance id); default: in memory only, gone when it stops</source>
+        <translation>guarda as cobranças no ARQUIVO, para que um sandbox reiniciado ainda as conheça (e anuncie o mesmo id de instância); padrão: só na memória, perdidas quando ele para</translation>
+    </message>
+    <message>
+        <source>notification URL (HTTPS, no query, no IPv4)</source>
+        <translation>endereço de notificações (HTTPS, sem parâmetros, sem IPv4)</translation>
+    </message>
+    <message>
+        <source>file holding the webhook token sent in the Authorization header</source>
+        <translation>arquivo com o token do webhook enviado no cabeçalho Authorization</translation>
+    </message>
+    <message>
+        <source>CA certificate(s) the sender trusts</source>
+        <translation>certificado(s) de CA em que o envio confia</translation>
+    </message>
+    <message>
+        <source>charge notification body: flat (layout A), envelope (layout B) or alternate</source>
+        <translation>corpo da notificação de cobrança: flat (formato A), envelope (formato B) ou alternate (alternando)</translation>
+    </message>
+    <message>
+        <source>access token life (300)</source>
+        <translation>validade do token de acesso (300)</translation>
+    </message>
+    <message>
+        <source>temporary card token life (900)</source>
+        <translation>validade do token temporário de cartão (900)</translation>
+    </message>
+    <message>
+        <source>how long the slow test card&apos;s reply takes (35)</source>
+        <translation>quanto demora a resposta do cartão de teste lento (35)</translation>
+    </message>
+    <message>
+        <source>a simulated customer pays every wallet and PIX QR S seconds after it is made</source>
+        <translation>um cliente simulado paga cada QR de carteira e de PIX S segundos depois de criado</translation>
+    </message>
+    <message>
+        <source>per attempt (10)</source>
+        <translation>por tentativa (10)</translation>
+    </message>
+    <message>
+        <source>attempts per notification</source>
+        <translation>tentativas por notificação</translation>
+    </message>
+    <message>
+        <source>first retry pause, doubled each retry (1)</source>
+        <translation>pausa antes da primeira nova tentativa, dobrada a cada uma (1)</translation>
+    </message>
+    <message>
+        <source>inject a fault; repeatable. Names: {names}</source>
+        <translation>provoca uma falha; pode repetir. Nomes: {names}</translation>
+    </message>
+    <message>
+        <source>play one answer to an open question about the real service; repeatable. Names: {names} (values in the README)</source>
+        <translation>simula uma resposta a uma dúvida em aberto sobre o serviço real; pode repetir. Nomes: {names} (valores no README)</translation>
+    </message>
+    <message>
+        <source>exit when stdin closes (the process that started the sandbox went away)</source>
+        <translation>sai quando a entrada padrão fecha (o processo que iniciou o sandbox terminou)</translation>
+    </message>
+</context>
+<context>
+    <name>SecretFile</name>
+    <message>
+        <source>the client-secret file {path}</source>
+        <translation>o arquivo do segredo do cliente {path}</translation>
+    </message>
+    <message>
+        <source>the webhook token file {path}</source>
+        <translation>o arquivo do token do webhook {path}</translation>
+    </message>
+    <message>
+        <source>{file} does not exist</source>
+        <translation>{file} não existe</translation>
+    </message>
+    <message>
+        <source>cannot open {file}: {reason}</source>
+        <translation>não foi possível abrir {file}: {reason}</translation>
+    </message>
+    <message>
+        <source>{file} is not a regular file</source>
+        <translation>{file} não é um arquivo comum</translation>
+    </message>
+    <message>
+        <source>{file} can be read or changed by other users (mode {mode}); run `chmod 600 {path}` and try again</source>
+        <translation>{file} pode ser lido ou alterado por outros usuários (modo {mode}); execute `chmod 600 {path}` e tente de novo</translation>
+    </message>
+    <message>
+        <source>{file} belongs to another user</source>
+        <translation>{file} pertence a outro usuário</translation>
+    </message>
+    <message>
+        <source>{file} is larger than a secret can be</source>
+        <translation>{file} é grande demais para conter um segredo</translation>
+    </message>
+    <message>
+        <source>{file} is not UTF-8 text</source>
+        <translation>{file} não é texto UTF-8</translation>
+    </message>
+    <message>
+        <source>{file} is empty</source>
+        <translation>{file} está vazio</translation>
+    </message>
+    <message>
+        <source>{file} holds more than one word; put only the secret in it</source>
+        <translation>{file} tem mais de uma palavra; deixe nele só o segredo</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>there is no profile {name}; known profiles: {known}</source>
+        <translation>não existe o perfil {name}; perfis existentes: {known}</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPanel</name>
     <message>
         <source>System language</source>
@@ -3994,6 +4388,109 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>StoreCommand</name>
+    <message>
+        <source>try the shared store&apos;s password (read from the terminal, or the first line of standard input), and keep it in the OS keychain once the server accepts it</source>
+        <translation>testa a senha do banco compartilhado (digitada no terminal, ou a primeira linha da entrada padrão) e a guarda no chaveiro do sistema quando o servidor a aceita</translation>
+    </message>
+    <message>
+        <source>remove the password from the keychain instead</source>
+        <translation>em vez disso, remove a senha do chaveiro</translation>
+    </message>
+    <message>
+        <source>connect to the shared store, bring its schema up to date and say what it holds</source>
+        <translation>conecta ao banco compartilhado, atualiza o esquema dele e diz o que ele contém</translation>
+    </message>
+    <message>
+        <source>copy this computer&apos;s whole store (charges, timelines, deliveries) into an empty shared store in one transaction, verified by counts and checksums</source>
+        <translation>copia todo o banco deste computador (cobranças, históricos, notificações) para um banco compartilhado vazio, numa só transação, conferida por contagens e somas de verificação</translation>
+    </message>
+    <message>
+        <source>the shared store to copy into (its password from the keychain)</source>
+        <translation>o banco compartilhado para onde copiar (a senha vem do chaveiro)</translation>
+    </message>
+    <message>
+        <source>name the shared store before the command: {command} (or {migrate})</source>
+        <translation>indique o banco compartilhado antes do comando: {command} (ou {migrate})</translation>
+    </message>
+    <message>
+        <source>Password of the shared store: </source>
+        <translation>Senha do banco compartilhado: </translation>
+    </message>
+    <message>
+        <source>no password given; nothing was stored</source>
+        <translation>nenhuma senha informada; nada foi guardado</translation>
+    </message>
+    <message>
+        <source>password of {store} removed from the keychain</source>
+        <translation>senha de {store} removida do chaveiro</translation>
+    </message>
+    <message>
+        <source>the keychain held no password for {store}</source>
+        <translation>o chaveiro não tinha senha para {store}</translation>
+    </message>
+    <message>
+        <source>password of {store} kept in the OS keychain</source>
+        <translation>senha de {store} guardada no chaveiro do sistema</translation>
+    </message>
+    <message>
+        <source>shared store {store}: PostgreSQL {version}</source>
+        <translation>banco compartilhado {store}: PostgreSQL {version}</translation>
+    </message>
+    <message>
+        <source>schema {version} (this terminal knows up to {known})</source>
+        <translation>esquema {version} (este terminal conhece até o {known})</translation>
+    </message>
+    <message>
+        <source>connection: TLS</source>
+        <translation>conexão: TLS</translation>
+    </message>
+    <message>
+        <source>connection: not encrypted</source>
+        <translation>conexão: sem criptografia</translation>
+    </message>
+    <message>
+        <source>event search: trigram index</source>
+        <translation>busca de eventos: índice de trigramas</translation>
+    </message>
+    <message>
+        <source>event search: scans (no pg_trgm)</source>
+        <translation>busca de eventos: varredura (sem pg_trgm)</translation>
+    </message>
+    <message>
+        <source>{charges} charges, {events} webhook deliveries</source>
+        <translation>{charges} cobranças, {events} notificações recebidas</translation>
+    </message>
+    <message>
+        <source>inbox: no counter holds it</source>
+        <translation>caixa de entrada: nenhum caixa está com ela</translation>
+    </message>
+    <message>
+        <source>inbox: held by {counter} on {host} (process {pid}) since {since} UTC</source>
+        <translation>caixa de entrada: com {counter} em {host} (processo {pid}) desde {since} UTC</translation>
+    </message>
+    <message>
+        <source>{problem}; the password typed was not kept in the keychain</source>
+        <translation>{problem}; a senha digitada não foi guardada no chaveiro</translation>
+    </message>
+    <message>
+        <source>there is no store at {store} to copy; choose the folder with --data-dir or CHECKOUT_DESKTOP_HOME</source>
+        <translation>não há banco de dados em {store} para copiar; escolha a pasta com --data-dir ou CHECKOUT_DESKTOP_HOME</translation>
+    </message>
+    <message>
+        <source>{table}: {rows} rows</source>
+        <translation>{table}: {rows} linhas</translation>
+    </message>
+    <message>
+        <source>copying {source} into {store} (one transaction)</source>
+        <translation>copiando {source} para {store} (uma transação)</translation>
+    </message>
+    <message>
+        <source>verified: {rows} rows in {tables} tables, counts and SHA-256 checksums equal</source>
+        <translation>conferido: {rows} linhas em {tables} tabelas, contagens e somas SHA-256 iguais</translation>
+    </message>
+</context>
+<context>
     <name>TenderBar</name>
     <message>
         <source>Pay with</source>
@@ -4375,6 +4872,95 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>The service reaches the terminal through a public HTTPS URL. Save it in the merchant panel as the notification URL, with the token shown there.</source>
         <translation>O serviço chega ao terminal por uma URL HTTPS pública. Salve-a no painel do lojista como URL de notificação, com o token mostrado lá.</translation>
+    </message>
+</context>
+<context>
+    <name>argparse</name>
+    <message>
+        <source>usage: </source>
+        <translation>uso: </translation>
+    </message>
+    <message>
+        <source>positional arguments</source>
+        <translation>argumentos posicionais</translation>
+    </message>
+    <message>
+        <source>options</source>
+        <translation>opções</translation>
+    </message>
+    <message>
+        <source>show this help message and exit</source>
+        <translation>mostra esta ajuda e sai</translation>
+    </message>
+    <message>
+        <source>%(prog)s: error: %(message)s
+</source>
+        <translation>%(prog)s: erro: %(message)s
+</translation>
+    </message>
+    <message>
+        <source>argument %(argument_name)s: %(message)s</source>
+        <translation>argumento %(argument_name)s: %(message)s</translation>
+    </message>
+    <message>
+        <source>invalid choice: %(value)r (choose from %(choices)s)</source>
+        <translation>opção inválida: %(value)r (escolha entre %(choices)s)</translation>
+    </message>
+    <message>
+        <source>invalid %(type)s value: %(value)r</source>
+        <translation>valor inválido para %(type)s: %(value)r</translation>
+    </message>
+    <message>
+        <source>the following arguments are required: %s</source>
+        <translation>faltam os argumentos obrigatórios: %s</translation>
+    </message>
+    <message>
+        <source>unrecognized arguments: %s</source>
+        <translation>argumentos desconhecidos: %s</translation>
+    </message>
+    <message>
+        <source>expected one argument</source>
+        <translation>esperava um valor</translation>
+    </message>
+    <message>
+        <source>expected at most one argument</source>
+        <translation>esperava no máximo um valor</translation>
+    </message>
+    <message>
+        <source>expected at least one argument</source>
+        <translation>esperava pelo menos um valor</translation>
+    </message>
+    <message>
+        <source>expected %s argument</source>
+        <translation>esperava %s valor</translation>
+    </message>
+    <message>
+        <source>expected %s arguments</source>
+        <translation>esperava %s valores</translation>
+    </message>
+    <message>
+        <source>ambiguous option: %(option)s could match %(matches)s</source>
+        <translation>opção ambígua: %(option)s pode ser %(matches)s</translation>
+    </message>
+    <message>
+        <source>not allowed with argument %s</source>
+        <translation>não é permitido junto com o argumento %s</translation>
+    </message>
+    <message>
+        <source>one of the arguments %s is required</source>
+        <translation>um dos argumentos %s é obrigatório</translation>
+    </message>
+    <message>
+        <source>ignored explicit argument %r</source>
+        <translation>argumento explícito ignorado: %r</translation>
+    </message>
+    <message>
+        <source>unknown parser %(parser_name)r (choices: %(choices)s)</source>
+        <translation>comando desconhecido %(parser_name)r (opções: %(choices)s)</translation>
+    </message>
+    <message>
+        <source>can&apos;t open &apos;%(filename)s&apos;: %(error)s</source>
+        <translation>não foi possível abrir &apos;%(filename)s&apos;: %(error)s</translation>
     </message>
 </context>
 </TS>

@@ -10,7 +10,7 @@ Layers, highest first; a module may import its own layer and the ones below it, 
     charges   charges/                 the charge use case: ledger, service, reconciler
     services  gateway/ inbox/ sandbox/ HTTP client, webhook inbox, the service's simulator
     store     store/                   SQLite: schema, migrations, repositories
-    support   settings secrets logsetup paths errors collector
+    support   settings secrets logsetup paths errors collector texts
                                        settings model, keychain, logging with redaction, folders,
                                        the plain start-up error, the cycle collector's settling:
                                        leaf services every layer above the domain may use
@@ -53,7 +53,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("charges", ("charges",)),
     ("services", ("gateway", "inbox", "sandbox")),
     ("store", ("store",)),
-    ("support", ("settings", "secrets", "logsetup", "paths", "errors", "collector")),
+    ("support", ("settings", "secrets", "logsetup", "paths", "errors", "collector", "texts")),
     ("domain", ("domain", "")),
 )
 """Each layer's top-level parts (relative to the package; "" is the package's __init__)."""

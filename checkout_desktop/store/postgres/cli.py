@@ -20,6 +20,7 @@ from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress, StoreAddressError
 from checkout_desktop.store.postgres.inbox_lock import HolderInfo, current_holder
 from checkout_desktop.store.postgres.migrate import TableCopy, copy_store
+from checkout_desktop.texts import translate
 
 logger = logging.getLogger(__name__)
 
@@ -30,28 +31,35 @@ class StoreCommandError(PlainError):
 
 def configure(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="store_action", metavar="ACTION", required=True)
-    password = actions.add_parser(
-        "password",
-        help="try the shared store's password (read from the terminal, or the first line of "
+    password_help = translate(
+        "StoreCommand",
+        "try the shared store's password (read from the terminal, or the first line of "
         "standard input), and keep it in the OS keychain once the server accepts it",
     )
+    password = actions.add_parser("password", help=password_help, description=password_help)
     password.add_argument(
-        "--forget", action="store_true", help="remove the password from the keychain instead"
+        "--forget",
+        action="store_true",
+        help=translate("StoreCommand", "remove the password from the keychain instead"),
     )
-    actions.add_parser(
-        "check",
-        help="connect to the shared store, bring its schema up to date and say what it holds",
+    check_help = translate(
+        "StoreCommand",
+        "connect to the shared store, bring its schema up to date and say what it holds",
     )
-    move = actions.add_parser(
-        "migrate",
-        help="copy this computer's whole store (charges, timelines, deliveries) into an empty "
+    actions.add_parser("check", help=check_help, description=check_help)
+    migrate_help = translate(
+        "StoreCommand",
+        "copy this computer's whole store (charges, timelines, deliveries) into an empty "
         "shared store in one transaction, verified by counts and checksums",
     )
+    move = actions.add_parser("migrate", help=migrate_help, description=migrate_help)
     move.add_argument(
         "--to",
         metavar="URL",
         required=True,
-        help="the shared store to copy into (its password from the keychain)",
+        help=translate(
+            "StoreCommand", "the shared store to copy into (its password from the keychain)"
+        ),
     )
 
 
@@ -59,20 +67,24 @@ def _address(args: argparse.Namespace) -> StoreAddress:
     url = getattr(args, "to", None) or getattr(args, "store", None)
     if not url:
         raise StoreCommandError(
-            "name the shared store before the command: "
-            "checkout-desktop --store postgresql://USER@HOST/DATABASE store … (or store "
-            "migrate --to URL)"
+            translate(
+                "StoreCommand",
+                "name the shared store before the command: {command} (or {migrate})",
+            ).format(
+                command="checkout-desktop --store postgresql://USER@HOST/DATABASE store …",
+                migrate="store migrate --to URL",
+            )
         )
     return StoreAddress.parse(url)
 
 
 def _read_password() -> SecretStr:
     if sys.stdin.isatty():
-        value = getpass.getpass("Password of the shared store: ")
+        value = getpass.getpass(translate("StoreCommand", "Password of the shared store: "))
     else:
         value = sys.stdin.readline().rstrip("\r\n")
     if not value:
-        raise StoreCommandError("no password given; nothing was stored")
+        raise StoreCommandError(translate("StoreCommand", "no password given; nothing was stored"))
     return SecretStr(value)
 
 
@@ -124,9 +136,11 @@ def run(args: argparse.Namespace) -> int:
             if args.forget:
                 gone = secrets.delete_store_password(address.keychain_key)
                 print(
-                    f"password of {address} removed from the keychain"
-                    if gone
-                    else f"the keychain held no password for {address}"
+                    (
+                        translate("StoreCommand", "password of {store} removed from the keychain")
+                        if gone
+                        else translate("StoreCommand", "the keychain held no password for {store}")
+                    ).format(store=address)
                 )
                 return 0
             password = _read_password()
@@ -135,50 +149,107 @@ def run(args: argparse.Namespace) -> int:
                 report = check(address, password)
             except db.SharedStoreError as exc:
                 raise db.SharedStoreError(
-                    exc.problem,
-                    f"{exc}; the password typed was not kept in the keychain",
-                    address=exc.address,
+                    exc.problem, _not_kept(exc), address=exc.address
                 ) from None
             except StoreError as exc:
-                raise type(exc)(f"{exc}; the password typed was not kept in the keychain") from None
+                raise type(exc)(_not_kept(exc)) from None
             db.save_password(address, password, secrets)
-            print(f"password of {address} kept in the OS keychain")
+            print(
+                translate("StoreCommand", "password of {store} kept in the OS keychain").format(
+                    store=address
+                )
+            )
         else:
             report = check(address, db.keychain_password(address, secrets))
     except KeychainUnavailable as exc:
         raise StoreCommandError(str(exc)) from None
     except StoreAddressError:
         raise
-    print(f"shared store {address}: PostgreSQL {report.server_version}")
-    print(f"  schema {report.schema_version} (this terminal knows up to {schema.SCHEMA_VERSION})")
-    print(f"  connection: {'TLS' if report.tls else 'not encrypted'}")
-    print(f"  event search: {'trigram index' if report.search_index else 'scans (no pg_trgm)'}")
-    print(f"  {report.charges} charges, {report.events} webhook deliveries")
-    holder = report.inbox
-    print(
-        "  inbox: no counter holds it"
-        if holder is None
-        else f"  inbox: held by {holder.counter} on {holder.host} (process {holder.pid}) since "
-        f"{holder.since:%Y-%m-%d %H:%M} UTC"
-    )
+    for line in report_lines(address, report):
+        print(line)
     return 0
+
+
+def report_lines(address: StoreAddress, report: StoreReport) -> list[str]:
+    """What `store check` (and a kept password) says about the store, in the owner's words."""
+    holder = report.inbox
+    return [
+        translate("StoreCommand", "shared store {store}: PostgreSQL {version}").format(
+            store=address, version=report.server_version
+        ),
+        "  "
+        + translate("StoreCommand", "schema {version} (this terminal knows up to {known})").format(
+            version=report.schema_version, known=schema.SCHEMA_VERSION
+        ),
+        "  "
+        + (
+            translate("StoreCommand", "connection: TLS")
+            if report.tls
+            else translate("StoreCommand", "connection: not encrypted")
+        ),
+        "  "
+        + (
+            translate("StoreCommand", "event search: trigram index")
+            if report.search_index
+            else translate("StoreCommand", "event search: scans (no pg_trgm)")
+        ),
+        "  "
+        + translate("StoreCommand", "{charges} charges, {events} webhook deliveries").format(
+            charges=report.charges, events=report.events
+        ),
+        "  "
+        + (
+            translate("StoreCommand", "inbox: no counter holds it")
+            if holder is None
+            else translate(
+                "StoreCommand",
+                "inbox: held by {counter} on {host} (process {pid}) since {since} UTC",
+            ).format(
+                counter=holder.counter,
+                host=holder.host,
+                pid=holder.pid,
+                since=f"{holder.since:%Y-%m-%d %H:%M}",
+            )
+        ),
+    ]
+
+
+def _not_kept(problem: Exception) -> str:
+    return translate(
+        "StoreCommand", "{problem}; the password typed was not kept in the keychain"
+    ).format(problem=problem)
 
 
 def _migrate(args: argparse.Namespace, address: StoreAddress, password: SecretStr | None) -> int:
     source = app_paths(args.data_dir).database_file
     if not source.exists():
         raise StoreCommandError(
-            f"there is no store at {source} to copy; choose the folder with --data-dir or "
-            "CHECKOUT_DESKTOP_HOME"
+            translate(
+                "StoreCommand",
+                "there is no store at {store} to copy; choose the folder with --data-dir or "
+                "CHECKOUT_DESKTOP_HOME",
+            ).format(store=source)
         )
 
     def report(done: TableCopy) -> None:
-        print(f"  {done.table}: {done.rows} rows", flush=True)
+        rows = translate("StoreCommand", "{table}: {rows} rows").format(
+            table=done.table, rows=done.rows
+        )
+        print(f"  {rows}", flush=True)
 
-    print(f"copying {source} into {address} (one transaction)")
+    print(
+        translate("StoreCommand", "copying {source} into {store} (one transaction)").format(
+            source=source, store=address
+        )
+    )
     copied = copy_store(source, address, password, progress=report)
     total = sum(c.rows for c in copied)
-    print(f"verified: {total} rows in {len(copied)} tables, counts and SHA-256 checksums equal")
+    print(
+        translate(
+            "StoreCommand",
+            "verified: {rows} rows in {tables} tables, counts and SHA-256 checksums equal",
+        ).format(rows=total, tables=len(copied))
+    )
     return 0
 
 

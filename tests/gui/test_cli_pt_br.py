@@ -1,0 +1,235 @@
+"""The command line speaks the owner's language: pt-BR help, argparse words and errors.
+
+In process, every translation the pt_BR catalogue holds comes back marked ⟦…⟧ (pseudo.py): the
+help of the command line and of each command, and a sample of the errors an owner or an
+installer meets, must hold no word that is neither marked nor data (option names, metavars,
+choices, command and profile names, paths, what the test typed, technical names). Then the real
+console script, in a pt_BR system or with pt_BR in the settings, prints Portuguese.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTranslator
+
+from checkout_desktop import cli
+from checkout_desktop.paths import app_paths
+from checkout_desktop.sandbox import SDK_HOST
+from checkout_desktop.sandbox.faults import CLI_FAULT_NAMES
+from checkout_desktop.sandbox.variants import VARIANT_NAMES
+from checkout_desktop.settings import Settings, save_settings
+from checkout_desktop.ui import cli_language
+from checkout_desktop.ui.i18n import CATALOG, translations_dir
+from tests.gui.pseudo import MarkingTranslator, untranslated
+
+logger = logging.getLogger(__name__)
+
+TECHNICAL = (
+    "checkout-desktop",
+    "PostgreSQL",
+    "JSON",
+    "JSONL",
+    "CSV",
+    "SDK",
+    "REST",
+    "HTTPS",
+    "HTTP",
+    "IPv4",
+    "PEM",
+    "TLS",
+    "SIGTERM",
+    "Ctrl-C",
+    "ISO",
+    "UTC",
+    "SHA-256",
+    "Checkout",
+    "Transparente",
+    "CHECKOUT_DESKTOP_HOME",
+    "stdout",
+    "stderr",
+    "chmod",
+    "TransactionUpdateMessage",
+    "PAYMENT",
+    "USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]",
+    "postgresql://USER@HOST/DATABASE",
+    "sslmode",
+    SDK_HOST,
+)
+
+PROFILES = ("builtin-sandbox", "service-sandbox", "production")
+
+
+@pytest.fixture
+def marked(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The command line worded through the marking translator, wide enough not to wrap."""
+    monkeypatch.setenv("COLUMNS", "1000")
+    ours = QTranslator()
+    assert ours.load(f"{CATALOG}_pt_BR", str(translations_dir()))
+    marking = MarkingTranslator([ours])
+    monkeypatch.setattr(cli_language, "catalogue", lambda: marking)
+    monkeypatch.setenv("LANG", "pt_BR.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    try:
+        yield
+    finally:
+        cli_language.remove()
+
+
+@pytest.fixture(autouse=True)
+def _release_log_files() -> Iterator[None]:
+    yield
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_checkout_desktop", False):
+            root.removeHandler(handler)
+            handler.close()
+
+
+def parser_words() -> list[str]:
+    """Option strings, metavars, choices and command names of the whole command line."""
+    words: set[str] = {*cli.SUBCOMMANDS, *CLI_FAULT_NAMES, *VARIANT_NAMES}
+    pending = [cli.build_parser()]
+    while pending:
+        parser = pending.pop()
+        words.add(parser.prog)
+        words.update(parser.prog.split())
+        for action in parser._actions:
+            words.update(action.option_strings)
+            if isinstance(action.metavar, str):
+                words.add(action.metavar)
+            words.add(action.dest.upper())
+            if isinstance(action, argparse._SubParsersAction):
+                words.update(action.choices)
+                pending.extend(action.choices.values())
+            elif action.choices:
+                words.update(str(c) for c in action.choices)
+            if action.default not in (None, False, argparse.SUPPRESS) and not isinstance(
+                action.default, list
+            ):
+                words.add(str(action.default))
+    return sorted(words)
+
+
+def main_output(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def english(text: str, *data: str) -> list[str]:
+    return untranslated(text, [*TECHNICAL, *parser_words(), *data])
+
+
+@pytest.mark.parametrize("command", [[], *([name] for name in cli.SUBCOMMANDS)])
+def test_every_help_is_in_portuguese(
+    command: list[str], marked: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = main_output([*command, "--help"], capsys)
+    assert code == 0, out
+    assert "⟦" in out
+    assert english(out) == [], out
+    if command == ["store"]:
+        for action in ("password", "check", "migrate"):
+            code, out = main_output(["store", action, "--help"], capsys)
+            assert code == 0, out
+            assert english(out) == [], out
+
+
+def test_the_errors_an_owner_meets_are_in_portuguese(
+    tmp_path: Path, marked: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "shop"
+    data = str(home)
+    save_settings(Settings(), app_paths(data).ensure())
+    missing = str(tmp_path / "nonexist")
+    cases = [
+        (["--no-such-flag"], 2),
+        (["events", "--format", "xml"], 2),
+        (["listen", "--port", "many"], 2),
+        (["store"], 2),
+        (["--data-dir", data, "doctor", "--profile", "producao"], 2),
+        (["--data-dir", data, "doctor", "--client-secret-file", missing], 2),
+        (["--data-dir", data, "doctor", "--token-file", missing], 2),
+        (["--data-dir", data, "events", "--since", "ontem"], 2),
+        (["--data-dir", data, "events"], 1),
+        (["--data-dir", data, "store", "check"], 2),
+        (["--data-dir", data, "listen", "--host", "0.0.0.0"], 2),
+        (["--data-dir", data, "listen", "--token-file", missing], 2),
+        (["--data-dir", data, "doctor", "--store", "postgresql://x@y/z"], 2),
+        (["--data-dir", data, "run", "--listener-port", "70000"], 2),
+    ]
+    found = {}
+    for argv, expected in cases:
+        code, out = main_output(argv, capsys)
+        assert code == expected, (argv, out)
+        left = english(out, data, missing, *PROFILES, "producao", "ontem", "xml", "many", "0.0.0.0")
+        if left:
+            found[" ".join(argv)] = (left, out)
+    assert found == {}
+
+
+def _console(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from checkout_desktop.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        check=False,
+        timeout=60,
+    )
+
+
+def _environment(**language: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_MESSAGES")}
+    env.update(language, COLUMNS="200")
+    return env
+
+
+def test_the_console_script_speaks_the_system_language(tmp_path: Path) -> None:
+    env = _environment(LANG="pt_BR.UTF-8")
+    shown = _console(["--help"], env, tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("uso: checkout-desktop"), shown.stdout
+    assert "usage:" not in shown.stdout
+    refused = _console(["events", "--format", "xml"], env, tmp_path)
+    assert refused.returncode == 2
+    assert "checkout-desktop events: erro:" in refused.stderr, refused.stderr
+    assert "invalid choice" not in refused.stderr
+    english = _console(["--help"], _environment(LANG="C.UTF-8"), tmp_path)
+    assert english.stdout.startswith("usage: checkout-desktop"), english.stdout
+
+
+def test_the_settings_language_wins_over_the_system(tmp_path: Path) -> None:
+    home = tmp_path / "shop"
+    paths = app_paths(str(home)).ensure()
+    settings = Settings()
+    settings.ui.locale = "pt_BR"
+    save_settings(settings, paths)
+    shown = _console(["--data-dir", str(home), "--help"], _environment(LANG="C.UTF-8"), tmp_path)
+    assert shown.stdout.startswith("uso:"), shown.stdout
+    settings.ui.locale = "en"
+    save_settings(settings, paths)
+    shown = _console(
+        ["--data-dir", str(home), "--help"], _environment(LANG="pt_BR.UTF-8"), tmp_path
+    )
+    assert shown.stdout.startswith("usage:"), shown.stdout
+    # Unreadable settings: the system decides.
+    paths.settings_file.write_text("{not json", encoding="utf-8")
+    shown = _console(
+        ["--data-dir", str(home), "--help"], _environment(LANG="pt_BR.UTF-8"), tmp_path
+    )
+    assert shown.stdout.startswith("uso:"), shown.stdout
