@@ -221,6 +221,19 @@ def run(args: argparse.Namespace) -> int:
         profile = settings.profiles.get(name)
         if profile is None:
             raise ListenOptionError(unknown_profile(name, settings.profiles))
+        if profile.is_builtin_sandbox and not args.token_file:
+            # Its notifications go to the window's own inbox, signed with its public test
+            # token: nothing reaches a `listen`, and the keychain holds no token for it. (A
+            # standalone `sandbox` given a token file can still deliver to `listen --token-file`.)
+            raise ListenOptionError(
+                translate(
+                    "ListenCommand",
+                    "the built-in sandbox (profile {profile}) notifies the terminal's own inbox "
+                    "while the window runs, and needs no token; listen is for a real "
+                    "environment: name its profile with --profile NAME (known profiles: {known}) "
+                    "or choose it in Settings → Environment",
+                ).format(profile=repr(name), known=", ".join(sorted(settings.profiles)))
+            )
         # Notifications' times without offset are read in the profile's zone.
         set_naive_zone(profile.time_zone)
         listener_settings = _listener_settings(settings, args)

@@ -317,3 +317,20 @@ def test_listen_runs_the_tunnel_from_settings_and_says_when_the_url_changed(
         assert any("stopped; " in line for line in lines), "".join(lines)
     finally:
         listening.close()
+
+
+def test_listen_on_the_built_in_sandbox_says_it_is_for_a_real_environment(
+    tmp_path: Path, memory_keyring: MemoryKeyring, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A fresh folder runs on the built-in sandbox, which notifies the window's own inbox and
+    # needs no keychain: no token to fetch from a merchant panel that does not exist.
+    home = str(tmp_path / "fresh")
+    assert cli.main(["--data-dir", home, "listen"]) == 2
+    err = capsys.readouterr().err
+    assert "built-in sandbox" in err
+    assert "keychain" not in err and "merchant panel" not in err
+    # A profile the settings do not define is named as such, not as a missing token.
+    assert cli.main(["--data-dir", home, "listen", "--profile", "producao"]) == 2
+    err = capsys.readouterr().err
+    assert "there is no profile 'producao'" in err
+    assert "keychain" not in err
