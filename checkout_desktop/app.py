@@ -59,9 +59,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class RunOptionError(PlainError):
+    """An option of `run` the settings cannot honour: said on the command line that gave it."""
+
+    exit_code = 2
+
+
+class NoDisplayError(PlainError):
+    """No screen to show the window on (over SSH, from a service): one sentence, exit 1."""
+
+    exit_code = 1
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         return _run_command(args)
+    except (RunOptionError, NoDisplayError):
+        raise  # typed on a command line, or no screen for a dialog: cli.py prints it
     except PlainError as exc:
         # A broken store, settings file or instance folder: said in a dialog as well, since a
         # window started from a menu has no terminal to print to (cli.py prints and exits).
@@ -92,6 +106,23 @@ def _run_command(args: argparse.Namespace) -> int:
         )
         print(f"checkout-desktop: {message}", file=sys.stderr)
         return 2
+    if args.profile:
+        # Checked before the display, the instance folder and the sandbox: a mistyped option
+        # is said as such, wherever the command runs.
+        _check_profile(paths, args.profile)
+    if not args.self_test:
+        from checkout_desktop.ui.display import display_missing
+
+        if display_missing():
+            raise NoDisplayError(
+                translate(
+                    "RunCommand",
+                    "there is no screen to open the terminal's window on (no DISPLAY or "
+                    "WAYLAND_DISPLAY: a session over SSH or a system service?); start it in "
+                    "the shop's desktop session, or check the connection without a window "
+                    "with `checkout-desktop doctor`",
+                )
+            )
     instance = None
     if not args.self_test:
         from checkout_desktop.ui.single_instance import InstanceGuard, announce_running
@@ -114,6 +145,14 @@ def _run_command(args: argparse.Namespace) -> int:
         if early is not None:
             early.cancel()
         raise
+
+
+def _check_profile(paths: AppPaths, name: str) -> None:
+    from checkout_desktop.settings import load_settings, unknown_profile
+
+    profiles = load_settings(paths).profiles
+    if name not in profiles:
+        raise RunOptionError(unknown_profile(name, profiles))
 
 
 def _run(

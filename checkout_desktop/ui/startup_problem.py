@@ -209,6 +209,10 @@ def show_startup_problem(problem: BaseException, paths: AppPaths | None = None) 
     """Show `problem` (a broken store, settings file or folder) in a modal dialog, in the
     settings' or the system's language, before the terminal exits; returns whether a dialog
     was shown."""
+    from checkout_desktop.ui.display import display_missing
+
+    if QApplication.instance() is None and display_missing():
+        return False  # Qt would abort the process: the command line prints the problem
     app = QApplication.instance() or QApplication([])
     if QGuiApplication.platformName() in _HEADLESS:
         return False
