@@ -7,6 +7,8 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,10 +21,13 @@ from checkout_desktop.domain.deliveries import Delivery, NewEvent
 from checkout_desktop.domain.enums import Verdict
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.records import CardSummary
+from checkout_desktop.inbox.intake import Intake, body_digest
+from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter
 from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.charges import PgChargeRepository
 from checkout_desktop.store.postgres.writer import PgDeliveryBatches
+from tests import pg_cluster
 from tests.integration import test_store_charges as charges_tests
 
 pytestmark = pytest.mark.pg
@@ -215,3 +220,90 @@ async def test_an_applier_that_waits_for_more_than_the_store_is_refused_not_run_
             assert PgChargeRepository(other).charge("charge-000009") is None
     finally:
         await batches.close()
+
+
+def _intake(n: int) -> Intake:
+    body = f'{{"type": "PAYOUT", "n": {n}}}'.encode()
+    return Intake(
+        event=NewEvent(
+            received_at=NOW,
+            verdict=Verdict.UNKNOWN,
+            body=body,
+            body_sha256=body_digest(body),
+            headers={"event-type": "PayoutMessage"},
+            body_type="PAYOUT",
+        )
+    )
+
+
+@pytest.fixture
+def own_server() -> Iterator[pg_cluster.Cluster]:
+    """A private cluster this test may restart (the shared test server stays up)."""
+    root = Path(tempfile.mkdtemp(prefix="checkout-pg-restart-", dir="/tmp"))
+    try:
+        yield pg_cluster.start(root)
+    finally:
+        pg_cluster.stop(root)
+
+
+@pytest.mark.asyncio
+async def test_after_the_server_restarts_the_next_delivery_is_stored_not_refused(
+    own_server: pg_cluster.Cluster,
+) -> None:
+    # The shop's server restarted while no delivery came: the inbox's connection is gone,
+    # and the next delivery (a sale's notification a minute later) must still be stored.
+    address = StoreAddress.parse(own_server.url)
+    writer = InboxWriter(PgDeliveryBatches(address, None))
+    await writer.start()
+    try:
+        before = await writer.submit(_intake(1))
+        await asyncio.to_thread(pg_cluster.restart, own_server.root)
+        after = await writer.submit(_intake(2))
+        assert await writer.durability() == ("postgresql", 2)
+    finally:
+        await writer.close()
+    with psycopg.connect(own_server.url) as other:
+        stored = [r[0] for r in other.execute("SELECT id FROM webhook_event ORDER BY id")]
+    assert stored == [before.event_id, after.event_id]
+
+
+@pytest.mark.asyncio
+async def test_the_inbox_reconnects_once_the_shared_store_answers_again(
+    address: StoreAddress, pg_url: str, pg_server: str
+) -> None:
+    dbname = address.dbname
+    writer = InboxWriter(PgDeliveryBatches(address, None))
+    await writer.start()
+    acknowledged: list[int] = []
+    try:
+        acknowledged.append((await writer.submit(_intake(1))).event_id)
+        with psycopg.connect(pg_server, autocommit=True) as admin:
+            # The server takes no connection to the shop's database and drops the open ones.
+            admin.execute(f'ALTER DATABASE "{dbname}" ALLOW_CONNECTIONS false')
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (dbname,),
+            )
+        # Down: refused at once (the sender retries), never acknowledged.
+        for n in (2, 3):
+            with pytest.raises(InboxUnavailable, match="does not answer"):
+                await asyncio.wait_for(writer.submit(_intake(n)), 15)
+        with psycopg.connect(pg_server, autocommit=True) as admin:
+            admin.execute(f'ALTER DATABASE "{dbname}" ALLOW_CONNECTIONS true')
+        # Back: within seconds the sender's next retry is stored.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while True:
+            try:
+                acknowledged.append((await writer.submit(_intake(3))).event_id)
+                break
+            except InboxUnavailable:
+                assert loop.time() < deadline, "the inbox did not reconnect"
+                await asyncio.sleep(0.2)
+        acknowledged.append((await writer.submit(_intake(4))).event_id)
+        assert await writer.durability() == ("postgresql", 2)
+    finally:
+        await writer.close()
+    with psycopg.connect(pg_url) as other:
+        stored = [r[0] for r in other.execute("SELECT id FROM webhook_event ORDER BY id")]
+    assert stored == acknowledged

@@ -16,6 +16,14 @@ sees each delivery once.
 
 PostgreSQL keeps its trigram search index up to date in the batch's own transaction: there is
 no index to fill afterwards.
+
+A connection the server dropped (a restart, a lost link) is replaced: the batch that found it
+dead runs once more on a new one, and while the server does not answer each batch is refused
+at once (its senders retry after the 503) and a new connection is tried again after a short,
+growing pause (`RECONNECT_FIRST_S` up to `RECONNECT_MAX_S`). Running a batch again cannot store
+a delivery twice as new: had the lost commit been made, its deliveries are found there and
+kept as duplicates, which are never applied again; nothing is acknowledged before a commit
+returns.
 """
 
 from __future__ import annotations
@@ -50,6 +58,11 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _MAX_OUTCOME = 300
+RECONNECT_FIRST_S = 0.5
+"""After a failed reconnection, batches are refused at once for this long, then twice as long
+after each further failure..."""
+RECONNECT_MAX_S = 5.0
+"""...up to this: the inbox is back within seconds of the server."""
 
 
 def one_bad_row(exc: BaseException) -> bool:
@@ -86,6 +99,10 @@ class PgDeliveryBatches:
         self._password = password
         self._executor: ThreadPoolExecutor | None = None
         self._conn: psycopg.Connection[Any] | None = None
+        # While the server does not answer: why, and when a new connection is tried again.
+        self._down: db.SharedStoreError | None = None
+        self._retry_at = 0.0
+        self._pause = 0.0
 
     async def open(self) -> IndexProgress:
         loop = asyncio.get_running_loop()
@@ -111,14 +128,53 @@ class PgDeliveryBatches:
 
     @property
     def opened(self) -> bool:
-        return self._conn is not None and self._executor is not None
+        """Opened and not closed (its connection may be down for a while: it is replaced)."""
+        return self._executor is not None
+
+    async def _connection(self) -> psycopg.Connection[Any]:
+        """The open connection; a new one when the server dropped it (refused at once while
+        the pause after a failed attempt runs)."""
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            return conn
+        if self._executor is None:
+            raise StoreUnavailable("the inbox's store connection is not open")
+        if conn is not None:
+            self._conn = None
+            await self.call(_close_quietly, conn)
+        loop = asyncio.get_running_loop()
+        if self._down is not None and loop.time() < self._retry_at:
+            raise db.SharedStoreError(self._down.problem, str(self._down), address=self._address)
+        try:
+            conn = await self.call(db.connect, self._address, self._password, migrate_schema=False)
+        except db.SharedStoreError as exc:
+            self._pause = min(max(self._pause * 2, RECONNECT_FIRST_S), RECONNECT_MAX_S)
+            self._retry_at = loop.time() + self._pause
+            if self._down is None:
+                logger.warning("the inbox cannot reach the shared store; retrying: %s", exc)
+            self._down = exc
+            raise
+        if self._down is not None:
+            logger.info("the inbox's connection to the shared store is back")
+        self._down, self._pause = None, 0.0
+        self._conn = conn
+        return conn
+
+    def _lost(self, conn: psycopg.Connection[Any]) -> bool:
+        """The server dropped `conn` (it is closed now without our asking)."""
+        if not conn.closed:
+            return False
+        if self._conn is conn:
+            self._conn = None
+        logger.warning("the inbox's connection to the shared store was lost; reconnecting")
+        return True
 
     async def durability(self) -> tuple[str, int]:
         """What makes a commit durable here: ("postgresql", 2) when synchronous_commit is on
         (2 is SQLite's FULL, the level the inbox's health check asks for)."""
-        conn, executor = self._conn, self._executor
-        if conn is None or executor is None:
+        if self._executor is None:
             raise StoreUnavailable("the inbox's store connection is not open")
+        conn, executor = await self._connection(), self._executor
 
         def read() -> tuple[str, int]:
             row = conn.execute("SHOW synchronous_commit").fetchone()
@@ -126,7 +182,13 @@ class PgDeliveryBatches:
             level = 2 if row is not None and row[0] in ("on", "remote_write", "remote_apply") else 0
             return "postgresql", level
 
-        return await asyncio.get_running_loop().run_in_executor(executor, read)
+        import psycopg
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, read)
+        except psycopg.OperationalError as exc:
+            self._lost(conn)
+            raise db.describe_error(self._address, exc) from None
 
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
@@ -154,10 +216,19 @@ class PgDeliveryBatches:
         """
         import psycopg
 
-        conn = self._require()
+        conn = await self._connection()
         try:
             return await self.call(self._commit_here, conn, deliveries, applier)
         except psycopg.OperationalError as exc:
+            if not self._lost(conn):
+                raise db.describe_error(self._address, exc) from None
+        # The server dropped the connection (it restarted since the last batch, say): the
+        # batch once more on a new one (see the module's note on why that stores nothing twice).
+        conn = await self._connection()
+        try:
+            return await self.call(self._commit_here, conn, deliveries, applier)
+        except psycopg.OperationalError as exc:
+            self._lost(conn)
             raise db.describe_error(self._address, exc) from None
 
     def _commit_here(
@@ -250,8 +321,7 @@ class PgDeliveryBatches:
 
     async def index_some(self, rows: int) -> tuple[int, int]:
         """Nothing to fill: PostgreSQL indexes each delivery as it is stored."""
-        conn, executor = self._conn, self._executor
-        assert conn is not None
+        conn, executor = await self._connection(), self._executor
         assert executor is not None
 
         def latest() -> tuple[int, int]:
@@ -293,6 +363,13 @@ def _at_once(returned: Awaitable[T]) -> T:
         return cast(T, done.value)
     coro.close()
     raise RuntimeError("the charge applier waited for something other than the store")
+
+
+def _close_quietly(conn: psycopg.Connection[Any]) -> None:
+    try:
+        conn.close()
+    except Exception:  # closing a dropped connection may fail; it is gone anyway
+        logger.debug("closing the inbox's lost connection failed", exc_info=True)
 
 
 def _rollback_quietly(conn: psycopg.Connection[Any]) -> None:
