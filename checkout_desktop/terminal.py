@@ -80,6 +80,8 @@ class Terminal:
     """Who held the shop's inbox when last asked (None: nobody, or the local file)."""
     _seat_task: asyncio.Task[None] | None = None
     _feed_task: asyncio.Task[None] | None = None
+    _store_answers: bool = True
+    """Whether the shared store answered, as its watch last found (`_store_reachable`)."""
     _store_password: SecretStr | None = None
 
     @property
@@ -328,7 +330,13 @@ class Terminal:
         while True:
             try:
                 last = await self.store.events.latest_id()
-                async with watch(address, self._store_password, channels=channels) as notices:
+                async with watch(
+                    address,
+                    self._store_password,
+                    channels=channels,
+                    on_reachable=self._store_reachable,
+                ) as notices:
+                    self._store_reachable(True, "")
                     # What changed while this counter was not listening (or starting).
                     await self._take_shop_settings()
                     async for notice in notices:
@@ -349,7 +357,18 @@ class Terminal:
                             self.bus.publish(_stored_elsewhere(summary))
             except StoreError as exc:
                 logger.warning("the shared store's changes are not followed now: %s", exc)
+                if str(getattr(exc, "problem", "")) == "unreachable":
+                    self._store_reachable(False, str(exc))
             await asyncio.sleep(INBOX_TAKEOVER_S)
+
+    def _store_reachable(self, reachable: bool, detail: str) -> None:
+        """Tell the window when the shared store stops answering and when it is back."""
+        from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
+
+        if reachable == self._store_answers:
+            return
+        self._store_answers = reachable
+        self.bus.publish(SharedStoreReachabilityChanged(reachable=reachable, detail=detail))
 
     async def _take_shop_settings(self) -> None:
         """Another counter changed the shop's PIN, name or learned rules: this counter's

@@ -28,4 +28,15 @@ class ShopSettingsChanged(DomainEvent):
     """The rules of this counter's environment the store holds: learned (True) or let go."""
 
 
-__all__ = ["ShopSettingsChanged"]
+@dataclass(frozen=True, kw_only=True)
+class SharedStoreReachabilityChanged(DomainEvent):
+    """The shop's shared store stopped answering, or answers again. Said by the counter's
+    watch on the store (it notices a dropped connection at once and tries a new one every few
+    seconds): no more reads of the store than that watch already makes."""
+
+    reachable: bool
+    detail: str = ""
+    """Why not, in the store's English (for a tooltip or the log)."""
+
+
+__all__ = ["SharedStoreReachabilityChanged", "ShopSettingsChanged"]

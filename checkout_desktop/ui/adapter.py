@@ -28,7 +28,7 @@ from checkout_desktop.domain.inbox_events import (
     WebhookRefused,
     WebhookStored,
 )
-from checkout_desktop.domain.shop_events import ShopSettingsChanged
+from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged, ShopSettingsChanged
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +53,7 @@ class QtEventAdapter(QObject):
     reconciliation_finished = Signal(ReconciliationFinished)
     service_reachability_changed = Signal(ServiceReachabilityChanged)
     shop_settings_changed = Signal(ShopSettingsChanged)
+    shared_store_reachability_changed = Signal(SharedStoreReachabilityChanged)
     closed = Signal()
     """The window stopped listening: work a widget scheduled from an event is dropped (the
     store closes next)."""
@@ -74,6 +75,7 @@ class QtEventAdapter(QObject):
             (ReconciliationFinished, self.reconciliation_finished),
             (ServiceReachabilityChanged, self.service_reachability_changed),
             (ShopSettingsChanged, self.shop_settings_changed),
+            (SharedStoreReachabilityChanged, self.shared_store_reachability_changed),
         ]
         self._routes = routes
         self._unsubscribe: list[Callable[[], None]] = [

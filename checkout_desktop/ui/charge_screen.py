@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -38,6 +39,7 @@ from checkout_desktop.charges.service import (
     NotRecorded,
     SaleBusy,
     StartCheck,
+    not_recorded,
 )
 from checkout_desktop.charges.three_ds import ThreeDsProgress
 from checkout_desktop.charges.views import ChargeViews
@@ -46,6 +48,7 @@ from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CARD, PIX, ChargeRecord
+from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
 from checkout_desktop.domain.shown_status import money_status
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.tenders import CardTender, PixTender, WalletTender
@@ -68,6 +71,9 @@ from checkout_desktop.ui.money_texts import money_error_text
 from checkout_desktop.ui.qr_panel import QrPanel, kind_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.tender_bar import TenderBar
+
+if TYPE_CHECKING:
+    from checkout_desktop.store.errors import StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -346,6 +352,10 @@ class ChargeScreen(QWidget):
         self.sale = service.new_sale()
         self._check = StartCheck(True)
         """Whether the sale may be charged, as last read."""
+        self._unchecked: Reason | None = None
+        self._reads_forgotten = False
+        """Why the store could not say whether the sale may be charged (it does not answer),
+        until it says again; shown beside Charge once the clerk tries."""
         self._pending_amount: int | None = None
         self._charge_after_token = False
         self._in_flight = False
@@ -475,6 +485,9 @@ class ChargeScreen(QWidget):
         self.qr_panel.receipt_requested.connect(self._show_paid_qr)
         adapter.charge_changed.connect(self._on_charge_changed)
         adapter.attempt_changed.connect(self._on_attempt_changed)
+        adapter.shared_store_reachability_changed.connect(self._on_store_reachability)
+        # The store closes after the window: the reads it then fails are nobody's news.
+        adapter.closed.connect(self._forget_reads)
 
         # A focused button takes Enter as well as Space (outside a dialog Qt's buttons take
         # Space only): the clerk's Enter on "New sale (F2)" starts the next sale.
@@ -518,10 +531,34 @@ class ChargeScreen(QWidget):
         def checked(check: StartCheck) -> None:
             if sale == self.sale_id:
                 self._check = check
+                self._unchecked = None
                 self._render_state()
 
-        if read(self._views.can_start_charge(sale), checked) is not None:
+        def failed(exc: BaseException) -> None:
+            # The last answer stands (a new sale starts with none); Charge asks again.
+            if sale == self.sale_id and not self._reads_forgotten:
+                self._unchecked = self._unchecked_reason(exc)
+                self._render_state()
+
+        if read(self._views.can_start_charge(sale), checked, failed=failed) is not None:
             self._render_state()
+
+    def _unchecked_reason(self, exc: BaseException) -> Reason:
+        """Why a sale could not be checked: the store's own problem (it does not answer, the
+        login is refused), as a charge refused for it says."""
+        if getattr(exc, "problem", None) is None and not isinstance(exc, OSError):
+            logger.error("the sale could not be checked", exc_info=exc)
+            return Reason.of(ReasonCode.INTERNAL_ERROR, kind=type(exc).__name__)
+        logger.warning("the sale could not be checked: %s", exc)
+        return not_recorded(cast("StoreError", exc)).reason
+
+    def _forget_reads(self) -> None:
+        self._reads_forgotten = True
+
+    def _on_store_reachability(self, event: SharedStoreReachabilityChanged) -> None:
+        if event.reachable and not self._in_flight:
+            # Charge is usable again at once, its reasons read anew.
+            self.update_state()
 
     def _render_state(self) -> None:
         amount = self.form.amount.centavos()
@@ -551,7 +588,9 @@ class ChargeScreen(QWidget):
         # them so and the button greys with no other sign. The form's own problems are listed
         # in the form, once the clerk tries.
         reasons = []
-        if not check and self._busy_tried and check.reason is not None:
+        if self._unchecked is not None and self._attempted_check:
+            reasons.append(reason_text(self._unchecked))
+        elif not check and self._busy_tried and check.reason is not None:
             reasons.append(reason_text(check.reason))
         if over:
             reasons.append(self.tr("The cards add up to more than the sale."))
@@ -729,12 +768,23 @@ class ChargeScreen(QWidget):
         read(
             self._views.can_start_charge(sale),
             lambda check: self._charge_checked(sale, check),
+            failed=lambda exc: self._charge_unchecked(sale, exc),
         )
+
+    def _charge_unchecked(self, sale: str, exc: BaseException) -> None:
+        """The store did not answer whether the sale may be charged: nothing is sent, and the
+        clerk is told why beside Charge (which stays usable: pressing it asks again)."""
+        if sale != self.sale_id or self._in_flight or self._reads_forgotten:
+            return
+        self._unchecked = self._unchecked_reason(exc)
+        self._attempted_check = True
+        self._render_state()
 
     def _charge_checked(self, sale: str, check: StartCheck) -> None:
         if sale != self.sale_id or self._in_flight:
             return
         self._check = check
+        self._unchecked = None
         # The button may be disabled, but Ctrl+Enter (or a stale click) still deserves an answer:
         # from now on the reasons are shown.
         self._attempted_check = True
@@ -1001,6 +1051,9 @@ class ChargeScreen(QWidget):
         if self._in_flight:
             return
         self.sale = self._service.new_sale()
+        # Nothing is known of the new sale yet: no reason left over from the last one.
+        self._check = StartCheck(True)
+        self._unchecked = None
         self._attempted_check = False
         self._busy_tried = False
         self.blocked.clear()

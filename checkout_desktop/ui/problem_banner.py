@@ -1,4 +1,5 @@
-"""A banner above the tabs while the terminal cannot work: the service, the card form or the inbox.
+"""A banner above the tabs while the terminal cannot work: the shop's shared store, the service,
+the card form or the inbox.
 
 The status bar says the same in small type; the banner is for the clerk, who must learn that a
 sale cannot go through before a customer is at the counter, not at the first failed charge.
@@ -6,6 +7,8 @@ Each problem has its own line and goes away by itself when its cause is gone. A 
 have several sources (a refused token and the periodic reachability probe both speak of the
 service): the line stays while any of them still says so, and a source clears only what it
 said — except that the service or the card form answering clears the probe's word about it.
+While the shop's shared store does not answer, its line stands for the inbox's too: the inbox
+cannot store a notification then, and its own line's "sales still work" would be false.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from checkout_desktop.domain.inbox_events import (
     ListenerStateChanged,
 )
 from checkout_desktop.domain.reasons import Reason
+from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.card_page import CardPage
 from checkout_desktop.ui.reasons import reason_text
@@ -35,6 +39,7 @@ logger = logging.getLogger(__name__)
 class Problem(IntEnum):
     """What cannot work; the order is the order of the lines."""
 
+    STORE = 0
     SERVICE = 1
     CARD_FORM = 2
     INBOX = 3
@@ -47,6 +52,7 @@ class Source(IntEnum):
     CARD_PAGE = 2
     LISTENER = 3
     PROBE = 4
+    STORE_WATCH = 5
 
 
 class ProblemBanner(QFrame):
@@ -75,6 +81,7 @@ class ProblemBanner(QFrame):
         adapter.service_reachability_changed.connect(self.on_reachability)
         adapter.listener_state_changed.connect(self.on_listener_state)
         adapter.listener_health_changed.connect(self.on_health)
+        adapter.shared_store_reachability_changed.connect(self.on_store)
         if card_page is not None:
             card_page.sdk_unavailable.connect(lambda why: self.on_card_form(False, why))
             card_page.credentials_error.connect(lambda why: self.on_card_form(False, why))
@@ -90,7 +97,14 @@ class ProblemBanner(QFrame):
             causes.pop(source, None)
         else:
             causes[source] = (text, detail)
-        self._show(problem, causes[max(causes)] if causes else None)
+        for shown in (problem, Problem.INBOX) if problem == Problem.STORE else (problem,):
+            self._show(shown, self._said(shown))
+
+    def _said(self, problem: Problem) -> tuple[str, str] | None:
+        if problem == Problem.INBOX and self._causes.get(Problem.STORE):
+            return None  # the store's line says it (see the module's note)
+        causes = self._causes.get(problem)
+        return causes[max(causes)] if causes else None
 
     def _show(self, problem: Problem, said: tuple[str, str] | None) -> None:
         if said is None:
@@ -187,6 +201,21 @@ class ProblemBanner(QFrame):
             )
         else:
             self._set(Problem.INBOX, Source.LISTENER, None)
+
+    def on_store(self, event: SharedStoreReachabilityChanged) -> None:
+        if event.reachable:
+            self._set(Problem.STORE, Source.STORE_WATCH, None)
+            return
+        self._set(
+            Problem.STORE,
+            Source.STORE_WATCH,
+            self.tr(
+                "The shop's shared database does not answer, so no sale can be charged now and "
+                "payment notifications cannot be stored. Check the database server and the "
+                "network; the terminal goes on by itself once it answers."
+            ),
+            event.detail,
+        )
 
     def on_reachability(self, event: ServiceReachabilityChanged) -> None:
         """The periodic probe of the service's hosts: an offline terminal is shown before the

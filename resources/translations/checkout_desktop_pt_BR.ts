@@ -2101,6 +2101,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>As notificações de pagamento não estão chegando. As vendas continuam funcionando; o status final é consultado no serviço.</translation>
     </message>
     <message>
+        <source>The shop&apos;s shared database does not answer, so no sale can be charged now and payment notifications cannot be stored. Check the database server and the network; the terminal goes on by itself once it answers.</source>
+        <translation>O banco de dados compartilhado da loja não responde, então nenhuma venda pode ser cobrada agora e as notificações de pagamento não podem ser gravadas. Verifique o servidor do banco de dados e a rede; o terminal volta a funcionar sozinho assim que ele responder.</translation>
+    </message>
+    <message>
         <source>The payment service does not answer, so no sale can be charged now. Check the internet connection.</source>
         <translation>O serviço de pagamento não responde, então nenhuma venda pode ser cobrada agora. Confira a conexão com a internet.</translation>
     </message>

@@ -62,8 +62,12 @@ class Watcher:
         *,
         loop: asyncio.AbstractEventLoop,
         channels: tuple[str, ...] = (schema.EVENTS_CHANNEL, schema.CHARGES_CHANNEL),
+        on_reachable: Callable[[bool, str], None] | None = None,
     ) -> None:
+        """`on_reachable(False, why)` is called on `loop` when the connection is lost (and the
+        server does not take a new one), `on_reachable(True, "")` once it does again."""
         self._address = address
+        self._on_reachable = on_reachable
         self._password = password
         self._deliver = deliver
         self._loop = loop
@@ -109,9 +113,18 @@ class Watcher:
             # The loop is closed: nobody is left to tell.
             self._stop.set()
 
+    def _say_reachable(self, reachable: bool, why: str) -> None:
+        if self._on_reachable is None:
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._on_reachable, reachable, why)
+        except RuntimeError:
+            self._stop.set()
+
     def _run(self) -> None:
         conn: psycopg.Connection[Any] | None = None
         first = True
+        down = False
         while not self._stop.is_set():
             if conn is None:
                 try:
@@ -122,6 +135,9 @@ class Watcher:
                         self._ready.set()
                         return
                     logger.warning("store watch: cannot reconnect yet (%s)", exc.problem)
+                    if not down:
+                        down = True
+                        self._say_reachable(False, str(exc))
                     self._stop.wait(RECONNECT_S)
                     continue
                 if first:
@@ -129,6 +145,9 @@ class Watcher:
                     self._ready.set()
                 else:
                     logger.info("store watch: reconnected; reading after the watermark")
+                    if down:
+                        down = False
+                        self._say_reachable(True, "")
                     self._hand_over(Notice(schema.EVENTS_CHANNEL, "", resync=True))
             try:
                 for note in conn.notifies(timeout=POLL_S):
@@ -172,14 +191,18 @@ async def watch(
     password: SecretStr | None,
     *,
     channels: tuple[str, ...] = (schema.EVENTS_CHANNEL, schema.CHARGES_CHANNEL),
+    on_reachable: Callable[[bool, str], None] | None = None,
 ) -> AsyncIterator[Notices]:
     """Listen while the block runs: `async with watch(...) as notices: async for n in notices`.
 
     LISTEN is in place when the block starts, so whatever commits from then on is noticed.
+    `on_reachable` hears when the store stops answering and answers again (`Watcher`).
     """
     loop = asyncio.get_running_loop()
     notices = Notices()
-    watcher = Watcher(address, password, notices.put, loop=loop, channels=channels)
+    watcher = Watcher(
+        address, password, notices.put, loop=loop, channels=channels, on_reachable=on_reachable
+    )
     await loop.run_in_executor(None, watcher.start)
     try:
         yield notices

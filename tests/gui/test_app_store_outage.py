@@ -1,0 +1,108 @@
+"""A counter on the shop's shared PostgreSQL store while that store is down: Charge says why
+nothing was sent, no reason is left over from the last sale, and the banner names the database,
+then clears once it answers again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict
+from PySide6.QtWidgets import QApplication
+
+from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.paths import AppPaths
+from checkout_desktop.sandbox.link import start_sandbox
+from checkout_desktop.settings import Settings
+from checkout_desktop.terminal import Terminal
+from checkout_desktop.ui import loop
+from checkout_desktop.ui.problem_banner import Problem
+from tests.gui.test_app_e2e import Shop, close_window, open_window, run, spin_until
+
+pytest_plugins = ["tests.gui.card_fixtures"]
+pytestmark = [pytest.mark.webengine, pytest.mark.pg, pytest.mark.slow]
+
+HANG_S = 60.0  # a bound on a hang, never a speed claim
+
+
+@pytest.fixture
+def pg_shop(qapp: QApplication, tmp_path: Path, pg_url: str, sdk_slot: Any) -> Iterator[Shop]:
+    paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs").ensure()
+    settings = Settings(first_run_done=True)
+    settings.ui.locale = "en"
+    link = start_sandbox(paths, extra_args=sdk_slot.sandbox_args)
+    with loop.attached(qapp):
+        terminal = run(
+            Terminal.start(settings, paths, sandbox=link, listener_port=0, store_url=pg_url),
+            "the terminal to start",
+            HANG_S,
+        )
+        window = open_window(settings, terminal)
+        shop = Shop(paths, settings, link, terminal, window)
+        try:
+            spin_until(lambda: window.charge_screen.card_page.sdk_ready, "the card page", HANG_S)
+            yield shop
+        finally:
+            close_window(window)
+            run(terminal.stop(), "the terminal to stop", HANG_S)
+            link.stop()
+
+
+def _cut(pg_url: str, *, allowed: bool) -> None:
+    """The shop's database stops taking connections and drops the open ones (the server went
+    down under the counter), or takes them again."""
+    dbname = str(conninfo_to_dict(pg_url)["dbname"])
+    admin_url = pg_url.replace(f"/{dbname}?", "/postgres?")
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{dbname}" ALLOW_CONNECTIONS {str(allowed).lower()}')
+        if not allowed:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (dbname,),
+            )
+
+
+@pytest.mark.expected_errors("could not be stored", "self-test", "a read of the store failed")
+def test_charge_says_the_shared_store_is_down_and_works_again_once_it_answers(
+    pg_shop: Shop, pg_url: str
+) -> None:
+    shop = pg_shop
+    screen = shop.window.charge_screen
+    banner = shop.window.problem_banner
+    # A paid sale: Charge refuses that sale from now on (its money is held).
+    outcome = shop.charge_card("4111111111111111", amount=2590)
+    assert outcome.status == ChargeStatus.PAID
+    screen.update_state()
+    spin_until(lambda: not screen.charge_button.isEnabled(), "Charge to grey for the paid sale")
+
+    _cut(pg_url, allowed=False)
+    try:
+        spin_until(lambda: Problem.STORE in banner.problems(), "the banner to name the store")
+        store_line = banner.lines[Problem.STORE].text()
+        assert "shared database does not answer" in store_line
+        # The inbox's own line ("sales still work") would be false now: the store's says it.
+        assert Problem.INBOX not in banner.problems()
+
+        # The next sale: nothing of the paid one greys it.
+        shop.sale(1500)
+        shop.type_card("5555555555554444")
+        spin_until(screen.charge_button.isEnabled, "Charge to be usable for the new sale")
+        screen.charge()
+        spin_until(
+            lambda: "shared store does not answer" in screen.blocked.text(),
+            "Charge to say why nothing was sent",
+            HANG_S,
+        )
+        assert "Nothing was sent" in screen.blocked.text()
+        assert screen.current_charge is None and not screen.in_flight
+    finally:
+        _cut(pg_url, allowed=True)
+
+    # Back: the banner's line goes, and Charge charges the sale without a restart.
+    spin_until(lambda: Problem.STORE not in banner.problems(), "the store's line to go", HANG_S)
+    spin_until(lambda: screen.blocked.text() == "", "the reason beside Charge to go", HANG_S)
+    outcome = shop.charge_typed_sale("5555555555554444")
+    assert outcome.status == ChargeStatus.PAID
