@@ -382,11 +382,16 @@ class Terminal:
         self.bus.publish(now)
 
     async def _announce_charge(self, merchant_charge_id: str) -> None:
+        """Another counter committed a change to this charge or its attempt: announce both as
+        they now stand. The attempt is announced even once the charge exists — the commit that
+        records the charge also settles the attempt, and whoever counts open attempts (the
+        status bar, the history's list of unknown outcomes) must hear of that."""
         from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
         from checkout_desktop.domain.reasons import Reason, ReasonCode
 
         why = Reason.of(ReasonCode.SHARED_STORE_CHANGE)
         record = await self.store.charges.charge(merchant_charge_id)
+        attempt = await self.store.charges.attempt(merchant_charge_id)
         if record is not None:
             status = None if record.status is None else str(record.status)
             # The same status before and after: a re-read, never a "status moved" notice (this
@@ -401,8 +406,6 @@ class Terminal:
                     reason=why,
                 )
             )
-            return
-        attempt = await self.store.charges.attempt(merchant_charge_id)
         if attempt is not None:
             self.bus.publish(
                 AttemptChanged(

@@ -83,6 +83,7 @@ class TerminalStatusBar(QStatusBar):
         self._listener_state: ListenerState | None = None
         self._listener_url: str | None = None
         self._health: ListenerHealthChanged | None = None
+        self._count_asked = 0
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._render_token)
@@ -240,9 +241,15 @@ class TerminalStatusBar(QStatusBar):
         self.refresh_attempts()
 
     def refresh_attempts(self) -> None:
-        read(self._unresolved_count(), self._show_attempts)
+        # Counts may answer out of order (each read waits for the store on its own): only the
+        # latest one asked is shown, so an older answer never overwrites a newer one.
+        self._count_asked += 1
+        asked = self._count_asked
+        read(self._unresolved_count(), lambda count: self._show_attempts(count, asked))
 
-    def _show_attempts(self, count: int) -> None:
+    def _show_attempts(self, count: int, asked: int) -> None:
+        if asked != self._count_asked:
+            return
         if count:
             self.attempts.setText(
                 self.tr("1 charge with unknown outcome: being checked")

@@ -4,7 +4,9 @@ shop's notifications."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -23,6 +25,7 @@ from tests.integration.charging_support import (
     card_token,
     charge_request,
     counter_on_shared_service,
+    sell_by_card,
     visa,
 )
 
@@ -99,3 +102,79 @@ def test_a_sale_at_one_counter_shows_live_at_the_other(
             for terminal in terminals:
                 run(terminal.stop(), "a terminal to stop", HANG_S)
             link.stop()
+
+
+def _two_counters(
+    qapp: QApplication, tmp_path: Path, pg_url: str
+) -> tuple[Any, list[Terminal], list[Any]]:
+    db.connect(StoreAddress.parse(pg_url), None).close()
+    link = start_sandbox(_paths(tmp_path / "caixa-1"))
+    terminals: list[Terminal] = []
+    windows: list[Any] = []
+    for name in ("caixa-1", "caixa-2"):
+        terminal = run(
+            counter_on_shared_service(link, _paths(tmp_path / name), pg_url, locale="en"),
+            "a terminal to start",
+            HANG_S,
+        )
+        terminals.append(terminal)
+        windows.append(open_window(terminal.settings, terminal, load=False))
+    return link, terminals, windows
+
+
+def _close(link: Any, terminals: list[Terminal], windows: list[Any]) -> None:
+    for window in windows:
+        close_window(window)
+    for terminal in terminals:
+        run(terminal.stop(), "a terminal to stop", HANG_S)
+    link.stop()
+
+
+def test_another_counters_settled_sale_leaves_no_open_attempt_in_the_status_bar(
+    qapp: QApplication, tmp_path: Path, pg_url: str
+) -> None:
+    with loop.attached(qapp):
+        link, terminals, windows = _two_counters(qapp, tmp_path, pg_url)
+        try:
+            first, second = terminals
+            status = windows[1].status
+            access = SandboxAccess.of_info(link.info.raw)
+            # The service answers after a second: the second counter surely hears of the
+            # attempt while it is still open, and of its charge once it is paid.
+            response = run(_set_faults(link, {"latency_s": 1.0}), "the sandbox's latency", HANG_S)
+            assert response == 200
+            seen: set[str] = set()
+            for _sale in range(2):
+                sale = asyncio.ensure_future(sell_by_card(first.service, access))
+
+                def sold(sale: asyncio.Future[Any] = sale) -> bool:
+                    seen.add(status.attempts.text())
+                    return sale.done()
+
+                spin_until(sold, "a sale", HANG_S)
+                outcome = sale.result()
+                assert outcome.record is not None
+                assert outcome.record.status == ChargeStatus.PAID
+            # The second counter did hear of an attempt while it was open.
+            assert "1 charge with unknown outcome: being checked" in seen, seen
+            assert run(second.views.unresolved_count(), "the count", HANG_S) == 0
+            spin_until(
+                lambda: status.attempts.text() == "No open attempts",
+                f"the second counter's true count (it shows {status.attempts.text()!r}, "
+                f"after {sorted(seen)})",
+                10.0,
+            )
+        finally:
+            _close(link, terminals, windows)
+
+
+async def _set_faults(link: Any, faults: dict[str, Any]) -> int:
+    import httpx
+
+    async with httpx.AsyncClient(timeout=10.0, trust_env=False) as http:
+        response = await http.patch(
+            f"{link.info.base_url}/_sandbox/faults",
+            json=faults,
+            headers={"X-Sandbox-Admin-Token": link.info.admin_token},
+        )
+    return response.status_code
