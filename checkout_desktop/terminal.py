@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from checkout_desktop.charges.views import ChargeViews
     from checkout_desktop.domain.deliveries import EventSummary
     from checkout_desktop.domain.events import DomainEvent, EventBus
-    from checkout_desktop.domain.inbox_events import WebhookStored
+    from checkout_desktop.domain.inbox_events import InboxHolderChanged, WebhookStored
     from checkout_desktop.gateway.client import DeviceIdentity
     from checkout_desktop.gateway.tokens import TokenManager
     from checkout_desktop.inbox.service import Inbox, ListenerTls, Registrar, Registration
@@ -78,6 +78,8 @@ class Terminal:
     """On a shared store: this counter's claim on the shop's inbox (one counter holds it)."""
     inbox_holder: HolderInfo | None = None
     """Who held the shop's inbox when last asked (None: nobody, or the local file)."""
+    _holder_told: InboxHolderChanged | None = None
+    """What the window was last told of the inbox's holder (replayed to a window built later)."""
     _seat_task: asyncio.Task[None] | None = None
     _feed_task: asyncio.Task[None] | None = None
     _store_answers: bool = True
@@ -304,7 +306,8 @@ class Terminal:
             self.problems.extend(self.inbox.problems)
 
     async def _take_inbox(self) -> bool:
-        """Try to hold the shop's inbox; note who holds it either way."""
+        """Try to hold the shop's inbox; note who holds it either way, and say so when that
+        changed (the log, and the window's status bar through `InboxHolderChanged`)."""
         from checkout_desktop.store.errors import StoreError
 
         lock = self.inbox_lock
@@ -314,7 +317,37 @@ class Terminal:
         except StoreError as exc:
             logger.warning("cannot ask who holds the shop's inbox: %s", exc)
             return False
+        self._tell_holder(here=lock.held)
         return lock.held
+
+    def _tell_holder(self, *, here: bool) -> None:
+        from checkout_desktop.domain.inbox_events import InboxHolderChanged
+
+        holder = None if here else self.inbox_holder
+        event = InboxHolderChanged(
+            here=here,
+            # `listen` holds the inbox as "listen@<host>" (listen.py).
+            listen_box=holder is not None and holder.counter.startswith("listen@"),
+            counter=None if holder is None else holder.counter,
+            host=None if holder is None else holder.host,
+            since=None if holder is None else holder.since,
+        )
+        if event == self._holder_told:
+            return
+        self._holder_told = event
+        # Holding it, the lock says so in the log and the listener's own states follow.
+        if not here and holder is None:
+            logger.info("nobody holds the shop's inbox now: this counter asks again shortly")
+        elif not here and holder is not None:
+            logger.info(
+                "the shop's inbox is held by counter %s on %s (process %d, since %s): "
+                "notifications arrive there and show here through the shared store",
+                holder.counter,
+                holder.host,
+                holder.pid,
+                holder.since.isoformat(timespec="seconds"),
+            )
+        self.bus.publish(event)
 
     async def _follow_shop(self, address: StoreAddress) -> None:
         """What other counters commit — deliveries and charge changes — on this terminal's bus
@@ -427,7 +460,10 @@ class Terminal:
     def current_state(self) -> list[DomainEvent]:
         """The token, listener, tunnel and health states as events, for a window built later."""
         reason = "; ".join(problem.detail for problem in self.problems) or None
-        return [self.tokens.snapshot(), *self.inbox.current_state(reason)]
+        state = [self.tokens.snapshot(), *self.inbox.current_state(reason)]
+        if self._holder_told is not None:
+            state.append(self._holder_told)
+        return state
 
     def acknowledge_url(self, url: str) -> None:
         """The merchant updated the panel's notification URL (the tunnel's notice)."""

@@ -72,6 +72,21 @@ class ListenerHealthChanged(DomainEvent):
     since: datetime
 
 
+@dataclass(frozen=True, kw_only=True)
+class InboxHolderChanged(DomainEvent):
+    """On a shared store: which counter receives the shop's notifications now.
+
+    `here`: this counter holds the inbox (its listener's own states follow). Otherwise
+    `counter`, `host` and `since` name the holder (None: nobody holds it at the moment);
+    `listen_box`: the holder is a `checkout-desktop listen`, not a counter's window."""
+
+    here: bool
+    listen_box: bool = False
+    counter: str | None = None
+    host: str | None = None
+    since: datetime | None = None
+
+
 class TunnelState(StrEnum):
     OFF = "off"
     STARTING = "starting"
@@ -107,6 +122,7 @@ class TunnelUrlChanged(DomainEvent):
 
 __all__ = [
     "HealthLevel",
+    "InboxHolderChanged",
     "ListenerHealthChanged",
     "ListenerState",
     "ListenerStateChanged",

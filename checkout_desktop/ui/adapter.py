@@ -21,6 +21,7 @@ from checkout_desktop.domain.charge_events import (
 )
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.inbox_events import (
+    InboxHolderChanged,
     ListenerHealthChanged,
     ListenerStateChanged,
     TunnelStateChanged,
@@ -44,6 +45,7 @@ class QtEventAdapter(QObject):
     webhook_refused = Signal(WebhookRefused)
     listener_state_changed = Signal(ListenerStateChanged)
     listener_health_changed = Signal(ListenerHealthChanged)
+    inbox_holder_changed = Signal(InboxHolderChanged)
     tunnel_state_changed = Signal(TunnelStateChanged)
     tunnel_url_changed = Signal(TunnelUrlChanged)
     token_state_changed = Signal(TokenStateChanged)
@@ -66,6 +68,7 @@ class QtEventAdapter(QObject):
             (WebhookRefused, self.webhook_refused),
             (ListenerStateChanged, self.listener_state_changed),
             (ListenerHealthChanged, self.listener_health_changed),
+            (InboxHolderChanged, self.inbox_holder_changed),
             (TunnelStateChanged, self.tunnel_state_changed),
             (TunnelUrlChanged, self.tunnel_url_changed),
             (TokenStateChanged, self.token_state_changed),

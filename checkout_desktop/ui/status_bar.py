@@ -14,6 +14,7 @@ from checkout_desktop.doctor.probe import Reachability, ServiceReachabilityChang
 from checkout_desktop.domain.charge_events import AttemptChanged, TokenStateChanged, TokenStatus
 from checkout_desktop.domain.inbox_events import (
     HealthLevel,
+    InboxHolderChanged,
     ListenerHealthChanged,
     ListenerState,
     ListenerStateChanged,
@@ -24,7 +25,7 @@ from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.elided_label import ElidedLabel
-from checkout_desktop.ui.formatting import format_duration
+from checkout_desktop.ui.formatting import format_duration, format_instant
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.reasons import reason_text
 
@@ -84,12 +85,16 @@ class TerminalStatusBar(QStatusBar):
         self._listener_url: str | None = None
         self._health: ListenerHealthChanged | None = None
         self._count_asked = 0
+        self._held_elsewhere: InboxHolderChanged | None = None
+        """On a shared store, while another counter holds the shop's inbox: that holder (this
+        counter then runs no listener, so the listener field says where notifications go)."""
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._render_token)
         adapter.token_state_changed.connect(self.on_token_state)
         adapter.listener_state_changed.connect(self.on_listener_state)
         adapter.listener_health_changed.connect(self.on_health)
+        adapter.inbox_holder_changed.connect(self.on_inbox_holder)
         adapter.tunnel_state_changed.connect(self.on_tunnel_state)
         adapter.attempt_changed.connect(self.on_attempt_changed)
         adapter.service_reachability_changed.connect(self.on_reachability)
@@ -136,6 +141,8 @@ class TerminalStatusBar(QStatusBar):
     def on_listener_state(self, event: ListenerStateChanged) -> None:
         self._listener_state = event.state
         self._listener_url = event.url
+        if self._held_elsewhere is not None:
+            return
         if event.state == ListenerState.LISTENING:
             self.listener.setText(self.tr("Listener: on {url}").format(url=event.url or "?"))
             self.listener.setStyleSheet(_OK)
@@ -163,7 +170,7 @@ class TerminalStatusBar(QStatusBar):
 
     def on_health(self, event: ListenerHealthChanged) -> None:
         self._health = event
-        if self._listener_state != ListenerState.LISTENING:
+        if self._listener_state != ListenerState.LISTENING or self._held_elsewhere is not None:
             return
         texts = {
             HealthLevel.HEALTHY: (self.tr("Inbox: healthy"), _OK),
@@ -178,6 +185,54 @@ class TerminalStatusBar(QStatusBar):
                 reason=reason_text(event.reason),
                 since=event.since.astimezone().strftime("%H:%M:%S"),
             )
+        )
+
+    def on_inbox_holder(self, event: InboxHolderChanged) -> None:
+        """Who receives the shop's notifications, when it is not this counter."""
+        if event.here:
+            self._held_elsewhere = None
+            if self._listener_state is not None:
+                self.on_listener_state(
+                    ListenerStateChanged(state=self._listener_state, url=self._listener_url)
+                )
+            if self._health is not None:
+                self.on_health(self._health)
+            return
+        self._held_elsewhere = event
+        self.listener.setStyleSheet("")
+        if event.counter is None or event.since is None:
+            self.listener.setText(self.tr("Inbox: free, this counter takes it over"))
+            self.listener.setToolTip(
+                self.tr(
+                    "No counter receives the shop's notifications at the moment; this counter "
+                    "asks every few seconds and takes the inbox over."
+                )
+            )
+            return
+        since = event.since.astimezone().strftime("%H:%M")
+        if event.listen_box:
+            self.listener.setText(
+                self.tr("Inbox: on computer {host}, without a window (since {time})").format(
+                    host=event.host or "?", time=since
+                )
+            )
+        else:
+            self.listener.setText(
+                self.tr("Inbox: at counter {counter} (since {time})").format(
+                    counter=event.counter, time=since
+                )
+            )
+        where = (
+            self.tr("the inbox without a window (checkout-desktop listen) on computer {host}")
+            if event.listen_box
+            else self.tr("counter {counter} on computer {host}")
+        ).format(counter=event.counter, host=event.host or "?")
+        self.listener.setToolTip(
+            self.tr(
+                "The shop's notifications arrive at {where} (since {since}) and show here "
+                "through the shared store. If it stops, this counter takes the inbox over "
+                "within a few seconds."
+            ).format(where=where, since=format_instant(event.since))
         )
 
     def on_tunnel_state(self, event: TunnelStateChanged) -> None:

@@ -4599,6 +4599,34 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>{reason} (desde {since})</translation>
     </message>
     <message>
+        <source>Inbox: free, this counter takes it over</source>
+        <translation>Caixa de entrada: livre, este caixa vai assumi-la</translation>
+    </message>
+    <message>
+        <source>No counter receives the shop&apos;s notifications at the moment; this counter asks every few seconds and takes the inbox over.</source>
+        <translation>Nenhum caixa recebe as notificações da loja no momento; este caixa verifica a cada poucos segundos e assume a caixa de entrada.</translation>
+    </message>
+    <message>
+        <source>Inbox: on computer {host}, without a window (since {time})</source>
+        <translation>Caixa de entrada: no computador {host}, sem janela (desde {time})</translation>
+    </message>
+    <message>
+        <source>Inbox: at counter {counter} (since {time})</source>
+        <translation>Caixa de entrada: no caixa {counter} (desde {time})</translation>
+    </message>
+    <message>
+        <source>the inbox without a window (checkout-desktop listen) on computer {host}</source>
+        <translation>à caixa de entrada sem janela (checkout-desktop listen) no computador {host}</translation>
+    </message>
+    <message>
+        <source>counter {counter} on computer {host}</source>
+        <translation>ao caixa {counter}, no computador {host}</translation>
+    </message>
+    <message>
+        <source>The shop&apos;s notifications arrive at {where} (since {since}) and show here through the shared store. If it stops, this counter takes the inbox over within a few seconds.</source>
+        <translation>As notificações da loja chegam {where} (desde {since}) e aparecem aqui pelo banco compartilhado. Se ele parar, este caixa assume a caixa de entrada em poucos segundos.</translation>
+    </message>
+    <message>
         <source>Tunnel: starting</source>
         <translation>Túnel: iniciando</translation>
     </message>

@@ -5,6 +5,7 @@ shop's notifications."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,47 @@ def _close(link: Any, terminals: list[Terminal], windows: list[Any]) -> None:
     for terminal in terminals:
         run(terminal.stop(), "a terminal to stop", HANG_S)
     link.stop()
+
+
+def test_the_counter_without_the_inbox_says_who_holds_it_and_takes_it_over(
+    qapp: QApplication, tmp_path: Path, pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="checkout_desktop.terminal")
+    with loop.attached(qapp):
+        link, terminals, windows = _two_counters(qapp, tmp_path, pg_url)
+        try:
+            first, second = terminals
+            assert first.inbox.started and not second.inbox.started
+            holder = first.counter
+            assert holder is not None
+            status = windows[1].status
+            # Not "starting" forever: the holder, its computer's time of taking it, and where
+            # the notifications go.
+            spin_until(
+                lambda: holder in status.listener.text(), "the holder in the status bar", HANG_S
+            )
+            assert status.listener.text().startswith(f"Inbox: at counter {holder} (since ")
+            tip = status.listener.toolTip()
+            assert f"counter {holder} on computer" in tip and "shared store" in tip, tip
+            assert any(
+                "held by counter" in r.getMessage() and holder in r.getMessage()
+                for r in caplog.records
+            ), [r.getMessage() for r in caplog.records]
+            # The first counter's own bar shows its listener, not a holder line.
+            assert "at counter" not in windows[0].status.listener.text()
+
+            close_window(windows.pop(0))
+            run(first.stop(), "the first counter to stop", HANG_S)
+            terminals.remove(first)
+            spin_until(lambda: second.inbox.started, "the second counter's takeover", HANG_S)
+            # Then the field is this counter's own listener again.
+            spin_until(
+                lambda: status.listener.text().startswith(("Listener: on ", "Inbox: healthy")),
+                "the second counter's own listener in its status bar",
+                HANG_S,
+            )
+        finally:
+            _close(link, terminals, windows)
 
 
 def test_another_counters_settled_sale_leaves_no_open_attempt_in_the_status_bar(
