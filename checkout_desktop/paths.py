@@ -116,6 +116,49 @@ def _tighten_through_descriptor(path: Path) -> None:
         os.close(fd)
 
 
+INSTANCE_LOCK_FILE = "terminal.lock"
+"""In the data folder: its user's lock (`flock`), held by the terminal window for as long as it
+runs (`ui/single_instance.py`) and by `store migrate` while it copies the folder's store."""
+
+
+def hold_data_folder(data_dir: Path) -> int | None:
+    """Take the data folder's lock for this process: the descriptor that holds it (give it to
+    `let_go_of_data_folder`), or None when another process holds it. The kernel drops the lock
+    when the process ends, crash included. Raises OSError when the lock file cannot be opened."""
+    import fcntl
+
+    fd = os.open(data_dir / INSTANCE_LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def let_go_of_data_folder(fd: int) -> None:
+    import contextlib
+    import fcntl
+
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
+def data_folder_holder(data_dir: Path) -> int | None:
+    """The pid written by the process that holds the data folder, when it can be read."""
+    try:
+        text = (data_dir / INSTANCE_LOCK_FILE).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() else None
+
+
 @dataclass(frozen=True)
 class AppPaths:
     """The folders of one terminal instance."""

@@ -12,8 +12,6 @@ local socket's among them) load only once the window needs them.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import logging
 import os
@@ -22,6 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checkout_desktop.errors import PlainError
+from checkout_desktop.paths import (
+    INSTANCE_LOCK_FILE,
+    data_folder_holder,
+    hold_data_folder,
+    let_go_of_data_folder,
+)
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -30,7 +34,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-LOCK_FILE = "terminal.lock"
+LOCK_FILE = INSTANCE_LOCK_FILE
 
 
 class InstanceFolderNotWritable(PlainError):
@@ -78,25 +82,16 @@ class InstanceGuard:
         """
         if self._fd is not None:
             return True
-        path = self.data_dir / LOCK_FILE
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = hold_data_folder(self.data_dir)
         except OSError as exc:
             raise InstanceFolderNotWritable(
                 f"checkout-desktop cannot write in its data folder {self.data_dir} "
                 f"({exc.strerror or exc}); make it writable by this user (or choose another "
                 "folder with --data-dir) and start again"
             ) from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        if fd is None:
             return False
-        except BaseException:
-            os.close(fd)
-            raise
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
         return True
 
@@ -116,19 +111,13 @@ class InstanceGuard:
         if self._bell is not None:
             self._bell.close()
         if self._fd is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
+            let_go_of_data_folder(self._fd)
             self._fd = None
 
 
 def running_pid(data_dir: Path) -> int | None:
     """The pid written by the terminal that holds the folder, when it can be read."""
-    try:
-        text = (data_dir / LOCK_FILE).read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return int(text) if text.isdigit() else None
+    return data_folder_holder(data_dir)
 
 
 def announce_running(guard: InstanceGuard) -> int:

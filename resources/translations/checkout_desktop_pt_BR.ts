@@ -4482,12 +4482,28 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>não há banco de dados em {store} para copiar; escolha a pasta com --data-dir ou CHECKOUT_DESKTOP_HOME</translation>
     </message>
     <message>
+        <source>cannot lock the data folder {folder} ({why}); nothing was copied</source>
+        <translation>não foi possível travar a pasta de dados {folder} ({why}); nada foi copiado</translation>
+    </message>
+    <message>
+        <source>checkout-desktop is running on {folder} (process {pid}): the sales it makes after the copy would stay in this folder&apos;s own store. Close it, then run store migrate again; nothing was copied</source>
+        <translation>o checkout-desktop está aberto em {folder} (processo {pid}): as vendas que ele fizer depois da cópia ficariam no banco próprio desta pasta. Feche-o e rode store migrate de novo; nada foi copiado</translation>
+    </message>
+    <message>
+        <source>next: open every counter of this shop on the shared store: start it with `checkout-desktop --store {url}`, or choose &quot;The shop&apos;s shared database&quot; in Settings (on each computer, `checkout-desktop --store {url} store password` keeps its password first). A counter left on its own store keeps its sales there.</source>
+        <translation>próximo passo: abra cada caixa desta loja no banco compartilhado: inicie-o com `checkout-desktop --store {url}` ou escolha &quot;Banco compartilhado da loja&quot; em Configurações (em cada computador, `checkout-desktop --store {url} store password` guarda antes a senha). Um caixa deixado no próprio banco continua guardando as vendas nele.</translation>
+    </message>
+    <message>
         <source>{table}: {rows} rows</source>
         <translation>{table}: {rows} linhas</translation>
     </message>
     <message>
         <source>copying {source} into {store} (one transaction)</source>
         <translation>copiando {source} para {store} (uma transação)</translation>
+    </message>
+    <message>
+        <source>{problem} This folder&apos;s sales stay in its own store; to work on the shared store from now on, start this counter with `checkout-desktop --store {url}`, or choose &quot;The shop&apos;s shared database&quot; in Settings.</source>
+        <translation>{problem} As vendas desta pasta ficam no banco próprio dela; para trabalhar no banco compartilhado daqui em diante, inicie este caixa com `checkout-desktop --store {url}` ou escolha &quot;Banco compartilhado da loja&quot; em Configurações.</translation>
     </message>
     <message>
         <source>verified: {rows} rows in {tables} tables, counts and SHA-256 checksums equal</source>

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +257,94 @@ def test_the_command_copies_and_says_it_verified(
         cli.main(["--data-dir", str(tmp_path / "nowhere"), "store", "migrate", "--to", pg_url]) == 2
     )
     assert "no store at" in capsys.readouterr().err
+
+
+_HOLD_FOLDER = """
+import sys, time
+from pathlib import Path
+from checkout_desktop.ui.single_instance import InstanceGuard
+guard = InstanceGuard(Path(sys.argv[1]))
+assert guard.acquire()
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+def _attempts_in(url: str) -> int:
+    """The shared store's attempts (0 while it has no schema yet: untouched)."""
+    with psycopg.connect(url) as pg:
+        exists = pg.execute("SELECT to_regclass('charge_attempt') IS NOT NULL").fetchone()
+        if not exists or not exists[0]:
+            return 0
+        row = pg.execute("SELECT count(*) FROM charge_attempt").fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def test_the_command_refuses_while_a_terminal_runs_on_that_folder_and_then_says_what_next(
+    pg_url: str,
+    tmp_path: Path,
+    memory_keyring: MemoryKeyring,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    home = tmp_path / "caixa3"
+    (home / "data").mkdir(parents=True)
+    make_store(home / "data" / "checkout.sqlite3", charges=4, events=9)
+    # A terminal window holds its data folder (the single-instance lock) in another process.
+    window = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_FOLDER, str(home / "data")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert window.stdout is not None and window.stdout.readline().strip() == "held"
+        code = cli.main(["--data-dir", str(home), "store", "migrate", "--to", pg_url])
+        captured = capsys.readouterr()
+        assert code == 1, captured
+        assert f"process {window.pid}" in captured.err
+        assert "Close it, then run store migrate again" in captured.err
+        assert "copying" not in captured.out
+        assert _attempts_in(pg_url) == 0
+    finally:
+        window.kill()
+        window.wait(timeout=30)
+        if window.stdout is not None:
+            window.stdout.close()
+
+    # While the copy runs, the folder is held: a terminal started then is refused.
+    from checkout_desktop.ui.single_instance import InstanceGuard
+
+    real_copy = migrate.copy_store
+    during: list[bool] = []
+
+    def copy_while_a_window_starts(*args: Any, **kwargs: Any) -> Any:
+        late = InstanceGuard(home / "data")
+        during.append(late.acquire())
+        late.release()
+        return real_copy(*args, **kwargs)
+
+    monkeypatch.setattr(
+        "checkout_desktop.store.postgres.cli.copy_store", copy_while_a_window_starts
+    )
+    code = cli.main(["--data-dir", str(home), "store", "migrate", "--to", pg_url])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert during == [False]
+    last = out.strip().splitlines()[-1]
+    # The owner is told what to do next: every counter on the shared store.
+    assert f"--store {pg_url}" in last and "Settings" in last, out
+    # Free again once the command ends.
+    after = InstanceGuard(home / "data")
+    assert after.acquire()
+    after.release()
+
+    # Another data folder of the same shop: refused (the store is no longer empty), with the
+    # same next step.
+    other = tmp_path / "caixa4"
+    (other / "data").mkdir(parents=True)
+    make_store(other / "data" / "checkout.sqlite3", charges=2, events=1, seed=3)
+    code = cli.main(["--data-dir", str(other), "store", "migrate", "--to", pg_url])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "empty store only" in err and f"--store {pg_url}" in err, err
+    assert _attempts_in(pg_url) == 4

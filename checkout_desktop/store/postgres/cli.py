@@ -7,19 +7,25 @@ import getpass
 import logging
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
 
 from checkout_desktop.errors import PlainError
 from checkout_desktop.logsetup import setup_logging
-from checkout_desktop.paths import app_paths
+from checkout_desktop.paths import (
+    app_paths,
+    data_folder_holder,
+    hold_data_folder,
+    let_go_of_data_folder,
+)
 from checkout_desktop.secrets import KeychainUnavailable, SecretStore
 from checkout_desktop.store.errors import StoreError
 from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress, StoreAddressError
 from checkout_desktop.store.postgres.inbox_lock import HolderInfo, current_holder
-from checkout_desktop.store.postgres.migrate import TableCopy, copy_store
+from checkout_desktop.store.postgres.migrate import TableCopy, TargetNotEmpty, copy_store
 from checkout_desktop.texts import translate
 
 logger = logging.getLogger(__name__)
@@ -27,6 +33,12 @@ logger = logging.getLogger(__name__)
 
 class StoreCommandError(PlainError):
     exit_code = 2
+
+
+class FolderInUse(PlainError):
+    """A terminal runs on the data folder whose store was to be copied."""
+
+    exit_code = 1
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -221,7 +233,8 @@ def _not_kept(problem: Exception) -> str:
 
 
 def _migrate(args: argparse.Namespace, address: StoreAddress, password: SecretStr | None) -> int:
-    source = app_paths(args.data_dir).database_file
+    paths = app_paths(args.data_dir)
+    source = paths.database_file
     if not source.exists():
         raise StoreCommandError(
             translate(
@@ -230,7 +243,53 @@ def _migrate(args: argparse.Namespace, address: StoreAddress, password: SecretSt
                 "CHECKOUT_DESKTOP_HOME",
             ).format(store=source)
         )
+    # The folder's lock, as the terminal window holds it: refused while a window runs on this
+    # folder (its later sales would stay behind in the copied file), and a window started
+    # during the copy is refused in turn.
+    try:
+        held = hold_data_folder(paths.data_dir)
+    except OSError as exc:
+        raise StoreCommandError(
+            translate(
+                "StoreCommand", "cannot lock the data folder {folder} ({why}); nothing was copied"
+            ).format(folder=paths.data_dir, why=exc.strerror or exc)
+        ) from exc
+    if held is None:
+        folder, pid = paths.data_dir, data_folder_holder(paths.data_dir) or "?"
+        raise FolderInUse(
+            translate(
+                "StoreCommand",
+                "checkout-desktop is running on {folder} (process {pid}): the sales it makes "
+                "after the copy would stay in this folder's own store. Close it, then run store "
+                "migrate again; nothing was copied",
+            ).format(folder=folder, pid=pid)
+        )
+    try:
+        copied = _copy(source, address, password, url=args.to)
+    finally:
+        let_go_of_data_folder(held)
+    total = sum(c.rows for c in copied)
+    print(
+        translate(
+            "StoreCommand",
+            "verified: {rows} rows in {tables} tables, counts and SHA-256 checksums equal",
+        ).format(rows=total, tables=len(copied))
+    )
+    print(
+        translate(
+            "StoreCommand",
+            "next: open every counter of this shop on the shared store: start it with "
+            '`checkout-desktop --store {url}`, or choose "The shop\'s shared database" in '
+            "Settings (on each computer, `checkout-desktop --store {url} store password` keeps "
+            "its password first). A counter left on its own store keeps its sales there.",
+        ).format(url=args.to)
+    )
+    return 0
 
+
+def _copy(
+    source: Path, address: StoreAddress, password: SecretStr | None, *, url: str
+) -> list[TableCopy]:
     def report(done: TableCopy) -> None:
         rows = translate("StoreCommand", "{table}: {rows} rows").format(
             table=done.table, rows=done.rows
@@ -242,15 +301,20 @@ def _migrate(args: argparse.Namespace, address: StoreAddress, password: SecretSt
             source=source, store=address
         )
     )
-    copied = copy_store(source, address, password, progress=report)
-    total = sum(c.rows for c in copied)
-    print(
-        translate(
-            "StoreCommand",
-            "verified: {rows} rows in {tables} tables, counts and SHA-256 checksums equal",
-        ).format(rows=total, tables=len(copied))
-    )
-    return 0
+    try:
+        return copy_store(source, address, password, progress=report)
+    except TargetNotEmpty as exc:
+        # Another data folder of the shop (or its counters already work on the shared store).
+        raise TargetNotEmpty(
+            exc.problem,
+            translate(
+                "StoreCommand",
+                "{problem} This folder's sales stay in its own store; to work on the shared "
+                "store from now on, start this counter with `checkout-desktop --store {url}`, "
+                'or choose "The shop\'s shared database" in Settings.',
+            ).format(problem=exc, url=url),
+            address=exc.address,
+        ) from None
 
 
 __all__ = ["StoreReport", "check", "configure", "run"]

@@ -58,6 +58,10 @@ class MigrationRefused(SharedStoreError):
     """The copy was not made (or was rolled back); the message says why."""
 
 
+class TargetNotEmpty(MigrationRefused):
+    """The shared store already holds a history (another folder's copy, or counters' sales)."""
+
+
 @dataclass(frozen=True)
 class TableCopy:
     table: str
@@ -124,7 +128,7 @@ def _target_is_empty(conn: psycopg.Connection[Any], address: StoreAddress) -> No
         row = conn.execute(f"SELECT count(*) FROM {table}").fetchone()  # noqa: S608 - constant
         held[table] = int(row[0]) if row else 0
     if any(held.values()):
-        raise MigrationRefused(
+        raise TargetNotEmpty(
             StoreProblem.REFUSED,
             f"the shared store ({address.describe()}) already holds "
             f"{held['charge']} charges, {held['charge_attempt']} attempts and "
