@@ -130,6 +130,18 @@ def money_reason(
     """The timeline's reason for one step of one operation."""
     operation = money_operation(kind, amount)
     phrase = Reason.of(MONEY_STEPS[step])
+    if (
+        MoneyOpKind(kind) == MoneyOpKind.CAPTURE
+        and isinstance(detail, Reason)
+        and detail.code == ReasonCode.FIGURES
+        and detail.args.get("refunded_amount") == 0
+    ):
+        # A capture refunds nothing: "refunded 0 of 5000" beside it is noise.
+        detail = Reason.of(
+            ReasonCode.FIGURES_NOTHING_REFUNDED,
+            status=detail.args.get("status"),
+            amount=detail.args.get("amount"),
+        )
     if detail is None or detail == "":
         return Reason.of(ReasonCode.MONEY_STEP, operation=operation, step=phrase)
     return Reason.of(ReasonCode.MONEY_STEP_DETAIL, operation=operation, step=phrase, detail=detail)

@@ -151,6 +151,7 @@ class ReasonCode(StrEnum):
     STEP_WAITING = "money.step.waiting"
     FIGURES = "money.figures"
     FIGURES_NO_AMOUNT = "money.figures_no_amount"
+    FIGURES_NOTHING_REFUNDED = "money.figures_nothing_refunded"
     STOPPED_WAITING_REPLY = "money.stopped_waiting"
     CONTEXT_BEFORE_SENDING = "money.context.before_sending"
     CONTEXT_AFTER_REFUSAL = "money.context.after_refusal"
@@ -497,6 +498,7 @@ ENGLISH: dict[ReasonCode, str] = {
     ),
     ReasonCode.FIGURES: "{status}, refunded {refunded_amount} of {amount} centavos",
     ReasonCode.FIGURES_NO_AMOUNT: "{status}, refunded {refunded_amount} of ? centavos",
+    ReasonCode.FIGURES_NOTHING_REFUNDED: "{status}, {amount} centavos",
     ReasonCode.STOPPED_WAITING_REPLY: "the terminal stopped waiting for the reply",
     ReasonCode.CONTEXT_BEFORE_SENDING: "before sending: asked the service",
     ReasonCode.CONTEXT_AFTER_REFUSAL: "after the refusal: asked the service",

@@ -287,6 +287,9 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.FIGURES_NO_AMOUNT: QCoreApplication.translate(
             "Reasons", "{status}, refunded {refunded_amount}"
         ),
+        ReasonCode.FIGURES_NOTHING_REFUNDED: QCoreApplication.translate(
+            "Reasons", "{status}, {amount}"
+        ),
         ReasonCode.STOPPED_WAITING_REPLY: QCoreApplication.translate(
             "Reasons", "the terminal stopped waiting for the reply"
         ),

@@ -2691,6 +2691,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>{status}, estornado {refunded_amount}</translation>
     </message>
     <message>
+        <source>{status}, {amount}</source>
+        <translation>{status}, {amount}</translation>
+    </message>
+    <message>
         <source>the terminal stopped waiting for the reply</source>
         <translation>o terminal parou de esperar a resposta</translation>
     </message>

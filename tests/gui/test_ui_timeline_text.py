@@ -126,6 +126,23 @@ def test_a_refused_refund_is_not_called_refused_not_charged(shop: Shop, qtbot: A
     assert not any("não cobrada" in text for text in (*said, *shown))
 
 
+def test_a_confirmed_capture_does_not_speak_of_a_refund(shop: Shop, qtbot: Any) -> None:
+    repo = shop.service.store.repo
+    figures = Figures(ChargeStatus.PAID, 1500, 0)
+    with transaction(shop.conn):
+        op = repo.record_money_operation(shop.mcid, MoneyOpKind.CAPTURE, 1500, figures)
+        repo.move_money_operation(
+            op,
+            MoneyOpState.CONFIRMED,
+            source="reply",
+            reason=op.reason("confirmed", figures.reason()),
+        )
+    said, _ = shown_timeline(shop, qtbot)
+    capture = [text for text in said if text.startswith("Captura de R$\xa015,00: confirmad")]
+    assert capture == ["Captura de R$\xa015,00: confirmado pelo serviço (Paga, R$\xa015,00)."], said
+    assert not any("estornado R$\xa00,00" in text for text in said), said
+
+
 def test_the_terminals_own_notes_read_in_their_own_words(shop: Shop, qtbot: Any) -> None:
     """The sandbox reads the card token under the other spelling (as the published SDK sends
     it): the charge was sent once more, and the spelling kept. Those lines say so; they are no
