@@ -31,6 +31,7 @@ from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_T
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
 from checkout_desktop.ui.formatting import format_instant_precise
 from checkout_desktop.ui.labels import (
+    event_type_label,
     status_label,
     verdict_explanation,
     verdict_label,
@@ -178,15 +179,13 @@ class EventsPanel(QWidget):
         self.type_filter = QComboBox(self)
         self.type_filter.setObjectName("typeFilter")
         self.type_filter.addItem(self.tr("Any type"), ())
-        self.type_filter.addItem(
-            self.tr("Transaction update"),
+        # Each choice in the words the type column shows its rows with (one source).
+        for types in (
             (WebhookEventType.TRANSACTION_UPDATE.value, WebhookBodyType.PAYMENT.value),
-        )
-        self.type_filter.addItem(
-            self.tr("3DS challenge"),
             (WebhookEventType.CHALLENGE_3DS_UPDATE.value, WebhookBodyType.THREE_DS_CHALLENGE.value),
-        )
-        self.type_filter.addItem(self.tr("Self-test"), (SELF_TEST_EVENT_TYPE, SELF_TEST_BODY_TYPE))
+            (SELF_TEST_EVENT_TYPE, SELF_TEST_BODY_TYPE),
+        ):
+            self.type_filter.addItem(event_type_label(types[0]), types)
         self.show_self_tests = QCheckBox(self.tr("Show health &self-tests"), self)
         self.show_self_tests.setObjectName("showSelfTests")
         self.show_self_tests.setToolTip(

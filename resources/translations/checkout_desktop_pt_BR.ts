@@ -1132,18 +1132,6 @@
         <translation>Qualquer tipo</translation>
     </message>
     <message>
-        <source>Transaction update</source>
-        <translation>Atualização de transação</translation>
-    </message>
-    <message>
-        <source>3DS challenge</source>
-        <translation>Desafio 3DS</translation>
-    </message>
-    <message>
-        <source>Self-test</source>
-        <translation>Autoteste</translation>
-    </message>
-    <message>
         <source>Show health &amp;self-tests</source>
         <translation>Mostrar &amp;testes de saúde</translation>
     </message>

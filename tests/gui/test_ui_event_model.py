@@ -489,3 +489,54 @@ def test_a_charge_without_notifications_says_so_rather_than_no_events(
         qtbot.waitUntil(lambda: panel.count_label.text() == "2 events")
     finally:
         connection.close()
+
+
+def _insert_typed(
+    conn: sqlite3.Connection, n: int, event_type: str, body_type: str, verdict: Verdict
+) -> None:
+    body = json.dumps({"type": body_type, "id": f"typed-{n}", "data": {}}).encode()
+    with db.transaction(conn):
+        EventRepository(conn).insert(
+            NewEvent(
+                received_at=START + timedelta(seconds=n),
+                verdict=verdict,
+                body=body,
+                body_sha256=hashlib.sha256(body).hexdigest(),
+                headers={"event-type": event_type},
+                event_type=event_type,
+                body_type=body_type,
+                layout="flat",
+                event_ref=f"typed-{n}",
+            )
+        )
+
+
+def test_in_portuguese_each_type_choice_reads_as_the_type_column_says_its_rows(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.i18n import Translations
+
+    insert_events(conn, 2)
+    _insert_typed(conn, 10, "Challenge3dsUpdateMessage", "THREE_DS_CHALLENGE", Verdict.ACCEPTED)
+    _insert_typed(
+        conn, 11, "CheckoutDesktopSelfTest", "CHECKOUT_DESKTOP_SELF_TEST", Verdict.SELF_TEST
+    )
+    translations = Translations()
+    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    try:
+        panel = EventsPanel(SqliteStore(conn).events)
+        qtbot.addWidget(panel)
+        model = panel.model
+        seen: dict[str, set[str]] = {}
+        for index in range(1, panel.type_filter.count()):
+            panel.type_filter.setCurrentIndex(index)
+            qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=2000)
+            choice = panel.type_filter.itemText(index)
+            seen[choice] = {str(model.data(model.index(r, 1))) for r in range(model.rowCount())}
+        # Each choice finds rows, and the column names them with the choice's own words.
+        assert seen == {choice: {choice} for choice in seen}, seen
+        assert "Atualização de pagamento" in seen
+    finally:
+        translations.remove()
