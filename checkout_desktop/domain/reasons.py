@@ -276,6 +276,13 @@ class ReasonCode(StrEnum):
     INBOX_NOT_UNICODE = "inbox.not_unicode"
     INBOX_UNSTORABLE = "inbox.unstorable"
 
+    # -- why a body or a reply is not what the format requires (the parser's own words kept) -
+    JSON_SYNTAX = "json.syntax"
+    JSON_NOT_TEXT = "json.not_text"
+    FIELD_MISSING = "field.missing"
+    FIELD_INVALID = "field.invalid"
+    FIELD_MORE = "field.more"
+
     # -- inbox health: the heartbeat's self-test --------------------------------------------
     HEALTH_NOT_CHECKED = "health.not_checked"
     HEALTH_LISTENER_DOWN = "health.listener_down"
@@ -740,6 +747,12 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.INBOX_UNSTORABLE: (
         "the body could not be stored as read ({error}); it is kept as received"
     ),
+    # The parser's own words, exactly as it gave them (str of its exception).
+    ReasonCode.JSON_SYNTAX: "{message}: line {line} column {column} (char {char})",
+    ReasonCode.JSON_NOT_TEXT: "{error}",
+    ReasonCode.FIELD_MISSING: "{field}: {message}",
+    ReasonCode.FIELD_INVALID: "{field}: {message}",
+    ReasonCode.FIELD_MORE: "and {count} more",
     ReasonCode.HEALTH_NOT_CHECKED: "not checked yet",
     ReasonCode.HEALTH_LISTENER_DOWN: "the listener is not running",
     ReasonCode.HEALTH_LOCAL_FAILED: "local self-test failed: {problem}",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -815,11 +815,42 @@ def load_json_object(payload: bytes | str | Mapping[str, Any]) -> dict[str, Any]
         return dict(payload)
     try:
         value = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WireFormatError(Reason.of(ReasonCode.INBOX_NOT_JSON, error=str(exc))) from None
+    except json.JSONDecodeError as exc:
+        # Where it broke, as data (a screen says it in its language); the English is the
+        # parser's own message, unchanged.
+        syntax = Reason.of(
+            ReasonCode.JSON_SYNTAX, message=exc.msg, line=exc.lineno, column=exc.colno, char=exc.pos
+        )
+        raise WireFormatError(Reason.of(ReasonCode.INBOX_NOT_JSON, error=syntax)) from None
+    except UnicodeDecodeError as exc:
+        not_text = Reason.of(ReasonCode.JSON_NOT_TEXT, error=str(exc))
+        raise WireFormatError(Reason.of(ReasonCode.INBOX_NOT_JSON, error=not_text)) from None
     if not isinstance(value, dict):
         raise WireFormatError(Reason.of(ReasonCode.INBOX_NOT_OBJECT, type=type(value).__name__))
     return value
+
+
+def validation_reasons(
+    exc: ValidationError,
+    *,
+    skip: frozenset[str] = frozenset(),
+    clip: Callable[[str], str] = str,
+) -> tuple[Reason, ...]:
+    """Which fields are missing or wrong, as reasons (at most five, then how many more); never
+    a value (values may be card data). `skip`: leading location items that are not fields (a
+    union's tags); `clip`: what a field name or message may be stored as."""
+    reasons = []
+    for error in exc.errors(include_input=False, include_url=False)[:5]:
+        loc = [str(p) for p in error["loc"]]
+        if loc and loc[0] in skip:
+            loc = loc[1:]
+        code = ReasonCode.FIELD_MISSING if error["type"] == "missing" else ReasonCode.FIELD_INVALID
+        where = clip(".".join(loc) or "body")
+        reasons.append(Reason.of(code, field=where, message=clip(error["msg"])))
+    more = exc.error_count() - len(reasons)
+    if more > 0:
+        reasons.append(Reason.of(ReasonCode.FIELD_MORE, count=more))
+    return tuple(reasons)
 
 
 def parse_webhook(
@@ -975,4 +1006,5 @@ __all__ = [
     "payment_update",
     "three_ds_update",
     "validate_webhook_json",
+    "validation_reasons",
 ]

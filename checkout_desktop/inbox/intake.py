@@ -34,6 +34,7 @@ from checkout_desktop.domain.wire import (
     payment_update,
     three_ds_update,
     validate_webhook_json,
+    validation_reasons,
 )
 from checkout_desktop.logsetup import secret_finder
 
@@ -49,7 +50,6 @@ _EXPECTED_BODY = {
     WebhookEventType.TRANSACTION_UPDATE: WebhookBodyType.PAYMENT,
     WebhookEventType.CHALLENGE_3DS_UPDATE: WebhookBodyType.THREE_DS_CHALLENGE,
 }
-_MAX_REASON = 600
 SECRET_MARKER = "[not stored: a known secret]"
 
 # Parse limits, checked on the bytes before any parser sees them: the service's bodies nest a
@@ -201,25 +201,15 @@ def body_digest(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def _clip(text: str) -> str:
+# The first location item of a body's error is the union's tag; it is not a field.
+_UNION_TAGS = frozenset({"flat", "envelope", "three_ds", "unknown"})
+# A field's name and its problem each (five at most, then how many more).
+_MAX_FIELD_TEXT = 120
+
+
+def _clip_field(text: str) -> str:
     text = storable_text(text)
-    return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
-
-
-def describe_validation(exc: ValidationError) -> str:
-    """Where and why the body breaks the format, without echoing any of its values."""
-    parts = []
-    for error in exc.errors(include_input=False, include_url=False)[:5]:
-        # The first location item is the union tag (flat/envelope/three_ds); it is not a field.
-        loc = [str(p) for p in error["loc"]]
-        if loc and loc[0] in {"flat", "envelope", "three_ds", "unknown"}:
-            loc = loc[1:]
-        where = ".".join(loc) or "body"
-        parts.append(f"{where}: {error['msg']}")
-    more = exc.error_count() - len(parts)
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)
+    return text if len(text) <= _MAX_FIELD_TEXT else text[: _MAX_FIELD_TEXT - 1] + "…"
 
 
 def _string(value: Any) -> str | None:
@@ -362,7 +352,7 @@ def _classify_slowly(received: Received) -> Intake:
     try:
         parsed = parse_webhook(raw)
     except ValidationError as exc:
-        details = _clip(describe_validation(exc))
+        details = validation_reasons(exc, skip=_UNION_TAGS, clip=_clip_field)
         return quarantine(
             received,
             Reason.of(ReasonCode.INBOX_TYPE_NOT_FORMAT, type=kind, details=details)
@@ -499,7 +489,6 @@ __all__ = [
     "body_digest",
     "classify",
     "credential_marker",
-    "describe_validation",
     "event_type_of",
     "limits_problem",
     "quarantine",

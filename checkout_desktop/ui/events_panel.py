@@ -130,8 +130,18 @@ class EventDetail(QWidget):
         )
         headers_title = self.tr("Headers")
         body_title = self.tr("Body")
+        # The reasons as recorded, in the parser's and the program's own words (what the
+        # summary above says plainly).
+        recorded = "".join(
+            f"# {title}\n{text}\n\n"
+            for title, text in (
+                (self.tr("Why, as recorded"), event.reason),
+                (self.tr("Charge update, as recorded"), event.merge_outcome),
+            )
+            if text
+        )
         self.text.setPlainText(
-            f"# {headers_title}\n{header_lines}\n\n# {body_title} "
+            f"{recorded}# {headers_title}\n{header_lines}\n\n# {body_title} "
             f"(sha256 {event.body_sha256[:16]}…)\n{body}\n"
         )
 

@@ -67,20 +67,21 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.MERGE_OLDER: QCoreApplication.translate(
             "Reasons", "{status} is older than the current {current_status}"
         ),
+        # A 3DS status's label names 3DS itself ("3DS approved": see _three_ds_words).
         ReasonCode.THREE_DS_RESULT: QCoreApplication.translate(
-            "Reasons", "3DS challenge result {status}"
+            "Reasons", "challenge result: {status}"
         ),
         ReasonCode.THREE_DS_RESULT_PARES: QCoreApplication.translate(
-            "Reasons", "3DS challenge result {status} (paresStatus {pares})"
+            "Reasons", "challenge result: {status} (paresStatus {pares})"
         ),
         ReasonCode.THREE_DS_OLDER_CHARGE_ID: QCoreApplication.translate(
             "Reasons", "older 3DS result; added the charge id"
         ),
         ReasonCode.THREE_DS_ALREADY: QCoreApplication.translate(
-            "Reasons", "3DS result {status} already recorded"
+            "Reasons", "{status} already recorded"
         ),
         ReasonCode.THREE_DS_OLDER: QCoreApplication.translate(
-            "Reasons", "3DS result {status} is older than the recorded {current_status}"
+            "Reasons", "{status} is older than the recorded {current_status}"
         ),
         ReasonCode.CHANGE_STATUS: QCoreApplication.translate(
             "Reasons", "status {previous_status} → {status}"
@@ -102,7 +103,7 @@ def _templates() -> dict[ReasonCode, str]:
             "Reasons", "card payment {key}: refunded {previous_amount} → {amount}"
         ),
         ReasonCode.CHANGE_THREE_DS: QCoreApplication.translate(
-            "Reasons", "3DS {previous_status} → {status}"
+            "Reasons", "{previous_status} → {status}"
         ),
         ReasonCode.ATTEMPT_RECORDED: QCoreApplication.translate(
             "Reasons", "attempt for sale {sale} recorded before sending: {amount}, {cards}"
@@ -437,7 +438,7 @@ def _templates() -> dict[ReasonCode, str]:
             "Reasons", "the bank asks the customer for a confirmation; the challenge is on screen"
         ),
         ReasonCode.TDS_RESULT_NOTIFIED: QCoreApplication.translate(
-            "Reasons", "3DS result {status}, from a notification"
+            "Reasons", "{status}, from a notification"
         ),
         ReasonCode.TDS_RESULT_ASKED: QCoreApplication.translate(
             "Reasons", "3DS result: {why}, asked of the service"
@@ -662,7 +663,10 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.INBOX_APPLIED_BARE: QCoreApplication.translate("Reasons", "applied"),
         ReasonCode.INBOX_DUPLICATE: QCoreApplication.translate("Reasons", "no change: {why}"),
         ReasonCode.INBOX_IGNORED: QCoreApplication.translate("Reasons", "older, ignored: {why}"),
-        ReasonCode.INBOX_NOT_APPLIED: QCoreApplication.translate("Reasons", "not applied: {error}"),
+        # The program's own error is for whoever debugs it: the log and the technical detail.
+        ReasonCode.INBOX_NOT_APPLIED: QCoreApplication.translate(
+            "Reasons", "not applied: an internal error of the terminal (see the technical detail)"
+        ),
         ReasonCode.INBOX_HEADER_MISMATCH: QCoreApplication.translate(
             "Reasons",
             "the event-type header says {header} but the body is {body}; the body decided",
@@ -732,6 +736,16 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.INBOX_UNSTORABLE: QCoreApplication.translate(
             "Reasons", "the body could not be stored as read ({error}); it is kept as received"
         ),
+        # Where a body breaks the format; the parser's own words stay in the technical detail.
+        ReasonCode.JSON_SYNTAX: QCoreApplication.translate(
+            "Reasons", "line {line}, column {column}"
+        ),
+        ReasonCode.JSON_NOT_TEXT: QCoreApplication.translate("Reasons", "not UTF-8 text"),
+        ReasonCode.FIELD_MISSING: QCoreApplication.translate("Reasons", "missing field {field}"),
+        ReasonCode.FIELD_INVALID: QCoreApplication.translate(
+            "Reasons", "field {field} is not valid"
+        ),
+        ReasonCode.FIELD_MORE: QCoreApplication.translate("Reasons", "and {count} more"),
         ReasonCode.HEALTH_NOT_CHECKED: QCoreApplication.translate("Reasons", "not checked yet"),
         ReasonCode.HEALTH_LISTENER_DOWN: QCoreApplication.translate(
             "Reasons", "the listener is not running"
@@ -850,8 +864,35 @@ def error_text(exc: BaseException) -> str:
     return str(exc)
 
 
+# Reasons whose statuses are 3DS results: their labels name 3DS ("3DS approved").
+_THREE_DS_STATUS_CODES = frozenset(
+    {
+        ReasonCode.THREE_DS_RESULT,
+        ReasonCode.THREE_DS_RESULT_PARES,
+        ReasonCode.THREE_DS_ALREADY,
+        ReasonCode.THREE_DS_OLDER,
+        ReasonCode.CHANGE_THREE_DS,
+        ReasonCode.TDS_RESULT_NOTIFIED,
+    }
+)
+
+
+def _three_ds_words(words: StatusWords) -> StatusWords:
+    """A 3DS status as its label says it; one without a label still says it is 3DS's."""
+
+    def said(status: str | None) -> str:
+        label = words(status)
+        if status and label == status:
+            return QCoreApplication.translate("Reasons", "3DS {status}").format(status=status)
+        return label
+
+    return said
+
+
 def _render(reason: Reason, table: dict[ReasonCode, str], words: StatusWords) -> str:
     template = table[reason.code]
+    if reason.code in _THREE_DS_STATUS_CODES:
+        words = _three_ds_words(words)
     values = {name: _arg(name, value, table, words) for name, value in reason.args.items()}
     try:
         return template.format(**values)

@@ -1015,6 +1015,14 @@
         <translation>Corpo</translation>
     </message>
     <message>
+        <source>Why, as recorded</source>
+        <translation>Motivo, como registrado</translation>
+    </message>
+    <message>
+        <source>Charge update, as recorded</source>
+        <translation>Atualização da cobrança, como registrada</translation>
+    </message>
+    <message>
         <source>[not stored]</source>
         <translation>[não guardado]</translation>
     </message>
@@ -2359,24 +2367,8 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>{status} é mais antigo que o status atual {current_status}</translation>
     </message>
     <message>
-        <source>3DS challenge result {status}</source>
-        <translation>resultado do desafio 3DS: {status}</translation>
-    </message>
-    <message>
-        <source>3DS challenge result {status} (paresStatus {pares})</source>
-        <translation>resultado do desafio 3DS: {status} (paresStatus {pares})</translation>
-    </message>
-    <message>
         <source>older 3DS result; added the charge id</source>
         <translation>resultado 3DS mais antigo; foi acrescentado o id da cobrança</translation>
-    </message>
-    <message>
-        <source>3DS result {status} already recorded</source>
-        <translation>resultado 3DS {status} já registrado</translation>
-    </message>
-    <message>
-        <source>3DS result {status} is older than the recorded {current_status}</source>
-        <translation>resultado 3DS {status} é mais antigo que o registrado ({current_status})</translation>
     </message>
     <message>
         <source>status {previous_status} → {status}</source>
@@ -2405,10 +2397,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>card payment {key}: refunded {previous_amount} → {amount}</source>
         <translation>pagamento com cartão {key}: estornado {previous_amount} → {amount}</translation>
-    </message>
-    <message>
-        <source>3DS {previous_status} → {status}</source>
-        <translation>3DS {previous_status} → {status}</translation>
     </message>
     <message>
         <source>attempt for sale {sale} recorded before sending: {amount}, {cards}</source>
@@ -2899,10 +2887,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>o banco pede uma confirmação ao cliente; o desafio está na tela</translation>
     </message>
     <message>
-        <source>3DS result {status}, from a notification</source>
-        <translation>resultado do 3DS {status}, por notificação</translation>
-    </message>
-    <message>
         <source>3DS result: {why}, asked of the service</source>
         <translation>resultado do 3DS: {why}, consultado no serviço</translation>
     </message>
@@ -2915,6 +2899,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>não cobrado: autenticação 3DS {why}, e as configurações recusam o cartão sem ela</translation>
     </message>
     <message>
+        <source>not applied: an internal error of the terminal (see the technical detail)</source>
+        <translation>não aplicada: um erro interno do terminal (veja o detalhe técnico)</translation>
+    </message>
+    <message>
         <source>deliveries not stored since the last check: {count} ({error})</source>
         <translation>entregas não gravadas desde a última verificação: {count} ({error})</translation>
     </message>
@@ -2923,8 +2911,32 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>autenticado; a cobrança é registrada antes de ser enviada</translation>
     </message>
     <message>
+        <source>challenge result: {status}</source>
+        <translation>resultado do desafio: {status}</translation>
+    </message>
+    <message>
+        <source>challenge result: {status} (paresStatus {pares})</source>
+        <translation>resultado do desafio: {status} (paresStatus {pares})</translation>
+    </message>
+    <message>
+        <source>{status} already recorded</source>
+        <translation>{status} já registrado</translation>
+    </message>
+    <message>
+        <source>{status} is older than the recorded {current_status}</source>
+        <translation>{status} é mais antigo que o registrado ({current_status})</translation>
+    </message>
+    <message>
+        <source>{previous_status} → {status}</source>
+        <translation>{previous_status} → {status}</translation>
+    </message>
+    <message>
         <source>right after sending</source>
         <translation>logo após o envio</translation>
+    </message>
+    <message>
+        <source>{status}, from a notification</source>
+        <translation>{status}, por notificação</translation>
     </message>
     <message>
         <source>3DS authentication unavailable: {error}</source>
@@ -3163,10 +3175,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>mais antiga, deixada de lado: {why}</translation>
     </message>
     <message>
-        <source>not applied: {error}</source>
-        <translation>a cobrança não foi atualizada: {error}</translation>
-    </message>
-    <message>
         <source>the event-type header says {header} but the body is {body}; the body decided</source>
         <translation>o cabeçalho de tipo de evento diz {header}, mas o corpo é {body}; valeu o corpo</translation>
     </message>
@@ -3200,7 +3208,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>the body is not valid JSON: {error}</source>
-        <translation>o corpo não é um JSON válido: {error}</translation>
+        <translation>o corpo não é um JSON válido ({error})</translation>
     </message>
     <message>
         <source>the body is JSON but not an object (got {type})</source>
@@ -3241,6 +3249,26 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>the body could not be stored as read ({error}); it is kept as received</source>
         <translation>o corpo não pôde ser gravado como foi lido ({error}); foi guardado como chegou</translation>
+    </message>
+    <message>
+        <source>line {line}, column {column}</source>
+        <translation>linha {line}, coluna {column}</translation>
+    </message>
+    <message>
+        <source>not UTF-8 text</source>
+        <translation>não é texto UTF-8</translation>
+    </message>
+    <message>
+        <source>missing field {field}</source>
+        <translation>falta o campo {field}</translation>
+    </message>
+    <message>
+        <source>field {field} is not valid</source>
+        <translation>o campo {field} não é válido</translation>
+    </message>
+    <message>
+        <source>and {count} more</source>
+        <translation>e mais {count}</translation>
     </message>
     <message>
         <source>not checked yet</source>
@@ -3341,6 +3369,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>the card service&apos;s merchant token cannot be read: no keychain is available</source>
         <translation>não foi possível ler o token de lojista do serviço de cartões: nenhum chaveiro está disponível</translation>
+    </message>
+    <message>
+        <source>3DS {status}</source>
+        <translation>3DS {status}</translation>
     </message>
     <message>
         <source>no status</source>

@@ -540,3 +540,104 @@ def test_in_portuguese_each_type_choice_reads_as_the_type_column_says_its_rows(
         assert "Atualização de pagamento" in seen
     finally:
         translations.remove()
+
+
+def _intake_stored(conn: sqlite3.Connection, body: bytes) -> int:
+    from checkout_desktop.inbox.intake import Received, classify
+
+    intake = classify(
+        Received(
+            body=body,
+            headers={"Content-Type": "application/json"},
+            received_at=START,
+            event_type=None,
+            content_type="application/json",
+            remote="127.0.0.1",
+        )
+    )
+    with db.transaction(conn):
+        return EventRepository(conn).insert(intake.event)
+
+
+@pytest.mark.parametrize(
+    ("body", "summary", "raw"),
+    [
+        (
+            b"{'type': 'PAYMENT'}",
+            "o corpo não é um JSON válido (linha 1, coluna 2)",
+            "Expecting property name enclosed in double quotes",
+        ),
+        (
+            json.dumps({"type": "THREE_DS_CHALLENGE", "id": "x"}).encode(),
+            "o corpo THREE_DS_CHALLENGE não segue o formato: falta o campo data",
+            "data: Field required",
+        ),
+    ],
+)
+def test_in_portuguese_a_rejected_body_reads_plainly_and_the_parser_words_stay_technical(
+    qtbot: QtBot, conn: sqlite3.Connection, body: bytes, summary: str, raw: str
+) -> None:
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.i18n import Translations
+
+    event_id = _intake_stored(conn, body)
+    translations = Translations()
+    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    try:
+        panel = EventsPanel(SqliteStore(conn).events)
+        qtbot.addWidget(panel)
+        panel.show()
+        qtbot.waitExposed(panel)
+        model = panel.model
+        reason_column = model.columnCount() - 1
+        assert model.data(model.index(0, reason_column)) == summary
+        panel.table.selectRow(0)
+        qtbot.waitUntil(lambda: panel.detail.shown_id == event_id, timeout=2000)
+        shown = panel.detail.summary.text()
+        assert summary in shown, shown
+        english = ("Expecting", "Field required", "line 1", "char")
+        assert not [word for word in english if word in shown], shown
+        # The parser's own words are for whoever debugs the integration: the technical detail.
+        assert raw in panel.detail.text.toPlainText()
+    finally:
+        translations.remove()
+
+
+def test_in_portuguese_a_repeated_3ds_result_names_3ds_once(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.i18n import Translations
+    from checkout_desktop.ui.reasons import reason_text
+
+    translations = Translations()
+    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    try:
+        texts = [
+            reason_text(Reason.of(ReasonCode.THREE_DS_ALREADY, status="Approved")),
+            reason_text(Reason.of(ReasonCode.THREE_DS_RESULT, status="Approved")),
+            reason_text(Reason.of(ReasonCode.THREE_DS_RESULT_PARES, status="Rejected", pares="N")),
+            reason_text(
+                Reason.of(ReasonCode.THREE_DS_OLDER, status="Challenged", current_status="Approved")
+            ),
+            reason_text(
+                Reason.of(
+                    ReasonCode.CHANGE_THREE_DS, previous_status="Challenged", status="Approved"
+                )
+            ),
+            reason_text(Reason.of(ReasonCode.TDS_RESULT_NOTIFIED, status="Approved")),
+        ]
+        assert texts[0] == "3DS aprovado já registrado"
+        doubled = [text for text in texts if len(text.split("3DS")) - 1 > _statuses(text)]
+        assert not doubled, doubled
+        # An unpublished 3DS status still says it is a 3DS one.
+        assert "3DS" in reason_text(Reason.of(ReasonCode.THREE_DS_ALREADY, status="Attempted"))
+    finally:
+        translations.remove()
+
+
+def _statuses(text: str) -> int:
+    """How many 3DS status labels a text holds (each names 3DS once)."""
+    return sum(text.count(label) for label in ("3DS aprovado", "3DS em desafio", "3DS recusado"))
