@@ -44,7 +44,7 @@ from checkout_desktop.charges.service import (
 from checkout_desktop.charges.three_ds import ThreeDsProgress
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
-from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, TransactionStatus
 from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CARD, PIX, ChargeRecord
@@ -82,6 +82,8 @@ def describe_card(card: CardTender) -> str:
     return f"{card.brand} •••• {card.last_four} — {card.holder_name}"
 
 
+# A card whose line also shows the service's own words on why (a refusal).
+_REFUSED_TRANSACTIONS = frozenset({TransactionStatus.DENIED, TransactionStatus.ERROR})
 _RECEIPT_STATUSES = frozenset(
     {
         ChargeStatus.PAID,
@@ -184,8 +186,11 @@ class ResultView(QWidget):
             self.status.setStyleSheet("color: #b3261e;")
         else:
             self._show_status(status if record is None else money_status(record.state))
-        # An approval needs no words beyond its status; anything else says why.
-        self.message.setText("" if outcome.approved else self._why_text(outcome.message))
+        # An approval needs no words beyond its status; anything else says why, and a card
+        # the service refused says what to do next.
+        message = "" if outcome.approved else self._why_text(outcome.message)
+        advice = self._refusal_advice(record)
+        self.message.setText(f"{message}\n{advice}" if message and advice else message or advice)
         self.charge.setText(self.tr("Charge {id}").format(id=outcome.merchant_charge_id))
         self._show_details(record)
 
@@ -215,6 +220,19 @@ class ResultView(QWidget):
         if isinstance(why, str) and why:
             return head + "\n" + self.tr("Why: {why}").format(why=why)
         return head
+
+    def _refusal_advice(self, record: ChargeRecord | None) -> str:
+        """What the clerk does after the service refused the card, from what its reply says as
+        documented (the charge's status) and what the terminal knows (the 3DS result). The
+        service's free text names no documented code, so it decides nothing here."""
+        if record is None or record.status != ChargeStatus.DENIED:
+            return ""
+        if record.three_ds_status == ThreeDsStatus.REJECTED.value:
+            return self.tr(
+                "The bank did not confirm the customer (3DS) and refused the card: ask for "
+                "another card or another way to pay."
+            )
+        return self.tr("The bank refused the card: ask for another card or another way to pay.")
 
     def offer_retry(self, offered: bool, *, card_refused: bool) -> None:
         """Offer the same sale again: with another card where the card was refused (denied, or
@@ -292,8 +310,11 @@ class ResultView(QWidget):
                     auth=txn.authorization_code or "—",
                     nsu=txn.nsu or "—",
                 )
-                + (f" · {txn.reason}" if txn.reason else "")
             )
+            if txn.reason and txn.status in _REFUSED_TRANSACTIONS:
+                # The service's own words (unaccented, undocumented): a secondary line, said
+                # to be the service's, under the card.
+                lines.append("    " + self.tr("Service's reply: {words}").format(words=txn.reason))
         self.cards.setText("\n".join(lines))
         if record.three_ds_status:
             label = status_label(record.three_ds_status)

@@ -3589,6 +3589,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Por quê: {why}</translation>
     </message>
     <message>
+        <source>The bank did not confirm the customer (3DS) and refused the card: ask for another card or another way to pay.</source>
+        <translation>O banco não confirmou o cliente (3DS) e recusou o cartão: peça outro cartão ou outra forma de pagamento.</translation>
+    </message>
+    <message>
+        <source>The bank refused the card: ask for another card or another way to pay.</source>
+        <translation>O banco recusou o cartão: peça outro cartão ou outra forma de pagamento.</translation>
+    </message>
+    <message>
         <source>Charge &amp;again</source>
         <translation>Co&amp;brar de novo</translation>
     </message>
@@ -3603,6 +3611,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>{brand} •••• {last4} · {amount} · auth {auth} · NSU {nsu}</source>
         <translation>{brand} •••• {last4} · {amount} · autorização {auth} · NSU {nsu}</translation>
+    </message>
+    <message>
+        <source>Service&apos;s reply: {words}</source>
+        <translation>Resposta do serviço: {words}</translation>
     </message>
     <message>
         <source>3DS: {status}</source>

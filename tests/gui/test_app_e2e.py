@@ -339,6 +339,28 @@ def test_3ds_cards_without_3ds_are_decided_at_once(shop: Shop) -> None:
         assert not result.print_button.isEnabled()
 
 
+def test_a_denied_card_says_what_to_do_and_keeps_the_service_words_apart(shop: Shop) -> None:
+    outcome = shop.charge_card("4000000000000002")
+    assert outcome.status == ChargeStatus.DENIED
+    result = shop.window.charge_screen.result
+    # What the clerk does next, in the screen's words.
+    assert "another card or another way to pay" in result.message.text()
+    card_line, *rest = result.cards.text().splitlines()
+    assert card_line.startswith("VISA •••• 0002")
+    # The service's own text is a secondary line, said to be the service's.
+    assert "NAO AUTORIZADA" not in card_line
+    assert rest == ["    Service's reply: NAO AUTORIZADA"]
+
+
+def test_a_card_refused_after_its_bank_rejected_3ds_says_so(shop: Shop) -> None:
+    with three_ds(shop, fallback="without"):
+        outcome = shop.charge_card("4000008400001629")
+    assert outcome.status == ChargeStatus.DENIED
+    message = shop.window.charge_screen.result.message.text()
+    assert "did not confirm the customer (3DS)" in message
+    assert "another card or another way to pay" in message
+
+
 @contextmanager
 def three_ds(shop: Shop, fallback: ThreeDsFallback = "refuse") -> Iterator[ChargeScreen]:
     screen = shop.window.charge_screen
