@@ -79,6 +79,10 @@ _NOTHING_HELD = frozenset(
 _APPROVED = APPROVED_STATUSES
 _UNCAPTURED = frozenset({ChargeStatus.PRE_AUTHORIZED, ChargeStatus.AUTHORIZED})
 _CAPTURED = frozenset({ChargeStatus.PAID, ChargeStatus.PARTIAL})
+# A QR whose figures say any of these was paid (a wallet's AUTHORIZED included): never cancelled.
+_PAID_QR = frozenset(
+    {ChargeStatus.AUTHORIZED, ChargeStatus.PAID, ChargeStatus.PARTIAL, ChargeStatus.CHARGEBACK}
+)
 
 # Why the service is asked around a money operation (timeline triggers).
 BEFORE_SENDING = Reason.of(ReasonCode.CONTEXT_BEFORE_SENDING)
@@ -235,6 +239,15 @@ def _plan(
         )
 
     status, total = figures.status, figures.amount
+    if asked == MoneyOpKind.CANCEL:
+        # Cancelling a QR: only one nobody has paid. The service's cancel is its refund of the
+        # whole amount, so sent for a QR paid since, it would give the payment back.
+        if status in _PAID_QR:
+            raise refuse(Reason.of(ReasonCode.QR_CANCEL_PAID))
+        if status == ChargeStatus.REFUNDED:
+            raise refuse(Reason.of(ReasonCode.MONEY_ALREADY_REFUNDED))
+        if not figures.awaiting or status != ChargeStatus.PRE_AUTHORIZED:
+            raise refuse(Reason.of(ReasonCode.QR_CANCEL_NOT_AWAITING))
     if total is None:
         raise refuse(Reason.of(ReasonCode.MONEY_NO_AMOUNT))
     if amount is not None and amount <= 0:
@@ -247,7 +260,7 @@ def _plan(
         if value > total:
             raise refuse(Reason.of(ReasonCode.MONEY_OVER_AUTHORIZED, amount=total))
         return MoneyOpKind.CAPTURE, value
-    if status in _UNCAPTURED:
+    if status in _UNCAPTURED or asked == MoneyOpKind.CANCEL:
         if amount is not None and amount != total:
             raise refuse(Reason.of(ReasonCode.MONEY_CANCEL_IN_FULL, amount=total))
         return MoneyOpKind.CANCEL, total
@@ -762,6 +775,22 @@ class ChargeService:
         await self._current_pin()
         self.authority.check(Guarded.REFUND, record, pin)
         return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
+
+    async def cancel_qr(self, merchant_charge_id: str) -> ChargeRecord:
+        """Cancel a QR nobody has paid: the customer can no longer pay it.
+
+        The service's cancel is its refund endpoint for the whole amount, so a cancel is sent
+        only when the service's figures, read just before sending, show the QR still awaiting
+        payment. One paid meanwhile (or ended) is refused with MoneyOperationRefused, its
+        figures stored, and nothing is recorded or sent: giving a payment back is `refund`,
+        with its own confirmation and PIN. Moving no money, a cancel needs no supervisor PIN.
+        Like every money call it is recorded before it is sent, and a lost reply is settled
+        by asking the service, never by sending it again.
+        """
+        record = await self._own_charge(merchant_charge_id)
+        if not is_qr(record.state):
+            raise ValueError(f"charge {merchant_charge_id} is not a QR charge; refund it instead")
+        return await self._money_call(MoneyOpKind.CANCEL, merchant_charge_id, None)
 
     async def _current_pin(self) -> None:
         """The PIN as the shop's store holds it now: one set or removed at another counter

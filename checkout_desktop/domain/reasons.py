@@ -97,6 +97,8 @@ class ReasonCode(StrEnum):
     OUTCOME_QR_AWAITING = "charge.qr_awaiting"
     MONEY_QR_NO_CAPTURE = "money.qr_no_capture"
     QR_CANCEL_REFUSED = "money.qr_cancel_refused"
+    QR_CANCEL_PAID = "money.qr_cancel_paid"
+    QR_CANCEL_NOT_AWAITING = "money.qr_cancel_not_awaiting"
     OP_WALLET = "op.wallet"
     OP_PIX = "op.pix"
     CHECK_NO_STATUS = "check.no_status"
@@ -413,6 +415,13 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.MONEY_QR_NO_CAPTURE: "a QR charge has nothing to capture",
     ReasonCode.QR_CANCEL_REFUSED: (
         "the service does not cancel an unpaid QR; it expires by itself ({error})"
+    ),
+    ReasonCode.QR_CANCEL_PAID: (
+        "the customer has already paid this QR, so nothing was cancelled; to give the money "
+        "back, refund it from the History tab"
+    ),
+    ReasonCode.QR_CANCEL_NOT_AWAITING: (
+        "the QR no longer awaits payment; there is nothing to cancel"
     ),
     ReasonCode.OP_WALLET: "wallet charge",
     ReasonCode.OP_PIX: "PIX charge",

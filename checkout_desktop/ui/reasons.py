@@ -140,6 +140,14 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.QR_CANCEL_REFUSED: QCoreApplication.translate(
             "Reasons", "the service does not cancel an unpaid QR; it expires by itself ({error})"
         ),
+        ReasonCode.QR_CANCEL_PAID: QCoreApplication.translate(
+            "Reasons",
+            "the customer has already paid this QR, so nothing was cancelled; to give the money "
+            "back, refund it from the History tab",
+        ),
+        ReasonCode.QR_CANCEL_NOT_AWAITING: QCoreApplication.translate(
+            "Reasons", "the QR no longer awaits payment; there is nothing to cancel"
+        ),
         ReasonCode.MONEY_QR_NO_CAPTURE: QCoreApplication.translate(
             "Reasons", "a QR charge has nothing to capture"
         ),

@@ -2455,6 +2455,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>o serviço não cancela um QR não pago; ele expira sozinho ({error})</translation>
     </message>
     <message>
+        <source>the customer has already paid this QR, so nothing was cancelled; to give the money back, refund it from the History tab</source>
+        <translation>o cliente já pagou este QR, então nada foi cancelado; para devolver o dinheiro, estorne pela aba Histórico</translation>
+    </message>
+    <message>
+        <source>the QR no longer awaits payment; there is nothing to cancel</source>
+        <translation>o QR não aguarda mais pagamento; não há nada a cancelar</translation>
+    </message>
+    <message>
         <source>a QR charge has nothing to capture</source>
         <translation>uma cobrança por QR não tem o que capturar</translation>
     </message>
