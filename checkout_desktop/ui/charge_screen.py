@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from checkout_desktop.charges.authority import PinRefused
 from checkout_desktop.charges.sale import SaleDraft
 from checkout_desktop.charges.service import (
     ChargeOutcome,
@@ -382,6 +383,9 @@ class ChargeScreen(QWidget):
         self._in_flight = False
         self._task: asyncio.Future[ChargeOutcome] | None = None
         self.current_charge: str | None = None
+        self._qr_note: tuple[str, str] | None = None
+        """(charge, text): why a cancel of a QR found paid was not done; the result keeps
+        saying it over the charge's later updates (a late notification)."""
         self.last_outcome: ChargeOutcome | None = None
         # Field problems are listed only once staff have tried to charge, not while typing.
         self._attempted_check = False
@@ -1142,6 +1146,13 @@ class ChargeScreen(QWidget):
         if view.phase in (QrPhase.PAID, QrPhase.PARTIALLY_REFUNDED, QrPhase.REFUNDED):
             self.result.show_record(record)
             self.result.retry_button.setVisible(False)
+            note = self._qr_note
+            if (
+                note is not None
+                and note[0] == record.merchant_charge_id
+                and note[1] not in self.result.message.text()
+            ):
+                self.result.add_advice(note[1])
             self.stack.setCurrentWidget(self.result)
         else:
             self.stack.setCurrentWidget(self.qr_panel)
@@ -1159,8 +1170,9 @@ class ChargeScreen(QWidget):
         read(self._views.charge(mcid), show)
 
     def _cancel_qr(self, mcid: str) -> None:
-        """Cancel an unpaid QR: the service's cancellation is its refund endpoint."""
-        task = asyncio.ensure_future(self._service.refund(mcid))
+        """Cancel an unpaid QR (no PIN: it moves no money). One the service shows paid by
+        now is not cancelled: the paid result is shown, saying so."""
+        task = asyncio.ensure_future(self._service.cancel_qr(mcid))
 
         def finished(done: asyncio.Future[ChargeRecord]) -> None:
             self.qr_panel.cancel_finished()
@@ -1177,12 +1189,19 @@ class ChargeScreen(QWidget):
                     self.qr_panel.set_cancel_offered(False)
                     if was_offered:
                         self.qr_cancel_refused_learned.emit()
+                if (
+                    isinstance(exc, MoneyOperationRefused)
+                    and exc.figures is not None
+                    and not exc.figures.awaiting
+                ):
+                    # Paid (or ended) before the cancel: nothing was sent; the result says why.
+                    self._qr_note = (mcid, money_error_text(exc))
                 if latest is not None and self.current_charge == mcid:
                     self._show_qr(latest)
                 if isinstance(exc, MoneyOperationError):
                     self.qr_panel.set_note(money_error_text(exc))
                 elif exc is not None:
-                    if not isinstance(exc, GatewayError):
+                    if not isinstance(exc, GatewayError | ValueError | LookupError | PinRefused):
                         logger.error("cancel of QR %s failed", mcid, exc_info=exc)
                     self.qr_panel.set_note(
                         self.tr("The QR was not cancelled: {why}").format(why=error_text(exc))

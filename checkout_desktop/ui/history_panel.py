@@ -1115,16 +1115,17 @@ class HistoryPanel(QWidget):
                 explanation += " " + self.tr(
                     "It is not captured yet: this cancels the authorization."
                 )
+        cancels = qr is not None and qr.cancels
         self.dialog = MoneyActionDialog(
             title=title,
             explanation=explanation,
             maximum=maximum,
-            pin_hash=self._pin_hash(),
+            # Cancelling a QR nobody paid moves no money: no PIN (one paid by now is refused).
+            pin_hash=None if cancels else self._pin_hash(),
             allow_partial=not before_capture,
             parent=self,
         )
         mcid = record.merchant_charge_id
-        cancels = qr is not None and qr.cancels
         self.dialog.accepted.connect(lambda: self._refund(mcid, cancels_qr=cancels))
         self.dialog.open()
 
@@ -1133,13 +1134,19 @@ class HistoryPanel(QWidget):
         amount = self.dialog.amount.centavos()
         # The service checks the PIN again: the dialog's check is only the quick answer.
         pin = self.dialog.pin.text() or None
+        if cancels_qr:
+            self._run(
+                "cancel",
+                merchant_charge_id,
+                lambda: self._service.cancel_qr(merchant_charge_id),
+                done=self.tr("QR cancelled."),
+            )
+            return
         self._run(
             "refund",
             merchant_charge_id,
             lambda: self._service.refund(merchant_charge_id, amount, pin=pin),
-            done=self.tr("QR cancelled.")
-            if cancels_qr
-            else self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
+            done=self.tr("Refund of {amount} done.").format(amount=format_money(amount)),
         )
 
     def ask_capture(self) -> None:

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -24,6 +25,7 @@ from checkout_desktop.domain.enums import PaymentType
 from checkout_desktop.domain.qr import QrPhase, qr_phase, qr_transaction
 from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.paths import AppPaths
+from checkout_desktop.sandbox.api import ADMIN_HEADER
 from checkout_desktop.sandbox.link import start_sandbox
 from checkout_desktop.sandbox.qr import check_br_code
 from checkout_desktop.settings import Settings
@@ -32,6 +34,7 @@ from checkout_desktop.ui import loop
 from checkout_desktop.ui.customer_display import CustomerDisplay
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.history_panel import HistoryPanel, MoneyActionDialog
+from checkout_desktop.ui.supervisor import hash_pin
 from checkout_desktop.ui.timeline_text import what_happened
 from checkout_desktop.ui.webview import register_schemes
 from tests.gui.test_app_e2e import Shop, admin, close_window, open_window, run, spin_until
@@ -45,6 +48,7 @@ register_schemes()
 pytestmark = [pytest.mark.webengine, pytest.mark.slow]
 
 KEYS = {WALLET: Qt.Key.Key_2, PIX: Qt.Key.Key_3}
+PIN = "4321"
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +99,59 @@ def cancel_refused(shop: Shop, monkeypatch: pytest.MonkeyPatch) -> Iterator[list
             shop.window.settings_panel.take_kept(shop.window.settings)
         shop.window.charge_screen.qr_panel.set_cancel_offered(True)
         run(shop.terminal.service.share_learned("qr_cancel_refused", False), "the store")
+
+
+@pytest.fixture
+def notifications_late(shop: Shop) -> Iterator[None]:
+    """The service's notifications wait 3 s before they are sent: a payment the sandbox takes
+    is not heard of at once (as when the clerk acts seconds after the customer paid)."""
+    faults(shop, webhook_delay_s=3.0)
+    try:
+        yield
+    finally:
+        faults(shop, webhook_delay_s=0.0)
+
+
+@pytest.fixture
+def supervisor_pin(shop: Shop) -> Iterator[str]:
+    """The shop has a supervisor PIN (this counter's settings and the shop's store)."""
+    window = shop.window
+    service = shop.terminal.service
+    original = window.settings.ui.model_copy()
+    with_pin = original.model_copy(update={"supervisor_pin_hash": hash_pin(PIN)})
+    window.settings.ui = with_pin
+    run(service.share_settings(with_pin, original), "the PIN")
+    try:
+        yield PIN
+    finally:
+        window.settings.ui = original
+        run(service.share_settings(original, with_pin), "the PIN removed")
+
+
+def faults(shop: Shop, **changes: float) -> None:
+    info = shop.link.info
+    reply = httpx.patch(
+        f"{info.base_url}/_sandbox/faults",
+        json=changes,
+        headers={ADMIN_HEADER: info.admin_token},
+        timeout=10,
+        trust_env=False,
+    )
+    assert reply.status_code == 200, reply.text
+
+
+def at_sandbox(shop: Shop, mcid: str) -> dict[str, Any]:
+    """The QR charge as the sandbox holds it (status, refunded amount)."""
+    info = shop.link.info
+    reply = httpx.get(
+        f"{info.base_url}/_sandbox/qr",
+        headers={ADMIN_HEADER: info.admin_token},
+        timeout=10,
+        trust_env=False,
+    )
+    assert reply.status_code == 200, reply.text
+    (found,) = [c for c in reply.json()["charges"] if c["merchantChargeId"] == mcid]
+    return dict(found)
 
 
 def qr_sale(shop: Shop, kind: str, amount: int) -> ChargeOutcome:
@@ -399,3 +456,92 @@ def test_a_cancel_the_service_refused_in_the_history_is_learned_and_not_offered_
     window.show_charge(mcid)
     spin_until(history.refund_button.isEnabled, "the refund button")
     assert history.refund_button.text() == "Re&fund…"
+
+
+def test_cancelling_a_qr_the_customer_has_just_paid_cancels_nothing(
+    shop: Shop, notifications_late: None
+) -> None:
+    outcome = qr_sale(shop, PIX, 5000)
+    mcid = outcome.merchant_charge_id
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
+    # The customer pays; the notification is still on its way when the clerk cancels.
+    admin(shop, "POST", f"/_sandbox/pay/{mcid}")
+    assert panel.status.text() == "Awaiting payment…"
+    panel.cancel_button.click()
+    spin_until(
+        lambda: (
+            screen.stack.currentWidget() is screen.result and screen.result.status.text() == "Paid"
+        ),
+        "the paid QR to be shown",
+    )
+    said = screen.result.message.text()
+    assert "already paid" in said and "nothing was cancelled" in said, said
+    assert "Refunded" not in said
+    assert display(shop).message.text() == "Paid — thank you!"
+    # Nothing was sent: no money operation, the payment is still at the service.
+    record = shop.record(mcid)
+    assert qr_phase(record.state) == QrPhase.PAID and not record.refunded_amount
+    assert shop.terminal.service.store.repo.money_operations(mcid) == []
+    held = at_sandbox(shop, mcid)
+    assert (held["chargeStatus"], held["refundedAmount"]) == ("PAID", 0)
+    # The late notification changes nothing, and the clerk still reads why.
+    spin_until(
+        lambda: any(
+            item.source == "webhook"
+            for item in shop.terminal.service.store.repo.timeline(mcid).items
+        ),
+        "the late notification",
+    )
+    spin_until(lambda: screen.result.status.text() == "Paid", "the paid QR")
+    assert "nothing was cancelled" in screen.result.message.text()
+
+
+def test_cancelling_from_the_history_a_qr_paid_meanwhile_cancels_nothing(
+    shop: Shop, notifications_late: None
+) -> None:
+    outcome = qr_sale(shop, WALLET, 2200)
+    mcid = outcome.merchant_charge_id
+    history, dialog = history_action(shop, mcid, "Cancel Q&R…")
+    assert "Nothing was paid" in dialog.explanation.text()
+    # Paid while the dialog was open; the notification is still on its way.
+    admin(shop, "POST", f"/_sandbox/pay/{mcid}")
+    dialog.accept()
+    spin_until(lambda: "nothing was cancelled" in history.message.text(), "the refusal")
+    said = history.message.text()
+    assert "already paid" in said and "QR cancelled." not in said, said
+    record = shop.record(mcid)
+    assert qr_phase(record.state) == QrPhase.PAID and not record.refunded_amount
+    assert shop.terminal.service.store.repo.money_operations(mcid) == []
+    assert at_sandbox(shop, mcid)["refundedAmount"] == 0
+    # A refund, if wanted, is the history's own action.
+    spin_until(lambda: history.refund_button.text() == "Re&fund…", "the refund action")
+    assert history.refund_button.isEnabled()
+
+
+def test_with_a_supervisor_pin_an_unpaid_qr_is_cancelled_without_it(
+    shop: Shop, supervisor_pin: str
+) -> None:
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
+    first = qr_sale(shop, PIX, 1300)
+    panel.cancel_button.click()
+    spin_until(lambda: panel.status.text() == "Cancelled", "the cancel")
+    assert qr_phase(shop.record(first.merchant_charge_id).state) == QrPhase.CANCELED
+    # From the history too: the dialog asks for no PIN.
+    second = qr_sale(shop, WALLET, 1400).merchant_charge_id
+    history, dialog = history_action(shop, second, "Cancel Q&R…")
+    assert not dialog.pin.isVisibleTo(dialog)
+    dialog.accept()
+    spin_until(lambda: history.message.text() == "QR cancelled.", "the history's cancel")
+    assert qr_phase(shop.record(second).state) == QrPhase.CANCELED
+    # Giving a payment back still needs it.
+    third = qr_sale(shop, PIX, 1500).merchant_charge_id
+    simulate_payment(shop, third)
+    _, dialog = history_action(shop, third, "Re&fund…")
+    assert dialog.pin.isVisibleTo(dialog)
+    dialog.accept()
+    assert dialog.error.text() == "Wrong supervisor PIN."
+    dialog.pin.setText(supervisor_pin)
+    dialog.accept()
+    spin_until(lambda: shop.record(third).refunded_amount == 1500, "the refund")
