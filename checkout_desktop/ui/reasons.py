@@ -137,8 +137,9 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.OUTCOME_QR_AWAITING: QCoreApplication.translate(
             "Reasons", "QR created: awaiting payment."
         ),
+        # The service's own words (`error`) stay in the timeline's technical detail.
         ReasonCode.QR_CANCEL_REFUSED: QCoreApplication.translate(
-            "Reasons", "the service does not cancel an unpaid QR; it expires by itself ({error})"
+            "Reasons", "the service does not cancel an unpaid QR; it expires by itself"
         ),
         ReasonCode.QR_CANCEL_PAID: QCoreApplication.translate(
             "Reasons",

@@ -2451,10 +2451,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>QR gerado: aguardando pagamento.</translation>
     </message>
     <message>
-        <source>the service does not cancel an unpaid QR; it expires by itself ({error})</source>
-        <translation>o serviço não cancela um QR não pago; ele expira sozinho ({error})</translation>
-    </message>
-    <message>
         <source>the customer has already paid this QR, so nothing was cancelled; to give the money back, refund it from the History tab</source>
         <translation>o cliente já pagou este QR, então nada foi cancelado; para devolver o dinheiro, estorne pela aba Histórico</translation>
     </message>
@@ -2937,6 +2933,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>{previous_status} → {status}</source>
         <translation>{previous_status} → {status}</translation>
+    </message>
+    <message>
+        <source>the service does not cancel an unpaid QR; it expires by itself</source>
+        <translation>o serviço não cancela um QR não pago; ele expira sozinho</translation>
     </message>
     <message>
         <source>right after sending</source>

@@ -354,6 +354,10 @@ def test_a_payment_after_a_refused_cancel_is_shown_and_refunded_in_part(
     said = panel.detail.text()
     assert "does not cancel an unpaid QR" in said and "expires by itself" in said, said
     assert "awaiting payment" in said and "charged" not in said, said
+    # Only the terminal's words: the service's own (English) detail is the timeline's.
+    assert "cannot refund" not in said and "HTTP" not in said, said
+    stored = [item.reason or "" for item in shop.terminal.service.store.repo.timeline(mcid).items]
+    assert any("cannot refund" in reason for reason in stored), stored
     # Offered no more: not for this QR, and (kept in the profile) not for the next ones.
     assert not panel.cancel_button.isVisibleTo(panel)
     assert [k.profile.qr_cancel_refused for k in kept] == [True]
@@ -437,6 +441,7 @@ def test_a_cancel_the_service_refused_in_the_history_is_learned_and_not_offered_
     spin_until(lambda: "not done" in history.message.text().lower(), "the refused cancel")
     said = history.message.text()
     assert "does not cancel an unpaid QR" in said and "expires by itself" in said, said
+    assert "cannot refund" not in said and "HTTP" not in said, said
     # Learned once, as on the charge screen: kept in the profile, and the QR panel (still
     # showing this QR) offers its cancel no more.
     assert [k.profile.qr_cancel_refused for k in kept] == [True]
