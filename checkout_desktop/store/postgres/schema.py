@@ -246,14 +246,16 @@ CHARGES_CHANNEL = "checkout_charges"
 SHOP_CHANNEL = "checkout_shop"
 
 # Step 14: the running counters learn at once that a shared setting changed (the supervisor
-# PIN, the shop's name, a rule learned from the service): the changed key, on commit.
+# PIN, the shop's name, a rule learned from the service): the changed key, on commit. It may
+# run again over itself (a store taken back to an earlier schema keeps its trigger).
 SHOP_NOTICES = """
-CREATE FUNCTION checkout_notify_shop() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION checkout_notify_shop() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pg_notify('checkout_shop', COALESCE(NEW.key, OLD.key));
     RETURN NULL;
 END
 $$;
+DROP TRIGGER IF EXISTS shop_setting_notify ON shop_setting;
 CREATE TRIGGER shop_setting_notify AFTER INSERT OR UPDATE OR DELETE ON shop_setting
     FOR EACH ROW EXECUTE FUNCTION checkout_notify_shop();
 """
