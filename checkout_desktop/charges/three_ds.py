@@ -4,7 +4,8 @@ The flow is a state machine whose every step is written (with a timeline row) be
 it names is sent:
 
     SETUP ─► ENROLLMENT ─► [CHALLENGE] ─► AUTHORIZATION ─► DONE
-                  └──── rejected / unavailable / cancelled ──► FALLBACK ─► DONE   (or ENDED)
+                  ├──── unavailable (a technical failure) ──► FALLBACK ─► DONE   (or ENDED)
+                  └──── rejected / cancelled / timed out / sent elsewhere ──► ENDED
 
 Only AUTHORIZATION (the 3DS authorization) and FALLBACK (the plain authorization the policy may
 allow) move money. They are recorded durably before sending, and a lost reply is settled the
@@ -31,6 +32,7 @@ from checkout_desktop.domain.enums import ThreeDsStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.three_ds import (
+    FALLBACK_RESULTS,
     MONEY_STEPS,
     NOTIFIED_WORDS,
     AuthenticationResult,
@@ -90,6 +92,8 @@ class ThreeDsFlow:
         """How often the store is read for a notification merged by another process (`listen`);
         one merged here wakes the flow at once."""
         self._cancels: dict[str, asyncio.Event] = {}
+        self._endings: dict[str, AuthenticationResult] = {}
+        """How the screen ended a challenge (cancelled, or its page sent elsewhere)."""
 
     # -- the flow ------------------------------------------------------------------------------
 
@@ -105,8 +109,10 @@ class ThreeDsFlow:
     ) -> ChargeOutcome:
         """Authenticate the card, then charge it; the outcome as `ChargeService.charge` gives.
 
-        `fallback` says what happens when authentication is rejected, unavailable, cancelled
-        or times out: ``refuse`` (nothing is charged) or ``without`` (the plain authorization).
+        `fallback` says what happens when authentication cannot be done (unavailable, a
+        technical failure): ``refuse`` (nothing is charged) or ``without`` (the plain
+        authorization). Rejected by the bank, cancelled, unanswered or sent elsewhere, the sale
+        ends uncharged whatever the fallback (`FALLBACK_RESULTS`).
         """
         service = self.service
         if len(request.transactions) != 1:
@@ -141,14 +147,23 @@ class ThreeDsFlow:
                 )
         finally:
             self._cancels.pop(mcid, None)
+            self._endings.pop(mcid, None)
             service._in_flight.discard(mcid)
         return replace(outcome, record=await service.store.charges.charge(mcid))
 
     def cancel_challenge(self, merchant_charge_id: str) -> bool:
-        """The clerk closed the challenge: the flow ends it as the policy says."""
+        """The clerk closed the challenge: the sale ends uncharged."""
+        return self.end_challenge(merchant_charge_id, AuthenticationResult.CANCELLED)
+
+    def end_challenge(self, merchant_charge_id: str, result: AuthenticationResult) -> bool:
+        """The screen ended the challenge before the bank answered (`result` says how: the
+        clerk cancelled it, or the bank's page tried to leave for an address the view
+        refuses). Nothing is charged, whatever the fallback. False when no challenge of this
+        charge is waiting (the first ending given is the one kept)."""
         event = self._cancels.get(merchant_charge_id)
-        if event is None:
+        if event is None or event.is_set():
             return False
+        self._endings[merchant_charge_id] = result
         event.set()
         return True
 
@@ -246,7 +261,7 @@ class ThreeDsFlow:
                     )
                     return notified
                 if cancel.is_set():
-                    return AuthenticationResult.CANCELLED
+                    return self._endings.get(mcid, AuthenticationResult.CANCELLED)
                 now = loop.time()
                 if now >= next_poll:
                     asked = await self._ask(mcid, charge_id)
@@ -360,7 +375,7 @@ class ThreeDsFlow:
         on_progress: ProgressHandler | None,
     ) -> ChargeOutcome:
         mcid, service = attempt.merchant_charge_id, self.service
-        if fallback == "without":
+        if fallback == "without" and result in FALLBACK_RESULTS:
             await self._move(
                 mcid,
                 ThreeDsStep.FALLBACK,
@@ -377,9 +392,10 @@ class ThreeDsFlow:
             finally:
                 await self._close(mcid, ThreeDsStep.DONE)
         said = why if why is not None and why.code == ReasonCode.TDS_NEEDS_CARD_DATA else None
-        reason = Reason.of(
-            ReasonCode.TDS_REFUSED, status=result.value, why=said or result_reason(result)
-        )
+        # Refused by the settings only where they had a say; otherwise the ending itself
+        # refuses the card (a bank's no, a confirmation given up or sent elsewhere).
+        code = ReasonCode.TDS_REFUSED if result in FALLBACK_RESULTS else ReasonCode.TDS_ENDED
+        reason = Reason.of(code, status=result.value, why=said or result_reason(result))
         await self._close(mcid, ThreeDsStep.ENDED, result=result.value)
         flow = await self._flow(mcid)
         await service.ledger.settle_attempt(

@@ -70,6 +70,8 @@ class ReasonCode(StrEnum):
     TDS_WHY_CANCELLED = "three_ds.why_cancelled"
     TDS_WHY_TIMED_OUT = "three_ds.why_timed_out"
     TDS_NEEDS_CARD_DATA = "three_ds.needs_card_data"
+    TDS_ENDED = "three_ds.ended"
+    TDS_WHY_NAVIGATION_REFUSED = "three_ds.why_navigation_refused"
 
     CHANGE_STATUS = "change.status"
     CHANGE_REFUNDED = "change.refunded"
@@ -378,6 +380,10 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.TDS_WHY_FAILED: "unavailable",
     ReasonCode.TDS_WHY_CANCELLED: "cancelled by the clerk",
     ReasonCode.TDS_WHY_TIMED_OUT: "without an answer in time",
+    ReasonCode.TDS_WHY_NAVIGATION_REFUSED: ("ended: the bank's page tried to open another address"),
+    ReasonCode.TDS_ENDED: (
+        "not charged: 3DS authentication {why}; a card is never charged without 3DS after that"
+    ),
     ReasonCode.TDS_NEEDS_CARD_DATA: (
         "impossible with this service, which asks for the card's own data (the terminal only "
         "ever has the card's one-time token)"

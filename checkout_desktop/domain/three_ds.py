@@ -69,6 +69,16 @@ class AuthenticationResult(StrEnum):
     """The clerk closed the challenge."""
     TIMED_OUT = "TIMED_OUT"
     """No result arrived in time, by notification or by asking."""
+    NAVIGATION_REFUSED = "NAVIGATION_REFUSED"
+    """The bank's page tried to take the customer to an address the challenge view refuses."""
+
+
+FALLBACK_RESULTS = frozenset({AuthenticationResult.FAILED})
+"""The only ends after which the `without` fallback may charge the card without 3DS: the
+service could not authenticate at all (unavailable, a setup or enrollment it refused, no
+browser data). A bank that rejected the customer, a confirmation cancelled at the counter, one
+nobody answered, or a bank page that tried to send the customer elsewhere never moves money
+without 3DS: each may be the card's holder saying no, or someone who is not its holder."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,7 @@ _WHY = {
     AuthenticationResult.FAILED: ReasonCode.TDS_WHY_FAILED,
     AuthenticationResult.CANCELLED: ReasonCode.TDS_WHY_CANCELLED,
     AuthenticationResult.TIMED_OUT: ReasonCode.TDS_WHY_TIMED_OUT,
+    AuthenticationResult.NAVIGATION_REFUSED: ReasonCode.TDS_WHY_NAVIGATION_REFUSED,
 }
 
 
@@ -244,6 +255,7 @@ def enrollment_body(
 
 
 __all__ = [
+    "FALLBACK_RESULTS",
     "MONEY_STEPS",
     "OPEN_STEPS",
     "AuthenticationResult",

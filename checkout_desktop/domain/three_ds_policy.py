@@ -18,8 +18,10 @@ class ThreeDsPolicy:
     """When a card charge is authenticated first, and what happens when that fails.
 
     `mode`: never (off), from `above_centavos` up (above), or for every card charge (always).
-    `fallback`: when authentication is rejected, unavailable or cancelled, refuse the card
-    (nothing is charged) or charge it without 3DS (the plain authorization).
+    `fallback`: when authentication cannot be done (3DS unavailable, or a technical failure),
+    refuse the card (nothing is charged) or charge it without 3DS (the plain authorization). A
+    bank that rejected the customer, or a confirmation cancelled, unanswered or sent elsewhere,
+    is never charged without 3DS, whatever the fallback (`domain/three_ds.FALLBACK_RESULTS`).
     """
 
     mode: ThreeDsMode = "off"

@@ -95,6 +95,9 @@ _RECEIPT_STATUSES = frozenset(
         ChargeStatus.CHARGEBACK,
     }
 )
+_AUTHENTICATION_FAILED = (ReasonCode.TDS_REFUSED, ReasonCode.TDS_ENDED)
+"""A card the bank's confirmation kept from being charged: by the settings (3DS could not be
+done), or by how the confirmation ended (refused, cancelled, unanswered, sent elsewhere)."""
 
 
 class ResultView(QWidget):
@@ -178,8 +181,9 @@ class ResultView(QWidget):
         if outcome.attempt == AttemptState.UNKNOWN:
             self.status.setText(self.tr("Outcome unknown — checking"))
             self.status.setStyleSheet("color: #7a5c00;")
-        elif outcome.message.code == ReasonCode.TDS_REFUSED:
-            # Refused by the 3DS policy: the bank's confirmation failed, nothing was charged.
+        elif outcome.message.code in _AUTHENTICATION_FAILED:
+            # The bank's confirmation failed (refused by the bank or the settings, cancelled,
+            # unanswered): nothing was charged.
             self.status.setText(self.tr("Authentication failed"))
             self.status.setStyleSheet("color: #b3261e;")
         elif outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND):
@@ -212,6 +216,14 @@ class ResultView(QWidget):
             why_text = self.tr(
                 "3DS authentication {why}, and the settings refuse a card without it"
             ).format(why=reason_text(how) if isinstance(how, Reason) else str(how or ""))
+            return head + "\n" + self.tr("Why: {why}").format(why=why_text)
+        elif message.code == ReasonCode.TDS_ENDED:
+            # Refused, cancelled, unanswered or sent elsewhere: never charged without 3DS then.
+            head = self.tr("Nothing was charged; this sale can be charged again.")
+            how = message.args.get("why")
+            why_text = self.tr("3DS authentication {why}").format(
+                why=reason_text(how) if isinstance(how, Reason) else str(how or "")
+            )
             return head + "\n" + self.tr("Why: {why}").format(why=why_text)
         else:
             return reason_text(message)
@@ -966,7 +978,8 @@ class ChargeScreen(QWidget):
         denied = record is not None and record.status in (ChargeStatus.DENIED, ChargeStatus.ERROR)
         retry = outcome.attempt in (AttemptState.REJECTED, AttemptState.NOT_FOUND) or denied
         self.result.offer_retry(
-            retry, card_refused=denied or outcome.message.mentions(ReasonCode.TDS_REFUSED)
+            retry,
+            card_refused=denied or any(outcome.message.mentions(c) for c in _AUTHENTICATION_FAILED),
         )
         self.stack.setCurrentWidget(self.result)
         self.result.new_sale_button.setFocus()

@@ -424,6 +424,13 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.TDS_WHY_TIMED_OUT: QCoreApplication.translate(
             "Reasons", "without an answer in time"
         ),
+        ReasonCode.TDS_WHY_NAVIGATION_REFUSED: QCoreApplication.translate(
+            "Reasons", "ended: the bank's page tried to open another address"
+        ),
+        ReasonCode.TDS_ENDED: QCoreApplication.translate(
+            "Reasons",
+            "not charged: 3DS authentication {why}; a card is never charged without 3DS after that",
+        ),
         ReasonCode.TDS_NEEDS_CARD_DATA: QCoreApplication.translate(
             "Reasons",
             "impossible with this service, which asks for the card's own data (the terminal "

@@ -229,7 +229,20 @@ class SettingsPanel(QWidget):
         three_ds_form = QFormLayout(three_ds)
         three_ds_form.addRow(self.tr("Confirm with the bank"), self.three_ds_mode)
         three_ds_form.addRow(self.tr("From"), self.three_ds_above)
-        three_ds_form.addRow(self.tr("If it fails or is unavailable"), self.three_ds_fallback)
+        three_ds_form.addRow(
+            self.tr("If 3DS is unavailable or fails technically"), self.three_ds_fallback
+        )
+        # The fallback never applies to the bank's own no, nor to a confirmation given up.
+        self.three_ds_fallback_note = QLabel(
+            self.tr(
+                "A confirmation the bank refuses, or one cancelled, unanswered or sent to another "
+                "address, is never charged."
+            ),
+            self,
+        )
+        self.three_ds_fallback_note.setObjectName("settingsThreeDsFallbackNote")
+        self.three_ds_fallback_note.setWordWrap(True)
+        three_ds_form.addRow("", self.three_ds_fallback_note)
         self.three_ds_mode.currentIndexChanged.connect(self._three_ds_mode_changed)
 
         self.port = QSpinBox(self)

@@ -2855,6 +2855,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>sem resposta a tempo</translation>
     </message>
     <message>
+        <source>ended: the bank&apos;s page tried to open another address</source>
+        <translation>encerrada: a página do banco tentou abrir outro endereço</translation>
+    </message>
+    <message>
+        <source>not charged: 3DS authentication {why}; a card is never charged without 3DS after that</source>
+        <translation>não cobrado: autenticação 3DS {why}; depois disso o cartão nunca é cobrado sem 3DS</translation>
+    </message>
+    <message>
         <source>impossible with this service, which asks for the card&apos;s own data (the terminal only ever has the card&apos;s one-time token)</source>
         <translation>impossível com este serviço, que pede os dados do próprio cartão (o terminal só recebe o token de uso único do cartão)</translation>
     </message>
@@ -3605,6 +3613,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>O banco recusou o cartão: peça outro cartão ou outra forma de pagamento.</translation>
     </message>
     <message>
+        <source>3DS authentication {why}</source>
+        <translation>autenticação 3DS {why}</translation>
+    </message>
+    <message>
         <source>Charge &amp;again</source>
         <translation>Co&amp;brar de novo</translation>
     </message>
@@ -3888,10 +3900,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>A partir de</translation>
     </message>
     <message>
-        <source>If it fails or is unavailable</source>
-        <translation>Se falhar ou estiver indisponível</translation>
-    </message>
-    <message>
         <source>any free port</source>
         <translation>qualquer porta livre</translation>
     </message>
@@ -3942,6 +3950,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Credentials of the selected environment</source>
         <translation>Credenciais do ambiente escolhido</translation>
+    </message>
+    <message>
+        <source>If 3DS is unavailable or fails technically</source>
+        <translation>Se o 3DS estiver indisponível ou falhar por erro técnico</translation>
+    </message>
+    <message>
+        <source>A confirmation the bank refuses, or one cancelled, unanswered or sent to another address, is never charged.</source>
+        <translation>Uma confirmação recusada pelo banco, cancelada, sem resposta ou enviada a outro endereço nunca é cobrada.</translation>
     </message>
     <message>
         <source>Client id</source>

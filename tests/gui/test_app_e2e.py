@@ -549,7 +549,7 @@ def test_a_late_3ds_notification_leaves_the_result_as_shown(shop: Shop) -> None:
 def test_3ds_rejected_and_unavailable_follow_the_policy(shop: Shop) -> None:
     with three_ds(shop) as screen:
         outcome = shop.charge_card("4000008400001629")
-        assert outcome.message.code == ReasonCode.TDS_REFUSED
+        assert outcome.message.code == ReasonCode.TDS_ENDED
         assert screen.result.status.text() == "Authentication failed"
         # Said as the other charges that were not made say it: plain words first, why below.
         first, *rest = screen.result.message.text().splitlines()

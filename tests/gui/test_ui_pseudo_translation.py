@@ -221,7 +221,7 @@ def test_3ds_charges(pseudo_shop: Shop) -> None:
         spin_until(lambda: bool(result.three_ds.text()), "the 3DS status on screen")
         look_everywhere(pseudo_shop, mcid)
         refused = pseudo_shop.charge_card("4000008400001629")
-        assert refused.message.code == ReasonCode.TDS_REFUSED
+        assert refused.message.code == ReasonCode.TDS_ENDED
         assert_all_translated(pseudo_shop)
         look_everywhere(pseudo_shop, refused.merchant_charge_id)
     finally:

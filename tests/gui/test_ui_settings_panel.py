@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from PySide6.QtWidgets import QFormLayout, QLabel
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.secrets import SecretName, SecretStore
@@ -201,6 +202,23 @@ def test_the_3ds_policy_is_kept_per_environment(qtbot: QtBot) -> None:
     assert again.three_ds_mode.currentData() == "above"
     assert again.three_ds_above.centavos() == 50_000
     assert again.three_ds_fallback.currentData() == "without"
+
+
+def test_the_3ds_fallback_says_exactly_when_it_applies(qtbot: QtBot) -> None:
+    # "Charge it without 3DS" is for 3DS that cannot be done; a bank's refusal or a
+    # confirmation cancelled or unanswered is never charged, and the option says so.
+    panel, _, _ = make(qtbot, Settings())
+    form = panel.three_ds_fallback.parentWidget().layout()
+    assert isinstance(form, QFormLayout)
+    label = form.labelForField(panel.three_ds_fallback)
+    assert isinstance(label, QLabel)
+    assert label.text() == "If 3DS is unavailable or fails technically"
+    note = panel.findChild(QLabel, "settingsThreeDsFallbackNote")
+    assert note is not None
+    assert note.text() == (
+        "A confirmation the bank refuses, or one cancelled, unanswered or sent to another "
+        "address, is never charged."
+    )
 
 
 def test_what_the_terminal_learned_from_the_service_is_shown_and_can_be_undone(

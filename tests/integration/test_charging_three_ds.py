@@ -250,7 +250,7 @@ async def test_a_notification_that_never_comes_is_replaced_by_asking(
             stack, access, THREE_DS_CHALLENGE, on_progress=answer_challenge(sandbox, "reject", seen)
         )
         assert (outcome.attempt, outcome.status) == (AttemptState.REJECTED, None)
-        assert outcome.message.code == ReasonCode.TDS_REFUSED
+        assert outcome.message.code == ReasonCode.TDS_ENDED
         assert outcome.message.args["status"] == "REJECTED"
         assert ReasonCode.TDS_RESULT_ASKED in codes(stack, outcome.merchant_charge_id)
         await sandbox.webhooks_idle(30)
@@ -267,8 +267,8 @@ async def test_a_notification_that_never_comes_is_replaced_by_asking(
         (THREE_DS_UNAVAILABLE, "refuse", AttemptState.REJECTED, None, "FAILED"),
         # Charged without 3DS, as the policy allows: this card is approved that way...
         (THREE_DS_UNAVAILABLE, "without", AttemptState.CREATED, ChargeStatus.PAID, "FAILED"),
-        # ...and this one's issuer insists on 3DS, so the plain charge is denied.
-        (THREE_DS_REJECTED, "without", AttemptState.CREATED, ChargeStatus.DENIED, "REJECTED"),
+        # A bank that rejected the authentication is never charged without it (see below).
+        (THREE_DS_REJECTED, "without", AttemptState.REJECTED, None, "REJECTED"),
     ],
 )
 async def test_failed_authentication_follows_the_policy(
@@ -287,9 +287,11 @@ async def test_failed_authentication_follows_the_policy(
         assert (outcome.attempt, outcome.status) == (attempt, status)
         flow = stack.service.store.repo.three_ds_flow(mcid)
         assert flow is not None and flow.result == result
-        if fallback == "refuse":
+        if attempt == AttemptState.REJECTED:
             assert flow.step == ThreeDsStep.ENDED
-            assert outcome.message.code == ReasonCode.TDS_REFUSED
+            # The settings refused it only where 3DS could not be done; the bank's no is its own.
+            refused = ReasonCode.TDS_REFUSED if result == "FAILED" else ReasonCode.TDS_ENDED
+            assert outcome.message.code == refused
             assert calls_to(stack, "/charge/authorization") == 0
             assert await stack.service.can_start_charge("sale-1")
             assert mcid not in sandbox.state.charges
@@ -299,6 +301,59 @@ async def test_failed_authentication_follows_the_policy(
             assert calls_to(stack, "/charge/authorization") == 1
             assert sandbox.state.charges[mcid].status == status
         assert calls_to(stack, "/3ds/authorization") == 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("ending", "status"),
+    [
+        ("rejected at enrollment", "REJECTED"),
+        ("rejected in the challenge", "REJECTED"),
+        ("cancelled", "CANCELLED"),
+        ("timed out", "TIMED_OUT"),
+    ],
+)
+async def test_an_authentication_refused_or_abandoned_is_never_charged_without_3ds(
+    sandbox: SandboxServer, tmp_path: Path, ending: str, status: str
+) -> None:
+    # "Charge it without 3DS" is for 3DS that cannot be done. A bank that refused the
+    # customer (a wrong code, a fraud signal), a confirmation cancelled at the counter, or one
+    # nobody answered ends the sale uncharged whatever the fallback: no plain authorization.
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        flow = stack.service.three_ds
+        flow.challenge_timeout_s, flow.poll_s = 0.5, 0.05
+        seen: list[ThreeDsProgress] = []
+
+        def cancel(progress: ThreeDsProgress) -> None:
+            if progress.stage == "challenge":
+                asyncio.get_running_loop().call_soon(
+                    flow.cancel_challenge, progress.merchant_charge_id
+                )
+
+        number = THREE_DS_REJECTED if ending == "rejected at enrollment" else THREE_DS_CHALLENGE
+        on_progress = {
+            "rejected in the challenge": answer_challenge(sandbox, "reject", seen),
+            "cancelled": cancel,
+            "timed out": answer_challenge(sandbox, "none", seen),
+        }.get(ending)
+        outcome = await three_ds_charge(
+            stack, access, number, fallback="without", on_progress=on_progress
+        )
+        mcid = outcome.merchant_charge_id
+        assert (outcome.attempt, outcome.status) == (AttemptState.REJECTED, None)
+        assert outcome.message.code == ReasonCode.TDS_ENDED
+        assert outcome.message.args["status"] == status
+        # Said as what it is, not as the settings' choice.
+        assert "settings" not in outcome.message.english()
+        assert ReasonCode.TDS_FALLBACK not in codes(stack, mcid)
+        assert calls_to(stack, "/charge/authorization") == 0
+        assert calls_to(stack, "/3ds/authorization") == 0
+        record = stack.service.store.repo.three_ds_flow(mcid)
+        assert record is not None and record.step == ThreeDsStep.ENDED
+        assert record.result == status
+        assert await stack.service.can_start_charge("sale-1")
+    assert sandbox.state.charges == {}
 
 
 @pytest.mark.asyncio
