@@ -5,7 +5,8 @@ web channel (the page can reach nothing of the terminal), no downloads, no new w
 permissions, https only, and navigation only to the host of the step-up address the service
 gave. The terminal's own page (served from our scheme, never from disk) posts the challenge's
 `JWT` to that address, as the service's integration shows; the view is sized as the service
-says. The clerk can cancel; the flow then ends the charge as the policy says.
+says. The clerk can cancel; a bank page that tries to take the customer to another address
+ends the challenge too. Either way nothing is charged.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import html
 import logging
 from typing import Any, cast
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QUrl, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, Qt, QUrl, Signal
 from PySide6.QtWebEngineCore import (
     QWebEnginePage,
     QWebEngineProfile,
@@ -114,6 +115,11 @@ class _ChallengeGuard(QWebEngineUrlRequestInterceptor):
 class ChallengePage(LockedPage):
     """Navigation stays on our start page and the step-up host, in any of its frames."""
 
+    left = Signal(str)
+    """The page itself tried to go to an address it may not (scheme and host): the customer
+    would be sent elsewhere, so the challenge cannot go on. A frame inside it that is refused
+    only stays blank, and a new window is simply not opened: neither ends the challenge."""
+
     def __init__(self, profile: QWebEngineProfile, host: str, parent: QObject | None) -> None:
         super().__init__(profile, parent)
         self._host = host
@@ -130,8 +136,15 @@ class ChallengePage(LockedPage):
             # An empty frame the bank's page builds for itself.
             return True
         where = self._describe(target)
-        logger.warning("challenge view: refused navigation (%s) to %s", type.name, where)
+        logger.warning(
+            "challenge view: refused %s navigation (%s) to %s",
+            "main-frame" if isMainFrame else "sub-frame",
+            type.name,
+            where,
+        )
         self.navigation_refused.emit(where)
+        if isMainFrame:
+            self.left.emit(where)
         return False
 
 
@@ -168,6 +181,9 @@ class ChallengeView(QDialog):
 
     cancelled = Signal(str)
     """merchantChargeId: the clerk closed the challenge before it had a result."""
+    navigated_away = Signal(str)
+    """merchantChargeId: the bank's page tried to leave for an address the view refuses; the
+    panel has closed and the challenge is over."""
 
     def __init__(self, challenge: Challenge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -194,6 +210,9 @@ class ChallengeView(QDialog):
         host = QUrl(challenge.step_up_url).host().lower()
         self.page = ChallengePage(self.profile, host, self.view)
         self.view.setPage(self.page)
+        # Queued: the panel closes (and its page stops) after Chromium's navigation callback
+        # has returned, never inside it.
+        self.page.left.connect(self._left, Qt.ConnectionType.QueuedConnection)
         self.view.setAcceptDrops(False)
         self.view.setFixedSize(challenge.width, challenge.height)
         self.cancel_button = QPushButton(self.tr("Cancel the confirmation"), self)
@@ -215,6 +234,18 @@ class ChallengeView(QDialog):
         self._finished = True
         logger.info("3DS challenge of %s cancelled by the clerk", self.challenge.merchant_charge_id)
         self.cancelled.emit(self.challenge.merchant_charge_id)
+        self.close_view()
+
+    def _left(self, where: str) -> None:
+        if self._finished:
+            return
+        self._finished = True
+        logger.warning(
+            "3DS challenge of %s ended: the bank's page tried to go to %s",
+            self.challenge.merchant_charge_id,
+            where,
+        )
+        self.navigated_away.emit(self.challenge.merchant_charge_id)
         self.close_view()
 
     def close_view(self) -> None:

@@ -53,7 +53,7 @@ from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
 from checkout_desktop.domain.shown_status import money_status
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.tenders import CardTender, PixTender, WalletTender
-from checkout_desktop.domain.three_ds import Challenge, ThreeDsPolicy
+from checkout_desktop.domain.three_ds import AuthenticationResult, Challenge, ThreeDsPolicy
 from checkout_desktop.domain.wire import ChargeAuthorizationRequest
 from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.ui.adapter import QtEventAdapter
@@ -905,8 +905,14 @@ class ChargeScreen(QWidget):
         view.cancelled.connect(self._service.three_ds.cancel_challenge)
         # Closed by the clerk: forgotten at once, so nothing later touches a deleted view.
         view.cancelled.connect(self._forget_challenge)
+        # The bank's page tried to send the customer elsewhere: ended, never charged.
+        view.navigated_away.connect(self._challenge_left)
         self.challenge = view
         view.start()
+
+    def _challenge_left(self, mcid: str) -> None:
+        self._service.three_ds.end_challenge(mcid, AuthenticationResult.NAVIGATION_REFUSED)
+        self._forget_challenge()
 
     def _forget_challenge(self, _mcid: str = "") -> None:
         self.challenge = None

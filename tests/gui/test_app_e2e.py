@@ -622,8 +622,11 @@ def test_the_clerk_cancels_the_challenge(shop: Shop) -> None:
         assert not panel.receipt_button.isEnabled()
 
 
-def test_the_challenge_view_refuses_other_hosts_and_has_no_bridge(shop: Shop) -> None:
-    with three_ds(shop) as screen:
+@pytest.mark.parametrize("fallback", ["refuse", "without"])
+def test_the_challenge_view_refuses_other_hosts_and_has_no_bridge(
+    shop: Shop, fallback: ThreeDsFallback
+) -> None:
+    with three_ds(shop, fallback=fallback) as screen:
         outcomes = start_charge(shop, "4000000000003220")
         view = bank_page(screen)
         refused: list[str] = []
@@ -631,15 +634,30 @@ def test_the_challenge_view_refuses_other_hosts_and_has_no_bridge(shop: Shop) ->
         # No web channel: nothing of the terminal is reachable from the bank's page.
         assert view.page.webChannel() is None
         assert challenge_js(view, "typeof qt === 'undefined' || !qt.webChannelTransport", "qt")
+        # A window of its own is simply not opened: the customer still answers on this page.
         assert challenge_js(view, "window.open('https://example.com/') === null", "window.open")
+        assert challenge_js(view, "!!document.getElementById('acs-code')", "the ACS form")
+        assert screen.challenge is view and not outcomes
+        assert view.profile.isOffTheRecord() is not False
+        # The bank's page sends the customer to another address: refused, and the challenge
+        # ends at once (never 10 minutes of "waiting for the customer at the bank").
         challenge_js(view, "location.href = 'https://example.com/'; true", "navigating away")
         spin_until(lambda: "https://example.com" in refused, "the refused navigation")
-        # Still on the bank's page: the customer can answer.
-        assert challenge_js(view, "!!document.getElementById('acs-code')", "the ACS form")
-        assert view.profile.isOffTheRecord() is not False
-        type_code(view, "1234")
-        spin_until(lambda: bool(outcomes), "the outcome", 30)
-        assert screen.result.status.text() == "Paid"
+        spin_until(lambda: bool(outcomes), "the outcome", 10)
+        outcome = outcomes[0]
+        assert screen.challenge is None
+        # Suspicious, so never charged without 3DS, whatever the settings say.
+        assert (outcome.attempt, outcome.status) == (AttemptState.REJECTED, None)
+        assert outcome.message.args["status"] == "NAVIGATION_REFUSED"
+        assert screen.result.status.text() == "Authentication failed"
+        said = screen.result.message.text()
+        assert "the bank's page tried to open another address" in said, said
+        assert screen.result.retry_button.isVisibleTo(screen.result)
+        mcid = outcome.merchant_charge_id
+        record = shop.terminal.service.store.repo.charge(mcid)
+        assert record is None or record.status is None
+        flow = shop.terminal.service.store.repo.three_ds_flow(mcid)
+        assert flow is not None and flow.result == "NAVIGATION_REFUSED"
 
 
 def test_a_gateway_error_charges_nothing(shop: Shop) -> None:
