@@ -181,6 +181,8 @@ class ChallengeView(QDialog):
 
     cancelled = Signal(str)
     """merchantChargeId: the clerk closed the challenge before it had a result."""
+    closed = Signal()
+    """The panel went away (a result, the clerk's cancel, a page that left)."""
     navigated_away = Signal(str)
     """merchantChargeId: the bank's page tried to leave for an address the view refuses; the
     panel has closed and the challenge is over."""
@@ -256,6 +258,7 @@ class ChallengeView(QDialog):
         self._closed = True
         self.page.triggerAction(QWebEnginePage.WebAction.Stop)
         self.hide()
+        self.closed.emit()
         owner = self.parentWidget()
         if owner is not None:
             # The panel was the active window: the clerk's keys (Ctrl+Enter, F2) work again

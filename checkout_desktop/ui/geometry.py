@@ -44,6 +44,27 @@ def place_on_screen(window: QWidget, available: QRect | None = None) -> bool:
     return True
 
 
+def place_beside(window: QWidget, other: QWidget, gap: int = 16) -> None:
+    """Move `window` (about to be shown) where it does not cover `other`: to its left, else
+    to its right, else below or above it, inside the screen's available area."""
+    area = available_area(other)
+    size = window.frameGeometry().size().expandedTo(window.sizeHint() + _FRAME_ALLOWANCE)
+    covered = other.frameGeometry()
+    top = max(area.top(), min(covered.top(), area.bottom() - size.height()))
+    left = max(area.left(), min(covered.left(), area.right() - size.width()))
+    for x, y in (
+        (covered.left() - gap - size.width(), top),
+        (covered.right() + gap, top),
+        (left, covered.bottom() + gap),
+        (left, covered.top() - gap - size.height()),
+    ):
+        if area.contains(QRect(x, y, size.width(), size.height())):
+            window.move(x, y)
+            return
+    # No room on any side: the screen's corner that hides the least of it.
+    window.move(area.topLeft())
+
+
 def bring_to_front(window: QWidget) -> None:
     """Show `window` above the others, un-minimised but otherwise as it was (maximised stays)."""
     state = window.windowState() & ~Qt.WindowState.WindowMinimized

@@ -34,7 +34,12 @@ from checkout_desktop.domain.learned import LEARNED_FLAGS, LearnedFlag
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
-from checkout_desktop.ui.geometry import bring_to_front, place_on_screen, scrollable
+from checkout_desktop.ui.geometry import (
+    bring_to_front,
+    place_beside,
+    place_on_screen,
+    scrollable,
+)
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.listener_notice import ListenerFailureNotice
 from checkout_desktop.ui.loop import read
@@ -55,6 +60,7 @@ if TYPE_CHECKING:
     from checkout_desktop.settings import Profile, Settings
     from checkout_desktop.store.ports import EventReads
     from checkout_desktop.ui.card_page import CardPage
+    from checkout_desktop.ui.challenge_view import ChallengeView
     from checkout_desktop.ui.events_panel import EventsPanel
     from checkout_desktop.ui.history_panel import HistoryPanel
     from checkout_desktop.ui.receipts import Receipt, RefundOnReceipt
@@ -637,6 +643,10 @@ class MainWindow(QMainWindow):
         """Say why the window stays open, and offer to close it once the charge is recorded."""
         if self._close_box is not None and self._close_box.isVisible():
             return
+        challenge = self.charge_screen.challenge
+        if challenge is not None and challenge.isVisible():
+            self._ask_close_during_challenge(challenge)
+            return
         box = QMessageBox(self)
         box.setObjectName("closeDuringCharge")
         box.setIcon(QMessageBox.Icon.Information)
@@ -653,6 +663,49 @@ class MainWindow(QMainWindow):
         later.clicked.connect(self.request_close)
         self._close_box = box
         box.open()
+
+    def _ask_close_during_challenge(self, challenge: ChallengeView) -> None:
+        """The customer is answering the bank: the clerk may cancel that and close (nothing is
+        charged) or keep it open. The question never blocks nor covers the bank's page, and it
+        goes away with the challenge (once the bank answers, the charge may move money)."""
+        box = QMessageBox(self)
+        box.setObjectName("closeDuringChallenge")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("The customer is confirming at the bank"))
+        box.setText(
+            self.tr(
+                "The customer is still confirming the payment at the bank. Cancel the "
+                "confirmation and close the window? Nothing will be charged."
+            )
+        )
+        stop = box.addButton(
+            self.tr("&Cancel the confirmation and close"), QMessageBox.ButtonRole.AcceptRole
+        )
+        stop.setObjectName("cancelChallengeAndClose")
+        keep = box.addButton(self.tr("&Keep it open"), QMessageBox.ButtonRole.RejectRole)
+        keep.setObjectName("keepOpenDuringChallenge")
+        box.setDefaultButton(keep)
+        stop.clicked.connect(self._cancel_challenge_and_close)
+        challenge.closed.connect(box.close)
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        # Gone once answered or once the challenge is: a later close asks afresh.
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(self._close_box_answered)
+        self._close_box = box
+        place_beside(box, challenge)
+        box.show()
+
+    def _close_box_answered(self) -> None:
+        self._close_box = None
+
+    def _cancel_challenge_and_close(self) -> None:
+        challenge = self.charge_screen.challenge
+        if challenge is None:
+            # The bank answered meanwhile: the charge may be under way; ask as for any charge.
+            self._ask_close_after_charge()
+            return
+        challenge.cancel()
+        self.request_close()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.charge_screen.in_flight:

@@ -2046,6 +2046,18 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>&amp;Keep it open</source>
         <translation>&amp;Manter aberta</translation>
     </message>
+    <message>
+        <source>The customer is confirming at the bank</source>
+        <translation>O cliente está confirmando no banco</translation>
+    </message>
+    <message>
+        <source>The customer is still confirming the payment at the bank. Cancel the confirmation and close the window? Nothing will be charged.</source>
+        <translation>O cliente ainda está confirmando o pagamento no banco. Cancelar a confirmação e fechar a janela? Nada será cobrado.</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel the confirmation and close</source>
+        <translation>&amp;Cancelar a confirmação e fechar</translation>
+    </message>
 </context>
 <context>
     <name>MoneyActionDialog</name>

@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.charges.service import ChargeOutcome
@@ -658,6 +659,67 @@ def test_the_challenge_view_refuses_other_hosts_and_has_no_bridge(
         assert record is None or record.status is None
         flow = shop.terminal.service.store.repo.three_ds_flow(mcid)
         assert flow is not None and flow.result == "NAVIGATION_REFUSED"
+
+
+def close_question(shop: Shop, view: ChallengeView) -> Any:
+    """The window asked to close while the customer answers the bank: the clerk's question."""
+
+    window = shop.window
+    window.close()
+    assert window.isVisible()  # refused: the charge is still running
+    (box,) = asked(window)
+    said = box.text()
+    assert "still confirming the payment at the bank" in said, said
+    assert "Nothing will be charged" in said, said
+    # It never blocks the bank's page, and does not cover it.
+    assert box.windowModality() == Qt.WindowModality.NonModal
+    assert QApplication.activeModalWidget() is None
+    assert not box.frameGeometry().intersects(view.frameGeometry())
+    window.close()  # asking again does not stack a second question
+    assert asked(window) == [box]
+    return box
+
+
+def asked(window: MainWindow) -> list[Any]:
+    """The close-during-a-challenge questions on screen."""
+    from PySide6.QtWidgets import QMessageBox
+
+    boxes = window.findChildren(QMessageBox, "closeDuringChallenge")
+    return [box for box in boxes if box.isVisible()]
+
+
+@pytest.mark.parametrize("choice", ["keep it open", "cancel and close"])
+def test_closing_during_a_challenge_leaves_the_bank_page_usable(
+    shop: Shop, choice: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtWidgets import QPushButton
+
+    closes: list[bool] = []
+    # The shop's window serves the whole module: its closing is recorded, not done.
+    monkeypatch.setattr(shop.window, "request_close", lambda: closes.append(True))
+    with three_ds(shop, fallback="without") as screen:
+        outcomes = start_charge(shop, "4000000000003220")
+        view = bank_page(screen)
+        box = close_question(shop, view)
+        if choice == "keep it open":
+            box.findChild(QPushButton, "keepOpenDuringChallenge").click()
+            spin_until(lambda: not asked(shop.window), "the question answered")
+            assert screen.challenge is view and not outcomes
+            # Asked again, the clerk lets it be: the customer's panel still takes a click.
+            box = close_question(shop, view)
+            QTest.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
+        else:
+            box.findChild(QPushButton, "cancelChallengeAndClose").click()
+        spin_until(lambda: bool(outcomes), "the challenge's outcome", 10)
+        outcome = outcomes[0]
+        # Cancelled: nothing charged, even with "charge it without 3DS" in the settings.
+        assert (outcome.attempt, outcome.status) == (AttemptState.REJECTED, None)
+        assert outcome.message.args["status"] == "CANCELLED"
+        assert screen.challenge is None
+        spin_until(lambda: not asked(shop.window), "the question to go with the challenge")
+        assert closes == ([True] if choice == "cancel and close" else [])
+        record = shop.terminal.service.store.repo.charge(outcome.merchant_charge_id)
+        assert record is None or record.status is None
 
 
 def test_a_gateway_error_charges_nothing(shop: Shop) -> None:
