@@ -225,6 +225,40 @@ def _settle(charge: SandboxCharge) -> None:
         charge.status = ChargeStatus.PAID
 
 
+# -- the test cards' rules, for every call that charges a card (plain or after 3DS) ------------
+
+
+def refuse_unanswered(merchant_charge_id: str, cards: list[CardToken]) -> None:
+    """The gateway-error card: HTTP 500 before anything is created. No charge exists after it
+    and the card tokens stay usable: nothing happened."""
+    if any(card.behaviour == CardBehaviour.GATEWAY_ERROR for card in cards):
+        logger.info("charge %s: gateway error (test card)", merchant_charge_id)
+        raise api_error(500, "gateway error: the acquirer did not answer; no charge was created")
+
+
+def decide_card(
+    txn: SandboxTransaction, card: CardToken, *, late_capture: bool, authenticated: bool
+) -> None:
+    """A card's answer by its test number: denied, or approved (PAID or PRE_AUTHORIZED). A
+    card whose issuer insists on 3DS is denied unless it was `authenticated` by the 3DS flow."""
+    if card.behaviour == CardBehaviour.DENIED:
+        _deny(txn)
+    elif card.behaviour in ISSUER_REQUIRES_3DS and not authenticated:
+        # Public sources show no deferred challenge on the plain path: an issuer that insists
+        # on authentication denies the card there (the 3DS flow is its own calls).
+        _deny(txn, "NEGADA: o emissor exige autenticacao 3DS")
+    else:
+        _approve(txn, late_capture)
+
+
+async def late_card_reply(server: SandboxServer, cards: list[CardToken]) -> None:
+    """The slow card: the charge exists and is settled; only the reply is late (the ambiguous
+    case), after `slow_card_delay_s`."""
+    slow = any(card.behaviour == CardBehaviour.SLOW for card in cards)
+    if slow and not await server.sleep_unless_stopping(server.config.slow_card_delay_s):
+        raise api_error(503, "the sandbox is stopping")
+
+
 _TOKEN_SPELLINGS = ("temporatyCardToken", "temporaryCardToken")
 _DOCUMENTED_DOCUMENT = re.compile(r"^\d{9}$|^\d{11}$|^[A-Z0-9]{9}$")
 
@@ -302,10 +336,7 @@ async def authorize(request: web.Request) -> web.Response:
             business_code=DUPLICATE_MERCHANT_CHARGE_ID,
         )
     cards = _resolve_tokens(server, wanted)
-    if any(card.behaviour == CardBehaviour.GATEWAY_ERROR for card in cards):
-        # No charge is created and the card tokens stay usable: nothing happened.
-        logger.info("charge %s: gateway error (test card)", wanted.merchantChargeId)
-        raise api_error(500, "gateway error: the acquirer did not answer; no charge was created")
+    refuse_unanswered(wanted.merchantChargeId, cards)
 
     # From here to the insert there is no await: a concurrent request with the same
     # merchantChargeId sees either nothing or the whole charge.
@@ -329,14 +360,7 @@ async def authorize(request: web.Request) -> web.Response:
             response_code="",
             reason_message="PENDENTE",
         )
-        if card.behaviour == CardBehaviour.DENIED:
-            _deny(txn)
-        elif card.behaviour in ISSUER_REQUIRES_3DS:
-            # Public sources show no deferred challenge on this path: an issuer that insists
-            # on authentication denies the card here (the 3DS flow is its own calls).
-            _deny(txn, "NEGADA: o emissor exige autenticacao 3DS")
-        else:
-            _approve(txn, wanted.lateCapture)
+        decide_card(txn, card, late_capture=wanted.lateCapture, authenticated=False)
         transactions.append(txn)
     charge = SandboxCharge(
         id=str(uuid.uuid4()),
@@ -355,10 +379,7 @@ async def authorize(request: web.Request) -> web.Response:
     logger.info("charge %s: %s", charge.merchant_charge_id, charge.status.value)
     notify_payment(server, charge)
     reply = charge_reply(charge, naive=server.variants.timestamps == "naive-brt")
-    slow = any(card.behaviour == CardBehaviour.SLOW for card in cards)
-    # The charge exists and is settled; only the reply is late (the ambiguous case).
-    if slow and not await server.sleep_unless_stopping(server.config.slow_card_delay_s):
-        raise api_error(503, "the sandbox is stopping")
+    await late_card_reply(server, cards)
     return json_response(reply)
 
 

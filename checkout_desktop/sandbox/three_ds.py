@@ -38,12 +38,13 @@ from checkout_desktop.sandbox.cards import CardBehaviour
 from checkout_desktop.sandbox.charges import (
     THREE_DS_APPROVED,
     THREE_DS_REJECTED,
-    _approve,
-    _deny,
     _digits,
     _json_body,
     _settle,
+    decide_card,
+    late_card_reply,
     notify_payment,
+    refuse_unanswered,
     validation_errors,
 )
 from checkout_desktop.sandbox.httpkit import BodyProblem, json_response, read_json_object
@@ -397,6 +398,8 @@ async def authorization(request: web.Request) -> web.Response:
             [field_error("transactions[0].card", "card token already used")],
             business_code=INVALID_CARD_TOKEN,
         )
+    # The test cards' rules hold here as on the plain authorization (one place for them).
+    refuse_unanswered(session.merchant_charge_id, [session.card])
     # From here to the insert there is no await: a concurrent request sees all or nothing.
     session.authorized = True
     session.card.used = True
@@ -417,10 +420,7 @@ async def authorization(request: web.Request) -> web.Response:
         response_code="",
         reason_message="",
     )
-    if session.card.behaviour == CardBehaviour.DENIED:
-        _deny(txn)
-    else:
-        _approve(txn, late_capture=not capture)
+    decide_card(txn, session.card, late_capture=not capture, authenticated=True)
     charge = SandboxCharge(
         id=session.charge_id,
         merchant_charge_id=session.merchant_charge_id,
@@ -441,6 +441,7 @@ async def authorization(request: web.Request) -> web.Response:
     reply = charge_reply(charge, naive=server.variants.timestamps == "naive-brt")
     if server.variants.three_ds_reply == "wrapped":
         reply = {"charge": reply}
+    await late_card_reply(server, [session.card])
     delay = server.config.faults.money_reply_delay_s
     # The charge exists; only the reply is late (the ambiguous case).
     if delay > 0 and not await server.sleep_unless_stopping(delay):

@@ -26,6 +26,8 @@ from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from tests.integration.charging_support import (
     APPROVED,
     BROWSER,
+    GATEWAY_ERROR,
+    SLOW,
     THREE_DS_CHALLENGE,
     THREE_DS_FRICTIONLESS,
     THREE_DS_REJECTED,
@@ -481,6 +483,45 @@ async def test_a_lost_reply_of_the_3ds_authorization_is_settled_by_asking(
         # Sent once; the answer came from the charge query.
         assert calls_to(stack, "/3ds/authorization") == 0  # its reply never arrived
         assert calls_to(stack, f"/charge/{mcid}") >= 1
+    assert list(sandbox.state.charges) == [mcid]
+
+
+@pytest.mark.asyncio
+async def test_a_gateway_error_after_3ds_charges_nothing_and_is_never_resent(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    # The gateway-error test card is frictionless under 3DS; its 3DS authorization is a 500.
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        outcome = await three_ds_charge(stack, access, GATEWAY_ERROR, fallback="without")
+        assert outcome.attempt in (AttemptState.NOT_FOUND, AttemptState.REJECTED)
+        assert outcome.status is None
+        mcid = outcome.merchant_charge_id
+        # Its one call answered 500.
+        assert [c for _, p, c in stack.calls if p.endswith("/3ds/authorization")] == [500]
+        # Never sent again, nor charged without 3DS: authentication had succeeded.
+        assert calls_to(stack, "/charge/authorization") == 0
+        assert await stack.service.can_start_charge("sale-1")
+        flow = stack.service.store.repo.three_ds_flow(mcid)
+        assert flow is not None and flow.step == ThreeDsStep.DONE
+    assert sandbox.state.charges == {}
+
+
+@pytest.mark.asyncio
+async def test_a_slow_3ds_authorization_is_settled_by_asking_never_resent(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    sandbox.config.slow_card_delay_s = 3.0
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3", timeout_s=1.0) as stack:
+        outcome = await three_ds_charge(stack, access, SLOW)
+        assert (outcome.attempt, outcome.status) == (AttemptState.CREATED, ChargeStatus.PAID)
+        mcid = outcome.merchant_charge_id
+        assert ReasonCode.UNKNOWN_MAY_EXIST in codes(stack, mcid)
+        # Sent once; its reply never arrived, the charge query answered.
+        assert calls_to(stack, "/3ds/authorization") == 0
+        assert calls_to(stack, f"/charge/{mcid}") >= 1
+        assert len(stack.service.store.repo.attempts_for_sale("sale-1")) == 1
     assert list(sandbox.state.charges) == [mcid]
 
 

@@ -6,6 +6,7 @@ import logging
 import re
 from typing import Any
 
+import httpx
 import pytest
 
 from checkout_desktop.domain.enums import ChargeStatus
@@ -20,6 +21,9 @@ FRICTIONLESS = "4000000000003063"
 CHALLENGE = "4000000000003220"
 REJECTED = "4000008400001629"
 UNAVAILABLE = "4000000000001042"
+GATEWAY_ERROR = "4000000000000119"
+SLOW = "4000000000009995"
+DENIED = "4000000000000002"
 
 
 def authorization_body(charge_id: str, auth_id: str, *, capture: bool = True) -> dict[str, Any]:
@@ -244,3 +248,35 @@ async def test_enrollment_names_the_setup_card_by_its_token(api: Api, sdk: SdkCl
     enrolled = await api.three_ds("enrollment", with_card({"temporaryCardToken": token}))
     assert enrolled.status_code == 200, enrolled.text
     assert enrolled.json()["transactions"][0]["cardholderAuthenticationStatus"] == "Approved"
+
+
+@pytest.mark.asyncio
+async def test_the_3ds_authorization_applies_the_test_cards_rules(api: Api, sdk: SdkClient) -> None:
+    # The test-card table holds with 3DS too: the gateway-error card creates no charge (500),
+    # the denied card is denied, the slow card is PAID but its reply comes late.
+    charge_id, auth_id, enrolled = await api.authenticate(await sdk.tokenize(GATEWAY_ERROR))
+    assert enrolled["transactions"][0]["cardholderAuthenticationStatus"] == "Approved"
+    failed = await api.three_ds("authorization", authorization_body(charge_id, auth_id))
+    assert failed.status_code == 500, failed.text
+    session = api.server.state.three_ds[charge_id]
+    assert api.server.state.charges == {}
+    # Nothing happened: the authentication and its card are still unspent.
+    assert not session.authorized and not session.card.used
+
+    charge_id, auth_id, _ = await api.authenticate(await sdk.tokenize(DENIED))
+    denied = await api.three_ds("authorization", authorization_body(charge_id, auth_id))
+    assert denied.status_code == 200
+    assert ChargeReply.model_validate(denied.json()).chargeStatus == ChargeStatus.DENIED
+
+    api.server.config.slow_card_delay_s = 5.0
+    charge_id, auth_id, _ = await api.authenticate(await sdk.tokenize(SLOW))
+    mcid = api.server.state.three_ds[charge_id].merchant_charge_id
+    with pytest.raises(httpx.ReadTimeout):
+        await api.client.post(
+            f"{api.server.base_url}/api/v1/charge/3ds/authorization",
+            json=authorization_body(charge_id, auth_id),
+            headers=api.headers,
+            timeout=0.5,
+        )
+    # The charge exists and is PAID: only its reply was late (the ambiguous case).
+    assert api.server.state.charges[mcid].status == ChargeStatus.PAID
