@@ -2,9 +2,11 @@
 
 It shows the shop's name and the sale's amount; the QR while a wallet or PIX charge waits; a
 card's amount while the card is keyed; "Paid — thank you!" once paid. It opens on the screen
-chosen in Settings (full screen when that is a second screen); when its screen is removed
-(a monitor unplugged) it moves to the last screen left, never crashes and never takes the
-shop's focus. The charge screen says what to show (`CustomerView`); this window only paints.
+chosen in Settings: full screen when that is a second screen; on the shop's own screen (a PC
+with one monitor) a small window kept above the shop's maximised one, in its bottom-right
+corner, where the customer can see it and the clerk can drag it aside. When its screen is
+removed (a monitor unplugged) it moves to the last screen left, never crashes and never takes
+the shop's focus. The charge screen says what to show (`CustomerView`); this window only paints.
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ from checkout_desktop.ui.qr_panel import QrView, countdown_text, qr_pixmap
 logger = logging.getLogger(__name__)
 
 DISPLAY_QR_SIDE = 360
+SHARED_QR_SIDE = 240
+"""The QR's side on the shop's own screen, in the small window beside the shop's."""
+SHARED_WIDTH = 360
+SHARED_HEIGHT = 470
+SHARED_BOTTOM_MARGIN = 90
+"""Kept clear below the small window on the shop's screen: the shop window's buttons and its
+status line."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,7 @@ class CustomerDisplay(QWidget):
         self.message.setObjectName("displayMessage")
         self.image = QLabel(self)
         self.image.setObjectName("displayQr")
+        self._qr_side = DISPLAY_QR_SIDE
         self.image.setFixedSize(DISPLAY_QR_SIDE, DISPLAY_QR_SIDE)
         self.countdown = QLabel(self)
         self.countdown.setObjectName("displayCountdown")
@@ -106,7 +116,9 @@ class CustomerDisplay(QWidget):
     # -- placement --------------------------------------------------------------------------
 
     def place(self) -> None:
-        """Open on the chosen screen: full screen on a second monitor, a window otherwise."""
+        """Open on the chosen screen: full screen on a second monitor; on the shop's own screen
+        a small window kept on top in its bottom-right corner (a window created before the
+        shop's maximised one would otherwise open behind it, and the customer never sees it)."""
         target = screen_named(self.screen_name)
         if target is None:
             return
@@ -116,18 +128,32 @@ class CustomerDisplay(QWidget):
         if handle is not None:
             handle.setScreen(target)
         if target is not primary and len(QGuiApplication.screens()) > 1:
+            self._share_screen(False)
             self.setGeometry(geometry)
             self.showFullScreen()
         else:
-            width = min(800, geometry.width())
-            height = min(600, geometry.height())
+            self._share_screen(True)
+            width = min(SHARED_WIDTH, geometry.width() // 3)
+            height = min(SHARED_HEIGHT, geometry.height())
+            bottom = max(geometry.y() + height, geometry.bottom() + 1 - SHARED_BOTTOM_MARGIN)
             self.setGeometry(
-                geometry.x() + geometry.width() - width,
-                geometry.y(),
-                width,
-                height,
+                geometry.x() + geometry.width() - width, bottom - height, width, height
             )
             self.showNormal()
+            self.raise_()
+
+    def _share_screen(self, shared: bool) -> None:
+        """Kept on top with a smaller QR on the shop's own screen; a plain window on its own."""
+        on_top = bool(self.windowFlags() & Qt.WindowType.WindowStaysOnTopHint)
+        if on_top != shared:
+            # Changing a window's flags hides it; `place` shows it again.
+            self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, shared)
+        side = SHARED_QR_SIDE if shared else DISPLAY_QR_SIDE
+        if side != self._qr_side:
+            self._qr_side = side
+            self.image.setFixedSize(side, side)
+            self._qr_shown = None  # drawn again at its new size
+            self.show_view(self.view)
 
     def _screen_removed(self, screen: QScreen) -> None:
         # The monitor it was on is gone: move to a screen that is left (Qt would otherwise leave
@@ -157,7 +183,7 @@ class CustomerDisplay(QWidget):
             self.countdown.clear()
         else:
             if self._qr_shown != qr.merchant_charge_id:
-                pixmap = qr_pixmap(qr.image, qr.code, DISPLAY_QR_SIDE)
+                pixmap = qr_pixmap(qr.image, qr.code, self._qr_side)
                 if pixmap is not None:
                     self.image.setPixmap(pixmap)
                 self._qr_shown = qr.merchant_charge_id

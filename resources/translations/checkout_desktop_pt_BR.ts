@@ -2316,6 +2316,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Mostrar uma janela para o cliente</translation>
     </message>
     <message>
+        <source>Only one screen is connected: the customer display opens as a small window kept on top in the bottom-right corner of the shop&apos;s screen (drag it aside if it hides something). Connect a second monitor facing the customer to show it full screen there.</source>
+        <translation>Só há uma tela conectada: a tela do cliente abre como uma janela pequena, sempre por cima, no canto inferior direito da tela da loja (arraste-a se ela esconder algo). Conecte um segundo monitor voltado para o cliente para mostrá-la em tela cheia.</translation>
+    </message>
+    <message>
         <source>PIX QR valid for</source>
         <translation>QR PIX válido por</translation>
     </message>

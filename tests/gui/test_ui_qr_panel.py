@@ -146,3 +146,46 @@ def test_the_display_follows_the_sale_and_survives_its_screen_going(qtbot: QtBot
     # No controls: nothing on it can be pressed or typed into.
     assert display.findChildren(QAbstractButton) == []
     assert display.findChildren(QLineEdit) == []
+
+
+def test_on_the_shops_own_screen_the_display_stays_on_top_in_a_corner_without_focus(
+    qtbot: QtBot,
+) -> None:
+    # One monitor (the offscreen platform has one): the display shares the shop's screen, so
+    # it is kept above the shop's maximised window, small, in its corner, and never takes the
+    # keyboard from the clerk.
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    display = CustomerDisplay(shop_name="Loja Teste")
+    qtbot.addWidget(display)
+    display.place()
+    assert display.isVisible()
+    flags = display.windowFlags()
+    assert flags & Qt.WindowType.WindowStaysOnTopHint
+    assert flags & Qt.WindowType.WindowDoesNotAcceptFocus
+    screen = QGuiApplication.primaryScreen().availableGeometry()
+    frame = display.geometry()
+    assert screen.contains(frame)
+    # A corner: the right edge, low on the screen; a third of its width at most.
+    assert frame.right() == screen.right()
+    assert frame.bottom() > screen.center().y()
+    assert frame.width() <= screen.width() // 3 + 1
+    # The QR still fits it whole.
+    waiting = QrView.of(record(image=qr_image(CODE, data_uri=True)))
+    assert waiting is not None
+    display.show_view(CustomerView("qr", 2590, waiting))
+    assert display.image.width() <= frame.width()
+    assert display.image.pixmap().width() == display.image.width()
+
+
+def test_settings_say_the_display_wants_a_second_screen(qtbot: QtBot) -> None:
+    from checkout_desktop.settings import QrSettings
+    from checkout_desktop.ui.qr_settings import QrSettingsBox
+
+    box = QrSettingsBox()
+    qtbot.addWidget(box)
+    box.load(QrSettings(customer_display=True))
+    box.show()
+    assert box.one_screen.isVisible()
+    assert "second" in box.one_screen.text()
