@@ -28,7 +28,7 @@ from checkout_desktop.domain.charge_events import (
 from checkout_desktop.domain.deliveries import Applied
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpState
-from checkout_desktop.domain.qr import with_expiry
+from checkout_desktop.domain.qr import is_qr, with_expiry
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import (
     TIMELINE_SOURCES,
@@ -36,7 +36,7 @@ from checkout_desktop.domain.records import (
     MergeResult,
     MoneyOpRecord,
 )
-from checkout_desktop.domain.shown_status import NEVER_CHARGED_ATTEMPTS
+from checkout_desktop.domain.shown_status import NEVER_CHARGED_ATTEMPTS, shown_status
 from checkout_desktop.domain.state import AttemptState, ChargeState, Outcome
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
@@ -408,7 +408,17 @@ async def inbox_applier(
         charges, update, source=WEBHOOK, source_ref=source_ref
     )
     outcome = _INBOX_OUTCOMES[result.outcome]
-    return Applied(outcome=Reason.of(outcome, why=result.reason), events=result.events)
+    before = None if result.previous is None or not is_qr(result.previous) else result.previous
+    shown = None if before is None else shown_status(before)
+    if shown is None:
+        return Applied(outcome=Reason.of(outcome, why=result.reason), events=result.events)
+    # A QR's notification keeps what the History showed before it (the merge's reason names
+    # only charge statuses, which stay PRE_AUTHORIZED through an expiry the service reports so):
+    # the event list tells a payment that landed after the QR had ended from an ordinary one.
+    return Applied(
+        outcome=Reason.of(outcome, why=result.reason, shown_before=str(shown)),
+        events=result.events,
+    )
 
 
 _INBOX_LEDGER = Ledger()

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from checkout_desktop.domain.enums import Verdict
-from checkout_desktop.domain.event_status import StatusMatch, status_walks
+from checkout_desktop.domain.event_status import status_walks
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
@@ -45,6 +45,9 @@ class NewEvent:
     content_type: str | None = None
     remote: str | None = None
     duplicate_of: int | None = None
+    shown_status: str | None = None
+    """The status the list shows it with (`domain/event_status.py` `event_shown_status`: a QR
+    notification's in the History's words); None: its `status`."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +74,9 @@ class EventSummary:
     qr_tender: str | None
     """WALLET or PIX when the charge is ours and was a QR (its transaction's payment type),
     else None: the charge status a QR's notification carries means something else to a clerk."""
-    qr_transaction_status: str | None
-    """That QR transaction's latest status (the charge's now, not the notification's)."""
+    shown_status: str | None
+    """The status the list shows (`domain/event_status.py`): a QR notification's in the words
+    the History uses for the state it describes, any other's as it came."""
 
 
 def _refuse_constant(name: str) -> Any:
@@ -119,8 +123,8 @@ class EventFilter:
     """Types left out (the inbox's own health self-tests, unless asked for)."""
     statuses: tuple[str, ...] = ()
     """Stored statuses, as the service sent them."""
-    shown: tuple[StatusMatch, ...] = ()
-    """A status as the list shows it (`domain/event_status.py` EVENT_STATUS_CHOICES): a QR
+    shown: tuple[str, ...] = ()
+    """Statuses as the list shows them (`domain/event_status.py` EVENT_STATUS_CHOICES): a QR
     charge's notifications in the QR's words, a card's in its own."""
     verdicts: tuple[Verdict, ...] = ()
     charge: str | None = None

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from checkout_desktop.domain.carddata import mask_card_numbers, mask_text
 from checkout_desktop.domain.deliveries import NewEvent
 from checkout_desktop.domain.enums import Verdict, WebhookBodyType, WebhookEventType
+from checkout_desktop.domain.event_status import event_shown_status
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import (
     ChargeUpdate,
@@ -398,6 +399,7 @@ def _accepted(
             merchant_charge_id=data.merchantChargeId,
             charge_id=update.charge_id,
             status=data.status.value,
+            shown_status=event_shown_status(update),
             content_type=received.content_type,
             remote=received.remote,
         )

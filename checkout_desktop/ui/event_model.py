@@ -24,7 +24,7 @@ from checkout_desktop.domain.deliveries import MAX_PAGE, EventFilter, EventPage,
 from checkout_desktop.ui.formatting import format_instant
 from checkout_desktop.ui.labels import event_type_label, status_label, verdict_label
 from checkout_desktop.ui.loop import read
-from checkout_desktop.ui.qr_texts import qr_event_status_text, qr_status_text
+from checkout_desktop.ui.qr_texts import qr_event_sentence, qr_status_text
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.table_model import ModelIndex, ReadOnlyTableModel
 
@@ -32,6 +32,14 @@ if TYPE_CHECKING:
     from checkout_desktop.store.ports import EventReads
 
 logger = logging.getLogger(__name__)
+
+
+def event_status_text(shown: str | None) -> str:
+    """A delivery's shown status (`domain/event_status.py`) in the clerk's words: the History's
+    for a QR's notification (awaiting payment, paid, expired, cancelled), a card's as labelled."""
+    if shown == "AWAITING_PAYMENT":
+        return qr_status_text("PRE_AUTHORIZED")
+    return status_label(shown)
 
 
 EVENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -460,13 +468,17 @@ class EventListModel(ReadOnlyTableModel):
         if name == "type":
             return event_type_label(event.event_type or event.body_type)
         if name == "status":
-            if event.qr_tender:
-                return qr_event_status_text(event.status, event.qr_transaction_status)
-            return status_label(event.status)
+            return event_status_text(event.shown_status or event.status)
         if name == "charge":
             return event.merchant_charge_id or event.charge_id or "—"
         if name == "verdict":
             return verdict_label(event.verdict.value)
+        if not event.reason:
+            # A QR's notification that moved its charge: what it did, in the status column's
+            # word (the merge's reason names charge statuses, which a QR's words do not follow).
+            said = qr_event_sentence(event.shown_status, event.qr_tender, event.merge_data)
+            if said is not None:
+                return said
         # A QR charge's statuses read in the reason as in the status column beside it.
         words = qr_status_text if event.qr_tender else None
         reason = (

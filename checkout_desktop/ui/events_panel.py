@@ -26,18 +26,17 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.domain.deliveries import EventFilter, StoredEvent
 from checkout_desktop.domain.enums import Verdict, WebhookBodyType, WebhookEventType
-from checkout_desktop.domain.event_status import EVENT_STATUS_CHOICES, OTHER, Tender
+from checkout_desktop.domain.event_status import EVENT_STATUS_CHOICES
 from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
-from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel
+from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel, event_status_text
 from checkout_desktop.ui.formatting import format_instant_precise
 from checkout_desktop.ui.labels import (
     event_type_label,
-    status_label,
     verdict_explanation,
     verdict_label,
 )
 from checkout_desktop.ui.loop import read
-from checkout_desktop.ui.qr_texts import qr_event_status_text, qr_status_text
+from checkout_desktop.ui.qr_texts import qr_event_sentence, qr_status_text
 from checkout_desktop.ui.reasons import reason_text
 from checkout_desktop.ui.text_table import PaintedTextTable
 
@@ -51,13 +50,9 @@ SEARCH_DEBOUNCE_MS = 300
 
 
 def event_status_choice_text(key: str) -> str:
-    """A choice of the status filter in the words the list shows its rows with (its first
-    match's: a QR's in the QR's words)."""
-    match = EVENT_STATUS_CHOICES[key][0]
-    if match.tender == Tender.QR:
-        txn = None if match.qr_transaction in (None, OTHER) else match.qr_transaction
-        return qr_event_status_text(match.status, txn)
-    return status_label(match.status)
+    """A choice of the status filter in the words the list shows its rows with (a QR's
+    notifications in the History's words)."""
+    return event_status_text(EVENT_STATUS_CHOICES[key][0])
 
 
 class EventDetail(QWidget):
@@ -113,9 +108,11 @@ class EventDetail(QWidget):
         if event.duplicate_of is not None:
             lines.append(self.tr("First delivery: event #{id}").format(id=event.duplicate_of))
         if event.merge_outcome:
+            said = qr_event_sentence(event.shown_status, event.qr_tender, event.merge_data)
             lines.append(
                 self.tr("Charge update: {outcome}").format(
-                    outcome=reason_text(event.merge_data, event.merge_outcome, status_words=words)
+                    outcome=said
+                    or reason_text(event.merge_data, event.merge_outcome, status_words=words)
                 )
             )
         self.summary.setText("\n".join(lines))

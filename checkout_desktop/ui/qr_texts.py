@@ -106,18 +106,44 @@ def qr_status_text(status: str | None, transaction_status: str | None = None) ->
     return status_label(status)
 
 
-def qr_event_status_text(status: str | None, transaction_status: str | None) -> str:
-    """A QR charge's notification's status as the clerk means it. The notification carries the
-    charge's status at that moment; `transaction_status` is the QR transaction's latest, so it
-    only tells how a QR the notification says had ended, ended (expired or cancelled), and not
-    when it was paid since: then the QR had "Ended", which is true of both."""
-    charge = (status or "").upper()
-    if charge in _ENDED:
-        txn = (transaction_status or "").upper()
-        if txn in _ENDED:
-            return status_label(txn)
-        return QCoreApplication.translate("Labels", "Ended")
-    return qr_status_text(status)
+def qr_event_sentence(shown: str | None, kind: str | None, merge: Reason | None) -> str | None:
+    """What a QR charge's notification did, in one sentence that names it with the word the list
+    shows it with (`shown`: the History's word for the state it describes): created, paid, paid
+    after the QR had ended (the merge kept what the History showed before), expired or
+    cancelled. None when the notification changed nothing or is not a QR's (the usual words)."""
+    if merge is None or merge.code != ReasonCode.INBOX_APPLIED or not kind:
+        return None
+    if kind.upper() not in _QR_TYPES:
+        return None
+    name = kind_text(PaymentType(kind.upper()))
+    status = (shown or "").upper()
+    word = (
+        QCoreApplication.translate("Labels", "Awaiting payment")
+        if status == "AWAITING_PAYMENT"
+        else status_label(shown)
+    )
+    before = str(merge.args.get("shown_before") or "").upper()
+    if status == "PAID" and before in _ENDED:
+        text = QCoreApplication.translate(
+            "EventList",
+            "{status}: the customer's payment landed after the {kind} QR had ended; refund it if "
+            "the sale was paid another way.",
+        )
+    elif status == "PAID":
+        text = QCoreApplication.translate("EventList", "{status}: the customer paid the {kind} QR.")
+    elif status == "AWAITING_PAYMENT":
+        text = QCoreApplication.translate(
+            "EventList", "{status}: the {kind} QR awaits the customer's payment."
+        )
+    elif status == "EXPIRED":
+        text = QCoreApplication.translate("EventList", "{status}: the {kind} QR expired unpaid.")
+    elif status == "CANCELED":
+        text = QCoreApplication.translate(
+            "EventList", "{status}: the {kind} QR was cancelled; nothing was paid."
+        )
+    else:
+        return None
+    return text.format(status=word, kind=name)
 
 
 @dataclass(frozen=True)
@@ -235,7 +261,7 @@ __all__ = [
     "QrRefundWords",
     "late_payment",
     "late_payment_notice",
-    "qr_event_status_text",
+    "qr_event_sentence",
     "qr_kind",
     "qr_kind_of",
     "qr_refund_words",

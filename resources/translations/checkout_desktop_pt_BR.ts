@@ -1044,6 +1044,29 @@
     </message>
 </context>
 <context>
+    <name>EventList</name>
+    <message>
+        <source>{status}: the customer&apos;s payment landed after the {kind} QR had ended; refund it if the sale was paid another way.</source>
+        <translation>{status}: o pagamento do cliente chegou depois que o QR {kind} foi encerrado; estorne-o se a venda foi paga de outra forma.</translation>
+    </message>
+    <message>
+        <source>{status}: the customer paid the {kind} QR.</source>
+        <translation>{status}: o cliente pagou o QR {kind}.</translation>
+    </message>
+    <message>
+        <source>{status}: the {kind} QR awaits the customer&apos;s payment.</source>
+        <translation>{status}: o QR {kind} aguarda o pagamento do cliente.</translation>
+    </message>
+    <message>
+        <source>{status}: the {kind} QR expired unpaid.</source>
+        <translation>{status}: o QR {kind} expirou sem pagamento.</translation>
+    </message>
+    <message>
+        <source>{status}: the {kind} QR was cancelled; nothing was paid.</source>
+        <translation>{status}: o QR {kind} foi cancelado; nada foi pago.</translation>
+    </message>
+</context>
+<context>
     <name>EventListModel</name>
     <message>
         <source>Received</source>
@@ -1804,10 +1827,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Awaiting payment</source>
         <translation>Aguardando pagamento</translation>
-    </message>
-    <message>
-        <source>Ended</source>
-        <translation>Encerrada</translation>
     </message>
 </context>
 <context>

@@ -46,11 +46,6 @@ def _found_under(shop: Shop, mcid: str, choice: str) -> list[int]:
     return [r.id for r in _rows(shop, EventFilter(charge=mcid, shown=EVENT_STATUS_CHOICES[choice]))]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect: a QR notification's row is worded from its charge status and the "
-    "QR transaction's latest status, not from the notification's own transaction status",
-)
 @pytest.mark.parametrize("variant", ["expired-canceled", "expired-stays", "canceled"])
 @pytest.mark.parametrize("kind", [PIX, WALLET])
 def test_an_expiry_and_a_late_payment_read_the_same_in_the_event_list(

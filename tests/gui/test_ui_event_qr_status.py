@@ -18,9 +18,18 @@ from pytestqt.qtbot import QtBot
 
 from checkout_desktop.domain.deliveries import NewEvent
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus, Verdict
+from checkout_desktop.domain.event_status import event_shown_status
 from checkout_desktop.domain.records import PIX, WALLET, CardSummary, QrSummary, TenderSummary
 from checkout_desktop.domain.state import ChargeUpdate
-from checkout_desktop.domain.wire import CreditInfo, PixInfo, TransactionInfo, WalletInfo
+from checkout_desktop.domain.wire import (
+    CreditInfo,
+    PaymentEnvelope,
+    PixInfo,
+    TransactionInfo,
+    WalletInfo,
+    payment_update,
+    validate_webhook_json,
+)
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.events import EventRepository
@@ -108,11 +117,23 @@ def _charge(
         )
 
 
-def _notification(conn: sqlite3.Connection, n: int, mcid: str, status: str) -> int:
-    """A stored notification about `mcid` carrying the charge status `status`."""
-    body = json.dumps(
-        {"type": "PAYMENT", "id": f"evt-{n}", "data": {"merchantChargeId": mcid, "status": status}}
-    ).encode()
+def _notification(
+    conn: sqlite3.Connection,
+    n: int,
+    mcid: str,
+    status: str,
+    txn: str | None = None,
+    kind: str | None = None,
+) -> int:
+    """A stored notification about `mcid` carrying the charge status `status` and, when given,
+    its transaction's status `txn` (of the tender `kind`), listed as the inbox lists it."""
+    data: dict[str, object] = {"merchantChargeId": mcid, "status": status}
+    if txn is not None:
+        data["transactions"] = [{"paymentType": kind, "transactionId": f"t-{mcid}", "status": txn}]
+    body = json.dumps({"type": "PAYMENT", "id": f"evt-{n}", "data": data}).encode()
+    parsed = validate_webhook_json(body)
+    assert isinstance(parsed, PaymentEnvelope)
+    shown = event_shown_status(payment_update(parsed, received_at=START))
     with db.transaction(conn):
         return EventRepository(conn).insert(
             NewEvent(
@@ -128,6 +149,7 @@ def _notification(conn: sqlite3.Connection, n: int, mcid: str, status: str) -> i
                 merchant_charge_id=mcid,
                 charge_id=f"svc-{mcid}",
                 status=status,
+                shown_status=shown,
             )
         )
 
@@ -160,20 +182,21 @@ def test_qr_notifications_read_in_the_clerks_words(qtbot: QtBot, conn: sqlite3.C
         conn, "wallet-cancelled", kind=WALLET, status=ChargeStatus.CANCELED,
         txn_status=TransactionStatus.CANCELED,
     )  # fmt: skip
-    # Paid after it had ended: its earlier "CANCELED" notification can no longer tell whether
-    # the QR expired or was cancelled, only that it had ended.
+    # Paid after it had ended: its earlier notification still says what it said, expired.
     _charge(conn, "pix-late", kind=PIX, status=ChargeStatus.PAID, txn_status=TransactionStatus.PAID)
     _charge(
         conn, "card", kind="card", status=ChargeStatus.AUTHORIZED,
         txn_status=TransactionStatus.AUTHORIZED,
     )  # fmt: skip
     ids = {
-        "pix-wait": _notification(conn, 1, "pix-wait", "PRE_AUTHORIZED"),
-        "wallet-paid": _notification(conn, 2, "wallet-paid", "AUTHORIZED"),
-        "pix-expired": _notification(conn, 3, "pix-expired", "CANCELED"),
-        "wallet-cancelled": _notification(conn, 4, "wallet-cancelled", "CANCELED"),
-        "pix-late": _notification(conn, 5, "pix-late", "CANCELED"),
-        "card": _notification(conn, 6, "card", "AUTHORIZED"),
+        "pix-wait": _notification(conn, 1, "pix-wait", "PRE_AUTHORIZED", "PRE_AUTHORIZED", PIX),
+        "wallet-paid": _notification(conn, 2, "wallet-paid", "AUTHORIZED", "CAPTURED", WALLET),
+        "pix-expired": _notification(conn, 3, "pix-expired", "CANCELED", "EXPIRED", PIX),
+        "wallet-cancelled": _notification(
+            conn, 4, "wallet-cancelled", "CANCELED", "CANCELED", WALLET
+        ),
+        "pix-late": _notification(conn, 5, "pix-late", "CANCELED", "EXPIRED", PIX),
+        "card": _notification(conn, 6, "card", "AUTHORIZED", "AUTHORIZED", "CREDIT"),
         "unknown": _notification(conn, 7, "not-ours", "PRE_AUTHORIZED"),
     }
     model = EventListModel(SqliteStore(conn).events, page_size=50)
@@ -183,7 +206,7 @@ def test_qr_notifications_read_in_the_clerks_words(qtbot: QtBot, conn: sqlite3.C
         f"wallet-paid#{ids['wallet-paid']}": "Paid",
         f"pix-expired#{ids['pix-expired']}": "Expired",
         f"wallet-cancelled#{ids['wallet-cancelled']}": "Canceled",
-        f"pix-late#{ids['pix-late']}": "Ended",
+        f"pix-late#{ids['pix-late']}": "Expired",
         f"card#{ids['card']}": "Authorized",
         f"not-ours#{ids['unknown']}": "Pre-authorized",
     }
@@ -197,7 +220,7 @@ def test_a_live_qr_notification_reads_in_the_clerks_words_too(
         conn, "wallet-wait", kind=WALLET, status=ChargeStatus.PRE_AUTHORIZED,
         txn_status=TransactionStatus.PRE_AUTHORIZED,
     )  # fmt: skip
-    event_id = _notification(conn, 1, "wallet-wait", "PRE_AUTHORIZED")
+    event_id = _notification(conn, 1, "wallet-wait", "PRE_AUTHORIZED", "PRE_AUTHORIZED", WALLET)
     model.notify_stored(event_id)
     model.flush_now()
     qtbot.waitUntil(lambda: model.rowCount() == 1, timeout=2000)
@@ -214,15 +237,15 @@ def test_in_portuguese_a_waiting_pix_is_awaiting_payment(
         txn_status=TransactionStatus.PRE_AUTHORIZED,
     )  # fmt: skip
     _charge(conn, "pix-late", kind=PIX, status=ChargeStatus.PAID, txn_status=TransactionStatus.PAID)
-    _notification(conn, 1, "pix-wait", "PRE_AUTHORIZED")
-    _notification(conn, 2, "pix-late", "CANCELED")
+    _notification(conn, 1, "pix-wait", "PRE_AUTHORIZED", "PENDING", PIX)
+    _notification(conn, 2, "pix-late", "CANCELED", "EXPIRED", PIX)
     translations = Translations()
     assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
     try:
         model = EventListModel(SqliteStore(conn).events, page_size=50)
         qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=2000)
         shown = [model.data(model.index(row, STATUS_COLUMN)) for row in range(2)]
-        assert shown == ["Encerrada", "Aguardando pagamento"]
+        assert shown == ["Expirada", "Aguardando pagamento"]
     finally:
         translations.remove()
 
@@ -257,7 +280,9 @@ def test_a_qr_notifications_reason_names_statuses_in_the_clerks_words_too(
         "card": Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PRE_AUTHORIZED"),
     }
     for n, (mcid, outcome) in enumerate(outcomes.items(), start=1):
-        event_id = _notification(conn, n, mcid, "PRE_AUTHORIZED")
+        txn = "PRE_AUTHORIZED" if mcid != "card" else None
+        kind = {"pix-wait": PIX, "wallet-paid": WALLET}.get(mcid)
+        event_id = _notification(conn, n, mcid, "PRE_AUTHORIZED", txn, kind)
         with db.transaction(conn):
             EventRepository(conn).set_merge_outcome(event_id, outcome)
     model = EventListModel(SqliteStore(conn).events, page_size=50)

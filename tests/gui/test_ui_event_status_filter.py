@@ -1,9 +1,11 @@
 """The event list's status filter offers the words the list shows and finds exactly the rows
-shown with them, a QR charge's notifications under the QR's words, on both stores."""
+shown with them, a QR charge's notifications under the words the History uses for what each
+notification said, on both stores."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import UTC, datetime
 from itertools import count
 from pathlib import Path
@@ -12,8 +14,9 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.domain.deliveries import EventFilter, EventSummary
-from checkout_desktop.domain.enums import Verdict
-from checkout_desktop.domain.event_status import EVENT_STATUS_CHOICES
+from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus, Verdict
+from checkout_desktop.domain.event_status import EVENT_STATUS_CHOICES, event_shown_status
+from checkout_desktop.domain.wire import ChargeUpdate, TransactionInfo
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.events import EventRepository
 from checkout_desktop.store.sqlite.store import SqliteStore
@@ -25,9 +28,9 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["backend"]  # the contract's stores, SQLite and (marked pg) PostgreSQL
 
-STAMP = "2026-03-01T12:00:00.000000Z"
-# Every status a delivery may carry (and one the service has not published), on every kind of
-# charge: a card's, one not known here, and a QR charge whose QR transaction says each of these.
+# Every status a delivery may carry (and one the service has not published), on a card's
+# charge and one not known here; and a QR notification for each status its charge and its QR
+# transaction may say together.
 STATUSES = (
     "PENDING",
     "PRE_AUTHORIZED",
@@ -47,36 +50,46 @@ STATUSES = (
     "Rejected",
     "SETTLED",
 )
-QR_TRANSACTIONS = (None, "PENDING", "PAID", "CAPTURED", "EXPIRED", "CANCELED")
+QR_CHARGE = ("PENDING", "PRE_AUTHORIZED", "AUTHORIZED", "PAID", "CANCELED", "PARTIAL", "REFUNDED")
+QR_TRANSACTIONS = (
+    "PENDING",
+    "PRE_AUTHORIZED",
+    "PAID",
+    "CAPTURED",
+    "EXPIRED",
+    "CANCELED",
+    "PARTIALLY_REFUNDED",
+    "REFUNDED",
+)
 
 
-def _charge(store: Backend, mcid: str, payment_type: str | None, status: str | None) -> None:
-    store.run(
-        "INSERT INTO charge (merchant_charge_id, state_json, created_at, updated_at) "  # noqa: S608 - the test's own names
-        f"VALUES ('{mcid}', '{{}}', '{STAMP}', '{STAMP}')"
-    )
-    if payment_type is None:
-        return
-    shown = "NULL" if status is None else f"'{status}'"
-    store.run(
-        "INSERT INTO charge_transaction (merchant_charge_id, txn_key, payment_type, status, "  # noqa: S608 - the test's own names
-        f"updated_at) VALUES ('{mcid}', 't1', '{payment_type}', {shown}, '{STAMP}')"
+def _qr_update(mcid: str, kind: PaymentType, charge: str, txn: str) -> ChargeUpdate:
+    return ChargeUpdate(
+        merchant_charge_id=mcid,
+        charge_id=None,
+        status=ChargeStatus(charge),
+        amount=1000,
+        refunded_amount=None,
+        transactions=[TransactionInfo(paymentType=kind, status=TransactionStatus(txn))],
     )
 
 
 def _every_kind_of_row(store: Backend) -> list[EventSummary]:
-    charges: list[str] = ["unknown-here"]
-    _charge(store, "card", "CREDIT", "PAID")
-    charges.append("card")
-    for n, txn in enumerate(QR_TRANSACTIONS):
-        mcid = f"qr-{n}"
-        _charge(store, mcid, "PIX" if n % 2 else "WALLET", txn)
-        charges.append(mcid)
     numbers = count()
-    fill(
-        store,
-        [new(next(numbers), status=status, mcid=mcid) for mcid in charges for status in STATUSES],
-    )
+    events = [
+        new(next(numbers), status=status, mcid=mcid)
+        for mcid in ("card", "unknown-here")
+        for status in STATUSES
+    ]
+    for kind in (PaymentType.PIX, PaymentType.WALLET):
+        for charge in QR_CHARGE:
+            for txn in QR_TRANSACTIONS:
+                mcid = f"qr-{kind.value}"
+                shown = event_shown_status(_qr_update(mcid, kind, charge, txn))
+                events.append(
+                    replace(new(next(numbers), status=charge, mcid=mcid), shown_status=shown)
+                )
+    fill(store, events)
     return store.repo.page(EventFilter(), limit=1000).rows  # type: ignore[no-any-return]
 
 
@@ -88,7 +101,7 @@ def test_each_status_choice_finds_exactly_the_rows_shown_with_its_words(
     backend: Backend, qapp: object
 ) -> None:
     rows = _every_kind_of_row(backend)
-    assert len(rows) == len(STATUSES) * (2 + len(QR_TRANSACTIONS))
+    assert len(rows) == len(STATUSES) * 2 + 2 * len(QR_CHARGE) * len(QR_TRANSACTIONS)
     texts = {key: event_status_choice_text(key) for key in EVENT_STATUS_CHOICES}
     assert len(set(texts.values())) == len(texts), texts
     # Every word the list shows is offered, but a status the service has not published.
@@ -115,7 +128,8 @@ def test_each_status_choice_finds_exactly_the_rows_shown_with_its_words(
     # What a QR's notification reads is found under those words, and not under the card's.
     awaiting = EventFilter(shown=EVENT_STATUS_CHOICES["AWAITING_PAYMENT"])
     assert {r.merchant_charge_id for r in backend.repo.page(awaiting).rows} == {
-        f"qr-{n}" for n in range(len(QR_TRANSACTIONS))
+        "qr-PIX",
+        "qr-WALLET",
     }
     pre_authorized = EventFilter(shown=EVENT_STATUS_CHOICES["PRE_AUTHORIZED"])
     assert {r.merchant_charge_id for r in backend.repo.page(pre_authorized).rows} == {
@@ -137,14 +151,20 @@ def test_the_panel_offers_the_lists_words_and_a_qr_is_found_under_them(
             lambda sql: [tuple(r) for r in conn.execute(sql).fetchall()],
             lambda sql: conn.execute(sql).close(),
         )
-        _charge(store, "pix-1", "PIX", "PENDING")
-        _charge(store, "card-1", "CREDIT", "PRE_AUTHORIZED")
+        awaiting = _qr_update("pix-1", PaymentType.PIX, "PRE_AUTHORIZED", "PENDING")
+        paid = _qr_update("pix-1", PaymentType.PIX, "AUTHORIZED", "CAPTURED")
         fill(
             store,
             [
-                new(1, status="PRE_AUTHORIZED", mcid="pix-1"),
+                replace(
+                    new(1, status="PRE_AUTHORIZED", mcid="pix-1"),
+                    shown_status=event_shown_status(awaiting),
+                ),
                 new(2, status="PRE_AUTHORIZED", mcid="card-1"),
-                new(3, status="AUTHORIZED", mcid="pix-1"),
+                replace(
+                    new(3, status="AUTHORIZED", mcid="pix-1"),
+                    shown_status=event_shown_status(paid),
+                ),
             ],
         )
         panel = EventsPanel(SqliteStore(conn).events)
@@ -152,7 +172,7 @@ def test_the_panel_offers_the_lists_words_and_a_qr_is_found_under_them(
         box = panel.status_filter
         offered = [box.itemText(i) for i in range(1, box.count())]
         assert offered == [event_status_choice_text(key) for key in EVENT_STATUS_CHOICES]
-        assert "Awaiting payment" in offered and "Ended" in offered
+        assert "Awaiting payment" in offered and "Ended" not in offered
 
         def choose(words: str) -> list[str | None]:
             box.setCurrentIndex(box.findText(words))
@@ -173,10 +193,8 @@ def test_the_panel_offers_the_lists_words_and_a_qr_is_found_under_them(
 @pytest.mark.parametrize("key", list(EVENT_STATUS_CHOICES))
 def test_every_choice_reads_as_the_list_shows_its_rows(key: str, qapp: object) -> None:
     text = event_status_choice_text(key)
-    for match in EVENT_STATUS_CHOICES[key]:
-        txn = {None: "PENDING", "OTHER": None}.get(match.qr_transaction, match.qr_transaction)
-        for tender in (None, "PIX") if match.tender == "any" else (match.tender,):
-            qr = tender in ("qr", "PIX")
+    for shown in EVENT_STATUS_CHOICES[key]:
+        for tender in (None, "PIX"):
             row = EventSummary(
                 id=1,
                 received_at=datetime(2026, 3, 1, tzinfo=UTC),
@@ -188,15 +206,15 @@ def test_every_choice_reads_as_the_list_shows_its_rows(key: str, qapp: object) -
                 event_ref=None,
                 merchant_charge_id="m",
                 charge_id=None,
-                status=match.status,
+                status="PRE_AUTHORIZED",
                 duplicate_of=None,
                 merge_outcome=None,
                 reason_data=None,
                 merge_data=None,
-                qr_tender="PIX" if qr else None,
-                qr_transaction_status=txn if qr else None,
+                qr_tender=tender,
+                shown_status=shown,
             )
-            assert _shown(row) == text, (key, match, tender)
+            assert _shown(row) == text, (key, shown, tender)
 
 
 def test_the_status_column_holds_every_status_word_in_portuguese(

@@ -7,6 +7,7 @@ them: an attempt (with its profile and customer) in one unit of work, then the l
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -16,11 +17,13 @@ import pytest
 import pytest_asyncio
 
 from checkout_desktop.charges.ledger import Ledger
+from checkout_desktop.domain.deliveries import EventFilter, NewEvent
 from checkout_desktop.domain.enums import (
     ChargeStatus,
     PaymentType,
     ThreeDsStatus,
     TransactionStatus,
+    Verdict,
 )
 from checkout_desktop.domain.money_ops import Figures, MoneyOpKind
 from checkout_desktop.domain.reasons import Reason, ReasonCode
@@ -684,7 +687,14 @@ def _back_to_schema(
         conn.execute("UPDATE checkout_schema SET version = %s", (version,))
 
 
+BEFORE_EVENT_SHOWN = (
+    "DROP INDEX webhook_event_shown",
+    "ALTER TABLE webhook_event DROP COLUMN shown_status",
+)
+"""What takes a store back from the step that keeps each delivery's listed status."""
+
 BEFORE_CUSTOMER_NAMES = (
+    *BEFORE_EVENT_SHOWN,
     "DROP TABLE customer_name",
     "ALTER TABLE charge_attempt DROP COLUMN customer_name",
     "ALTER TABLE charge_attempt DROP COLUMN customer_name_key",
@@ -824,5 +834,81 @@ async def test_the_upgrade_keeps_every_sale_found_by_its_customers_name(
         await sell(store, clock, "c", customer=("Maria S. Souza", MARIA))
         assert ids(await search(ChargeQuery(customer="souza"))) == ["c"]
         assert ids(await search(ChargeQuery(customer="da silva"))) == ["a"]
+    finally:
+        await store.close()
+
+
+def _notification(n: int, mcid: str, charge: str, txn: str, kind: str) -> NewEvent:
+    """A notification as the inbox stores it (its listed status left to the store)."""
+    expiry = T0 + timedelta(minutes=4)
+    qr = {"qrCode": "000201...6304ABCD"}
+    if kind == "WALLET":
+        qr["expiresAt"] = expiry.isoformat()
+    body = {
+        "type": "PAYMENT",
+        "id": f"c-{mcid}",
+        "merchantChargeId": mcid,
+        "status": charge,
+        "amount": 2590,
+        "transactions": [
+            {
+                "paymentType": kind,
+                "transactionId": f"t-{mcid}",
+                "status": txn,
+                "amount": 2590,
+                "createdAt": T0.isoformat(),
+                "updatedAt": (expiry + timedelta(seconds=n)).isoformat(),
+                **({} if kind == "CREDIT" else {kind.lower(): qr}),
+            }
+        ],
+    }
+    raw = json.dumps(body).encode()
+    return NewEvent(
+        received_at=T0 + timedelta(seconds=n),
+        verdict=Verdict.ACCEPTED,
+        body=raw,
+        body_sha256=f"{n + 500:064x}",
+        headers={},
+        body_type="PAYMENT",
+        merchant_charge_id=mcid,
+        status=charge,
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+async def test_the_upgrade_gives_every_stored_delivery_the_status_the_list_shows(
+    request: pytest.FixtureRequest, store_kind: str
+) -> None:
+    clock = Clock()
+    store = await _open(request, clock, store_kind)
+    rows = [
+        ("pix-stays", "PRE_AUTHORIZED", "EXPIRED", "PIX"),
+        ("pix-stays", "PRE_AUTHORIZED", "PENDING", "PIX"),
+        ("wallet-ran-out", "CANCELED", "CANCELED", "WALLET"),
+        ("wallet-paid", "AUTHORIZED", "CAPTURED", "WALLET"),
+        ("card", "PRE_AUTHORIZED", "PRE_AUTHORIZED", "CREDIT"),
+    ]
+    try:
+        async with store.unit_of_work() as uow:
+            for n, row in enumerate(rows):
+                await uow.events.insert(_notification(n, *row))
+    finally:
+        await store.close()
+    # Before the step, a delivery kept only the charge status its body carried.
+    back = 13 if store_kind == "sqlite" else 14
+    _back_to_schema(request, store_kind, back, BEFORE_EVENT_SHOWN)
+    store = await _open(request, clock, store_kind)
+    try:
+
+        async def listed(*shown: str) -> list[str | None]:
+            page = await store.events.page(EventFilter(shown=shown), limit=10)
+            return [r.merchant_charge_id for r in page.rows]
+
+        assert await listed("EXPIRED") == ["wallet-ran-out", "pix-stays"]
+        assert await listed("AWAITING_PAYMENT") == ["pix-stays"]
+        assert await listed("PAID") == ["wallet-paid"]
+        assert await listed("PRE_AUTHORIZED") == ["card"]
+        assert await listed("CANCELED") == []
     finally:
         await store.close()

@@ -104,7 +104,7 @@ def _summary_fields(row: Mapping[str, Any]) -> dict[str, Any]:
         "reason_data": Reason.from_stored(row["reason_code"], row["reason_args"]),
         "merge_data": Reason.from_stored(row["merge_code"], row["merge_args"]),
         "qr_tender": row["qr_tender"],
-        "qr_transaction_status": row["qr_transaction_status"],
+        "shown_status": row["shown_status"],
     }
 
 
@@ -198,15 +198,22 @@ class PgEventRepository:
         )
         return None if row is None else int(row["id"])
 
+    def charge_state_json(self, merchant_charge_id: str) -> str | None:
+        """A stored charge's state as stored (`domain/event_status.py` `with_stored_expiry`)."""
+        row = self._one(
+            "SELECT state_json FROM charge WHERE merchant_charge_id = :m", {"m": merchant_charge_id}
+        )
+        return None if row is None else str(row["state_json"])
+
     def insert(self, event: NewEvent) -> int:
         row = self._one(
             "INSERT INTO webhook_event (received_at, verdict, reason, reason_code, reason_args, "
             "event_type, body_type, layout, event_ref, merchant_charge_id, charge_id, status, "
-            "duplicate_of, body_sha256, content_type, remote, headers_json, body, search_text) "
-            "VALUES (:received_at, :verdict, :reason, :reason_code, :reason_args, :event_type, "
-            ":body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, :status, "
-            ":duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body, "
-            ":search_text) RETURNING id",
+            "shown_status, duplicate_of, body_sha256, content_type, remote, headers_json, body, "
+            "search_text) VALUES (:received_at, :verdict, :reason, :reason_code, :reason_args, "
+            ":event_type, :body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, "
+            ":status, :shown_status, :duplicate_of, :body_sha256, :content_type, :remote, "
+            ":headers_json, :body, :search_text) RETURNING id",
             {**event_columns(event), "search_text": search_text(event)},
         )
         assert row is not None

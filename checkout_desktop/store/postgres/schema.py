@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from checkout_desktop.domain.event_status import stored_event_shown_status
 from checkout_desktop.store.sqlite.schema_charges import CUSTOMER_NAMES, stored_shown_status
 from checkout_desktop.store.sqlite.schema_shop import SHOP_SCHEMA
 from checkout_desktop.store.sqlite.three_ds import SCHEMA as THREE_DS
@@ -347,6 +348,38 @@ def _fill_shown_status(conn: psycopg.Connection[Any]) -> None:
     conn.execute("DROP TABLE charge_shown_fill")
 
 
+def event_shown_status_step(conn: psycopg.Connection[Any]) -> None:
+    """Step 15, as the embedded store's step 14 (`store/sqlite/schema_inbox.py`
+    EVENT_SHOWN_STATUS): each delivery keeps the status the event list shows it with. A body
+    that does not name a QR tender keeps its status (one UPDATE); a QR notification's is read
+    from its body by the same domain function, batch by batch through a server-side cursor
+    into a temporary table, and set by one UPDATE (memory stays one batch)."""
+    conn.execute("ALTER TABLE webhook_event ADD COLUMN shown_status TEXT")
+    conn.execute("UPDATE webhook_event SET shown_status = status")
+    conn.execute(
+        "CREATE TEMPORARY TABLE event_shown_fill (id BIGINT PRIMARY KEY, shown TEXT) ON COMMIT DROP"
+    )
+    with conn.cursor(name="event_shown_read") as rows, conn.cursor() as write:
+        rows.execute(
+            "SELECT e.id, e.body, e.status, c.state_json FROM webhook_event e "
+            "LEFT JOIN charge c ON c.merchant_charge_id = e.merchant_charge_id "
+            "WHERE e.body_type = 'PAYMENT' AND e.verdict <> 'quarantined' "
+            "AND (e.search_text LIKE '%pix%' OR e.search_text LIKE '%wallet%')"
+        )
+        while batch := rows.fetchmany(_FILL_BATCH):
+            with write.copy("COPY event_shown_fill (id, shown) FROM STDIN") as copy:
+                for event_id, body, status, state_json in batch:
+                    shown = stored_event_shown_status(bytes(body), status, state_json)
+                    if shown != status:
+                        copy.write_row((event_id, shown))
+    conn.execute(
+        "UPDATE webhook_event SET shown_status = f.shown FROM event_shown_fill f "
+        "WHERE f.id = webhook_event.id"
+    )
+    conn.execute("DROP TABLE event_shown_fill")
+    conn.execute("CREATE INDEX webhook_event_shown ON webhook_event (shown_status, id)")
+
+
 Step = str | Callable[["psycopg.Connection[Any]"], None]
 """A step's SQL, or what runs it on the migration's connection (a fill the SQL cannot say)."""
 
@@ -363,6 +396,11 @@ MIGRATIONS: list[tuple[int, str, Step]] = [
     ),
     (13, "sales keep the customer's name they were charged under", CUSTOMER_NAMES),
     (14, "running counters hear when a shared setting changes", SHOP_NOTICES),
+    (
+        15,
+        "deliveries keep the status the event list shows (a QR's in the History's words)",
+        event_shown_status_step,
+    ),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]

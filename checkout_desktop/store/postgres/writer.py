@@ -41,6 +41,7 @@ from pydantic import SecretStr
 
 from checkout_desktop.domain.deliveries import Applied, Delivery, IndexProgress, WriteResult
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.event_status import with_stored_expiry
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.store.errors import StoreUnavailable
@@ -262,7 +263,7 @@ class PgDeliveryBatches:
         guarded: bool,
     ) -> WriteResult:
         repo = PgEventRepository(conn)
-        event = delivery.event
+        event = with_stored_expiry(delivery.event, delivery.update, repo.charge_state_json)
         if event.verdict != Verdict.QUARANTINED:
             first = repo.first_delivery_of(event.body_sha256)
             if first is not None:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from checkout_desktop.domain.event_status import stored_event_shown_status
 from checkout_desktop.paths import tighten
 from checkout_desktop.store.errors import (
     ForeignStore,
@@ -45,6 +46,11 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         schema_charges.SHOWN_STATUS_AGAIN,
     ),
     (13, "sales keep the customer's name they were charged under", schema_charges.CUSTOMER_NAMES),
+    (
+        14,
+        "deliveries keep the status the event list shows (a QR's in the History's words)",
+        schema_inbox.EVENT_SHOWN_STATUS,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -245,6 +251,12 @@ def migrate(conn: sqlite3.Connection, path: Path) -> int:
         schema_charges.SHOWN_STATUS_FUNCTION,
         3,
         schema_charges.stored_shown_status,
+        deterministic=True,
+    )
+    conn.create_function(
+        schema_inbox.EVENT_SHOWN_STATUS_FUNCTION,
+        3,
+        stored_event_shown_status,
         deterministic=True,
     )
     conn.execute("BEGIN IMMEDIATE")

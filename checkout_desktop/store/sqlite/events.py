@@ -21,12 +21,6 @@ from checkout_desktop.domain.deliveries import (
     page_of_walks,
 )
 from checkout_desktop.domain.enums import Verdict
-from checkout_desktop.domain.event_status import (
-    OTHER,
-    QR_ENDED,
-    StatusMatch,
-    Tender,
-)
 from checkout_desktop.domain.reasons import Reason
 from checkout_desktop.store.errors import StoreUnavailable
 from checkout_desktop.store.sqlite import db
@@ -111,50 +105,11 @@ def filter_clauses(chosen: EventFilter) -> tuple[list[str], dict[str, Any]]:
     return clauses, params
 
 
-# Whether a delivery's charge is a QR charge, and its QR transaction's status: the same lookups
-# as the list's words (`_QR_COLUMNS`), by the transaction table's primary key, per row walked.
-_QR_EXISTS = (
-    "EXISTS (SELECT 1 FROM charge_transaction AS t "
-    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
-    "AND t.payment_type IN ('WALLET', 'PIX'))"
-)
-_QR_TRANSACTION = (
-    "(SELECT t.status FROM charge_transaction AS t "
-    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
-    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1)"
-)
-
-
-def _match_condition(match: StatusMatch, params: dict[str, Any]) -> str | None:
-    """What a row of the match's stored status must also hold; None: nothing more."""
-    if match.qr_transaction == OTHER:
-        ended = _bind(params, "qr_ended", QR_ENDED)
-        return f"({_QR_EXISTS} AND COALESCE({_QR_TRANSACTION}, '') NOT IN ({ended}))"
-    if match.qr_transaction is not None:
-        return f"{_QR_TRANSACTION} = {_bind(params, 'qr_txn', [match.qr_transaction])}"
-    if match.tender == Tender.QR:
-        return _QR_EXISTS
-    if match.tender == Tender.CARD:
-        return f"NOT {_QR_EXISTS}"
-    return None
-
-
-def _shown_clause(matches: Sequence[StatusMatch], params: dict[str, Any]) -> str:
-    """Rows shown with a status filter's words: for each stored status, the rows of it whose
-    charge's tender (and QR transaction) make the list show them so. One stored status is one
-    walk down `webhook_event_status` (the page walks each on its own: `status_walks`)."""
-    by_status: dict[str, list[StatusMatch]] = {}
-    for match in matches:
-        by_status.setdefault(match.status, []).append(match)
-    parts = []
-    for status, group in by_status.items():
-        name = _bind(params, "shown", [status])
-        conditions = [_match_condition(match, params) for match in group]
-        if any(condition is None for condition in conditions):
-            parts.append(f"status = {name}")
-        else:
-            parts.append(f"(status = {name} AND ({' OR '.join(map(str, conditions))}))")
-    return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+def _shown_clause(shown: Sequence[str], params: dict[str, Any]) -> str:
+    """Rows the list shows with these words (their stored shown status). One value is one walk
+    down `webhook_event_shown` (the page walks each on its own: `status_walks`)."""
+    names = _bind(params, "shown", shown)
+    return f"shown_status = {names}" if len(shown) == 1 else f"shown_status IN ({names})"
 
 
 def _bind(params: dict[str, Any], prefix: str, values: Sequence[str]) -> str:
@@ -178,21 +133,18 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-# A QR charge's tender and its transaction's status, for the list's words: one lookup by the
-# transaction table's primary key per row read (only the rows of a page, never a scan). The
-# shared PostgreSQL store reads the same columns (`store/postgres/events.py`).
+# A QR charge's tender, for the words of the list's reasons: one lookup by the transaction
+# table's primary key per row read (only the rows of a page, never a scan). The shared
+# PostgreSQL store reads the same columns (`store/postgres/events.py`).
 _QR_COLUMNS = (
     "(SELECT t.payment_type FROM charge_transaction AS t "
     "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
-    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1) AS qr_tender, "
-    "(SELECT t.status FROM charge_transaction AS t "
-    "WHERE t.merchant_charge_id = webhook_event.merchant_charge_id "
-    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1) AS qr_transaction_status"
+    "AND t.payment_type IN ('WALLET', 'PIX') ORDER BY t.txn_key LIMIT 1) AS qr_tender"
 )
 SUMMARY_COLUMNS = (
     "id, received_at, verdict, reason, event_type, body_type, layout, event_ref, "
     "merchant_charge_id, charge_id, status, duplicate_of, merge_outcome, reason_code, "
-    "reason_args, merge_code, merge_args, " + _QR_COLUMNS
+    "reason_args, merge_code, merge_args, shown_status, " + _QR_COLUMNS
 )
 FULL_COLUMNS = SUMMARY_COLUMNS + ", body_sha256, content_type, remote, headers_json, body"
 
@@ -215,7 +167,7 @@ def _summary_fields(row: sqlite3.Row) -> dict[str, Any]:
         "reason_data": Reason.from_stored(row["reason_code"], row["reason_args"]),
         "merge_data": Reason.from_stored(row["merge_code"], row["merge_args"]),
         "qr_tender": row["qr_tender"],
-        "qr_transaction_status": row["qr_transaction_status"],
+        "shown_status": row["shown_status"],
     }
 
 
@@ -294,6 +246,14 @@ class EventRepository:
             {"sha": body_sha256},
         ).fetchone()
         return None if row is None else int(row[0])
+
+    def charge_state_json(self, merchant_charge_id: str) -> str | None:
+        """A stored charge's state as stored (a QR's expiry, which a notification may not
+        carry, tells what its word is: `domain/event_status.py` `with_stored_expiry`)."""
+        row = self._conn.execute(
+            "SELECT state_json FROM charge WHERE merchant_charge_id = :m", {"m": merchant_charge_id}
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def insert(self, event: NewEvent) -> int:
         cursor = self._conn.execute(_INSERT_EVENT.sql, _INSERT_EVENT.values(event_columns(event)))
@@ -641,10 +601,10 @@ def reading(path: Path) -> Iterator[EventRepository]:
 _INSERT_EVENT_SQL = (
     "INSERT INTO webhook_event (received_at, verdict, reason, reason_code, reason_args, "
     "event_type, body_type, layout, event_ref, merchant_charge_id, charge_id, status, "
-    "duplicate_of, body_sha256, content_type, remote, headers_json, body) VALUES "
+    "shown_status, duplicate_of, body_sha256, content_type, remote, headers_json, body) VALUES "
     "(:received_at, :verdict, :reason, :reason_code, :reason_args, :event_type, "
     ":body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, :status, "
-    ":duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body)"
+    ":shown_status, :duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body)"
 )
 # The only uniqueness a new row can break is the first-delivery index (body_sha256 of rows
 # neither duplicate nor quarantined): a conflict means the body was stored before.
@@ -672,6 +632,7 @@ def event_columns(event: NewEvent) -> dict[str, Any]:
         "merchant_charge_id": event.merchant_charge_id,
         "charge_id": event.charge_id,
         "status": event.status,
+        "shown_status": event.status if event.shown_status is None else event.shown_status,
         "duplicate_of": event.duplicate_of,
         "body_sha256": event.body_sha256,
         "content_type": event.content_type,

@@ -84,3 +84,24 @@ ALTER TABLE webhook_event ADD COLUMN reason_args TEXT;
 ALTER TABLE webhook_event ADD COLUMN merge_code TEXT;
 ALTER TABLE webhook_event ADD COLUMN merge_args TEXT;
 """
+
+# Step 14: each delivery keeps the status the event list shows it with
+# (`domain/event_status.py`): a QR notification's in the words the History uses for the state
+# that notification describes (its own transaction's word, not the charge's later news), any
+# other's as it came. The status filter finds a choice's rows by it, down its own index. The
+# rows already stored get theirs from their bodies through the same domain function
+# (`EVENT_SHOWN_STATUS_FUNCTION`, registered by `db.migrate`); a body that does not name a QR
+# tender (in any case) is a card's or none, and keeps its status without being parsed. One
+# UPDATE streams the table.
+EVENT_SHOWN_STATUS_FUNCTION = "checkout_event_shown_status"
+EVENT_SHOWN_STATUS = """
+ALTER TABLE webhook_event ADD COLUMN shown_status TEXT;
+UPDATE webhook_event SET shown_status = CASE
+    WHEN body_type = 'PAYMENT' AND verdict != 'quarantined'
+        AND (CAST(body AS TEXT) LIKE '%pix%' OR CAST(body AS TEXT) LIKE '%wallet%')
+    THEN checkout_event_shown_status(body, status,
+        (SELECT c.state_json FROM charge c
+         WHERE c.merchant_charge_id = webhook_event.merchant_charge_id))
+    ELSE status END;
+CREATE INDEX webhook_event_shown ON webhook_event (shown_status, id);
+"""

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from checkout_desktop.domain.deliveries import Applied, Delivery, IndexProgress, WriteResult
 from checkout_desktop.domain.enums import Verdict
+from checkout_desktop.domain.event_status import with_stored_expiry
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate, ThreeDsUpdate
 from checkout_desktop.store.errors import StoreUnavailable
@@ -217,7 +218,7 @@ class SqliteDeliveryBatches:
         guarded: bool,
     ) -> WriteResult:
         repo = EventRepository(conn)
-        event = delivery.event
+        event = with_stored_expiry(delivery.event, delivery.update, repo.charge_state_json)
         if event.verdict == Verdict.QUARANTINED:
             event_id = repo.insert(event)
         else:
