@@ -112,10 +112,11 @@ def _flush(conn: sqlite3.Connection, rows: list[dict[str, object]]) -> None:
     with db.transaction(conn):
         conn.executemany(
             "INSERT INTO webhook_event (received_at, verdict, reason, event_type, body_type, "
-            "layout, event_ref, merchant_charge_id, charge_id, status, duplicate_of, body_sha256, "
-            "content_type, remote, headers_json, body) VALUES (:received_at, :verdict, :reason, "
-            ":event_type, :body_type, :layout, :event_ref, :merchant_charge_id, :charge_id, "
-            ":status, :duplicate_of, :body_sha256, :content_type, :remote, :headers_json, :body)",
+            "layout, event_ref, merchant_charge_id, charge_id, status, shown_status, duplicate_of, "
+            "body_sha256, content_type, remote, headers_json, body) VALUES (:received_at, "
+            ":verdict, :reason, :event_type, :body_type, :layout, :event_ref, "
+            ":merchant_charge_id, :charge_id, :status, :status, :duplicate_of, :body_sha256, "
+            ":content_type, :remote, :headers_json, :body)",
             rows,
         )
 
@@ -218,9 +219,14 @@ def main() -> int:
     ).fetchone()[0]
     filters: list[tuple[str, EventFilter]] = [
         ("filter by charge id", EventFilter(charge=sample_charge)),
-        # As the list's status filter asks: a card's or a QR's rows shown with the chosen words.
+        # As the list's status filter asks: rows shown with the chosen words (the cards' rows
+        # here are listed by their own status, as the inbox stores them).
         ("filter by status (Denied)", EventFilter(shown=EVENT_STATUS_CHOICES["DENIED"])),
-        ("filter by status (Paid, 3 walks)", EventFilter(shown=EVENT_STATUS_CHOICES["PAID"])),
+        ("filter by status (Paid)", EventFilter(shown=EVENT_STATUS_CHOICES["PAID"])),
+        (
+            "filter by status (Partially refunded, 2 walks)",
+            EventFilter(shown=EVENT_STATUS_CHOICES["PARTIAL"]),
+        ),
         ("filter by delivery (quarantined)", EventFilter(verdicts=(Verdict.QUARANTINED,))),
         ("search, common text (PAID)", EventFilter(text="PAID")),
         ("search, rare text (one charge id)", EventFilter(text=sample_charge)),

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
-from checkout_desktop.domain.qr import qr_transaction
+from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, qr_transaction
 from checkout_desktop.domain.shown_status import shown_status
 from checkout_desktop.domain.state import ChargeState, transaction_from_info
 from checkout_desktop.domain.wire import (
@@ -100,6 +100,8 @@ def event_shown_status(update: ChargeUpdate, stored_expiry: datetime | None = No
     charge in the state the notification describes, with `stored_expiry` (the stored charge's
     QR expiry) standing in for an expiry the notification does not carry; a card's as it came.
     """
+    if not any(info.paymentType in QR_PAYMENT_TYPES for info in update.transactions):
+        return str(update.status)  # a card's (nearly every delivery): nothing to build
     state = _notification_state(update)
     txn = qr_transaction(state)
     if txn is None:
