@@ -145,6 +145,11 @@ _PHASE_COLOURS = {
 }
 
 
+_IMAGE_STYLE = "background: white;"
+_COVER_STYLE = "background: #eeeeee; color: #b3261e; font-size: 20pt; font-weight: bold;"
+"""An ended QR's place: its phase in large letters where the QR was."""
+
+
 def kind_text(kind: PaymentType | None) -> str:
     if kind == PaymentType.PIX:
         return QCoreApplication.translate("QrPanel", "PIX")
@@ -159,12 +164,18 @@ class QrPanel(QWidget):
     simulate_requested = Signal(str)
     """merchantChargeId of the QR to pay as the sandbox's simulated customer."""
     new_qr_requested = Signal()
+    back_to_sale_requested = Signal()
+    """Back to the sale's form (its amount and customer kept), to take a card or cash."""
+    cancel_ended = Signal(str)
+    """merchantChargeId of a QR whose cancel request has its answer (whatever it was)."""
     new_sale_requested = Signal()
     receipt_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.view: QrView | None = None
+        self._pixmap: QPixmap | None = None
+        """The QR drawn while it may be paid (an ended one is covered by its phase)."""
         self._clock = utc_now
         self.title = QLabel(self)
         self.title.setObjectName("qrTitle")
@@ -176,7 +187,8 @@ class QrPanel(QWidget):
         self.image.setObjectName("qrImage")
         self.image.setFixedSize(QR_SIDE, QR_SIDE)
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.image.setStyleSheet("background: white;")
+        self.image.setWordWrap(True)
+        self.image.setStyleSheet(_IMAGE_STYLE)
         self.amount = QLabel(self)
         self.amount.setObjectName("qrAmount")
         amount_font = self.amount.font()
@@ -201,13 +213,16 @@ class QrPanel(QWidget):
         self.code_label = QLabel(self.tr("Copy and paste code"), self)
         self.copy_button = QPushButton(self.tr("C&opy"), self)
         self.copy_button.setObjectName("qrCopy")
-        self.cancel_button = QPushButton(self.tr("&Cancel QR"), self)
+        # Not Alt+C: the Charge tab takes it.
+        self.cancel_button = QPushButton(self.tr("Cancel Q&R"), self)
         self.cancel_button.setObjectName("qrCancel")
         self.simulate_button = QPushButton(self.tr("Simulate the customer's payment"), self)
         self.simulate_button.setObjectName("qrSimulate")
         self.simulate_button.hide()
         self.new_qr_button = QPushButton(self.tr("New &QR"), self)
         self.new_qr_button.setObjectName("qrNew")
+        self.back_button = QPushButton(self.tr("&Back to the sale"), self)
+        self.back_button.setObjectName("qrBackToSale")
         self.receipt_button = QPushButton(self.tr("&Receipt"), self)
         self.receipt_button.setObjectName("qrReceipt")
         self.new_sale_button = QPushButton(self.tr("&New sale (F2)"), self)
@@ -236,6 +251,7 @@ class QrPanel(QWidget):
             self.cancel_button,
             self.simulate_button,
             self.new_qr_button,
+            self.back_button,
             self.receipt_button,
         ):
             buttons.addWidget(button)
@@ -252,6 +268,7 @@ class QrPanel(QWidget):
         self.cancel_button.clicked.connect(self._cancel)
         self.simulate_button.clicked.connect(self._simulate)
         self.new_qr_button.clicked.connect(self.new_qr_requested)
+        self.back_button.clicked.connect(self.back_to_sale_requested)
         self.new_sale_button.clicked.connect(self.new_sale_requested)
         self.receipt_button.clicked.connect(self.receipt_requested)
         self.cancelling = False
@@ -271,12 +288,7 @@ class QrPanel(QWidget):
         self.view = view
         if changed_charge:
             self.cancelling = False
-            pixmap = qr_pixmap(view.image, view.code)
-            if pixmap is None:
-                self.image.clear()
-                self.image.setText(self.tr("No QR image"))
-            else:
-                self.image.setPixmap(pixmap)
+            self._pixmap = qr_pixmap(view.image, view.code)
         self.title.setText(
             self.tr("{kind} QR · charge {id}").format(
                 kind=kind_text(view.kind), id=view.merchant_charge_id
@@ -297,13 +309,16 @@ class QrPanel(QWidget):
         colour = _PHASE_COLOURS.get(phase)
         self.status.setStyleSheet("" if colour is None else f"color: {colour};")
         waiting = phase == QrPhase.AWAITING
+        ended = phase in (QrPhase.EXPIRED, QrPhase.CANCELED, QrPhase.FAILED)
+        self._draw(phase)
         self.image.setEnabled(waiting)
         self.code.setEnabled(waiting)
         self.copy_button.setEnabled(waiting and bool(view.code))
         self.cancel_button.setVisible(waiting and self.cancel_offered)
         self.cancel_button.setEnabled(waiting and not self.cancelling)
         self.simulate_button.setVisible(waiting and self.simulation_available)
-        self.new_qr_button.setVisible(phase in (QrPhase.EXPIRED, QrPhase.CANCELED, QrPhase.FAILED))
+        self.new_qr_button.setVisible(ended)
+        self.back_button.setVisible(ended)
         self.receipt_button.setVisible(
             phase in (QrPhase.PAID, QrPhase.PARTIALLY_REFUNDED, QrPhase.REFUNDED)
         )
@@ -311,12 +326,16 @@ class QrPanel(QWidget):
             self.detail.setText(self.tr("End-to-end id {id}").format(id=view.end_to_end_id))
         elif phase == QrPhase.EXPIRED:
             self.detail.setText(
-                self.tr("The QR expired unpaid. The sale is free: make a new QR or take a card.")
+                self.tr(
+                    "The QR expired unpaid. The sale is free: make a new QR, or go back to the "
+                    "sale to take a card (Ctrl+1) or cash."
+                )
             )
         elif phase == QrPhase.CANCELED:
             self.detail.setText(
                 self.tr(
-                    "The QR was cancelled unpaid. The sale is free: make a new QR or take a card."
+                    "The QR was cancelled unpaid. The sale is free: make a new QR, or go back to "
+                    "the sale to take a card (Ctrl+1) or cash."
                 )
             )
         elif waiting:
@@ -339,6 +358,21 @@ class QrPanel(QWidget):
         else:
             self._timer.stop()
         self._tick()
+
+    def _draw(self, phase: QrPhase) -> None:
+        """The QR while it may be paid (and once paid); an ended one is covered by its phase,
+        so nobody scans a QR that can no longer be paid."""
+        if phase in (QrPhase.EXPIRED, QrPhase.CANCELED, QrPhase.FAILED):
+            self.image.clear()
+            self.image.setStyleSheet(_COVER_STYLE)
+            self.image.setText(phase_text(phase))
+            return
+        self.image.setStyleSheet(_IMAGE_STYLE)
+        if self._pixmap is None:
+            self.image.clear()
+            self.image.setText(self.tr("No QR image"))
+        else:
+            self.image.setPixmap(self._pixmap)
 
     def _tick(self) -> None:
         view = self.view
@@ -384,9 +418,15 @@ class QrPanel(QWidget):
             self.cancel_button.setEnabled(False)
             self.cancel_requested.emit(self.view.merchant_charge_id)
 
+    def request_cancel(self) -> None:
+        """Cancel the QR on screen, as its Cancel QR button does."""
+        self._cancel()
+
     def cancel_finished(self) -> None:
         self.cancelling = False
         self._render()
+        if self.view is not None:
+            self.cancel_ended.emit(self.view.merchant_charge_id)
 
     def _simulate(self) -> None:
         if self.view is not None and self.view.phase == QrPhase.AWAITING:
@@ -394,6 +434,7 @@ class QrPanel(QWidget):
 
     def clear(self) -> None:
         self.view = None
+        self._pixmap = None
         self._timer.stop()
         self.image.clear()
         self.code.clear()
