@@ -14,6 +14,7 @@ from datetime import datetime, tzinfo
 
 from checkout_desktop.charges.service import MoneyView, StartCheck, judge_start
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.qr import holds_sale
 from checkout_desktop.domain.records import (
     AttemptRecord,
     ChargeRecord,
@@ -27,6 +28,12 @@ from checkout_desktop.store.errors import ReportUnavailable
 from checkout_desktop.store.ports import Store
 
 logger = logging.getLogger(__name__)
+
+AWAITING_QRS_READ = 50
+"""How many of the newest charges of each unpaid status are looked at for QRs still waiting (a
+QR waits minutes, so the waiting ones are among the newest)."""
+_UNPAID_QR_STATUSES = (ChargeStatus.PENDING, ChargeStatus.PRE_AUTHORIZED)
+"""What the service calls a new, unpaid QR charge (the sources differ)."""
 
 UNRESOLVED_SHOWN = 1000
 """Unresolved attempts are counted up to this many (the status bar says "1000+" beyond)."""
@@ -130,6 +137,19 @@ class ChargeViews:
             UNRESOLVED_SHOWN,
             sum(1 for attempt in attempts if attempt.merchant_charge_id not in excluding),
         )
+
+    async def awaiting_qrs(self, *, profile: str, now: datetime) -> list[ChargeRecord]:
+        """`profile`'s QR charges the customer may still pay (awaiting, not past their expiry
+        and its grace), newest first, among the most recent unpaid charges."""
+        found: list[ChargeRecord] = []
+        for status in _UNPAID_QR_STATUSES:
+            page = await self._store.charges.list_charges(limit=AWAITING_QRS_READ, status=status)
+            found.extend(
+                record
+                for record in page.items
+                if record.profile == profile and holds_sale(record.state, now)
+            )
+        return sorted(found, key=lambda record: record.id, reverse=True)
 
     async def day_totals(
         self, *, start: datetime, end: datetime, profile: str, zone: tzinfo

@@ -393,7 +393,7 @@ class ChargeForm(QWidget):
             self.fill_customer(matches[0])
         self.to_card.emit()
 
-    def _next_needed(self) -> QLineEdit | None:
+    def next_needed(self) -> QLineEdit | None:
         """The first customer field this sale still needs; None when the card comes next."""
         if not self.customer_name.text().strip():
             return self.customer_name
@@ -410,7 +410,7 @@ class ChargeForm(QWidget):
 
     def _move_on(self) -> None:
         self._hide_recent()
-        field = self._next_needed()
+        field = self.next_needed()
         if field is None:
             self.to_card.emit()
         else:

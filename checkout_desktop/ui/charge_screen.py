@@ -69,7 +69,7 @@ from checkout_desktop.ui.history_model import status_colour
 from checkout_desktop.ui.labels import status_label
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.money_texts import money_error_text
-from checkout_desktop.ui.qr_panel import QrPanel, kind_text
+from checkout_desktop.ui.qr_panel import QrPanel, QrView, kind_text
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.tender_bar import TenderBar
 
@@ -85,6 +85,9 @@ def describe_card(card: CardTender) -> str:
 
 # A card whose line also shows the service's own words on why (a refusal).
 _REFUSED_TRANSACTIONS = frozenset({TransactionStatus.DENIED, TransactionStatus.ERROR})
+_ENDED_UNPAID = (QrPhase.EXPIRED, QrPhase.CANCELED, QrPhase.FAILED)
+"""A QR's phases that leave its sale free: nothing was paid and it can no longer be."""
+
 _RECEIPT_STATUSES = frozenset(
     {
         ChargeStatus.PAID,
@@ -471,6 +474,10 @@ class ChargeScreen(QWidget):
         """How long a PIX QR may be paid (Settings)."""
         self._payer: Callable[[str], Awaitable[object]] | None = None
         self._last_customer_view: CustomerView | None = None
+        self._new_sale_after_cancel: str | None = None
+        """The QR whose cancel the clerk asked for before the next sale: the sale starts once
+        the QR is seen ended (never while it may still be paid)."""
+        self.new_sale_box: QMessageBox | None = None
 
         entry = QWidget(self)
         entry_layout = QHBoxLayout(entry)
@@ -499,7 +506,7 @@ class ChargeScreen(QWidget):
 
         self.charge_button.clicked.connect(self.charge)
         self.remove_card_button.clicked.connect(self.remove_selected_card)
-        self.result.new_sale_button.clicked.connect(self.new_sale)
+        self.result.new_sale_button.clicked.connect(self.request_new_sale)
         self.result.retry_button.clicked.connect(self.retry_sale)
         self.result.capture_button.clicked.connect(self.capture_now)
         self.result.print_button.clicked.connect(lambda: self._receipt(as_pdf=False))
@@ -508,7 +515,7 @@ class ChargeScreen(QWidget):
         self.next_card_amount.rejected.connect(self._next_card_refused)
         self.next_card_amount.value_changed.connect(self._next_card_changed)
         self.form.holder_changed.connect(self.card_page.fill_holder)
-        self.form.to_card.connect(self.card_page.focus_number)
+        self.form.to_card.connect(self._on_to_card)
         self.card_page.token_created.connect(self._on_token)
         self.card_page.sdk_error.connect(self._on_sdk_error)
         self.card_page.ready.connect(self._on_card_ready)
@@ -518,7 +525,9 @@ class ChargeScreen(QWidget):
         self.qr_panel.cancel_requested.connect(self._cancel_qr)
         self.qr_panel.simulate_requested.connect(self._simulate_payment)
         self.qr_panel.new_qr_requested.connect(self.charge)
-        self.qr_panel.new_sale_requested.connect(self.new_sale)
+        self.qr_panel.new_sale_requested.connect(self.request_new_sale)
+        self.qr_panel.back_to_sale_requested.connect(self.back_to_sale)
+        self.qr_panel.cancel_ended.connect(self._qr_cancel_ended)
         self.qr_panel.receipt_requested.connect(self._show_paid_qr)
         adapter.charge_changed.connect(self._on_charge_changed)
         adapter.attempt_changed.connect(self._on_attempt_changed)
@@ -532,7 +541,7 @@ class ChargeScreen(QWidget):
             button.setAutoDefault(True)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.charge)
         QShortcut(QKeySequence("Ctrl+Enter"), self, self.charge)
-        QShortcut(QKeySequence(Qt.Key.Key_F2), self, self.new_sale)
+        QShortcut(QKeySequence(Qt.Key.Key_F2), self, self.request_new_sale)
         self.setTabOrder(self.form.amount, self.form.installments)
         # The card page may have become ready before this screen was built (it loads early).
         self._show_card_hint()
@@ -1090,10 +1099,150 @@ class ChargeScreen(QWidget):
             self.form.set_recent_customers,
         )
 
-    def new_sale(self) -> None:
-        """Start the next sale (refused while a charge is in flight)."""
+    def waiting_qr(self) -> QrView | None:
+        """The QR on screen while the customer may still pay it, else None."""
+        view = self.qr_panel.view
+        if (
+            self.stack.currentWidget() is self.qr_panel
+            and view is not None
+            and view.phase == QrPhase.AWAITING
+        ):
+            return view
+        return None
+
+    def shows_charge(self, merchant_charge_id: str) -> bool:
+        """Whether the charge is the one on screen (its QR or its result)."""
+        return self.current_charge == merchant_charge_id and self.stack.currentWidget() in (
+            self.qr_panel,
+            self.result,
+        )
+
+    def request_new_sale(self) -> None:
+        """The clerk's New sale (F2 and its buttons): while the QR on screen may still be paid,
+        asks first what becomes of it (a customer who then pays by card or cash could pay the
+        QR as well)."""
         if self._in_flight:
             return
+        view = self.waiting_qr()
+        if view is None:
+            self.new_sale()
+            return
+        if self.new_sale_box is not None:
+            return
+        box = QMessageBox(self)
+        box.setObjectName("newSaleQrWaiting")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("A QR is still waiting"))
+        head = self.tr(
+            "The {kind} QR of {amount} is still waiting for the customer's payment."
+        ).format(kind=kind_text(view.kind), amount=format_money(view.amount))
+        keep = box.addButton(self.tr("&Keep the QR on screen"), QMessageBox.ButtonRole.RejectRole)
+        keep.setObjectName("keepQr")
+        mcid = view.merchant_charge_id
+        if self.qr_panel.cancel_offered:
+            box.setText(
+                head
+                + "\n\n"
+                + self.tr("Cancel it before the next sale, so that it cannot be paid as well.")
+            )
+            go = box.addButton(
+                self.tr("&Cancel the QR and start a new sale"), QMessageBox.ButtonRole.AcceptRole
+            )
+            go.setObjectName("cancelQrNewSale")
+            go.clicked.connect(lambda: self._cancel_then_new_sale(mcid))
+        else:
+            box.setText(head + "\n\n" + self.left_payable_text(view))
+            go = box.addButton(self.tr("&Start the new sale"), QMessageBox.ButtonRole.AcceptRole)
+            go.setObjectName("newSaleLeaveQr")
+            go.clicked.connect(lambda: self._new_sale_leaving(mcid))
+        box.setDefaultButton(go)
+        box.setEscapeButton(keep)
+        box.finished.connect(self._forget_new_sale_box)
+        self.new_sale_box = box
+        box.open()
+
+    def _forget_new_sale_box(self, _result: int) -> None:
+        box, self.new_sale_box = self.new_sale_box, None
+        if box is not None:
+            box.deleteLater()
+
+    def left_payable_text(self, view: QrView) -> str:
+        """What becomes of a QR the service will not cancel, once the screen moves on."""
+        if view.expires_at is None:
+            return self.tr(
+                "This service does not cancel an unpaid QR: it stays payable until it expires. "
+                "If the customer pays it, the payment will be announced here; refund it from "
+                "the History if the sale was paid another way."
+            )
+        return self.tr(
+            "This service does not cancel an unpaid QR: it stays payable until it expires at "
+            "{time}. If the customer pays it, the payment will be announced here; refund it "
+            "from the History if the sale was paid another way."
+        ).format(time=view.expires_at.astimezone().strftime("%H:%M"))
+
+    def _new_sale_leaving(self, mcid: str) -> None:
+        logger.info("new sale while QR %s stays payable until it expires", mcid)
+        self.new_sale()
+
+    def _cancel_then_new_sale(self, mcid: str) -> None:
+        view = self.waiting_qr()
+        if view is None or view.merchant_charge_id != mcid:
+            # It ended meanwhile (paid, expired): the screen shows how; the clerk decides again.
+            return
+        self._new_sale_after_cancel = mcid
+        self.qr_panel.request_cancel()
+
+    def _qr_cancel_ended(self, mcid: str) -> None:
+        """A cancel's answer is in: the next sale starts if the QR ended, else the QR stays on
+        screen with why (refused, or the service could not be reached)."""
+        if self._new_sale_after_cancel != mcid:
+            return
+
+        def check(record: ChargeRecord | None) -> None:
+            if self._new_sale_after_cancel != mcid:
+                return
+            if record is not None and qr_phase(record.state) in _ENDED_UNPAID:
+                self._new_sale_after_cancel = None
+                self.new_sale()
+            elif record is None or qr_phase(record.state) == QrPhase.AWAITING:
+                self._new_sale_after_cancel = None
+
+        read(self._views.charge(mcid), check)
+
+    def back_to_sale(self) -> None:
+        """From a QR that ended unpaid back to its sale, as typed: another QR, a card or cash."""
+        view = self.qr_panel.view
+        if self._in_flight or view is None or view.phase not in _ENDED_UNPAID:
+            return
+        self.sale.clear()
+        self._render_cards()
+        self.stack.setCurrentIndex(0)
+        self.update_state()
+        self._focus_next()
+
+    def _on_to_card(self) -> None:
+        """The customer's fields are done: the card form next, or Charge for a QR."""
+        if self.tender_bar.kind == CARD:
+            self.card_page.focus_number()
+        else:
+            self._focus_next()
+
+    def _focus_next(self) -> None:
+        """The focus on the first field the sale still needs, else on Charge."""
+        field = self.form.next_needed()
+        if field is not None:
+            field.setFocus(Qt.FocusReason.TabFocusReason)
+        elif self.charge_button.isEnabled():
+            self.charge_button.setFocus(Qt.FocusReason.TabFocusReason)
+        else:
+            self.form.amount.setFocus(Qt.FocusReason.TabFocusReason)
+
+    def new_sale(self) -> None:
+        """Start the next sale at once (refused while a charge is in flight); the clerk's keys
+        go through `request_new_sale`, which asks first about a QR still waiting."""
+        if self._in_flight:
+            return
+        self._new_sale_after_cancel = None
         self.sale = self._service.new_sale()
         # Nothing is known of the new sale yet: no reason left over from the last one.
         self._check = StartCheck(True)
@@ -1125,6 +1274,16 @@ class ChargeScreen(QWidget):
 
     def _on_tender(self, kind: str) -> None:
         qr = kind != CARD
+        view = self.qr_panel.view
+        if (
+            self.stack.currentWidget() is self.qr_panel
+            and view is not None
+            and view.phase in _ENDED_UNPAID
+        ):
+            # The QR ended unpaid: another tender chosen goes back to the sale, as typed.
+            self.stack.setCurrentIndex(0)
+        focused = self.focusWidget()
+        card_focused = focused is not None and self.cards_box.isAncestorOf(focused)
         if qr and self.sale.cards:
             # One QR pays the whole sale alone; the cards added are not used.
             self.sale.clear()
@@ -1147,6 +1306,13 @@ class ChargeScreen(QWidget):
                 )
             )
         self.update_state()
+        if qr and (card_focused or (self.stack.currentIndex() == 0 and not self._focus_shown())):
+            # The card form hides: the focus comes back to the sale, not to the tab bar.
+            self._focus_next()
+
+    def _focus_shown(self) -> bool:
+        focused = self.focusWidget()
+        return focused is not None and focused.isVisible() and self.isAncestorOf(focused)
 
     def _start_qr(self, draft: SaleDraft) -> None:
         self.sale.clear()
@@ -1162,6 +1328,15 @@ class ChargeScreen(QWidget):
         view = self.qr_panel.show_record(record)
         if view is None:
             return
+        if self._new_sale_after_cancel == view.merchant_charge_id:
+            if view.phase in _ENDED_UNPAID:
+                # Cancelled as the clerk asked before the next sale: that sale starts now.
+                self._new_sale_after_cancel = None
+                self.new_sale()
+                return
+            if view.phase != QrPhase.AWAITING:
+                # Paid meanwhile: the screen says so, and no new sale starts over it.
+                self._new_sale_after_cancel = None
         if view.phase in (QrPhase.PAID, QrPhase.PARTIALLY_REFUNDED, QrPhase.REFUNDED):
             self.result.show_record(record)
             self.result.retry_button.setVisible(False)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from checkout_desktop.domain.environments import profile_of
 from checkout_desktop.domain.learned import LEARNED_FLAGS, LearnedFlag
+from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
@@ -44,7 +45,7 @@ from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.listener_notice import ListenerFailureNotice
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.problem_banner import ProblemBanner
-from checkout_desktop.ui.qr_texts import late_payment_notice
+from checkout_desktop.ui.qr_texts import late_payment_notice, paid_off_screen_notice
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
 
@@ -216,6 +217,9 @@ class MainWindow(QMainWindow):
         self._panels_built = False
 
         self._close_box: QMessageBox | None = None
+        self._qrs_asked = False
+        self._qr_close_box: QMessageBox | None = None
+        """The clerk chose to close with QRs still waiting (or a shutdown asked to close)."""
         self.tunnel_notice = TunnelNotice(self)
         body = QWidget(self)
         layout = QVBoxLayout(body)
@@ -234,6 +238,7 @@ class MainWindow(QMainWindow):
             unresolved_count=lambda: views.unresolved_count(
                 profile=service.profile, excluding=self._charge_on_screen()
             ),
+            awaiting_qr_count=self._awaiting_qr_count,
             show_tunnel=not settings.profile.is_builtin_sandbox,
             parent=self,
         )
@@ -372,12 +377,32 @@ class MainWindow(QMainWindow):
         if self._panels_built:
             self.events_panel.notify_stored(event.event_id)
 
+    async def _awaiting_qr_count(self) -> int:
+        return len(await self._awaiting_qrs())
+
+    async def _awaiting_qrs(self) -> list[ChargeRecord]:
+        """This environment's QRs the customer may still pay."""
+        return await self._views.awaiting_qrs(profile=self._service.profile, now=utc_now())
+
     def _on_charge_changed(self, event: ChargeChanged) -> None:
-        late = late_payment_notice(event.merchant_charge_id, event.changes)
+        mcid = event.merchant_charge_id
+        on_screen = self.charge_screen.shows_charge(mcid)
+        late = late_payment_notice(mcid, event.changes)
+        if late is None and not on_screen:
+            # A QR left waiting (a new sale, a restart) was paid: said as a late one is.
+            late = paid_off_screen_notice(mcid, event.changes)
         if late is not None:
             # Money came in for a QR the screen had let go: the clerk must know, whatever
             # the charge screen shows now.
-            self.statusBar().showMessage(late, 120_000)
+            self.statusBar().showMessage(late, 300_000)
+            if not on_screen:
+                # Not shown paid on the charge screen: a note that stays until read (the
+                # status line is too narrow to carry it whole).
+                self._announce_qr_paid(late)
+            if self.tray is not None:
+                self.tray.showMessage(
+                    self.tr("A QR was paid"), late, QSystemTrayIcon.MessageIcon.Warning, 20_000
+                )
         if event.status == event.previous_status or not self.isMinimized():
             return
         title = self.tr("Charge {id}").format(id=event.merchant_charge_id)
@@ -389,6 +414,19 @@ class MainWindow(QMainWindow):
         if self.tray is not None:
             self.tray.showMessage(title, message, QSystemTrayIcon.MessageIcon.Information, 8000)
         self.notified.emit(title, message)
+
+    def _announce_qr_paid(self, text: str) -> None:
+        box = QMessageBox(self)
+        box.setObjectName("qrPaidNotice")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(self.tr("A QR was paid"))
+        box.setText(text)
+        box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        # It does not stop the sale being typed: no modality, and it does not take the keys.
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+        box.finished.connect(box.deleteLater)
+        box.show()
 
     def _acknowledge(self, url: str) -> None:
         if self._acknowledge_url is not None:
@@ -628,7 +666,9 @@ class MainWindow(QMainWindow):
     # -- window -----------------------------------------------------------------------------
 
     def request_close(self) -> None:
-        """Close now, or as soon as the charge in flight has its reply recorded."""
+        """Close now (a shutdown asks nothing about QRs still waiting), or as soon as the
+        charge in flight has its reply recorded."""
+        self._qrs_asked = True
         if not self.charge_screen.in_flight:
             self.close()
             return
@@ -707,6 +747,50 @@ class MainWindow(QMainWindow):
         challenge.cancel()
         self.request_close()
 
+    def _ask_close_with_qrs(self, waiting: list[ChargeRecord]) -> None:
+        """The clerk closes with QRs the customer may still pay: said, and asked."""
+        if not waiting:
+            self._close_after_question()
+            return
+        if self._qr_close_box is not None:
+            return
+        box = QMessageBox(self)
+        box.setObjectName("closeQrWaiting")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(self.tr("QRs still waiting"))
+        count = (
+            self.tr("1 QR is still awaiting payment")
+            if len(waiting) == 1
+            else self.tr("{n} QRs are still awaiting payment").format(n=len(waiting))
+        )
+        charges = ", ".join(record.merchant_charge_id for record in waiting[:5])
+        box.setText(
+            self.tr(
+                "{count} ({charges}). It stays payable until it expires, with the terminal "
+                "closed too; a payment is announced when the terminal opens again. Cancel it "
+                "first (Cancel QR, or in the History) if the customer will not pay it."
+            ).format(count=count, charges=charges)
+        )
+        close = box.addButton(self.tr("&Close anyway"), QMessageBox.ButtonRole.AcceptRole)
+        close.setObjectName("closeWithQrs")
+        keep = box.addButton(self.tr("&Keep the window open"), QMessageBox.ButtonRole.RejectRole)
+        keep.setObjectName("keepWindowOpen")
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        close.clicked.connect(self._close_after_question)
+        box.finished.connect(self._forget_qr_close_box)
+        self._qr_close_box = box
+        box.open()
+
+    def _forget_qr_close_box(self, _result: int) -> None:
+        box, self._qr_close_box = self._qr_close_box, None
+        if box is not None:
+            box.deleteLater()
+
+    def _close_after_question(self) -> None:
+        self._qrs_asked = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.charge_screen.in_flight:
             # The reply of an in-flight charge must be recorded; closing now would leave the
@@ -714,6 +798,34 @@ class MainWindow(QMainWindow):
             event.ignore()
             self._ask_close_after_charge()
             return
+        if not self._qrs_asked:
+            waiting: list[ChargeRecord] | None = None
+
+            def got(records: list[ChargeRecord]) -> None:
+                nonlocal waiting
+                waiting = records
+
+            def unread(exc: BaseException) -> None:
+                # Nothing to ask from: the window closes as it always did.
+                logger.warning("the QRs still waiting could not be read: %s", exc)
+                self._close_after_question()
+
+            task = read(self._awaiting_qrs(), got, failed=unread)
+            if task is not None:
+                # A store that must wait: asked once it answers.
+                event.ignore()
+                task.add_done_callback(
+                    lambda done: (
+                        None
+                        if done.cancelled() or done.exception() is not None
+                        else self._ask_close_with_qrs(done.result())
+                    )
+                )
+                return
+            if waiting:
+                event.ignore()
+                self._ask_close_with_qrs(waiting)
+                return
         self.adapter.close()
         if self.tray is not None:
             self.tray.hide()

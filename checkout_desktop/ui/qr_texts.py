@@ -210,6 +210,41 @@ def late_payment(changes: Iterable[Reason]) -> PaymentType | None:
     return None
 
 
+def qr_payment(changes: Iterable[Reason]) -> PaymentType | None:
+    """The QR tender whose transaction was paid in these changes (from whatever it said
+    before: awaiting, expired, cancelled, or new)."""
+    for change in changes:
+        if change.code not in (
+            ReasonCode.CHANGE_TRANSACTION_STATUS,
+            ReasonCode.CHANGE_TRANSACTION_NEW,
+        ):
+            continue
+        kind = change.args.get("payment_type")
+        before = str(change.args.get("previous_status") or "").upper()
+        after = str(change.args.get("status") or "").upper()
+        if (
+            isinstance(kind, str)
+            and kind.upper() in _QR_TYPES
+            and after in _PAID
+            and before not in _PAID
+        ):
+            return PaymentType(kind.upper())
+    return None
+
+
+def paid_off_screen_notice(merchant_charge_id: str, changes: Iterable[Reason]) -> str | None:
+    """What the window says when a QR no longer on the charge screen (left waiting for the next
+    sale, or from before a restart) is paid, or None."""
+    kind = qr_payment(changes)
+    if kind is None:
+        return None
+    return QCoreApplication.translate(
+        "QrNotice",
+        "The {kind} QR of charge {id}, no longer on screen, was paid: the money is in. Refund "
+        "it from the History if the sale was paid another way.",
+    ).format(kind=kind_text(kind), id=merchant_charge_id)
+
+
 def late_payment_notice(merchant_charge_id: str, changes: Iterable[Reason]) -> str | None:
     """What the window says when a QR is paid after it expired or was cancelled, or None."""
     kind = late_payment(changes)
@@ -261,9 +296,11 @@ __all__ = [
     "QrRefundWords",
     "late_payment",
     "late_payment_notice",
+    "paid_off_screen_notice",
     "qr_event_sentence",
     "qr_kind",
     "qr_kind_of",
+    "qr_payment",
     "qr_refund_words",
     "qr_sentence",
     "qr_status_text",

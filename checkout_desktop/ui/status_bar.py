@@ -11,7 +11,12 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QStatusBar, QWidget
 
 from checkout_desktop.doctor.probe import Reachability, ServiceReachabilityChanged
-from checkout_desktop.domain.charge_events import AttemptChanged, TokenStateChanged, TokenStatus
+from checkout_desktop.domain.charge_events import (
+    AttemptChanged,
+    ChargeChanged,
+    TokenStateChanged,
+    TokenStatus,
+)
 from checkout_desktop.domain.inbox_events import (
     HealthLevel,
     InboxHolderChanged,
@@ -45,11 +50,15 @@ class TerminalStatusBar(QStatusBar):
         *,
         environment: str,
         unresolved_count: Callable[[], Coroutine[Any, Any, int]],
+        awaiting_qr_count: Callable[[], Coroutine[Any, Any, int]] | None = None,
         show_tunnel: bool = True,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._unresolved_count = unresolved_count
+        self._awaiting_qr_count = awaiting_qr_count
+        self._unknown = 0
+        self._qrs = 0
         # The built-in sandbox delivers straight to the listener: a "tunnel" there is internal.
         self._show_tunnel = show_tunnel
         self.environment = ElidedLabel(
@@ -97,6 +106,7 @@ class TerminalStatusBar(QStatusBar):
         adapter.inbox_holder_changed.connect(self.on_inbox_holder)
         adapter.tunnel_state_changed.connect(self.on_tunnel_state)
         adapter.attempt_changed.connect(self.on_attempt_changed)
+        adapter.charge_changed.connect(self.on_charge_changed)
         adapter.service_reachability_changed.connect(self.on_reachability)
         self.tunnel.hide()
         self.refresh_attempts()
@@ -295,22 +305,48 @@ class TerminalStatusBar(QStatusBar):
     def on_attempt_changed(self, _event: AttemptChanged) -> None:
         self.refresh_attempts()
 
+    def on_charge_changed(self, _event: ChargeChanged) -> None:
+        # A QR made, paid, expired or cancelled: the QRs still waiting are counted again.
+        if self._awaiting_qr_count is not None:
+            read(self._awaiting_qr_count(), self._show_qrs)
+
     def refresh_attempts(self) -> None:
         # Counts may answer out of order (each read waits for the store on its own): only the
         # latest one asked is shown, so an older answer never overwrites a newer one.
         self._count_asked += 1
         asked = self._count_asked
         read(self._unresolved_count(), lambda count: self._show_attempts(count, asked))
+        if self._awaiting_qr_count is not None:
+            read(self._awaiting_qr_count(), self._show_qrs)
 
     def _show_attempts(self, count: int, asked: int) -> None:
         if asked != self._count_asked:
             return
+        self._unknown = count
+        self._render_attempts()
+
+    def _show_qrs(self, count: int) -> None:
+        self._qrs = count
+        self._render_attempts()
+
+    def _render_attempts(self) -> None:
+        count, qrs = self._unknown, self._qrs
+        parts = []
         if count:
-            self.attempts.setText(
+            parts.append(
                 self.tr("1 charge with unknown outcome: being checked")
                 if count == 1
                 else self.tr("{n} charges with unknown outcome: being checked").format(n=count)
             )
+        if qrs:
+            # Not "nothing open": a QR waiting may still be paid, and its payment is told.
+            parts.append(
+                self.tr("1 QR awaiting payment")
+                if qrs == 1
+                else self.tr("{n} QRs awaiting payment").format(n=qrs)
+            )
+        if parts:
+            self.attempts.setText(" · ".join(parts))
             self.attempts.setStyleSheet(_WARN)
         else:
             self.attempts.setText(self.tr("No open attempts"))

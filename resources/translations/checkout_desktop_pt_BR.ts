@@ -392,6 +392,38 @@
         <translation>A captura falhou: {why}</translation>
     </message>
     <message>
+        <source>A QR is still waiting</source>
+        <translation>Um QR ainda está aguardando</translation>
+    </message>
+    <message>
+        <source>The {kind} QR of {amount} is still waiting for the customer&apos;s payment.</source>
+        <translation>O QR {kind} de {amount} ainda está aguardando o pagamento do cliente.</translation>
+    </message>
+    <message>
+        <source>&amp;Keep the QR on screen</source>
+        <translation>&amp;Manter o QR na tela</translation>
+    </message>
+    <message>
+        <source>Cancel it before the next sale, so that it cannot be paid as well.</source>
+        <translation>Cancele-o antes da próxima venda, para que ele não possa ser pago também.</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel the QR and start a new sale</source>
+        <translation>&amp;Cancelar o QR e iniciar nova venda</translation>
+    </message>
+    <message>
+        <source>&amp;Start the new sale</source>
+        <translation>&amp;Iniciar a nova venda</translation>
+    </message>
+    <message>
+        <source>This service does not cancel an unpaid QR: it stays payable until it expires. If the customer pays it, the payment will be announced here; refund it from the History if the sale was paid another way.</source>
+        <translation>Este serviço não cancela um QR não pago: ele continua pagável até expirar. Se o cliente pagá-lo, o pagamento será avisado aqui; estorne-o pelo Histórico se a venda tiver sido paga de outra forma.</translation>
+    </message>
+    <message>
+        <source>This service does not cancel an unpaid QR: it stays payable until it expires at {time}. If the customer pays it, the payment will be announced here; refund it from the History if the sale was paid another way.</source>
+        <translation>Este serviço não cancela um QR não pago: ele continua pagável até expirar, às {time}. Se o cliente pagá-lo, o pagamento será avisado aqui; estorne-o pelo Histórico se a venda tiver sido paga de outra forma.</translation>
+    </message>
+    <message>
         <source>PIX: Charge shows a QR for the whole amount. The customer pays it in any bank&apos;s app within {minutes} minutes.</source>
         <translation>PIX: Cobrar mostra um QR do valor total. O cliente paga pelo app de qualquer banco em até {minutes} minutos.</translation>
     </message>
@@ -2026,6 +2058,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Outro sandbox embutido</translation>
     </message>
     <message>
+        <source>A QR was paid</source>
+        <translation>Um QR foi pago</translation>
+    </message>
+    <message>
         <source>Charge {id}</source>
         <translation>Cobrança {id}</translation>
     </message>
@@ -2076,6 +2112,30 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>&amp;Cancel the confirmation and close</source>
         <translation>&amp;Cancelar a confirmação e fechar</translation>
+    </message>
+    <message>
+        <source>QRs still waiting</source>
+        <translation>QRs ainda aguardando</translation>
+    </message>
+    <message>
+        <source>1 QR is still awaiting payment</source>
+        <translation>1 QR ainda aguarda pagamento</translation>
+    </message>
+    <message>
+        <source>{n} QRs are still awaiting payment</source>
+        <translation>{n} QRs ainda aguardam pagamento</translation>
+    </message>
+    <message>
+        <source>{count} ({charges}). It stays payable until it expires, with the terminal closed too; a payment is announced when the terminal opens again. Cancel it first (Cancel QR, or in the History) if the customer will not pay it.</source>
+        <translation>{count} ({charges}). Ele continua pagável até expirar, mesmo com o terminal fechado; um pagamento será avisado quando o terminal abrir de novo. Cancele-o antes (Cancelar QR, ou pelo Histórico) se o cliente não for pagá-lo.</translation>
+    </message>
+    <message>
+        <source>&amp;Close anyway</source>
+        <translation>&amp;Fechar mesmo assim</translation>
+    </message>
+    <message>
+        <source>&amp;Keep the window open</source>
+        <translation>&amp;Manter a janela aberta</translation>
     </message>
 </context>
 <context>
@@ -2182,6 +2242,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
 <context>
     <name>QrNotice</name>
     <message>
+        <source>The {kind} QR of charge {id}, no longer on screen, was paid: the money is in. Refund it from the History if the sale was paid another way.</source>
+        <translation>O QR {kind} da cobrança {id}, que já não estava na tela, foi pago: o dinheiro entrou. Estorne-o pelo Histórico se a venda tiver sido paga de outra forma.</translation>
+    </message>
+    <message>
         <source>The {kind} QR of charge {id} was paid after it had ended: the money is in. Refund it from the History if the sale was paid another way.</source>
         <translation>O QR {kind} da cobrança {id} foi pago depois de encerrado: o dinheiro entrou. Estorne-o pelo Histórico se a venda foi paga de outra forma.</translation>
     </message>
@@ -2237,16 +2301,16 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>C&amp;opiar</translation>
     </message>
     <message>
-        <source>&amp;Cancel QR</source>
-        <translation>&amp;Cancelar QR</translation>
-    </message>
-    <message>
         <source>Simulate the customer&apos;s payment</source>
         <translation>Simular pagamento do cliente</translation>
     </message>
     <message>
         <source>New &amp;QR</source>
         <translation>Novo &amp;QR</translation>
+    </message>
+    <message>
+        <source>&amp;Back to the sale</source>
+        <translation>&amp;Voltar à venda</translation>
     </message>
     <message>
         <source>&amp;Receipt</source>
@@ -2257,6 +2321,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>&amp;Nova venda (F2)</translation>
     </message>
     <message>
+        <source>The QR expired unpaid. The sale is free: make a new QR, or go back to the sale to take a card (Ctrl+1) or cash.</source>
+        <translation>O QR expirou sem pagamento. A venda está livre: gere um novo QR, ou volte à venda para aceitar cartão (Ctrl+1) ou dinheiro.</translation>
+    </message>
+    <message>
+        <source>The QR was cancelled unpaid. The sale is free: make a new QR, or go back to the sale to take a card (Ctrl+1) or cash.</source>
+        <translation>O QR foi cancelado sem pagamento. A venda está livre: gere um novo QR, ou volte à venda para aceitar cartão (Ctrl+1) ou dinheiro.</translation>
+    </message>
+    <message>
         <source>No QR image</source>
         <translation>Sem imagem do QR</translation>
     </message>
@@ -2265,16 +2337,12 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>QR {kind} · cobrança {id}</translation>
     </message>
     <message>
+        <source>Cancel Q&amp;R</source>
+        <translation>Cancelar &amp;QR</translation>
+    </message>
+    <message>
         <source>End-to-end id {id}</source>
         <translation>Identificador fim a fim {id}</translation>
-    </message>
-    <message>
-        <source>The QR expired unpaid. The sale is free: make a new QR or take a card.</source>
-        <translation>O QR expirou sem pagamento. A venda está livre: gere um novo QR ou aceite um cartão.</translation>
-    </message>
-    <message>
-        <source>The QR was cancelled unpaid. The sale is free: make a new QR or take a card.</source>
-        <translation>O QR foi cancelado sem pagamento. A venda está livre: gere um novo QR ou aceite um cartão.</translation>
     </message>
     <message>
         <source>Show the QR to the customer; the screen changes when the payment lands.</source>
@@ -4800,6 +4868,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>{n} charges with unknown outcome: being checked</source>
         <translation>{n} cobranças com resultado desconhecido: em consulta</translation>
+    </message>
+    <message>
+        <source>1 QR awaiting payment</source>
+        <translation>1 QR aguardando pagamento</translation>
+    </message>
+    <message>
+        <source>{n} QRs awaiting payment</source>
+        <translation>{n} QRs aguardando pagamento</translation>
     </message>
     <message>
         <source>No open attempts</source>
