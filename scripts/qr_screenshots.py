@@ -103,7 +103,7 @@ async def _shoot(out: Path, language: str, suffix: str) -> None:
         for name in ("qr-panel", "customer-display", "qr-paid", "customer-display-paid"):
             print(out / f"{name}{suffix}.png")
         QLocale.setDefault(QLocale.system())
-        window.close()
+        window.request_close()
     finally:
         if terminal is not None:
             await terminal.stop()
