@@ -45,7 +45,7 @@ from checkout_desktop.charges.service import (
 from checkout_desktop.charges.three_ds import ThreeDsProgress
 from checkout_desktop.charges.views import ChargeViews
 from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged
-from checkout_desktop.domain.enums import ChargeStatus, ThreeDsStatus, TransactionStatus
+from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
 from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import CARD, PIX, ChargeRecord
@@ -239,15 +239,11 @@ class ResultView(QWidget):
 
     def _refusal_advice(self, record: ChargeRecord | None) -> str:
         """What the clerk does after the service refused the card, from what its reply says as
-        documented (the charge's status) and what the terminal knows (the 3DS result). The
-        service's free text names no documented code, so it decides nothing here."""
+        documented (the charge's status). The service's free text names no documented code, so
+        it decides nothing here. (A card whose bank rejected its 3DS confirmation is never
+        sent for authorization: that sale ends as an authentication that failed.)"""
         if record is None or record.status != ChargeStatus.DENIED:
             return ""
-        if record.three_ds_status == ThreeDsStatus.REJECTED.value:
-            return self.tr(
-                "The bank did not confirm the customer (3DS) and refused the card: ask for "
-                "another card or another way to pay."
-            )
         return self.tr("The bank refused the card: ask for another card or another way to pay.")
 
     def offer_retry(self, offered: bool, *, card_refused: bool) -> None:

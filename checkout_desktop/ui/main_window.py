@@ -218,8 +218,10 @@ class MainWindow(QMainWindow):
 
         self._close_box: QMessageBox | None = None
         self._qrs_asked = False
-        self._qr_close_box: QMessageBox | None = None
         """The clerk chose to close with QRs still waiting (or a shutdown asked to close)."""
+        self._waiting_qrs: tuple[str, ...] = ()
+        """This environment's QRs still awaiting payment, as the status bar last read them."""
+        self._qr_close_box: QMessageBox | None = None
         self.tunnel_notice = TunnelNotice(self)
         body = QWidget(self)
         layout = QVBoxLayout(body)
@@ -378,7 +380,11 @@ class MainWindow(QMainWindow):
             self.events_panel.notify_stored(event.event_id)
 
     async def _awaiting_qr_count(self) -> int:
-        return len(await self._awaiting_qrs())
+        waiting = await self._awaiting_qrs()
+        # Kept for closing: the window asks from what it last read, at once (a close that
+        # waited for the store would leave a window half closed).
+        self._waiting_qrs = tuple(record.merchant_charge_id for record in waiting)
+        return len(waiting)
 
     async def _awaiting_qrs(self) -> list[ChargeRecord]:
         """This environment's QRs the customer may still pay."""
@@ -747,11 +753,8 @@ class MainWindow(QMainWindow):
         challenge.cancel()
         self.request_close()
 
-    def _ask_close_with_qrs(self, waiting: list[ChargeRecord]) -> None:
+    def _ask_close_with_qrs(self, waiting: tuple[str, ...]) -> None:
         """The clerk closes with QRs the customer may still pay: said, and asked."""
-        if not waiting:
-            self._close_after_question()
-            return
         if self._qr_close_box is not None:
             return
         box = QMessageBox(self)
@@ -763,7 +766,7 @@ class MainWindow(QMainWindow):
             if len(waiting) == 1
             else self.tr("{n} QRs are still awaiting payment").format(n=len(waiting))
         )
-        charges = ", ".join(record.merchant_charge_id for record in waiting[:5])
+        charges = ", ".join(waiting[:5])
         box.setText(
             self.tr(
                 "{count} ({charges}). It stays payable until it expires, with the terminal "
@@ -798,34 +801,10 @@ class MainWindow(QMainWindow):
             event.ignore()
             self._ask_close_after_charge()
             return
-        if not self._qrs_asked:
-            waiting: list[ChargeRecord] | None = None
-
-            def got(records: list[ChargeRecord]) -> None:
-                nonlocal waiting
-                waiting = records
-
-            def unread(exc: BaseException) -> None:
-                # Nothing to ask from: the window closes as it always did.
-                logger.warning("the QRs still waiting could not be read: %s", exc)
-                self._close_after_question()
-
-            task = read(self._awaiting_qrs(), got, failed=unread)
-            if task is not None:
-                # A store that must wait: asked once it answers.
-                event.ignore()
-                task.add_done_callback(
-                    lambda done: (
-                        None
-                        if done.cancelled() or done.exception() is not None
-                        else self._ask_close_with_qrs(done.result())
-                    )
-                )
-                return
-            if waiting:
-                event.ignore()
-                self._ask_close_with_qrs(waiting)
-                return
+        if not self._qrs_asked and self._waiting_qrs:
+            event.ignore()
+            self._ask_close_with_qrs(self._waiting_qrs)
+            return
         self.adapter.close()
         if self.tray is not None:
             self.tray.hide()

@@ -3708,10 +3708,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Por quê: {why}</translation>
     </message>
     <message>
-        <source>The bank did not confirm the customer (3DS) and refused the card: ask for another card or another way to pay.</source>
-        <translation>O banco não confirmou o cliente (3DS) e recusou o cartão: peça outro cartão ou outra forma de pagamento.</translation>
-    </message>
-    <message>
         <source>The bank refused the card: ask for another card or another way to pay.</source>
         <translation>O banco recusou o cartão: peça outro cartão ou outra forma de pagamento.</translation>
     </message>

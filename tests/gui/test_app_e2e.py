@@ -353,15 +353,6 @@ def test_a_denied_card_says_what_to_do_and_keeps_the_service_words_apart(shop: S
     assert rest == ["    Service's reply: NAO AUTORIZADA"]
 
 
-def test_a_card_refused_after_its_bank_rejected_3ds_says_so(shop: Shop) -> None:
-    with three_ds(shop, fallback="without"):
-        outcome = shop.charge_card("4000008400001629")
-    assert outcome.status == ChargeStatus.DENIED
-    message = shop.window.charge_screen.result.message.text()
-    assert "did not confirm the customer (3DS)" in message
-    assert "another card or another way to pay" in message
-
-
 @contextmanager
 def three_ds(shop: Shop, fallback: ThreeDsFallback = "refuse") -> Iterator[ChargeScreen]:
     screen = shop.window.charge_screen
