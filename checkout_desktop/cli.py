@@ -11,7 +11,7 @@ from typing import Protocol, cast
 
 from checkout_desktop import __version__
 from checkout_desktop.errors import PlainError
-from checkout_desktop.texts import QT_TRANSLATE_NOOP, translate
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, shown, translate
 
 
 class Subcommand(Protocol):
@@ -160,7 +160,7 @@ def _main(arguments: list[str]) -> int:
         # A broken store, settings file or instance folder: the message says what to do, and
         # the exit code says which (see the README); a traceback would only hide it.
         command = "" if args.command in (None, "run") else f" {args.command}"
-        print(f"checkout-desktop{command}: {exc}", file=sys.stderr)
+        print(f"checkout-desktop{command}: {shown(exc)}", file=sys.stderr)
         return exc.exit_code
 
 

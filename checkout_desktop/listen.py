@@ -46,7 +46,7 @@ from checkout_desktop.settings import (
     load_settings,
     unknown_profile,
 )
-from checkout_desktop.texts import translate
+from checkout_desktop.texts import shown, translate
 
 if TYPE_CHECKING:
     from checkout_desktop.store.ports import DeliveryBatches
@@ -247,13 +247,13 @@ def run(args: argparse.Namespace) -> int:
         SecretMissing,
         KeychainUnavailable,
     ) as exc:
-        print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+        print(f"checkout-desktop listen: {shown(exc)}", file=sys.stderr)
         if isinstance(exc, SecretMissing):
             hint = translate("ListenCommand", "(or pass the token with --token-file FILE)")
             print(f"  {hint}", file=sys.stderr)
         return 2
     except ValueError as exc:
-        print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+        print(f"checkout-desktop listen: {shown(exc)}", file=sys.stderr)
         return 2
     return asyncio.run(
         _serve(
@@ -335,7 +335,7 @@ async def _serve(
         try:
             lock = await _hold_inbox(store, stop)
         except StoreError as exc:
-            print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+            print(f"checkout-desktop listen: {shown(exc)}", file=sys.stderr)
             return 1
         if lock is None:
             return 0
@@ -394,10 +394,10 @@ async def _serve_inbox(
         try:
             url = await inbox.start()
         except ListenerError as exc:
-            print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+            print(f"checkout-desktop listen: {shown(exc)}", file=sys.stderr)
             return 1
         except TunnelConfigError as exc:
-            print(f"checkout-desktop listen: {exc}", file=sys.stderr)
+            print(f"checkout-desktop listen: {shown(exc)}", file=sys.stderr)
             return_code = 2
         else:
             # Printed only once a signal stops the inbox cleanly: whoever reads the address may

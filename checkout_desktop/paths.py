@@ -11,6 +11,7 @@ from pathlib import Path
 import platformdirs
 
 from checkout_desktop.errors import PlainError
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words
 
 APP_NAME = "checkout-desktop"
 HOME_ENV = "CHECKOUT_DESKTOP_HOME"
@@ -36,13 +37,26 @@ def secure_folder(folder: Path) -> None:
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o022:
         raise InstanceFolderError(
-            f"the folder {folder} can be changed by other users (mode {mode:03o}); make it "
-            f"yours alone with `chmod 700 {folder}` and start again"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Paths",
+                    "the folder {folder} can be changed by other users (mode {mode}); make it "
+                    "yours alone with `chmod 700 {folder}` and start again",
+                ),
+                folder=folder,
+                mode=f"{mode:03o}",
+            )
         )
     if info.st_uid != os.getuid():
         raise InstanceFolderError(
-            f"the folder {folder} belongs to another user; use a folder of your own "
-            "(--data-dir or CHECKOUT_DESKTOP_HOME)"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Paths",
+                    "the folder {folder} belongs to another user; use a folder of your own "
+                    "(--data-dir or CHECKOUT_DESKTOP_HOME)",
+                ),
+                folder=folder,
+            )
         )
     if mode & 0o077:
         os.chmod(folder, mode & 0o700)
@@ -188,8 +202,14 @@ class AppPaths:
                 secure_folder(folder)
             except (NotADirectoryError, FileExistsError):
                 raise InstanceFolderError(
-                    f"{folder} is a file where the terminal keeps a folder; move it away and "
-                    "start again"
+                    Words(
+                        QT_TRANSLATE_NOOP(
+                            "Paths",
+                            "{folder} is a file where the terminal keeps a folder; move it away "
+                            "and start again",
+                        ),
+                        folder=folder,
+                    )
                 ) from None
         return self
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic import SecretStr
 
 from checkout_desktop.logsetup import register_secret
-from checkout_desktop.texts import translate
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, WordedError, Words, translate
 
 if TYPE_CHECKING:
     import keyring.backend
@@ -25,13 +25,14 @@ STORE_PASSWORD = "store_password"
 
 _REFUSED_BACKENDS = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
 
-KEYCHAIN_HELP = (
+KEYCHAIN_HELP = QT_TRANSLATE_NOOP(
+    "Keychain",
     "checkout-desktop keeps its secrets only in the operating system's keychain and found none it "
     "can use. On Linux install and unlock a Secret Service provider (Debian/Ubuntu: "
     "`apt-get install gnome-keyring`, then log in to a desktop session, or run it under "
     "`dbus-run-session` with `gnome-keyring-daemon --unlock`); KWallet also works. Windows "
     "Credential Manager and the macOS Keychain work out of the box. Secrets are never written to "
-    "a plain file."
+    "a plain file.",
 )
 
 
@@ -57,8 +58,18 @@ def _secret_words(name: SecretName) -> str:
     return translate("Keychain", "the webhook authentication token")
 
 
-class KeychainUnavailable(RuntimeError):
-    """No usable keychain backend; the message says what to install or enable."""
+class KeychainUnavailable(WordedError, RuntimeError):
+    """No usable keychain backend; the message says what to install or enable (English in
+    `str()` and the logs, the owner's language in `shown()`), then the technical detail."""
+
+    def __init__(self, detail: Words) -> None:
+        super().__init__(
+            Words(
+                QT_TRANSLATE_NOOP("Keychain", "{help} ({detail})"),
+                help=Words(KEYCHAIN_HELP),
+                detail=detail,
+            )
+        )
 
 
 class SecretMissing(LookupError):
@@ -80,12 +91,21 @@ def _check_backend(backend: keyring.backend.KeyringBackend) -> keyring.backend.K
     module = type(backend).__module__
     if module.startswith(_REFUSED_BACKENDS):
         raise KeychainUnavailable(
-            f"{KEYCHAIN_HELP} (backend found: {module}.{type(backend).__name__})"
+            Words(
+                QT_TRANSLATE_NOOP("Keychain", "backend found: {backend}"),
+                backend=f"{module}.{type(backend).__name__}",
+            )
         )
     chained = getattr(backend, "backends", None)
     if chained is not None and not chained:
-        raise KeychainUnavailable(f"{KEYCHAIN_HELP} (no backend in the chain)")
+        raise KeychainUnavailable(Words(QT_TRANSLATE_NOOP("Keychain", "no backend in the chain")))
     return backend
+
+
+def _keychain_error(exc: Exception) -> KeychainUnavailable:
+    return KeychainUnavailable(
+        Words(QT_TRANSLATE_NOOP("Keychain", "keychain error: {error}"), error=type(exc).__name__)
+    )
 
 
 class SecretStore:
@@ -114,9 +134,7 @@ class SecretStore:
         try:
             value = self.backend().get_password(SERVICE_NAME, account)
         except keyring.errors.KeyringError as exc:
-            raise KeychainUnavailable(
-                f"{KEYCHAIN_HELP} (keychain error: {type(exc).__name__})"
-            ) from None
+            raise _keychain_error(exc) from None
         if value is None:
             return None
         register_secret(value)
@@ -142,9 +160,7 @@ class SecretStore:
         try:
             self.backend().set_password(SERVICE_NAME, account, plain)
         except keyring.errors.KeyringError as exc:
-            raise KeychainUnavailable(
-                f"{KEYCHAIN_HELP} (keychain error: {type(exc).__name__})"
-            ) from None
+            raise _keychain_error(exc) from None
 
     def delete(self, profile: str, name: SecretName) -> bool:
         return self._delete(self._account(profile, name))
@@ -170,9 +186,7 @@ class SecretStore:
         except keyring.errors.PasswordDeleteError:
             return False
         except keyring.errors.KeyringError as exc:
-            raise KeychainUnavailable(
-                f"{KEYCHAIN_HELP} (keychain error: {type(exc).__name__})"
-            ) from None
+            raise _keychain_error(exc) from None
         return True
 
 

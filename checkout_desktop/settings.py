@@ -21,7 +21,7 @@ from checkout_desktop.domain.three_ds_policy import ThreeDsFallback, ThreeDsMode
 from checkout_desktop.domain.timestamps import DEFAULT_NAIVE_ZONE, zone_named
 from checkout_desktop.errors import PlainError
 from checkout_desktop.paths import AppPaths
-from checkout_desktop.texts import translate
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words, translate
 
 logger = logging.getLogger(__name__)
 
@@ -246,8 +246,16 @@ class Settings(_Strict):
             return self.profiles[self.active_profile]
         except KeyError:
             raise SettingsError(
-                f"the active profile {self.active_profile!r} is not defined; "
-                f"known profiles: {', '.join(sorted(self.profiles))}"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "Settings",
+                        "the active profile {name} is not defined in the settings; known "
+                        "profiles: {known}; choose one in Settings → Environment, or name one "
+                        "with --profile NAME",
+                    ),
+                    name=repr(self.active_profile),
+                    known=", ".join(sorted(self.profiles)),
+                )
             ) from None
 
 
@@ -278,18 +286,32 @@ def _read_regular_file(target: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise SettingsError(f"cannot read settings file {target}: {exc.strerror}") from None
+        raise SettingsError(_cannot_read(target, exc.strerror)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise SettingsError(
-                f"settings file {target} is not a regular file; move it away and start again "
-                "(the defaults are used when the file is missing)"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "Settings",
+                        "settings file {path} is not a regular file; move it away and start "
+                        "again (the defaults are used when the file is missing)",
+                    ),
+                    path=target,
+                )
             )
         if info.st_size > MAX_SETTINGS_BYTES:
             raise SettingsError(
-                f"settings file {target} is {info.st_size} bytes, larger than settings can be "
-                f"({MAX_SETTINGS_BYTES}); move it away and start again"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "Settings",
+                        "settings file {path} is {size} bytes, larger than settings can be "
+                        "({limit}); move it away and start again",
+                    ),
+                    path=target,
+                    size=info.st_size,
+                    limit=MAX_SETTINGS_BYTES,
+                )
             )
         chunks: list[bytes] = []
         size = 0
@@ -300,11 +322,18 @@ def _read_regular_file(target: Path) -> bytes | None:
             chunks.append(chunk)
             size += len(chunk)
     except OSError as exc:
-        raise SettingsError(f"cannot read settings file {target}: {exc.strerror}") from None
+        raise SettingsError(_cannot_read(target, exc.strerror)) from None
     finally:
         os.close(fd)
     if size > MAX_SETTINGS_BYTES:
-        raise SettingsError(f"settings file {target} is larger than settings can be")
+        raise SettingsError(
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Settings", "settings file {path} is larger than settings can be"
+                ),
+                path=target,
+            )
+        )
     return b"".join(chunks)
 
 
@@ -332,6 +361,34 @@ def _too_deep(data: bytes) -> bool:
     return False
 
 
+def _cannot_read(target: Path, why: object) -> Words:
+    return Words(
+        QT_TRANSLATE_NOOP("Settings", "cannot read settings file {path}: {why}"),
+        path=target,
+        why=why,
+    )
+
+
+def _not_json(target: Path, detail: object) -> Words:
+    """Not JSON; what the parser said follows, as it said it (a technician's detail)."""
+    return Words(
+        QT_TRANSLATE_NOOP(
+            "Settings", "cannot read settings file {path}, it is not valid JSON: {detail}"
+        ),
+        path=target,
+        detail=detail,
+    )
+
+
+def _not_valid(target: Path, details: object) -> Words:
+    """Settings the model refuses; its own words (field: problem) follow as they are."""
+    return Words(
+        QT_TRANSLATE_NOOP("Settings", "settings file {path} is not valid: {details}"),
+        path=target,
+        details=details,
+    )
+
+
 def load_settings(paths: AppPaths) -> Settings:
     """Read the settings file; a missing file gives the defaults, a broken one a clear error
     that names the file."""
@@ -341,20 +398,36 @@ def load_settings(paths: AppPaths) -> Settings:
         return Settings()
     if _too_deep(data):
         raise SettingsError(
-            f"settings file {target} nests more than {MAX_SETTINGS_DEPTH} levels deep; "
-            "it is not a settings file"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Settings",
+                    "settings file {path} nests more than {depth} levels deep; it is not a "
+                    "settings file",
+                ),
+                path=target,
+                depth=MAX_SETTINGS_DEPTH,
+            )
         )
     try:
         raw = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
-        raise SettingsError(f"settings file {target} is not UTF-8 text") from None
+        raise SettingsError(
+            Words(
+                QT_TRANSLATE_NOOP("Settings", "settings file {path} is not UTF-8 text"), path=target
+            )
+        ) from None
     except json.JSONDecodeError as exc:
-        raise SettingsError(f"cannot read settings file {target}: {exc}") from None
+        raise SettingsError(_not_json(target, exc)) from None
     except (ValueError, RecursionError) as exc:
         # json.loads refuses integers beyond Python's digit limit with a bare ValueError.
-        raise SettingsError(f"settings file {target} cannot be read: {exc}") from None
+        raise SettingsError(_not_json(target, exc)) from None
     if not isinstance(raw, dict):
-        raise SettingsError(f"settings file {target} does not hold a JSON object")
+        raise SettingsError(
+            Words(
+                QT_TRANSLATE_NOOP("Settings", "settings file {path} does not hold a JSON object"),
+                path=target,
+            )
+        )
     try:
         return Settings.model_validate(_migrate(raw))
     except ValidationError as exc:
@@ -362,9 +435,9 @@ def load_settings(paths: AppPaths) -> Settings:
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
             for err in exc.errors(include_input=False, include_url=False)[:10]
         )
-        raise SettingsError(f"settings file {target} is not valid: {details}") from None
+        raise SettingsError(_not_valid(target, details)) from None
     except (ValueError, RecursionError) as exc:
-        raise SettingsError(f"settings file {target} is not valid: {exc}") from None
+        raise SettingsError(_not_valid(target, exc)) from None
 
 
 def save_settings(settings: Settings, paths: AppPaths) -> Path:

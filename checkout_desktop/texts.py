@@ -5,6 +5,13 @@ word their messages with `translate("Context", "English text")`, a literal call 
 lupdate extracts into the same pt-BR catalogue the window uses. Until the entry point installs
 a lookup (`ui/cli_language.py`, from the settings' or the system's language) the English text
 is returned unchanged, so these modules never import Qt themselves.
+
+An error a command prints to the owner, but that is also logged and shown as a technical
+detail, carries `Words`: its `str()` stays English (a log is read by a technician with the
+code), and the command that prints it asks for `shown(exc)`, the same sentence in the owner's
+language. Its template is marked where it is written (`QT_TRANSLATE_NOOP`, which keeps the
+context with the text) and filled with the same values either way; what the OS or a server
+said is passed as a value, as they said it.
 """
 
 from __future__ import annotations
@@ -24,9 +31,66 @@ def translate(context: str, text: str) -> str:
     return _lookup(context, text) or text
 
 
-def QT_TRANSLATE_NOOP(context: str, text: str) -> str:
+class Template(str):
+    """An English text marked for the catalogue, that remembers its context."""
+
+    context: str
+
+    def __new__(cls, context: str, text: str) -> Template:
+        marked = super().__new__(cls, text)
+        marked.context = context
+        return marked
+
+
+def QT_TRANSLATE_NOOP(context: str, text: str) -> Template:
     """Marks `text` for the catalogue where it is written; `translate` it where it is shown."""
-    return text
+    return Template(context, text)
+
+
+class Words:
+    """A sentence for the owner: English as `str()` (logs, technical details), in the owner's
+    language as `shown()`. Values may be `Words` themselves (a sentence inside a sentence)."""
+
+    __slots__ = ("params", "template")
+
+    def __init__(self, template: Template, /, **params: object) -> None:
+        self.template = template
+        self.params = params
+
+    def english(self) -> str:
+        return str.format(
+            self.template,
+            **{k: v.english() if isinstance(v, Words) else v for k, v in self.params.items()},
+        )
+
+    def shown(self) -> str:
+        return translate(self.template.context, str(self.template)).format(
+            **{k: v.shown() if isinstance(v, Words) else v for k, v in self.params.items()}
+        )
+
+    def __str__(self) -> str:
+        return self.english()
+
+    def __repr__(self) -> str:
+        return f"Words({self.english()!r})"
+
+
+class WordedError(Exception):
+    """An error whose message may be `Words`: English in `str()` and the logs, the owner's
+    language through `shown()`."""
+
+    def __init__(self, message: str | Words = "", *args: object) -> None:
+        super().__init__(str(message), *args)
+        self.words = message if isinstance(message, Words) else None
+
+    def shown(self) -> str:
+        return self.words.shown() if self.words is not None else str(self)
+
+
+def shown(exc: BaseException) -> str:
+    """What a command prints for `exc`: its `Words` in the owner's language, else its text."""
+    words = getattr(exc, "words", None)
+    return words.shown() if isinstance(words, Words) else str(exc)
 
 
 def use(lookup: Lookup | None) -> Lookup | None:
@@ -36,4 +100,13 @@ def use(lookup: Lookup | None) -> Lookup | None:
     return previous
 
 
-__all__ = ["QT_TRANSLATE_NOOP", "Lookup", "translate", "use"]
+__all__ = [
+    "QT_TRANSLATE_NOOP",
+    "Lookup",
+    "Template",
+    "WordedError",
+    "Words",
+    "shown",
+    "translate",
+    "use",
+]

@@ -27,7 +27,7 @@ from checkout_desktop.store.errors import StoreError
 from checkout_desktop.store.postgres.events import PgEventRepository
 from checkout_desktop.store.postgres.events import reading as shared_reading
 from checkout_desktop.store.sqlite.events import EventRepository, reading
-from checkout_desktop.texts import translate
+from checkout_desktop.texts import shown, translate
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         where = _filter(args)
     except ExportError as exc:
-        print(f"checkout-desktop events: {exc}", file=sys.stderr)
+        print(f"checkout-desktop events: {shown(exc)}", file=sys.stderr)
         return 2
     store = app_paths(args.data_dir).database_file
     if args.output and _is_a_store(Path(args.output), store):
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             count = write_events(repo.iter_full(where), out, cast(ExportFormat, args.format), stats)
             out.flush()
     except StoreError as exc:
-        print(f"checkout-desktop events: {exc}", file=sys.stderr)
+        print(f"checkout-desktop events: {shown(exc)}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
         message = translate("EventsCommand", "cannot write the export: {reason}").format(reason=exc)

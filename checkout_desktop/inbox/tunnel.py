@@ -31,6 +31,7 @@ from checkout_desktop.inbox.url_rules import (
     validate_notification_url,
 )
 from checkout_desktop.settings import TunnelSettings
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, WordedError, Words
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 _TAIL_LINES = 5
 
 
-class TunnelConfigError(ValueError):
+class TunnelConfigError(WordedError, ValueError):
     """The tunnel settings cannot work; the message says which setting and why."""
 
 
@@ -75,8 +76,15 @@ def check_agent_api_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in {"http", "https"} or (parts.hostname or "") not in _LOOPBACK_HOSTS:
         raise TunnelConfigError(
-            f"the ngrok agent API address {url!r} must be http://127.0.0.1:PORT/api/tunnels "
-            "(the agent's local API on this machine)"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Tunnel",
+                    "the ngrok agent API address {url} must be {expected} (the agent's local "
+                    "API on this machine)",
+                ),
+                url=repr(url),
+                expected="http://127.0.0.1:PORT/api/tunnels",
+            )
         )
     return url
 
@@ -122,8 +130,13 @@ class TunnelSupervisor:
             check_agent_api_url(settings.ngrok_api_url)
         if settings.mode == "manual" and not settings.public_url:
             raise TunnelConfigError(
-                "manual tunnel mode needs the public notification URL that forwards to this "
-                "listener (Settings → Webhooks → public URL)"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "Tunnel",
+                        "manual tunnel mode needs the public notification URL that forwards to "
+                        "this listener (Settings → Webhooks → public URL)",
+                    )
+                )
             )
         self._settings = settings
         self._port = local_port
@@ -194,7 +207,9 @@ class TunnelSupervisor:
         """The merchant updated the panel: `url` (default: the current one) is now registered."""
         chosen = url or self.notification_url
         if chosen is None:
-            raise TunnelConfigError("there is no public URL to acknowledge yet")
+            raise TunnelConfigError(
+                Words(QT_TRANSLATE_NOOP("Tunnel", "there is no public URL to acknowledge yet"))
+            )
         validate_notification_url(chosen)
         self._registered = chosen
         self._noticed = None

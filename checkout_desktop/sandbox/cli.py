@@ -21,7 +21,7 @@ from checkout_desktop.sandbox.faults import CLI_FAULT_NAMES, FaultSettingError, 
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from checkout_desktop.sandbox.variants import VARIANT_NAMES, VariantError, parse_cli_variants
 from checkout_desktop.sandbox.webhooks import WEBHOOK_LAYOUTS
-from checkout_desktop.texts import translate
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words, shown, translate
 
 logger = logging.getLogger(__name__)
 
@@ -205,30 +205,52 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
     try:
         faults = parse_cli_faults(list(args.fault))
     except FaultSettingError as exc:
-        raise SandboxConfigError(str(exc)) from None
+        raise SandboxConfigError(exc.words or str(exc)) from None
     try:
         variants = parse_cli_variants(list(getattr(args, "variant", None) or []))
     except VariantError as exc:
-        raise SandboxConfigError(str(exc)) from None
+        raise SandboxConfigError(exc.words or str(exc)) from None
     webhook_token = None
     if args.webhook_token_file is not None:
         try:
             webhook_token = args.webhook_token_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise SandboxConfigError(
-                f"cannot read the webhook token file {args.webhook_token_file}: {exc.strerror}"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "SandboxCommand", "cannot read the webhook token file {path}: {why}"
+                    ),
+                    path=args.webhook_token_file,
+                    why=exc.strerror,
+                )
             ) from None
         except UnicodeDecodeError:
             raise SandboxConfigError(
-                f"the webhook token file {args.webhook_token_file} is not UTF-8 text"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "SandboxCommand", "the webhook token file {path} is not UTF-8 text"
+                    ),
+                    path=args.webhook_token_file,
+                )
             ) from None
         if not webhook_token:
-            raise SandboxConfigError(f"the webhook token file {args.webhook_token_file} is empty")
+            raise SandboxConfigError(
+                Words(
+                    QT_TRANSLATE_NOOP("SandboxCommand", "the webhook token file {path} is empty"),
+                    path=args.webhook_token_file,
+                )
+            )
         register_secret(webhook_token)
     sdk_socket = None
     if args.sdk_fd is not None:
         if args.sdk_port:
-            raise SandboxConfigError("--sdk-fd and --sdk-port exclude each other")
+            raise SandboxConfigError(
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "SandboxCommand", "--sdk-fd and --sdk-port exclude each other"
+                    )
+                )
+            )
         sdk_socket = inherited_socket(args.sdk_fd)
     config = SandboxConfig(
         host=args.host,
@@ -259,12 +281,25 @@ def build_config(args: argparse.Namespace) -> SandboxConfig:
 def inherited_socket(fd: int) -> socket.socket:
     """The listening TCP socket on a loopback address behind descriptor `fd`."""
     if fd < 0:
-        raise SandboxConfigError(f"--sdk-fd must be a file descriptor number, not {fd}")
+        raise SandboxConfigError(
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SandboxCommand", "--sdk-fd must be a file descriptor number, not {fd}"
+                ),
+                fd=fd,
+            )
+        )
     try:
         sock = socket.socket(fileno=fd)
     except OSError as exc:
         raise SandboxConfigError(
-            f"descriptor {fd} (--sdk-fd) is not an open socket ({exc.strerror or exc})"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SandboxCommand", "descriptor {fd} (--sdk-fd) is not an open socket ({why})"
+                ),
+                fd=fd,
+                why=exc.strerror or exc,
+            )
         ) from None
     try:
         listening = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
@@ -272,18 +307,29 @@ def inherited_socket(fd: int) -> socket.socket:
     except OSError as exc:
         sock.detach()
         raise SandboxConfigError(
-            f"descriptor {fd} (--sdk-fd) is not a usable socket ({exc.strerror or exc})"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SandboxCommand", "descriptor {fd} (--sdk-fd) is not a usable socket ({why})"
+                ),
+                fd=fd,
+                why=exc.strerror or exc,
+            )
         ) from None
     problem = None
     if sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.type != socket.SOCK_STREAM:
-        problem = "is not a TCP socket"
+        problem = QT_TRANSLATE_NOOP(
+            "SandboxCommand", "descriptor {fd} (--sdk-fd) is not a TCP socket"
+        )
     elif not listening:
-        problem = "is not listening"
+        problem = QT_TRANSLATE_NOOP("SandboxCommand", "descriptor {fd} (--sdk-fd) is not listening")
     elif not ipaddress.ip_address(address).is_loopback:
-        problem = f"listens on {address}, not on a loopback address"
+        problem = QT_TRANSLATE_NOOP(
+            "SandboxCommand",
+            "descriptor {fd} (--sdk-fd) listens on {address}, not on a loopback address",
+        )
     if problem is not None:
         sock.detach()
-        raise SandboxConfigError(f"descriptor {fd} (--sdk-fd) {problem}")
+        raise SandboxConfigError(Words(problem, fd=fd, address=address))
     return sock
 
 
@@ -331,12 +377,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
     except SandboxConfigError as exc:
-        print(f"checkout-desktop sandbox: {exc}", file=sys.stderr)
+        print(f"checkout-desktop sandbox: {shown(exc)}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     try:
         return asyncio.run(serve(config, exit_with_parent=bool(args.exit_with_parent)))
     except SandboxConfigError as exc:
-        print(f"checkout-desktop sandbox: {exc}", file=sys.stderr)
+        print(f"checkout-desktop sandbox: {shown(exc)}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     except KeyboardInterrupt:
         return EXIT_OK

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 
+from checkout_desktop.texts import WordedError
+
 logger = logging.getLogger(__name__)
 
 
-class SandboxConfigError(ValueError):
+class SandboxConfigError(WordedError, ValueError):
     """A sandbox setting that cannot work; the message says which and why."""
 
 

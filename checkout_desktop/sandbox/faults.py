@@ -7,10 +7,12 @@ import random
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, WordedError, Words
+
 logger = logging.getLogger(__name__)
 
 
-class FaultSettingError(ValueError):
+class FaultSettingError(WordedError, ValueError):
     """A fault setting with a name or value the sandbox does not accept."""
 
 
@@ -110,7 +112,12 @@ def _parse_bool(text: str) -> bool:
         return True
     if lowered in {"0", "false", "no", "off"}:
         return False
-    raise FaultSettingError(f"{text!r} is not a yes/no value (use true or false)")
+    raise FaultSettingError(
+        Words(
+            QT_TRANSLATE_NOOP("SandboxCommand", "{text} is not a yes/no value (use true or false)"),
+            text=repr(text),
+        )
+    )
 
 
 def parse_cli_faults(items: list[str]) -> FaultSettings:
@@ -120,18 +127,34 @@ def parse_cli_faults(items: list[str]) -> FaultSettings:
         name, sep, raw = item.partition("=")
         name = name.strip()
         if name not in _CLI_FAULTS:
-            raise FaultSettingError(f"unknown fault {name!r}; known: {', '.join(CLI_FAULT_NAMES)}")
+            raise FaultSettingError(
+                Words(
+                    QT_TRANSLATE_NOOP("SandboxCommand", "unknown fault {name}; known: {known}"),
+                    name=repr(name),
+                    known=", ".join(CLI_FAULT_NAMES),
+                )
+            )
         field_name, kind = _CLI_FAULTS[name]
         if kind is bool:
             changes[field_name] = _parse_bool(raw) if sep else True
             continue
         if not sep:
-            raise FaultSettingError(f"fault {name!r} needs a value, as {name}=1")
+            raise FaultSettingError(
+                Words(
+                    QT_TRANSLATE_NOOP("SandboxCommand", "fault {name} needs a value, as {example}"),
+                    name=repr(name),
+                    example=f"{name}=1",
+                )
+            )
         try:
             changes[field_name] = kind(raw)
         except ValueError:
-            what = "a whole number" if kind is int else "a number"
-            raise FaultSettingError(f"fault {name!r} needs {what}, got {raw!r}") from None
+            what = (
+                QT_TRANSLATE_NOOP("SandboxCommand", "fault {name} needs a whole number, got {raw}")
+                if kind is int
+                else QT_TRANSLATE_NOOP("SandboxCommand", "fault {name} needs a number, got {raw}")
+            )
+            raise FaultSettingError(Words(what, name=repr(name), raw=repr(raw))) from None
     return FaultSettings(**changes)
 
 

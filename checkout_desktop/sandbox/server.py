@@ -27,6 +27,7 @@ from checkout_desktop.sandbox.webhooks import (
     WebhookSender,
     check_notification_url,
 )
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words
 
 if TYPE_CHECKING:
     from checkout_desktop.sandbox.statefile import StateFile
@@ -81,7 +82,15 @@ class SandboxConfig:
         for name in ("api_port", "sdk_port"):
             port = getattr(self, name)
             if not 0 <= port <= 65535:
-                raise SandboxConfigError(f"{name} must be between 0 and 65535, got {port}")
+                raise SandboxConfigError(
+                    Words(
+                        QT_TRANSLATE_NOOP(
+                            "SandboxCommand", "{name} must be between 0 and 65535, got {port}"
+                        ),
+                        name=name,
+                        port=port,
+                    )
+                )
         if self.sdk_socket is not None and self.sdk_port != 0:
             raise SandboxConfigError(
                 "give the SDK backend either a port or a listening socket, not both"
@@ -452,7 +461,13 @@ async def _serve(
         await site.start()
     except OSError as exc:
         await runner.cleanup()
-        raise SandboxConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise SandboxConfigError(
+            Words(
+                QT_TRANSLATE_NOOP("SandboxCommand", "cannot listen on {address}: {why}"),
+                address=f"{host}:{port}",
+                why=exc.strerror,
+            )
+        ) from None
     bound = _bound_port(runner)
     return runner, bound
 

@@ -56,10 +56,12 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, WordedError, Words
+
 logger = logging.getLogger(__name__)
 
 
-class VariantError(ValueError):
+class VariantError(WordedError, ValueError):
     """A variant name or value the sandbox does not play; the message lists the choices."""
 
 
@@ -102,14 +104,30 @@ def _normalise(name: str, raw: str) -> str:
         unknown = sorted(parts - set(REQUIRE_CHOICES))
         if unknown:
             raise VariantError(
-                f"require={value!r}: unknown {', '.join(unknown)}; "
-                "use none or any of phone, device, email joined by commas"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "SandboxCommand",
+                        "require={value}: unknown {unknown}; use none or any of phone, device, "
+                        "email joined by commas",
+                    ),
+                    value=repr(value),
+                    unknown=", ".join(unknown),
+                )
             )
         return ",".join(p for p in REQUIRE_CHOICES if p in parts)
     for choice in CHOICES[name]:
         if choice.lower() == value.lower():
             return choice
-    raise VariantError(f"{name}={value!r} is not a value it takes; use {'|'.join(CHOICES[name])}")
+    raise VariantError(
+        Words(
+            QT_TRANSLATE_NOOP(
+                "SandboxCommand", "{name}={value} is not a value it takes; use {choices}"
+            ),
+            name=name,
+            value=repr(value),
+            choices="|".join(CHOICES[name]),
+        )
+    )
 
 
 @dataclass
@@ -147,12 +165,24 @@ class ServiceVariants:
         unknown = sorted(set(changes) - set(VARIANT_NAMES))
         if unknown:
             raise VariantError(
-                f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANT_NAMES)}"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "SandboxCommand", "unknown variant(s) {unknown}; known: {known}"
+                    ),
+                    unknown=", ".join(unknown),
+                    known=", ".join(VARIANT_NAMES),
+                )
             )
         checked = {}
         for name, value in changes.items():
             if not isinstance(value, str):
-                raise VariantError(f"{name} takes a text value: {'|'.join(CHOICES[name])}")
+                raise VariantError(
+                    Words(
+                        QT_TRANSLATE_NOOP("SandboxCommand", "{name} takes a text value: {choices}"),
+                        name=name,
+                        choices="|".join(CHOICES[name]),
+                    )
+                )
             checked[name] = _normalise(name, value)
         for name, value in checked.items():
             setattr(self, _attr(name), value)
@@ -187,7 +217,22 @@ def parse_cli_variants(items: list[str]) -> ServiceVariants:
         name = name.strip()
         if not sep:
             if name in CHOICES:
-                raise VariantError(f"variant {name!r} needs a value, as {name}={CHOICES[name][0]}")
-            raise VariantError(f"write a variant as NAME=VALUE; known: {', '.join(VARIANT_NAMES)}")
+                raise VariantError(
+                    Words(
+                        QT_TRANSLATE_NOOP(
+                            "SandboxCommand", "variant {name} needs a value, as {example}"
+                        ),
+                        name=repr(name),
+                        example=f"{name}={CHOICES[name][0]}",
+                    )
+                )
+            raise VariantError(
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "SandboxCommand", "write a variant as NAME=VALUE; known: {known}"
+                    ),
+                    known=", ".join(VARIANT_NAMES),
+                )
+            )
         variants.update({name: value})
     return variants

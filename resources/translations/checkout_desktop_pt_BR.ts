@@ -1610,6 +1610,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
 <context>
     <name>Keychain</name>
     <message>
+        <source>checkout-desktop keeps its secrets only in the operating system&apos;s keychain and found none it can use. On Linux install and unlock a Secret Service provider (Debian/Ubuntu: `apt-get install gnome-keyring`, then log in to a desktop session, or run it under `dbus-run-session` with `gnome-keyring-daemon --unlock`); KWallet also works. Windows Credential Manager and the macOS Keychain work out of the box. Secrets are never written to a plain file.</source>
+        <translation>o checkout-desktop guarda seus segredos só no chaveiro do sistema operacional e não encontrou nenhum que possa usar. No Linux, instale e desbloqueie um provedor do Secret Service (Debian/Ubuntu: `apt-get install gnome-keyring`, depois entre numa sessão de área de trabalho, ou rode-o com `dbus-run-session` e `gnome-keyring-daemon --unlock`); o KWallet também serve. O Gerenciador de Credenciais do Windows e o Keychain do macOS funcionam sem configuração. Os segredos nunca são gravados num arquivo comum.</translation>
+    </message>
+    <message>
         <source>the API client secret</source>
         <translation>o segredo do cliente da API</translation>
     </message>
@@ -1622,8 +1626,24 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>o token de autenticação do webhook</translation>
     </message>
     <message>
+        <source>{help} ({detail})</source>
+        <translation>{help} ({detail})</translation>
+    </message>
+    <message>
         <source>{secret} for profile {profile} is not in the keychain; enter it in Settings → Credentials (it is shown only once in the merchant panel)</source>
         <translation>{secret} do perfil {profile} não está no chaveiro; informe em Configurações → Credenciais (ele é mostrado uma única vez no painel da loja)</translation>
+    </message>
+    <message>
+        <source>backend found: {backend}</source>
+        <translation>backend encontrado: {backend}</translation>
+    </message>
+    <message>
+        <source>no backend in the chain</source>
+        <translation>nenhum backend na cadeia</translation>
+    </message>
+    <message>
+        <source>keychain error: {error}</source>
+        <translation>erro do chaveiro: {error}</translation>
     </message>
 </context>
 <context>
@@ -2163,6 +2183,21 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Wrong supervisor PIN.</source>
         <translation>PIN do supervisor incorreto.</translation>
+    </message>
+</context>
+<context>
+    <name>Paths</name>
+    <message>
+        <source>the folder {folder} can be changed by other users (mode {mode}); make it yours alone with `chmod 700 {folder}` and start again</source>
+        <translation>a pasta {folder} pode ser alterada por outros usuários (modo {mode}); deixe-a só sua com `chmod 700 {folder}` e comece de novo</translation>
+    </message>
+    <message>
+        <source>the folder {folder} belongs to another user; use a folder of your own (--data-dir or CHECKOUT_DESKTOP_HOME)</source>
+        <translation>a pasta {folder} pertence a outro usuário; use uma pasta sua (--data-dir ou CHECKOUT_DESKTOP_HOME)</translation>
+    </message>
+    <message>
+        <source>{folder} is a file where the terminal keeps a folder; move it away and start again</source>
+        <translation>{folder} é um arquivo onde o terminal guarda uma pasta; tire-o de lá e comece de novo</translation>
     </message>
 </context>
 <context>
@@ -3857,6 +3892,98 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>exit when stdin closes (the process that started the sandbox went away)</source>
         <translation>sai quando a entrada padrão fecha (o processo que iniciou o sandbox terminou)</translation>
     </message>
+    <message>
+        <source>cannot read the webhook token file {path}: {why}</source>
+        <translation>não foi possível ler o arquivo do token de notificações {path}: {why}</translation>
+    </message>
+    <message>
+        <source>the webhook token file {path} is not UTF-8 text</source>
+        <translation>o arquivo do token de notificações {path} não é texto UTF-8</translation>
+    </message>
+    <message>
+        <source>the webhook token file {path} is empty</source>
+        <translation>o arquivo do token de notificações {path} está vazio</translation>
+    </message>
+    <message>
+        <source>--sdk-fd and --sdk-port exclude each other</source>
+        <translation>--sdk-fd e --sdk-port não podem ser usados juntos</translation>
+    </message>
+    <message>
+        <source>--sdk-fd must be a file descriptor number, not {fd}</source>
+        <translation>--sdk-fd deve ser o número de um descritor de arquivo, não {fd}</translation>
+    </message>
+    <message>
+        <source>descriptor {fd} (--sdk-fd) is not an open socket ({why})</source>
+        <translation>o descritor {fd} (--sdk-fd) não é um socket aberto ({why})</translation>
+    </message>
+    <message>
+        <source>descriptor {fd} (--sdk-fd) is not a usable socket ({why})</source>
+        <translation>o descritor {fd} (--sdk-fd) não é um socket utilizável ({why})</translation>
+    </message>
+    <message>
+        <source>descriptor {fd} (--sdk-fd) is not a TCP socket</source>
+        <translation>o descritor {fd} (--sdk-fd) não é um socket TCP</translation>
+    </message>
+    <message>
+        <source>descriptor {fd} (--sdk-fd) is not listening</source>
+        <translation>o descritor {fd} (--sdk-fd) não está escutando</translation>
+    </message>
+    <message>
+        <source>descriptor {fd} (--sdk-fd) listens on {address}, not on a loopback address</source>
+        <translation>o descritor {fd} (--sdk-fd) escuta em {address}, não num endereço de loopback</translation>
+    </message>
+    <message>
+        <source>{text} is not a yes/no value (use true or false)</source>
+        <translation>{text} não é um valor sim/não (use true ou false)</translation>
+    </message>
+    <message>
+        <source>unknown fault {name}; known: {known}</source>
+        <translation>falha desconhecida {name}; as conhecidas: {known}</translation>
+    </message>
+    <message>
+        <source>fault {name} needs a value, as {example}</source>
+        <translation>a falha {name} precisa de um valor, como {example}</translation>
+    </message>
+    <message>
+        <source>fault {name} needs a whole number, got {raw}</source>
+        <translation>a falha {name} precisa de um número inteiro, recebeu {raw}</translation>
+    </message>
+    <message>
+        <source>fault {name} needs a number, got {raw}</source>
+        <translation>a falha {name} precisa de um número, recebeu {raw}</translation>
+    </message>
+    <message>
+        <source>{name} must be between 0 and 65535, got {port}</source>
+        <translation>{name} deve estar entre 0 e 65535, recebeu {port}</translation>
+    </message>
+    <message>
+        <source>cannot listen on {address}: {why}</source>
+        <translation>não foi possível escutar em {address}: {why}</translation>
+    </message>
+    <message>
+        <source>require={value}: unknown {unknown}; use none or any of phone, device, email joined by commas</source>
+        <translation>require={value}: desconhecido {unknown}; use none ou qualquer um de phone, device, email separados por vírgulas</translation>
+    </message>
+    <message>
+        <source>{name}={value} is not a value it takes; use {choices}</source>
+        <translation>{name}={value} não é um valor aceito; use {choices}</translation>
+    </message>
+    <message>
+        <source>unknown variant(s) {unknown}; known: {known}</source>
+        <translation>variante(s) desconhecida(s) {unknown}; as conhecidas: {known}</translation>
+    </message>
+    <message>
+        <source>{name} takes a text value: {choices}</source>
+        <translation>{name} recebe um valor de texto: {choices}</translation>
+    </message>
+    <message>
+        <source>variant {name} needs a value, as {example}</source>
+        <translation>a variante {name} precisa de um valor, como {example}</translation>
+    </message>
+    <message>
+        <source>write a variant as NAME=VALUE; known: {known}</source>
+        <translation>escreva uma variante como NOME=VALOR; as conhecidas: {known}</translation>
+    </message>
 </context>
 <context>
     <name>SecretFile</name>
@@ -3908,8 +4035,48 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
 <context>
     <name>Settings</name>
     <message>
+        <source>the active profile {name} is not defined in the settings; known profiles: {known}; choose one in Settings → Environment, or name one with --profile NAME</source>
+        <translation>o perfil ativo {name} não está definido nas configurações; perfis existentes: {known}; escolha um em Configurações → Ambiente, ou indique um com --profile NOME</translation>
+    </message>
+    <message>
         <source>there is no profile {name}; known profiles: {known}</source>
         <translation>não existe o perfil {name}; perfis existentes: {known}</translation>
+    </message>
+    <message>
+        <source>settings file {path} is not a regular file; move it away and start again (the defaults are used when the file is missing)</source>
+        <translation>o arquivo de configurações {path} não é um arquivo comum; tire-o de lá e comece de novo (sem o arquivo, valem as configurações padrão)</translation>
+    </message>
+    <message>
+        <source>settings file {path} is {size} bytes, larger than settings can be ({limit}); move it away and start again</source>
+        <translation>o arquivo de configurações {path} tem {size} bytes, mais do que configurações podem ter ({limit}); tire-o de lá e comece de novo</translation>
+    </message>
+    <message>
+        <source>settings file {path} is larger than settings can be</source>
+        <translation>o arquivo de configurações {path} é maior do que configurações podem ser</translation>
+    </message>
+    <message>
+        <source>cannot read settings file {path}: {why}</source>
+        <translation>não foi possível ler o arquivo de configurações {path}: {why}</translation>
+    </message>
+    <message>
+        <source>cannot read settings file {path}, it is not valid JSON: {detail}</source>
+        <translation>não foi possível ler o arquivo de configurações {path}, ele não é JSON válido: {detail}</translation>
+    </message>
+    <message>
+        <source>settings file {path} is not valid: {details}</source>
+        <translation>o arquivo de configurações {path} não é válido: {details}</translation>
+    </message>
+    <message>
+        <source>settings file {path} nests more than {depth} levels deep; it is not a settings file</source>
+        <translation>o arquivo de configurações {path} tem mais de {depth} níveis aninhados; não é um arquivo de configurações</translation>
+    </message>
+    <message>
+        <source>settings file {path} is not UTF-8 text</source>
+        <translation>o arquivo de configurações {path} não é texto UTF-8</translation>
+    </message>
+    <message>
+        <source>settings file {path} does not hold a JSON object</source>
+        <translation>o arquivo de configurações {path} não contém um objeto JSON</translation>
     </message>
 </context>
 <context>
@@ -4263,6 +4430,57 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>SharedStore</name>
+    <message>
+        <source>database {database} as {user} on {server}</source>
+        <translation>banco {database} como {user} em {server}</translation>
+    </message>
+    <message>
+        <source>the shared store refused the login ({where}): the user or the password is wrong, or the server does not let this computer in; check the user in the address and the password in the keychain ({command}), and the server&apos;s pg_hba.conf. The server said: {said}</source>
+        <translation>o banco compartilhado recusou o acesso ({where}): o usuário ou a senha estão errados, ou o servidor não deixa este computador entrar; confira o usuário no endereço e a senha no chaveiro ({command}), e o pg_hba.conf do servidor. O servidor disse: {said}</translation>
+    </message>
+    <message>
+        <source>the shared store&apos;s server has no database {database}; create it ({command}) or correct the address</source>
+        <translation>o servidor do banco compartilhado não tem o banco de dados {database}; crie-o ({command}) ou corrija o endereço</translation>
+    </message>
+    <message>
+        <source>the secure connection to the shared store failed ({where}); check sslmode and the server&apos;s certificate (sslrootcert). The server said: {said}</source>
+        <translation>a conexão segura com o banco compartilhado falhou ({where}); confira o sslmode e o certificado do servidor (sslrootcert). O servidor disse: {said}</translation>
+    </message>
+    <message>
+        <source>the shared store does not answer ({where}): the server is down, or the network or a firewall is in the way. The terminal keeps what it shows and takes no payment until it can record it. Details: {said}</source>
+        <translation>o banco compartilhado não responde ({where}): o servidor está fora do ar, ou a rede ou um firewall está no caminho. O terminal mantém o que mostra e não aceita pagamento até poder registrá-lo. Detalhes: {said}</translation>
+    </message>
+    <message>
+        <source>the shared store refused a request ({where}): {said}</source>
+        <translation>o banco compartilhado recusou um pedido ({where}): {said}</translation>
+    </message>
+    <message>
+        <source>the shared store asks for a password ({where}) and the keychain holds none for it; store it with {command}</source>
+        <translation>o banco compartilhado pede uma senha ({where}) e o chaveiro não guarda nenhuma para ele; guarde-a com {command}</translation>
+    </message>
+    <message>
+        <source>the {where} already holds {tables} tables of another program; checkout-desktop keeps its store in a database of its own: create an empty one and point --store at it</source>
+        <translation>o {where} já contém {tables} tabelas de outro programa; o checkout-desktop guarda seu banco num banco de dados só dele: crie um vazio e aponte --store para ele</translation>
+    </message>
+    <message>
+        <source>the {where} belongs to {application}, not checkout-desktop</source>
+        <translation>o {where} pertence a {application}, não ao checkout-desktop</translation>
+    </message>
+    <message>
+        <source>the shared store ({where}) has schema version {version}, written by a newer checkout-desktop (this one knows up to {known}); upgrade this terminal — nothing in the store was changed</source>
+        <translation>o banco compartilhado ({where}) tem a versão de esquema {version}, gravada por um checkout-desktop mais novo (este conhece até a {known}); atualize este terminal — nada no banco foi alterado</translation>
+    </message>
+    <message>
+        <source>the shared store ({where}) did not answer within {seconds} s</source>
+        <translation>o banco compartilhado ({where}) não respondeu em {seconds} s</translation>
+    </message>
+    <message>
+        <source>the shared store ({where}) already holds {charges} charges, {attempts} attempts and {deliveries} deliveries; a copy goes into an empty store only (it never merges two shops&apos; histories). Nothing was copied.</source>
+        <translation>o banco compartilhado ({where}) já contém {charges} cobranças, {attempts} tentativas e {deliveries} notificações; uma cópia só vai para um banco vazio (nunca mistura o histórico de duas lojas). Nada foi copiado.</translation>
+    </message>
+</context>
+<context>
     <name>ShopPage</name>
     <message>
         <source>Shop</source>
@@ -4405,6 +4623,108 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>The terminal cannot start.</source>
         <translation>O terminal não pode iniciar.</translation>
+    </message>
+</context>
+<context>
+    <name>Store</name>
+    <message>
+        <source>the store {path} is damaged or not a database ({detail}); the file is left as it is: move it away (the terminal then starts a new, empty store) and keep it for support</source>
+        <translation>o banco {path} está danificado ou não é um banco de dados ({detail}); o arquivo fica como está: tire-o de lá (o terminal então começa um banco novo, vazio) e guarde-o para o suporte</translation>
+    </message>
+    <message>
+        <source>the store {path} cannot be written ({detail}); check that the file and its folder belong to this user and are writable (chmod u+w), and that the disk is not mounted read-only</source>
+        <translation>não é possível gravar no banco {path} ({detail}); confira se o arquivo e a pasta pertencem a este usuário e permitem gravação (chmod u+w), e se o disco não está montado só para leitura</translation>
+    </message>
+    <message>
+        <source>the disk holding the store {path} is full; free some space and start again</source>
+        <translation>o disco do banco {path} está cheio; libere espaço e comece de novo</translation>
+    </message>
+    <message>
+        <source>the store&apos;s folder {folder} is not a folder (a file has its name); move that file away and start again</source>
+        <translation>a pasta do banco {folder} não é uma pasta (um arquivo tem o nome dela); tire esse arquivo de lá e comece de novo</translation>
+    </message>
+    <message>
+        <source>the store {path} is a folder, not a file; move it away</source>
+        <translation>o banco {path} é uma pasta, não um arquivo; tire-a de lá</translation>
+    </message>
+    <message>
+        <source>the store {path} cannot be opened: {detail}</source>
+        <translation>não foi possível abrir o banco {path}: {detail}</translation>
+    </message>
+    <message>
+        <source>the store {path} is not a regular file; move it away</source>
+        <translation>o banco {path} não é um arquivo comum; tire-o de lá</translation>
+    </message>
+    <message>
+        <source>the file {path} is not an SQLite database, so not a checkout-desktop store; it is left untouched: move it away and start again</source>
+        <translation>o arquivo {path} não é um banco SQLite, portanto não é um banco do checkout-desktop; ele fica intacto: tire-o de lá e comece de novo</translation>
+    </message>
+    <message>
+        <source>the file {path} is another program&apos;s database (application id {app_id}, {tables} tables), not a checkout-desktop store; it is left untouched: move it away and start again</source>
+        <translation>o arquivo {path} é o banco de dados de outro programa (id de aplicação {app_id}, {tables} tabelas), não um banco do checkout-desktop; ele fica intacto: tire-o de lá e comece de novo</translation>
+    </message>
+    <message>
+        <source>the store {path} failed its integrity check ({detail}); it is left as it is: stop every checkout-desktop, move the file (and its -wal and -shm files) away to keep for support, and start again with a new store</source>
+        <translation>o banco {path} falhou na verificação de integridade ({detail}); ele fica como está: feche todos os checkout-desktop, tire o arquivo (e os arquivos -wal e -shm) de lá e guarde-os para o suporte, e comece de novo com um banco novo</translation>
+    </message>
+    <message>
+        <source>the store {path} cannot be written (the file or its folder is read-only); make both writable by this user (chmod u+w), or start with another --data-dir</source>
+        <translation>não é possível gravar no banco {path} (o arquivo ou a pasta é só para leitura); permita gravação a este usuário nos dois (chmod u+w), ou comece com outro --data-dir</translation>
+    </message>
+    <message>
+        <source>the store {path} has schema version {version}, written by a newer checkout-desktop (this one knows up to {known}); upgrade the terminal — the file is untouched</source>
+        <translation>o banco {path} tem a versão de esquema {version}, gravada por um checkout-desktop mais novo (este conhece até a {known}); atualize o terminal — o arquivo fica intacto</translation>
+    </message>
+</context>
+<context>
+    <name>StoreAddress</name>
+    <message>
+        <source>the shared store&apos;s server name holds a &apos;@&apos;: give the server&apos;s name alone, the user in its own field and the password in the OS keychain</source>
+        <translation>o nome do servidor do banco compartilhado contém um &apos;@&apos;: informe só o nome do servidor, o usuário no campo dele e a senha no chaveiro do sistema</translation>
+    </message>
+    <message>
+        <source>the shared store&apos;s server name holds a space</source>
+        <translation>o nome do servidor do banco compartilhado contém um espaço</translation>
+    </message>
+    <message>
+        <source>the shared store&apos;s server name holds a &apos;/&apos; (a socket folder starts with &apos;/&apos;)</source>
+        <translation>o nome do servidor do banco compartilhado contém uma &apos;/&apos; (uma pasta de socket começa com &apos;/&apos;)</translation>
+    </message>
+    <message>
+        <source>the shared store&apos;s server name holds a &apos;:&apos; but is not an IPv6 address: give the port in its own field</source>
+        <translation>o nome do servidor do banco compartilhado contém &apos;:&apos; mas não é um endereço IPv6: informe a porta no campo dela</translation>
+    </message>
+    <message>
+        <source>a shared store is given as {form} (the embedded store needs no --store)</source>
+        <translation>um banco compartilhado é indicado como {form} (o banco embutido não precisa de --store)</translation>
+    </message>
+    <message>
+        <source>the --store address is not a valid postgresql:// URL; write it as {form}</source>
+        <translation>o endereço de --store não é uma URL postgresql:// válida; escreva-o como {form}</translation>
+    </message>
+    <message>
+        <source>the --store address carries a secret ({names}); give the address without it and store the password in the OS keychain with {command}</source>
+        <translation>o endereço de --store traz um segredo ({names}); informe o endereço sem ele e guarde a senha no chaveiro do sistema com {command}</translation>
+    </message>
+    <message>
+        <source>the --store address has parameters checkout-desktop does not use: {unknown}; allowed: {allowed}</source>
+        <translation>o endereço de --store tem parâmetros que o checkout-desktop não usa: {unknown}; os permitidos: {allowed}</translation>
+    </message>
+    <message>
+        <source>the --store address names no database: write {form}</source>
+        <translation>o endereço de --store não indica o banco de dados: escreva {form}</translation>
+    </message>
+    <message>
+        <source>the --store address names no user: write {form}</source>
+        <translation>o endereço de --store não indica o usuário: escreva {form}</translation>
+    </message>
+    <message>
+        <source>sslmode={mode} is not one of {modes} (verify-full checks the server&apos;s certificate and name; use it across a network)</source>
+        <translation>sslmode={mode} não é um de {modes} (verify-full confere o certificado e o nome do servidor; use-o através de uma rede)</translation>
+    </message>
+    <message>
+        <source>the --store address&apos;s port {port} is not a port number</source>
+        <translation>a porta {port} do endereço de --store não é um número de porta</translation>
     </message>
 </context>
 <context>
@@ -5037,6 +5357,21 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Status after</source>
         <translation>Situação depois</translation>
+    </message>
+</context>
+<context>
+    <name>Tunnel</name>
+    <message>
+        <source>the ngrok agent API address {url} must be {expected} (the agent&apos;s local API on this machine)</source>
+        <translation>o endereço da API do agente ngrok {url} deve ser {expected} (a API local do agente nesta máquina)</translation>
+    </message>
+    <message>
+        <source>manual tunnel mode needs the public notification URL that forwards to this listener (Settings → Webhooks → public URL)</source>
+        <translation>o modo de túnel manual precisa da URL pública de notificações que encaminha para este receptor (Configurações → Webhooks → URL pública)</translation>
+    </message>
+    <message>
+        <source>there is no public URL to acknowledge yet</source>
+        <translation>ainda não há URL pública para confirmar</translation>
     </message>
 </context>
 <context>

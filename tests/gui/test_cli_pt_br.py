@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -233,3 +234,89 @@ def test_the_settings_language_wins_over_the_system(tmp_path: Path) -> None:
         ["--data-dir", str(home), "--help"], _environment(LANG="pt_BR.UTF-8"), tmp_path
     )
     assert shown.stdout.startswith("uso:"), shown.stdout
+
+
+def _after_marks(text: str) -> list[str]:
+    """What follows the last marked part of each line: a value a sentence quotes as it was
+    said (a server's, a parser's or the OS's words), data for the check."""
+    return [line.rsplit("⟧", 1)[1] for line in text.splitlines() if "⟧" in line]
+
+
+@pytest.fixture
+def no_keychain() -> Iterator[None]:
+    import keyring
+    import keyring.backends.fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_what_keeps_a_command_from_starting_is_said_in_portuguese(
+    tmp_path: Path, marked: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Settings, store, keychain, folder and sandbox problems: a translated sentence, and what
+    a server, a parser or the OS said after it as they said it."""
+
+    def shop(name: str, settings: bytes | None = None, store: bytes | None = None) -> str:
+        paths = app_paths(tmp_path / name).ensure()
+        if settings is not None:
+            paths.settings_file.write_bytes(settings)
+        if store is not None:
+            paths.database_file.write_bytes(store)
+        return str(tmp_path / name)
+
+    not_utf8 = shop("not-utf8", settings=b'{"ui": "\xff"}')
+    not_object = shop("not-object", settings=b"[1]")
+    not_json = shop("not-json", settings=b"{not json")
+    gone = shop("gone")
+    save_settings(Settings(active_profile="gone"), app_paths(gone))
+    foreign = shop("foreign", store=b"this is not a database, it is a text file" * 50)
+    open_folder = shop("open")
+    os.chmod(open_folder, 0o777)  # noqa: S103 - the folder the terminal must refuse
+    a_file = tmp_path / "a-file"
+    a_file.mkdir(mode=0o700)
+    (a_file / "config").write_text("not a folder")
+    missing = str(tmp_path / "nonexist")
+    unreachable = "postgresql://owner@127.0.0.1:1/shop"
+    cases_argv = [
+        (["--data-dir", not_utf8, "doctor"], 2),
+        (["--data-dir", not_object, "doctor"], 2),
+        (["--data-dir", not_json, "doctor"], 2),
+        (["--data-dir", gone, "doctor"], 2),
+        (["--data-dir", foreign, "events"], 3),
+        (["--data-dir", open_folder, "listen"], 2),
+        (["--data-dir", str(a_file), "listen"], 2),
+        (["--data-dir", gone, "--store", unreachable, "store", "check"], 3),
+        (["--data-dir", gone, "--store", unreachable + "?foo=1", "store", "check"], 2),
+        (["sandbox", "--fault", "no-such-fault"], 2),
+        (["sandbox", "--variant", "no-such-variant"], 2),
+        (["sandbox", "--webhook-token-file", missing], 2),
+        (["sandbox", "--port", "70000"], 2),
+    ]
+    found = {}
+    for argv, expected in cases_argv:
+        code, out = main_output(argv, capsys)
+        assert code == expected, (argv, out)
+        paths = re.findall(re.escape(str(tmp_path)) + r"[^\s⟦⟧,;]*", out)
+        # A sandbox setting's own name (api_port) is technical, as in its README.
+        data = [*argv, *paths, *PROFILES, "gone", "foo", "owner", "shop", "api_port"]
+        data += _after_marks(out)
+        left = english(out, *data)
+        if left:
+            found[" ".join(argv)] = (left, out)
+    assert found == {}
+
+
+def test_no_keychain_is_said_in_portuguese(
+    tmp_path: Path, marked: None, no_keychain: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = str(tmp_path / "shop")
+    save_settings(Settings(active_profile="service-sandbox"), app_paths(home).ensure())
+    code, out = main_output(["--data-dir", home, "listen"], capsys)
+    assert code == 2, out
+    # The technical detail (in brackets) names the keychain's backend, a Python class.
+    assert english(out, home, "keyring.backends.fail.Keyring") == [], out

@@ -80,8 +80,12 @@ def test_broken_files_give_clear_errors(checkout_home: Path, content: str, messa
 
 
 def test_unknown_active_profile_is_a_clear_error() -> None:
-    with pytest.raises(SettingsError, match="not defined"):
+    with pytest.raises(SettingsError, match="'nope' is not defined") as caught:
         _ = Settings(active_profile="nope").profile
+    # It names the profiles to choose from, and where to choose.
+    for name in Settings().profiles:
+        assert name in str(caught.value)
+    assert "--profile" in str(caught.value)
 
 
 @pytest.mark.parametrize(

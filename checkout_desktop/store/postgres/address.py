@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from checkout_desktop.domain.store_host import HostProblem, host_problem, is_ipv6
 from checkout_desktop.errors import PlainError
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,9 @@ _ALLOWED = frozenset(
 _SECRET_PARAMETERS = frozenset({"password", "passfile", "sslpassword"})
 
 
+_FORM = "postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]"
+
+
 class StoreAddressError(PlainError):
     """A `--store` address that cannot be used; the message says what to change."""
 
@@ -55,22 +59,27 @@ class StoreHostError(StoreAddressError, ValueError):
     A ValueError too: the store choice's form takes an address it cannot build as one."""
 
     def __init__(self, problem: HostProblem) -> None:
-        super().__init__(_HOST_WORDS[problem])
+        super().__init__(Words(_HOST_WORDS[problem]))
         self.problem = problem
 
 
 _HOST_WORDS = {
-    HostProblem.CREDENTIALS: (
+    HostProblem.CREDENTIALS: QT_TRANSLATE_NOOP(
+        "StoreAddress",
         "the shared store's server name holds a '@': give the server's name alone, the user "
-        "in its own field and the password in the OS keychain"
+        "in its own field and the password in the OS keychain",
     ),
-    HostProblem.SPACE: "the shared store's server name holds a space",
-    HostProblem.SLASH: (
-        "the shared store's server name holds a '/' (a socket folder starts with '/')"
+    HostProblem.SPACE: QT_TRANSLATE_NOOP(
+        "StoreAddress", "the shared store's server name holds a space"
     ),
-    HostProblem.COLON: (
+    HostProblem.SLASH: QT_TRANSLATE_NOOP(
+        "StoreAddress",
+        "the shared store's server name holds a '/' (a socket folder starts with '/')",
+    ),
+    HostProblem.COLON: QT_TRANSLATE_NOOP(
+        "StoreAddress",
         "the shared store's server name holds a ':' but is not an IPv6 address: give the "
-        "port in its own field"
+        "port in its own field",
     ),
 }
 
@@ -94,28 +103,51 @@ class StoreAddress:
         raw = text.strip()
         if not is_store_url(raw):
             raise StoreAddressError(
-                "a shared store is given as postgresql://USER@HOST[:PORT]/DATABASE"
-                "[?sslmode=verify-full] (the embedded store needs no --store)"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "StoreAddress",
+                        "a shared store is given as {form} (the embedded store needs no --store)",
+                    ),
+                    form=_FORM,
+                )
             )
         try:
             parsed = conninfo_to_dict(raw)
         except Exception:  # psycopg's message may quote the URL, password and all
             raise StoreAddressError(
-                "the --store address is not a valid postgresql:// URL; write it as "
-                "postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "StoreAddress",
+                        "the --store address is not a valid postgresql:// URL; write it as {form}",
+                    ),
+                    form=_FORM,
+                )
             ) from None
         secret = sorted(_SECRET_PARAMETERS & parsed.keys())
         if secret:
             raise StoreAddressError(
-                f"the --store address carries a secret ({', '.join(secret)}); give the address "
-                "without it and store the password in the OS keychain with "
-                "`checkout-desktop --store URL store password`"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "StoreAddress",
+                        "the --store address carries a secret ({names}); give the address "
+                        "without it and store the password in the OS keychain with {command}",
+                    ),
+                    names=", ".join(secret),
+                    command="`checkout-desktop --store URL store password`",
+                )
             )
         unknown = sorted(parsed.keys() - _ALLOWED)
         if unknown:
             raise StoreAddressError(
-                f"the --store address has parameters checkout-desktop does not use: "
-                f"{', '.join(unknown)}; allowed: {', '.join(sorted(_ALLOWED))}"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "StoreAddress",
+                        "the --store address has parameters checkout-desktop does not use: "
+                        "{unknown}; allowed: {allowed}",
+                    ),
+                    unknown=", ".join(unknown),
+                    allowed=", ".join(sorted(_ALLOWED)),
+                )
             )
         values = {key: str(value) for key, value in parsed.items() if value is not None}
         for host in values.get("host", "").split(","):
@@ -124,21 +156,45 @@ class StoreAddress:
                 raise StoreHostError(problem)
         if not values.get("dbname"):
             raise StoreAddressError(
-                "the --store address names no database: write postgresql://USER@HOST/DATABASE"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "StoreAddress", "the --store address names no database: write {form}"
+                    ),
+                    form="postgresql://USER@HOST/DATABASE",
+                )
             )
         if not values.get("user"):
             raise StoreAddressError(
-                "the --store address names no user: write postgresql://USER@HOST/DATABASE"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "StoreAddress", "the --store address names no user: write {form}"
+                    ),
+                    form="postgresql://USER@HOST/DATABASE",
+                )
             )
         mode = values.get("sslmode")
         if mode is not None and mode not in SSL_MODES:
             raise StoreAddressError(
-                f"sslmode={mode!r} is not one of {', '.join(SSL_MODES)} (verify-full checks the "
-                "server's certificate and name; use it across a network)"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "StoreAddress",
+                        "sslmode={mode} is not one of {modes} (verify-full checks the server's "
+                        "certificate and name; use it across a network)",
+                    ),
+                    mode=repr(mode),
+                    modes=", ".join(SSL_MODES),
+                )
             )
         port = values.get("port")
         if port is not None and not (port.isdigit() and 0 < int(port) < 65536):
-            raise StoreAddressError(f"the --store address's port {port!r} is not a port number")
+            raise StoreAddressError(
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "StoreAddress", "the --store address's port {port} is not a port number"
+                    ),
+                    port=repr(port),
+                )
+            )
         return cls(params=tuple(sorted(values.items())))
 
     def get(self, key: str) -> str | None:
@@ -186,7 +242,16 @@ class StoreAddress:
 
     def describe(self) -> str:
         """Short words for messages: database, user and server."""
-        return f"database {self.dbname!r} as {self.user!r} on {self.host}:{self.port}"
+        return self.described().english()
+
+    def described(self) -> Words:
+        """`describe()`'s words, for a message the owner reads in their language."""
+        return Words(
+            QT_TRANSLATE_NOOP("SharedStore", "database {database} as {user} on {server}"),
+            database=repr(self.dbname),
+            user=repr(self.user),
+            server=f"{self.host}:{self.port}",
+        )
 
     def __str__(self) -> str:
         return self.url()

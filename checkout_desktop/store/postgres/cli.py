@@ -26,7 +26,7 @@ from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress, StoreAddressError
 from checkout_desktop.store.postgres.inbox_lock import HolderInfo, current_holder
 from checkout_desktop.store.postgres.migrate import TableCopy, TargetNotEmpty, copy_store
-from checkout_desktop.texts import translate
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words, translate
 
 logger = logging.getLogger(__name__)
 
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             report = check(address, db.keychain_password(address, secrets))
     except KeychainUnavailable as exc:
-        raise StoreCommandError(str(exc)) from None
+        raise StoreCommandError(exc.words or str(exc)) from None
     except StoreAddressError:
         raise
     for line in report_lines(address, report):
@@ -226,10 +226,13 @@ def report_lines(address: StoreAddress, report: StoreReport) -> list[str]:
     ]
 
 
-def _not_kept(problem: Exception) -> str:
-    return translate(
-        "StoreCommand", "{problem}; the password typed was not kept in the keychain"
-    ).format(problem=problem)
+def _not_kept(problem: Exception) -> Words:
+    return Words(
+        QT_TRANSLATE_NOOP(
+            "StoreCommand", "{problem}; the password typed was not kept in the keychain"
+        ),
+        problem=getattr(problem, "words", None) or str(problem),
+    )
 
 
 def _migrate(args: argparse.Namespace, address: StoreAddress, password: SecretStr | None) -> int:

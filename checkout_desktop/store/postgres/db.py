@@ -25,6 +25,7 @@ from checkout_desktop.secrets import SecretStore
 from checkout_desktop.store.errors import StoreError
 from checkout_desktop.store.postgres import schema
 from checkout_desktop.store.postgres.address import StoreAddress
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words
 
 if TYPE_CHECKING:
     import psycopg
@@ -55,7 +56,9 @@ class StoreProblem(StrEnum):
 class SharedStoreError(StoreError):
     """The shared store cannot be used; `problem` says why, the message what to do."""
 
-    def __init__(self, problem: StoreProblem, message: str, *, address: StoreAddress) -> None:
+    def __init__(
+        self, problem: StoreProblem, message: str | Words, *, address: StoreAddress
+    ) -> None:
         super().__init__(message)
         self.problem = problem
         self.address = address
@@ -83,41 +86,76 @@ def describe_error(address: StoreAddress, exc: BaseException) -> SharedStoreErro
     text = " ".join(str(exc).split())
     lowered = text.lower()
     state = exc.sqlstate if isinstance(exc, psycopg.Error) else None
-    where = address.describe()
+    where = address.described()
     if state in _CREDENTIAL_STATES or any(w in lowered for w in _CREDENTIAL_WORDS):
         return SharedStoreError(
             StoreProblem.CREDENTIALS,
-            f"the shared store refused the login ({where}): the user or the password is wrong, "
-            "or the server does not let this computer in; check the user in the address and the "
-            "password in the keychain (`checkout-desktop --store URL store password`), and the "
-            f"server's pg_hba.conf. The server said: {text}",
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SharedStore",
+                    "the shared store refused the login ({where}): the user or the password is "
+                    "wrong, or the server does not let this computer in; check the user in the "
+                    "address and the password in the keychain ({command}), and the server's "
+                    "pg_hba.conf. The server said: {said}",
+                ),
+                where=where,
+                command="`checkout-desktop --store URL store password`",
+                said=text,
+            ),
             address=address,
         )
     if state == _NO_DATABASE_STATE or ("database" in lowered and "does not exist" in lowered):
         return SharedStoreError(
             StoreProblem.NO_DATABASE,
-            f"the shared store's server has no database {address.dbname!r}; create it "
-            f"(createdb -O {address.user} {address.dbname}) or correct the address",
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SharedStore",
+                    "the shared store's server has no database {database}; create it ({command}) "
+                    "or correct the address",
+                ),
+                database=repr(address.dbname),
+                command=f"createdb -O {address.user} {address.dbname}",
+            ),
             address=address,
         )
     if any(w in lowered for w in _TLS_WORDS):
         return SharedStoreError(
             StoreProblem.TLS,
-            f"the secure connection to the shared store failed ({where}); check sslmode and the "
-            f"server's certificate (sslrootcert). The server said: {text}",
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SharedStore",
+                    "the secure connection to the shared store failed ({where}); check sslmode "
+                    "and the server's certificate (sslrootcert). The server said: {said}",
+                ),
+                where=where,
+                said=text,
+            ),
             address=address,
         )
     if isinstance(exc, psycopg.OperationalError | OSError | TimeoutError):
         return SharedStoreError(
             StoreProblem.UNREACHABLE,
-            f"the shared store does not answer ({where}): the server is down, or the network "
-            "or a firewall is in the way. The terminal keeps what it shows and takes no payment "
-            f"until it can record it. Details: {text}",
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SharedStore",
+                    "the shared store does not answer ({where}): the server is down, or the "
+                    "network or a firewall is in the way. The terminal keeps what it shows and "
+                    "takes no payment until it can record it. Details: {said}",
+                ),
+                where=where,
+                said=text,
+            ),
             address=address,
         )
     return SharedStoreError(
         StoreProblem.REFUSED,
-        f"the shared store refused a request ({where}): {text}",
+        Words(
+            QT_TRANSLATE_NOOP(
+                "SharedStore", "the shared store refused a request ({where}): {said}"
+            ),
+            where=where,
+            said=text,
+        ),
         address=address,
     )
 
@@ -141,8 +179,15 @@ def _login_error(
     if error.problem is StoreProblem.CREDENTIALS and password is None:
         return SharedStoreError(
             StoreProblem.PASSWORD_MISSING,
-            f"the shared store asks for a password ({address.describe()}) and the keychain holds "
-            "none for it; store it with `checkout-desktop --store URL store password`",
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SharedStore",
+                    "the shared store asks for a password ({where}) and the keychain holds none "
+                    "for it; store it with {command}",
+                ),
+                where=address.described(),
+                command="`checkout-desktop --store URL store password`",
+            ),
             address=address,
         )
     return error
@@ -253,9 +298,16 @@ def _refuse(address: StoreAddress, found: tuple[str, int] | None, tables: int) -
         if tables:
             raise SharedStoreError(
                 StoreProblem.FOREIGN,
-                f"the {address.describe()} already holds {tables} tables of another program; "
-                "checkout-desktop keeps its store in a database of its own: create an empty one "
-                "and point --store at it",
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "SharedStore",
+                        "the {where} already holds {tables} tables of another program; "
+                        "checkout-desktop keeps its store in a database of its own: create an "
+                        "empty one and point --store at it",
+                    ),
+                    where=address.described(),
+                    tables=tables,
+                ),
                 address=address,
             )
         return 0
@@ -263,15 +315,29 @@ def _refuse(address: StoreAddress, found: tuple[str, int] | None, tables: int) -
     if application != schema.APPLICATION:
         raise SharedStoreError(
             StoreProblem.FOREIGN,
-            f"the {address.describe()} belongs to {application!r}, not checkout-desktop",
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SharedStore", "the {where} belongs to {application}, not checkout-desktop"
+                ),
+                where=address.described(),
+                application=repr(application),
+            ),
             address=address,
         )
     if version > schema.SCHEMA_VERSION:
         raise SharedStoreError(
             StoreProblem.SCHEMA_NEWER,
-            f"the shared store ({address.describe()}) has schema version {version}, written by "
-            f"a newer checkout-desktop (this one knows up to {schema.SCHEMA_VERSION}); upgrade "
-            "this terminal — nothing in the store was changed",
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SharedStore",
+                    "the shared store ({where}) has schema version {version}, written by a newer "
+                    "checkout-desktop (this one knows up to {known}); upgrade this terminal — "
+                    "nothing in the store was changed",
+                ),
+                where=address.described(),
+                version=version,
+                known=schema.SCHEMA_VERSION,
+            ),
             address=address,
         )
     return version

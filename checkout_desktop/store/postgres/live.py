@@ -24,6 +24,7 @@ from pydantic import SecretStr
 
 from checkout_desktop.store.postgres import db, schema
 from checkout_desktop.store.postgres.address import StoreAddress
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words
 
 if TYPE_CHECKING:
     import psycopg
@@ -89,8 +90,14 @@ class Watcher:
             self.stop()
             raise db.SharedStoreError(
                 db.StoreProblem.UNREACHABLE,
-                f"the shared store ({self._address.describe()}) did not answer within "
-                f"{timeout:g} s",
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "SharedStore",
+                        "the shared store ({where}) did not answer within {seconds} s",
+                    ),
+                    where=self._address.described(),
+                    seconds=f"{timeout:g}",
+                ),
                 address=self._address,
             )
 

@@ -24,6 +24,7 @@ from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.db import SharedStoreError, StoreProblem
 from checkout_desktop.store.postgres.events import fold
 from checkout_desktop.store.sqlite import db as sqlite_db
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words
 
 if TYPE_CHECKING:
     import psycopg
@@ -130,10 +131,18 @@ def _target_is_empty(conn: psycopg.Connection[Any], address: StoreAddress) -> No
     if any(held.values()):
         raise TargetNotEmpty(
             StoreProblem.REFUSED,
-            f"the shared store ({address.describe()}) already holds "
-            f"{held['charge']} charges, {held['charge_attempt']} attempts and "
-            f"{held['webhook_event']} deliveries; a copy goes into an empty store only (it "
-            "never merges two shops' histories). Nothing was copied.",
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "SharedStore",
+                    "the shared store ({where}) already holds {charges} charges, {attempts} "
+                    "attempts and {deliveries} deliveries; a copy goes into an empty store only "
+                    "(it never merges two shops' histories). Nothing was copied.",
+                ),
+                where=address.described(),
+                charges=held["charge"],
+                attempts=held["charge_attempt"],
+                deliveries=held["webhook_event"],
+            ),
             address=address,
         )
 

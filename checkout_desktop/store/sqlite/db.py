@@ -24,6 +24,7 @@ from checkout_desktop.store.errors import (
 )
 from checkout_desktop.store.sqlite import schema_charges, schema_inbox, schema_shop
 from checkout_desktop.store.sqlite import three_ds as three_ds_schema
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words
 
 logger = logging.getLogger(__name__)
 
@@ -75,28 +76,67 @@ def _describe(path: Path, exc: BaseException) -> StoreError:
         return exc
     if "not a database" in lowered or "malformed" in lowered:
         return StoreCorrupt(
-            f"the store {path} is damaged or not a database ({text}); the file is left as it "
-            "is: move it away (the terminal then starts a new, empty store) and keep it for "
-            "support"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Store",
+                    "the store {path} is damaged or not a database ({detail}); the file is left "
+                    "as it is: move it away (the terminal then starts a new, empty store) and "
+                    "keep it for support",
+                ),
+                path=path,
+                detail=text,
+            )
         )
     if "readonly" in lowered or "read-only" in lowered or isinstance(exc, PermissionError):
         return StoreNotWritable(
-            f"the store {path} cannot be written ({text}); check that the file and its "
-            "folder belong to this user and are writable (chmod u+w), and that the disk is "
-            "not mounted read-only"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Store",
+                    "the store {path} cannot be written ({detail}); check that the file and its "
+                    "folder belong to this user and are writable (chmod u+w), and that the disk "
+                    "is not mounted read-only",
+                ),
+                path=path,
+                detail=text,
+            )
         )
     if "disk is full" in lowered or "no space" in lowered:
         return StoreUnavailable(
-            f"the disk holding the store {path} is full; free some space and start again"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Store",
+                    "the disk holding the store {path} is full; free some space and start again",
+                ),
+                path=path,
+            )
         )
     if isinstance(exc, NotADirectoryError | FileExistsError):
         return StoreUnavailable(
-            f"the store's folder {path.parent} is not a folder (a file has its name); move that "
-            "file away and start again"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Store",
+                    "the store's folder {folder} is not a folder (a file has its name); move "
+                    "that file away and start again",
+                ),
+                folder=path.parent,
+            )
         )
     if isinstance(exc, IsADirectoryError):
-        return StoreUnavailable(f"the store {path} is a folder, not a file; move it away")
-    return StoreUnavailable(f"the store {path} cannot be opened: {text}")
+        return StoreUnavailable(
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Store", "the store {path} is a folder, not a file; move it away"
+                ),
+                path=path,
+            )
+        )
+    return StoreUnavailable(
+        Words(
+            QT_TRANSLATE_NOOP("Store", "the store {path} cannot be opened: {detail}"),
+            path=path,
+            detail=text,
+        )
+    )
 
 
 def _identify(path: Path) -> None:
@@ -106,7 +146,12 @@ def _identify(path: Path) -> None:
     except FileNotFoundError:
         return
     if not stat.S_ISREG(info.st_mode):
-        raise StoreUnavailable(f"the store {path} is not a regular file; move it away")
+        raise StoreUnavailable(
+            Words(
+                QT_TRANSLATE_NOOP("Store", "the store {path} is not a regular file; move it away"),
+                path=path,
+            )
+        )
     if info.st_size == 0:
         return
     # SQLite itself reads the header: a descriptor of our own on the file, once closed, would
@@ -122,8 +167,14 @@ def _identify(path: Path) -> None:
         if getattr(exc, "sqlite_errorcode", None) != _SQLITE_NOTADB:
             raise
         raise ForeignStore(
-            f"the file {path} is not an SQLite database, so not a checkout-desktop store; it "
-            "is left untouched: move it away and start again"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Store",
+                    "the file {path} is not an SQLite database, so not a checkout-desktop "
+                    "store; it is left untouched: move it away and start again",
+                ),
+                path=path,
+            )
         ) from None
     finally:
         conn.close()
@@ -132,9 +183,17 @@ def _identify(path: Path) -> None:
     if app_id == 0 and (not tables or tables & _OWN_TABLES):
         return
     raise ForeignStore(
-        f"the file {path} is another program's database (application id {app_id:#x}, "
-        f"{len(tables)} tables), not a checkout-desktop store; it is left untouched: move it "
-        "away and start again"
+        Words(
+            QT_TRANSLATE_NOOP(
+                "Store",
+                "the file {path} is another program's database (application id {app_id}, "
+                "{tables} tables), not a checkout-desktop store; it is left untouched: move it "
+                "away and start again",
+            ),
+            path=path,
+            app_id=f"{app_id:#x}",
+            tables=len(tables),
+        )
     )
 
 
@@ -155,9 +214,16 @@ def quick_check(
         conn.set_progress_handler(None, 0)
     if rows != ["ok"]:
         raise StoreCorrupt(
-            f"the store {path} failed its integrity check ({'; '.join(rows)[:300]}); it is left "
-            "as it is: stop every checkout-desktop, move the file (and its -wal and -shm files) "
-            "away to keep for support, and start again with a new store"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Store",
+                    "the store {path} failed its integrity check ({detail}); it is left as it "
+                    "is: stop every checkout-desktop, move the file (and its -wal and -shm "
+                    "files) away to keep for support, and start again with a new store",
+                ),
+                path=path,
+                detail="; ".join(rows)[:300],
+            )
         )
 
 
@@ -192,9 +258,15 @@ def _connect(path: Path, *, readonly: bool, migrate_schema: bool) -> sqlite3.Con
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
             raise StoreNotWritable(
-                f"the store {path} cannot be written (the file or its folder is read-only); "
-                "make both writable by this user (chmod u+w), or start with another "
-                "--data-dir"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "Store",
+                        "the store {path} cannot be written (the file or its folder is "
+                        "read-only); make both writable by this user (chmod u+w), or start "
+                        "with another --data-dir",
+                    ),
+                    path=path,
+                )
             )
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
@@ -234,8 +306,17 @@ def _refuse_newer(conn: sqlite3.Connection, path: Path) -> int:
     current = _user_version(conn)
     if current > SCHEMA_VERSION:
         raise SchemaTooNew(
-            f"the store {path} has schema version {current}, written by a newer checkout-desktop "
-            f"(this one knows up to {SCHEMA_VERSION}); upgrade the terminal — the file is untouched"
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Store",
+                    "the store {path} has schema version {version}, written by a newer "
+                    "checkout-desktop (this one knows up to {known}); upgrade the terminal — the "
+                    "file is untouched",
+                ),
+                path=path,
+                version=current,
+                known=SCHEMA_VERSION,
+            )
         )
     return current
 
