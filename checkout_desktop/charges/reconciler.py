@@ -20,7 +20,12 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from checkout_desktop.charges.qr import qr_schedule
-from checkout_desktop.domain.charge_events import ReconciliationFinished, operation_changed
+from checkout_desktop.domain.charge_events import (
+    CHARGE,
+    Interrupted,
+    ReconciliationFinished,
+    operation_changed,
+)
 from checkout_desktop.domain.money_ops import UNRESOLVED_MONEY_STATES, Figures, MoneyOpState
 from checkout_desktop.domain.qr import qr_settled
 from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger, trigger_reason
@@ -89,6 +94,7 @@ class ReconcileReport:
     operations_checked: int = 0
     operations_resolved: int = 0
     swept: int = 0
+    interrupted: tuple[Interrupted, ...] = ()
 
     def event(self) -> ReconciliationFinished:
         return ReconciliationFinished(
@@ -102,6 +108,7 @@ class ReconcileReport:
             operations_checked=self.operations_checked,
             operations_resolved=self.operations_resolved,
             swept=self.swept,
+            interrupted=self.interrupted,
         )
 
 
@@ -151,6 +158,9 @@ class Reconciler:
         """Attempts whose last queries the service refused, and how many times in a row."""
         self.batch = batch
         self._clock = clock
+        self.started_at: datetime = clock()
+        """When this run began: what is open from before was left by a terminal that stopped
+        (this one, killed or cut off) before its reply was recorded."""
         self.in_flight: set[str] = set()
         """Charges whose request is waiting for its own reply (not asked about meanwhile)."""
         self.money_in_flight: set[str] = set()
@@ -161,7 +171,7 @@ class Reconciler:
         self.sweep_batch = sweep_batch
         self.sweep_spacing = timedelta(seconds=sweep_spacing_s)
         # Not at start-up: the start-up pass is for what is unresolved.
-        self._last_sweep_step: datetime | None = clock()
+        self._last_sweep_step: datetime | None = self.started_at
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -183,6 +193,7 @@ class Reconciler:
         still_unknown: list[str] = []
         errors: list[str] = []
         seen: set[str] = set()
+        interrupted: list[Interrupted] = []
         for attempt in await self.store.charges.unresolved_attempts(
             limit=self.batch, profile=self.profile
         ):
@@ -196,7 +207,17 @@ class Reconciler:
                 still_unknown.append(mcid)
                 continue
             attempts_checked += 1
-            state, _, error = await self.resolve_attempt(attempt, trigger=trigger)
+            state, status, error = await self.resolve_attempt(attempt, trigger=trigger)
+            if trigger == "start-up" and self._left_here(attempt):
+                interrupted.append(
+                    Interrupted(
+                        merchant_charge_id=mcid,
+                        kind=CHARGE,
+                        amount=attempt.amount,
+                        state=str(state),
+                        status=None if status is None else str(status),
+                    )
+                )
             if state in UNRESOLVED_ATTEMPT_STATES:
                 still_unknown.append(mcid)
             else:
@@ -216,6 +237,18 @@ class Reconciler:
                 continue
             ops_checked += 1
             op_state = await self.resolve_money_op(op, trigger=trigger)
+            if trigger == "start-up" and op.created_at < self.started_at:
+                # Money operations do not record which counter sent them: every one left open
+                # is told (a refund repeated by a clerk who was not told could move money twice).
+                interrupted.append(
+                    Interrupted(
+                        merchant_charge_id=mcid,
+                        kind=str(op.kind),
+                        amount=op.amount,
+                        state=str(op_state),
+                        operation_id=op.id,
+                    )
+                )
             if op_state in UNRESOLVED_MONEY_STATES:
                 still_unknown.append(mcid)
             else:
@@ -250,6 +283,7 @@ class Reconciler:
             operations_checked=ops_checked,
             operations_resolved=ops_resolved,
             swept=swept,
+            interrupted=tuple(interrupted),
         )
         if attempts_checked or charges_checked or ops_checked or swept:
             logger.info(
@@ -334,6 +368,15 @@ class Reconciler:
         if attempt.sale_id.startswith(f"{self.counter}-") or "-" not in attempt.sale_id:
             return True  # its own, or made before sale ids carried a counter
         return now - attempt.created_at >= self.unknown_grace
+
+    def _left_here(self, attempt: AttemptRecord) -> bool:
+        """Whether an attempt is one this counter made before this run (left open when it
+        stopped), not another counter's it asks about once that one's grace has passed."""
+        if attempt.created_at >= self.started_at:
+            return False
+        if self.counter is None or "-" not in attempt.sale_id:
+            return True
+        return attempt.sale_id.startswith(f"{self.counter}-")
 
     def _attempt_due(self, attempt: AttemptRecord, now: datetime) -> bool:
         refused = self.refused.get(attempt.merchant_charge_id)

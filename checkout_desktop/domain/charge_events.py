@@ -71,6 +71,32 @@ class MoneyOperationChanged(DomainEvent):
     state: str
 
 
+CHARGE = "charge"
+"""`Interrupted.kind` of a sale's charge attempt."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Interrupted:
+    """A charge attempt or money operation left open by a terminal that stopped before its reply
+    was recorded (a crash, a power cut), as the start-up pass that asked about it left it."""
+
+    merchant_charge_id: str
+    kind: str
+    """"charge" for a sale's charge attempt; else the operation's kind (refund, capture,
+    cancel)."""
+    amount: int
+    state: str
+    """The attempt's or the operation's state after asking (still unresolved, or settled)."""
+    status: str | None = None
+    """The charge's status at the service, when it holds the charge."""
+    operation_id: int | None = None
+    """The money operation's id (None for a charge attempt)."""
+
+    @property
+    def is_charge(self) -> bool:
+        return self.kind == CHARGE
+
+
 @dataclass(frozen=True, kw_only=True)
 class ReconciliationFinished(DomainEvent):
     """One reconciliation pass: what was asked, what changed, what failed."""
@@ -85,6 +111,9 @@ class ReconciliationFinished(DomainEvent):
     operations_checked: int = 0
     operations_resolved: int = 0
     swept: int = 0
+    interrupted: tuple[Interrupted, ...] = ()
+    """At start-up: this counter's attempts, and the money operations, that a stopped terminal
+    left open (made before this run), as this pass left them."""
 
 
 def charge_changed(result: MergeResult, *, source: str) -> ChargeChanged:
@@ -116,8 +145,10 @@ def operation_changed(op: MoneyOpRecord) -> MoneyOperationChanged:
 
 
 __all__ = [
+    "CHARGE",
     "AttemptChanged",
     "ChargeChanged",
+    "Interrupted",
     "MoneyOperationChanged",
     "ReconciliationFinished",
     "TokenStateChanged",
