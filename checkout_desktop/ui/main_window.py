@@ -41,6 +41,7 @@ from checkout_desktop.ui.geometry import (
     place_on_screen,
     scrollable,
 )
+from checkout_desktop.ui.interrupted_notice import InterruptedNotices, standing_note
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.listener_notice import ListenerFailureNotice
 from checkout_desktop.ui.loop import read
@@ -229,6 +230,10 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.tunnel_notice)
         self.problem_banner = ProblemBanner(self.adapter, card_page, self)
         self.listener_notice = ListenerFailureNotice(self.adapter, self)
+        # What a terminal that stopped mid-charge (or mid-refund) left open, once asked about.
+        self.interrupted_notices = InterruptedNotices(
+            self.adapter, views, self, open_charge=self.show_charge
+        )
         layout.addWidget(self.problem_banner)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(body)
@@ -422,17 +427,8 @@ class MainWindow(QMainWindow):
         self.notified.emit(title, message)
 
     def _announce_qr_paid(self, text: str) -> None:
-        box = QMessageBox(self)
-        box.setObjectName("qrPaidNotice")
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(self.tr("A QR was paid"))
-        box.setText(text)
-        box.setStandardButtons(QMessageBox.StandardButton.Ok)
-        # It does not stop the sale being typed: no modality, and it does not take the keys.
-        box.setWindowModality(Qt.WindowModality.NonModal)
-        box.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
-        box.finished.connect(box.deleteLater)
-        box.show()
+        # It does not stop the sale being typed.
+        standing_note(self, name="qrPaidNotice", title=self.tr("A QR was paid"), text=text).show()
 
     def _acknowledge(self, url: str) -> None:
         if self._acknowledge_url is not None:

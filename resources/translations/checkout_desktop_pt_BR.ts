@@ -1608,6 +1608,85 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>InterruptedNotice</name>
+    <message>
+        <source>The interrupted sale of {amount} ({id}) is still being checked with the service: do not charge it again until its outcome is told.</source>
+        <translation>A venda interrompida de {amount} ({id}) ainda está em consulta no serviço: não cobre de novo antes de o resultado ser informado.</translation>
+    </message>
+    <message>
+        <source>The interrupted sale of {amount} ({id}) was not charged: you may charge it again.</source>
+        <translation>A venda interrompida de {amount} ({id}) não foi cobrada: pode cobrar de novo.</translation>
+    </message>
+    <message>
+        <source>The interrupted sale of {amount} ({id}) was ended by a supervisor; see it in the History before charging it again.</source>
+        <translation>A venda interrompida de {amount} ({id}) foi encerrada por um supervisor; veja-a no Histórico antes de cobrar de novo.</translation>
+    </message>
+    <message>
+        <source>The interrupted sale of {amount} ({id}) was paid: do not charge it again.</source>
+        <translation>A venda interrompida de {amount} ({id}) foi paga: não cobre de novo.</translation>
+    </message>
+    <message>
+        <source>The interrupted sale of {amount} ({id}) was declined: nothing was charged; you may charge it again.</source>
+        <translation>A venda interrompida de {amount} ({id}) foi recusada: nada foi cobrado; pode cobrar de novo.</translation>
+    </message>
+    <message>
+        <source>The interrupted sale of {amount} ({id}) was authorized and awaits its capture: capture it in the History; do not charge it again.</source>
+        <translation>A venda interrompida de {amount} ({id}) foi autorizada e aguarda a captura: capture-a no Histórico; não cobre de novo.</translation>
+    </message>
+    <message>
+        <source>The interrupted sale of {amount} ({id}) has its QR awaiting the customer&apos;s payment: do not charge it again before the QR ends.</source>
+        <translation>A venda interrompida de {amount} ({id}) tem o QR aguardando o pagamento do cliente: não cobre de novo antes de o QR terminar.</translation>
+    </message>
+    <message>
+        <source>The interrupted sale of {amount} ({id}) is now: {status}.</source>
+        <translation>A venda interrompida de {amount} ({id}) está agora: {status}.</translation>
+    </message>
+    <message>
+        <source>The interrupted capture of {amount} of sale {id} is still being checked with the service: do not capture it again until its outcome is told.</source>
+        <translation>A captura interrompida de {amount} da venda {id} ainda está em consulta no serviço: não capture de novo antes de o resultado ser informado.</translation>
+    </message>
+    <message>
+        <source>The interrupted capture of {amount} of sale {id} was made: the sale is paid.</source>
+        <translation>A captura interrompida de {amount} da venda {id} foi feita: a venda está paga.</translation>
+    </message>
+    <message>
+        <source>The interrupted capture of {amount} of sale {id} was not made: you may capture it again in the History.</source>
+        <translation>A captura interrompida de {amount} da venda {id} não foi feita: pode capturar de novo no Histórico.</translation>
+    </message>
+    <message>
+        <source>The interrupted cancellation of {amount} of sale {id} is still being checked with the service: do not cancel it again until its outcome is told.</source>
+        <translation>O cancelamento interrompido de {amount} da venda {id} ainda está em consulta no serviço: não cancele de novo antes de o resultado ser informado.</translation>
+    </message>
+    <message>
+        <source>The interrupted cancellation of {amount} of sale {id} was made: nothing was charged.</source>
+        <translation>O cancelamento interrompido de {amount} da venda {id} foi feito: nada foi cobrado.</translation>
+    </message>
+    <message>
+        <source>The interrupted cancellation of {amount} of sale {id} was not made: you may cancel it again in the History.</source>
+        <translation>O cancelamento interrompido de {amount} da venda {id} não foi feito: pode cancelar de novo no Histórico.</translation>
+    </message>
+    <message>
+        <source>The interrupted refund of {amount} of sale {id} is still being checked with the service: do not refund it again until its outcome is told.</source>
+        <translation>O estorno interrompido de {amount} da venda {id} ainda está em consulta no serviço: não estorne de novo antes de o resultado ser informado.</translation>
+    </message>
+    <message>
+        <source>The interrupted refund of {amount} of sale {id} was made: do not refund it again.</source>
+        <translation>O estorno interrompido de {amount} da venda {id} foi feito: não estorne de novo.</translation>
+    </message>
+    <message>
+        <source>The interrupted refund of {amount} of sale {id} was not made: you may refund it again in the History.</source>
+        <translation>O estorno interrompido de {amount} da venda {id} não foi feito: pode estornar de novo no Histórico.</translation>
+    </message>
+    <message>
+        <source>The terminal stopped in the middle of an operation</source>
+        <translation>O terminal parou no meio de uma operação</translation>
+    </message>
+    <message>
+        <source>Open in the &amp;History</source>
+        <translation>Abrir no &amp;Histórico</translation>
+    </message>
+</context>
+<context>
     <name>Keychain</name>
     <message>
         <source>checkout-desktop keeps its secrets only in the operating system&apos;s keychain and found none it can use. On Linux install and unlock a Secret Service provider (Debian/Ubuntu: `apt-get install gnome-keyring`, then log in to a desktop session, or run it under `dbus-run-session` with `gnome-keyring-daemon --unlock`); KWallet also works. Windows Credential Manager and the macOS Keychain work out of the box. Secrets are never written to a plain file.</source>
