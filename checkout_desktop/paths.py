@@ -130,6 +130,23 @@ def _tighten_through_descriptor(path: Path) -> None:
         os.close(fd)
 
 
+class NotARegularFile(OSError):
+    """A path that names a FIFO, a device or a folder where a file was expected."""
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """At most `limit` + 1 bytes of a regular file. FileNotFoundError when it is missing,
+    NotARegularFile for anything else (opening a FIFO never waits for a writer)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotARegularFile(f"{path} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
 INSTANCE_LOCK_FILE = "terminal.lock"
 """In the data folder: its user's lock (`flock`), held by the terminal window for as long as it
 runs (`ui/single_instance.py`) and by `store migrate` while it copies the folder's store."""

@@ -6,7 +6,6 @@ import json
 import logging
 import os
 import re
-import stat
 import tempfile
 from collections.abc import Iterable
 from enum import StrEnum
@@ -20,7 +19,7 @@ from checkout_desktop.domain.enums import SdkCredentialKind, TokenFieldSpelling
 from checkout_desktop.domain.three_ds_policy import ThreeDsFallback, ThreeDsMode, ThreeDsPolicy
 from checkout_desktop.domain.timestamps import DEFAULT_NAIVE_ZONE, zone_named
 from checkout_desktop.errors import PlainError
-from checkout_desktop.paths import AppPaths
+from checkout_desktop.paths import AppPaths, NotARegularFile, read_regular_file
 from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words, translate
 
 logger = logging.getLogger(__name__)
@@ -281,60 +280,35 @@ def _read_regular_file(target: Path) -> bytes | None:
     """The file's bytes, None when it does not exist; only a regular file of bounded size is
     read (a FIFO or a device would block start-up or never end)."""
     try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked next.
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        data = read_regular_file(target, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise SettingsError(_cannot_read(target, exc.strerror)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SettingsError(
-                Words(
-                    QT_TRANSLATE_NOOP(
-                        "Settings",
-                        "settings file {path} is not a regular file; move it away and start "
-                        "again (the defaults are used when the file is missing)",
-                    ),
-                    path=target,
-                )
-            )
-        if info.st_size > MAX_SETTINGS_BYTES:
-            raise SettingsError(
-                Words(
-                    QT_TRANSLATE_NOOP(
-                        "Settings",
-                        "settings file {path} is {size} bytes, larger than settings can be "
-                        "({limit}); move it away and start again",
-                    ),
-                    path=target,
-                    size=info.st_size,
-                    limit=MAX_SETTINGS_BYTES,
-                )
-            )
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_SETTINGS_BYTES:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise SettingsError(_cannot_read(target, exc.strerror)) from None
-    finally:
-        os.close(fd)
-    if size > MAX_SETTINGS_BYTES:
+    except NotARegularFile:
         raise SettingsError(
             Words(
                 QT_TRANSLATE_NOOP(
-                    "Settings", "settings file {path} is larger than settings can be"
+                    "Settings",
+                    "settings file {path} is not a regular file; move it away and start "
+                    "again (the defaults are used when the file is missing)",
                 ),
                 path=target,
             )
+        ) from None
+    except OSError as exc:
+        raise SettingsError(_cannot_read(target, exc.strerror)) from None
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise SettingsError(
+            Words(
+                QT_TRANSLATE_NOOP(
+                    "Settings",
+                    "settings file {path} is larger than settings can be ({limit} bytes); "
+                    "move it away and start again",
+                ),
+                path=target,
+                limit=MAX_SETTINGS_BYTES,
+            )
         )
-    return b"".join(chunks)
+    return data
 
 
 def _too_deep(data: bytes) -> bool:

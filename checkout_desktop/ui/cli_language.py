@@ -68,12 +68,12 @@ def settings_language(data_dir: str | None, environ: Mapping[str, str] = os.envi
     anything unexpected means "not set": the command itself reports a broken settings file.
     """
     try:
-        from checkout_desktop.paths import HOME_ENV, app_paths
+        from checkout_desktop.paths import HOME_ENV, app_paths, read_regular_file
 
         home = data_dir if data_dir is not None else environ.get(HOME_ENV)
         target = app_paths(home).settings_file
-        with target.open("rb") as handle:
-            raw = json.loads(handle.read(_SETTINGS_LIMIT + 1)[:_SETTINGS_LIMIT])
+        # Never a FIFO or a device: the command must not wait for one before saying anything.
+        raw = json.loads(read_regular_file(target, _SETTINGS_LIMIT)[:_SETTINGS_LIMIT])
         locale = raw["ui"]["locale"]
     except Exception:
         return None

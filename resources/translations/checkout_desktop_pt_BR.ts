@@ -4126,12 +4126,8 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>o arquivo de configurações {path} não é um arquivo comum; tire-o de lá e comece de novo (sem o arquivo, valem as configurações padrão)</translation>
     </message>
     <message>
-        <source>settings file {path} is {size} bytes, larger than settings can be ({limit}); move it away and start again</source>
-        <translation>o arquivo de configurações {path} tem {size} bytes, mais do que configurações podem ter ({limit}); tire-o de lá e comece de novo</translation>
-    </message>
-    <message>
-        <source>settings file {path} is larger than settings can be</source>
-        <translation>o arquivo de configurações {path} é maior do que configurações podem ser</translation>
+        <source>settings file {path} is larger than settings can be ({limit} bytes); move it away and start again</source>
+        <translation>o arquivo de configurações {path} é maior do que configurações podem ser ({limit} bytes); tire-o do lugar e inicie de novo</translation>
     </message>
     <message>
         <source>cannot read settings file {path}: {why}</source>

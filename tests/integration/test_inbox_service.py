@@ -61,7 +61,7 @@ async def test_a_tunnel_that_cannot_be_configured_is_a_problem_and_the_rest_runs
         assert inbox.listener is not None and inbox.listener.running
         assert inbox.tunnel is None
         assert inbox.health is not None
-        assert len(inbox.problems) == 1 and "manual tunnel mode needs" in inbox.problems[0]
+        assert len(inbox.problems) == 1 and "manual tunnel mode needs" in inbox.problems[0].detail
         assert inbox.notification_url == url
         with pytest.raises(RuntimeError, match="already been started"):
             await inbox.start()
