@@ -209,6 +209,8 @@ class Ledger:
             sale_id=sale_id,
             attempt_resolved=attempt_resolved,
             confirmed_operations=tuple(op.id for op in confirmed),
+            # The charge's environment is its attempt's (`save_charge`): none, never made here.
+            made_here=attempt is not None or (record is not None and record.profile is not None),
         )
         if merged.changed:
             events.append(charge_changed(merged, source=source))
@@ -408,6 +410,14 @@ async def inbox_applier(
         charges, update, source=WEBHOOK, source_ref=source_ref
     )
     outcome = _INBOX_OUTCOMES[result.outcome]
+    if not result.made_here:
+        # Worded like one of the shop's own sales, it would read as news of a sale the owner
+        # then cannot find: the reason says whose it is not, and where it is listed.
+        if result.reason.code == ReasonCode.MERGE_FIRST_STATUS:
+            said = Reason.of(ReasonCode.INBOX_UNMADE_FIRST, status=str(result.current.status))
+        else:
+            said = Reason.of(ReasonCode.INBOX_UNMADE, why=Reason.of(outcome, why=result.reason))
+        return Applied(outcome=said, events=result.events)
     before = None if result.previous is None or not is_qr(result.previous) else result.previous
     shown = None if before is None else shown_status(before)
     if shown is None:

@@ -260,6 +260,8 @@ class ReasonCode(StrEnum):
     INBOX_DUPLICATE = "inbox.duplicate"
     INBOX_IGNORED = "inbox.ignored"
     INBOX_NOT_APPLIED = "inbox.not_applied"
+    INBOX_UNMADE_FIRST = "inbox.unmade_first"
+    INBOX_UNMADE = "inbox.unmade"
     INBOX_HEADER_MISMATCH = "inbox.header_mismatch"
     INBOX_UNKNOWN_TYPE = "inbox.unknown_type"
     INBOX_UNKNOWN_NO_TYPE = "inbox.unknown_no_type"
@@ -719,6 +721,15 @@ ENGLISH: dict[ReasonCode, str] = {
     ReasonCode.INBOX_DUPLICATE: "duplicate: {why}",
     ReasonCode.INBOX_IGNORED: "ignored: {why}",
     ReasonCode.INBOX_NOT_APPLIED: "not applied: {error}",
+    # A charge no attempt of this terminal's names: only notifications told of it, and the
+    # History lists it apart, read only.
+    ReasonCode.INBOX_UNMADE_FIRST: (
+        "first news of a charge this terminal did not make: {status}; see it in History › "
+        "Other environments"
+    ),
+    ReasonCode.INBOX_UNMADE: (
+        "a charge this terminal did not make ({why}); see it in History › Other environments"
+    ),
     ReasonCode.INBOX_HEADER_MISMATCH: (
         "the event-type header says {header} but the body is {body}; the body decided"
     ),

@@ -345,6 +345,9 @@ class MergeResult:
     """The input resolved an attempt that was RECORDED or UNKNOWN (the service has the charge)."""
     confirmed_operations: tuple[int, ...] = ()
     """Money operations whose outcome was open and which the input's figures show done."""
+    made_here: bool = True
+    """This terminal attempted the charge; False for one only notifications told of (stored
+    with no profile, listed by the History apart, read only)."""
     events: tuple[DomainEvent, ...] = ()
     """Domain events to publish once the input's transaction has committed."""
 

@@ -683,6 +683,15 @@ def _templates() -> dict[ReasonCode, str]:
         ReasonCode.INBOX_NOT_APPLIED: QCoreApplication.translate(
             "Reasons", "not applied: an internal error of the terminal (see the technical detail)"
         ),
+        ReasonCode.INBOX_UNMADE_FIRST: QCoreApplication.translate(
+            "Reasons",
+            "first news of a charge this terminal did not make: {status}; see it in History › "
+            "Other environments",
+        ),
+        ReasonCode.INBOX_UNMADE: QCoreApplication.translate(
+            "Reasons",
+            "a charge this terminal did not make ({why}); see it in History › Other environments",
+        ),
         ReasonCode.INBOX_HEADER_MISMATCH: QCoreApplication.translate(
             "Reasons",
             "the event-type header says {header} but the body is {body}; the body decided",

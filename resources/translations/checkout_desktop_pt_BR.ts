@@ -3132,6 +3132,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>não aplicada: um erro interno do terminal (veja o detalhe técnico)</translation>
     </message>
     <message>
+        <source>first news of a charge this terminal did not make: {status}; see it in History › Other environments</source>
+        <translation>primeira notícia de uma cobrança que este terminal não fez: {status}; veja em Histórico › Outros ambientes</translation>
+    </message>
+    <message>
+        <source>a charge this terminal did not make ({why}); see it in History › Other environments</source>
+        <translation>uma cobrança que este terminal não fez ({why}); veja em Histórico › Outros ambientes</translation>
+    </message>
+    <message>
         <source>deliveries not stored since the last check: {count} ({error})</source>
         <translation>entregas não gravadas desde a última verificação: {count} ({error})</translation>
     </message>

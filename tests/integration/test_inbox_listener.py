@@ -470,11 +470,17 @@ async def test_notifications_reach_the_charge_state_machine_in_the_same_commit(
         )
         assert [r.status_code for r in (authorized, paid, stale, orphan)] == [200] * 4
         rows = inbox.rows()
+        # No attempt of this terminal's names MCID: each merge says it is a charge it never made.
         assert [r.merge_data.code for r in rows if r.merge_data] == [
-            ReasonCode.INBOX_APPLIED,
+            ReasonCode.INBOX_UNMADE_FIRST,
+            ReasonCode.INBOX_UNMADE,
+            ReasonCode.INBOX_UNMADE,
+            ReasonCode.INBOX_NOT_APPLIED,
+        ]
+        told = [r.merge_data.args["why"] for r in rows[1:3] if r.merge_data]
+        assert [w.code if isinstance(w, Reason) else None for w in told] == [
             ReasonCode.INBOX_APPLIED,
             ReasonCode.INBOX_IGNORED,
-            ReasonCode.INBOX_NOT_APPLIED,
         ]
         assert rows[3].merge_data is not None
         assert "ChargeNotKnown" in str(rows[3].merge_data.args["error"])

@@ -143,10 +143,11 @@ async def test_a_merge_failing_mid_batch_undoes_only_its_own_writes(
             [delivery(1, "charge-a"), delivery(2, "charge-b"), delivery(3, "charge-c")],
             failing_for_b,
         )
+        # No attempt names these charges: the merges that held say so (never made here).
         assert [r.merge_outcome.code if r.merge_outcome else None for r in results] == [
-            ReasonCode.INBOX_APPLIED,
+            ReasonCode.INBOX_UNMADE_FIRST,
             ReasonCode.INBOX_NOT_APPLIED,
-            ReasonCode.INBOX_APPLIED,
+            ReasonCode.INBOX_UNMADE_FIRST,
         ]
         with psycopg.connect(pg_url) as other:
             repo = PgChargeRepository(other)
