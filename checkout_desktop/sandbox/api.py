@@ -5,8 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
+import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
@@ -144,6 +146,43 @@ async def apply_faults(request: web.Request, *, oauth: bool = False) -> None:
         if oauth:
             raise oauth_error(500, "server_error", message)
         raise api_error(500, message)
+
+
+def reply_faults(server: SandboxServer) -> Any:
+    """The ``reply_drop_field`` fault: a successful JSON reply of the service leaves that field
+    out (the sandbox's own controls keep theirs). What the call did is done all the same."""
+
+    @web.middleware
+    async def middleware(
+        request: web.Request,
+        handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+    ) -> web.StreamResponse:
+        response = await handler(request)
+        name = server.config.faults.reply_drop_field
+        if (
+            not name
+            or request.path.startswith("/_sandbox/")
+            or not 200 <= response.status < 300
+            or not isinstance(response, web.Response)
+            or response.content_type != "application/json"
+        ):
+            return response
+        try:
+            body = json.loads(response.text or "")
+        except ValueError:
+            return response
+        if not isinstance(body, dict) or name not in body:
+            return response
+        del body[name]
+        logger.info("reply fault: %s left out of the reply to %s", name, request.path)
+        headers = {
+            key: value
+            for key, value in response.headers.items()
+            if key.lower() not in ("content-type", "content-length")
+        }
+        return json_response(body, response.status, headers)
+
+    return middleware
 
 
 def require_bearer(request: web.Request) -> str:
@@ -364,6 +403,7 @@ def build_api_app(server: SandboxServer) -> web.Application:
         middlewares=[
             error_middleware(_render, "sandbox-api"),
             after_each_request(server.save_if_changed),
+            reply_faults(server),
         ],
         client_max_size=server.config.max_api_body_bytes,
     )

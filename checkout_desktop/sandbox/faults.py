@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from checkout_desktop.texts import QT_TRANSLATE_NOOP, WordedError, Words
 
 logger = logging.getLogger(__name__)
+
+# A reply field's name as `reply_drop_field` takes it (empty: no field is left out).
+_FIELD_NAME = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_-]{0,63})?")
 
 
 class FaultSettingError(WordedError, ValueError):
@@ -36,6 +40,10 @@ class FaultSettings:
       moved and its notification was queued: the reply is late, the change is done.
     - ``qr_reply_delay_s``: wallet and PIX charge replies wait this long *after* the QR was
       made and its notification queued: the reply is late, the QR exists.
+    - ``reply_drop_field``: a top-level field (``access_token``, ``chargeStatus``, ...) left out
+      of every successful JSON reply of the REST API that has it, the token endpoint's
+      included: a service whose replies no longer match the documented format. What the call
+      did is done all the same.
     """
 
     latency_s: float = 0.0
@@ -49,6 +57,7 @@ class FaultSettings:
     webhook_drop_first: int = 0
     money_reply_delay_s: float = 0.0
     qr_reply_delay_s: float = 0.0
+    reply_drop_field: str = ""
 
     def __post_init__(self) -> None:
         self.check()
@@ -67,6 +76,13 @@ class FaultSettings:
             value = getattr(self, name)
             if not 0.0 <= value <= 3600.0:
                 raise FaultSettingError(f"{name} must be between 0 and 3600 seconds, got {value}")
+        if not isinstance(self.reply_drop_field, str) or not _FIELD_NAME.fullmatch(
+            self.reply_drop_field
+        ):
+            raise FaultSettingError(
+                "reply_drop_field must be empty or a field name (letters, digits, '_' and '-', "
+                f"at most 64), got {self.reply_drop_field!r}"
+            )
         if not 0 <= self.webhook_drop_first <= 100:
             raise FaultSettingError(
                 f"webhook_drop_first must be between 0 and 100, got {self.webhook_drop_first}"
@@ -101,6 +117,7 @@ _CLI_FAULTS: dict[str, tuple[str, type]] = {
     "webhook-drop-first": ("webhook_drop_first", int),
     "money-reply-delay": ("money_reply_delay_s", float),
     "qr-reply-delay": ("qr_reply_delay_s", float),
+    "reply-drop-field": ("reply_drop_field", str),
 }
 
 CLI_FAULT_NAMES = tuple(_CLI_FAULTS)

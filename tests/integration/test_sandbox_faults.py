@@ -116,6 +116,48 @@ async def test_token_expiry_now_expires_tokens_once(api: Api, sdk: SdkClient) ->
 
 
 @pytest.mark.asyncio
+async def test_a_dropped_reply_field_leaves_the_services_replies_only(
+    api: Api, sdk: SdkClient
+) -> None:
+    server = api.server
+    admin = {ADMIN_HEADER: server.admin_token}
+    changed = await api.client.patch(
+        server.base_url + "/_sandbox/faults",
+        json={"reply_drop_field": "chargeStatus"},
+        headers=admin,
+    )
+    assert changed.status_code == 200
+    # The sandbox's own controls keep every field.
+    assert changed.json()["reply_drop_field"] == "chargeStatus"
+    body = charge_body(await sdk.tokenize("4111111111111111"))
+    reply = await api.authorize(body)
+    assert reply.status_code == 200
+    assert "chargeStatus" not in reply.json()
+    assert reply.json()["merchantChargeId"] == body["merchantChargeId"]
+    # The charge was made all the same; an error reply keeps its documented body.
+    server.faults.reply_drop_field = ""
+    assert (await api.get(body["merchantChargeId"])).json()["chargeStatus"] == ChargeStatus.PAID
+    server.faults.reply_drop_field = "message"
+    refused = await api.get("t-no-such-charge")
+    assert refused.status_code >= 400
+    assert "message" in refused.json()
+    # The token endpoint's reply too.
+    server.faults.reply_drop_field = "access_token"
+    token_reply = await api.client.post(
+        server.auth_url + "/oauth2/token",
+        json={
+            "grant_type": "client_credentials",
+            "client_id": server.credentials.client_id,
+            "client_secret": server.credentials.client_secret,
+        },
+    )
+    assert token_reply.status_code == 200
+    assert "access_token" not in token_reply.json()
+    assert token_reply.json()["token_type"] == "Bearer"
+    assert token_reply.headers["Cache-Control"] == "no-store"
+
+
+@pytest.mark.asyncio
 async def test_admin_controls(api: Api) -> None:
     server = api.server
     base = server.base_url + "/_sandbox"

@@ -117,6 +117,7 @@ def test_cli_fault_parsing() -> None:
             "webhook-reorder=on",
             "webhook-reorder-window=0.5",
             "webhook-drop-first=2",
+            "reply-drop-field=chargeStatus",
         ]
     )
     assert faults == FaultSettings(
@@ -129,6 +130,7 @@ def test_cli_fault_parsing() -> None:
         webhook_reorder=True,
         webhook_reorder_window_s=0.5,
         webhook_drop_first=2,
+        reply_drop_field="chargeStatus",
     )
     assert parse_cli_faults(["webhook-duplicate=no"]).webhook_duplicate is False
 
@@ -144,6 +146,8 @@ def test_cli_fault_parsing() -> None:
         (["error-rate=-0.1"], "between 0 and 1"),
         (["webhook-drop-first=1000"], "between 0 and 100"),
         (["latency=99999"], "between 0 and 3600"),
+        (["reply-drop-field"], "needs a value"),
+        (["reply-drop-field=a b"], "reply_drop_field must be empty or a field name"),
     ],
 )
 def test_cli_fault_errors(items: list[str], message: str) -> None:
