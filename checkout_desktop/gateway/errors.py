@@ -21,7 +21,7 @@ from checkout_desktop.domain.reasons import (
     business_reason,
     operation_reason,
 )
-from checkout_desktop.domain.wire import ApiErrorBody, OAuthErrorBody
+from checkout_desktop.domain.wire import ApiErrorBody, OAuthErrorBody, validation_reasons
 from checkout_desktop.logsetup import redact
 
 logger = logging.getLogger(__name__)
@@ -149,16 +149,20 @@ class ClockSkew(TokenError):
 # Builders of readable messages
 
 
-def describe_validation(exc: ValidationError) -> str:
-    """Which fields are wrong and why, without echoing any value (values may be card data)."""
-    parts = []
-    for error in exc.errors(include_input=False, include_url=False)[:5]:
-        where = ".".join(str(p) for p in error["loc"]) or "body"
-        parts.append(f"{where}: {error['msg']}")
-    more = exc.error_count() - len(parts)
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)
+# A field's name or the parser's message each, as a reason keeps it.
+_MAX_FIELD_TEXT = 120
+
+
+def _clip_field(text: str) -> str:
+    text = redact(text)
+    return text if len(text) <= _MAX_FIELD_TEXT else text[: _MAX_FIELD_TEXT - 1] + "…"
+
+
+def describe_validation(exc: ValidationError) -> tuple[Reason, ...]:
+    """Which fields are missing or wrong, as reasons a screen says in its language (the
+    parser's own words kept in their English, for the log); never a value (values may be card
+    data)."""
+    return validation_reasons(exc, clip=_clip_field)
 
 
 def page_title(text: str) -> str | None:

@@ -313,8 +313,9 @@ async def test_error_replies_become_typed_readable_errors(
     assert reason.code == code
     assert reason.args["operation"] == Reason.of(ReasonCode.OP_QUERY)
     if text is not None:
-        # What the service said (its words, redacted) is data of the reason.
-        assert any(text in str(value) for value in reason.args.values()), reason
+        # What the service said (its words, redacted), or the parser said of its reply, is data
+        # of the reason: its English says it.
+        assert text in reason.english(), reason
     assert caught.value.sent is True
 
 
