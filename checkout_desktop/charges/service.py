@@ -191,6 +191,36 @@ class MoneyOperationUnknown(MoneyOperationError):
         )
 
 
+class MoneyOperationNotStored(MoneyOperationError):
+    """The store failed (the shared store stopped answering, say) during a refund, capture or
+    cancel. `sent` False: it failed before the request went to the service, so nothing was sent
+    and the clerk may try again. `sent` True: the request had gone, but its outcome could not
+    be recorded; it stays open in the store and is settled by asking the service once the
+    store answers, never by sending it again. `problem` is the store's own kind of problem
+    ("unreachable", … or "store"), the message the store's words."""
+
+    def __init__(
+        self,
+        store_error: StoreError,
+        *,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int | None,
+        sent: bool,
+    ) -> None:
+        super().__init__(
+            f"{kind} of charge {merchant_charge_id} "
+            + ("sent, its outcome not recorded" if sent else "not sent")
+            + f": {store_error}",
+            merchant_charge_id=merchant_charge_id,
+            kind=kind,
+            amount=amount,
+            figures=None,
+        )
+        self.sent = sent
+        self.problem = str(getattr(store_error, "problem", None) or "store")
+
+
 @dataclass(frozen=True)
 class MoneyView:
     """A charge as the refund and capture dialogs see it."""
@@ -309,6 +339,19 @@ def not_recorded(exc: StoreError) -> NotRecorded:
     if code is not None:
         return NotRecorded(Reason.of(code))
     return NotRecorded(Reason.of(ReasonCode.STORE_CANNOT_RECORD, error=str(exc)))
+
+
+def _not_stored(
+    exc: StoreError,
+    merchant_charge_id: str,
+    kind: MoneyOpKind,
+    amount: int | None,
+    *,
+    sent: bool = False,
+) -> MoneyOperationNotStored:
+    return MoneyOperationNotStored(
+        exc, merchant_charge_id=merchant_charge_id, kind=kind, amount=amount, sent=sent
+    )
 
 
 class SaleBusy(RuntimeError):
@@ -747,7 +790,11 @@ class ChargeService:
 
         With a supervisor PIN set, the capture of a charge authorized on an earlier day needs
         it (`pin`); PinRefused otherwise, before anything is recorded or sent."""
-        record = await self._own_charge(merchant_charge_id)
+        try:
+            record = await self._own_charge(merchant_charge_id)
+            await self._current_pin()
+        except StoreError as exc:
+            raise _not_stored(exc, merchant_charge_id, MoneyOpKind.CAPTURE, amount) from exc
         if is_qr(record.state):
             raise MoneyOperationRefused(
                 merchant_charge_id=merchant_charge_id,
@@ -756,7 +803,6 @@ class ChargeService:
                 figures=Figures.of(record.state),
                 why=Reason.of(ReasonCode.MONEY_QR_NO_CAPTURE),
             )
-        await self._current_pin()
         self.authority.check(Guarded.CAPTURE, record, pin)
         return await self._money_call(MoneyOpKind.CAPTURE, merchant_charge_id, amount)
 
@@ -771,8 +817,11 @@ class ChargeService:
         known yet; the terminal asks the service and never sends it again. With a supervisor
         PIN set, a refund needs it (`pin`): PinRefused otherwise, before anything is recorded.
         """
-        record = await self._own_charge(merchant_charge_id)
-        await self._current_pin()
+        try:
+            record = await self._own_charge(merchant_charge_id)
+            await self._current_pin()
+        except StoreError as exc:
+            raise _not_stored(exc, merchant_charge_id, MoneyOpKind.REFUND, amount) from exc
         self.authority.check(Guarded.REFUND, record, pin)
         return await self._money_call(MoneyOpKind.REFUND, merchant_charge_id, amount)
 
@@ -787,7 +836,10 @@ class ChargeService:
         Like every money call it is recorded before it is sent, and a lost reply is settled
         by asking the service, never by sending it again.
         """
-        record = await self._own_charge(merchant_charge_id)
+        try:
+            record = await self._own_charge(merchant_charge_id)
+        except StoreError as exc:
+            raise _not_stored(exc, merchant_charge_id, MoneyOpKind.CANCEL, None) from exc
         if not is_qr(record.state):
             raise ValueError(f"charge {merchant_charge_id} is not a QR charge; refund it instead")
         return await self._money_call(MoneyOpKind.CANCEL, merchant_charge_id, None)
@@ -864,7 +916,11 @@ class ChargeService:
         self, asked: MoneyOpKind, merchant_charge_id: str, amount: int | None
     ) -> ChargeRecord:
         mcid = merchant_charge_id
-        await self._refuse_if_busy(mcid, asked, amount)
+        sent = False
+        try:
+            await self._refuse_if_busy(mcid, asked, amount)
+        except StoreError as exc:
+            raise _not_stored(exc, mcid, asked, amount) from exc
         self._money_in_flight.add(mcid)
         try:
             # The service's figures just before sending: what the operation is judged against
@@ -900,6 +956,7 @@ class ChargeService:
                 )
             self.ledger.publish(operation_changed(op))
             call = self.client.capture if kind == MoneyOpKind.CAPTURE else self.client.refund
+            sent = True
             try:
                 reply = await call(mcid, value)
             except asyncio.CancelledError:
@@ -932,6 +989,11 @@ class ChargeService:
             if op.id not in result.confirmed_operations:
                 self.ledger.publish(operation_changed(op))
             return await self._known_charge(mcid)
+        except StoreError as exc:
+            # Before sending, nothing went (a RECORDED row the send never followed is settled
+            # by asking, like any other); after, the row says SENT and is settled the same way.
+            logger.warning("%s of %s: the store failed (sent: %s): %s", asked, mcid, sent, exc)
+            raise _not_stored(exc, mcid, asked, amount, sent=sent) from exc
         finally:
             self._money_in_flight.discard(mcid)
 
@@ -1074,6 +1136,7 @@ __all__ = [
     "EndReport",
     "MoneyOperationBusy",
     "MoneyOperationError",
+    "MoneyOperationNotStored",
     "MoneyOperationRefused",
     "MoneyOperationUnknown",
     "MoneyView",

@@ -349,3 +349,51 @@ async def test_a_refund_made_at_the_service_appears_within_one_sweep(
         third = await stack.service.reconcile(trigger="schedule", due_only=True)
         assert third.swept == 0
         assert stack.service.store.repo.last_sweep() == sweep
+
+
+@pytest.mark.asyncio
+async def test_a_store_failing_around_a_refund_says_whether_it_was_sent(
+    sandbox: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from checkout_desktop.charges.service import MoneyOperationNotStored
+    from checkout_desktop.store.errors import StoreUnavailable
+
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "s.sqlite3") as stack:
+        mcid = await paid(stack, access)
+        sent = money_requests(stack)
+        ledger = stack.service.ledger
+
+        async def store_fails(*_args: object, **_kwargs: object) -> None:
+            raise StoreUnavailable("disk I/O error")
+
+        # Before sending (the service's figures could not be stored): nothing goes.
+        with monkeypatch.context() as patch:
+            patch.setattr(ledger, "apply", store_fails)
+            with pytest.raises(MoneyOperationNotStored) as before:
+                await stack.service.refund(mcid, 400)
+        assert not before.value.sent and before.value.problem == "store"
+        assert sent == []
+        assert stack.service.store.repo.money_operations(mcid) == []
+
+        # After sending (its reply could not be stored): said sent, and left open in the store
+        # to be settled by asking, never sent again.
+        client = stack.service.client
+        send_refund = client.refund
+        with monkeypatch.context() as patch:
+
+            async def refund_then_store_fails(*args: object, **kwargs: object) -> object:
+                reply = await send_refund(*args, **kwargs)  # type: ignore[arg-type]
+                patch.setattr(ledger, "apply_update", store_fails)
+                return reply
+
+            patch.setattr(client, "refund", refund_then_store_fails)
+            with pytest.raises(MoneyOperationNotStored) as after:
+                await stack.service.refund(mcid, 400)
+        assert after.value.sent
+        assert sent == ["refund"]
+        (op,) = stack.service.store.repo.money_operations(mcid)
+        assert op.state == MoneyOpState.SENT
+        with pytest.raises(MoneyOperationBusy):
+            await stack.service.refund(mcid, 400)
+        assert sent == ["refund"]
