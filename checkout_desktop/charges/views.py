@@ -24,7 +24,7 @@ from checkout_desktop.domain.records import (
     TimelineRecord,
 )
 from checkout_desktop.domain.search import ChargeQuery, CustomerRecord
-from checkout_desktop.store.errors import ReportUnavailable
+from checkout_desktop.store.errors import ReportUnavailable, StoreError
 from checkout_desktop.store.ports import Store
 
 logger = logging.getLogger(__name__)
@@ -160,6 +160,17 @@ class ChargeViews:
         )
 
 
+def store_problem(exc: BaseException) -> str | None:
+    """Why the store failed a read or a write, for the screen to say in the clerk's words: the
+    shared store's kind of problem ("unreachable", "credentials", … as `StoreProblem` names
+    them), "store" for any other failure of the store; None when `exc` is not the store's."""
+    if isinstance(exc, StoreError):
+        return str(getattr(exc, "problem", None) or "store")
+    if isinstance(exc, ReportUnavailable):
+        return "store"
+    return None
+
+
 __all__ = [
     "UNRESOLVED_SHOWN",
     "ChargeQuery",
@@ -167,4 +178,5 @@ __all__ = [
     "CustomerRecord",
     "DayTotals",
     "ReportUnavailable",
+    "store_problem",
 ]

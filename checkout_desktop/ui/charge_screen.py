@@ -36,6 +36,7 @@ from checkout_desktop.charges.service import (
     ChargeOutcome,
     ChargeService,
     MoneyOperationError,
+    MoneyOperationNotStored,
     MoneyOperationRefused,
     NotRecorded,
     SaleBusy,
@@ -1063,6 +1064,10 @@ class ChargeScreen(QWidget):
             def show(latest: ChargeRecord | None) -> None:
                 if latest is not None and self.current_charge == mcid:
                     self.result.show_record(latest)
+                # The store's own words (English, naming the database) only in the tooltip.
+                self.result.message.setToolTip(
+                    str(exc) if isinstance(exc, MoneyOperationNotStored) else ""
+                )
                 if isinstance(exc, MoneyOperationError):
                     self.result.message.setText(money_error_text(exc))
                 elif exc is not None:
@@ -1072,7 +1077,21 @@ class ChargeScreen(QWidget):
                         self.tr("The capture failed: {why}").format(why=error_text(exc))
                     )
 
-            read(self._views.charge(mcid), show)
+            def unread(failure: BaseException) -> None:
+                # The charge as the store has it now could not be read: what the capture came
+                # to is said all the same, over the charge as last shown.
+                logger.warning("the captured charge %s could not be read: %s", mcid, failure)
+                show(None)
+                if exc is None and self.current_charge == mcid:
+                    self.result.message.setText(
+                        self.tr(
+                            "Captured. The store does not answer just now, so this screen "
+                            "still shows the charge as it was; the history shows it once the "
+                            "store answers."
+                        )
+                    )
+
+            read(self._views.charge(mcid), show, failed=unread)
 
         task.add_done_callback(finished)
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication
 from checkout_desktop.charges.service import (
     MoneyOperationBusy,
     MoneyOperationError,
+    MoneyOperationNotStored,
     MoneyOperationRefused,
     MoneyOperationUnknown,
 )
@@ -62,6 +63,29 @@ def figures_text(figures: Figures | None) -> str:
     )
 
 
+def not_stored_text(exc: MoneyOperationNotStored) -> str:
+    """The store failed during the operation: whether anything was sent, and what comes next."""
+    if exc.sent:
+        return QCoreApplication.translate(
+            "HistoryPanel",
+            "The request was sent, but the store could not record its answer. The terminal asks "
+            "the service once the store answers and will not send it again; nothing else can be "
+            "done with this charge until then.",
+        )
+    if exc.problem == "unreachable":
+        return QCoreApplication.translate(
+            "HistoryPanel",
+            "Not done: the shop's shared store does not answer (the server is down, or the "
+            "network is in the way), so it could not be recorded. Nothing was sent; try again "
+            "once the store answers.",
+        )
+    return QCoreApplication.translate(
+        "HistoryPanel",
+        "Not done: the store could not record it. Nothing was sent; try again once the store "
+        "answers.",
+    )
+
+
 def money_error_text(exc: MoneyOperationError) -> str:
     """A refused, pending or unclear refund/capture in the clerk's words, with the figures."""
     if isinstance(exc, MoneyOperationBusy):
@@ -72,6 +96,8 @@ def money_error_text(exc: MoneyOperationError) -> str:
             "The request was sent but its answer was lost. The terminal is asking the service "
             "and will not send it again; nothing else can be done with this charge until then.",
         )
+    if isinstance(exc, MoneyOperationNotStored):
+        return not_stored_text(exc)
     assert isinstance(exc, MoneyOperationRefused)
     return (
         QCoreApplication.translate("HistoryPanel", "Not done: {why}.").format(

@@ -106,3 +106,71 @@ def test_charge_says_the_shared_store_is_down_and_works_again_once_it_answers(
     spin_until(lambda: screen.blocked.text() == "", "the reason beside Charge to go", HANG_S)
     outcome = shop.charge_typed_sale("5555555555554444")
     assert outcome.status == ChargeStatus.PAID
+
+
+# What the store's outage logs on its own (the inbox's self-test, the reads that fail meanwhile).
+OUTAGE_ERRORS = (
+    "could not be stored",
+    "self-test",
+    "a read of the store failed",
+    "day's totals could not be read",
+    "reconciliation pass failed",
+    "stopping the reconciler failed",
+)
+CLERK_WORDS = "store does not answer"
+STORE_WORDS = "Details:"
+"""The shared store's own English message ends with this: the clerk never reads it as the
+message, only in its tooltip."""
+
+
+def _store_down(shop: Shop, pg_url: str) -> None:
+    _cut(pg_url, allowed=False)
+    banner = shop.window.problem_banner
+    spin_until(lambda: Problem.STORE in banner.problems(), "the banner to name the store", HANG_S)
+
+
+def _store_back(shop: Shop, pg_url: str) -> None:
+    _cut(pg_url, allowed=True)
+    banner = shop.window.problem_banner
+    spin_until(lambda: Problem.STORE not in banner.problems(), "the store's line to go", HANG_S)
+
+
+def _yes(box: Any) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    assert box is not None and box.isVisible()
+    box.button(QMessageBox.StandardButton.Yes).click()
+
+
+@pytest.mark.expected_errors(*OUTAGE_ERRORS, "capture of")
+def test_capture_on_the_result_screen_says_the_store_is_down_and_captures_once_it_answers(
+    pg_shop: Shop, pg_url: str
+) -> None:
+    shop = pg_shop
+    screen = shop.window.charge_screen
+    result = screen.result
+    outcome = shop.charge_card("4111111111111111", amount=4200, late_capture=True)
+    assert outcome.status == ChargeStatus.PRE_AUTHORIZED
+
+    _store_down(shop, pg_url)
+    try:
+        screen.capture_now()
+        _yes(screen.capture_box)
+        spin_until(
+            lambda: CLERK_WORDS in result.message.text(),
+            "the capture to say the store does not answer",
+            HANG_S,
+        )
+        said = result.message.text()
+        assert "Nothing was sent" in said, said
+        assert STORE_WORDS not in said and STORE_WORDS in result.message.toolTip()
+        assert result.capture_button.isEnabled()
+        assert result.status.text() != "Paid"
+    finally:
+        _cut(pg_url, allowed=True)
+
+    _store_back(shop, pg_url)
+    screen.capture_now()
+    _yes(screen.capture_box)
+    spin_until(lambda: result.status.text() == "Paid", "the capture once the store answers", HANG_S)
+    assert CLERK_WORDS not in result.message.text()
