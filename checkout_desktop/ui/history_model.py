@@ -12,10 +12,11 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     Qt,
+    Signal,
 )
 from PySide6.QtGui import QBrush, QColor
 
-from checkout_desktop.charges.views import ChargeQuery, ChargeViews
+from checkout_desktop.charges.views import ChargeQuery, ChargeViews, store_problem
 from checkout_desktop.domain.documents import DocumentError, format_cnpj, format_cpf
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, ThreeDsStatus
 from checkout_desktop.domain.qr import QR_PAYMENT_TYPES
@@ -156,6 +157,9 @@ class ChargeHistoryModel(ReadOnlyTableModel):
         "environment",
     )
 
+    unreadable = Signal(object)
+    """A read of the list failed (the exception): the rows shown may not be the search's."""
+
     def __init__(
         self,
         views: ChargeViews,
@@ -219,7 +223,11 @@ class ChargeHistoryModel(ReadOnlyTableModel):
 
     def _read_failed(self, exc: BaseException) -> None:
         self._loading = False
-        logger.error("the charge history could not be read", exc_info=exc)
+        if store_problem(exc) is None:
+            logger.error("the charge history could not be read", exc_info=exc)
+        else:
+            logger.warning("the charge history could not be read: %s", exc)
+        self.unreadable.emit(exc)
 
     def set_query(self, query: ChargeQuery) -> None:
         if query == self._query:

@@ -34,10 +34,11 @@ from checkout_desktop.charges.service import (
     ChargeService,
     EndReport,
     MoneyOperationError,
+    MoneyOperationNotStored,
     MoneyOperationRefused,
     MoneyView,
 )
-from checkout_desktop.charges.views import ChargeQuery, ChargeViews
+from checkout_desktop.charges.views import ChargeQuery, ChargeViews, store_problem
 from checkout_desktop.domain.charge_events import (
     AttemptChanged,
     ChargeChanged,
@@ -48,6 +49,7 @@ from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.environments import profile_of
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import AttemptRecord, ChargeRecord, MoneyOpRecord
+from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
 from checkout_desktop.domain.shown_status import ShownStatus
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES
 from checkout_desktop.gateway.errors import GatewayError
@@ -71,6 +73,7 @@ from checkout_desktop.ui.problem_texts import stored_pin_text
 from checkout_desktop.ui.qr_texts import qr_refund_words
 from checkout_desktop.ui.reasons import error_text, reason_text
 from checkout_desktop.ui.receipts import RefundOnReceipt, refunds_on_receipts
+from checkout_desktop.ui.store_texts import show_store_failure
 from checkout_desktop.ui.supervisor import PinError, verify_pin
 from checkout_desktop.ui.timeline_text import developer_detail, plain_detail, who_label
 
@@ -311,6 +314,7 @@ class HistoryPanel(QWidget):
         self.search_note = QLabel(self)
         self.search_note.setObjectName("historySearchNote")
         self.search_note.setStyleSheet("color: #b3261e;")
+        self.search_note.setWordWrap(True)
         self.search_note.setVisible(False)
         # Typing searches after a short pause, not on every key.
         self._search_timer = QTimer(self)
@@ -518,6 +522,7 @@ class HistoryPanel(QWidget):
         self.amount_search.rejected.connect(self._amount_refused)
         self.clear_search_button.clicked.connect(self.clear_search)
         self.model.modelReset.connect(self._note_search_result)
+        self.model.unreadable.connect(self._note_unreadable)
         self.refresh_button.clicked.connect(self.model.refresh)
         self.refresh_button.clicked.connect(self.refresh_unresolved)
         self.end_button.clicked.connect(self.ask_end)
@@ -534,6 +539,7 @@ class HistoryPanel(QWidget):
         self.model.modelReset.connect(self._update_actions)
         adapter.charge_changed.connect(self.on_charge_changed)
         adapter.money_operation_changed.connect(self.on_money_operation_changed)
+        adapter.shared_store_reachability_changed.connect(self._on_store_reachability)
         self._update_actions()
         self.refresh_unresolved()
 
@@ -545,7 +551,25 @@ class HistoryPanel(QWidget):
         read(
             self._views.unresolved_attempts(limit=50, profile=self._service.profile),
             self._show_unresolved,
+            failed=self._background_failed,
         )
+
+    def _background_failed(self, exc: BaseException) -> None:
+        """A read the clerk did not ask for: what is shown stays, and is read again once the
+        store answers (`_on_store_reachability`); no message nags meanwhile."""
+        if store_problem(exc) is None:
+            logger.error("a read of the store failed", exc_info=exc)
+        else:
+            logger.warning("the history could not be read again: %s", exc)
+
+    def _on_store_reachability(self, event: SharedStoreReachabilityChanged) -> None:
+        if not event.reachable:
+            return
+        # What a read failed meanwhile is read again: the list, the chosen charge, its actions.
+        self.model.refresh()
+        self.refresh_unresolved()
+        self.refresh_timeline()
+        self._update_actions()
 
     def _show_unresolved(self, attempts: list[AttemptRecord]) -> None:
         chosen = self.unresolved.currentData()
@@ -588,6 +612,7 @@ class HistoryPanel(QWidget):
             return
         self.message.setText(self.tr("Asking the service once more…"))
         self.message.setStyleSheet("")
+        self.message.setToolTip("")
         future = asyncio.ensure_future(_as_object(self._service.check_attempt(mcid)))
         self._busy = future
 
@@ -599,10 +624,7 @@ class HistoryPanel(QWidget):
                 return
             exc = task.exception()
             if exc is not None:
-                if not isinstance(exc, GatewayError | ValueError | LookupError):
-                    logger.error("asking about %s failed", mcid, exc_info=exc)
-                self.message.setText(self.tr("Failed: {why}").format(why=error_text(exc)))
-                self.message.setStyleSheet("color: #b3261e;")
+                self._failed(exc, "asking about " + mcid)
                 return
             report = task.result()
             assert isinstance(report, EndReport)
@@ -620,10 +642,27 @@ class HistoryPanel(QWidget):
         self._update_actions()
 
     def _open_end_dialog(self, mcid: str, report: EndReport, pin_hash: str) -> None:
+        def unread(exc: BaseException) -> None:
+            # Nothing was ended; End asks again.
+            self._failed(exc, "the unresolved charge could not be read")
+            self.refresh_unresolved()
+
         read(
             self._views.attempt(mcid),
             lambda attempt: self._show_end_dialog(mcid, report, pin_hash, attempt),
+            failed=unread,
         )
+
+    def _failed(self, exc: BaseException, what: str) -> None:
+        """An action failed: the store's failure in the clerk's words (its own in the
+        tooltip), anything else as its reason says."""
+        self.message.setStyleSheet("color: #b3261e;")
+        if show_store_failure(self.message, exc, what):
+            return
+        if not isinstance(exc, GatewayError | ValueError | LookupError | PinRefused):
+            logger.error("%s failed", what, exc_info=exc)
+        self.message.setToolTip("")
+        self.message.setText(self.tr("Failed: {why}").format(why=error_text(exc)))
 
     def _show_end_dialog(
         self, mcid: str, report: EndReport, pin_hash: str, attempt: AttemptRecord | None
@@ -691,13 +730,10 @@ class HistoryPanel(QWidget):
             self.refresh_unresolved()
             self.model.refresh()
             exc = None if task.cancelled() else task.exception()
-            if task.cancelled() or exc is not None:
-                if exc is not None and not isinstance(
-                    exc, GatewayError | ValueError | LookupError | PinRefused
-                ):
-                    logger.error("ending %s failed", mcid, exc_info=exc)
-                why_text = self.tr("cancelled") if exc is None else error_text(exc)
-                self.message.setText(self.tr("Failed: {why}").format(why=why_text))
+            if exc is not None:
+                self._failed(exc, "ending " + mcid)
+            elif task.cancelled():
+                self.message.setText(self.tr("Failed: {why}").format(why=self.tr("cancelled")))
                 self.message.setStyleSheet("color: #b3261e;")
             else:
                 self.message.setText(
@@ -758,7 +794,18 @@ class HistoryPanel(QWidget):
             if then is not None:
                 then(view)
 
-        read(both(), loaded)
+        def unread(exc: BaseException) -> None:
+            if mcid != self.timeline.merchant_charge_id:
+                return
+            if self.selected_view() is not None:
+                # What was read before stands (an action on it asks the store again).
+                self._background_failed(exc)
+                return
+            self._render_actions()
+            if not show_store_failure(self.title, exc, f"charge {mcid} could not be read"):
+                logger.error("charge %s could not be read", mcid, exc_info=exc)
+
+        read(both(), loaded, failed=unread)
 
     def select_charge(self, merchant_charge_id: str) -> bool:
         """Show one charge (from the charge screen or the event list)."""
@@ -776,11 +823,18 @@ class HistoryPanel(QWidget):
                     self.table.clearSelection()
                     self._show(merchant_charge_id)
 
+            def unread(exc: BaseException) -> None:
+                self.table.clearSelection()
+                if not show_store_failure(
+                    self.title, exc, f"charge {merchant_charge_id} could not be read"
+                ):
+                    logger.error("charge %s could not be read", merchant_charge_id, exc_info=exc)
+
             # A store that answers at once says here whether the charge exists; one that must
             # wait shows it when it answers.
-            return read(self._views.charge(merchant_charge_id), found) is not None or (
-                bool(known) and known[0]
-            )
+            return read(
+                self._views.charge(merchant_charge_id), found, failed=unread
+            ) is not None or (bool(known) and known[0])
         self.table.selectRow(row)
         self._show(merchant_charge_id)
         return True
@@ -836,7 +890,15 @@ class HistoryPanel(QWidget):
     def _note_search_result(self) -> None:
         empty = self.model.rowCount() == 0 and not self.model.query.is_empty
         self.search_note.setText(self.tr("No charge matches this search.") if empty else "")
+        self.search_note.setToolTip("")
         self.search_note.setVisible(empty)
+
+    def _note_unreadable(self, exc: BaseException) -> None:
+        """The list could not be read (it is read again once the store answers): the rows
+        shown may be an earlier search's, and the note says so."""
+        if store_problem(exc) is not None:
+            show_store_failure(self.search_note, exc, "the charge list could not be read")
+            self.search_note.setVisible(True)
 
     def clear_search(self) -> None:
         widgets = (
@@ -924,6 +986,7 @@ class HistoryPanel(QWidget):
         view = self.selected_view()
         record = None if view is None else view.charge
         busy = self._busy is not None and not self._busy.done()
+        self.title.setToolTip("")
         if record is None:
             self.title.setText(self.tr("Select a charge to see its timeline."))
         else:
@@ -1212,6 +1275,7 @@ class HistoryPanel(QWidget):
             return
         self.message.setText(self.tr("Working…"))
         self.message.setStyleSheet("")
+        self.message.setToolTip("")
 
         async def run() -> object:
             return await call()
@@ -1224,15 +1288,15 @@ class HistoryPanel(QWidget):
             elif isinstance(exc := task.exception(), MoneyOperationError):
                 self.message.setText(money_error_text(exc))
                 self.message.setStyleSheet("color: #b3261e;")
+                if isinstance(exc, MoneyOperationNotStored):
+                    # The store's own words (English, naming the database): the tooltip.
+                    self.message.setToolTip(str(exc))
                 if isinstance(exc, MoneyOperationRefused) and exc.why.mentions(
                     ReasonCode.QR_CANCEL_REFUSED
                 ):
                     self.qr_cancel_refused_learned.emit()
             elif exc is not None:
-                if not isinstance(exc, GatewayError | ValueError | LookupError | PinRefused):
-                    logger.error("%s of %s failed", action, merchant_charge_id, exc_info=exc)
-                self.message.setText(self.tr("Failed: {why}").format(why=error_text(exc)))
-                self.message.setStyleSheet("color: #b3261e;")
+                self._failed(exc, f"{action} of {merchant_charge_id}")
             else:
                 self.message.setText(done)
                 self.message.setStyleSheet("color: #1b6e2a;")

@@ -49,6 +49,7 @@ from checkout_desktop.ui.problem_banner import ProblemBanner
 from checkout_desktop.ui.qr_texts import late_payment_notice, paid_off_screen_notice
 from checkout_desktop.ui.qt_app import app_icon
 from checkout_desktop.ui.status_bar import TerminalStatusBar
+from checkout_desktop.ui.store_texts import store_failure_text
 
 if TYPE_CHECKING:
     from checkout_desktop.charges.service import ChargeService
@@ -575,7 +576,26 @@ class MainWindow(QMainWindow):
                 return
             self._print_or_save(record, as_pdf=as_pdf, refund=refund)
 
-        read(self._views.charge(merchant_charge_id), got)
+        def unread(exc: BaseException) -> None:
+            # The clerk asked for it: told in a box, the store's own words in its details.
+            said = store_failure_text(exc)
+            if said is None:
+                logger.error(
+                    "the receipt of %s could not be read", merchant_charge_id, exc_info=exc
+                )
+                said = self.tr("The receipt could not be made; try again.")
+            else:
+                logger.warning("the receipt of %s could not be read: %s", merchant_charge_id, exc)
+            box = QMessageBox(self)
+            box.setObjectName("receiptUnreadable")
+            box.setIcon(QMessageBox.Icon.Warning)
+            box.setWindowTitle(self.tr("Receipt"))
+            box.setText(said)
+            box.setDetailedText(str(exc))
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            box.open()
+
+        read(self._views.charge(merchant_charge_id), got, failed=unread)
 
     def _print_or_save(
         self, record: ChargeRecord, *, as_pdf: bool, refund: RefundOnReceipt | None

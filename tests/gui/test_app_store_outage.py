@@ -174,3 +174,69 @@ def test_capture_on_the_result_screen_says_the_store_is_down_and_captures_once_i
     _yes(screen.capture_box)
     spin_until(lambda: result.status.text() == "Paid", "the capture once the store answers", HANG_S)
     assert CLERK_WORDS not in result.message.text()
+
+
+@pytest.mark.expected_errors(
+    *OUTAGE_ERRORS, "refund of", "capture of", "timeline could not be read"
+)
+def test_the_history_says_the_store_is_down_in_the_clerks_words_and_reads_again_once_it_answers(
+    pg_shop: Shop, pg_url: str
+) -> None:
+    shop = pg_shop
+    window = shop.window
+    paid = shop.charge_card("5555555555554444", amount=1500).merchant_charge_id
+    held = shop.charge_card("4111111111111111", amount=4200, late_capture=True)
+    assert held.status == ChargeStatus.PRE_AUTHORIZED
+    window.show_charge(held.merchant_charge_id)
+    panel = window.history_panel
+    spin_until(panel.capture_button.isEnabled, "the held charge's actions", HANG_S)
+
+    _store_down(shop, pg_url)
+    try:
+        # Capture and refund: the clerk's words, the store's own in the tooltip.
+        for button in (panel.capture_button, panel.refund_button):
+            panel.message.clear()
+            button.click()
+            assert panel.dialog is not None
+            panel.dialog.accept()
+            spin_until(lambda: CLERK_WORDS in panel.message.text(), "the store's words", HANG_S)
+            said = panel.message.text()
+            assert "Nothing was sent" in said, said
+            assert STORE_WORDS not in said and STORE_WORDS in panel.message.toolTip()
+
+        # Another charge chosen: the panel says it could not be read, not the last one's title.
+        row = panel.model.row_of(paid)
+        assert row is not None
+        panel.table.selectRow(row)
+        spin_until(lambda: CLERK_WORDS in panel.title.text(), "why the charge is not shown", HANG_S)
+        assert held.merchant_charge_id not in panel.title.text()
+        assert not panel.refund_button.isEnabled() and not panel.capture_button.isEnabled()
+
+        # A receipt asked for meanwhile: the clerk is told, in a box of its own.
+        from PySide6.QtWidgets import QMessageBox
+
+        window.receipt(paid, as_pdf=True)
+
+        def told() -> list[QMessageBox]:
+            return [
+                b
+                for b in window.findChildren(QMessageBox)
+                if b.isVisible() and CLERK_WORDS in b.text()
+            ]
+
+        spin_until(lambda: bool(told()), "the receipt to say the store does not answer", HANG_S)
+        told()[0].reject()
+
+        # Another search meanwhile: the list may still be the last one's, and says so.
+        panel.status_filter.setCurrentIndex(1)
+        note = panel.search_note
+        spin_until(lambda: CLERK_WORDS in note.text(), "the list to say why", HANG_S)
+        assert note.isVisibleTo(panel) and STORE_WORDS in note.toolTip()
+    finally:
+        _cut(pg_url, allowed=True)
+
+    # Back: the chosen charge is read again by itself, its actions usable.
+    _store_back(shop, pg_url)
+    spin_until(lambda: paid in panel.title.text(), "the chosen charge to be read again", HANG_S)
+    spin_until(panel.refund_button.isEnabled, "Refund to be usable again", HANG_S)
+    spin_until(lambda: CLERK_WORDS not in panel.search_note.text(), "the list read again", HANG_S)

@@ -95,3 +95,47 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
         assert last.reason_data.code == ReasonCode.ENDED_BY_SUPERVISOR
         assert last.reason_data.args["supervisor"] == "Ana Lima"
         assert mcid not in shop.sandbox.state.charges
+
+
+@pytest.mark.expected_errors("the unresolved charge could not be read")
+def test_ending_says_when_the_store_cannot_read_the_charge_and_can_be_asked_again(
+    arun: Callable[..., Any], qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from checkout_desktop.store.errors import StoreUnavailable
+
+    with history_shop(arun, qtbot, tmp_path) as shop:
+        service, conn = shop.service, shop.conn
+        panel = shop.open_panel(lambda: hash_pin(PIN))
+        panel.show()
+        mcid = new_charge_id()
+        with transaction(conn):
+            service.store.repo.record_attempt(
+                merchant_charge_id=mcid,
+                sale_id="sale-stuck",
+                profile="builtin-sandbox",
+                amount=3100,
+                tenders=visa("4242"),
+                late_capture=False,
+            )
+        panel.refresh_unresolved()
+        # The service is asked, then the store fails the read of the charge for the dialog
+        # (its disk, say): the clerk reads why, and End works again.
+        views = panel._views
+        reading = views.attempt
+
+        async def unreadable(merchant_charge_id: str) -> Any:
+            raise StoreUnavailable("disk I/O error while reading s.sqlite3")
+
+        monkeypatch.setattr(views, "attempt", unreadable)
+        panel.ask_end()
+        qtbot.waitUntil(lambda: "Asking" not in panel.message.text(), timeout=5000)
+        said = panel.message.text()
+        assert "store could not be used" in said and "nothing was changed" in said, said
+        assert "disk I/O" not in said and "disk I/O" in panel.message.toolTip()
+        assert panel.end_dialog is None
+        assert panel.end_button.isEnabled()
+
+        monkeypatch.setattr(views, "attempt", reading)
+        panel.ask_end()
+        qtbot.waitUntil(lambda: panel.end_dialog is not None, timeout=5000)
+        assert panel.message.toolTip() == ""
