@@ -31,12 +31,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from checkout_desktop.charges.views import ChargeViews, DayTotals, ReportUnavailable
+from checkout_desktop.charges.views import ChargeViews, DayTotals, ReportUnavailable, store_problem
 from checkout_desktop.domain.enums import PaymentType
+from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.formatting import format_money
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.qr_panel import kind_text
+from checkout_desktop.ui.store_texts import show_store_failure
 
 logger = logging.getLogger(__name__)
 
@@ -181,6 +183,7 @@ class DayTotalsPanel(QWidget):
         if adapter is not None:
             adapter.charge_changed.connect(lambda _event: self._refresh_timer.start())
             adapter.closed.connect(self._refresh_timer.stop)
+            adapter.shared_store_reachability_changed.connect(self._on_store_reachability)
         self.refresh()
 
     def roll_over(self) -> None:
@@ -222,10 +225,30 @@ class DayTotalsPanel(QWidget):
         )
 
     def _unreadable(self, exc: BaseException) -> None:
-        if not isinstance(exc, ReportUnavailable):
+        """The store did not give the day's figures: none is shown (a figure left from an
+        earlier read could pass for this day's), nor printed; the line says why (the store's
+        own words in its tooltip). No box: the figures are read again every few minutes, and
+        at once when the store answers again."""
+        if store_problem(exc) is None:
             raise exc
-        logger.error("the day's totals could not be read", exc_info=exc)
-        self.figures["sales"].setText(self.tr("The figures could not be read from the store."))
+        if isinstance(exc, ReportUnavailable):
+            logger.error("the day's totals could not be read", exc_info=exc)
+        for label in self.figures.values():
+            label.setText("—")
+            label.setToolTip("")
+        self._fill(self.brands, [])
+        self._fill(self.hours, [])
+        self.totals = None
+        self._set_printable(False)
+        show_store_failure(self.figures["sales"], exc, "the day's totals could not be read")
+
+    def _set_printable(self, printable: bool) -> None:
+        self.print_button.setEnabled(printable)
+        self.pdf_button.setEnabled(printable)
+
+    def _on_store_reachability(self, event: SharedStoreReachabilityChanged) -> None:
+        if event.reachable:
+            self.refresh()
 
     def _figure_labels(self) -> dict[str, str]:
         """The summary's figures by key, each with its label (on screen and in the report)."""
@@ -253,8 +276,10 @@ class DayTotalsPanel(QWidget):
 
     def _show(self, totals: DayTotals) -> None:
         self.totals = totals
+        self._set_printable(True)
         for key, text in self._figure_texts(totals).items():
             self.figures[key].setText(text)
+            self.figures[key].setToolTip("")
         self._fill(self.brands, _brand_rows(totals))
         self._fill(self.hours, _hour_rows(totals))
 

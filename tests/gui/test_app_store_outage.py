@@ -240,3 +240,33 @@ def test_the_history_says_the_store_is_down_in_the_clerks_words_and_reads_again_
     spin_until(lambda: paid in panel.title.text(), "the chosen charge to be read again", HANG_S)
     spin_until(panel.refund_button.isEnabled, "Refund to be usable again", HANG_S)
     spin_until(lambda: CLERK_WORDS not in panel.search_note.text(), "the list read again", HANG_S)
+
+
+@pytest.mark.expected_errors(*OUTAGE_ERRORS)
+def test_todays_figures_say_the_store_is_down_and_are_read_again_once_it_answers(
+    pg_shop: Shop, pg_url: str
+) -> None:
+    shop = pg_shop
+    window = shop.window
+    shop.charge_card("5555555555554444", amount=1500)
+    window.build_panels()
+    today = window.day_totals
+    today.refresh()
+    spin_until(lambda: today.figures["sales"].text() == "1", "today's one sale", HANG_S)
+
+    _store_down(shop, pg_url)
+    try:
+        # Hoje: no figure that could pass for today's, and why; nothing to print.
+        today.refresh()
+        sales = today.figures["sales"]
+        spin_until(lambda: CLERK_WORDS in sales.text(), "Hoje to say why", HANG_S)
+        assert STORE_WORDS not in sales.text() and STORE_WORDS in sales.toolTip()
+        assert today.figures["gross"].text() == "—"
+        assert not today.print_button.isEnabled() and not today.pdf_button.isEnabled()
+    finally:
+        _cut(pg_url, allowed=True)
+
+    # Back: Hoje reads its figures again by itself.
+    _store_back(shop, pg_url)
+    spin_until(lambda: today.figures["sales"].text() == "1", "today's figures again", HANG_S)
+    assert today.print_button.isEnabled() and today.figures["sales"].toolTip() == ""

@@ -328,6 +328,8 @@ def day_totals(
 
     try:
         return read_day(conn, style="pyformat", start=start, end=end, profile=profile, zone=zone)
+    except psycopg.OperationalError:
+        raise  # the server went away: the store says so (`PgStore.call`), as for any read
     except psycopg.Error as exc:
         raise ReportUnavailable(f"the day's totals could not be read: {exc}") from exc
 
