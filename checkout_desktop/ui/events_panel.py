@@ -38,6 +38,7 @@ from checkout_desktop.ui.labels import (
 from checkout_desktop.ui.loop import read
 from checkout_desktop.ui.qr_texts import qr_event_sentence, qr_status_text
 from checkout_desktop.ui.reasons import reason_text
+from checkout_desktop.ui.store_texts import show_store_failure
 from checkout_desktop.ui.text_table import PaintedTextTable
 
 if TYPE_CHECKING:
@@ -86,12 +87,14 @@ class EventDetail(QWidget):
     def clear(self) -> None:
         self.shown_id = None
         self.summary.setText(self.tr("Select an event to see its headers and body."))
+        self.summary.setToolTip("")
         self.text.clear()
 
     def show_event(self, event: StoredEvent, *, qr: bool = False) -> None:
         """Show a stored delivery; `qr`: its charge is a QR charge (its statuses read as the
         list's status column says them)."""
         self.shown_id = event.id
+        self.summary.setToolTip("")
         words = qr_status_text if qr else None
         lines = [
             self.tr("Event #{id} received {at}").format(
@@ -362,7 +365,21 @@ class EventsPanel(QWidget):
         event_id = self.model.data(indexes[0], EVENT_ID_ROLE)
         if not isinstance(event_id, int):
             return
-        read(self._repo.get(event_id), lambda stored: self._show_detail(event_id, stored))
+
+        def unread(exc: BaseException) -> None:
+            chosen = self.table.selectionModel().selectedIndexes()
+            if chosen and self.model.data(chosen[0], EVENT_ID_ROLE) != event_id:
+                return
+            self.detail.clear()
+            # Choosing the event again reads it again.
+            if not show_store_failure(self.detail.summary, exc, f"event {event_id} not read"):
+                logger.error("event %s could not be read", event_id, exc_info=exc)
+
+        read(
+            self._repo.get(event_id),
+            lambda stored: self._show_detail(event_id, stored),
+            failed=unread,
+        )
 
     def _show_detail(self, event_id: int, stored: StoredEvent | None) -> None:
         chosen = self.table.selectionModel().selectedIndexes()

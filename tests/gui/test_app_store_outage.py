@@ -270,3 +270,29 @@ def test_todays_figures_say_the_store_is_down_and_are_read_again_once_it_answers
     _store_back(shop, pg_url)
     spin_until(lambda: today.figures["sales"].text() == "1", "today's figures again", HANG_S)
     assert today.print_button.isEnabled() and today.figures["sales"].toolTip() == ""
+
+
+@pytest.mark.expected_errors(*OUTAGE_ERRORS, "event list could not be read")
+def test_an_events_detail_says_the_store_is_down(pg_shop: Shop, pg_url: str) -> None:
+    shop = pg_shop
+    window = shop.window
+    shop.charge_card("5555555555554444", amount=1500)
+    window.build_panels()
+    events = window.events_panel
+    spin_until(lambda: events.model.rowCount() > 0, "the sale's notification", HANG_S)
+
+    _store_down(shop, pg_url)
+    try:
+        events.table.selectRow(0)
+        summary = events.detail.summary
+        spin_until(lambda: CLERK_WORDS in summary.text(), "the event's detail to say why", HANG_S)
+        assert STORE_WORDS not in summary.text() and STORE_WORDS in summary.toolTip()
+    finally:
+        _cut(pg_url, allowed=True)
+
+    # Back: choosing the event again shows it.
+    _store_back(shop, pg_url)
+    events.table.clearSelection()
+    events.table.selectRow(0)
+    spin_until(lambda: "Event #" in summary.text(), "the event's detail", HANG_S)
+    assert summary.toolTip() == ""
