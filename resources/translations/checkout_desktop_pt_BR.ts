@@ -424,6 +424,10 @@
         <translation>Este serviço não cancela um QR não pago: ele continua pagável até expirar, às {time}. Se o cliente pagá-lo, o pagamento será avisado aqui; estorne-o pelo Histórico se a venda tiver sido paga de outra forma.</translation>
     </message>
     <message>
+        <source>Captured. The store does not answer just now, so this screen still shows the charge as it was; the history shows it once the store answers.</source>
+        <translation>Capturado. O banco de dados não responde agora, então esta tela ainda mostra a cobrança como estava; o histórico a mostra assim que ele responder.</translation>
+    </message>
+    <message>
         <source>PIX: Charge shows a QR for the whole amount. The customer pays it in any bank&apos;s app within {minutes} minutes.</source>
         <translation>PIX: Cobrar mostra um QR do valor total. O cliente paga pelo app de qualquer banco em até {minutes} minutos.</translation>
     </message>
@@ -642,10 +646,6 @@
     <message>
         <source>By hour</source>
         <translation>Por hora</translation>
-    </message>
-    <message>
-        <source>The figures could not be read from the store.</source>
-        <translation>Não foi possível ler os números do banco de dados.</translation>
     </message>
     <message>
         <source>{count} · {amount}</source>
@@ -1341,6 +1341,18 @@
     <message>
         <source>The service shows: {status}, {amount} charged, {refunded} refunded.</source>
         <translation>O serviço mostra: {status}, {amount} cobrados, {refunded} estornados.</translation>
+    </message>
+    <message>
+        <source>The request was sent, but the store could not record its answer. The terminal asks the service once the store answers and will not send it again; nothing else can be done with this charge until then.</source>
+        <translation>O pedido foi enviado, mas o banco de dados não conseguiu registrar a resposta. O terminal consulta o serviço assim que o banco de dados responder e não vai enviá-lo de novo; nada mais pode ser feito com esta cobrança até lá.</translation>
+    </message>
+    <message>
+        <source>Not done: the shop&apos;s shared store does not answer (the server is down, or the network is in the way), so it could not be recorded. Nothing was sent; try again once the store answers.</source>
+        <translation>Não feito: o banco compartilhado da loja não responde (o servidor está fora do ar ou a rede está com problema), então não pôde ser registrado. Nada foi enviado; tente de novo quando o banco de dados responder.</translation>
+    </message>
+    <message>
+        <source>Not done: the store could not record it. Nothing was sent; try again once the store answers.</source>
+        <translation>Não feito: o banco de dados não conseguiu registrá-lo. Nada foi enviado; tente de novo quando o banco de dados responder.</translation>
     </message>
     <message>
         <source>The request was sent but its answer was lost. The terminal is asking the service and will not send it again; nothing else can be done with this charge until then.</source>
@@ -2171,6 +2183,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>{before} → {after}</source>
         <translation>{before} → {after}</translation>
+    </message>
+    <message>
+        <source>The receipt could not be made; try again.</source>
+        <translation>Não foi possível gerar o comprovante; tente de novo.</translation>
+    </message>
+    <message>
+        <source>Receipt</source>
+        <translation>Comprovante</translation>
     </message>
     <message>
         <source>Save receipt</source>
@@ -5070,6 +5090,25 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>verified: {rows} rows in {tables} tables, counts and SHA-256 checksums equal</source>
         <translation>conferido: {rows} linhas em {tables} tabelas, contagens e somas SHA-256 iguais</translation>
+    </message>
+</context>
+<context>
+    <name>StoreTexts</name>
+    <message>
+        <source>The shop&apos;s shared store does not answer (the server is down, or the network is in the way), so nothing was changed. Try again once it answers.</source>
+        <translation>O banco compartilhado da loja não responde (o servidor está fora do ar ou a rede está com problema), então nada foi alterado. Tente de novo quando ele responder.</translation>
+    </message>
+    <message>
+        <source>The shop&apos;s shared store refused this terminal&apos;s login (user or password), so nothing was changed.</source>
+        <translation>O banco compartilhado da loja recusou o login deste terminal (usuário ou senha), então nada foi alterado.</translation>
+    </message>
+    <message>
+        <source>The shop&apos;s shared store was upgraded by a newer checkout-desktop, so nothing was changed: upgrade this terminal.</source>
+        <translation>O banco compartilhado da loja foi atualizado por um checkout-desktop mais novo, então nada foi alterado: atualize este terminal.</translation>
+    </message>
+    <message>
+        <source>The store could not be used just now, so nothing was changed. Try again; if it goes on, the technical detail (hold the pointer over this text) says why.</source>
+        <translation>Não foi possível usar o banco de dados agora, então nada foi alterado. Tente de novo; se continuar, o detalhe técnico (deixe o ponteiro sobre este texto) diz o motivo.</translation>
     </message>
 </context>
 <context>
