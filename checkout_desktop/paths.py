@@ -208,13 +208,13 @@ class AppPaths:
 
     def ensure(self) -> AppPaths:
         """Create the folders owner-only (0700), tighten ones this user owns, and refuse
-        folders other users can write to (InstanceFolderError, with how to fix it)."""
+        folders other users can write to, a file where a folder should be, and a folder that
+        cannot be made (InstanceFolderError, with how to fix it)."""
         folders = (self.config_dir, self.data_dir, self.log_dir)
         parents = {f.parent for f in folders}
-        if len(parents) == 1:
-            # One instance folder holds all three ($CHECKOUT_DESKTOP_HOME, --data-dir).
-            secure_folder(parents.pop())
-        for folder in folders:
+        # One instance folder holds all three ($CHECKOUT_DESKTOP_HOME, --data-dir).
+        chain = (parents.pop(), *folders) if len(parents) == 1 else folders
+        for folder in chain:
             try:
                 secure_folder(folder)
             except (NotADirectoryError, FileExistsError):
@@ -222,13 +222,34 @@ class AppPaths:
                     Words(
                         QT_TRANSLATE_NOOP(
                             "Paths",
-                            "{folder} is a file where the terminal keeps a folder; move it away "
-                            "and start again",
+                            "{file} is a file where the terminal keeps a folder (its settings, "
+                            "store and logs); choose another folder with --data-dir or "
+                            "CHECKOUT_DESKTOP_HOME, or move the file away, and start again",
+                        ),
+                        file=_file_in_the_way(folder),
+                    )
+                ) from None
+            except OSError as exc:
+                raise InstanceFolderError(
+                    Words(
+                        QT_TRANSLATE_NOOP(
+                            "Paths",
+                            "cannot create the folder {folder} ({reason}); choose a folder of "
+                            "your own with --data-dir or CHECKOUT_DESKTOP_HOME and start again",
                         ),
                         folder=folder,
+                        reason=exc.strerror or exc,
                     )
                 ) from None
         return self
+
+
+def _file_in_the_way(folder: Path) -> Path:
+    """The file that stands where `folder` or one of the folders above it should be."""
+    for candidate in (folder, *folder.parents):
+        if candidate.exists() or candidate.is_symlink():
+            return folder if candidate.is_dir() else candidate
+    return folder
 
 
 def app_paths(home: str | os.PathLike[str] | None = None) -> AppPaths:

@@ -2295,8 +2295,12 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>a pasta {folder} pertence a outro usuário; use uma pasta sua (--data-dir ou CHECKOUT_DESKTOP_HOME)</translation>
     </message>
     <message>
-        <source>{folder} is a file where the terminal keeps a folder; move it away and start again</source>
-        <translation>{folder} é um arquivo onde o terminal guarda uma pasta; tire-o de lá e comece de novo</translation>
+        <source>{file} is a file where the terminal keeps a folder (its settings, store and logs); choose another folder with --data-dir or CHECKOUT_DESKTOP_HOME, or move the file away, and start again</source>
+        <translation>{file} é um arquivo onde o terminal guarda uma pasta (suas configurações, banco de dados e registros); escolha outra pasta com --data-dir ou CHECKOUT_DESKTOP_HOME, ou tire o arquivo de lá, e inicie de novo</translation>
+    </message>
+    <message>
+        <source>cannot create the folder {folder} ({reason}); choose a folder of your own with --data-dir or CHECKOUT_DESKTOP_HOME and start again</source>
+        <translation>não foi possível criar a pasta {folder} ({reason}); escolha uma pasta sua com --data-dir ou CHECKOUT_DESKTOP_HOME e inicie de novo</translation>
     </message>
 </context>
 <context>
