@@ -114,15 +114,7 @@ def _run_command(args: argparse.Namespace) -> int:
         from checkout_desktop.ui.display import display_missing
 
         if display_missing():
-            raise NoDisplayError(
-                translate(
-                    "RunCommand",
-                    "there is no screen to open the terminal's window on (no DISPLAY or "
-                    "WAYLAND_DISPLAY: a session over SSH or a system service?); start it in "
-                    "the shop's desktop session, or check the connection without a window "
-                    "with `checkout-desktop doctor`",
-                )
-            )
+            raise NoDisplayError(_no_display_sentence())
     instance = None
     if not args.self_test:
         from checkout_desktop.ui.single_instance import InstanceGuard, announce_running
@@ -145,6 +137,27 @@ def _run_command(args: argparse.Namespace) -> int:
         if early is not None:
             early.cancel()
         raise
+
+
+def _no_display_sentence() -> str:
+    import os
+
+    display = os.environ.get("DISPLAY", "")
+    if display:
+        return translate(
+            "RunCommand",
+            "the screen {display} does not answer (its X server is not running: the desktop "
+            "session ended, or an SSH connection that carried it closed); start the terminal in "
+            "the shop's desktop session, or check the connection without a window with "
+            "`checkout-desktop doctor`",
+        ).format(display=display)
+    return translate(
+        "RunCommand",
+        "there is no screen to open the terminal's window on (no DISPLAY or "
+        "WAYLAND_DISPLAY: a session over SSH or a system service?); start it in "
+        "the shop's desktop session, or check the connection without a window "
+        "with `checkout-desktop doctor`",
+    )
 
 
 def _check_profile(paths: AppPaths, name: str) -> None:

@@ -3909,6 +3909,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>a porta {port} está fora de 0–65535</translation>
     </message>
     <message>
+        <source>the screen {display} does not answer (its X server is not running: the desktop session ended, or an SSH connection that carried it closed); start the terminal in the shop&apos;s desktop session, or check the connection without a window with `checkout-desktop doctor`</source>
+        <translation>a tela {display} não responde (o servidor X dela não está rodando: a sessão da área de trabalho terminou, ou a conexão SSH que a levava foi fechada); inicie o terminal na sessão da área de trabalho da loja, ou verifique a conexão sem janela com `checkout-desktop doctor`</translation>
+    </message>
+    <message>
         <source>there is no screen to open the terminal&apos;s window on (no DISPLAY or WAYLAND_DISPLAY: a session over SSH or a system service?); start it in the shop&apos;s desktop session, or check the connection without a window with `checkout-desktop doctor`</source>
         <translation>não há tela onde abrir a janela do terminal (sem DISPLAY nem WAYLAND_DISPLAY: uma sessão por SSH ou um serviço do sistema?); inicie-o na sessão de área de trabalho da loja, ou verifique a conexão sem janela com `checkout-desktop doctor`</translation>
     </message>
