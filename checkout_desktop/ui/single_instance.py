@@ -26,6 +26,7 @@ from checkout_desktop.paths import (
     hold_data_folder,
     let_go_of_data_folder,
 )
+from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words, translate
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -86,9 +87,15 @@ class InstanceGuard:
             fd = hold_data_folder(self.data_dir)
         except OSError as exc:
             raise InstanceFolderNotWritable(
-                f"checkout-desktop cannot write in its data folder {self.data_dir} "
-                f"({exc.strerror or exc}); make it writable by this user (or choose another "
-                "folder with --data-dir) and start again"
+                Words(
+                    QT_TRANSLATE_NOOP(
+                        "InstanceGuard",
+                        "cannot write in the data folder {folder} ({reason}); make it writable "
+                        "by this user (or choose another folder with --data-dir) and start again",
+                    ),
+                    folder=self.data_dir,
+                    reason=exc.strerror or exc,
+                )
             ) from exc
         if fd is None:
             return False
@@ -123,17 +130,31 @@ def running_pid(data_dir: Path) -> int | None:
 def announce_running(guard: InstanceGuard) -> int:
     """For a second launch: bring the running terminal forward, say so, and give the exit code."""
     pid = running_pid(guard.data_dir)
-    who = f" (process {pid})" if pid is not None else ""
+    folder = guard.data_dir
     if guard.ask_running_to_raise():
-        print(
-            f"checkout-desktop is already running for {guard.data_dir}{who}; "
-            "its window was brought to the front",
-            file=sys.stderr,
-        )
+        if pid is None:
+            message = translate(
+                "InstanceGuard",
+                "already running for {folder}; its window was brought to the front",
+            ).format(folder=folder)
+        else:
+            message = translate(
+                "InstanceGuard",
+                "already running for {folder} (process {pid}); its window was brought to the front",
+            ).format(folder=folder, pid=pid)
+        print(f"checkout-desktop: {message}", file=sys.stderr)
         return 0
-    print(
-        f"checkout-desktop: another terminal{who} is using {guard.data_dir} and did not answer; "
-        "wait for it to finish starting or close it, then try again",
-        file=sys.stderr,
-    )
+    if pid is None:
+        message = translate(
+            "InstanceGuard",
+            "another terminal is using {folder} and did not answer; wait for it to finish "
+            "starting or close it, then try again",
+        ).format(folder=folder)
+    else:
+        message = translate(
+            "InstanceGuard",
+            "another terminal (process {pid}) is using {folder} and did not answer; wait for "
+            "it to finish starting or close it, then try again",
+        ).format(folder=folder, pid=pid)
+    print(f"checkout-desktop: {message}", file=sys.stderr)
     return 1

@@ -10,6 +10,7 @@ console script, in a pt_BR system or with pt_BR in the settings, prints Portugue
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import re
@@ -320,3 +321,39 @@ def test_no_keychain_is_said_in_portuguese(
     assert code == 2, out
     # The technical detail (in brackets) names the keychain's backend, a Python class.
     assert english(out, home, "keyring.backends.fail.Keyring") == [], out
+
+
+def test_a_terminal_already_running_on_the_folder_is_said_in_portuguese(
+    tmp_path: Path, marked: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second `run` on a folder another terminal holds, which does not answer its bell."""
+    from checkout_desktop.paths import hold_data_folder, let_go_of_data_folder
+
+    home = tmp_path / "shop"
+    paths = app_paths(home).ensure()
+    save_settings(Settings(), paths)
+    held = hold_data_folder(paths.data_dir)
+    assert held is not None
+    try:
+        code, out = main_output(["--data-dir", str(home), "run"], capsys)
+    finally:
+        let_go_of_data_folder(held)
+    assert code == 1, out
+    assert "⟦" in out, out
+    assert english(out, str(paths.data_dir), str(os.getpid())) == [], out
+
+
+def test_a_data_folder_that_cannot_hold_the_lock_is_said_in_portuguese(
+    tmp_path: Path, marked: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from checkout_desktop.paths import INSTANCE_LOCK_FILE
+
+    home = tmp_path / "shop"
+    paths = app_paths(home).ensure()
+    save_settings(Settings(), paths)
+    (paths.data_dir / INSTANCE_LOCK_FILE).mkdir()  # the lock file cannot be opened
+    code, out = main_output(["--data-dir", str(home), "run"], capsys)
+    assert code == 2, out
+    assert "⟦" in out, out
+    # What the OS said is a value of the sentence, as it said it.
+    assert english(out, str(paths.data_dir), os.strerror(errno.EISDIR)) == [], out
