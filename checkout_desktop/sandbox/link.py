@@ -17,7 +17,7 @@ import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import httpx
@@ -152,8 +152,11 @@ def listener_certificate(paths: AppPaths) -> certs.SdkCertificate:
     return certs.load_or_create(paths.data_dir / LISTENER_CERT_DIR, LOCAL_WEBHOOK_HOST)
 
 
-def start_sandbox(paths: AppPaths, *, extra_args: tuple[str, ...] = ()) -> SandboxLink:
-    """Start the built-in sandbox as a child process that exits with this one."""
+def start_sandbox(
+    paths: AppPaths, *, extra_args: tuple[str, ...] = (), stderr: IO[Any] | None = None
+) -> SandboxLink:
+    """Start the built-in sandbox as a child process that exits with this one; its log lines
+    go to `stderr` (this process's own by default)."""
     from checkout_desktop.sandbox.process import start_sandbox_process
 
     ca_file = paths.data_dir / SANDBOX_WEBHOOK_CA
@@ -164,6 +167,7 @@ def start_sandbox(paths: AppPaths, *, extra_args: tuple[str, ...] = ()) -> Sandb
             [*_sandbox_args(paths, ca_file), *extra_args],
             exit_with_parent=True,
             env=_sandbox_env(ca_file),
+            stderr=stderr,
         )
     except Exception as exc:
         raise SandboxLinkError(f"the built-in sandbox did not start: {exc}") from None

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -144,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
                 client_secret=client_secret,
                 webhook_token=webhook_token,
                 save=not args.no_save,
+                verbose=bool(args.verbose),
             )
         )
         print_report(report)
@@ -160,16 +164,19 @@ async def _diagnose(
     client_secret: SecretStr | None,
     webhook_token: SecretStr | None,
     save: bool,
+    verbose: bool = False,
 ) -> Report:
     from checkout_desktop.doctor.checks import diagnose, remember_in_settings
     from checkout_desktop.sandbox.link import SandboxLink, SandboxLinkError, start_sandbox
 
     sandbox: SandboxLink | None = None
     if settings.profile.is_builtin_sandbox:
-        try:
-            sandbox = start_sandbox(paths)
-        except SandboxLinkError as exc:
-            logger.error("%s", exc)
+        with _sandbox_log(paths, verbose) as log:
+            try:
+                sandbox = start_sandbox(paths, stderr=log)
+            except SandboxLinkError as exc:
+                where = "" if log is None else f" (its log: {log.name})"
+                logger.error("%s%s", exc, where)
     try:
         return await diagnose(
             settings,
@@ -182,6 +189,33 @@ async def _diagnose(
     finally:
         if sandbox is not None:
             sandbox.stop()
+
+
+SANDBOX_LOG_FILE = "doctor-sandbox.log"
+"""In the log folder: the built-in sandbox's log lines from the latest doctor run."""
+
+
+@contextlib.contextmanager
+def _sandbox_log(paths: AppPaths, verbose: bool) -> Iterator[IO[bytes] | None]:
+    """Where the built-in sandbox logs: the console with -v (like the doctor's own log), else
+    an owner-only file in the log folder; the report stays the only thing the owner reads.
+    The sandbox keeps its own copy of the descriptor, so this one is closed at once."""
+    from checkout_desktop.paths import tighten
+
+    if verbose:
+        yield None
+        return
+    target = paths.log_dir / SANDBOX_LOG_FILE
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        # As the doctor's own log does then: the console rather than nowhere.
+        logger.warning("cannot write the sandbox's log in %s (%s)", target, exc.strerror or exc)
+        yield None
+        return
+    tighten(target)
+    with os.fdopen(fd, "wb") as log:
+        yield log
 
 
 def print_report(report: Report) -> None:

@@ -27,6 +27,7 @@ from checkout_desktop.paths import AppPaths, app_paths
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
 from checkout_desktop.secrets import SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings, load_settings, save_settings
+from checkout_desktop.ui.doctor_cli import SANDBOX_LOG_FILE
 from tests.conftest import MemoryKeyring
 
 logger = logging.getLogger(__name__)
@@ -167,6 +168,34 @@ def test_doctor_speaks_english_when_asked(checkout_home: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "This terminal can charge. Everything works." in result.stdout
     assert load_settings(paths).profile.not_found_shape is None
+
+
+def test_the_builtin_sandboxs_log_goes_to_the_log_folder_unless_verbose(
+    checkout_home: Path,
+) -> None:
+    """A plain doctor prints its report and nothing else: the sandbox's log lines (English,
+    for a technician) go to the log folder, and on the console only with -v."""
+    paths = app_paths(str(checkout_home)).ensure()
+    settings = Settings()
+    settings.listener.port = 0
+    save_settings(settings, paths)
+    result = doctor(checkout_home, "--no-save")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stderr == ""
+    kept = (paths.log_dir / SANDBOX_LOG_FILE).read_text(encoding="utf-8")
+    assert " INFO checkout_desktop.sandbox" in kept, kept
+    assert (paths.log_dir / SANDBOX_LOG_FILE).stat().st_mode & 0o077 == 0
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CHECKOUT_DESKTOP_HOME=str(checkout_home))
+    verbose = subprocess.run(
+        [sys.executable, "-m", "checkout_desktop.cli", "-v", "doctor", "--no-save"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert verbose.returncode == 0, verbose.stdout + verbose.stderr
+    assert " INFO checkout_desktop.sandbox" in verbose.stderr, verbose.stderr
 
 
 def test_an_unknown_profile_is_a_plain_option_error(checkout_home: Path) -> None:
