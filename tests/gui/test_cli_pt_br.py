@@ -344,9 +344,17 @@ def test_a_terminal_already_running_on_the_folder_is_said_in_portuguese(
 
 
 def test_a_data_folder_that_cannot_hold_the_lock_is_said_in_portuguese(
-    tmp_path: Path, marked: None, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    marked: None,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from checkout_desktop.paths import INSTANCE_LOCK_FILE
+    from checkout_desktop.ui import startup_problem
+
+    # The command line's words are under test, not the dialog `run` also shows (which needs a
+    # QApplication; an earlier in-process doctor leaves a QCoreApplication).
+    monkeypatch.setattr(startup_problem, "show_startup_problem", lambda *args: False)
 
     home = tmp_path / "shop"
     paths = app_paths(home).ensure()
