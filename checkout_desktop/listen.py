@@ -26,7 +26,11 @@ from pydantic import SecretStr
 from checkout_desktop.charges.ledger import inbox_applier
 from checkout_desktop.collector import settle_start_up, thaw
 from checkout_desktop.domain.events import EventBus
-from checkout_desktop.domain.inbox_events import ListenerHealthChanged, TunnelUrlChanged
+from checkout_desktop.domain.inbox_events import (
+    HealthLevel,
+    ListenerHealthChanged,
+    TunnelUrlChanged,
+)
 from checkout_desktop.domain.timestamps import set_naive_zone
 from checkout_desktop.inbox.listener import ListenerError, check_bind_host
 from checkout_desktop.inbox.service import Inbox
@@ -46,7 +50,7 @@ from checkout_desktop.settings import (
     load_settings,
     unknown_profile,
 )
-from checkout_desktop.texts import shown, translate
+from checkout_desktop.texts import reason_said, shown, translate
 
 if TYPE_CHECKING:
     from checkout_desktop.store.ports import DeliveryBatches
@@ -357,6 +361,21 @@ async def _serve(
             loop.remove_signal_handler(signum)
 
 
+def _print_health(event: ListenerHealthChanged) -> None:
+    """The inbox's health on stderr, in the owner's language (the log keeps it in English)."""
+    levels = {
+        HealthLevel.HEALTHY: translate("ListenCommand", "healthy"),
+        HealthLevel.DEGRADED: translate("ListenCommand", "degraded"),
+        HealthLevel.DOWN: translate("ListenCommand", "down"),
+    }
+    print(
+        translate("ListenCommand", "inbox health: {level} — {reason}").format(
+            level=levels.get(event.level, event.level.value), reason=reason_said(event.reason)
+        ),
+        file=sys.stderr,
+    )
+
+
 async def _serve_inbox(
     settings: Settings,
     listener_settings: ListenerSettings,
@@ -370,15 +389,7 @@ async def _serve_inbox(
 ) -> int:
     bus = EventBus()
     bus.subscribe(TunnelUrlChanged, _print_url_notice)
-    bus.subscribe(
-        ListenerHealthChanged,
-        lambda e: print(
-            translate("ListenCommand", "inbox health: {level} — {reason}").format(
-                level=e.level.value, reason=e.reason
-            ),
-            file=sys.stderr,
-        ),
-    )
+    bus.subscribe(ListenerHealthChanged, _print_health)
     inbox = Inbox(
         store=store,
         listener_settings=listener_settings,

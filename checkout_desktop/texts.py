@@ -17,11 +17,20 @@ said is passed as a value, as they said it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from checkout_desktop.domain.reasons import Reason
 
 Lookup = Callable[[str, str], "str | None"]
 """(context, English text) → the translation, or None/"" where there is none."""
 
 _lookup: Lookup | None = None
+
+ReasonWords = Callable[["Reason"], str]
+"""A reason (`domain.reasons.Reason`) as the window words it, in the owner's language."""
+
+_reason_words: ReasonWords | None = None
 
 
 def translate(context: str, text: str) -> str:
@@ -93,6 +102,21 @@ def shown(exc: BaseException) -> str:
     return words.shown() if isinstance(words, Words) else str(exc)
 
 
+def reason_said(reason: Reason) -> str:
+    """`reason` in the owner's language, worded as the window words it, when the entry point
+    installed that (`use_reason_words`); else its English text."""
+    if _reason_words is None:
+        return reason.english()
+    return _reason_words(reason)
+
+
+def use_reason_words(words: ReasonWords | None) -> ReasonWords | None:
+    """Install how reasons are said (None: English again); returns the one it replaces."""
+    global _reason_words
+    previous, _reason_words = _reason_words, words
+    return previous
+
+
 def use(lookup: Lookup | None) -> Lookup | None:
     """Install `lookup` (None: English again); returns the one it replaces."""
     global _lookup
@@ -103,10 +127,13 @@ def use(lookup: Lookup | None) -> Lookup | None:
 __all__ = [
     "QT_TRANSLATE_NOOP",
     "Lookup",
+    "ReasonWords",
     "Template",
     "WordedError",
     "Words",
+    "reason_said",
     "shown",
     "translate",
     "use",
+    "use_reason_words",
 ]

@@ -23,7 +23,9 @@ from checkout_desktop import texts
 from checkout_desktop.texts import QT_TRANSLATE_NOOP
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QTranslator
+    from PySide6.QtCore import QCoreApplication, QTranslator
+
+    from checkout_desktop.domain.reasons import Reason
 
 _SETTINGS_LIMIT = 1 << 20
 _LANGUAGE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
@@ -137,15 +139,52 @@ def use_translator(translator: QTranslator) -> None:
         return texts.translate("argparse", singular if n == 1 else plural)
 
     texts.use(lookup)
+    texts.use_reason_words(_ReasonWords(translator))
     argparse._ = gettext  # type: ignore[attr-defined]
     argparse.ngettext = ngettext  # type: ignore[attr-defined]
     # Held so the translator lives as long as the lookup does.
     lookup.translator = translator  # type: ignore[attr-defined]
 
 
+class _ReasonWords:
+    """Reasons worded by `ui/reasons.py`, the window's own templates, through `translator`.
+
+    Those templates go through QCoreApplication.translate, which asks the translators installed
+    on the application object: a command without one (`listen`) gets a bare QCoreApplication
+    (no window, no event loop), made only when a reason is first said. Loaded lazily, so a
+    command that says none imports no more of Qt than before.
+    """
+
+    def __init__(self, translator: QTranslator) -> None:
+        self.translator = translator
+        self.application: QCoreApplication | None = None
+        self.installed = False
+
+    def __call__(self, reason: Reason) -> str:
+        from PySide6.QtCore import QCoreApplication
+
+        from checkout_desktop.ui.reasons import reason_text
+
+        if not self.installed:
+            if QCoreApplication.instance() is None:
+                self.application = QCoreApplication(["checkout-desktop"])
+            self.installed = QCoreApplication.installTranslator(self.translator)
+        return reason_text(reason)
+
+    def remove(self) -> None:
+        if self.installed:
+            from PySide6.QtCore import QCoreApplication
+
+            QCoreApplication.removeTranslator(self.translator)
+            self.installed = False
+
+
 def remove() -> None:
     """English again (tests)."""
     texts.use(None)
+    words = texts.use_reason_words(None)
+    if isinstance(words, _ReasonWords):
+        words.remove()
     argparse._, argparse.ngettext = _ARGPARSE_GETTEXT  # type: ignore[attr-defined]
 
 

@@ -2110,6 +2110,18 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>aguardando: a caixa de entrada da loja está com {counter} em {host} (processo {pid}); esta assume quando aquela parar</translation>
     </message>
     <message>
+        <source>healthy</source>
+        <translation>saudável</translation>
+    </message>
+    <message>
+        <source>degraded</source>
+        <translation>degradada</translation>
+    </message>
+    <message>
+        <source>down</source>
+        <translation>fora do ar</translation>
+    </message>
+    <message>
         <source>inbox health: {level} — {reason}</source>
         <translation>saúde da caixa de entrada: {level} — {reason}</translation>
     </message>

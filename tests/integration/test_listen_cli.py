@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -334,3 +335,30 @@ def test_listen_on_the_built_in_sandbox_says_it_is_for_a_real_environment(
     err = capsys.readouterr().err
     assert "there is no profile 'producao'" in err
     assert "keychain" not in err
+
+
+def test_the_inbox_health_line_is_in_the_owners_language(tmp_path: Path) -> None:
+    """The health line on stderr is worded as the window words it (pt-BR here); the lines on
+    stdout that scripts read stay as they are."""
+    env = {"LANG": "pt_BR.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+    process = ListenProcess(tmp_path / "home", ["--token-file", str(token_file(tmp_path))], env=env)
+    try:
+        log = process.home / "logs" / "checkout-desktop.log"
+        deadline = time.monotonic() + 30
+        while "inbox health degraded" not in (
+            log.read_text(encoding="utf-8") if log.exists() else ""
+        ):
+            assert time.monotonic() < deadline, (
+                log.read_text(encoding="utf-8") if log.exists() else "no log"
+            )[-3000:]
+            time.sleep(0.05)
+        code, err = process.stop(signal.SIGTERM)
+    finally:
+        process.close()
+    assert code == 0, err
+    health = [line for line in err.splitlines() if "caixa de entrada" in line and "—" in line]
+    assert len(health) == 1, err
+    assert "degraded" not in health[0] and "no public URL" not in health[0], health[0]
+    assert "degradada" in health[0], health[0]
+    # The log stays English for whoever reads it with the code.
+    assert "inbox health degraded: no public URL" in log.read_text(encoding="utf-8")
