@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
-        metavar="NAME",
+        metavar=translate("Placeholder", "NAME"),
         help=translate("RunCommand", "use this environment profile instead of the saved one"),
     )
     parser.add_argument(
@@ -51,7 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--listener-port",
         type=int,
-        metavar="PORT",
+        metavar=translate("Placeholder", "PORT"),
         help=translate(
             "RunCommand",
             "listen for notifications on this port for this run (0: any free port)",

@@ -87,7 +87,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--data-dir",
-        metavar="DIR",
+        metavar=translate("Placeholder", "DIR"),
         help=translate(
             "CommandLine",
             "keep settings, store and logs under DIR (default: $CHECKOUT_DESKTOP_HOME or the "
@@ -96,7 +96,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--store",
-        metavar="URL",
+        metavar=translate("Placeholder", "URL"),
         help=translate(
             "CommandLine",
             "the shop's shared PostgreSQL store, {url} (no password: it is kept in the OS "
@@ -106,7 +106,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help=translate("CommandLine", "log debug detail")
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar=translate("Placeholder", "COMMAND"))
     for name, (module_name, english) in SUBCOMMANDS.items():
         help_text = translate("CommandLine", english)
         command_parser = sub.add_parser(name, help=help_text, description=help_text)

@@ -153,14 +153,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port",
         type=int,
-        metavar="PORT",
+        metavar=translate("Placeholder", "PORT"),
         help=translate(
             "ListenCommand", "port to listen on (0: any free port; default: the one in settings)"
         ),
     )
     parser.add_argument(
         "--host",
-        metavar="ADDRESS",
+        metavar=translate("Placeholder", "ADDRESS"),
         help=translate(
             "ListenCommand",
             "loopback address to bind (default: the one in settings, normally 127.0.0.1)",
@@ -177,7 +177,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--token-file",
-        metavar="FILE",
+        metavar=translate("Placeholder", "FILE"),
         help=translate(
             "ListenCommand",
             "read the webhook token from FILE instead of the keychain; FILE must be readable "
@@ -186,7 +186,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--profile",
-        metavar="NAME",
+        metavar=translate("Placeholder", "NAME"),
         help=translate("ListenCommand", "profile whose webhook token the keychain holds"),
     )
     parser.add_argument(

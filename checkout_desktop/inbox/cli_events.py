@@ -35,7 +35,7 @@ logger = logging.getLogger(__name__)
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--since",
-        metavar="WHEN",
+        metavar=translate("Placeholder", "WHEN"),
         help=translate(
             "EventsCommand",
             "only deliveries received at or after WHEN: an ISO 8601 date or time (UTC unless "
@@ -44,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--until",
-        metavar="WHEN",
+        metavar=translate("Placeholder", "WHEN"),
         help=translate("EventsCommand", "only deliveries received before WHEN"),
     )
     parser.add_argument(
@@ -57,7 +57,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--type",
         action="append",
         default=[],
-        metavar="TYPE",
+        metavar=translate("Placeholder", "TYPE"),
         help=translate(
             "EventsCommand",
             "event-type header or body type, e.g. TransactionUpdateMessage or PAYMENT (repeatable)",
@@ -67,7 +67,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--status",
         action="append",
         default=[],
-        metavar="STATUS",
+        metavar=translate("Placeholder", "STATUS"),
         help=translate("EventsCommand", "status (repeatable)"),
     )
     parser.add_argument(
@@ -79,18 +79,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--charge",
-        metavar="ID",
+        metavar=translate("Placeholder", "ID"),
         help=translate("EventsCommand", "merchant charge id or service charge id"),
     )
     parser.add_argument(
         "--search",
-        metavar="TEXT",
+        metavar=translate("Placeholder", "TEXT"),
         help=translate("EventsCommand", "free text in ids, reason or body"),
     )
     parser.add_argument(
         "--output",
         "-o",
-        metavar="FILE",
+        metavar=translate("Placeholder", "FILE"),
         help=translate("EventsCommand", "write to FILE instead of standard output"),
     )
 

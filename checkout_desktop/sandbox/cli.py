@@ -39,24 +39,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host",
         default="127.0.0.1",
+        metavar=translate("Placeholder", "ADDRESS"),
         help=translate("SandboxCommand", "address to listen on (127.0.0.1)"),
     )
     parser.add_argument(
         "--port",
         type=int,
         default=0,
+        metavar=translate("Placeholder", "PORT"),
         help=translate("SandboxCommand", "port of the REST API and token endpoint (0: any)"),
     )
     parser.add_argument(
         "--sdk-port",
         type=int,
         default=0,
+        metavar=translate("Placeholder", "PORT"),
         help=translate("SandboxCommand", "HTTPS port of the SDK backend"),
     )
     parser.add_argument(
         "--sdk-fd",
         type=int,
-        metavar="FD",
+        metavar=translate("Placeholder", "FD"),
         help=translate(
             "SandboxCommand",
             "serve the SDK backend on this inherited, already listening loopback socket "
@@ -66,6 +69,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sdk-host",
         default=SDK_HOST,
+        metavar=translate("Placeholder", "HOST"),
         help=translate("SandboxCommand", "host the SDK build calls (default {host})").format(
             host=SDK_HOST
         ),
@@ -73,7 +77,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sdk-cert-dir",
         type=Path,
-        metavar="DIR",
+        metavar=translate("Placeholder", "DIR"),
         help=translate(
             "SandboxCommand",
             "keep the SDK backend's certificate and key in DIR, so its pin stays the same "
@@ -83,7 +87,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--state-file",
         type=Path,
-        metavar="FILE",
+        metavar=translate("Placeholder", "FILE"),
         help=translate(
             "SandboxCommand",
             "keep the charges in FILE, so a restarted sandbox still knows them (and announces "
@@ -92,13 +96,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--webhook-url",
-        metavar="URL",
+        metavar=translate("Placeholder", "URL"),
         help=translate("SandboxCommand", "notification URL (HTTPS, no query, no IPv4)"),
     )
     parser.add_argument(
         "--webhook-token-file",
         type=Path,
-        metavar="FILE",
+        metavar=translate("Placeholder", "FILE"),
         help=translate(
             "SandboxCommand", "file holding the webhook token sent in the Authorization header"
         ),
@@ -106,7 +110,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--webhook-ca",
         type=Path,
-        metavar="PEM",
+        metavar=translate("Placeholder", "PEM"),
         help=translate("SandboxCommand", "CA certificate(s) the sender trusts"),
     )
     parser.add_argument(
@@ -122,28 +126,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--token-lifetime",
         type=float,
         default=300.0,
-        metavar="S",
+        metavar=translate("Placeholder", "S"),
         help=translate("SandboxCommand", "access token life (300)"),
     )
     parser.add_argument(
         "--card-token-lifetime",
         type=float,
         default=900.0,
-        metavar="S",
+        metavar=translate("Placeholder", "S"),
         help=translate("SandboxCommand", "temporary card token life (900)"),
     )
     parser.add_argument(
         "--slow-card-delay",
         type=float,
         default=35.0,
-        metavar="S",
+        metavar=translate("Placeholder", "S"),
         help=translate("SandboxCommand", "how long the slow test card's reply takes (35)"),
     )
     parser.add_argument(
         "--qr-autopay",
         type=float,
         default=None,
-        metavar="S",
+        metavar=translate("Placeholder", "S"),
         help=translate(
             "SandboxCommand",
             "a simulated customer pays every wallet and PIX QR S seconds after it is made",
@@ -153,28 +157,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--webhook-timeout",
         type=float,
         default=10.0,
-        metavar="S",
+        metavar=translate("Placeholder", "S"),
         help=translate("SandboxCommand", "per attempt (10)"),
     )
     parser.add_argument(
         "--webhook-attempts",
         type=int,
         default=5,
-        metavar="N",
+        metavar=translate("Placeholder", "N"),
         help=translate("SandboxCommand", "attempts per notification"),
     )
     parser.add_argument(
         "--webhook-backoff",
         type=float,
         default=1.0,
-        metavar="S",
+        metavar=translate("Placeholder", "S"),
         help=translate("SandboxCommand", "first retry pause, doubled each retry (1)"),
     )
     parser.add_argument(
         "--fault",
         action="append",
         default=[],
-        metavar="NAME[=VALUE]",
+        metavar=translate("Placeholder", "NAME[=VALUE]"),
         help=translate("SandboxCommand", "inject a fault; repeatable. Names: {names}").format(
             names=", ".join(CLI_FAULT_NAMES)
         ),
@@ -183,7 +187,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--variant",
         action="append",
         default=[],
-        metavar="NAME=VALUE",
+        metavar=translate("Placeholder", "NAME=VALUE"),
         help=translate(
             "SandboxCommand",
             "play one answer to an open question about the real service; repeatable. "

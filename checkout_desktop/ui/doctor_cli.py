@@ -48,7 +48,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument(
         "--profile",
-        metavar="NAME",
+        metavar=translate("Placeholder", "NAME"),
         help=translate(
             "DoctorCommand",
             "check this profile instead of the active one (see Settings → Environment)",
@@ -56,7 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--client-secret-file",
-        metavar="FILE",
+        metavar=translate("Placeholder", "FILE"),
         help=translate(
             "DoctorCommand",
             "read the API client secret from FILE instead of the keychain (owner-only file, "
@@ -65,7 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--token-file",
-        metavar="FILE",
+        metavar=translate("Placeholder", "FILE"),
         help=translate(
             "DoctorCommand",
             "read the webhook token from FILE instead of the keychain (owner-only file, chmod 600)",
@@ -73,7 +73,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--language",
-        metavar="LANG",
+        metavar=translate("Placeholder", "LANG"),
         help=translate(
             "DoctorCommand",
             "language of the report: pt_BR or en (default: the terminal's, from its settings "

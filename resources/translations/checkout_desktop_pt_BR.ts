@@ -480,7 +480,7 @@
     </message>
     <message>
         <source>keep settings, store and logs under DIR (default: $CHECKOUT_DESKTOP_HOME or the platform&apos;s folders)</source>
-        <translation>guarda configurações, banco de dados e registros (logs) em DIR (padrão: $CHECKOUT_DESKTOP_HOME ou as pastas do sistema)</translation>
+        <translation>guarda configurações, banco de dados e registros (logs) na PASTA (padrão: $CHECKOUT_DESKTOP_HOME ou as pastas do sistema)</translation>
     </message>
     <message>
         <source>the shop&apos;s shared PostgreSQL store, {url} (no password: it is kept in the OS keychain, see `store password`); default: the embedded store in the data folder</source>
@@ -2338,6 +2338,93 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>Placeholder</name>
+    <message>
+        <source>NAME</source>
+        <translation>NOME</translation>
+    </message>
+    <message>
+        <source>PORT</source>
+        <translation>PORTA</translation>
+    </message>
+    <message>
+        <source>DIR</source>
+        <translation>PASTA</translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <source>COMMAND</source>
+        <translation>COMANDO</translation>
+    </message>
+    <message>
+        <source>WHEN</source>
+        <translation>QUANDO</translation>
+    </message>
+    <message>
+        <source>TYPE</source>
+        <translation>TIPO</translation>
+    </message>
+    <message>
+        <source>STATUS</source>
+        <translation>STATUS</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>TEXT</source>
+        <translation>TEXTO</translation>
+    </message>
+    <message>
+        <source>FILE</source>
+        <translation>ARQUIVO</translation>
+    </message>
+    <message>
+        <source>ADDRESS</source>
+        <translation>ENDEREÇO</translation>
+    </message>
+    <message>
+        <source>FD</source>
+        <translation>FD</translation>
+    </message>
+    <message>
+        <source>HOST</source>
+        <translation>HOST</translation>
+    </message>
+    <message>
+        <source>PEM</source>
+        <translation>PEM</translation>
+    </message>
+    <message>
+        <source>S</source>
+        <translation>S</translation>
+    </message>
+    <message>
+        <source>N</source>
+        <translation>N</translation>
+    </message>
+    <message>
+        <source>NAME[=VALUE]</source>
+        <translation>NOME[=VALOR]</translation>
+    </message>
+    <message>
+        <source>NAME=VALUE</source>
+        <translation>NOME=VALOR</translation>
+    </message>
+    <message>
+        <source>ACTION</source>
+        <translation>AÇÃO</translation>
+    </message>
+    <message>
+        <source>LANG</source>
+        <translation>IDIOMA</translation>
+    </message>
+</context>
+<context>
     <name>ProblemBanner</name>
     <message>
         <source>Try &amp;again</source>
@@ -3979,7 +4066,7 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
     <message>
         <source>keep the SDK backend&apos;s certificate and key in DIR, so its pin stays the same across runs (default: a new certificate each run, key only in memory)</source>
-        <translation>guarda o certificado e a chave do servidor do SDK em DIR, para que a fixação (pin) continue a mesma entre execuções (padrão: um certificado novo a cada execução, chave só na memória)</translation>
+        <translation>guarda o certificado e a chave do servidor do SDK na PASTA, para que a fixação (pin) continue a mesma entre execuções (padrão: um certificado novo a cada execução, chave só na memória)</translation>
     </message>
     <message>
         <source>keep the charges in FILE, so a restarted sandbox still knows them (and announces the same instance id); default: in memory only, gone when it stops</source>

@@ -365,3 +365,72 @@ def test_a_data_folder_that_cannot_hold_the_lock_is_said_in_portuguese(
     assert "⟦" in out, out
     # What the OS said is a value of the sentence, as it said it.
     assert english(out, str(paths.data_dir), os.strerror(errno.EISDIR)) == [], out
+
+
+def _parsers(root: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found, pending = [], [root]
+    while pending:
+        parser = pending.pop()
+        found.append(parser)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                pending.extend(action.choices.values())
+    return found
+
+
+def _placeholders(root: argparse.ArgumentParser) -> dict[tuple[str, str], str]:
+    """(parser, option or dest) → the placeholder its usage shows for the value it takes."""
+    shown: dict[tuple[str, str], str] = {}
+    for parser in _parsers(root):
+        for action in parser._actions:
+            if action.nargs == 0 or isinstance(action, argparse._HelpAction):
+                continue
+            if (
+                action.metavar is None
+                and action.choices
+                and not isinstance(action, argparse._SubParsersAction)
+            ):
+                continue  # its choices are shown, data
+            if isinstance(action.metavar, str):
+                placeholder = action.metavar
+            elif action.option_strings:
+                placeholder = action.dest.upper()
+            else:
+                placeholder = action.dest
+            shown[(parser.prog, action.dest)] = placeholder
+    return shown
+
+
+def test_every_placeholder_is_in_portuguese(marked: None) -> None:
+    """DIR, FILE, COMMAND, NAME…: the usage's placeholders pass through the catalogue."""
+    assert cli_language.install(None)
+    left = {key: p for key, p in _placeholders(cli.build_parser()).items() if "⟦" not in p}
+    assert left == {}
+
+
+def test_the_help_names_the_placeholders_the_usage_shows(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A help text that names its value (e.g. 'under DIR') names it as the usage does."""
+    english = _placeholders(cli.build_parser())
+    monkeypatch.setenv("COLUMNS", "1000")
+    monkeypatch.setenv("LANG", "pt_BR.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    try:
+        assert cli_language.install(None)
+        portuguese = _placeholders(cli.build_parser())
+    finally:
+        cli_language.remove()
+    changed = {english[key] for key in english if portuguese.get(key) != english[key]}
+    assert {"DIR", "FILE", "COMMAND", "NAME", "ACTION"} <= changed
+    assert portuguese[("checkout-desktop", "data_dir")] == "PASTA"
+    found = {}
+    for command in ([], *([name] for name in cli.SUBCOMMANDS), ["store", "migrate"]):
+        _, out = main_output([*command, "--help"], capsys)
+        # An address's form (postgresql://USER@HOST[:PORT]/…) is technical, as it is written.
+        text = re.sub(r"\S+://\S+", " ", out)
+        words = set(re.findall(r"[A-Z][A-Z_]+(?:\[?=[A-Z]+\]?)?", text))
+        if words & changed:
+            found[" ".join(command)] = (sorted(words & changed), out)
+    assert found == {}

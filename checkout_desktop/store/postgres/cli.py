@@ -42,7 +42,9 @@ class FolderInUse(PlainError):
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    actions = parser.add_subparsers(dest="store_action", metavar="ACTION", required=True)
+    actions = parser.add_subparsers(
+        dest="store_action", metavar=translate("Placeholder", "ACTION"), required=True
+    )
     password_help = translate(
         "StoreCommand",
         "try the shared store's password (read from the terminal, or the first line of "
@@ -67,7 +69,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     move = actions.add_parser("migrate", help=migrate_help, description=migrate_help)
     move.add_argument(
         "--to",
-        metavar="URL",
+        metavar=translate("Placeholder", "URL"),
         required=True,
         help=translate(
             "StoreCommand", "the shared store to copy into (its password from the keychain)"
