@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QTranslator
+from PySide6.QtWidgets import QApplication
 
 from checkout_desktop import cli
 from checkout_desktop.paths import app_paths
@@ -84,6 +85,13 @@ def marked(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
     finally:
         cli_language.remove()
+
+
+@pytest.fixture(autouse=True)
+def _application_first(qapp: QApplication) -> None:
+    """The session's QApplication exists before an in-process doctor asks for one: the doctor
+    then uses it instead of leaving a bare QCoreApplication, on which later tests' windows and
+    `run`'s start-up dialog could not be made."""
 
 
 @pytest.fixture(autouse=True)
@@ -344,17 +352,9 @@ def test_a_terminal_already_running_on_the_folder_is_said_in_portuguese(
 
 
 def test_a_data_folder_that_cannot_hold_the_lock_is_said_in_portuguese(
-    tmp_path: Path,
-    marked: None,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, marked: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from checkout_desktop.paths import INSTANCE_LOCK_FILE
-    from checkout_desktop.ui import startup_problem
-
-    # The command line's words are under test, not the dialog `run` also shows (which needs a
-    # QApplication; an earlier in-process doctor leaves a QCoreApplication).
-    monkeypatch.setattr(startup_problem, "show_startup_problem", lambda *args: False)
 
     home = tmp_path / "shop"
     paths = app_paths(home).ensure()
