@@ -1620,6 +1620,29 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     </message>
 </context>
 <context>
+    <name>InstanceGuard</name>
+    <message>
+        <source>cannot write in the data folder {folder} ({reason}); make it writable by this user (or choose another folder with --data-dir) and start again</source>
+        <translation>não foi possível escrever na pasta de dados {folder} ({reason}); dê permissão de escrita a este usuário (ou escolha outra pasta com --data-dir) e inicie de novo</translation>
+    </message>
+    <message>
+        <source>already running for {folder}; its window was brought to the front</source>
+        <translation>já está aberto para {folder}; a janela dele foi trazida para a frente</translation>
+    </message>
+    <message>
+        <source>already running for {folder} (process {pid}); its window was brought to the front</source>
+        <translation>já está aberto para {folder} (processo {pid}); a janela dele foi trazida para a frente</translation>
+    </message>
+    <message>
+        <source>another terminal is using {folder} and did not answer; wait for it to finish starting or close it, then try again</source>
+        <translation>outro terminal está usando {folder} e não respondeu; espere ele terminar de iniciar ou feche-o, e tente de novo</translation>
+    </message>
+    <message>
+        <source>another terminal (process {pid}) is using {folder} and did not answer; wait for it to finish starting or close it, then try again</source>
+        <translation>outro terminal (processo {pid}) está usando {folder} e não respondeu; espere ele terminar de iniciar ou feche-o, e tente de novo</translation>
+    </message>
+</context>
+<context>
     <name>InterruptedNotice</name>
     <message>
         <source>The interrupted sale of {amount} ({id}) is still being checked with the service: do not charge it again until its outcome is told.</source>
@@ -1696,28 +1719,6 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Open in the &amp;History</source>
         <translation>Abrir no &amp;Histórico</translation>
-    </message>
-    <message>
-    <name>InstanceGuard</name>
-    <message>
-        <source>cannot write in the data folder {folder} ({reason}); make it writable by this user (or choose another folder with --data-dir) and start again</source>
-        <translation>não foi possível escrever na pasta de dados {folder} ({reason}); dê permissão de escrita a este usuário (ou escolha outra pasta com --data-dir) e inicie de novo</translation>
-    </message>
-    <message>
-        <source>already running for {folder}; its window was brought to the front</source>
-        <translation>já está aberto para {folder}; a janela dele foi trazida para a frente</translation>
-    </message>
-    <message>
-        <source>already running for {folder} (process {pid}); its window was brought to the front</source>
-        <translation>já está aberto para {folder} (processo {pid}); a janela dele foi trazida para a frente</translation>
-    </message>
-    <message>
-        <source>another terminal is using {folder} and did not answer; wait for it to finish starting or close it, then try again</source>
-        <translation>outro terminal está usando {folder} e não respondeu; espere ele terminar de iniciar ou feche-o, e tente de novo</translation>
-    </message>
-    <message>
-        <source>another terminal (process {pid}) is using {folder} and did not answer; wait for it to finish starting or close it, then try again</source>
-        <translation>outro terminal (processo {pid}) está usando {folder} e não respondeu; espere ele terminar de iniciar ou feche-o, e tente de novo</translation>
     </message>
 </context>
 <context>

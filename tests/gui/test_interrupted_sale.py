@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
@@ -58,22 +57,7 @@ def pt_br(qapp: QApplication) -> Iterator[None]:
 
 async def service_says(access: SandboxAccess, mcid: str) -> str | None:
     """The charge's status as the service holds it, asked directly; None while it has none."""
-    async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
-        token = await http.post(
-            f"{access.api_url}/oauth2/token",
-            json={
-                "grant_type": "client_credentials",
-                "client_id": access.client_id,
-                "client_secret": access.client_secret,
-            },
-        )
-        reply = await http.get(
-            f"{access.api_url}/api/v1/charge/{mcid}",
-            headers={
-                "Authorization": f"Bearer {token.json()['access_token']}",
-                "Content-Type": "application/json",
-            },
-        )
+    reply = await access.ask_charge(mcid)
     if reply.status_code != 200:
         return None
     return str(reply.json().get("chargeStatus"))

@@ -77,6 +77,26 @@ class SandboxAccess:
     transparent_token: str
     webhook_token: str
 
+    async def ask_charge(self, mcid: str) -> httpx.Response:
+        """The service's reply to a query of the charge, asked directly (not through the
+        terminal, with a token of its own)."""
+        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+            token = await http.post(
+                f"{self.api_url}/oauth2/token",
+                json={
+                    "grant_type": "client_credentials",
+                    "client_id": self.client_id,
+                    "client_secret": self.client_secret,
+                },
+            )
+            return await http.get(
+                f"{self.api_url}/api/v1/charge/{mcid}",
+                headers={
+                    "Authorization": f"Bearer {token.json()['access_token']}",
+                    "Content-Type": "application/json",
+                },
+            )
+
     @classmethod
     def of_server(cls, server: Any) -> SandboxAccess:
         creds = server.credentials

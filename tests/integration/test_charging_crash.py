@@ -47,22 +47,7 @@ def sandbox_process() -> Iterator[SandboxProcess]:
 async def service_has(access: SandboxAccess, mcid: str) -> int:
     """The HTTP status of querying the charge directly: 200 found; 404 when the service says it
     has no such charge, however it says it (a 404, or a 400 naming the charge not found)."""
-    async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
-        token = await http.post(
-            f"{access.api_url}/oauth2/token",
-            json={
-                "grant_type": "client_credentials",
-                "client_id": access.client_id,
-                "client_secret": access.client_secret,
-            },
-        )
-        reply = await http.get(
-            f"{access.api_url}/api/v1/charge/{mcid}",
-            headers={
-                "Authorization": f"Bearer {token.json()['access_token']}",
-                "Content-Type": "application/json",
-            },
-        )
+    reply = await access.ask_charge(mcid)
     if reply.status_code in (400, 404) and (
         ApiErrorBody.model_validate(reply.json()).says_charge_not_found()
     ):

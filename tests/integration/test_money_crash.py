@@ -59,22 +59,7 @@ def sandbox_process() -> Iterator[SandboxProcess]:
 
 async def service_charge(access: SandboxAccess, mcid: str) -> dict[str, object]:
     """The charge as the service holds it, asked directly (not through the terminal)."""
-    async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
-        token = await http.post(
-            f"{access.api_url}/oauth2/token",
-            json={
-                "grant_type": "client_credentials",
-                "client_id": access.client_id,
-                "client_secret": access.client_secret,
-            },
-        )
-        reply = await http.get(
-            f"{access.api_url}/api/v1/charge/{mcid}",
-            headers={
-                "Authorization": f"Bearer {token.json()['access_token']}",
-                "Content-Type": "application/json",
-            },
-        )
+    reply = await access.ask_charge(mcid)
     assert reply.status_code == 200, reply.text
     body = reply.json()
     assert isinstance(body, dict)
