@@ -101,3 +101,17 @@ def test_every_text_in_the_code_has_a_portuguese_translation(tmp_path: Path) -> 
         capture_output=True,
     )
     assert build.untranslated(copy) == []
+
+
+def test_the_compiled_catalogue_is_the_one_its_source_makes(tmp_path: Path) -> None:
+    """The terminal loads the `.qm`: one left behind its `.ts` (a rebuild that failed) shows
+    English where the source has the translation."""
+    folder = resources_dir() / "translations"
+    compiled = tmp_path / "check.qm"
+    lrelease = Path(sys.executable).parent / "pyside6-lrelease"
+    subprocess.run(
+        [str(lrelease), str(folder / "checkout_desktop_pt_BR.ts"), "-qm", str(compiled)],
+        check=True,
+        capture_output=True,
+    )
+    assert compiled.read_bytes() == (folder / "checkout_desktop_pt_BR.qm").read_bytes()
