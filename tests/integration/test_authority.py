@@ -4,19 +4,17 @@ earlier days' charges are refused without it, before anything is recorded or sen
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 
 from checkout_desktop.charges.authority import Authority, Guarded, PinRefused, hash_pin
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.sandbox.server import SandboxServer
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,
@@ -30,16 +28,6 @@ from tests.integration.charging_support import (
 logger = logging.getLogger(__name__)
 
 PIN = "2468"
-
-
-@pytest_asyncio.fixture
-async def sandbox() -> AsyncIterator[SandboxServer]:
-    server = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 def money_requests(stack: Stack) -> list[str]:

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 
 from checkout_desktop.charges.service import ChargeElsewhere
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.sandbox.server import SandboxServer
 from checkout_desktop.store.sqlite import db as store_db
 from checkout_desktop.store.sqlite.db import connect, transaction
 from tests.integration.charging_support import (
@@ -29,16 +27,6 @@ from tests.integration.charging_support import (
 )
 
 logger = logging.getLogger(__name__)
-
-
-@pytest_asyncio.fixture
-async def sandbox() -> AsyncIterator[SandboxServer]:
-    server = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 def requests_of(stack: Stack) -> list[str]:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 
 from checkout_desktop.charges.service import MoneyOperationBusy, MoneyOperationRefused
 from checkout_desktop.domain.charge_events import ChargeChanged, MoneyOperationChanged
@@ -20,7 +18,7 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.wire import ChargeUpdate
 from checkout_desktop.gateway.errors import ServerError
 from checkout_desktop.sandbox.api import ADMIN_HEADER
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.sandbox.server import SandboxServer
 from checkout_desktop.store.errors import MoneyOperationOpen
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.db import transaction
@@ -36,16 +34,6 @@ from tests.integration.charging_support import (
 from tests.ledger_support import SyncLedger
 
 logger = logging.getLogger(__name__)
-
-
-@pytest_asyncio.fixture
-async def sandbox() -> AsyncIterator[SandboxServer]:
-    server = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 async def paid(

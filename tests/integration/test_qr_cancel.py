@@ -9,12 +9,10 @@ recorded or sent. Under every QR variant of the sandbox, over loopback.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 
 from checkout_desktop.charges.authority import Authority, PinRefused, hash_pin
 from checkout_desktop.charges.service import MoneyOperationRefused
@@ -23,23 +21,13 @@ from checkout_desktop.domain.money_ops import MoneyOpKind, MoneyOpState
 from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.records import PIX, WALLET
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.sandbox.server import SandboxServer
 from tests.integration.charging_support import SandboxAccess, Stack, charging_stack
 from tests.integration.qr_support import expire, pay, qr_request, qr_tenders
 
 logger = logging.getLogger(__name__)
 
 PIN = "4321"
-
-
-@pytest_asyncio.fixture
-async def sandbox() -> AsyncIterator[SandboxServer]:
-    server = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 def refund_requests(stack: Stack) -> list[str]:

@@ -8,12 +8,10 @@ by a second QR; refunds go back in full or in part.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from checkout_desktop.charges.service import MoneyOperationRefused
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
@@ -41,16 +39,6 @@ from tests.integration.qr_support import (
 )
 
 logger = logging.getLogger(__name__)
-
-
-@pytest_asyncio.fixture
-async def sandbox() -> AsyncIterator[SandboxServer]:
-    server = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 @pytest.mark.asyncio

@@ -8,18 +8,16 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.three_ds import ThreeDsStep
-from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from checkout_desktop.sandbox.server import SandboxServer
 from tests.integration.charging_support import (
     THREE_DS_CHALLENGE,
     THREE_DS_FRICTIONLESS,
@@ -33,16 +31,6 @@ from tests.integration.test_charging_three_ds import not_charged_row
 logger = logging.getLogger(__name__)
 
 CHILD = Path(__file__).with_name("three_ds_crash_child.py")
-
-
-@pytest_asyncio.fixture
-async def sandbox() -> AsyncIterator[SandboxServer]:
-    server = SandboxServer(SandboxConfig(api_port=0, sdk_port=0))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 async def kill_at(
