@@ -6,7 +6,7 @@ window's notice of such a late payment."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,11 +191,13 @@ def qr_refund_words(record: ChargeRecord) -> QrRefundWords | None:
     )
 
 
-def late_payment(changes: Iterable[Reason]) -> PaymentType | None:
-    """The QR tender whose transaction went from expired or cancelled to paid in these changes:
-    a payment that landed after the QR had ended (the money is in)."""
+def _qr_paid(
+    changes: Iterable[Reason], codes: frozenset[ReasonCode], came_from: Callable[[str], bool]
+) -> PaymentType | None:
+    """The QR tender whose transaction became paid in these changes (of `codes`), from a
+    status `came_from` accepts."""
     for change in changes:
-        if change.code != ReasonCode.CHANGE_TRANSACTION_STATUS:
+        if change.code not in codes:
             continue
         kind = change.args.get("payment_type")
         before = str(change.args.get("previous_status") or "").upper()
@@ -203,33 +205,29 @@ def late_payment(changes: Iterable[Reason]) -> PaymentType | None:
         if (
             isinstance(kind, str)
             and kind.upper() in _QR_TYPES
-            and before in _ENDED
             and after in _PAID
+            and came_from(before)
         ):
             return PaymentType(kind.upper())
     return None
+
+
+def late_payment(changes: Iterable[Reason]) -> PaymentType | None:
+    """The QR tender whose transaction went from expired or cancelled to paid in these changes:
+    a payment that landed after the QR had ended (the money is in)."""
+    return _qr_paid(
+        changes, frozenset({ReasonCode.CHANGE_TRANSACTION_STATUS}), lambda s: s in _ENDED
+    )
 
 
 def qr_payment(changes: Iterable[Reason]) -> PaymentType | None:
     """The QR tender whose transaction was paid in these changes (from whatever it said
     before: awaiting, expired, cancelled, or new)."""
-    for change in changes:
-        if change.code not in (
-            ReasonCode.CHANGE_TRANSACTION_STATUS,
-            ReasonCode.CHANGE_TRANSACTION_NEW,
-        ):
-            continue
-        kind = change.args.get("payment_type")
-        before = str(change.args.get("previous_status") or "").upper()
-        after = str(change.args.get("status") or "").upper()
-        if (
-            isinstance(kind, str)
-            and kind.upper() in _QR_TYPES
-            and after in _PAID
-            and before not in _PAID
-        ):
-            return PaymentType(kind.upper())
-    return None
+    return _qr_paid(
+        changes,
+        frozenset({ReasonCode.CHANGE_TRANSACTION_STATUS, ReasonCode.CHANGE_TRANSACTION_NEW}),
+        lambda s: s not in _PAID,
+    )
 
 
 def paid_off_screen_notice(merchant_charge_id: str, changes: Iterable[Reason]) -> str | None:
