@@ -32,6 +32,7 @@ from checkout_desktop.settings import Settings, save_settings
 from checkout_desktop.ui import cli_language
 from checkout_desktop.ui.i18n import CATALOG, translations_dir
 from tests.gui.pseudo import MarkingTranslator, untranslated
+from tests.log_support import release_log_files  # noqa: F401 - applies to every test here
 
 logger = logging.getLogger(__name__)
 
@@ -92,16 +93,6 @@ def _application_first(qapp: QApplication) -> None:
     """The session's QApplication exists before an in-process doctor asks for one: the doctor
     then uses it instead of leaving a bare QCoreApplication, on which later tests' windows and
     `run`'s start-up dialog could not be made."""
-
-
-@pytest.fixture(autouse=True)
-def _release_log_files() -> Iterator[None]:
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_checkout_desktop", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 def parser_words() -> list[str]:

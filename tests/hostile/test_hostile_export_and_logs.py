@@ -13,7 +13,6 @@ import json
 import logging
 import re
 import stat
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.logsetup import OwnerOnlyRotatingFileHandler, setup_logging
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.events import EventRepository
+from tests.log_support import release_log_files  # noqa: F401 - applies to every test here
 
 BODIES = [
     b'{"type": "PAYMENT", "id": "first"}',
@@ -36,16 +36,6 @@ BODIES = [
     b"\xff\xfe\x00binary",
     b'{"type": "PAYMENT", "id": "last"}',
 ]
-
-
-@pytest.fixture(autouse=True)
-def _release_log_files() -> Iterator[None]:
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_checkout_desktop", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 def _store_with_hostile_rows(home: Path) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,18 +19,9 @@ from checkout_desktop.domain.inbox_events import ListenerState, ListenerStateCha
 from checkout_desktop.inbox.listener import ListenerError, WebhookListener, check_bind_host
 from checkout_desktop.inbox.writer import InboxWriter
 from checkout_desktop.settings import ListenerSettings
+from tests.log_support import release_log_files  # noqa: F401 - applies to every test here
 
 TOKEN = "whk_loopback_0123456789abcdef"
-
-
-@pytest.fixture(autouse=True)
-def _release_log_files() -> Iterator[None]:
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_checkout_desktop", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost", "[::1]"])

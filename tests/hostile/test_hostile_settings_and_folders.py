@@ -6,12 +6,10 @@ A FIFO as settings.json hung start-up, very deep nesting and a huge integer gave
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,18 +17,9 @@ import pytest
 from checkout_desktop import cli
 from checkout_desktop.paths import InstanceFolderError, app_paths
 from checkout_desktop.settings import MAX_SETTINGS_BYTES, SettingsError, load_settings
+from tests.log_support import release_log_files  # noqa: F401 - applies to every test here
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def _release_log_files() -> Iterator[None]:
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_checkout_desktop", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 def _home(tmp_path: Path) -> Path:

@@ -10,27 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from checkout_desktop import cli
 from checkout_desktop.store.sqlite import db
-
-
-@pytest.fixture(autouse=True)
-def _release_log_files() -> Iterator[None]:
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_checkout_desktop", False):
-            root.removeHandler(handler)
-            handler.close()
+from tests.log_support import release_log_files  # noqa: F401 - applies to every test here
 
 
 def _digest(path: Path) -> str:

@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import logging
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,21 +20,12 @@ from checkout_desktop.inbox.intake import body_digest
 from checkout_desktop.paths import app_paths
 from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.events import EventRepository
+from tests.log_support import release_log_files  # noqa: F401 - applies to every test here
 
 logger = logging.getLogger(__name__)
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 SECRET = "whk_export_secret_value_123"
-
-
-@pytest.fixture(autouse=True)
-def _release_log_files() -> Iterator[None]:
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_checkout_desktop", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 def event(

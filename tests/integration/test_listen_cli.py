@@ -26,6 +26,7 @@ from checkout_desktop.paths import app_paths
 from checkout_desktop.secrets import SecretMissing, SecretName, SecretStore
 from checkout_desktop.settings import Settings, TunnelSettings, save_settings
 from tests.conftest import MemoryKeyring
+from tests.log_support import release_log_files  # noqa: F401 - applies to every test here
 
 logger = logging.getLogger(__name__)
 
@@ -47,17 +48,6 @@ def body(n: int) -> dict[str, Any]:
         "status": "PAID",
         "amount": 1000 + n,
     }
-
-
-@pytest.fixture(autouse=True)
-def _release_log_files() -> Iterator[None]:
-    """In-process runs attach the app's log handlers to the root logger; close them after."""
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_checkout_desktop", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 # -- token file and option checks (in process) ---------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -22,22 +21,11 @@ from checkout_desktop.store.postgres import db
 from checkout_desktop.store.postgres.address import StoreAddress
 from checkout_desktop.store.postgres.inbox_lock import current_holder
 from tests.integration.test_pg_inbox import DELIVERIES, KILL_AFTER, TOKEN, burst, payment
+from tests.log_support import release_log_files  # noqa: F401 - applies to every test here
 
 pytestmark = pytest.mark.pg
 
 HANG_S = 60  # a bound on a hang, never a speed claim
-
-
-@pytest.fixture(autouse=True)
-def _release_log_files() -> Iterator[None]:
-    """An in-process run attaches the app's log handlers (on the captured stderr) to the root
-    logger; later tests would log into a closed stream."""
-    yield
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        if getattr(handler, "_checkout_desktop", False):
-            root.removeHandler(handler)
-            handler.close()
 
 
 class Listen:
