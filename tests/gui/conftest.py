@@ -43,6 +43,15 @@ def _default_locale_kept() -> Iterator[None]:
 
 
 @pytest.fixture
+def pt_br(qapp: QApplication) -> Iterator[None]:
+    """The terminal's pt-BR catalogue installed for the test (`pseudo.in_portuguese`)."""
+    from tests.gui.pseudo import in_portuguese
+
+    with in_portuguese():
+        yield
+
+
+@pytest.fixture
 def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     """An asyncio loop driven by Qt: coroutines advance whenever Qt processes events.
 

@@ -11,7 +11,6 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -30,7 +29,6 @@ from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.terminal import Terminal
 from checkout_desktop.ui import loop
 from checkout_desktop.ui.formatting import format_money
-from checkout_desktop.ui.i18n import Translations
 from checkout_desktop.ui.main_window import MainWindow
 from tests.gui.test_app_e2e import close_window, open_window, run, spin_until
 from tests.integration.charging_support import SLOW, SandboxAccess, card_token, shared_service
@@ -43,16 +41,6 @@ CHILD = Path(__file__).parents[1] / "integration" / "interrupted_child.py"
 ROOT = Path(__file__).parents[2]
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 HANG_S = 60.0  # a bound on a hang, never a speed claim
-
-
-@pytest.fixture
-def pt_br(qapp: QApplication) -> Iterator[None]:
-    previous = QLocale()
-    installed = Translations()
-    assert installed.install(PT_BR)
-    yield
-    installed.remove()
-    QLocale.setDefault(previous)
 
 
 async def service_says(access: SandboxAccess, mcid: str) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,6 @@ import httpx
 import psycopg
 import pytest
 from pydantic import SecretStr
-from PySide6.QtCore import QLocale
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.charges.ledger import inbox_applier
@@ -29,7 +28,6 @@ from checkout_desktop.store.sqlite import db
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.store import SqliteStore
 from checkout_desktop.ui.events_panel import EventsPanel
-from checkout_desktop.ui.i18n import Translations
 
 logger = logging.getLogger(__name__)
 
@@ -58,16 +56,6 @@ def payment(mcid: str, status: str, n: int) -> dict[str, Any]:
 @pytest.fixture(params=["sqlite", pytest.param("pg", marks=pytest.mark.pg)])
 def store_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-@pytest.fixture
-def pt_br() -> Iterator[None]:
-    translations = Translations()
-    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
-    try:
-        yield
-    finally:
-        translations.remove()
 
 
 @contextlib.asynccontextmanager

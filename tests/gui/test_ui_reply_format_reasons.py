@@ -5,13 +5,12 @@ stays in the reason's English text, for the log."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import QLocale
 
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.gateway.client import ChargeClient, DeviceIdentity
@@ -19,7 +18,6 @@ from checkout_desktop.gateway.errors import GatewayError, InvalidReply
 from checkout_desktop.gateway.profiles import Endpoints
 from checkout_desktop.gateway.tokens import TokenManager, TokenReplyUnreadable
 from checkout_desktop.sandbox.server import SandboxServer
-from checkout_desktop.ui.i18n import Translations
 from checkout_desktop.ui.reasons import error_text
 from tests.integration.charging_support import SandboxAccess
 from tests.integration.test_sandbox_fixtures import (
@@ -31,16 +29,6 @@ from tests.integration.test_sandbox_fixtures import (
 )
 
 logger = logging.getLogger(__name__)
-
-
-@pytest.fixture
-def pt_br() -> Iterator[None]:
-    translations = Translations()
-    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
-    try:
-        yield
-    finally:
-        translations.remove()
 
 
 @asynccontextmanager
