@@ -52,6 +52,14 @@ _CLIENT_ID = re.compile(r"^[\w\-]+$")
 _CLIENT_SECRET = re.compile(r"^\w+$")
 
 
+def _held(secrets: SecretStore, profile: str, name: SecretName) -> bool:
+    """Whether the keychain holds this secret of `profile` (False when it cannot be asked)."""
+    try:
+        return secrets.get(profile, name) is not None
+    except KeychainUnavailable:
+        return False
+
+
 ConnectionTester = Callable[[Settings], Awaitable[list[CheckResult]]]
 """Runs the connection test for the settings chosen so far (the composition root provides it)."""
 
@@ -206,7 +214,22 @@ class CredentialsPage(_Page):
         form.addRow(self.error)
         for edit in (self.client_id, self.client_secret, self.merchant_document, self.sdk_token):
             edit.textChanged.connect(self.completeChanged)
+        self._stored: set[SecretName] = set()
+        """The secrets the keychain already holds for the chosen environment (an empty field
+        keeps them; one typed replaces them)."""
         self.retranslate()
+
+    def _secret_edits(self) -> tuple[tuple[QLineEdit, SecretName], ...]:
+        return (
+            (self.client_secret, SecretName.CLIENT_SECRET),
+            (self.sdk_token, SecretName.SDK_MERCHANT_TOKEN),
+        )
+
+    def _show_stored(self) -> None:
+        for edit, name in self._secret_edits():
+            edit.setPlaceholderText(
+                self.tr("stored in the keychain; type to replace") if name in self._stored else ""
+            )
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("Credentials"))
@@ -228,18 +251,27 @@ class CredentialsPage(_Page):
             strict=True,
         ):
             label.setText(text)
+        self._show_stored()
 
     def initializePage(self) -> None:
-        profile = self.wizard_settings().profile
+        settings = self.wizard_settings()
+        profile = settings.profile
         self.client_id.setText(profile.client_id)
         self.merchant_document.setText(profile.merchant_document)
         self.sdk_kind.setCurrentIndex(max(self.sdk_kind.findData(profile.sdk_credential), 0))
+        self._stored = {
+            name
+            for _edit, name in self._secret_edits()
+            if _held(self._secrets, settings.active_profile, name)
+        }
+        self._show_stored()
         self.error.clear()
 
     def isComplete(self) -> bool:
         return all(
-            edit.text().strip()
-            for edit in (self.client_id, self.client_secret, self.merchant_document, self.sdk_token)
+            edit.text().strip() for edit in (self.client_id, self.merchant_document)
+        ) and all(
+            edit.text().strip() or name in self._stored for edit, name in self._secret_edits()
         )
 
     def validatePage(self) -> bool:
@@ -248,7 +280,7 @@ class CredentialsPage(_Page):
         if not _CLIENT_ID.match(client_id):
             self.error.setText(self.tr("The client id takes letters, digits, '_' and '-' only."))
             return False
-        if not _CLIENT_SECRET.match(secret):
+        if secret and not _CLIENT_SECRET.match(secret):
             self.error.setText(self.tr("The client secret takes letters, digits and '_' only."))
             return False
         try:
@@ -258,9 +290,12 @@ class CredentialsPage(_Page):
             return False
         settings = self.wizard_settings()
         name = settings.active_profile
+        # An empty field keeps what the keychain holds (isComplete asks for one or the other).
+        typed = [(edit, key) for edit, key in self._secret_edits() if edit.text().strip()]
         try:
-            self._secrets.set(name, SecretName.CLIENT_SECRET, secret)
-            self._secrets.set(name, SecretName.SDK_MERCHANT_TOKEN, self.sdk_token.text().strip())
+            for edit, key in typed:
+                self._secrets.set(name, key, edit.text().strip())
+                self._stored.add(key)
         except KeychainUnavailable as exc:
             self.error.setText(keychain_text(exc))
             return False
@@ -271,6 +306,8 @@ class CredentialsPage(_Page):
         # The fields are emptied once stored: the secret lives in the keychain from now on.
         self.client_secret.clear()
         self.sdk_token.clear()
+        self._show_stored()
+        self.error.clear()
         return True
 
 
@@ -315,6 +352,8 @@ class WebhookPage(_Page):
         self.tunnel.currentIndexChanged.connect(self._mode_changed)
         self.public_url.textChanged.connect(self._check_url)
         self.token.textChanged.connect(self.completeChanged)
+        self._token_stored = False
+        """The keychain already holds the environment's webhook token (an empty field keeps it)."""
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -325,12 +364,18 @@ class WebhookPage(_Page):
         self.tunnel_label.setText(self.tr("Tunnel"))
         self.public_url_label.setText(self.tr("Public URL"))
         self.token_label.setText(self.tr("Webhook token"))
+        self._show_stored()
         if self.wizard() is not None:
             self._show_note()
             self._check_url()
 
     def _builtin(self) -> bool:
         return self.wizard_settings().profile.is_builtin_sandbox
+
+    def _show_stored(self) -> None:
+        self.token.setPlaceholderText(
+            self.tr("stored in the keychain; type to replace") if self._token_stored else ""
+        )
 
     def initializePage(self) -> None:
         settings = self.wizard_settings()
@@ -340,6 +385,10 @@ class WebhookPage(_Page):
         self.public_url.setText(settings.tunnel.public_url or "")
         if builtin:
             self.tunnel.setCurrentIndex(0)
+        self._token_stored = not builtin and _held(
+            self._secrets, settings.active_profile, SecretName.WEBHOOK_TOKEN
+        )
+        self._show_stored()
         self._show_note()
         # Rows with nothing to enter are hidden whole, label included.
         for field in (self.tunnel, self.public_url, self.token):
@@ -385,7 +434,7 @@ class WebhookPage(_Page):
             return True
         if self.url_problem() is not None:
             return False
-        return bool(self.token.text().strip())
+        return bool(self.token.text().strip()) or self._token_stored
 
     def validatePage(self) -> bool:
         settings = self.wizard_settings()
@@ -396,14 +445,17 @@ class WebhookPage(_Page):
         mode = self.tunnel.currentData()
         settings.tunnel.mode = mode
         settings.tunnel.public_url = self.public_url.text().strip() if mode == "manual" else None
-        try:
-            self._secrets.set(
-                settings.active_profile, SecretName.WEBHOOK_TOKEN, self.token.text().strip()
-            )
-        except KeychainUnavailable as exc:
-            self.error.setText(keychain_text(exc))
-            return False
+        token = self.token.text().strip()
+        if token:  # empty: the keychain's token stays (isComplete asks for one or the other)
+            try:
+                self._secrets.set(settings.active_profile, SecretName.WEBHOOK_TOKEN, token)
+            except KeychainUnavailable as exc:
+                self.error.setText(keychain_text(exc))
+                return False
+            self._token_stored = True
         self.token.clear()
+        self._show_stored()
+        self.error.clear()
         return True
 
 
