@@ -21,6 +21,10 @@ class CheckResult:
     detail: str
     warning: bool = False
     """It works, but not fully (a listener without a public URL, say): shown amber, not green."""
+    technical: str = ""
+    """The technical detail, in the tooltip only (the line says `detail`, in the clerk's words)."""
+    blocks_start: bool = False
+    """When this check fails, the terminal will not start (the shop's shared database)."""
 
 
 def fill_list(widget: QListWidget, results: list[CheckResult]) -> None:
@@ -39,7 +43,9 @@ def fill_list(widget: QListWidget, results: list[CheckResult]) -> None:
             mark, colour = "✔", QColor("#1b6e2a")
         item = QListWidgetItem(f"{mark} {result.name}: {result.detail}", widget)
         item.setForeground(colour)
-        item.setToolTip(result.detail)
+        item.setToolTip(
+            f"{result.detail}\n\n{result.technical}" if result.technical else result.detail
+        )
 
 
 __all__ = ["CheckResult", "fill_list"]

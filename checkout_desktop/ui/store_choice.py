@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from pydantic import SecretStr
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -124,9 +125,16 @@ class StoreChoice(QGroupBox):
             if url and self._secrets is not None and saved_password(url, self._secrets)
             else ""
         )
-        self.result.clear()
+        self._say("")
         (self.shared if url else self.local).setChecked(True)
         self._toggled()
+
+    def _say(self, text: str, style: str = "", detail: str = "") -> None:
+        """Show a result under the fields (its technical detail, if any, in the tooltip)."""
+        self.result.setText(text)
+        self.result.setStyleSheet(style)
+        self.result.setToolTip(detail)
+        relayout(self.result)
 
     def _toggled(self, *_args: object) -> None:
         # Hidden, not just disabled: the one-PC shop's screen stays short.
@@ -190,18 +198,17 @@ class StoreChoice(QGroupBox):
             return
         url, problems = self.chosen_url()
         if url is None:
-            self.result.setText(
-                "\n".join(problems) or self.tr("This computer keeps the sales: nothing to test.")
+            self._say(
+                "\n".join(problems) or self.tr("This computer keeps the sales: nothing to test."),
+                _BAD if problems else "",
             )
-            self.result.setStyleSheet(_BAD if problems else "")
             return
         typed = self.password.text()
         password: SecretStr | None = SecretStr(typed) if typed else None
         if password is None and self._secrets is not None:
             password = saved_password(url, self._secrets)
         self.test_button.setEnabled(False)
-        self.result.setText(self.tr("Testing… (at most a few seconds)"))
-        self.result.setStyleSheet("")
+        self._say(self.tr("Testing… (at most a few seconds)"))
         self._test = asyncio.ensure_future(try_store(url, password))
         self._test.add_done_callback(self._tested)
 
@@ -212,16 +219,47 @@ class StoreChoice(QGroupBox):
         exc = task.exception()
         if exc is not None:
             logger.error("the database test failed: %s", exc)
-            self.result.setText(self.tr("The test failed: {why}").format(why=str(exc)))
-            self.result.setStyleSheet(_BAD)
+            self._say(self.tr("The test failed: {why}").format(why=str(exc)), _BAD)
             return
         found = task.result()
-        self.result.setText(store_test_text(found))
-        self.result.setStyleSheet(_OK if found.ok else _BAD)
+        self._say(store_test_text(found), _OK if found.ok else _BAD, store_test_detail(found))
+
+
+def relayout(widget: QWidget) -> None:
+    """Lay `widget`'s ancestors out again after its text changed: a word-wrapped label nested
+    in forms inside a scroll area otherwise keeps the height of its previous text, cut through
+    its first and last lines (its height for its width changed, not its size hint, and the
+    outer forms keep their children's places)."""
+
+    def invalidate() -> None:
+        parent: QWidget | None = widget
+        while parent is not None:
+            layout = parent.layout()
+            if layout is not None:
+                layout.invalidate()
+            if isinstance(parent, QScrollArea):
+                # It fits its widget to the widget's height for its width on a layout request.
+                QCoreApplication.postEvent(parent, QEvent(QEvent.Type.LayoutRequest))
+            parent = parent.parentWidget()
+
+    invalidate()
+    # Once more when the inner forms have laid the new text out (they do on their next turn).
+    QTimer.singleShot(0, widget, invalidate)
+
+
+def store_test_detail(found: StoreTest) -> str:
+    """The technical detail of a failed test (the store's own words, for a tooltip or the log;
+    empty when there is none)."""
+    if found.ok or not found.detail:
+        return ""
+    return QCoreApplication.translate("StoreChoice", "Technical detail: {detail}").format(
+        detail=found.detail
+    )
 
 
 def store_test_text(found: StoreTest) -> str:
-    """What a test of the shared store found, in the screen's language."""
+    """What a test of the shared store found, in the screen's language (the technical detail,
+    meant for the command line, is `store_test_detail`'s)."""
     if found.ok:
         text = QCoreApplication.translate("StoreChoice", "Connected: PostgreSQL {version}.").format(
             version=found.server_version
@@ -265,17 +303,10 @@ def store_test_text(found: StoreTest) -> str:
             "StoreChoice", "The database's address is not valid."
         ),
     }
-    text = messages.get(
+    return messages.get(
         found.problem or "",
         QCoreApplication.translate("StoreChoice", "The server refused the request."),
     )
-    return (
-        text
-        + "\n"
-        + QCoreApplication.translate("StoreChoice", "Technical detail: {detail}").format(
-            detail=found.detail
-        )
-    )
 
 
-__all__ = ["StoreChoice", "store_test_text"]
+__all__ = ["StoreChoice", "relayout", "store_test_detail", "store_test_text"]
