@@ -43,7 +43,12 @@ from checkout_desktop.settings import Profile, ProfileKind, Settings
 from checkout_desktop.ui.check_list import CheckResult, fill_list
 from checkout_desktop.ui.labels import profile_label, sdk_kind_box
 from checkout_desktop.ui.problem_texts import keychain_text, store_host_text, url_rules_text
-from checkout_desktop.ui.store_choice import StoreChoice, store_test_text
+from checkout_desktop.ui.store_choice import (
+    StoreChoice,
+    relayout,
+    store_test_detail,
+    store_test_text,
+)
 from checkout_desktop.ui.supervisor import PinError, hash_pin
 
 logger = logging.getLogger(__name__)
@@ -467,6 +472,7 @@ class ShopPage(_Page):
         self, parent: QWidget | None = None, *, secrets: SecretStore | None = None
     ) -> None:
         super().__init__(parent)
+        self._secrets = secrets
         self.store_choice = StoreChoice(secrets, self)
         self.shop_name = QLineEdit(self)
         self.shop_name.setObjectName("shopName")
@@ -517,10 +523,12 @@ class ShopPage(_Page):
         """The error line says what is wrong with the store's fields (so it follows them)."""
         self._trial: asyncio.Future[StoreTest] | None = None
         self._tried: tuple[str, str, bool] | None = None
-        """The address and password last tried, and whether the server accepted them."""
+        """The address and password typed last tried, and whether they may be kept."""
         choice = self.store_choice
-        for edit in (choice.host, choice.database, choice.user):
+        for edit in (choice.host, choice.database, choice.user, choice.password):
             edit.textChanged.connect(self._store_fields_changed)
+        choice.port.valueChanged.connect(self._store_fields_changed)
+        choice.sslmode.currentIndexChanged.connect(self._store_fields_changed)
         choice.local.toggled.connect(self._store_fields_changed)
         self.retranslate()
 
@@ -558,9 +566,11 @@ class ShopPage(_Page):
         self.store_choice.load(settings.shared_store_url)
         self._show_error("")
 
-    def _show_error(self, text: str, *, store: bool = False) -> None:
+    def _show_error(self, text: str, *, store: bool = False, detail: str = "") -> None:
         self.error.setText(text)
+        self.error.setToolTip(detail)
         self._store_problem_shown = store and bool(text)
+        relayout(self.error)
 
     def store_problems(self) -> tuple[str | None, list[str]]:
         """The shared store's address and what is wrong with it, in the screen's language (a
@@ -572,20 +582,22 @@ class ShopPage(_Page):
                 return None, [store_host_text(problem)]
         return choice.chosen_url()
 
-    def _password_tried(self, url: str) -> bool:
-        """Whether the typed password may go to the keychain: the server accepted it, or it
-        could not be tried (the server does not answer) and Next was pressed again after
-        saying so. Otherwise a trial starts and the page waits for it."""
+    def _store_tried(self, url: str) -> bool:
+        """Whether the chosen database may be kept: the server accepted it (with the password
+        typed, else the keychain's) and the terminal can use it, or the server does not answer
+        and Next was pressed again after saying what that means. Otherwise a trial starts and
+        the page waits for it."""
         typed = self.store_choice.password.text()
-        if not typed:
-            return True
         if self._tried is not None and self._tried[:2] == (url, typed):
             return self._tried[2]
         if self._trial is not None and not self._trial.done():
             return False
-        self._show_error(self.tr("Trying the password with the database…"))
+        self._show_error(self.tr("Trying the database…"))
         self.error.setStyleSheet("")
-        self._trial = asyncio.ensure_future(try_store(url, SecretStr(typed)))
+        password = SecretStr(typed) if typed else None
+        if password is None and self._secrets is not None:
+            password = saved_password(url, self._secrets)
+        self._trial = asyncio.ensure_future(try_store(url, password))
         self._trial.add_done_callback(lambda task: self._trial_done(task, url, typed))
         return False
 
@@ -597,7 +609,10 @@ class ShopPage(_Page):
         exc = task.exception()
         found = StoreTest(ok=False, problem="refused", detail=str(exc)) if exc else task.result()
         if exc is not None:
-            logger.error("the database's password could not be tried: %s", exc)
+            logger.error("the shared database could not be tried: %s", exc)
+        if (self.store_problems()[0], self.store_choice.password.text()) != (url, typed):
+            self._show_error("")  # the fields changed meanwhile: Next tries them anew
+            return
         if found.ok:
             self._tried = (url, typed, True)
             self._show_error("")
@@ -605,25 +620,26 @@ class ShopPage(_Page):
             if wizard is not None and wizard.currentPage() is self:
                 wizard.next()
             return
-        if found.problem in ("credentials", "password_missing", "address"):
-            # Refused: never kept, so the password the terminal has stays the one that works.
+        said, detail = store_test_text(found), store_test_detail(found)
+        if found.problem == "unreachable":
+            # Nothing could be tried: kept only when the owner says so, knowing what it means.
+            self._tried = (url, typed, True)
+            then = self.tr(
+                "Nothing could be tried. Press Next again to keep this database anyway: the "
+                "terminal will not start until the server answers. Or correct the fields."
+            )
+        else:
+            # Refused, or a database the terminal cannot use (another program's, none by this
+            # name, a newer one's): never kept, so the terminal is never left unable to start.
             self._tried = (url, typed, False)
-            self._show_error(
-                store_test_text(found)
-                + "\n"
-                + self.tr("The password was not kept; correct it and press Next again.")
-            )
-            return
-        # Not tried (the server does not answer, say): keep it only if the owner says so.
-        self._tried = (url, typed, True)
-        self._show_error(
-            store_test_text(found)
-            + "\n"
-            + self.tr(
-                "The password could not be tried. Press Next again to keep it anyway, or "
-                "correct the fields."
-            )
-        )
+            if typed and found.problem in ("credentials", "password_missing"):
+                then = self.tr("The password was not kept; correct it and press Next again.")
+            else:
+                then = self.tr(
+                    "Nothing was kept: correct the fields and press Next again, or keep the "
+                    "sales on this computer."
+                )
+        self._show_error(said + "\n" + then, store=True, detail=detail)
 
     def cleanupPage(self) -> None:
         if self._trial is not None and not self._trial.done():
@@ -631,8 +647,9 @@ class ShopPage(_Page):
         super().cleanupPage()
 
     def _store_fields_changed(self, *_args: object) -> None:
-        # A mistake in Server is said as it is typed; a message about the store's fields goes
-        # once they are right, rather than stay beside the corrected fields.
+        # A mistake in Server is said as it is typed; a message about the store's fields (what
+        # is missing, or what trying them found) goes once they change, rather than stay
+        # beside the corrected fields.
         choice = self.store_choice
         problem = host_problem(choice.host.text().strip()) if choice.shared.isChecked() else None
         if problem is not None:
@@ -658,7 +675,7 @@ class ShopPage(_Page):
             self._show_error("\n".join(problems), store=True)
             return False
         if store_url is not None:
-            if not self._password_tried(store_url):
+            if not self._store_tried(store_url):
                 return False
             kept = self.store_choice.keep_password(store_url)
             if kept is not None:
@@ -743,6 +760,15 @@ class TestPage(_Page):
                     "later in Settings."
                 )
             )
+        elif any(not r.ok and r.blocks_start for r in self.results):
+            # Settings are in the terminal, which will not open without its database.
+            self.summary.setText(
+                self.tr(
+                    "The shop's shared database cannot be used (details above): the terminal "
+                    "will not start until it is fixed. Go back to Shop to correct it, or to keep "
+                    "the sales on this computer."
+                )
+            )
         elif self.results:
             self.summary.setText(
                 self.tr(
@@ -777,6 +803,8 @@ def _with_store_check(tester: ConnectionTester, secrets: SecretStore) -> Connect
                     QCoreApplication.translate("TestPage", "Shared database"),
                     found.ok,
                     store_test_text(found),
+                    technical=store_test_detail(found),
+                    blocks_start=True,
                 ),
             ]
         return results

@@ -498,6 +498,10 @@
 <context>
     <name>CredentialsPage</name>
     <message>
+        <source>stored in the keychain; type to replace</source>
+        <translation>guardado no chaveiro; digite para substituir</translation>
+    </message>
+    <message>
         <source>Credentials</source>
         <translation>Credenciais</translation>
     </message>
@@ -4748,16 +4752,20 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Sem PIN, qualquer pessoa no terminal pode estornar uma venda, capturar cobranças de dias anteriores ou encerrar uma cobrança sem resposta. Recomendamos um PIN de 4 a 8 dígitos, conhecido pelo dono ou supervisor.</translation>
     </message>
     <message>
-        <source>Trying the password with the database…</source>
-        <translation>Testando a senha com o banco…</translation>
+        <source>Trying the database…</source>
+        <translation>Testando o banco…</translation>
+    </message>
+    <message>
+        <source>Nothing could be tried. Press Next again to keep this database anyway: the terminal will not start until the server answers. Or correct the fields.</source>
+        <translation>Não foi possível testar nada. Clique em Avançar de novo para guardar este banco assim mesmo: o terminal não vai iniciar enquanto o servidor não responder. Ou corrija os campos.</translation>
+    </message>
+    <message>
+        <source>Nothing was kept: correct the fields and press Next again, or keep the sales on this computer.</source>
+        <translation>Nada foi guardado: corrija os campos e clique em Avançar de novo, ou guarde as vendas neste computador.</translation>
     </message>
     <message>
         <source>The password was not kept; correct it and press Next again.</source>
         <translation>A senha não foi guardada; corrija-a e clique em Avançar de novo.</translation>
-    </message>
-    <message>
-        <source>The password could not be tried. Press Next again to keep it anyway, or correct the fields.</source>
-        <translation>Não foi possível testar a senha. Clique em Avançar de novo para guardá-la assim mesmo, ou corrija os campos.</translation>
     </message>
     <message>
         <source>The two PINs differ; type the same PIN twice.</source>
@@ -5485,6 +5493,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Funciona, com avisos (marcados com ⚠ acima). Você já pode cobrar e corrigir depois em Configurações.</translation>
     </message>
     <message>
+        <source>The shop&apos;s shared database cannot be used (details above): the terminal will not start until it is fixed. Go back to Shop to correct it, or to keep the sales on this computer.</source>
+        <translation>O banco compartilhado da loja não pode ser usado (detalhes acima): o terminal não vai iniciar enquanto isso não for corrigido. Volte à página Loja para corrigi-lo ou para guardar as vendas neste computador.</translation>
+    </message>
+    <message>
         <source>Something failed (details above). You can go back and fix it, or finish now and fix it later in Settings.</source>
         <translation>Algo falhou (detalhes acima). Você pode voltar e corrigir, ou concluir agora e corrigir depois em Configurações.</translation>
     </message>
@@ -5666,6 +5678,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Webhook token</source>
         <translation>Token do webhook</translation>
+    </message>
+    <message>
+        <source>stored in the keychain; type to replace</source>
+        <translation>guardado no chaveiro; digite para substituir</translation>
     </message>
     <message>
         <source>The built-in sandbox delivers its notifications straight to this computer: no tunnel and no token to enter.</source>
