@@ -15,6 +15,7 @@ from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.sandbox.server import SandboxServer
+from tests.integration import sandbox_support
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,
@@ -26,6 +27,9 @@ from tests.integration.charging_support import (
 )
 
 logger = logging.getLogger(__name__)
+
+sandbox = sandbox_support.sandbox
+"""The sandbox of the default variants (a fixture)."""
 
 PIN = "2468"
 

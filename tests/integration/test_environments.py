@@ -15,6 +15,7 @@ from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.sandbox.server import SandboxServer
 from checkout_desktop.store.sqlite import db as store_db
 from checkout_desktop.store.sqlite.db import connect, transaction
+from tests.integration import sandbox_support
 from tests.integration.charging_support import (
     APPROVED,
     HOLDER_DOCUMENT,
@@ -27,6 +28,9 @@ from tests.integration.charging_support import (
 )
 
 logger = logging.getLogger(__name__)
+
+sandbox = sandbox_support.sandbox
+"""The sandbox of the default variants (a fixture)."""
 
 
 def requests_of(stack: Stack) -> list[str]:

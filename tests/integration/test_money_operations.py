@@ -22,6 +22,7 @@ from checkout_desktop.sandbox.server import SandboxServer
 from checkout_desktop.store.errors import MoneyOperationOpen
 from checkout_desktop.store.sqlite.charges import ChargeRepository
 from checkout_desktop.store.sqlite.db import transaction
+from tests.integration import sandbox_support
 from tests.integration.charging_support import (
     APPROVED,
     SandboxAccess,
@@ -34,6 +35,9 @@ from tests.integration.charging_support import (
 from tests.ledger_support import SyncLedger
 
 logger = logging.getLogger(__name__)
+
+sandbox = sandbox_support.sandbox
+"""The sandbox of the default variants (a fixture)."""
 
 
 async def paid(

@@ -22,10 +22,14 @@ from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.sandbox.server import SandboxServer
+from tests.integration import sandbox_support
 from tests.integration.charging_support import SandboxAccess, Stack, charging_stack
 from tests.integration.qr_support import expire, pay, qr_request, qr_tenders
 
 logger = logging.getLogger(__name__)
+
+sandbox = sandbox_support.sandbox
+"""The sandbox of the default variants (a fixture)."""
 
 PIN = "4321"
 

@@ -28,6 +28,7 @@ from checkout_desktop.domain.records import PIX, WALLET
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.sandbox.qr import check_br_code
 from checkout_desktop.sandbox.server import SandboxConfig, SandboxServer
+from tests.integration import sandbox_support
 from tests.integration.charging_support import SandboxAccess, charging_stack
 from tests.integration.qr_support import (
     PNG_MAGIC,
@@ -39,6 +40,9 @@ from tests.integration.qr_support import (
 )
 
 logger = logging.getLogger(__name__)
+
+sandbox = sandbox_support.sandbox
+"""The sandbox of the default variants (a fixture)."""
 
 
 @pytest.mark.asyncio

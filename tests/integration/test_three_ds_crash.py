@@ -18,6 +18,7 @@ from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.three_ds import ThreeDsStep
 from checkout_desktop.sandbox.server import SandboxServer
+from tests.integration import sandbox_support
 from tests.integration.charging_support import (
     THREE_DS_CHALLENGE,
     THREE_DS_FRICTIONLESS,
@@ -29,6 +30,9 @@ from tests.integration.charging_support import (
 from tests.integration.test_charging_three_ds import not_charged_row
 
 logger = logging.getLogger(__name__)
+
+sandbox = sandbox_support.sandbox
+"""The sandbox of the default variants (a fixture)."""
 
 CHILD = Path(__file__).with_name("three_ds_crash_child.py")
 

@@ -1,8 +1,7 @@
-"""What the integration tests share: a sandbox service of the default variants on loopback.
-
-A test module that needs another sandbox (a slower card, faster notifications) defines its own
-`sandbox` fixture, which takes the place of this one.
-"""
+"""A sandbox service of the default variants on loopback, as a fixture: a test module takes
+it with `from tests.integration.sandbox_support import sandbox` (a module that needs another
+sandbox — a slower card, faster notifications — defines its own `sandbox` fixture instead).
+Not a conftest: the sandbox tests' own `sandbox` (`pytest_plugins`) must not be overridden."""
 
 from __future__ import annotations
 
