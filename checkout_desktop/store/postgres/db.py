@@ -258,6 +258,10 @@ def open_pool(
         min_size=min_size,
         max_size=max_size,
         configure=configure,
+        # A connection the server dropped while it sat in the pool (the server restarted, the
+        # network was cut) is found and replaced before it is lent out, so the first reads
+        # after the store answers again do not fail on it (one short round trip per lending).
+        check=ConnectionPool.check_connection,
         open=False,
         name="checkout-store",
         timeout=CONNECT_TIMEOUT_S,
