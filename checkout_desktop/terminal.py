@@ -14,6 +14,7 @@ import secrets as pysecrets
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,6 +86,9 @@ class Terminal:
     _store_answers: bool = True
     """Whether the shared store answered, as its watch last found (`_store_reachable`)."""
     _store_password: SecretStr | None = None
+    _unheard_since: datetime | None = None
+    """Since when this counter may have missed the shared store's notifications (None: it has
+    heard them all); the charges changed from then on are announced once it listens again."""
 
     @property
     def profile_is_sandbox(self) -> bool:
@@ -354,15 +358,22 @@ class Terminal:
         (LISTEN/NOTIFY), so its event list and history are live; its own inbox, while it holds
         the shop's, announces its deliveries itself. On the built-in sandbox every counter has
         an inbox of its own: the others' deliveries are announced too (an announcement names a
-        stored delivery, so one announced twice shows once)."""
+        stored delivery, so one announced twice shows once).
+
+        Notifications sent while this counter did not listen (the store or the network was
+        down) are gone: once it listens again it reads what changed meanwhile — the deliveries
+        after its watermark, and every charge changed since it stopped hearing the store."""
+        from checkout_desktop.domain.timestamps import utc_now
         from checkout_desktop.store.errors import StoreError
         from checkout_desktop.store.postgres import schema
         from checkout_desktop.store.postgres.live import watch
 
         channels = (schema.EVENTS_CHANNEL, schema.CHARGES_CHANNEL, schema.SHOP_CHANNEL)
+        last: int | None = None
         while True:
             try:
-                last = await self.store.events.latest_id()
+                if last is None:
+                    last = await self.store.events.latest_id()
                 async with watch(
                     address,
                     self._store_password,
@@ -371,7 +382,7 @@ class Terminal:
                 ) as notices:
                     self._store_reachable(True, "")
                     # What changed while this counter was not listening (or starting).
-                    await self._take_shop_settings()
+                    last = await self._catch_up(last)
                     async for notice in notices:
                         if notice.channel == schema.SHOP_CHANNEL:
                             await self._take_shop_settings()
@@ -380,24 +391,72 @@ class Terminal:
                             await self._announce_charge(notice.payload)
                             continue
                         if notice.resync:
-                            await self._take_shop_settings()
+                            if self._unheard_since is None:
+                                self._unheard_since = utc_now()
+                            last = await self._catch_up(last)
+                            continue
                         if self.inbox.started and not self.profile_is_sandbox:
                             # The shop's one inbox is this counter's: it announced them.
                             last = await self.store.events.latest_id()
                             continue
-                        for summary in await self.store.events.newer(after=last, limit=500):
-                            last = summary.id
-                            self.bus.publish(_stored_elsewhere(summary))
+                        last = await self._announce_deliveries(last)
             except StoreError as exc:
                 logger.warning("the shared store's changes are not followed now: %s", exc)
+                if self._unheard_since is None:
+                    self._unheard_since = utc_now()
                 if str(getattr(exc, "problem", "")) == "unreachable":
                     self._store_reachable(False, str(exc))
             await asyncio.sleep(INBOX_TAKEOVER_S)
+
+    async def _catch_up(self, last: int) -> int:
+        """After a time without hearing the store: the shop's settings, the deliveries after
+        `last` (the watermark it returns moved) and every charge changed meanwhile, announced.
+
+        A read that fails as the store comes back (its server still starting) is asked again
+        a few times before the watch gives up and starts over."""
+        from checkout_desktop.store.errors import StoreError
+
+        for attempt in range(CATCH_UP_TRIES):
+            try:
+                await self._take_shop_settings()
+                last = await self._announce_deliveries(last)
+                since = self._unheard_since
+                if since is not None:
+                    changed = await self.store.charges.changed_since(
+                        since - CATCH_UP_MARGIN, limit=CATCH_UP_LIMIT
+                    )
+                    if changed:
+                        logger.info(
+                            "%d charges changed while this counter did not hear the shared "
+                            "store: announced again",
+                            len(changed),
+                        )
+                    for merchant_charge_id in changed:
+                        await self._announce_charge(merchant_charge_id)
+                    self._unheard_since = None
+                return last
+            except StoreError as exc:
+                if attempt + 1 == CATCH_UP_TRIES:
+                    raise
+                logger.info("the shared store's first answers failed; asking again: %s", exc)
+                await asyncio.sleep(CATCH_UP_RETRY_S)
+        return last
+
+    async def _announce_deliveries(self, last: int) -> int:
+        """The deliveries stored after `last`, announced; the new watermark."""
+        for summary in await self.store.events.newer(after=last, limit=500):
+            last = summary.id
+            self.bus.publish(_stored_elsewhere(summary))
+        return last
 
     def _store_reachable(self, reachable: bool, detail: str) -> None:
         """Tell the window when the shared store stops answering and when it is back."""
         from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
 
+        if not reachable and self._unheard_since is None:
+            from checkout_desktop.domain.timestamps import utc_now
+
+            self._unheard_since = utc_now()
         if reachable == self._store_answers:
             return
         self._store_answers = reachable
@@ -500,6 +559,12 @@ class Terminal:
 TERMINAL_ID_FILE = "terminal-id"
 INBOX_TAKEOVER_S = 3.0
 """How often a counter without the shop's inbox asks whether it is free (its holder gone)."""
+CATCH_UP_MARGIN = timedelta(minutes=10)
+"""How far before it stopped hearing the store a counter reads changed charges again: a
+charge's change time is its writer's clock, which may run behind this counter's."""
+CATCH_UP_LIMIT = 500
+CATCH_UP_TRIES = 5
+CATCH_UP_RETRY_S = 1.0
 
 
 @dataclass(frozen=True)

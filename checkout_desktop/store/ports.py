@@ -159,6 +159,11 @@ class ChargeReads(Protocol):
         """Attempts inserted before the cursor, newest first; `next_cursor` when more follow."""
         ...
 
+    async def changed_since(self, since: datetime, *, limit: int = 500) -> list[str]:
+        """The merchant charge ids of the charges and attempts changed at or after `since`
+        (as their writers' clocks said), most recently changed first, at most `limit`."""
+        ...
+
     async def last_sweep(self) -> SweepRecord | None:
         """The latest daily sweep (finished or not), or None before the first."""
         ...

@@ -981,6 +981,19 @@ class ChargeRepository(ThreeDsRows):
         items = [_charge(r) for r in rows[:limit]]
         return Page(items, items[-1].id if len(rows) > limit else None)
 
+    def changed_since(self, since: datetime, *, limit: int = 500) -> list[str]:
+        """The ids of the charges and attempts whose rows changed at or after `since`, the most
+        recently changed first (a counter that stopped hearing the store catches up with it)."""
+        rows = self.conn.execute(
+            "SELECT merchant_charge_id, MAX(updated_at) AS changed FROM ("
+            "SELECT merchant_charge_id, updated_at FROM charge WHERE updated_at >= :since "
+            "UNION ALL SELECT merchant_charge_id, updated_at FROM charge_attempt "
+            "WHERE updated_at >= :since) AS changes "
+            "GROUP BY merchant_charge_id ORDER BY changed DESC, merchant_charge_id LIMIT :limit",
+            {"since": ts(since), "limit": limit},
+        ).fetchall()
+        return [str(row[0]) for row in rows]
+
     def list_attempts(self, *, before: int | None = None, limit: int = 50) -> Page[AttemptRecord]:
         """Newest attempts first, keyset-paged by rowid."""
         if limit < 1:

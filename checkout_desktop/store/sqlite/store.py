@@ -124,6 +124,9 @@ class SqliteCharges:
     ) -> Page[AttemptRecord]:
         return self.repo.list_attempts(before=before, limit=limit)
 
+    async def changed_since(self, since: datetime, *, limit: int = 500) -> list[str]:
+        return self.repo.changed_since(since, limit=limit)
+
     async def last_sweep(self) -> SweepRecord | None:
         return self.repo.last_sweep()
 
