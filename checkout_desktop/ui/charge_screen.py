@@ -390,6 +390,8 @@ class ChargeScreen(QWidget):
         self._reads_forgotten = False
         """Why the store could not say whether the sale may be charged (it does not answer),
         until it says again; shown beside Charge once the clerk tries."""
+        self._store_down = False
+        """The shop's shared store was last said not to answer (its watch's event)."""
         self._pending_amount: int | None = None
         self._charge_after_token = False
         self._in_flight = False
@@ -583,6 +585,11 @@ class ChargeScreen(QWidget):
                 self._unchecked = self._unchecked_reason(exc)
                 self._render_state()
 
+        if self._store_down:
+            # Known down: asking would only wait for the store's timeout to say so.
+            self._unchecked = Reason.of(ReasonCode.STORE_UNREACHABLE)
+            self._render_state()
+            return
         if read(self._views.can_start_charge(sale), checked, failed=failed) is not None:
             self._render_state()
 
@@ -599,9 +606,32 @@ class ChargeScreen(QWidget):
         self._reads_forgotten = True
 
     def _on_store_reachability(self, event: SharedStoreReachabilityChanged) -> None:
+        self._store_down = not event.reachable
         if event.reachable and not self._in_flight:
             # Charge is usable again at once, its reasons read anew.
             self.update_state()
+        if event.reachable and (view := self.waiting_qr()) is not None:
+            # Its payment may have been notified, and refused, while the store was down: the
+            # service is asked now rather than near the QR's expiry.
+            self._ask_about_qr(view.merchant_charge_id)
+
+    def _ask_about_qr(self, mcid: str) -> None:
+        """Ask the service how the QR on screen stands (a query: nothing is charged)."""
+        task = asyncio.ensure_future(self._service.refresh(mcid))
+
+        def finished(done: asyncio.Future[ChargeRecord]) -> None:
+            if done.cancelled() or self._reads_forgotten:
+                return
+            exc = done.exception()
+            if exc is not None:
+                # The reconciler asks again later; the panel keeps what it shows.
+                logger.warning("QR %s could not be asked about: %s", mcid, exc)
+                return
+            record = done.result()
+            if mcid == self.current_charge and self.stack.currentWidget() is self.qr_panel:
+                self._show_qr(record)
+
+        task.add_done_callback(finished)
 
     def _render_state(self) -> None:
         amount = self.form.amount.centavos()
@@ -808,6 +838,13 @@ class ChargeScreen(QWidget):
         if self._in_flight:
             return
         sale = self.sale_id
+        if self._store_down:
+            # Known down (its watch said so): refused at once, nothing asked and nothing sent;
+            # Charge works again once the store answers.
+            self._unchecked = Reason.of(ReasonCode.STORE_UNREACHABLE)
+            self._attempted_check = True
+            self._render_state()
+            return
         read(
             self._views.can_start_charge(sale),
             lambda check: self._charge_checked(sale, check),

@@ -14,6 +14,8 @@ from psycopg.conninfo import conninfo_to_dict
 from PySide6.QtWidgets import QApplication
 
 from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.inbox_events import HealthLevel
+from checkout_desktop.domain.records import PIX
 from checkout_desktop.paths import AppPaths
 from checkout_desktop.sandbox.link import start_sandbox
 from checkout_desktop.settings import Settings
@@ -296,3 +298,115 @@ def test_an_events_detail_says_the_store_is_down(pg_shop: Shop, pg_url: str) -> 
     events.table.selectRow(0)
     spin_until(lambda: "Event #" in summary.text(), "the event's detail", HANG_S)
     assert summary.toolTip() == ""
+
+
+@pytest.fixture
+def pg_qr_shop(qapp: QApplication, tmp_path: Path, pg_url: str) -> Iterator[Shop]:
+    """A counter on the shared store selling by QR; the sandbox notifies once (a delivery the
+    inbox refuses is not sent again) and the inbox's health is checked only when told to."""
+    paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs").ensure()
+    settings = Settings(first_run_done=True)
+    settings.ui.locale = "en"
+    settings.qr.customer_display = True
+    link = start_sandbox(paths, extra_args=("--webhook-attempts", "1"))
+    with loop.attached(qapp):
+        terminal = run(
+            Terminal.start(
+                settings,
+                paths,
+                sandbox=link,
+                listener_port=0,
+                store_url=pg_url,
+                health_interval_s=3600,
+            ),
+            "the terminal to start",
+            HANG_S,
+        )
+        window = open_window(settings, terminal, load=False)
+        shop = Shop(paths, settings, link, terminal, window)
+        try:
+            yield shop
+        finally:
+            close_window(window)
+            run(terminal.stop(), "the terminal to stop", HANG_S)
+            link.stop()
+
+
+def _pix_sale(shop: Shop, amount: int) -> None:
+    shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
+    shop.sale(amount)
+    shop.window.charge_screen.tender_bar.choose(PIX)
+
+
+@pytest.mark.expected_errors("could not be stored", "self-test", "a read of the store failed")
+def test_a_qr_paid_while_the_store_was_down_is_shown_paid_once_it_answers(
+    pg_qr_shop: Shop, pg_url: str
+) -> None:
+    shop = pg_qr_shop
+    screen = shop.window.charge_screen
+    banner = shop.window.problem_banner
+    health = shop.terminal.inbox.health
+    listener = shop.terminal.inbox.listener
+    assert health is not None and listener is not None
+    _pix_sale(shop, 2000)
+    screen.charge()
+    spin_until(lambda: screen.waiting_qr() is not None, "the QR", HANG_S)
+    view = screen.waiting_qr()
+    assert view is not None
+    mcid = view.merchant_charge_id
+    spin_until(lambda: health.status.level != HealthLevel.DOWN, "the inbox to be checked", HANG_S)
+
+    _cut(pg_url, allowed=False)
+    try:
+        spin_until(lambda: Problem.STORE in banner.problems(), "the banner to name the store")
+        refused = listener.stats.unavailable
+        # The customer pays; the inbox cannot store the notification, and the service gives up.
+        run(shop.link.pay_qr(mcid), "the payment", HANG_S)
+        spin_until(lambda: listener.stats.unavailable > refused, "the notification refused")
+        # The inbox's own check finds the deliveries it refused.
+        run(health.check_now(), "the inbox's check", HANG_S)
+        assert health.status.level == HealthLevel.DOWN
+        assert screen.waiting_qr() is not None
+    finally:
+        _cut(pg_url, allowed=True)
+
+    spin_until(lambda: Problem.STORE not in banner.problems(), "the store's line to go", HANG_S)
+    # The panel asks the service at once: paid, on the screen and on the customer's display.
+    spin_until(
+        lambda: (
+            screen.stack.currentWidget() is screen.result and screen.result.status.text() == "Paid"
+        ),
+        "the QR to be shown paid",
+        20.0,
+    )
+    display = shop.window.customer_display
+    assert display is not None and display.message.text() == "Paid — thank you!"
+
+
+@pytest.mark.expected_errors("self-test", "a read of the store failed")
+def test_charge_refuses_at_once_while_the_store_is_known_down(
+    pg_qr_shop: Shop, pg_url: str
+) -> None:
+    shop = pg_qr_shop
+    screen = shop.window.charge_screen
+    banner = shop.window.problem_banner
+    _cut(pg_url, allowed=False)
+    try:
+        spin_until(lambda: Problem.STORE in banner.problems(), "the banner to name the store")
+        _pix_sale(shop, 700)
+        spin_until(screen.charge_button.isEnabled, "Charge to be usable")
+        screen.charge()
+        # Said before anything else runs: no read of the store is waited for.
+        assert "shared store does not answer" in screen.blocked.text()
+        assert "Nothing was sent" in screen.blocked.text()
+        assert screen.current_charge is None and not screen.in_flight
+    finally:
+        _cut(pg_url, allowed=True)
+    spin_until(lambda: screen.blocked.text() == "", "the reason beside Charge to go", HANG_S)
+    screen.charge()
+    spin_until(lambda: screen.waiting_qr() is not None, "the QR once the store is back", HANG_S)
+    # Paid, so that closing the window has no waiting QR to ask about.
+    view = screen.waiting_qr()
+    assert view is not None
+    run(shop.link.pay_qr(view.merchant_charge_id), "the payment", HANG_S)
+    spin_until(lambda: screen.waiting_qr() is None, "the QR to be paid", HANG_S)
