@@ -32,6 +32,7 @@ from checkout_desktop.domain.inbox_events import (
     WebhookStored,
 )
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
 from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
 from checkout_desktop.inbox.listener import WebhookListener
@@ -40,6 +41,11 @@ from checkout_desktop.inbox.tunnel import TunnelSupervisor
 logger = logging.getLogger(__name__)
 
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+STORE_BACK_RECHECK_S = 2.0
+"""After the shared store answers again, how soon a check that still finds the inbox down is
+repeated (its connection to the store may take a few seconds more to come back)."""
+STORE_BACK_WINDOW_S = 30.0
+"""For how long after the store's return the inbox is checked that often."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,7 @@ class HealthMonitor:
         self._stopping = asyncio.Event()
         self._lock = asyncio.Lock()
         self._unavailable_seen = listener.stats.unavailable
+        self._store_back_until = 0.0
 
     @property
     def status(self) -> HealthStatus:
@@ -111,6 +118,7 @@ class HealthMonitor:
         self._unsubscribe = [
             self._bus.subscribe(TunnelStateChanged, lambda _e: self.poke()),
             self._bus.subscribe(ListenerStateChanged, lambda _e: self.poke()),
+            self._bus.subscribe(SharedStoreReachabilityChanged, self._on_store),
         ]
         self._task = asyncio.create_task(self._run(), name="inbox-health")
 
@@ -124,15 +132,29 @@ class HealthMonitor:
         if task is not None:
             await task
 
+    def _on_store(self, event: SharedStoreReachabilityChanged) -> None:
+        """The shared store answers again: the deliveries refused while it did not (the
+        store's own line said why) are no news of the inbox now; it is checked at once, and
+        again shortly while it still finds itself down."""
+        if not event.reachable:
+            return
+        self._unavailable_seen = self._listener.stats.unavailable
+        self._store_back_until = asyncio.get_running_loop().time() + STORE_BACK_WINDOW_S
+        self.poke()
+
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while not self._stopping.is_set():
             self._wake.clear()
             try:
                 await self.check_now()
             except Exception:
                 logger.exception("the health check itself failed")
+            wait = self._interval
+            if self._status.level == HealthLevel.DOWN and loop.time() < self._store_back_until:
+                wait = min(wait, STORE_BACK_RECHECK_S)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self._interval)
+                await asyncio.wait_for(self._wake.wait(), timeout=wait)
 
     def _on_stored(self, event: WebhookStored) -> None:
         if event.self_test_nonce is None:
