@@ -86,6 +86,7 @@ class Terminal:
     _store_answers: bool = True
     """Whether the shared store answered, as its watch last found (`_store_reachable`)."""
     _store_password: SecretStr | None = None
+    _back_task: asyncio.Future[None] | None = None
     _unheard_since: datetime | None = None
     """Since when this counter may have missed the shared store's notifications (None: it has
     heard them all); the charges changed from then on are announced once it listens again."""
@@ -460,7 +461,26 @@ class Terminal:
         if reachable == self._store_answers:
             return
         self._store_answers = reachable
-        self.bus.publish(SharedStoreReachabilityChanged(reachable=reachable, detail=detail))
+        if not reachable:
+            self.bus.publish(SharedStoreReachabilityChanged(reachable=False, detail=detail))
+            return
+        # Back: the pool is renewed first, so that what the window reads again at once is
+        # answered (its connections died with the server, and its own reconnection attempts
+        # may be far off by now).
+        self._back_task = asyncio.ensure_future(self._store_back(detail))
+
+    async def _store_back(self, detail: str) -> None:
+        from checkout_desktop.domain.shop_events import SharedStoreReachabilityChanged
+        from checkout_desktop.store.errors import StoreError
+        from checkout_desktop.store.postgres.store import PgStore
+
+        if isinstance(self.store, PgStore):
+            try:
+                await self.store.renew_pool()
+            except StoreError as exc:
+                logger.warning("the shared store's connections could not be renewed: %s", exc)
+        if self._store_answers:
+            self.bus.publish(SharedStoreReachabilityChanged(reachable=True, detail=detail))
 
     async def _take_shop_settings(self) -> None:
         """Another counter changed the shop's PIN, name or learned rules: this counter's
@@ -534,7 +554,7 @@ class Terminal:
 
     async def stop(self) -> None:
         """Stop in reverse order; every step runs even if an earlier one fails."""
-        for task in (self._seat_task, self._feed_task):
+        for task in (self._seat_task, self._feed_task, self._back_task):
             if task is not None and not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -338,7 +338,7 @@ def _pix_sale(shop: Shop, amount: int) -> None:
     shop.window.charge_screen.tender_bar.choose(PIX)
 
 
-@pytest.mark.expected_errors("could not be stored", "self-test", "a read of the store failed")
+@pytest.mark.expected_errors(*OUTAGE_ERRORS)
 def test_a_qr_paid_while_the_store_was_down_is_shown_paid_once_it_answers(
     pg_qr_shop: Shop, pg_url: str
 ) -> None:
@@ -386,7 +386,7 @@ def test_a_qr_paid_while_the_store_was_down_is_shown_paid_once_it_answers(
     spin_until(lambda: Problem.INBOX not in banner.problems(), "the inbox's line to go", 20.0)
 
 
-@pytest.mark.expected_errors("self-test", "a read of the store failed")
+@pytest.mark.expected_errors(*OUTAGE_ERRORS)
 def test_charge_refuses_at_once_while_the_store_is_known_down(
     pg_qr_shop: Shop, pg_url: str
 ) -> None:

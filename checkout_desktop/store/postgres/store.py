@@ -176,6 +176,7 @@ class PgStore:
         self.address = address
         self._password = password
         self.pool = pool
+        self._pool_size = pool_size
         self.clock = clock
         self._executor = ThreadPoolExecutor(
             max_workers=pool_size + 1, thread_name_prefix="pg-store"
@@ -295,6 +296,21 @@ class PgStore:
             self._wakers.discard(news)
             await self.call(watcher.stop)
 
+    async def renew_pool(self) -> None:
+        """The server answers again after an outage: a fresh pool takes the place of the one
+        whose connections died with it and whose reconnection attempts, backing off through
+        the outage, may still be tens of seconds away. The old pool closes in the background
+        (a connection lent from it is closed when it comes back). SharedStoreError when the
+        server does not take a connection after all."""
+        fresh = await asyncio.to_thread(
+            functools.partial(
+                db.open_pool, self.address, self._password, min_size=1, max_size=self._pool_size
+            )
+        )
+        old, self.pool = self.pool, fresh
+        closing = asyncio.get_running_loop().run_in_executor(None, old.close)
+        closing.add_done_callback(_log_close_failure)
+
     async def close(self) -> None:
         self._closed.set()
         for waker in self._wakers:
@@ -342,6 +358,11 @@ async def open_store(
 ) -> PgStore:
     """The store ports on the shared PostgreSQL store at `address`."""
     return await PgStore.open(address, password, clock=clock)
+
+
+def _log_close_failure(done: asyncio.Future[None]) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        logger.warning("the shared store's earlier pool did not close: %s", done.exception())
 
 
 __all__ = ["BoundRepository", "PgStore", "PgUnit", "day_totals", "open_store"]
