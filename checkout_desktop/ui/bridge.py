@@ -134,6 +134,19 @@ class SdkFailure(BridgeMessage):
     errors: Annotated[list[SdkErrorEntry], Field(max_length=20)]
 
 
+SubmitStep = Literal["busy", "sdk", "fields", "brand", "credentials", "token"]
+"""Where a submit of the card form ended without a token and without an SDK error callback:
+"busy" (a card is being read already: that reading still ends in a token or a failure), "sdk"
+(the card SDK is not ready), "fields" (the page's own checks marked fields), "brand" (no brand
+for the number, marked on it), "credentials" and "token" (the SDK's call could not be made)."""
+
+
+class SubmitRefusal(BridgeMessage):
+    """The card form refused a submit on its own: which step, never what was typed."""
+
+    step: SubmitStep
+
+
 @dataclass(frozen=True)
 class CardToken:
     """A temporary card token and what may be printed about the card: never number, CVV, expiry."""
@@ -160,6 +173,7 @@ class CardBridgeEvents(QObject):
     credentials_requested = Signal()
     token_received = Signal(object)  # CardToken
     sdk_failed = Signal(object)  # SdkFailure
+    submit_refused = Signal(str)  # SubmitStep: a submit ended with no token and no SDK error
     security_event = Signal(str)  # what was refused, without the data
     message_refused = Signal(str)  # slot name of a malformed message
 
@@ -311,6 +325,8 @@ class CardBridge(QObject):
     @Slot(str, result=bool)
     def credentialsNeeded(self, payload: str) -> bool:
         if self._receive("credentialsNeeded", payload, CredentialsRequest) is None:
+            # The page gives up the card it holds: the submit ends here.
+            self.events.submit_refused.emit("credentials")
             return False
         if self._credentials_given or self._credential_requests >= MAX_CREDENTIAL_REQUESTS:
             # The SDK's merchant token is handed over once per page load; a script that keeps
@@ -319,6 +335,7 @@ class CardBridge(QObject):
                 "security event: the card page asked for the SDK credentials again; refused"
             )
             self.events.security_event.emit("credentialsNeeded: asked again; refused")
+            self.events.submit_refused.emit("credentials")
             return False
         self._credential_requests += 1
         self.events.credentials_requested.emit()
@@ -328,6 +345,8 @@ class CardBridge(QObject):
     def tokenCreated(self, payload: str) -> bool:
         message = self._receive("tokenCreated", payload, TokenCreated)
         if message is None:
+            # No token comes of this submit: whatever waited for one must not wait on.
+            self.events.submit_refused.emit("token")
             return False
         brand = CardBrand(message.brand)
         token = CardToken(
@@ -361,4 +380,15 @@ class CardBridge(QObject):
             fields,
         )
         self.events.sdk_failed.emit(message)
+        return True
+
+    @Slot(str, result=bool)
+    def submitRefused(self, payload: str) -> bool:
+        """The page ended a submit by itself (its checks, no brand, no SDK): nothing was sent to
+        the card service and no token follows. The message names the step only."""
+        message = self._receive("submitRefused", payload, SubmitRefusal)
+        if message is None:
+            return False
+        logger.info("card page: the card form refused the submit (%s)", message.step)
+        self.events.submit_refused.emit(message.step)
         return True

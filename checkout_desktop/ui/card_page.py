@@ -71,6 +71,8 @@ class CardPage(QWidget):
 
     Signals: `ready` (page and SDK loaded), `sdk_unavailable(reason)` (the SDK script or page
     could not load), `token_created(CardToken)`, `sdk_error(SdkFailure)`,
+    `submit_refused(step)` (a submit ended with neither: the page's own checks refused the
+    card, or the SDK call could not be made; see `bridge.SubmitStep`),
     `credentials_needed()` (no credential source was given: call `set_credentials`),
     `credentials_error(message)`, `security_event(description)` and
     `navigation_refused(scheme://host)`.
@@ -80,6 +82,7 @@ class CardPage(QWidget):
     sdk_unavailable = Signal(object)  # Reason
     token_created = Signal(object)  # CardToken
     sdk_error = Signal(object)  # SdkFailure
+    submit_refused = Signal(str)  # bridge.SubmitStep
     credentials_needed = Signal()
     credentials_error = Signal(object)  # Reason
     security_event = Signal(str)
@@ -117,6 +120,7 @@ class CardPage(QWidget):
         events.credentials_requested.connect(self._on_credentials_requested)
         events.token_received.connect(self.token_created)
         events.sdk_failed.connect(self._on_sdk_failed)
+        events.submit_refused.connect(self.submit_refused)
         events.security_event.connect(self.security_event)
         self.page.navigation_refused.connect(self.navigation_refused)
         self.page.loadFinished.connect(self._on_load_finished)

@@ -248,7 +248,9 @@ class PageRecorder:
         self.security_events: list[str] = []
         self.credential_errors: list[Reason] = []
         self.raw_messages: list[tuple[str, str]] = []
+        self.refusals: list[str] = []
         card_page.token_created.connect(self.tokens.append)
+        card_page.submit_refused.connect(self.refusals.append)
         card_page.sdk_error.connect(self.sdk_errors.append)
         card_page.sdk_unavailable.connect(self.unavailable.append)
         card_page.ready.connect(self._on_ready)

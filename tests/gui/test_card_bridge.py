@@ -247,3 +247,56 @@ def test_the_page_cannot_delete_the_bridge(bridge: CardBridge, qtbot: QtBot) -> 
         QCoreApplication.sendPostedEvents(bridge, QEvent.Type.DeferredDelete)
     assert bridge.objectName() == ""  # still alive: a deleted object would raise here
     assert bridge.tokenCreated(_token_message()) is True
+
+
+@pytest.mark.parametrize("step", ["busy", "sdk", "fields", "brand", "credentials", "token"])
+def test_a_submit_the_page_refused_is_passed_on_by_its_step(
+    bridge: CardBridge, qtbot: QtBot, step: str
+) -> None:
+    with qtbot.waitSignal(bridge.events.submit_refused, timeout=1000) as blocker:
+        assert bridge.submitRefused(json.dumps({"step": step})) is True
+    assert blocker.args == [step]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"step": "somewhere"},
+        {"step": "fields", "field": "holder-document"},  # the step only, nothing about fields
+        {"step": "fields", "value": "52998224725"},
+        {"step": VISA},
+        {"step": "fields", "number": VISA},
+        {"step": "fields", "cvv": "123"},
+        {},
+        [],
+    ],
+)
+def test_a_refusal_carries_nothing_but_its_step(
+    bridge: CardBridge, qtbot: QtBot, caplog: pytest.LogCaptureFixture, body: object
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with qtbot.assertNotEmitted(bridge.events.submit_refused):
+        assert bridge.submitRefused(json.dumps(body)) is False
+    assert VISA not in caplog.text and "52998224725" not in caplog.text
+
+
+def test_a_token_message_the_terminal_refused_ends_the_submit(
+    bridge: CardBridge, qtbot: QtBot
+) -> None:
+    # The page then holds no card and the terminal no token: whatever waited for one stops.
+    with qtbot.waitSignal(bridge.events.submit_refused, timeout=1000) as blocker:
+        assert bridge.tokenCreated(_token_message(lastFour="98765")) is False
+    assert blocker.args == ["token"]
+    with qtbot.waitSignal(bridge.events.submit_refused, timeout=1000) as blocker:
+        assert bridge.tokenCreated(_token_message(holderName=f"JOAO {VISA}")) is False
+    assert blocker.args == ["token"]
+
+
+def test_a_credentials_request_the_terminal_refused_ends_the_submit(
+    bridge: CardBridge, qtbot: QtBot
+) -> None:
+    request = json.dumps({"purpose": "createTemporaryCard"})
+    bridge.provide_credentials("30155515000121", "tk_sdk_merchant_token")
+    with qtbot.waitSignal(bridge.events.submit_refused, timeout=1000) as blocker:
+        assert bridge.credentialsNeeded(request) is False  # handed over already
+    assert blocker.args == ["credentials"]
