@@ -517,6 +517,7 @@ class ChargeScreen(QWidget):
         self.form.to_card.connect(self._on_to_card)
         self.card_page.token_created.connect(self._on_token)
         self.card_page.sdk_error.connect(self._on_sdk_error)
+        self.card_page.submit_refused.connect(self._on_submit_refused)
         self.card_page.ready.connect(self._on_card_ready)
         self.card_page.sdk_unavailable.connect(self._on_card_unavailable)
         self.card_page.credentials_error.connect(self._on_card_unavailable)
@@ -808,8 +809,45 @@ class ChargeScreen(QWidget):
         )
         self.update_state()
 
+    def _on_submit_refused(self, step: str) -> None:
+        """The card form ended a submit itself: no token comes of it, nothing was charged."""
+        if step == "busy":
+            # A card is being read already; that reading ends in a token or a failure.
+            logger.info("the card form is still reading the card")
+            return
+        armed = self._drop_pending_card()
+        logger.info(
+            "the card form refused the card (%s)%s",
+            step,
+            "; the charge waiting for it was dropped" if armed else "",
+        )
+        if step == "sdk":
+            text = self.tr("The card form is not ready yet.")
+        elif step in ("fields", "brand"):
+            text = self.tr("Correct the fields marked in the card form.")
+        else:
+            why = ReasonCode.SDK_CREDENTIALS if step == "credentials" else ReasonCode.SDK_TOKEN
+            text = self.tr("The card was not accepted: {why}").format(
+                why=reason_text(Reason.of(why))
+            )
+        if armed:
+            # Charge was pressed for this card: it will not go through by itself later.
+            text += " " + self.tr("Nothing was charged; press Charge again once the card is right.")
+        self.card_state.setText(text)
+        self.update_state()
+
+    def _drop_pending_card(self) -> bool:
+        """Forget the card being read: its amount, and a charge waiting for it (said if so)."""
+        armed = self._charge_after_token
+        self._pending_amount = None
+        self._charge_after_token = False
+        return armed
+
     def _on_card_ready(self) -> None:
-        # A (re)loaded page starts empty: it takes the holder again.
+        # A (re)loaded page starts empty: a card it was reading is gone, and with it any charge
+        # waiting for that card.
+        self._drop_pending_card()
+        # It takes the holder again.
         self.card_page.fill_holder(*self.form.holder())
         self._show_card_hint()
         self.update_state()
@@ -826,6 +864,8 @@ class ChargeScreen(QWidget):
         )
 
     def _on_card_unavailable(self, reason: Reason) -> None:
+        # The card being read (if any) gives no token: Charge must be pressed again.
+        self._drop_pending_card()
         self.card_state.setText(
             self.tr("The card form is unavailable: {why}").format(why=reason_text(reason))
         )

@@ -318,7 +318,11 @@
       window.CheckoutTransparent.getCardBrand({
         bin: bin,
         success: function (reply) {
-          if (ask !== state.brandAsk) { return; }
+          if (ask !== state.brandAsk) {
+            // The number changed while this reply was on its way: a submit waiting on it ends.
+            if (then) { then(null, "stale"); }
+            return;
+          }
           showServiceUnreachable(false);
           var brand = reply && typeof reply.brand === "string" && reply.brand ? reply.brand : null;
           state.brand = brand;
@@ -327,11 +331,14 @@
           if (then) { then(brand); }
         },
         error: function (body) {
-          if (ask !== state.brandAsk) { return; }
+          if (ask !== state.brandAsk) {
+            if (then) { then(null, "stale"); }
+            return;
+          }
           state.brand = null;
           showBrand(null);
           handleSdkError("brand", body);
-          if (then) { then(null); }
+          if (then) { then(null, "reported"); }
         }
       });
     } catch (e) {
@@ -438,22 +445,32 @@
 
   function finish() { setBusy(false); }
 
+  // A submit that ends in the page, with no token and no SDK error callback, says so to the
+  // terminal (which may be waiting to charge the card): which step, never a field or a value.
+  function refuse(step) {
+    if (state.bridge) { state.bridge.submitRefused(JSON.stringify({ step: step })); }
+  }
+
   function submit() {
-    if (state.busy) { return; }
-    if (state.sdk !== "ready") { renderSdkState(); return; }
+    if (state.busy) { refuse("busy"); return; }
+    if (state.sdk !== "ready") { renderSdkState(); refuse("sdk"); return; }
     var card = collect();
-    if (!card) { return; }
+    if (!card) { refuse("fields"); return; }
     setBusy(true);
     showStatus("working", null, false);
     var bin = card.number.slice(0, 6);
-    var withBrand = function (brand) {
+    var withBrand = function (brand, why) {
       if (!brand) {
         finish();
+        card = null;
+        if (why === "stale") { showStatus(null); refuse("brand"); return; }
         // A lookup that never got an answer says "unreachable" already: that is not a brand
         // the service failed to recognise, and the two messages would contradict each other.
         if (!el("number-error").textContent && el("service-state").hidden) {
           setError("number", t("brand_missing"));
         }
+        // The SDK's error callback has told the terminal already.
+        if (why !== "reported") { refuse("brand"); }
         return;
       }
       card.brand = brand;
@@ -495,9 +512,11 @@
         state.credentialsSet = true;
       } catch (e) {
         console.error("card page: setCredentials failed (" + (e && e.name) + ")");
+        var waiting = state.pendingCard !== null;
         state.pendingCard = null;
         finish();
         showStatus("credentials_failed", null, true);
+        if (waiting) { refuse("credentials"); }
         return;
       }
     }
@@ -553,6 +572,7 @@
       console.error("card page: createTemporaryCard threw " + (e && e.name));
       finish();
       showStatus("bad_reply", null, true);
+      refuse("token");
     }
     card = null;
   }

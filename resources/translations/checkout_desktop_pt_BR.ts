@@ -352,6 +352,14 @@
         <translation>O cartão não foi aceito: {why}</translation>
     </message>
     <message>
+        <source>Correct the fields marked in the card form.</source>
+        <translation>Corrija os campos marcados no formulário do cartão.</translation>
+    </message>
+    <message>
+        <source>Nothing was charged; press Charge again once the card is right.</source>
+        <translation>Nada foi cobrado; pressione Cobrar de novo quando o cartão estiver certo.</translation>
+    </message>
+    <message>
         <source>Type the card, then Charge (Ctrl+Enter). To split the sale, set the amount on this card and add it with the card form&apos;s button first.</source>
         <translation>Digite o cartão e cobre (Ctrl+Enter). Para dividir a venda, defina o valor neste cartão e adicione-o antes com o botão do formulário do cartão.</translation>
     </message>

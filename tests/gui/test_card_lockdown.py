@@ -206,6 +206,7 @@ def test_local_checks_run_before_any_sdk_call(production_page: PageParts) -> Non
     # Six digits in, the page looked the brand up (and could not reach the service here).
     driver.wait_until(lambda: len(recorder.sdk_errors) > before_typing, "the brand lookup")
     errors_before = len(recorder.sdk_errors)
+    refusals_before = len(recorder.refusals)
     driver.press_submit()
     errors = {
         field: driver.text(f"{field}-error")
@@ -222,6 +223,9 @@ def test_local_checks_run_before_any_sdk_call(production_page: PageParts) -> Non
     assert driver.text("holder-name-error") == ""
     driver.wait_until(lambda: not driver.state()["busy"], "the form to settle")
     assert credentials_asked == [] and len(recorder.sdk_errors) == errors_before
+    # The terminal hears that the form refused the card (which step, never a field's value).
+    driver.wait_until(lambda: len(recorder.refusals) > refusals_before, "the refusal")
+    assert recorder.refusals[refusals_before:] == ["fields"]
     card_page.clear()
     driver.wait_until(lambda: driver.all_field_values() == [""] * 6, "the form to clear")
 
@@ -250,6 +254,9 @@ def test_a_missing_sdk_script_shows_a_clear_state(page_without_sdk: PageParts) -
     assert driver.text("sdk-state").startswith("The card service script could not be loaded.")
     assert driver.js("document.getElementById('card-fields').disabled") is True
     assert driver.state()["sdk"] == "unavailable"
+    # A submit the page cannot make is refused aloud, not dropped.
+    card_page.submit()
+    driver.wait_until(lambda: recorder.refusals == ["sdk"], "the refusal")
 
 
 def test_developer_mode_allows_the_inspector(card_ui: CardUi) -> None:
@@ -270,11 +277,16 @@ def test_an_unreachable_service_is_not_called_an_unknown_brand(
     production_page: PageParts,
 ) -> None:
     _, driver, recorder = production_page
+    refusals = list(recorder.refusals)
+    errors = len(recorder.sdk_errors)
     driver.fill(number="4111111111111111")
     driver.press_submit()
     # The brand lookup cannot connect: the page says so, and only so.
-    driver.wait_until(lambda: bool(recorder.sdk_errors), "the SDK's error callback")
+    driver.wait_until(lambda: len(recorder.sdk_errors) > errors, "the SDK's error callback")
     driver.wait_until(lambda: not driver.state()["busy"], "the submit to end")
+    # The failure told the terminal already: no second word contradicts it.
+    driver.js("true")
+    assert recorder.refusals == refusals
     assert not driver.hidden("service-state")
     assert driver.text("service-state").startswith("Sem contato com o serviço de cartões")
     assert "bandeira" not in driver.text("number-error")

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 import pytest
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
+from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.ui.charge_form import MIN_INSTALLMENT
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.formatting import format_money
@@ -181,4 +183,80 @@ def test_each_card_of_a_split_sale_pays_whole_installments(shop: Shop) -> None:
     screen.form.installments.setValue(2)  # R$ 0,02 in 2x: R$ 0,01 each
     assert "each card must pay" not in shown_texts(screen)
     assert screen.charge_button.isEnabled()
+    screen.new_sale()
+
+
+# A CPF typed twice into the card form's holder field: 18 digits, refused by the page itself.
+TOO_LONG_DOCUMENT = "529982247255299822"
+
+
+def type_holder_document(shop: Shop, text: str) -> None:
+    shop.js(
+        "(function (t) { var e = document.getElementById('holder-document'); e.focus();"
+        " e.value = t; e.dispatchEvent(new Event('input', {bubbles: true})); return true; }"
+        f"({json.dumps(text)}))"
+    )
+
+
+def refused_by_the_card_form(shop: Shop, screen: ChargeScreen) -> None:
+    """A R$ 10,00 sale whose card the page refuses on its own (the holder's CPF is too long)
+    after Charge was pressed: nothing reached the card service."""
+    shop.sale(1000)
+    shop.type_card("4111111111111111")
+    type_holder_document(shop, TOO_LONG_DOCUMENT)
+    assert screen.charge_button.isEnabled(), screen.form.errors.text()
+    screen.charge_button.click()
+    spin_until(
+        lambda: bool(shop.js("document.getElementById('holder-document-error').textContent")),
+        "the card form to mark the holder's document",
+    )
+    spin_until(
+        lambda: shop.js("window.checkoutCard.state().busy") is False, "the card form to settle"
+    )
+
+
+def test_a_field_the_card_form_refused_is_said_beside_charge(shop: Shop, pt_br: None) -> None:
+    screen = charge_screen(shop)
+    refused_by_the_card_form(shop, screen)
+    # Not "Checking the card…" for ever: the clerk is told what to do, in the shop's language.
+    spin_until(
+        lambda: screen.card_state.text().startswith(
+            "Corrija os campos marcados no formulário do cartão."
+        ),
+        f"the refusal to be said (the line says {screen.card_state.text()!r})",
+        timeout_s=5,
+    )
+    assert "Nada foi cobrado" in screen.card_state.text()
+    assert screen.cards == [] and not screen.in_flight
+    assert screen.charge_button.isEnabled()  # Charge again, once the field is right
+    screen.new_sale()
+
+
+def test_adding_the_card_after_a_refusal_charges_nothing_until_charge_is_pressed(
+    shop: Shop,
+) -> None:
+    screen = charge_screen(shop)
+    refused_by_the_card_form(shop, screen)
+    started: list[str] = []
+    outcomes: list[object] = []
+    screen.charge_started.connect(started.append)
+    screen.charge_finished.connect(outcomes.append)
+    try:
+        # The clerk corrects the CPF and adds the card with the form's own button: only that.
+        type_holder_document(shop, "52998224725")
+        shop.js("document.getElementById('submit').click(); true")
+        spin_until(lambda: len(screen.cards) == 1, "the card to be added")
+        deadline = time.monotonic() + 1.5
+        spin_until(lambda: bool(started) or time.monotonic() > deadline, "a moment to pass")
+        assert started == [], "adding the card charged the sale"
+        assert not screen.in_flight and screen.stack.currentIndex() == 0
+        assert "1111 added" in screen.card_state.text()
+        # Charge, pressed now, charges the card added.
+        screen.charge_button.click()
+        spin_until(lambda: bool(outcomes), "the charge")
+        assert len(started) == 1
+        assert getattr(outcomes[0], "status", None) == ChargeStatus.PAID
+    finally:
+        screen.charge_started.disconnect(started.append)
+        screen.charge_finished.disconnect(outcomes.append)
     screen.new_sale()
