@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtWidgets import QApplication, QWidget
+
+from checkout_desktop.ui.geometry import bring_to_front
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +76,26 @@ class Doorbell(QObject):
             self._server = None
 
 
+def bring_shown_windows_forward() -> list[QWidget]:
+    """Bring every window this terminal shows to the front (the setup, a start-up problem, the
+    main window and its dialogs), the one that waits for an answer last, so it ends on top with
+    the keyboard; the customer's display (which never takes the focus) stays as it is.
+
+    Returns the windows brought forward, bottom first."""
+    windows = [
+        widget
+        for widget in QApplication.topLevelWidgets()
+        if widget.isVisible()
+        and widget.windowType() in (Qt.WindowType.Window, Qt.WindowType.Dialog)
+        and not widget.windowFlags() & Qt.WindowType.WindowDoesNotAcceptFocus
+    ]
+    modal = QApplication.activeModalWidget()
+    windows.sort(key=lambda w: (w is modal, w.windowType() == Qt.WindowType.Dialog))
+    for window in windows:
+        bring_to_front(window)
+    return windows
+
+
 def ring(name: str) -> bool:
     """From a second launch: ask the terminal listening on `name` to come forward; True if it
     heard."""
@@ -86,4 +109,4 @@ def ring(name: str) -> bool:
     return delivered
 
 
-__all__ = ["Doorbell", "ring"]
+__all__ = ["Doorbell", "bring_shown_windows_forward", "ring"]

@@ -49,7 +49,8 @@ async def run_window(
     """Open the terminal (after the first-run wizard when due) and run it until it is closed.
 
     `early` is the built-in sandbox launched before anything else loaded; `instance` holds the
-    instance folder, and brings this window forward when the terminal is launched again.
+    instance folder, and brings the window shown (the setup, a start-up problem or the main
+    window) forward when the terminal is launched again.
     `store_url` (the global `--store`) names the shop's shared store for this run, over the
     one in settings. Returns the exit code.
     """
@@ -64,6 +65,12 @@ async def run_window(
         apply_profile_flags(settings, endpoint, developer=developer)
         card_page = build_card_page(settings, None, developer=developer)
         card_page.load()
+    if instance is not None:
+        # From the first window on (the setup, a start-up problem, then the main window), a
+        # later launch brings whatever this terminal shows to the front; after the card
+        # page's load was asked, so the socket's modules do not hold it up.
+        instance.raise_requested.connect(_bring_forward)
+        instance.listen()
 
     from checkout_desktop.gateway.profiles import ProfileError
     from checkout_desktop.sandbox.link import SandboxLinkError, start_sandbox
@@ -168,9 +175,6 @@ async def run_window(
         await asyncio.wait({warm}, timeout=WARM_UP_HEAD_START_S)
         window, card_page = _open_window(settings, paths, terminal, card_page, developer=developer)
         probe = _start_probe(settings, terminal)
-        if instance is not None:
-            instance.raise_requested.connect(window.show_normal)
-            instance.listen()
         inbox = asyncio.ensure_future(_start_inbox_when_ready(terminal, window, card_page, warm))
         from checkout_desktop.ui.qt_app import close_on_signals, until_closed
 
@@ -191,6 +195,16 @@ async def run_window(
 
         thaw()
     return 0
+
+
+def _bring_forward() -> None:
+    from checkout_desktop.ui.instance_bell import bring_shown_windows_forward
+
+    brought = bring_shown_windows_forward()
+    # The classes only: a window's title may carry the shop's or the customer's words.
+    logger.info(
+        "brought forward: %s", ", ".join(type(w).__name__ for w in brought) or "no window yet"
+    )
 
 
 def _start_probe(settings: Settings, terminal: Terminal) -> ReachabilityProbe | None:
