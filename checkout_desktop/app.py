@@ -122,7 +122,7 @@ def _run_command(args: argparse.Namespace) -> int:
         instance = InstanceGuard(paths.data_dir)
         if not instance.acquire():
             # A second window on one store would run a second inbox and reconciler on it.
-            return announce_running(instance)
+            return announce_running(instance, paths)
     # First of all, so that it starts on the other core while this one loads everything else.
     early = None
     if not args.self_test and wants_builtin_sandbox(paths, args.profile):

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from checkout_desktop.ui.geometry import bring_to_front
+
+if TYPE_CHECKING:
+    from checkout_desktop.paths import AppPaths
+    from checkout_desktop.ui.i18n import Translations
 
 logger = logging.getLogger(__name__)
 
 _RAISE = b"raise\n"
 _CONNECT_WAIT_MS = 2000
+# Platforms with no screen a person looks at (tests, CI, a service): standard error only.
+_HEADLESS = frozenset({"offscreen", "minimal"})
 
 
 class Doorbell(QObject):
@@ -109,4 +117,74 @@ def ring(name: str) -> bool:
     return delivered
 
 
-__all__ = ["Doorbell", "bring_shown_windows_forward", "ring"]
+def no_answer_box(detail: str) -> QMessageBox:
+    """The dialog of a launch whose running terminal did not answer, in the installed language;
+    `detail` is the sentence standard error got (with the process and the folder)."""
+    box = QMessageBox()
+    box.setObjectName("runningTerminalSilent")
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("checkout-desktop")  # the product's name, the same in every language
+    box.setText(
+        QCoreApplication.translate(
+            "InstanceGuard",
+            "checkout-desktop is already open on this computer, but it did not answer.",
+        )
+    )
+    box.setInformativeText(
+        QCoreApplication.translate(
+            "InstanceGuard",
+            "It may still be starting: wait a moment and look for its window, which may be "
+            "behind another one. If it never appears, end “checkout-desktop” in the system "
+            "monitor, then open it again.",
+        )
+    )
+    box.setDetailedText(
+        QCoreApplication.translate("Launch", "Technical detail: {detail}").format(detail=detail)
+    )
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    return box
+
+
+def _install_language(paths: AppPaths | None) -> Translations:
+    """The settings' language when they can be read, else the system's (as a start-up problem
+    is said; `startup_problem` itself names this module's errors, so it is not imported)."""
+    from checkout_desktop.settings import load_settings
+    from checkout_desktop.ui.i18n import TranslationError, Translations, choose_locale
+
+    setting: str | None = None
+    if paths is not None:
+        try:
+            setting = load_settings(paths).ui.locale
+        except Exception:  # a broken settings file: the system's language then
+            setting = None
+    try:
+        locale = choose_locale(setting)
+    except TranslationError:
+        locale = choose_locale(None)
+    translations = Translations()
+    translations.install(locale)
+    return translations
+
+
+def tell_no_answer(detail: str, paths: AppPaths | None) -> bool:
+    """Say in a dialog that the running terminal did not answer (a launch from the desktop's
+    menu has no console to print to); returns whether a dialog was shown."""
+    from checkout_desktop.ui.display import display_missing
+
+    existing = QCoreApplication.instance()
+    if existing is None and display_missing():
+        return False  # Qt would abort the process
+    app = existing or QApplication([])
+    if not isinstance(app, QApplication) or QGuiApplication.platformName() in _HEADLESS:
+        return False
+    translations = _install_language(paths)
+    try:
+        box = no_answer_box(detail)
+        logger.warning("the terminal already running did not answer; said in a dialog")
+        box.exec()
+    finally:
+        translations.remove()
+    return True
+
+
+__all__ = ["Doorbell", "bring_shown_windows_forward", "no_answer_box", "ring", "tell_no_answer"]

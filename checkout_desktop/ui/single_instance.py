@@ -31,6 +31,7 @@ from checkout_desktop.texts import QT_TRANSLATE_NOOP, Words, translate
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
 
+    from checkout_desktop.paths import AppPaths
     from checkout_desktop.ui.instance_bell import Doorbell
 
 logger = logging.getLogger(__name__)
@@ -127,8 +128,11 @@ def running_pid(data_dir: Path) -> int | None:
     return data_folder_holder(data_dir)
 
 
-def announce_running(guard: InstanceGuard) -> int:
-    """For a second launch: bring the running terminal forward, say so, and give the exit code."""
+def announce_running(guard: InstanceGuard, paths: AppPaths | None = None) -> int:
+    """For a second launch: bring the running terminal forward, say so, and give the exit code.
+
+    When it does not answer, a launch with no console (from the desktop's menu) says so in a
+    dialog too, in the language of the settings in `paths`."""
     pid = running_pid(guard.data_dir)
     folder = guard.data_dir
     if guard.ask_running_to_raise():
@@ -157,4 +161,17 @@ def announce_running(guard: InstanceGuard) -> int:
             "it to finish starting or close it, then try again",
         ).format(folder=folder, pid=pid)
     print(f"checkout-desktop: {message}", file=sys.stderr)
+    if not _has_console():
+        from checkout_desktop.ui.instance_bell import tell_no_answer
+
+        tell_no_answer(message, paths)
     return 1
+
+
+def _has_console() -> bool:
+    """Whether standard error reaches a person at a terminal (not a menu launch's void)."""
+    stream = sys.stderr
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):  # closed, or not a real stream
+        return False

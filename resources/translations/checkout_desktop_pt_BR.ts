@@ -1653,6 +1653,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <source>another terminal (process {pid}) is using {folder} and did not answer; wait for it to finish starting or close it, then try again</source>
         <translation>outro terminal (processo {pid}) está usando {folder} e não respondeu; espere ele terminar de iniciar ou feche-o, e tente de novo</translation>
     </message>
+    <message>
+        <source>checkout-desktop is already open on this computer, but it did not answer.</source>
+        <translation>O checkout-desktop já está aberto neste computador, mas não respondeu.</translation>
+    </message>
+    <message>
+        <source>It may still be starting: wait a moment and look for its window, which may be behind another one. If it never appears, end “checkout-desktop” in the system monitor, then open it again.</source>
+        <translation>Ele pode estar terminando de iniciar: espere um pouco e procure a janela dele, que pode estar atrás de outra. Se ela não aparecer, encerre o “checkout-desktop” no monitor do sistema e abra-o de novo.</translation>
+    </message>
 </context>
 <context>
     <name>InterruptedNotice</name>
