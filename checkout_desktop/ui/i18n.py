@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-from checkout_desktop.paths import resources_dir
+from checkout_desktop.paths import AppPaths, resources_dir
 
 logger = logging.getLogger(__name__)
 
@@ -103,3 +103,24 @@ class Translations:
             if app is not None:
                 app.removeTranslator(translator)
         self._installed.clear()
+
+
+def install_settings_language(paths: AppPaths | None) -> Translations:
+    """Install the language the window would speak, before the window exists (a start-up
+    problem, a second launch that got no answer): the settings' choice when they can be read,
+    else the system's."""
+    from checkout_desktop.settings import load_settings
+
+    setting: str | None = None
+    if paths is not None:
+        try:
+            setting = load_settings(paths).ui.locale
+        except Exception:  # the settings may be the very problem: the system's language then
+            setting = None
+    try:
+        locale = choose_locale(setting)
+    except TranslationError:
+        locale = choose_locale(None)
+    translations = Translations()
+    translations.install(locale)
+    return translations

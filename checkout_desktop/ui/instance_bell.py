@@ -14,7 +14,6 @@ from checkout_desktop.ui.geometry import bring_to_front
 
 if TYPE_CHECKING:
     from checkout_desktop.paths import AppPaths
-    from checkout_desktop.ui.i18n import Translations
 
 logger = logging.getLogger(__name__)
 
@@ -145,27 +144,6 @@ def no_answer_box(detail: str) -> QMessageBox:
     return box
 
 
-def _install_language(paths: AppPaths | None) -> Translations:
-    """The settings' language when they can be read, else the system's (as a start-up problem
-    is said; `startup_problem` itself names this module's errors, so it is not imported)."""
-    from checkout_desktop.settings import load_settings
-    from checkout_desktop.ui.i18n import TranslationError, Translations, choose_locale
-
-    setting: str | None = None
-    if paths is not None:
-        try:
-            setting = load_settings(paths).ui.locale
-        except Exception:  # a broken settings file: the system's language then
-            setting = None
-    try:
-        locale = choose_locale(setting)
-    except TranslationError:
-        locale = choose_locale(None)
-    translations = Translations()
-    translations.install(locale)
-    return translations
-
-
 def tell_no_answer(detail: str, paths: AppPaths | None) -> bool:
     """Say in a dialog that the running terminal did not answer (a launch from the desktop's
     menu has no console to print to); returns whether a dialog was shown."""
@@ -177,7 +155,9 @@ def tell_no_answer(detail: str, paths: AppPaths | None) -> bool:
     app = existing or QApplication([])
     if not isinstance(app, QApplication) or QGuiApplication.platformName() in _HEADLESS:
         return False
-    translations = _install_language(paths)
+    from checkout_desktop.ui.i18n import install_settings_language
+
+    translations = install_settings_language(paths)
     try:
         box = no_answer_box(detail)
         logger.warning("the terminal already running did not answer; said in a dialog")

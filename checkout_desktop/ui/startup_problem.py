@@ -22,25 +22,10 @@ _HEADLESS = frozenset({"offscreen", "minimal"})
 
 
 def install_startup_language(paths: AppPaths | None) -> Translations:
-    """Install the language the window would speak, before a start-up problem is said: the
-    settings' choice when they can be read, else the system's."""
-    from checkout_desktop.ui.i18n import TranslationError, Translations, choose_locale
+    """Install the language the window would speak, before a start-up problem is said."""
+    from checkout_desktop.ui.i18n import install_settings_language
 
-    setting: str | None = None
-    if paths is not None:
-        from checkout_desktop.settings import load_settings
-
-        try:
-            setting = load_settings(paths).ui.locale
-        except Exception:  # the settings may be the very problem: the system's language then
-            setting = None
-    try:
-        locale = choose_locale(setting)
-    except TranslationError:
-        locale = choose_locale(None)
-    translations = Translations()
-    translations.install(locale)
-    return translations
+    return install_settings_language(paths)
 
 
 def startup_problem_text(problem: BaseException, paths: AppPaths | None = None) -> str:

@@ -254,11 +254,12 @@ def test_bringing_forward_keeps_a_maximised_window_maximised(qtbot: QtBot) -> No
 
 
 def test_the_no_answer_dialog_speaks_the_owners_language(qtbot: QtBot, tmp_path: Path) -> None:
-    from checkout_desktop.ui.instance_bell import _install_language, no_answer_box
+    from checkout_desktop.ui.i18n import install_settings_language
+    from checkout_desktop.ui.instance_bell import no_answer_box
 
     paths = app_paths(tmp_path / "home").ensure()
     save_settings(Settings(ui=UiSettings(locale="pt_BR")), paths)
-    translations = _install_language(paths)
+    translations = install_settings_language(paths)
     try:
         box = no_answer_box("another terminal (process 42) is using /x and did not answer")
         qtbot.addWidget(box)
