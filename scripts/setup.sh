@@ -16,7 +16,8 @@ started=$SECONDS
 # --- Debian packages -------------------------------------------------------------------
 # The libraries QtWebEngine/QtGui/xcb load at run time on a minimal Debian 12 (found with
 # ldd in a minbase chroot), plus Xvfb for real-window screenshots and the window-geometry tests
-# (xwininfo reads a window's place; openbox is the window manager some of them run under),
+# (xwininfo reads a window's place; openbox is the window manager some of them run under;
+# xrandr adds and removes a monitor under the customer display's tests),
 # D-Bus + gnome-keyring so the test command can start a real Secret Service keychain, and
 # desktop-file-utils, whose validator checks the shipped desktop entry, and PostgreSQL's server
 # programs (initdb, pg_ctl), with which the test command runs a private test server for the
@@ -31,7 +32,7 @@ APT_PACKAGES=(
   libxcb-xfixes0 libxcb-xkb1 libxcb-glx0 libxcb-dri3-0
   fonts-dejavu-core ca-certificates
   xvfb xauth
-  x11-utils openbox
+  x11-utils x11-xserver-utils openbox
   dbus gnome-keyring
   desktop-file-utils
   postgresql

@@ -1,12 +1,14 @@
 """The customer-facing display: a second window, without controls, that follows the sale live.
 
 It shows the shop's name and the sale's amount; the QR while a wallet or PIX charge waits; a
-card's amount while the card is keyed; "Paid — thank you!" once paid. It opens on the screen
-chosen in Settings: full screen when that is a second screen; on the shop's own screen (a PC
-with one monitor) a small window kept above the shop's maximised one, in its bottom-right
-corner, where the customer can see it and the clerk can drag it aside. When its screen is
-removed (a monitor unplugged) it moves to the last screen left, never crashes and never takes
-the shop's focus. The charge screen says what to show (`CustomerView`); this window only paints.
+card's amount while the card is keyed; "Paid — thank you!" once paid. It is for a screen facing
+the customer: it opens full screen on a screen other than the shop's (the one chosen in
+Settings, or the last one), and never on the shop's own screen, where it would cover the clerk's
+controls (with one monitor the customer scans the QR on the shop's screen, in the QR panel). It
+opens by itself when a second monitor is plugged in while the terminal runs and goes when that
+monitor is unplugged. Only Settings (or the terminal closing) closes it: a ✕ or Alt+F4 on it is
+ignored, and hidden some other way it is shown again at the next view. It never takes the shop's
+focus. The charge screen says what to show (`CustomerView`); this window only paints.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QScreen
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QScreen
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from checkout_desktop.domain.qr import QrPhase
@@ -26,13 +28,6 @@ from checkout_desktop.ui.qr_panel import QrView, countdown_text, qr_pixmap
 logger = logging.getLogger(__name__)
 
 DISPLAY_QR_SIDE = 360
-SHARED_QR_SIDE = 240
-"""The QR's side on the shop's own screen, in the small window beside the shop's."""
-SHARED_WIDTH = 360
-SHARED_HEIGHT = 470
-SHARED_BOTTOM_MARGIN = 90
-"""Kept clear below the small window on the shop's screen: the shop window's buttons and its
-status line."""
 
 
 @dataclass(frozen=True)
@@ -48,21 +43,28 @@ class CustomerView:
 IDLE = CustomerView("idle")
 
 
-def screen_named(name: str | None) -> QScreen | None:
-    """The screen of that name, or the last one (a second monitor is usually added last)."""
-    screens = QGuiApplication.screens()
-    if not screens:
+def customer_screen(name: str | None, shop: QScreen | None) -> QScreen | None:
+    """The screen the display opens on: the one of that name, or else the last one, but never
+    the shop's own screen (`shop`); None when there is no other screen."""
+    others = [screen for screen in QGuiApplication.screens() if screen is not shop]
+    if not others:
         return None
-    for screen in screens:
+    for screen in others:
         if name is not None and screen.name() == name:
             return screen
-    return screens[-1]
+    return others[-1]
 
 
 class CustomerDisplay(QWidget):
     """The customer's window: no buttons, no input; it only follows the shop's screen."""
 
-    def __init__(self, *, shop_name: str, screen_name: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        shop_name: str,
+        screen_name: str | None = None,
+        shop_window: QWidget | None = None,
+    ) -> None:
         super().__init__(None, Qt.WindowType.Window | Qt.WindowType.WindowDoesNotAcceptFocus)
         self.setObjectName("customerDisplay")
         self.setWindowTitle(self.tr("Customer display"))
@@ -70,6 +72,11 @@ class CustomerDisplay(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setStyleSheet("QWidget#customerDisplay { background: #ffffff; }")
         self.screen_name = screen_name
+        self.shop_window = shop_window
+        """The shop's window: the display never opens on its screen."""
+        self.opened = False
+        """Placed once (Settings want it): from then on it follows the screens and comes back
+        when hidden, until closed by the program."""
         self.view: CustomerView = IDLE
         self.shop = QLabel(shop_name, self)
         self.shop.setObjectName("displayShop")
@@ -79,7 +86,6 @@ class CustomerDisplay(QWidget):
         self.message.setObjectName("displayMessage")
         self.image = QLabel(self)
         self.image.setObjectName("displayQr")
-        self._qr_side = DISPLAY_QR_SIDE
         self.image.setFixedSize(DISPLAY_QR_SIDE, DISPLAY_QR_SIDE)
         self.countdown = QLabel(self)
         self.countdown.setObjectName("displayCountdown")
@@ -110,61 +116,63 @@ class CustomerDisplay(QWidget):
         self._timer.timeout.connect(self._tick)
         app = QGuiApplication.instance()
         if isinstance(app, QGuiApplication):
-            app.screenRemoved.connect(self._screen_removed)
+            app.screenAdded.connect(self._screens_changed)
+            app.screenRemoved.connect(self._screens_changed)
         self.show_view(IDLE)
 
     # -- placement --------------------------------------------------------------------------
 
     def place(self) -> None:
-        """Open on the chosen screen: full screen on a second monitor; on the shop's own screen
-        a small window kept on top in its bottom-right corner (a window created before the
-        shop's maximised one would otherwise open behind it, and the customer never sees it)."""
-        target = screen_named(self.screen_name)
+        """Open full screen on the customer's screen, or stay closed when the only screen is
+        the shop's own (a window there would cover the clerk's controls)."""
+        self.opened = True
+        target = customer_screen(self.screen_name, self._shop_screen())
         if target is None:
+            if self.isVisible():
+                logger.info("no screen for the customer display beside the shop's; hidden")
+                self.hide()
             return
-        primary = QGuiApplication.primaryScreen()
-        geometry = target.availableGeometry()
+        if (
+            self.isVisible()
+            and self.isFullScreen()
+            and not self.isMinimized()
+            and self.screen() is target
+        ):
+            return
+        if not self.isVisible():
+            self.winId()  # the native window, so that it opens on its screen
         handle = self.windowHandle()
         if handle is not None:
             handle.setScreen(target)
-        if target is not primary and len(QGuiApplication.screens()) > 1:
-            self._share_screen(False)
-            self.setGeometry(geometry)
-            self.showFullScreen()
-        else:
-            self._share_screen(True)
-            width = min(SHARED_WIDTH, geometry.width() // 3)
-            height = min(SHARED_HEIGHT, geometry.height())
-            bottom = max(geometry.y() + height, geometry.bottom() + 1 - SHARED_BOTTOM_MARGIN)
-            self.setGeometry(
-                geometry.x() + geometry.width() - width, bottom - height, width, height
-            )
-            self.showNormal()
-            self.raise_()
+        self.setGeometry(target.geometry())
+        self.showFullScreen()
 
-    def _share_screen(self, shared: bool) -> None:
-        """Kept on top with a smaller QR on the shop's own screen; a plain window on its own."""
-        on_top = bool(self.windowFlags() & Qt.WindowType.WindowStaysOnTopHint)
-        if on_top != shared:
-            # Changing a window's flags hides it; `place` shows it again.
-            self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, shared)
-        side = SHARED_QR_SIDE if shared else DISPLAY_QR_SIDE
-        if side != self._qr_side:
-            self._qr_side = side
-            self.image.setFixedSize(side, side)
-            self._qr_shown = None  # drawn again at its new size
-            self.show_view(self.view)
+    def _shop_screen(self) -> QScreen | None:
+        shop = self.shop_window
+        if shop is not None:
+            return shop.screen()
+        return QGuiApplication.primaryScreen()
 
-    def _screen_removed(self, screen: QScreen) -> None:
-        # The monitor it was on is gone: move to a screen that is left (Qt would otherwise leave
-        # the window on a screen that no longer exists).
-        if not self.isVisible():
+    def _screens_changed(self, _screen: QScreen) -> None:
+        # A monitor plugged in or unplugged: placed again once Qt has moved the windows of a
+        # screen that went (the shop's own may have moved to another).
+        if self.opened:
+            QTimer.singleShot(0, self, self._replace)
+
+    def _replace(self) -> None:
+        if self.opened:
+            logger.info("screens changed; placing the customer display again")
+            self.place()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if event.spontaneous():
+            # A ✕ or Alt+F4 from the window system: the customer's window stays; only
+            # Settings (or the terminal closing) close it, from the program.
+            logger.info("a close of the customer display from its window was ignored")
+            event.ignore()
             return
-        current = self.screen()
-        if current is not None and current is not screen:
-            return
-        logger.info("the customer display's screen was removed; moving it")
-        self.place()
+        self.opened = False
+        super().closeEvent(event)
 
     # -- painting ---------------------------------------------------------------------------
 
@@ -183,7 +191,7 @@ class CustomerDisplay(QWidget):
             self.countdown.clear()
         else:
             if self._qr_shown != qr.merchant_charge_id:
-                pixmap = qr_pixmap(qr.image, qr.code, self._qr_side)
+                pixmap = qr_pixmap(qr.image, qr.code, DISPLAY_QR_SIDE)
                 if pixmap is not None:
                     self.image.setPixmap(pixmap)
                 self._qr_shown = qr.merchant_charge_id
@@ -215,6 +223,10 @@ class CustomerDisplay(QWidget):
         if qr is not None and qr.phase == QrPhase.AWAITING and not self._timer.isActive():
             self._timer.start()
         self._tick()
+        if self.opened and (not self.isVisible() or self.isMinimized()):
+            # Hidden or minimised some other way: shown again where it belongs (or kept
+            # closed when the only screen left is the shop's).
+            self.place()
 
     def _tick(self) -> None:
         qr = self.view.qr if self.view.stage == "qr" else None
@@ -225,4 +237,4 @@ class CustomerDisplay(QWidget):
         self.countdown.setText(countdown_text(qr.seconds_left(utc_now())))
 
 
-__all__ = ["IDLE", "CustomerDisplay", "CustomerView", "screen_named"]
+__all__ = ["IDLE", "CustomerDisplay", "CustomerView", "customer_screen"]

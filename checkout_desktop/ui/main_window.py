@@ -520,7 +520,8 @@ class MainWindow(QMainWindow):
     # -- customer-facing display ---------------------------------------------------------------
 
     def _apply_customer_display(self, settings: Settings) -> None:
-        """Open, move or close the customer's window as Settings say."""
+        """Open, move or close the customer's window as Settings say: it opens on a screen
+        other than this window's, and only Settings (or closing the terminal) close it."""
         wanted = settings.qr.customer_display
         shop = settings.ui.shop_name or self.merchant.name
         display = self.customer_display
@@ -532,7 +533,7 @@ class MainWindow(QMainWindow):
             return
         if display is None:
             display = CustomerDisplay(
-                shop_name=shop, screen_name=settings.qr.customer_display_screen
+                shop_name=shop, screen_name=settings.qr.customer_display_screen, shop_window=self
             )
             self.customer_display = display
         display.set_shop_name(shop)

@@ -43,25 +43,25 @@ class QrSettingsBox(QGroupBox):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.screen_choice.setMinimumContentsLength(16)
-        # With one monitor the display shares the shop's screen: said before it surprises.
-        self.one_screen = QLabel(
+        # Where it opens, said before it surprises: never over the shop's own screen.
+        self.screens_note = QLabel(
             self.tr(
-                "Only one screen is connected: the customer display opens as a small window "
-                "kept on top in the bottom-right corner of the shop's screen (drag it aside if "
-                "it hides something). Connect a second monitor facing the customer to show it "
-                "full screen there."
+                "The customer display opens full screen on a second screen facing the "
+                "customer, by itself as soon as one is connected, and only this option closes "
+                "it. With only one screen it is not opened: the customer scans the QR on the "
+                "shop's screen."
             ),
             self,
         )
-        self.one_screen.setObjectName("settingsDisplayOneScreen")
-        self.one_screen.setWordWrap(True)
+        self.screens_note.setObjectName("settingsDisplayScreensNote")
+        self.screens_note.setWordWrap(True)
         form = QFormLayout(self)
         form.addRow(self.tr("PIX QR valid for"), self.pix_expiration)
         form.addRow("", self.display)
         form.addRow(self.tr("On screen"), self.screen_choice)
-        form.addRow("", self.one_screen)
+        form.addRow("", self.screens_note)
         self.display.toggled.connect(self.screen_choice.setEnabled)
-        self.display.toggled.connect(self._say_screens)
+        self.display.toggled.connect(self.screens_note.setVisible)
 
     def _fill_screens(self, chosen: str | None) -> None:
         self.screen_choice.clear()
@@ -75,16 +75,12 @@ class QrSettingsBox(QGroupBox):
             )
         self.screen_choice.setCurrentIndex(max(self.screen_choice.findData(chosen), 0))
 
-    def _say_screens(self) -> None:
-        one = len(QGuiApplication.screens()) < 2
-        self.one_screen.setVisible(one and self.display.isChecked())
-
     def load(self, settings: QrSettings) -> None:
         self.pix_expiration.setValue(settings.pix_expiration_s)
         self.display.setChecked(settings.customer_display)
         self._fill_screens(settings.customer_display_screen)
         self.screen_choice.setEnabled(settings.customer_display)
-        self._say_screens()
+        self.screens_note.setVisible(settings.customer_display)
 
     def collect(self, settings: QrSettings) -> QrSettings:
         return settings.model_copy(

@@ -2683,8 +2683,8 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Mostrar uma janela para o cliente</translation>
     </message>
     <message>
-        <source>Only one screen is connected: the customer display opens as a small window kept on top in the bottom-right corner of the shop&apos;s screen (drag it aside if it hides something). Connect a second monitor facing the customer to show it full screen there.</source>
-        <translation>Só há uma tela conectada: a tela do cliente abre como uma janela pequena, sempre por cima, no canto inferior direito da tela da loja (arraste-a se ela esconder algo). Conecte um segundo monitor voltado para o cliente para mostrá-la em tela cheia.</translation>
+        <source>The customer display opens full screen on a second screen facing the customer, by itself as soon as one is connected, and only this option closes it. With only one screen it is not opened: the customer scans the QR on the shop&apos;s screen.</source>
+        <translation>A tela do cliente abre em tela cheia num segundo monitor voltado para o cliente, sozinha assim que ele é conectado, e só esta opção a fecha. Com um só monitor ela não é aberta: o cliente escaneia o QR na tela da loja.</translation>
     </message>
     <message>
         <source>PIX QR valid for</source>

@@ -394,7 +394,10 @@ def test_the_pix_expiry_and_the_display_are_set_in_settings_and_apply_at_once(
         assert window.customer_display is None
         box.display.setChecked(True)
         assert settings.save(), settings.message.text()
-        assert window.customer_display is not None and window.customer_display.isVisible()
+        # Wanted again; on this one-screen platform it stays closed (a window there would
+        # cover the clerk's controls) until a second screen is plugged in.
+        shown = window.customer_display
+        assert shown is not None and shown.opened and not shown.isVisible()
         outcome = qr_sale(shop, PIX, 700)
         record = shop.record(outcome.merchant_charge_id)
         txn = qr_transaction(record.state)

@@ -119,11 +119,9 @@ def test_the_panel_says_where_the_qr_stands(qtbot: QtBot) -> None:
     assert not panel.receipt_button.isHidden()
 
 
-def test_the_display_follows_the_sale_and_survives_its_screen_going(qtbot: QtBot) -> None:
+def test_the_display_follows_the_sale(qtbot: QtBot) -> None:
     display = CustomerDisplay(shop_name="Loja Teste")
     qtbot.addWidget(display)
-    display.place()
-    assert display.isVisible()
     assert display.message.text() == "Welcome"
     display.show_view(CustomerView("card", 2590))
     assert "card" in display.message.text()
@@ -132,54 +130,56 @@ def test_the_display_follows_the_sale_and_survives_its_screen_going(qtbot: QtBot
     display.show_view(CustomerView("qr", 2590, waiting))
     assert display.message.text() == "Scan the QR to pay"
     assert not display.image.isHidden() and not display.image.pixmap().isNull()
+    assert display.image.pixmap().width() == display.image.width()
     assert display.countdown.text().startswith("Expires in ")
     paid = QrView.of(record(status="PAID", txn_status="PAID"))
     display.show_view(CustomerView("qr", 2590, paid))
     assert display.message.text() == "Paid — thank you!"
     assert display.image.isHidden()
-    # Its screen removed: it moves to a screen left, and keeps showing the sale.
-    screen = display.screen()
-    assert screen is not None
-    display._screen_removed(screen)
-    assert display.isVisible()
-    assert display.message.text() == "Paid — thank you!"
     # No controls: nothing on it can be pressed or typed into.
     assert display.findChildren(QAbstractButton) == []
     assert display.findChildren(QLineEdit) == []
 
 
-def test_on_the_shops_own_screen_the_display_stays_on_top_in_a_corner_without_focus(
-    qtbot: QtBot,
-) -> None:
-    # One monitor (the offscreen platform has one): the display shares the shop's screen, so
-    # it is kept above the shop's maximised window, small, in its corner, and never takes the
-    # keyboard from the clerk.
+def test_on_the_shops_own_screen_the_display_is_not_opened(qtbot: QtBot) -> None:
+    # One monitor (the offscreen platform has one): a window there would cover the clerk's
+    # controls, so none is opened, not at the next view, nor when screens change; the customer
+    # scans the QR on the shop's screen. (Second screens: test_customer_display_screens.py.)
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QWidget
 
+    shop = QWidget()
+    qtbot.addWidget(shop)
+    display = CustomerDisplay(shop_name="Loja Teste", shop_window=shop)
+    qtbot.addWidget(display)
+    display.place()
+    assert not display.isVisible()
+    waiting = QrView.of(record(image=qr_image(CODE, data_uri=True)))
+    display.show_view(CustomerView("qr", 2590, waiting))
+    assert not display.isVisible()
+    screen = QGuiApplication.primaryScreen()
+    display._screens_changed(screen)
+    qtbot.wait(50)
+    assert not display.isVisible()
+    assert display.message.text() == "Scan the QR to pay"  # painted, ready for a second screen
+    assert display.windowFlags() & Qt.WindowType.WindowDoesNotAcceptFocus
+    assert not display.windowFlags() & Qt.WindowType.WindowStaysOnTopHint
+
+
+def test_closed_by_the_program_the_display_stays_closed(qtbot: QtBot) -> None:
+    # Settings turning it off (or the terminal closing) close it from the program: that close
+    # is obeyed, and the next view does not bring it back.
     display = CustomerDisplay(shop_name="Loja Teste")
     qtbot.addWidget(display)
     display.place()
-    assert display.isVisible()
-    flags = display.windowFlags()
-    assert flags & Qt.WindowType.WindowStaysOnTopHint
-    assert flags & Qt.WindowType.WindowDoesNotAcceptFocus
-    screen = QGuiApplication.primaryScreen().availableGeometry()
-    frame = display.geometry()
-    assert screen.contains(frame)
-    # A corner: the right edge, low on the screen; a third of its width at most.
-    assert frame.right() == screen.right()
-    assert frame.bottom() > screen.center().y()
-    assert frame.width() <= screen.width() // 3 + 1
-    # The QR still fits it whole.
-    waiting = QrView.of(record(image=qr_image(CODE, data_uri=True)))
-    assert waiting is not None
-    display.show_view(CustomerView("qr", 2590, waiting))
-    assert display.image.width() <= frame.width()
-    assert display.image.pixmap().width() == display.image.width()
+    assert display.close()
+    display.show_view(CustomerView("card", 2590))
+    assert not display.isVisible()
+    assert not display.opened
 
 
-def test_settings_say_the_display_wants_a_second_screen(qtbot: QtBot) -> None:
+def test_settings_say_where_the_display_opens(qtbot: QtBot) -> None:
     from checkout_desktop.settings import QrSettings
     from checkout_desktop.ui.qr_settings import QrSettingsBox
 
@@ -187,5 +187,10 @@ def test_settings_say_the_display_wants_a_second_screen(qtbot: QtBot) -> None:
     qtbot.addWidget(box)
     box.load(QrSettings(customer_display=True))
     box.show()
-    assert box.one_screen.isVisible()
-    assert "second" in box.one_screen.text()
+    assert box.screens_note.isVisible()
+    note = box.screens_note.text()
+    assert "second screen" in note and "full screen" in note
+    assert "scans the QR on the shop's screen" in note
+    assert "small window" not in note
+    box.display.setChecked(False)
+    assert not box.screens_note.isVisible()
