@@ -9,6 +9,8 @@ first chosen.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,9 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from checkout_desktop.charges.service import MoneyOperationError, MoneyOperationRefused
 from checkout_desktop.domain.environments import profile_of
 from checkout_desktop.domain.learned import LEARNED_FLAGS, LearnedFlag
+from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.gateway.errors import GatewayError
 from checkout_desktop.ui.adapter import QtEventAdapter
 from checkout_desktop.ui.charge_screen import ChargeScreen
 from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
@@ -45,9 +50,11 @@ from checkout_desktop.ui.interrupted_notice import InterruptedNotices, standing_
 from checkout_desktop.ui.labels import profile_label, status_label
 from checkout_desktop.ui.listener_notice import ListenerFailureNotice
 from checkout_desktop.ui.loop import read
+from checkout_desktop.ui.money_texts import money_error_text
 from checkout_desktop.ui.problem_banner import ProblemBanner
 from checkout_desktop.ui.qr_texts import late_payment_notice, paid_off_screen_notice
 from checkout_desktop.ui.qt_app import app_icon
+from checkout_desktop.ui.reasons import error_text
 from checkout_desktop.ui.status_bar import TerminalStatusBar
 from checkout_desktop.ui.store_texts import store_failure_text
 
@@ -224,6 +231,8 @@ class MainWindow(QMainWindow):
         self._waiting_qrs: tuple[str, ...] = ()
         """This environment's QRs still awaiting payment, as the status bar last read them."""
         self._qr_close_box: QMessageBox | None = None
+        self._cancelling_qrs = False
+        """The clerk chose to cancel the QRs still waiting and close: the cancels are under way."""
         self.tunnel_notice = TunnelNotice(self)
         body = QWidget(self)
         layout = QVBoxLayout(body)
@@ -405,12 +414,18 @@ class MainWindow(QMainWindow):
             late = paid_off_screen_notice(mcid, event.changes)
         if late is not None:
             # Money came in for a QR the screen had let go: the clerk must know, whatever
-            # the charge screen shows now.
-            self.statusBar().showMessage(late, 300_000)
-            if not on_screen:
-                # Not shown paid on the charge screen: a note that stays until read (the
-                # status line is too narrow to carry it whole).
-                self._announce_qr_paid(late)
+            # the charge screen shows now. The status line beside its fields holds a few
+            # words only: it points to where the whole of it is said.
+            if on_screen:
+                # Shown paid on the charge screen; the History says the rest.
+                self.statusBar().showMessage(
+                    self.tr("QR {id} paid after it had ended — see the History").format(id=mcid),
+                    300_000,
+                )
+            else:
+                # Not shown paid on the charge screen: a note that stays until read, and the
+                # status line points to it until then.
+                self._announce_qr_paid(late, self.tr("QR {id} paid — see the note").format(id=mcid))
             if self.tray is not None:
                 self.tray.showMessage(
                     self.tr("A QR was paid"), late, QSystemTrayIcon.MessageIcon.Warning, 20_000
@@ -427,9 +442,19 @@ class MainWindow(QMainWindow):
             self.tray.showMessage(title, message, QSystemTrayIcon.MessageIcon.Information, 8000)
         self.notified.emit(title, message)
 
-    def _announce_qr_paid(self, text: str) -> None:
+    def _announce_qr_paid(self, text: str, pointer: str) -> None:
         # It does not stop the sale being typed.
-        standing_note(self, name="qrPaidNotice", title=self.tr("A QR was paid"), text=text).show()
+        note = standing_note(self, name="qrPaidNotice", title=self.tr("A QR was paid"), text=text)
+        status = self.statusBar()
+        status.showMessage(pointer, 300_000)
+
+        def read_now(_result: int) -> None:
+            # Read: the pointer goes (unless the status line says something else by now).
+            if status.currentMessage() == pointer:
+                status.clearMessage()
+
+        note.finished.connect(read_now)
+        note.show()
 
     def _acknowledge(self, url: str) -> None:
         if self._acknowledge_url is not None:
@@ -770,28 +795,84 @@ class MainWindow(QMainWindow):
         challenge.cancel()
         self.request_close()
 
+    def _on_builtin_sandbox(self) -> bool:
+        """Whether the running environment is the built-in sandbox (it stops with the terminal)."""
+        profile = self.settings.profiles.get(profile_of(self._service.profile))
+        return profile is not None and profile.is_builtin_sandbox
+
+    def _close_with_qrs_text(self, waiting: tuple[str, ...], *, cancel_offered: bool) -> str:
+        one = len(waiting) == 1
+        charges = ", ".join(waiting[:5]) + (", …" if len(waiting) > 5 else "")
+        if one:
+            head = self.tr("1 QR is still awaiting payment ({charges}).").format(charges=charges)
+        else:
+            head = self.tr("{n} QRs are still awaiting payment ({charges}).").format(
+                n=len(waiting), charges=charges
+            )
+        if self._on_builtin_sandbox():
+            # The sandbox plays the service in this program: closed, it takes no payment.
+            after = (
+                self.tr(
+                    "The built-in sandbox stops with the terminal: nobody can pay it while the "
+                    "terminal is closed; it can be paid again once the terminal opens, until it "
+                    "expires."
+                )
+                if one
+                else self.tr(
+                    "The built-in sandbox stops with the terminal: nobody can pay them while the "
+                    "terminal is closed; they can be paid again once the terminal opens, until "
+                    "they expire."
+                )
+            )
+        else:
+            after = (
+                self.tr(
+                    "It stays payable until it expires, with the terminal closed too; a payment "
+                    "is announced when the terminal opens again."
+                )
+                if one
+                else self.tr(
+                    "They stay payable until they expire, with the terminal closed too; a "
+                    "payment is announced when the terminal opens again."
+                )
+            )
+        if cancel_offered:
+            advice = (
+                self.tr("Cancel it if the customer will not pay it.")
+                if one
+                else self.tr("Cancel them if the customers will not pay them.")
+            )
+        else:
+            advice = self.tr(
+                "This service does not cancel an unpaid QR; refund a payment from the History "
+                "if the sale was paid another way."
+            )
+        return f"{head} {after}\n\n{advice}"
+
     def _ask_close_with_qrs(self, waiting: tuple[str, ...]) -> None:
-        """The clerk closes with QRs the customer may still pay: said, and asked."""
+        """The clerk closes with QRs the customer may still pay: said, and asked (cancel them
+        and close, when the service cancels an unpaid QR; close anyway; keep the window)."""
         if self._qr_close_box is not None:
             return
+        one = len(waiting) == 1
+        cancel_offered = self.charge_screen.qr_panel.cancel_offered
         box = QMessageBox(self)
         box.setObjectName("closeQrWaiting")
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(self.tr("QRs still waiting"))
-        count = (
-            self.tr("1 QR is still awaiting payment")
-            if len(waiting) == 1
-            else self.tr("{n} QRs are still awaiting payment").format(n=len(waiting))
+        box.setWindowTitle(
+            self.tr("A QR is still waiting") if one else self.tr("QRs still waiting")
         )
-        charges = ", ".join(waiting[:5])
-        box.setText(
-            self.tr(
-                "{count} ({charges}). It stays payable until it expires, with the terminal "
-                "closed too; a payment is announced when the terminal opens again. Cancel it "
-                "first (Cancel QR, or in the History) if the customer will not pay it."
-            ).format(count=count, charges=charges)
-        )
-        close = box.addButton(self.tr("&Close anyway"), QMessageBox.ButtonRole.AcceptRole)
+        box.setText(self._close_with_qrs_text(waiting, cancel_offered=cancel_offered))
+        if cancel_offered:
+            cancel = box.addButton(
+                self.tr("&Cancel the QR and close")
+                if one
+                else self.tr("&Cancel the QRs and close"),
+                QMessageBox.ButtonRole.AcceptRole,
+            )
+            cancel.setObjectName("cancelQrsAndClose")
+            cancel.clicked.connect(lambda: self._cancel_qrs_and_close(waiting))
+        close = box.addButton(self.tr("Close &anyway"), QMessageBox.ButtonRole.DestructiveRole)
         close.setObjectName("closeWithQrs")
         keep = box.addButton(self.tr("&Keep the window open"), QMessageBox.ButtonRole.RejectRole)
         keep.setObjectName("keepWindowOpen")
@@ -800,6 +881,73 @@ class MainWindow(QMainWindow):
         close.clicked.connect(self._close_after_question)
         box.finished.connect(self._forget_qr_close_box)
         self._qr_close_box = box
+        box.open()
+
+    def _cancel_qrs_and_close(self, waiting: tuple[str, ...]) -> None:
+        """Cancel each QR through the service's cancel (which refuses one paid meanwhile: a
+        payment is never undone here), then close; any not cancelled keeps the window open,
+        saying why."""
+        if self._cancelling_qrs:
+            return
+        self._cancelling_qrs = True
+        self.statusBar().showMessage(
+            self.tr("Cancelling the QR…") if len(waiting) == 1 else self.tr("Cancelling the QRs…")
+        )
+        task = asyncio.ensure_future(self._cancel_qrs(waiting))
+        task.add_done_callback(self._qrs_cancelled)
+
+    async def _cancel_qrs(self, waiting: tuple[str, ...]) -> list[tuple[str, BaseException]]:
+        failed: list[tuple[str, BaseException]] = []
+        for mcid in waiting:
+            try:
+                await self._service.cancel_qr(mcid)
+            except Exception as exc:  # each one is said to the clerk, the others still go
+                failed.append((mcid, exc))
+        with contextlib.suppress(Exception):
+            # Counted again (the status bar and a later close ask from this).
+            await self._awaiting_qr_count()
+        return failed
+
+    def _qrs_cancelled(self, done: asyncio.Future[list[tuple[str, BaseException]]]) -> None:
+        self._cancelling_qrs = False
+        self.statusBar().clearMessage()
+        if done.cancelled():
+            return
+        failed = done.result()
+        if not failed:
+            logger.info("closing after the QRs still waiting were cancelled")
+            self._close_after_question()
+            return
+        lines = []
+        for mcid, exc in failed:
+            if isinstance(exc, MoneyOperationRefused) and exc.why.mentions(
+                ReasonCode.QR_CANCEL_REFUSED
+            ):
+                self._keep_qr_cancel_refused()
+            if isinstance(exc, MoneyOperationError):
+                why = money_error_text(exc)
+            else:
+                if not isinstance(exc, GatewayError | ValueError | LookupError):
+                    logger.error("cancel of QR %s before closing failed", mcid, exc_info=exc)
+                why = error_text(exc)
+            lines.append(self.tr("QR {id}: {why}").format(id=mcid, why=why))
+        box = QMessageBox(self)
+        box.setObjectName("qrsNotCancelled")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(self.tr("Not cancelled"))
+        box.setText(
+            (
+                self.tr("The QR was not cancelled, so the window stays open.")
+                if len(failed) == 1
+                else self.tr("{n} QRs were not cancelled, so the window stays open.").format(
+                    n=len(failed)
+                )
+            )
+            + "\n\n"
+            + "\n".join(lines)
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
 
     def _forget_qr_close_box(self, _result: int) -> None:
@@ -817,6 +965,10 @@ class MainWindow(QMainWindow):
             # attempt UNKNOWN (safe, resolved at the next start, but slower for the shop).
             event.ignore()
             self._ask_close_after_charge()
+            return
+        if self._cancelling_qrs and not self._qrs_asked:
+            # The QRs are being cancelled: the window closes once they are (or says why not).
+            event.ignore()
             return
         if not self._qrs_asked and self._waiting_qrs:
             event.ignore()

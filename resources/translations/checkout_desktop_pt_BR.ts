@@ -2224,6 +2224,14 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Outro sandbox embutido</translation>
     </message>
     <message>
+        <source>QR {id} paid after it had ended — see the History</source>
+        <translation>QR {id} pago depois de encerrado — veja o Histórico</translation>
+    </message>
+    <message>
+        <source>QR {id} paid — see the note</source>
+        <translation>QR {id} pago — veja o aviso</translation>
+    </message>
+    <message>
         <source>A QR was paid</source>
         <translation>Um QR foi pago</translation>
     </message>
@@ -2288,24 +2296,84 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>&amp;Cancelar a confirmação e fechar</translation>
     </message>
     <message>
+        <source>1 QR is still awaiting payment ({charges}).</source>
+        <translation>1 QR ainda aguarda pagamento ({charges}).</translation>
+    </message>
+    <message>
+        <source>{n} QRs are still awaiting payment ({charges}).</source>
+        <translation>{n} QRs ainda aguardam pagamento ({charges}).</translation>
+    </message>
+    <message>
+        <source>The built-in sandbox stops with the terminal: nobody can pay it while the terminal is closed; it can be paid again once the terminal opens, until it expires.</source>
+        <translation>O sandbox embutido para junto com o terminal: ninguém consegue pagá-lo enquanto o terminal estiver fechado; ele poderá ser pago de novo quando o terminal abrir, até expirar.</translation>
+    </message>
+    <message>
+        <source>The built-in sandbox stops with the terminal: nobody can pay them while the terminal is closed; they can be paid again once the terminal opens, until they expire.</source>
+        <translation>O sandbox embutido para junto com o terminal: ninguém consegue pagá-los enquanto o terminal estiver fechado; eles poderão ser pagos de novo quando o terminal abrir, até expirarem.</translation>
+    </message>
+    <message>
+        <source>It stays payable until it expires, with the terminal closed too; a payment is announced when the terminal opens again.</source>
+        <translation>Ele continua pagável até expirar, mesmo com o terminal fechado; um pagamento é avisado quando o terminal abrir de novo.</translation>
+    </message>
+    <message>
+        <source>They stay payable until they expire, with the terminal closed too; a payment is announced when the terminal opens again.</source>
+        <translation>Eles continuam pagáveis até expirarem, mesmo com o terminal fechado; um pagamento é avisado quando o terminal abrir de novo.</translation>
+    </message>
+    <message>
+        <source>Cancel it if the customer will not pay it.</source>
+        <translation>Cancele-o se o cliente não for pagá-lo.</translation>
+    </message>
+    <message>
+        <source>Cancel them if the customers will not pay them.</source>
+        <translation>Cancele-os se os clientes não forem pagá-los.</translation>
+    </message>
+    <message>
+        <source>This service does not cancel an unpaid QR; refund a payment from the History if the sale was paid another way.</source>
+        <translation>Este serviço não cancela um QR não pago; estorne um pagamento pelo Histórico se a venda tiver sido paga de outra forma.</translation>
+    </message>
+    <message>
         <source>QRs still waiting</source>
         <translation>QRs ainda aguardando</translation>
     </message>
     <message>
-        <source>1 QR is still awaiting payment</source>
-        <translation>1 QR ainda aguarda pagamento</translation>
+        <source>A QR is still waiting</source>
+        <translation>Um QR ainda está aguardando</translation>
     </message>
     <message>
-        <source>{n} QRs are still awaiting payment</source>
-        <translation>{n} QRs ainda aguardam pagamento</translation>
+        <source>&amp;Cancel the QR and close</source>
+        <translation>&amp;Cancelar o QR e fechar</translation>
     </message>
     <message>
-        <source>{count} ({charges}). It stays payable until it expires, with the terminal closed too; a payment is announced when the terminal opens again. Cancel it first (Cancel QR, or in the History) if the customer will not pay it.</source>
-        <translation>{count} ({charges}). Ele continua pagável até expirar, mesmo com o terminal fechado; um pagamento será avisado quando o terminal abrir de novo. Cancele-o antes (Cancelar QR, ou pelo Histórico) se o cliente não for pagá-lo.</translation>
+        <source>&amp;Cancel the QRs and close</source>
+        <translation>&amp;Cancelar os QRs e fechar</translation>
     </message>
     <message>
-        <source>&amp;Close anyway</source>
+        <source>Close &amp;anyway</source>
         <translation>&amp;Fechar mesmo assim</translation>
+    </message>
+    <message>
+        <source>Cancelling the QR…</source>
+        <translation>Cancelando o QR…</translation>
+    </message>
+    <message>
+        <source>Cancelling the QRs…</source>
+        <translation>Cancelando os QRs…</translation>
+    </message>
+    <message>
+        <source>QR {id}: {why}</source>
+        <translation>QR {id}: {why}</translation>
+    </message>
+    <message>
+        <source>Not cancelled</source>
+        <translation>Não cancelado</translation>
+    </message>
+    <message>
+        <source>The QR was not cancelled, so the window stays open.</source>
+        <translation>O QR não foi cancelado; por isso a janela continua aberta.</translation>
+    </message>
+    <message>
+        <source>{n} QRs were not cancelled, so the window stays open.</source>
+        <translation>{n} QRs não foram cancelados; por isso a janela continua aberta.</translation>
     </message>
     <message>
         <source>&amp;Keep the window open</source>

@@ -322,7 +322,7 @@ def test_a_payment_landing_after_the_cancel_is_shown_and_refunded(shop: Shop) ->
     window = shop.window
     # The window says so, whatever the charge screen shows, and so does the timeline.
     spin_until(
-        lambda: "was paid after it had ended" in window.statusBar().currentMessage(),
+        lambda: "paid after it had ended — see the History" in window.statusBar().currentMessage(),
         "the late payment's notice",
     )
     assert mcid in window.statusBar().currentMessage()

@@ -10,20 +10,28 @@ import logging
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QPushButton
 
 from checkout_desktop.domain.qr import QrPhase, qr_phase
 from checkout_desktop.domain.records import CARD, PIX, WALLET
 from checkout_desktop.settings import Settings
+from checkout_desktop.ui.elided_label import ElidedLabel
+from tests.gui.pseudo import in_portuguese
 from tests.gui.test_app_e2e import Shop, admin, close_window, open_window, spin_until
-from tests.gui.test_qr_e2e import cancel_refused, qr_sale, shop, simulate_payment
+from tests.gui.test_qr_e2e import (
+    cancel_refused,
+    notifications_late,
+    qr_sale,
+    shop,
+    simulate_payment,
+)
 
 logger = logging.getLogger(__name__)
 
 pytest_plugins = ["tests.gui.card_fixtures"]
 pytestmark = [pytest.mark.webengine, pytest.mark.slow]
 
-__all__ = ["cancel_refused", "shop"]  # the fixtures, used here by name
+__all__ = ["cancel_refused", "notifications_late", "shop"]  # the fixtures, used here by name
 
 
 def f2(shop: Shop) -> None:
@@ -90,7 +98,11 @@ def test_a_qr_left_payable_is_announced_when_paid_and_counted_at_a_later_start(
     # Closing the window while it waits asks first.
     window.close()
     box = question(shop, "closeQrWaiting")
-    assert "1 QR" in box.text() and "stays payable" in box.text(), box.text()
+    said = box.text()
+    assert "1 QR" in said and "built-in sandbox stops with the terminal" in said, said
+    # The service does not cancel an unpaid QR: no cancel is offered.
+    assert "does not cancel an unpaid QR" in said, said
+    assert box.findChild(QPushButton, "cancelQrsAndClose") is None
     answer(box, "keepWindowOpen")
     assert window.isVisible()
     # A later start (another window on the same store) says it too.
@@ -109,7 +121,7 @@ def test_a_qr_left_payable_is_announced_when_paid_and_counted_at_a_later_start(
     spin_until(
         lambda: mcid in window.statusBar().currentMessage(), "the payment of the QR left open"
     )
-    assert "money is in" in window.statusBar().currentMessage()
+    assert "see the note" in window.statusBar().currentMessage()
     # Too long for the status line beside its fields: a note stays until the clerk reads it.
     notice = question(shop, "qrPaidNotice")
     assert mcid in notice.text() and "money is in" in notice.text()
@@ -186,3 +198,137 @@ def test_a_paid_qr_needs_no_question(shop: Shop) -> None:
     QApplication.processEvents()
     assert asked(shop, "newSaleQrWaiting") == []
     assert screen.form.amount.centavos() == 0
+
+
+def _leave_qr(shop: Shop, kind: str, amount: int) -> str:
+    """A QR sale, then the next sale started with the QR left waiting (as a new sale the
+    service would not let cancel it leaves it)."""
+    mcid = qr_sale(shop, kind, amount).merchant_charge_id
+    shop.window.charge_screen.new_sale()
+    return mcid
+
+
+def _close_spied(shop: Shop, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The window's own close after the question, recorded instead of done (the shop's window
+    serves the module's other tests)."""
+    window = shop.window
+    closed: list[bool] = []
+    monkeypatch.setattr(window, "close", lambda: closed.append(True) or True)
+    monkeypatch.setattr(window, "_qrs_asked", False)
+    return closed
+
+
+def _waiting_counted(shop: Shop, n: int) -> None:
+    said = "1 QR awaiting payment" if n == 1 else f"{n} QRs awaiting payment"
+    shop.window.status.refresh_attempts()
+    spin_until(lambda: said in shop.window.status.attempts.text(), f"{n} QRs to be counted")
+
+
+def test_closing_with_several_qrs_says_them_in_the_plural_and_cancels_them(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = shop.window
+    first = _leave_qr(shop, PIX, 1111)
+    second = qr_sale(shop, WALLET, 2222).merchant_charge_id
+    _waiting_counted(shop, 2)
+    QMainWindow.close(window)
+    box = question(shop, "closeQrWaiting")
+    said = box.text()
+    assert box.windowTitle() == "QRs still waiting"
+    assert "2 QRs are still awaiting payment" in said and first in said and second in said
+    assert " it " not in said and "It " not in said, said
+    # The built-in sandbox stops with the terminal: nobody can pay them meanwhile.
+    assert "with the terminal closed too" not in said
+    assert "built-in sandbox stops with the terminal" in said, said
+    cancel = box.findChild(QPushButton, "cancelQrsAndClose")
+    assert cancel is not None and cancel.text() == "&Cancel the QRs and close"
+    answer(box, "keepWindowOpen")
+    assert window.isVisible()
+    closed = _close_spied(shop, monkeypatch)
+    QMainWindow.close(window)
+    answer(question(shop, "closeQrWaiting"), "cancelQrsAndClose")
+    spin_until(lambda: bool(closed), "the window to close once both QRs are cancelled")
+    for mcid in (first, second):
+        assert qr_phase(shop.record(mcid).state) == QrPhase.CANCELED, mcid
+    shop.window.charge_screen.new_sale()
+
+
+def test_closing_with_one_qr_says_it_in_the_singular_and_as_the_service_keeps_it(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = shop.window
+    mcid = _leave_qr(shop, PIX, 1212)
+    _waiting_counted(shop, 1)
+    QMainWindow.close(window)
+    box = question(shop, "closeQrWaiting")
+    assert box.windowTitle() == "A QR is still waiting"
+    assert "1 QR is still awaiting payment" in box.text() and mcid in box.text()
+    assert box.findChild(QPushButton, "cancelQrsAndClose").text() == "&Cancel the QR and close"
+    answer(box, "keepWindowOpen")
+    # On the real service a QR stays payable with the terminal closed.
+    monkeypatch.setattr(window, "_on_builtin_sandbox", lambda: False)
+    QMainWindow.close(window)
+    box = question(shop, "closeQrWaiting")
+    assert "stays payable until it expires, with the terminal closed too" in box.text()
+    assert "sandbox" not in box.text()
+    answer(box, "keepWindowOpen")
+    assert window.isVisible()
+    run_cancel(shop, mcid)
+
+
+def run_cancel(shop: Shop, mcid: str) -> None:
+    screen = shop.window.charge_screen
+    shop.window.show_charge(mcid)
+    history = shop.window.history_panel
+    spin_until(history.refund_button.isEnabled, "the cancel button")
+    history.refund_button.click()
+    dialog = history.dialog
+    assert dialog is not None
+    dialog.accept()
+    spin_until(lambda: qr_phase(shop.record(mcid).state) == QrPhase.CANCELED, "the cancel")
+    shop.window.tabs.setCurrentIndex(shop.window.charge_tab)
+    screen.new_sale()
+
+
+def test_a_qr_paid_before_its_cancel_on_closing_keeps_the_window_open(
+    shop: Shop, notifications_late: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = shop.window
+    mcid = _leave_qr(shop, WALLET, 1313)
+    _waiting_counted(shop, 1)
+    closed = _close_spied(shop, monkeypatch)
+    # The customer pays; the service's notification is still on its way.
+    admin(shop, "POST", f"/_sandbox/pay/{mcid}")
+    QMainWindow.close(window)
+    answer(question(shop, "closeQrWaiting"), "cancelQrsAndClose")
+    box = question(shop, "qrsNotCancelled")
+    assert mcid in box.text() and "window stays open" in box.text(), box.text()
+    assert not closed and window.isVisible()
+    assert qr_phase(shop.record(mcid).state) == QrPhase.PAID
+    box.accept()
+    spin_until(lambda: bool(asked(shop, "qrPaidNotice")), "the payment's note")
+    for notice in asked(shop, "qrPaidNotice"):
+        notice.accept()
+
+
+def test_a_qr_paid_off_screen_says_so_briefly_until_its_note_is_read(shop: Shop) -> None:
+    window = shop.window
+    status = window.statusBar()
+    mcid = _leave_qr(shop, PIX, 2525)
+    shop.sale(1200)
+    with in_portuguese():
+        admin(shop, "POST", f"/_sandbox/pay/{mcid}")
+        spin_until(lambda: mcid in status.currentMessage(), "the payment of the QR left open")
+        said = status.currentMessage()
+        notice = question(shop, "qrPaidNotice")
+    assert said == f"QR {mcid} pago — veja o aviso", said
+    # It fits beside the status bar's fields on the shop's 1366 px screen.
+    fields = [w for w in window.status.findChildren(ElidedLabel) if w.isVisible()]
+    room = 1366 - sum(max(w.sizeHint().width(), w.width()) + 6 for w in fields) - 12
+    assert status.fontMetrics().horizontalAdvance(said) <= room, (said, room)
+    assert mcid in notice.text()
+    notice.accept()
+    QApplication.processEvents()
+    assert status.currentMessage() == ""
+    assert window.charge_screen.form.amount.centavos() == 1200
+    window.charge_screen.new_sale()
