@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from checkout_desktop.charges.service import MoneyOperationError, MoneyOperationRefused
+from checkout_desktop.domain.counters import counter_of_sale
 from checkout_desktop.domain.environments import profile_of
 from checkout_desktop.domain.learned import LEARNED_FLAGS, LearnedFlag
 from checkout_desktop.domain.reasons import ReasonCode
@@ -402,15 +403,24 @@ class MainWindow(QMainWindow):
         return len(waiting)
 
     async def _awaiting_qrs(self) -> list[ChargeRecord]:
-        """This environment's QRs the customer may still pay."""
-        return await self._views.awaiting_qrs(profile=self._service.profile, now=utc_now())
+        """This counter's QRs the customer may still pay (another counter of a shared store
+        counts, cancels and announces its own)."""
+        waiting = await self._views.awaiting_qrs(profile=self._service.profile, now=utc_now())
+        return [record for record in waiting if self._made_here(record.sale_id)]
+
+    def _made_here(self, sale_id: str | None) -> bool:
+        """Whether this counter made the sale (its id carries the counter's; a sale id from
+        before counters, or a terminal alone on its store, counts as this one's)."""
+        made_at = counter_of_sale(sale_id)
+        return made_at is None or self._service.counter is None or made_at == self._service.counter
 
     def _on_charge_changed(self, event: ChargeChanged) -> None:
         mcid = event.merchant_charge_id
         on_screen = self.charge_screen.shows_charge(mcid)
         late = late_payment_notice(mcid, event.changes)
-        if late is None and not on_screen:
-            # A QR left waiting (a new sale, a restart) was paid: said as a late one is.
+        if late is None and not on_screen and self._made_here(event.sale_id):
+            # A QR this counter left waiting (a new sale, a restart) was paid: said as a late
+            # one is (another counter's QR is that counter's to tell).
             late = paid_off_screen_notice(mcid, event.changes)
         if late is not None:
             # Money came in for a QR the screen had let go: the clerk must know, whatever

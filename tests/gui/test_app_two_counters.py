@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.paths import AppPaths
@@ -220,3 +220,54 @@ async def _set_faults(link: Any, faults: dict[str, Any]) -> int:
             headers={"X-Sandbox-Admin-Token": link.info.admin_token},
         )
     return response.status_code
+
+
+def test_a_counter_counts_asks_about_and_tells_only_its_own_waiting_qrs(
+    qapp: QApplication, tmp_path: Path, pg_url: str
+) -> None:
+    """On a shared store a QR another counter left waiting is that counter's: this counter's
+    status bar does not count it, closing here neither asks about it nor offers to cancel it,
+    and its payment is not announced here as a QR this counter let go."""
+    from checkout_desktop.domain.records import PIX
+    from tests.integration.qr_support import pay, qr_request, qr_tenders
+
+    with loop.attached(qapp):
+        link, terminals, windows = _two_counters(qapp, tmp_path, pg_url)
+        try:
+            second = terminals[1]
+            sale = second.service.new_sale()
+            mcid = f"{sale.sale_id}-01"
+            outcome = run(
+                second.service.charge(
+                    sale_id=sale.sale_id,
+                    request=qr_request(PIX, merchant_charge_id=mcid),
+                    tenders=qr_tenders(PIX),
+                ),
+                "the second counter's QR",
+                HANG_S,
+            )
+            assert outcome.awaiting_payment
+            # The second counter counts it; the first does not.
+            spin_until(
+                lambda: "1 QR awaiting payment" in windows[1].status.attempts.text(),
+                "the second counter to count its QR",
+                HANG_S,
+            )
+            windows[0].status.refresh_attempts()
+            spin_until(
+                lambda: "QR" not in windows[0].status.attempts.text(),
+                "the first counter's count",
+                HANG_S,
+            )
+            assert windows[0]._waiting_qrs == ()
+            # Paid: nothing at the first counter calls it a QR this counter let go.
+            run(pay(link.info.base_url, link.info.admin_token, mcid), "the payment", HANG_S)
+            spin_until(
+                lambda: "QR" not in windows[1].status.attempts.text(),
+                "the second counter to see it paid",
+                HANG_S,
+            )
+            assert "see the note" not in windows[0].statusBar().currentMessage()
+            assert windows[0].findChild(QWidget, "qrPaidNotice") is None
+        finally:
+            _close(link, terminals, windows)
