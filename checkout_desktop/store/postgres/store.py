@@ -250,17 +250,21 @@ class PgStore:
             )
         self._units += 1
         self._idle.clear()
-        conn = await self.call(self.pool.getconn)
         try:
-            await self.call(begin_write, conn, relaxed=not durable)
+            # Inside the count's try: a pool that lends no connection (the server down) must
+            # not leave a unit counted forever, or closing the store would wait for it.
+            conn = await self.call(self.pool.getconn)
             try:
-                yield PgUnit(self, conn)
-            except BaseException:
-                await self.call(conn.rollback)
-                raise
-            await self.call(conn.commit)
+                await self.call(begin_write, conn, relaxed=not durable)
+                try:
+                    yield PgUnit(self, conn)
+                except BaseException:
+                    await self.call(conn.rollback)
+                    raise
+                await self.call(conn.commit)
+            finally:
+                self.pool.putconn(conn)
         finally:
-            self.pool.putconn(conn)
             self._units -= 1
             if not self._units:
                 self._idle.set()
