@@ -234,7 +234,10 @@ async def measure(rate: float, seconds: float, gc_mode: str) -> dict[str, object
     panel.resize(900, 400)
     panel.show()
     display = CustomerDisplay(shop_name="Loja Benchmark")
-    display.place()
+    # The customer's own monitor, as a second screen shows it (offscreen has one screen, on
+    # which the terminal would not open the display at all).
+    display.resize(1024, 768)
+    display.show()
 
     current = [0]
     paid_painted: dict[str, dict[str, float]] = {"panel": {}, "display": {}}

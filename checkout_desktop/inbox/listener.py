@@ -35,7 +35,7 @@ from checkout_desktop.inbox.intake import (
     quarantine,
     safe_headers,
 )
-from checkout_desktop.inbox.writer import InboxUnavailable, InboxWriter, WriteResult
+from checkout_desktop.inbox.writer import InboxStopping, InboxUnavailable, InboxWriter, WriteResult
 from checkout_desktop.logsetup import register_secret
 from checkout_desktop.settings import ListenerSettings
 from checkout_desktop.store.errors import StoreError
@@ -454,7 +454,11 @@ class WebhookListener:
     def _unavailable(self, exc: InboxUnavailable) -> web.Response:
         self.stats.unavailable += 1
         self.last_unavailable = str(exc)
-        logger.error("a delivery could not be stored: %s", exc)
+        if isinstance(exc, InboxStopping):
+            # The terminal is closing: the sender retries, and the next start stores it.
+            logger.info("a delivery arrived while the inbox stops: %s", exc)
+        else:
+            logger.error("a delivery could not be stored: %s", exc)
         response = _error(503, f"the delivery was not stored; retry later ({exc})")
         response.headers["Retry-After"] = "5"
         return response

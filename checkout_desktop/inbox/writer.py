@@ -56,6 +56,11 @@ class InboxUnavailable(RuntimeError):
     """The delivery could not be made durable; the sender must retry (the listener says 503)."""
 
 
+class InboxStopping(InboxUnavailable):
+    """The inbox is stopping (the terminal closes): a delivery arriving now is refused with a
+    503 the sender retries; expected, not a fault."""
+
+
 @dataclass
 class WriterStats:
     batches: int = 0
@@ -134,7 +139,7 @@ class InboxWriter:
     async def submit(self, intake: Intake) -> WriteResult:
         """Store one delivery durably; raises InboxUnavailable when that is impossible."""
         if self._task is None or self._task.done() or self._closing:
-            raise InboxUnavailable("the inbox is not accepting deliveries (it is stopping)")
+            raise InboxStopping("the inbox is not accepting deliveries (it is stopping)")
         if len(self._pending) >= self._max_queue:
             raise InboxUnavailable(
                 f"the inbox has {len(self._pending)} deliveries waiting for the disk"

@@ -264,6 +264,8 @@ def open_window(settings: Settings, terminal: Terminal, *, load: bool = True) ->
 
 
 def close_window(window: MainWindow) -> None:
+    # As a shutdown closes it: nothing asked about QRs a test left waiting.
+    window.request_close()
     window.close()
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
