@@ -180,6 +180,12 @@ async def generate(port: int, rate: float, seconds: float) -> None:
 
 
 async def measure(rate: float, seconds: float, gc_mode: str) -> dict[str, object]:
+    # The run's store goes with it: repeated runs leave nothing in the temporary folder.
+    with tempfile.TemporaryDirectory(prefix="checkout-bench-qr-") as scratch:
+        return await _measure_in(Path(scratch), rate, seconds, gc_mode)
+
+
+async def _measure_in(folder: Path, rate: float, seconds: float, gc_mode: str) -> dict[str, object]:
     from pydantic import SecretStr
     from PySide6.QtCore import QEvent, QObject, QTimer
 
@@ -202,7 +208,6 @@ async def measure(rate: float, seconds: float, gc_mode: str) -> dict[str, object
     from checkout_desktop.ui.loop import read
     from checkout_desktop.ui.qr_panel import QrPanel, QrView
 
-    folder = Path(tempfile.mkdtemp(prefix="checkout-bench-qr-"))
     path = folder / "store.sqlite3"
     conn = db.connect(path)
     store = SqliteStore(conn)

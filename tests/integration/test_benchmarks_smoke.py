@@ -38,9 +38,12 @@ def _load_common() -> ModuleType:
 common = _load_common()
 
 
-def _run(script: str, *args: str, timeout: float = 240) -> str:
+def _run(script: str, *args: str, timeout: float = 240, tmp: Path | None = None) -> str:
     env = dict(os.environ)
     env["QT_QPA_PLATFORM"] = "offscreen"
+    if tmp is not None:
+        # Its own temporary folder, so a test sees what the benchmark left behind.
+        env["TMPDIR"] = str(tmp)
     done = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), *args],
         capture_output=True,
@@ -216,8 +219,8 @@ _RECEIPTS = re.compile(r"\(sent (\d+), acknowledged (\d+), painted (\d+), errors
 
 
 @pytest.mark.slow
-def test_receipt_to_screen_paints_every_acknowledged_delivery() -> None:
-    out = _run("receipt_to_screen.py", "--rate", "20", "--seconds", "1")
+def test_receipt_to_screen_paints_every_acknowledged_delivery(tmp_path: Path) -> None:
+    out = _run("receipt_to_screen.py", "--rate", "20", "--seconds", "1", tmp=tmp_path)
     found = _RECEIPTS.search(out)
     assert found is not None, out
     sent, acked, painted, errors = (int(g) for g in found.groups())
@@ -228,6 +231,8 @@ def test_receipt_to_screen_paints_every_acknowledged_delivery() -> None:
         r"repaints during the load (\d+), CPU per repaint \(median\)\s+[\d.]+ ms", out
     )
     assert repaints is not None and int(repaints.group(1)) > 0, out
+    # Its store folder goes with it: repeated runs do not fill the machine's temporary folder.
+    assert sorted(p.name for p in tmp_path.glob("checkout-bench-*")) == []
 
 
 _LOADED = re.compile(r"scroll one page \(fetchMore\+paint\)\s+\S+ ms\s+\(([\d,]+) rows loaded\)")
@@ -311,8 +316,10 @@ def test_inbox_benchmark_measures_the_inbox_and_its_baseline_in_rotated_rounds()
 
 
 @pytest.mark.slow
-def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline() -> None:
-    out = _run("qr_paid_to_screen.py", "--rate", "80", "--seconds", "1")
+def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline(
+    tmp_path: Path,
+) -> None:
+    out = _run("qr_paid_to_screen.py", "--rate", "80", "--seconds", "1", tmp=tmp_path)
     head = re.search(
         r"sent (\d+), acknowledged (\d+), paid QRs (\d+), errors (\d+), QRs paid before", out
     )
@@ -329,6 +336,7 @@ def test_qr_benchmark_paints_paid_on_both_windows_beside_the_receipt_baseline() 
         line.split(":", 1)[0].strip() for line in out.splitlines() if GOAL_VERDICT.search(line)
     ]
     assert names == ["POST → Paid on both, p99", "longest main-thread stall"], out
+    assert sorted(p.name for p in tmp_path.glob("checkout-bench-*")) == []
 
 
 def test_inbox_statements_benchmark_times_every_statement_beside_a_bare_insert() -> None:
