@@ -140,6 +140,9 @@ class DayTotalsPanel(QWidget):
         self.figures: dict[str, QLabel] = {}
         summary = QGroupBox(self.tr("Summary"), self)
         form = QFormLayout(summary)
+        # A clear gap after the longest label ("Autorizadas, não capturadas"), so a figure never
+        # reads as the end of its label's phrase.
+        form.setHorizontalSpacing(summary.fontMetrics().horizontalAdvance("MM"))
         for key, label in self._figure_labels().items():
             value = QLabel(self)
             value.setObjectName(f"total-{key}")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QDate, QLocale
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog, QFormLayout, QLabel
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.charges.views import ChargeViews
@@ -280,3 +280,26 @@ def test_the_report_shows_each_figure_as_the_screen_does(
     # A day with nothing held still says how many: none.
     panel.day.setDate(QDate(2026, 11, 22))
     assert "0 · R$ 0,00" in pdf_text(panel.save_pdf(tmp_path / "empty.pdf"))
+
+
+def test_each_figure_stands_clear_of_its_label_in_portuguese(
+    qtbot: QtBot, repo: ChargeRepository
+) -> None:
+    # "Autorizadas, não capturadas 0 · R$ 0,00" read as one phrase when the value began a
+    # style's few pixels after the longest label.
+    _shop_day(repo)
+    with in_portuguese():
+        panel = DayTotalsPanel(ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT)
+        qtbot.addWidget(panel)
+        panel.resize(1366, 700)
+        panel.show()
+        qtbot.waitExposed(panel)
+        form = panel.figures["held"].parentWidget().layout()
+        assert isinstance(form, QFormLayout)
+        for key, value in panel.figures.items():
+            label = form.labelForField(value)
+            assert isinstance(label, QLabel), key
+            gap = value.geometry().left() - (
+                label.geometry().left() + label.fontMetrics().horizontalAdvance(label.text())
+            )
+            assert gap >= 16, f"{label.text()!r} runs into its value ({gap} px)"
