@@ -178,6 +178,8 @@ class ResultView(QWidget):
         """The sale's amount, shown when no charge record exists (a refused request)."""
         self.receipt_html: Callable[[ChargeRecord], str] | None = None
         """Renders a charge's receipt (set by the window, which knows the merchant)."""
+        self._said_for: ChargeStatus | None = None
+        """The status the message's words were written for (None while the outcome is unknown)."""
 
     def show_outcome(self, outcome: ChargeOutcome, record: ChargeRecord | None) -> None:
         self.record = record
@@ -200,6 +202,8 @@ class ResultView(QWidget):
         message = "" if outcome.approved else self._why_text(outcome.message)
         advice = self._refusal_advice(record)
         self.message.setText(f"{message}\n{advice}" if message and advice else message or advice)
+        # What these words were written for: a later answer with another status replaces them.
+        self._said_for = None if outcome.attempt == AttemptState.UNKNOWN else status
         self.charge.setText(self.tr("Charge {id}").format(id=outcome.merchant_charge_id))
         self._show_details(record)
 
@@ -269,8 +273,11 @@ class ResultView(QWidget):
             # A row that holds only a 3DS result (nothing charged) leaves the status the
             # outcome gave ("Authentication failed"), never a blank over it.
             self._show_status(status)
-        if status == ChargeStatus.PAID:
-            self.message.clear()
+        if status is not None and status != self._said_for:
+            # The words said for the status before ("checking", "held on the card") no longer
+            # hold: a refused card says what to do, as its own result would have.
+            self.message.setText(self._refusal_advice(record))
+            self._said_for = status
         self.charge.setText(self.tr("Charge {id}").format(id=record.merchant_charge_id))
         self._show_details(record)
 
