@@ -126,3 +126,26 @@ def test_a_later_update_of_a_denied_result_keeps_its_why_and_advice(
     # The same denial told again by its notification changes nothing on the screen.
     view.show_record(denied)
     assert view.message.text() == first
+
+
+def test_a_held_charge_cancelled_elsewhere_no_longer_says_to_capture_it(
+    qtbot: QtBot, portuguese: None
+) -> None:
+    held = card_record(ChargeStatus.PRE_AUTHORIZED, TransactionStatus.PRE_AUTHORIZED)
+    outcome = ChargeOutcome(
+        MCID,
+        "sale00000001",
+        AttemptState.CREATED,
+        ChargeStatus.PRE_AUTHORIZED,
+        Reason.of(ReasonCode.OUTCOME_APPROVED, status="PRE_AUTHORIZED"),
+        record=held,
+    )
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_outcome(outcome, held)
+    assert "reservado no cartão" in view.message.text()
+    assert not view.capture_button.isHidden()
+    view.show_record(card_record(ChargeStatus.CANCELED, TransactionStatus.CANCELED))
+    assert view.status.text() == "Cancelada"
+    assert view.message.text() == ""
+    assert view.capture_button.isHidden()
