@@ -29,12 +29,14 @@ class QrSettingsBox(QGroupBox):
         self.setTitle(self.tr("PIX, PicPay and customer display"))
         self.pix_expiration = QSpinBox(self)
         self.pix_expiration.setObjectName("settingsPixExpiration")
-        self.pix_expiration.setRange(PIX_MIN_EXPIRATION_S, PIX_MAX_EXPIRATION_S)
-        self.pix_expiration.setSingleStep(60)
-        self.pix_expiration.setSuffix(" s")
+        # In minutes, as a shop owner thinks of it; kept in seconds, as the service takes it.
+        self.pix_expiration.setRange(PIX_MIN_EXPIRATION_S // 60, PIX_MAX_EXPIRATION_S // 60)
+        self.pix_expiration.setSuffix(" min")
         self.pix_expiration.setToolTip(
-            self.tr("How long the customer has to pay a PIX QR (600 seconds at least).")
+            self.tr("How long the customer has to pay a PIX QR (10 minutes at least).")
         )
+        self._kept_expiration_s = PIX_MIN_EXPIRATION_S
+        """The seconds as loaded: kept as they were while the minutes shown are not changed."""
         self.display = QCheckBox(self.tr("Show a customer display window"), self)
         self.display.setObjectName("settingsCustomerDisplay")
         self.screen_choice = QComboBox(self)
@@ -76,16 +78,23 @@ class QrSettingsBox(QGroupBox):
         self.screen_choice.setCurrentIndex(max(self.screen_choice.findData(chosen), 0))
 
     def load(self, settings: QrSettings) -> None:
-        self.pix_expiration.setValue(settings.pix_expiration_s)
+        self._kept_expiration_s = settings.pix_expiration_s
+        self.pix_expiration.setValue(round(settings.pix_expiration_s / 60))
         self.display.setChecked(settings.customer_display)
         self._fill_screens(settings.customer_display_screen)
         self.screen_choice.setEnabled(settings.customer_display)
         self.screens_note.setVisible(settings.customer_display)
 
+    def _expiration_s(self) -> int:
+        minutes = self.pix_expiration.value()
+        if minutes == round(self._kept_expiration_s / 60):
+            return self._kept_expiration_s
+        return minutes * 60
+
     def collect(self, settings: QrSettings) -> QrSettings:
         return settings.model_copy(
             update={
-                "pix_expiration_s": self.pix_expiration.value(),
+                "pix_expiration_s": self._expiration_s(),
                 "customer_display": self.display.isChecked(),
                 "customer_display_screen": self.screen_choice.currentData(),
             }

@@ -2743,8 +2743,8 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>PIX, PicPay e tela do cliente</translation>
     </message>
     <message>
-        <source>How long the customer has to pay a PIX QR (600 seconds at least).</source>
-        <translation>Quanto tempo o cliente tem para pagar um QR PIX (no mínimo 600 segundos).</translation>
+        <source>How long the customer has to pay a PIX QR (10 minutes at least).</source>
+        <translation>Quanto tempo o cliente tem para pagar um QR PIX (no mínimo 10 minutos).</translation>
     </message>
     <message>
         <source>Show a customer display window</source>

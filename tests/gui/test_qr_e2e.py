@@ -382,11 +382,11 @@ def test_the_pix_expiry_and_the_display_are_set_in_settings_and_apply_at_once(
     settings = window.settings_panel
     settings.load()
     box = settings.qr_box
-    # 600 seconds is the public integration's minimum and the default.
-    assert box.pix_expiration.value() == 600 and box.pix_expiration.minimum() == 600
+    # 600 seconds (10 minutes) is the public integration's minimum and the default.
+    assert box.pix_expiration.value() == 10 and box.pix_expiration.minimum() == 10
     assert box.display.isChecked() and box.screen_choice.isEnabled()
     try:
-        box.pix_expiration.setValue(900)
+        box.pix_expiration.setValue(15)
         box.display.setChecked(False)
         assert not box.screen_choice.isEnabled()
         assert settings.save(), settings.message.text()
@@ -406,7 +406,7 @@ def test_the_pix_expiry_and_the_display_are_set_in_settings_and_apply_at_once(
         assert window.charge_screen.qr_panel.countdown.text().startswith("Expires in 14:")
         simulate_payment(shop, outcome.merchant_charge_id)
     finally:
-        box.pix_expiration.setValue(600)
+        box.pix_expiration.setValue(10)
         box.display.setChecked(True)
         assert settings.save(), settings.message.text()
     assert window.charge_screen.pix_expiration_s == 600

@@ -194,3 +194,26 @@ def test_settings_say_where_the_display_opens(qtbot: QtBot) -> None:
     assert "small window" not in note
     box.display.setChecked(False)
     assert not box.screens_note.isVisible()
+
+
+def test_the_pix_expiry_is_set_in_minutes_and_an_odd_kept_value_survives(qtbot: QtBot) -> None:
+    from checkout_desktop.settings import QrSettings
+    from checkout_desktop.ui.qr_settings import QrSettingsBox
+    from tests.gui.pseudo import in_portuguese
+
+    with in_portuguese():
+        box = QrSettingsBox()
+        qtbot.addWidget(box)
+        box.load(QrSettings())
+        # A shop owner reads "10 min", not "600 s"; the service's limits in the same unit.
+        assert box.pix_expiration.text() == "10 min"
+        assert (box.pix_expiration.minimum(), box.pix_expiration.maximum()) == (10, 1440)
+        box.pix_expiration.setValue(15)
+        assert box.collect(QrSettings()).pix_expiration_s == 900
+        # A value kept in seconds that is no whole number of minutes (an edited file) is
+        # shown rounded and kept as it was unless the owner changes it.
+        box.load(QrSettings(pix_expiration_s=650))
+        assert box.pix_expiration.text() == "11 min"
+        assert box.collect(QrSettings()).pix_expiration_s == 650
+        box.pix_expiration.setValue(12)
+        assert box.collect(QrSettings()).pix_expiration_s == 720
