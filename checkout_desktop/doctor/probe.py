@@ -13,15 +13,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from checkout_desktop.doctor.checks import STEP_TIMEOUT_S, Reached, Target, api_target, reach
 from checkout_desktop.doctor.report import Finding
+from checkout_desktop.domain.charge_events import AttemptChanged, TokenStateChanged, TokenStatus
 from checkout_desktop.domain.events import DomainEvent, EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import utc_now
 
 if TYPE_CHECKING:
@@ -35,6 +38,18 @@ INTERVAL_S = 60.0
 RETRY_FIRST_S = 15.0
 RETRY_MAX_S = 300.0
 """While something does not answer: 15 s, doubling, never more than this."""
+POKE_GAP_S = 5.0
+"""A call that failed for want of a connection makes a probe at once, but never sooner than
+this after the last one (a burst of failures makes one probe)."""
+
+_NO_CONNECTION = (
+    ReasonCode.UNREACHABLE,
+    ReasonCode.REPLY_TIMEOUT,
+    ReasonCode.CONNECTION_LOST,
+    ReasonCode.TOKEN_SERVER_UNREACHABLE,
+    ReasonCode.TOKEN_SERVER_TIMEOUT,
+    ReasonCode.TOKEN_SERVER_CONNECTION,
+)
 
 
 class Reachability(StrEnum):
@@ -67,6 +82,18 @@ class ServiceReachabilityChanged(DomainEvent):
     next_probe_s: float
 
 
+@dataclass(frozen=True, kw_only=True)
+class ServiceCallFailed(DomainEvent):
+    """A call to a host failed for want of a connection where no charge event says so (the card
+    form could not reach the card service, say): the probe looks again at once."""
+
+    host: Literal["api", "sdk"]
+
+
+def _says_no_connection(reason: Reason | None) -> bool:
+    return reason is not None and any(reason.mentions(code) for code in _NO_CONNECTION)
+
+
 Reach = Callable[[Target, float], Awaitable[Reached]]
 
 
@@ -96,6 +123,9 @@ class ReachabilityProbe:
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._failures = 0
+        self.poke_gap_s = POKE_GAP_S
+        self._probed_at: float | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
         self.probes = 0
         """How many probes ran (each opens at most one connection per host)."""
         self.last: ServiceReachabilityChanged | None = None
@@ -108,8 +138,26 @@ class ReachabilityProbe:
         if self._task is not None:
             raise RuntimeError("the reachability probe is already running")
         self._task = asyncio.get_running_loop().create_task(self._run(), name="reachability")
+        # What the clerk just met says more than the next scheduled probe: a charge or a token
+        # request that found no connection, or the card form that could not reach its service.
+        self._unsubscribe = [
+            self._bus.subscribe(ServiceCallFailed, lambda _e: self.poke()),
+            self._bus.subscribe(AttemptChanged, self._on_attempt),
+            self._bus.subscribe(TokenStateChanged, self._on_token),
+        ]
+
+    def _on_attempt(self, event: AttemptChanged) -> None:
+        if _says_no_connection(event.reason):
+            self.poke()
+
+    def _on_token(self, event: TokenStateChanged) -> None:
+        if event.status == TokenStatus.FAILED and _says_no_connection(event.error):
+            self.poke()
 
     async def stop(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
@@ -175,8 +223,13 @@ class ReachabilityProbe:
             except Exception:
                 logger.exception("the reachability probe itself failed")
                 self._failures += 1
+            self._probed_at = time.monotonic()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.next_delay())
+                # Poked: at once, unless the last probe was only just made.
+                wait = self.poke_gap_s - (time.monotonic() - self._probed_at)
+                if wait > 0:
+                    await asyncio.sleep(wait)
 
 
 def probe_for(
@@ -192,6 +245,7 @@ __all__ = [
     "HostState",
     "Reachability",
     "ReachabilityProbe",
+    "ServiceCallFailed",
     "ServiceReachabilityChanged",
     "probe_for",
 ]

@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from checkout_desktop.secrets import SecretStore
     from checkout_desktop.settings import Profile, Settings
     from checkout_desktop.store.ports import EventReads
+    from checkout_desktop.ui.bridge import SdkFailure
     from checkout_desktop.ui.card_page import CardPage
     from checkout_desktop.ui.challenge_view import ChallengeView
     from checkout_desktop.ui.events_panel import EventsPanel
@@ -193,6 +194,10 @@ class MainWindow(QMainWindow):
             service=service, views=views, card_page=card_page, adapter=self.adapter
         )
         self.charge_screen.result.receipt_html = self._receipt_html
+        self._bus = bus
+        # The card form that could not reach the card service: the status bar looks again now
+        # rather than at its next probe (which may say "reachable" for a minute more).
+        card_page.sdk_error.connect(self._card_service_failed)
         self.charge_screen.email_required_learned.connect(self._keep_email_required)
         self.charge_screen.cnpj_refused_learned.connect(self._keep_cnpj_refused)
         self.charge_screen.qr_cancel_refused_learned.connect(self._keep_qr_cancel_refused)
@@ -670,6 +675,12 @@ class MainWindow(QMainWindow):
         confirm_saved(written, self)
         self.receipt_saved.emit(str(written))
         return written
+
+    def _card_service_failed(self, failure: SdkFailure) -> None:
+        if failure.network:
+            from checkout_desktop.doctor.probe import ServiceCallFailed
+
+            self._bus.publish(ServiceCallFailed(host="sdk"))
 
     def _keep_email_required(self) -> None:
         """The service showed it requires the customer's e-mail: the profile keeps that."""

@@ -261,6 +261,7 @@ async def test_the_running_probe_waits_its_delay_and_wakes_when_poked() -> None:
         interval_s=3600,
         reacher=_Answers(None),
     )
+    probe.poke_gap_s = 0.0
     probe.start()
     try:
         await asyncio.wait_for(arrived.wait(), 10)
@@ -272,3 +273,121 @@ async def test_the_running_probe_waits_its_delay_and_wakes_when_poked() -> None:
         await probe.stop()
     assert not probe.running
     assert probe.probes == 2
+
+
+@pytest.mark.asyncio
+async def test_a_call_that_could_not_reach_the_service_makes_the_probe_look_again_at_once() -> None:
+    # The status bar said "Serviço: acessível" for up to a minute while the clerk's charges
+    # failed for want of a connection: nothing told the probe.
+    from checkout_desktop.doctor.probe import ServiceCallFailed
+    from checkout_desktop.domain.charge_events import (
+        AttemptChanged,
+        TokenStateChanged,
+        TokenStatus,
+    )
+    from checkout_desktop.domain.reasons import Reason, ReasonCode
+    from checkout_desktop.domain.state import AttemptState
+
+    bus = EventBus()
+    seen: list[ServiceReachabilityChanged] = []
+    arrived = asyncio.Event()
+
+    def note(event: ServiceReachabilityChanged) -> None:
+        seen.append(event)
+        arrived.set()
+
+    bus.subscribe(ServiceReachabilityChanged, note)
+    down = Finding.SDK_CONNECT_FAILED
+    probe = ReachabilityProbe(
+        bus=bus,
+        api=Target("api.example.com", 443, None),
+        sdk=None,
+        interval_s=3600,
+        reacher=_Answers(None, down, down, down),
+    )
+    probe.poke_gap_s = 0.0
+    unreachable = Reason.of(
+        ReasonCode.UNREACHABLE, operation="charge", url="https://api.example.com", error="x"
+    )
+    probe.start()
+    try:
+        await asyncio.wait_for(arrived.wait(), 10)
+        assert [e.level for e in seen] == [Reachability.REACHABLE]
+        # A charge not sent because the service could not be reached.
+        arrived.clear()
+        bus.publish(
+            AttemptChanged(
+                merchant_charge_id="s-01",
+                sale_id="s",
+                state=AttemptState.REJECTED,
+                reason=Reason.of(ReasonCode.NOT_CHARGED, error=unreachable),
+            )
+        )
+        await asyncio.wait_for(arrived.wait(), 10)
+        assert seen[-1].level == Reachability.UNREACHABLE
+        # A token request that could not reach the token server.
+        arrived.clear()
+        bus.publish(
+            TokenStateChanged(
+                status=TokenStatus.FAILED,
+                valid_until=None,
+                seconds_left=None,
+                token_requests=1,
+                error=Reason.of(
+                    ReasonCode.TOKEN_SERVER_UNREACHABLE, operation="token", url="u", error="x"
+                ),
+            )
+        )
+        await asyncio.wait_for(arrived.wait(), 10)
+        # The card form's service not answering the card page.
+        arrived.clear()
+        bus.publish(ServiceCallFailed(host="sdk"))
+        await asyncio.wait_for(arrived.wait(), 10)
+        assert probe.probes == 4
+        # Anything else (a card refused, a token refused) is no reason to look.
+        bus.publish(
+            AttemptChanged(
+                merchant_charge_id="s-02",
+                sale_id="s",
+                state=AttemptState.REJECTED,
+                reason=Reason.of(ReasonCode.NOT_CHARGED, error="refused"),
+            )
+        )
+        await asyncio.sleep(0.2)
+        assert probe.probes == 4
+    finally:
+        await probe.stop()
+    # Stopped, it no longer listens.
+    bus.publish(ServiceCallFailed(host="api"))
+    await asyncio.sleep(0.1)
+    assert probe.probes == 4
+
+
+@pytest.mark.asyncio
+async def test_failures_in_a_burst_make_one_probe_and_not_sooner_than_the_gap() -> None:
+    from checkout_desktop.doctor.probe import ServiceCallFailed
+
+    bus = EventBus()
+    first = asyncio.Event()
+    bus.subscribe(ServiceReachabilityChanged, lambda _e: first.set())
+    probe = ReachabilityProbe(
+        bus=bus,
+        api=Target("api.example.com", 443, None),
+        sdk=None,
+        interval_s=3600,
+        reacher=_Answers(None),
+    )
+    probe.poke_gap_s = 0.5
+    probe.start()
+    try:
+        await asyncio.wait_for(first.wait(), 10)
+        for _ in range(20):
+            bus.publish(ServiceCallFailed(host="api"))
+        await asyncio.sleep(0.25)
+        assert probe.probes == 1  # not before the gap since the last probe
+        await asyncio.sleep(0.6)
+        assert probe.probes == 2  # one probe for the whole burst
+        await asyncio.sleep(0.3)
+        assert probe.probes == 2
+    finally:
+        await probe.stop()
