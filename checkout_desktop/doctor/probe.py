@@ -25,6 +25,7 @@ from checkout_desktop.doctor.report import Finding
 from checkout_desktop.domain.charge_events import AttemptChanged, TokenStateChanged, TokenStatus
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.domain.timestamps import utc_now
 
 if TYPE_CHECKING:
@@ -44,12 +45,12 @@ this after the last one (a burst of failures makes one probe)."""
 
 _NO_CONNECTION = (
     ReasonCode.UNREACHABLE,
-    ReasonCode.REPLY_TIMEOUT,
     ReasonCode.CONNECTION_LOST,
     ReasonCode.TOKEN_SERVER_UNREACHABLE,
-    ReasonCode.TOKEN_SERVER_TIMEOUT,
     ReasonCode.TOKEN_SERVER_CONNECTION,
 )
+"""A call that found no connection, or lost it. (A reply that came too late had a connection:
+the probe, which only connects, would find the host as it did.)"""
 
 
 class Reachability(StrEnum):
@@ -83,11 +84,13 @@ class ServiceReachabilityChanged(DomainEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ServiceCallFailed(DomainEvent):
-    """A call to a host failed for want of a connection where no charge event says so (the card
-    form could not reach the card service, say): the probe looks again at once."""
+class ServiceCallEnded(DomainEvent):
+    """A call to a host that no charge event reports ended, reaching it or not (the card form
+    read a card, or could not reach the card service): the probe looks again at once when this
+    contradicts what it last found."""
 
     host: Literal["api", "sdk"]
+    reached: bool
 
 
 def _says_no_connection(reason: Reason | None) -> bool:
@@ -141,17 +144,29 @@ class ReachabilityProbe:
         # What the clerk just met says more than the next scheduled probe: a charge or a token
         # request that found no connection, or the card form that could not reach its service.
         self._unsubscribe = [
-            self._bus.subscribe(ServiceCallFailed, lambda _e: self.poke()),
+            self._bus.subscribe(ServiceCallEnded, lambda e: self._met(e.host, e.reached)),
             self._bus.subscribe(AttemptChanged, self._on_attempt),
             self._bus.subscribe(TokenStateChanged, self._on_token),
         ]
 
     def _on_attempt(self, event: AttemptChanged) -> None:
-        if _says_no_connection(event.reason):
-            self.poke()
+        if event.state != AttemptState.RECORDED:  # recorded: nothing was sent yet
+            self._met("api", not _says_no_connection(event.reason))
 
     def _on_token(self, event: TokenStateChanged) -> None:
-        if event.status == TokenStatus.FAILED and _says_no_connection(event.error):
+        if event.status == TokenStatus.VALID:
+            self._met("api", True)
+        elif event.status == TokenStatus.FAILED:
+            self._met("api", not _says_no_connection(event.error))
+
+    def _met(self, host: Literal["api", "sdk"], reached: bool) -> None:
+        """A call just reached `host`, or did not: probe now if the last probe said otherwise
+        (a red "unreachable" while charges go through is as wrong as the reverse)."""
+        last = self.last
+        if last is None:
+            return
+        said = last.api if host == "api" else last.sdk
+        if said is not None and (said.failure is None) != reached:
             self.poke()
 
     async def stop(self) -> None:
@@ -245,7 +260,7 @@ __all__ = [
     "HostState",
     "Reachability",
     "ReachabilityProbe",
-    "ServiceCallFailed",
+    "ServiceCallEnded",
     "ServiceReachabilityChanged",
     "probe_for",
 ]

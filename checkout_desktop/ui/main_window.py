@@ -195,9 +195,10 @@ class MainWindow(QMainWindow):
         )
         self.charge_screen.result.receipt_html = self._receipt_html
         self._bus = bus
-        # The card form that could not reach the card service: the status bar looks again now
-        # rather than at its next probe (which may say "reachable" for a minute more).
+        # What the card form met of the card service: where it contradicts the status bar, the
+        # bar looks again now rather than at its next probe (a minute away, or five).
         card_page.sdk_error.connect(self._card_service_failed)
+        card_page.token_created.connect(self._card_service_answered)
         self.charge_screen.email_required_learned.connect(self._keep_email_required)
         self.charge_screen.cnpj_refused_learned.connect(self._keep_cnpj_refused)
         self.charge_screen.qr_cancel_refused_learned.connect(self._keep_qr_cancel_refused)
@@ -677,10 +678,15 @@ class MainWindow(QMainWindow):
         return written
 
     def _card_service_failed(self, failure: SdkFailure) -> None:
-        if failure.network:
-            from checkout_desktop.doctor.probe import ServiceCallFailed
+        from checkout_desktop.doctor.probe import ServiceCallEnded
 
-            self._bus.publish(ServiceCallFailed(host="sdk"))
+        # A card refused by the service reached it; only a network failure did not.
+        self._bus.publish(ServiceCallEnded(host="sdk", reached=not failure.network))
+
+    def _card_service_answered(self, _token: object) -> None:
+        from checkout_desktop.doctor.probe import ServiceCallEnded
+
+        self._bus.publish(ServiceCallEnded(host="sdk", reached=True))
 
     def _keep_email_required(self) -> None:
         """The service showed it requires the customer's e-mail: the profile keeps that."""

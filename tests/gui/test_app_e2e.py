@@ -848,6 +848,28 @@ def test_a_sale_split_across_two_cards(shop: Shop) -> None:
     assert "ELO •••• 7013" in screen.result.cards.text()
 
 
+def test_what_the_card_form_meets_of_its_service_reaches_the_status_bars_probe(
+    shop: Shop,
+) -> None:
+    # The status bar said "Serviço: acessível" for up to a minute while the card form said it
+    # could not reach the card service: the window now tells the probe at once.
+    from checkout_desktop.doctor.probe import ServiceCallEnded
+    from checkout_desktop.ui.bridge import SdkFailure
+
+    told: list[ServiceCallEnded] = []
+    unsubscribe = shop.terminal.bus.subscribe(ServiceCallEnded, told.append)
+    try:
+        card_page = shop.window.charge_screen.card_page
+        card_page.sdk_error.emit(SdkFailure(stage="token", network=True, errors=[]))
+        card_page.sdk_error.emit(SdkFailure(stage="token", network=False, errors=[]))
+        assert [(e.host, e.reached) for e in told] == [("sdk", False), ("sdk", True)]
+        told.clear()
+        shop.charge_card("4111111111111111")
+        assert [(e.host, e.reached) for e in told] == [("sdk", True)]
+    finally:
+        unsubscribe()
+
+
 def test_a_status_change_while_minimized_is_notified(shop: Shop) -> None:
     window = shop.window
     notes: list[tuple[str, str]] = []
@@ -1290,23 +1312,3 @@ def test_a_pin_changed_at_another_counter_is_asked_at_once_and_never_put_back(
         panel.load()
     assert window.settings.ui.supervisor_pin_hash == original.supervisor_pin_hash
     assert panel.shop_name.text() == original.shop_name
-
-
-def test_a_card_form_that_cannot_reach_its_service_makes_the_status_bar_look_again(
-    shop: Shop,
-) -> None:
-    # The status bar said "Serviço: acessível" for up to a minute while the card form said it
-    # could not reach the card service: the window now tells the probe at once.
-    from checkout_desktop.doctor.probe import ServiceCallFailed
-    from checkout_desktop.ui.bridge import SdkFailure
-
-    told: list[ServiceCallFailed] = []
-    unsubscribe = shop.terminal.bus.subscribe(ServiceCallFailed, told.append)
-    try:
-        card_page = shop.window.charge_screen.card_page
-        card_page.sdk_error.emit(SdkFailure(stage="token", network=False, errors=[]))
-        assert told == []  # a card refused says nothing of the connection
-        card_page.sdk_error.emit(SdkFailure(stage="token", network=True, errors=[]))
-        assert [event.host for event in told] == ["sdk"]
-    finally:
-        unsubscribe()

@@ -276,10 +276,10 @@ async def test_the_running_probe_waits_its_delay_and_wakes_when_poked() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_call_that_could_not_reach_the_service_makes_the_probe_look_again_at_once() -> None:
+async def test_a_call_that_contradicts_the_last_probe_makes_the_probe_look_again_at_once() -> None:
     # The status bar said "Serviço: acessível" for up to a minute while the clerk's charges
-    # failed for want of a connection: nothing told the probe.
-    from checkout_desktop.doctor.probe import ServiceCallFailed
+    # failed for want of a connection, and could say "inacessível" for five while they went
+    # through: nothing told the probe.
     from checkout_desktop.domain.charge_events import (
         AttemptChanged,
         TokenStateChanged,
@@ -303,69 +303,104 @@ async def test_a_call_that_could_not_reach_the_service_makes_the_probe_look_agai
         api=Target("api.example.com", 443, None),
         sdk=None,
         interval_s=3600,
-        reacher=_Answers(None, down, down, down),
+        reacher=_Answers(None, down, None),
     )
     probe.poke_gap_s = 0.0
     unreachable = Reason.of(
         ReasonCode.UNREACHABLE, operation="charge", url="https://api.example.com", error="x"
     )
+
+    def attempt(state: AttemptState, reason: Reason) -> AttemptChanged:
+        return AttemptChanged(merchant_charge_id="s-01", sale_id="s", state=state, reason=reason)
+
+    def token(status: TokenStatus, error: Reason | None = None) -> TokenStateChanged:
+        return TokenStateChanged(
+            status=status, valid_until=None, seconds_left=None, token_requests=1, error=error
+        )
+
+    async def probed_after(event: object) -> bool:
+        arrived.clear()
+        bus.publish(event)  # type: ignore[arg-type]
+        try:
+            await asyncio.wait_for(arrived.wait(), 0.3)
+        except TimeoutError:
+            return False
+        return True
+
     probe.start()
     try:
         await asyncio.wait_for(arrived.wait(), 10)
         assert [e.level for e in seen] == [Reachability.REACHABLE]
-        # A charge not sent because the service could not be reached.
-        arrived.clear()
-        bus.publish(
-            AttemptChanged(
-                merchant_charge_id="s-01",
-                sale_id="s",
-                state=AttemptState.REJECTED,
-                reason=Reason.of(ReasonCode.NOT_CHARGED, error=unreachable),
-            )
+        # A charge not sent because the service could not be reached: look again.
+        assert await probed_after(
+            attempt(AttemptState.REJECTED, Reason.of(ReasonCode.NOT_CHARGED, error=unreachable))
         )
-        await asyncio.wait_for(arrived.wait(), 10)
         assert seen[-1].level == Reachability.UNREACHABLE
-        # A token request that could not reach the token server.
-        arrived.clear()
-        bus.publish(
-            TokenStateChanged(
-                status=TokenStatus.FAILED,
-                valid_until=None,
-                seconds_left=None,
-                token_requests=1,
-                error=Reason.of(
-                    ReasonCode.TOKEN_SERVER_UNREACHABLE, operation="token", url="u", error="x"
-                ),
-            )
+        # A token request that could not reach the token server agrees: nothing to look at.
+        token_down = Reason.of(
+            ReasonCode.TOKEN_SERVER_UNREACHABLE, operation="token", url="u", error="x"
         )
-        await asyncio.wait_for(arrived.wait(), 10)
-        # The card form's service not answering the card page.
-        arrived.clear()
-        bus.publish(ServiceCallFailed(host="sdk"))
-        await asyncio.wait_for(arrived.wait(), 10)
-        assert probe.probes == 4
-        # Anything else (a card refused, a token refused) is no reason to look.
-        bus.publish(
-            AttemptChanged(
-                merchant_charge_id="s-02",
-                sale_id="s",
-                state=AttemptState.REJECTED,
-                reason=Reason.of(ReasonCode.NOT_CHARGED, error="refused"),
-            )
+        assert not await probed_after(token(TokenStatus.FAILED, token_down))
+        # The service answered a charge (refusing it): it is back, look again.
+        assert await probed_after(
+            attempt(AttemptState.REJECTED, Reason.of(ReasonCode.NOT_CHARGED, error="refused"))
         )
-        await asyncio.sleep(0.2)
-        assert probe.probes == 4
+        assert seen[-1].level == Reachability.REACHABLE
+        # Calls that agree with "reachable", and an attempt only recorded, change nothing.
+        assert not await probed_after(token(TokenStatus.VALID))
+        assert not await probed_after(
+            attempt(AttemptState.RECORDED, Reason.of(ReasonCode.RECORDED_BEFORE_SENDING))
+        )
+        assert not await probed_after(
+            attempt(AttemptState.CREATED, Reason.of(ReasonCode.OUTCOME_APPROVED, status="PAID"))
+        )
+        assert probe.probes == 3
     finally:
         await probe.stop()
     # Stopped, it no longer listens.
-    bus.publish(ServiceCallFailed(host="api"))
+    bus.publish(
+        attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=unreachable))
+    )
     await asyncio.sleep(0.1)
-    assert probe.probes == 4
+    assert probe.probes == 3
+
+
+@pytest.mark.asyncio
+async def test_the_card_forms_calls_are_weighed_against_the_card_service_host() -> None:
+    from checkout_desktop.doctor.probe import ServiceCallEnded
+
+    bus = EventBus()
+    api = Target("api.example.com", 443, None)
+    sdk = Target("sdk.example.com", 443, None)
+    sdk_up = [True]
+
+    async def reacher(target: Target, within_s: float) -> Reached:
+        up = target is api or sdk_up[0]
+        return Reached(None if up else Finding.SDK_CONNECT_FAILED, "" if up else "refused")
+
+    first = asyncio.Event()
+    bus.subscribe(ServiceReachabilityChanged, lambda _e: first.set())
+    probe = ReachabilityProbe(bus=bus, api=api, sdk=sdk, interval_s=3600, reacher=reacher)
+    probe.poke_gap_s = 0.0
+    probe.start()
+    try:
+        await asyncio.wait_for(first.wait(), 10)
+        sdk_up[0] = False
+        bus.publish(ServiceCallEnded(host="api", reached=True))
+        bus.publish(ServiceCallEnded(host="sdk", reached=True))
+        await asyncio.sleep(0.2)
+        assert probe.probes == 1  # both agree with the last probe
+        bus.publish(ServiceCallEnded(host="sdk", reached=False))
+        await asyncio.sleep(0.2)
+        assert probe.probes == 2
+        assert probe.last.level == Reachability.CARD_FORM_UNREACHABLE
+    finally:
+        await probe.stop()
 
 
 @pytest.mark.asyncio
 async def test_failures_in_a_burst_make_one_probe_and_not_sooner_than_the_gap() -> None:
-    from checkout_desktop.doctor.probe import ServiceCallFailed
+    from checkout_desktop.doctor.probe import ServiceCallEnded
 
     bus = EventBus()
     first = asyncio.Event()
@@ -382,7 +417,7 @@ async def test_failures_in_a_burst_make_one_probe_and_not_sooner_than_the_gap() 
     try:
         await asyncio.wait_for(first.wait(), 10)
         for _ in range(20):
-            bus.publish(ServiceCallFailed(host="api"))
+            bus.publish(ServiceCallEnded(host="api", reached=False))
         await asyncio.sleep(0.25)
         assert probe.probes == 1  # not before the gap since the last probe
         await asyncio.sleep(0.6)
