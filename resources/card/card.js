@@ -276,8 +276,10 @@
     if (errors && !Array.isArray(errors)) {
       // {errors: {message}}: the request never got an answer (network, TLS, CORS).
       network = true;
+      // The banner says the service cannot be reached; the line by the button says what
+      // became of a card being added (a lookup while typing adds nothing to say).
       showServiceUnreachable(true);
-      showStatus("unreachable", null, true);
+      showStatus(state.busy ? "card_not_sent" : null, null, state.busy);
       report.push({ errorCode: null, field: null, message: clean(errors.message || "Network Error") });
     } else {
       showServiceUnreachable(false);

@@ -290,3 +290,20 @@ def test_an_unreachable_service_is_not_called_an_unknown_brand(
     assert not driver.hidden("service-state")
     assert driver.text("service-state").startswith("Sem contato com o serviço de cartões")
     assert "bandeira" not in driver.text("number-error")
+
+
+def test_an_unreachable_service_is_said_once_and_the_line_by_the_button_says_what_became_of_the_card(
+    production_page: PageParts,
+) -> None:
+    # The banner's sentence was repeated word for word under the button.
+    _, driver, recorder = production_page
+    errors = len(recorder.sdk_errors)
+    driver.fill(number="4111111111111111")
+    driver.press_submit()
+    driver.wait_until(lambda: len(recorder.sdk_errors) > errors, "the SDK's error callback")
+    driver.wait_until(lambda: not driver.state()["busy"], "the submit to end")
+    banner = driver.text("service-state")
+    assert banner.startswith("Sem contato com o serviço de cartões")
+    assert (
+        driver.text("status") == "O cartão não foi enviado; tente de novo quando a conexão voltar."
+    )

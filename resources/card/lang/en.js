@@ -14,6 +14,7 @@ window.CHECKOUT_CARD_TEXTS.en = Object.freeze({
   loading: "Loading the card service…",
   sdk_unavailable: "The card service script could not be loaded. Card entry is unavailable: check the installation or the connection and reopen this screen.",
   unreachable: "Cannot reach the card service. Check the connection and try again.",
+  card_not_sent: "The card was not sent; try again once the connection is back.",
   number_invalid: "This card number is not valid; check the digits.",
   name_invalid: "Enter the name as printed on the card.",
   document_invalid: "Enter a valid CPF (11 digits) or CNPJ (14 digits).",

@@ -14,6 +14,7 @@ window.CHECKOUT_CARD_TEXTS["pt-BR"] = Object.freeze({
   loading: "Carregando o serviço de cartões…",
   sdk_unavailable: "Não foi possível carregar o script do serviço de cartões. A digitação de cartões está indisponível: verifique a instalação ou a conexão e reabra esta tela.",
   unreachable: "Sem contato com o serviço de cartões. Verifique a conexão e tente de novo.",
+  card_not_sent: "O cartão não foi enviado; tente de novo quando a conexão voltar.",
   number_invalid: "Este número de cartão não é válido; confira os dígitos.",
   name_invalid: "Digite o nome como está impresso no cartão.",
   document_invalid: "Digite um CPF (11 dígitos) ou CNPJ (14 dígitos) válido.",
