@@ -279,7 +279,8 @@
       // The banner says the service cannot be reached; the line by the button says what
       // became of a card being added (a lookup while typing adds nothing to say).
       showServiceUnreachable(true);
-      showStatus(state.busy ? "card_not_sent" : null, null, state.busy);
+      var adding = state.busy || stage === "token" || stage === "credentials";
+      showStatus(adding ? "card_not_sent" : null, null, adding);
       report.push({ errorCode: null, field: null, message: clean(errors.message || "Network Error") });
     } else {
       showServiceUnreachable(false);

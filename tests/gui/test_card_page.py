@@ -264,3 +264,31 @@ def test_a_service_taking_only_the_merchant_token_refuses_the_transparent_one(
         assert recorder.sdk_errors[-1].stage == "token"
     finally:
         _variants(card_sandbox, sdk_credential="both")
+
+
+def test_a_card_the_service_could_not_be_reached_for_is_said_not_sent(page: PageParts) -> None:
+    # The brand known, the card's own call finds no connection (the request errors as a
+    # refused connection does): the banner says the service cannot be reached, and the line by
+    # the button says what became of the card instead of repeating the banner.
+    _, driver, recorder = page
+    driver.fill(number=VISA, holder_name="Joao da Silva")
+    driver.wait_text("brand", lambda t: t == "VISA", "the brand")
+    driver.js(
+        "window.__send = XMLHttpRequest.prototype.send;"
+        "XMLHttpRequest.prototype.send = function () { var x = this;"
+        " setTimeout(function () { x.dispatchEvent(new ProgressEvent('error'));"
+        " if (x.onerror) { x.onerror(new ProgressEvent('error')); } }, 0); }; true"
+    )
+    errors = len(recorder.sdk_errors)
+    try:
+        driver.press_submit()
+        driver.wait_until(lambda: len(recorder.sdk_errors) > errors, "the SDK's error callback")
+        driver.wait_until(lambda: not driver.state()["busy"], "the page to settle")
+        failure = recorder.sdk_errors[-1]
+        assert (failure.stage, failure.network) == ("token", True)
+        assert driver.text("service-state").startswith("Sem contato com o serviço de cartões")
+        assert driver.text("status") == (
+            "O cartão não foi enviado; tente de novo quando a conexão voltar."
+        )
+    finally:
+        driver.js("XMLHttpRequest.prototype.send = window.__send; delete window.__send; true")
