@@ -206,7 +206,7 @@ def render_copies_html(receipt: Receipt) -> str:
     cut = QCoreApplication.translate("Receipt", "cut here")
     return (
         render_html(receipt, copy=ReceiptCopy.CUSTOMER)
-        + f'<p align="center">- - - - - - ✂ {html.escape(cut)} - - - - - -</p>'
+        + f'<p align="center">- - - - ✂ {html.escape(cut)} - - - -</p>'
         + render_html(receipt, copy=ReceiptCopy.MERCHANT)
     )
 

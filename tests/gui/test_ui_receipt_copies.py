@@ -151,3 +151,17 @@ def test_a_saved_or_printed_receipt_is_named_in_the_shops_language(
     encoded = (b"\xfe\xff" + title.encode("utf-16-be")).hex().upper().encode()
     assert title.encode() in data or encoded in data.upper()
     assert b"receipt-" not in data
+
+
+def test_the_cut_line_fits_on_one_line_of_the_paper_in_portuguese(
+    qapp: object, tmp_path: Path
+) -> None:
+    from tests.gui.pseudo import in_portuguese
+
+    with in_portuguese():
+        path = save_pdf(_receipt(), tmp_path / "venda.pdf")
+    lines = [line.strip() for line in pdf_text(path).splitlines()]
+    (cut,) = [line for line in lines if "corte aqui" in line]
+    # It wrapped: "- - - - - - ✂ corte aqui - - - -" and a lone "- -" under it.
+    assert cut.startswith("-") and cut.endswith("-"), cut
+    assert "- -" not in [line for line in lines if line != cut]
