@@ -276,7 +276,12 @@ def render_html(receipt: Receipt, *, copy: ReceiptCopy | None = None) -> str:
             lines.append(
                 (
                     QCoreApplication.translate("Receipt", "Installments"),
-                    installments_text(card.amount, count),
+                    # The narrow paper wraps between "1 × R$ 86,64" and "2 × R$ 86,63", never
+                    # inside one of them.
+                    " + ".join(
+                        part.replace(" ", "\u00a0")
+                        for part in installments_text(card.amount, count).split(" + ")
+                    ),
                 )
             )
         else:

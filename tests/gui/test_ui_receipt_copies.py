@@ -165,3 +165,17 @@ def test_the_cut_line_fits_on_one_line_of_the_paper_in_portuguese(
     # It wrapped: "- - - - - - ✂ corte aqui - - - -" and a lone "- -" under it.
     assert cut.startswith("-") and cut.endswith("-"), cut
     assert "- -" not in [line for line in lines if line != cut]
+
+
+def test_an_uneven_installment_line_wraps_between_its_parts_never_inside_one(
+    qapp: object, tmp_path: Path
+) -> None:
+    # "1 × R$ 86,64 + 2 ×" on one line of the paper and "R$ 86,63" alone on the next.
+    card = dataclasses.replace(_receipt().cards[0], amount=25990, installments=3)
+    receipt = dataclasses.replace(_receipt(), amount=25990, cards=(card,))
+    with in_portuguese():
+        path = save_pdf(receipt, tmp_path / "venda.pdf")
+    lines = [line.strip() for line in pdf_text(path).splitlines()]
+    assert not [line for line in lines if line.endswith("×") or line.startswith("R$ 86,63")]
+    parts = [line for line in lines if "× R$" in line]
+    assert parts and all(line.count("×") == line.count("R$") for line in parts), parts
