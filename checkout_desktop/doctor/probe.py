@@ -4,8 +4,11 @@ A cheap probe, by the first-contact check's own code (`checks.reach`): a connect
 handshake where the host speaks TLS) to each host, bounded in time, nothing sent over it. It
 runs every minute while both answer; while one does not, the wait doubles from 15 s up to
 5 minutes, so an offline shop is neither flooded with attempts nor with log lines (one line
-per change of state, never one per probe). Each result is published on the bus for the status
-bar; the window's clerk-facing banner may use the same event.
+per change of state, never one per probe). What the terminal's own calls meet is weighed
+against the last probe: a charge, a token request or the card form that found no connection
+while it says "reachable", or got through while it says "unreachable", makes it look again at
+once (never sooner than `POKE_GAP_S` after the last probe). Each result is published on the bus
+for the status bar; the window's clerk-facing banner may use the same event.
 """
 
 from __future__ import annotations
@@ -40,8 +43,8 @@ RETRY_FIRST_S = 15.0
 RETRY_MAX_S = 300.0
 """While something does not answer: 15 s, doubling, never more than this."""
 POKE_GAP_S = 5.0
-"""A call that failed for want of a connection makes a probe at once, but never sooner than
-this after the last one (a burst of failures makes one probe)."""
+"""A call that contradicts the last probe makes a probe at once, but never sooner than this
+after the last one (a burst of failures makes one probe)."""
 
 _NO_CONNECTION = (
     ReasonCode.UNREACHABLE,
