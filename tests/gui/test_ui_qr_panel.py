@@ -4,7 +4,6 @@ phases in plain words (pt-BR too), the countdown, and a display that survives it
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 import pytest
 from PySide6.QtWidgets import QAbstractButton, QLineEdit
@@ -13,11 +12,10 @@ from pytestqt.qtbot import QtBot
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus
 from checkout_desktop.domain.qr import QrPhase
 from checkout_desktop.domain.records import ChargeRecord
-from checkout_desktop.domain.state import ChargeState, TransactionState
-from checkout_desktop.domain.timestamps import utc_now
 from checkout_desktop.sandbox.qr import qr_image
 from checkout_desktop.ui.customer_display import CustomerDisplay, CustomerView
 from checkout_desktop.ui.qr_panel import QrPanel, QrView, qr_pixmap, qr_png_bytes
+from tests.gui.record_support import one_transaction_record
 
 logger = logging.getLogger(__name__)
 
@@ -32,42 +30,13 @@ def record(
     kind: PaymentType = PaymentType.PIX,
     expires_in_s: float = 300,
 ) -> ChargeRecord:
-    now = utc_now()
-    state = ChargeState(
-        merchant_charge_id="sale00000001-01",
+    return one_transaction_record(
         status=ChargeStatus(status),
-        amount=2590,
-        refunded_amount=0,
-        transactions=(
-            TransactionState(
-                key="tx-1",
-                payment_type=kind,
-                status=TransactionStatus(txn_status),
-                amount=2590,
-                created_at=now,
-                expires_at=now + timedelta(seconds=expires_in_s),
-                qr_code=CODE,
-                qr_image=image,
-            ),
-        ),
-    )
-    return ChargeRecord(
-        id=1,
-        merchant_charge_id=state.merchant_charge_id,
-        charge_id="ch-1",
-        sale_id="sale00000001",
-        status=state.status,
-        amount=2590,
-        refunded_amount=0,
-        three_ds_status=None,
-        state=state,
-        created_at=now,
-        updated_at=now,
-        last_webhook_at=None,
-        last_checked_at=None,
-        checks=0,
-        next_check_at=None,
-        check_reason=None,
+        txn_status=TransactionStatus(txn_status),
+        kind=kind,
+        qr_code=CODE,
+        qr_image=image,
+        expires_in_s=expires_in_s,
     )
 
 

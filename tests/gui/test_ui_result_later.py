@@ -12,48 +12,17 @@ from checkout_desktop.charges.outcome import ChargeOutcome
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import ChargeRecord
-from checkout_desktop.domain.state import AttemptState, ChargeState, TransactionState
-from checkout_desktop.domain.timestamps import utc_now
+from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.ui.charge_screen import ResultView
 from tests.gui.pseudo import in_portuguese
+from tests.gui.record_support import one_transaction_record
 
 MCID = "sale00000001-01"
 
 
 def card_record(status: ChargeStatus, txn: TransactionStatus) -> ChargeRecord:
-    now = utc_now()
-    state = ChargeState(
-        merchant_charge_id=MCID,
-        status=status,
-        amount=4590,
-        refunded_amount=0,
-        transactions=(
-            TransactionState(
-                key="tx-1",
-                payment_type=PaymentType.CREDIT,
-                status=txn,
-                amount=4590,
-                created_at=now,
-            ),
-        ),
-    )
-    return ChargeRecord(
-        id=1,
-        merchant_charge_id=MCID,
-        charge_id="ch-1",
-        sale_id="sale00000001",
-        status=status,
-        amount=4590,
-        refunded_amount=0,
-        three_ds_status=None,
-        state=state,
-        created_at=now,
-        updated_at=now,
-        last_webhook_at=None,
-        last_checked_at=None,
-        checks=0,
-        next_check_at=None,
-        check_reason=None,
+    return one_transaction_record(
+        status=status, txn_status=txn, kind=PaymentType.CREDIT, amount=4590
     )
 
 
@@ -74,6 +43,17 @@ def unknown_outcome() -> ChargeOutcome:
             error=Reason.of(ReasonCode.REPLY_TIMEOUT, operation="charge", seconds="30"),
         ),
     )
+
+
+def answered_at_once(qtbot: QtBot, record: ChargeRecord, message: Reason) -> ResultView:
+    """The result screen of a charge whose reply said `record`'s status."""
+    outcome = ChargeOutcome(
+        MCID, "sale00000001", AttemptState.CREATED, record.status, message, record=record
+    )
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_outcome(outcome, record)
+    return view
 
 
 def test_a_denial_found_later_says_what_to_do_instead_of_still_checking(
@@ -110,17 +90,9 @@ def test_a_later_update_of_a_denied_result_keeps_its_why_and_advice(
     qtbot: QtBot, portuguese: None
 ) -> None:
     denied = card_record(ChargeStatus.DENIED, TransactionStatus.DENIED)
-    outcome = ChargeOutcome(
-        MCID,
-        "sale00000001",
-        AttemptState.CREATED,
-        ChargeStatus.DENIED,
-        Reason.of(ReasonCode.SERVICE_SAID, words="Transação não autorizada"),
-        record=denied,
+    view = answered_at_once(
+        qtbot, denied, Reason.of(ReasonCode.SERVICE_SAID, words="Transação não autorizada")
     )
-    view = ResultView()
-    qtbot.addWidget(view)
-    view.show_outcome(outcome, denied)
     first = view.message.text()
     assert "peça outro cartão" in first
     # The same denial told again by its notification changes nothing on the screen.
@@ -132,17 +104,9 @@ def test_a_held_charge_cancelled_elsewhere_no_longer_says_to_capture_it(
     qtbot: QtBot, portuguese: None
 ) -> None:
     held = card_record(ChargeStatus.PRE_AUTHORIZED, TransactionStatus.PRE_AUTHORIZED)
-    outcome = ChargeOutcome(
-        MCID,
-        "sale00000001",
-        AttemptState.CREATED,
-        ChargeStatus.PRE_AUTHORIZED,
-        Reason.of(ReasonCode.OUTCOME_APPROVED, status="PRE_AUTHORIZED"),
-        record=held,
+    view = answered_at_once(
+        qtbot, held, Reason.of(ReasonCode.OUTCOME_APPROVED, status="PRE_AUTHORIZED")
     )
-    view = ResultView()
-    qtbot.addWidget(view)
-    view.show_outcome(outcome, held)
     assert "reservado no cartão" in view.message.text()
     assert not view.capture_button.isHidden()
     view.show_record(card_record(ChargeStatus.CANCELED, TransactionStatus.CANCELED))

@@ -201,6 +201,20 @@ class _Answers:
         return Reached(failure, "refused" if failure else "")
 
 
+def _hourly_api_probe(bus: EventBus, reacher: _Answers, *, poke_gap_s: float) -> ReachabilityProbe:
+    """A probe of an API host alone whose next scheduled probe is an hour away: any probe after
+    the first is one something asked for."""
+    probe = ReachabilityProbe(
+        bus=bus,
+        api=Target("api.example.com", 443, None),
+        sdk=None,
+        interval_s=3600,
+        reacher=reacher,
+    )
+    probe.poke_gap_s = poke_gap_s
+    return probe
+
+
 @pytest.mark.asyncio
 async def test_the_probe_backs_off_while_unreachable_and_logs_once_per_change(
     caplog: pytest.LogCaptureFixture,
@@ -254,14 +268,7 @@ async def test_the_running_probe_waits_its_delay_and_wakes_when_poked() -> None:
         arrived.set()
 
     bus.subscribe(ServiceReachabilityChanged, note)
-    probe = ReachabilityProbe(
-        bus=bus,
-        api=Target("api.example.com", 443, None),
-        sdk=None,
-        interval_s=3600,
-        reacher=_Answers(None),
-    )
-    probe.poke_gap_s = 0.0
+    probe = _hourly_api_probe(bus, _Answers(None), poke_gap_s=0.0)
     probe.start()
     try:
         await asyncio.wait_for(arrived.wait(), 10)
@@ -298,14 +305,7 @@ async def test_a_call_that_contradicts_the_last_probe_makes_the_probe_look_again
 
     bus.subscribe(ServiceReachabilityChanged, note)
     down = Finding.SDK_CONNECT_FAILED
-    probe = ReachabilityProbe(
-        bus=bus,
-        api=Target("api.example.com", 443, None),
-        sdk=None,
-        interval_s=3600,
-        reacher=_Answers(None, down, None),
-    )
-    probe.poke_gap_s = 0.0
+    probe = _hourly_api_probe(bus, _Answers(None, down, None), poke_gap_s=0.0)
     unreachable = Reason.of(
         ReasonCode.UNREACHABLE, operation="charge", url="https://api.example.com", error="x"
     )
@@ -405,14 +405,7 @@ async def test_failures_in_a_burst_make_one_probe_and_not_sooner_than_the_gap() 
     bus = EventBus()
     first = asyncio.Event()
     bus.subscribe(ServiceReachabilityChanged, lambda _e: first.set())
-    probe = ReachabilityProbe(
-        bus=bus,
-        api=Target("api.example.com", 443, None),
-        sdk=None,
-        interval_s=3600,
-        reacher=_Answers(None),
-    )
-    probe.poke_gap_s = 0.5
+    probe = _hourly_api_probe(bus, _Answers(None), poke_gap_s=0.5)
     probe.start()
     try:
         await asyncio.wait_for(first.wait(), 10)
