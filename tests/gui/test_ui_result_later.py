@@ -45,6 +45,17 @@ def unknown_outcome() -> ChargeOutcome:
     )
 
 
+def still_checking(qtbot: QtBot) -> tuple[ResultView, str]:
+    """The result screen of a charge whose reply was lost, and the words it says meanwhile."""
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.show_outcome(unknown_outcome(), None)
+    assert view.status.text() == "Resultado desconhecido — consultando"
+    waiting = view.message.text()
+    assert waiting
+    return view, waiting
+
+
 def answered_at_once(qtbot: QtBot, record: ChargeRecord, message: Reason) -> ResultView:
     """The result screen of a charge whose reply said `record`'s status."""
     outcome = ChargeOutcome(
@@ -59,12 +70,7 @@ def answered_at_once(qtbot: QtBot, record: ChargeRecord, message: Reason) -> Res
 def test_a_denial_found_later_says_what_to_do_instead_of_still_checking(
     qtbot: QtBot, portuguese: None
 ) -> None:
-    view = ResultView()
-    qtbot.addWidget(view)
-    view.show_outcome(unknown_outcome(), None)
-    waiting = view.message.text()
-    assert view.status.text() == "Resultado desconhecido — consultando"
-    assert waiting
+    view, waiting = still_checking(qtbot)
 
     view.show_record(card_record(ChargeStatus.DENIED, TransactionStatus.DENIED))
 
@@ -77,10 +83,7 @@ def test_a_denial_found_later_says_what_to_do_instead_of_still_checking(
 def test_a_charge_found_later_in_any_other_state_drops_the_still_checking_words(
     qtbot: QtBot, portuguese: None
 ) -> None:
-    view = ResultView()
-    qtbot.addWidget(view)
-    view.show_outcome(unknown_outcome(), None)
-    waiting = view.message.text()
+    view, waiting = still_checking(qtbot)
     view.show_record(card_record(ChargeStatus.CANCELED, TransactionStatus.CANCELED))
     assert view.status.text() == "Cancelada"
     assert waiting not in view.message.text()
