@@ -231,15 +231,18 @@ class Reconciler:
             mcid = op.merchant_charge_id
             if mcid in self.money_in_flight:
                 continue  # its own request is still waiting for the reply
+            if not self._op_mine(op, now):
+                continue  # another counter's operation: that counter asks about it
             seen.add(mcid)
             if due_only and not self._op_due(op, now):
                 still_unknown.append(mcid)
                 continue
             ops_checked += 1
             op_state = await self.resolve_money_op(op, trigger=trigger)
-            if trigger == "start-up" and op.created_at < self.started_at:
-                # Money operations do not record which counter sent them: every one left open
-                # is told (a refund repeated by a clerk who was not told could move money twice).
+            if trigger == "start-up" and self._op_left_here(op):
+                # Told to the clerk of the counter that sent it (a refund repeated by a clerk
+                # who was not told could move money twice); one recorded before operations kept
+                # their counter is told by every counter, as before.
                 interrupted.append(
                     Interrupted(
                         merchant_charge_id=mcid,
@@ -377,6 +380,21 @@ class Reconciler:
         if self.counter is None or "-" not in attempt.sale_id:
             return True
         return attempt.sale_id.startswith(f"{self.counter}-")
+
+    def _op_mine(self, op: MoneyOpRecord, now: datetime) -> bool:
+        """Whether this counter asks about a money operation: its own, one recorded before
+        operations kept their counter, or another counter's left open past the grace period
+        (that counter may be gone)."""
+        if self.counter is None or op.counter is None or op.counter == self.counter:
+            return True
+        return now - op.created_at >= self.unknown_grace
+
+    def _op_left_here(self, op: MoneyOpRecord) -> bool:
+        """Whether a money operation is one this counter recorded before this run (left open
+        when it stopped), not another counter's it settles once that one's grace has passed."""
+        if op.created_at >= self.started_at:
+            return False
+        return self.counter is None or op.counter is None or op.counter == self.counter
 
     def _attempt_due(self, attempt: AttemptRecord, now: datetime) -> bool:
         refused = self.refused.get(attempt.merchant_charge_id)

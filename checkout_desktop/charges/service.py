@@ -934,7 +934,9 @@ class ChargeService:
             kind, value = _plan(asked, mcid, amount, figures)
             async with self.store.unit_of_work() as uow:
                 try:
-                    op = await uow.charges.record_money_operation(mcid, kind, value, figures)
+                    op = await uow.charges.record_money_operation(
+                        mcid, kind, value, figures, counter=self.counter
+                    )
                 except MoneyOperationOpen:
                     raise MoneyOperationBusy(
                         merchant_charge_id=mcid,

@@ -221,6 +221,9 @@ class MoneyOpRecord:
     """The service answered the request (even with an error): its handling has ended."""
     queries: int
     detail: str | None
+    counter: str | None = None
+    """The counter that recorded it, where counters share a store (None: a terminal alone on
+    its store, or recorded before operations kept their counter)."""
 
     @property
     def unresolved(self) -> bool:

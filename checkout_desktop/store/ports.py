@@ -292,11 +292,18 @@ class ChargeStore(ChargeReads, Protocol):
         ...
 
     async def record_money_operation(
-        self, merchant_charge_id: str, kind: MoneyOpKind, amount: int, base: Figures
+        self,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int,
+        base: Figures,
+        *,
+        counter: str | None = None,
     ) -> MoneyOpRecord:
         """Insert a RECORDED refund, capture or cancel with the service's figures before it
-        (`base`) and its timeline row. Raises MoneyOperationOpen while the charge has an
-        unresolved operation (at most one per charge, enforced by the store itself)."""
+        (`base`), the counter that sends it (where counters share a store) and its timeline
+        row. Raises MoneyOperationOpen while the charge has an unresolved operation (at most one
+        per charge, enforced by the store itself)."""
         ...
 
     async def move_money_operation(

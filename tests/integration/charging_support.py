@@ -262,6 +262,7 @@ async def charging_stack(
     token_field: TokenFieldSpelling = "temporaryCardToken",
     profile: str = "builtin-sandbox",
     clock: Callable[[], datetime] = utc_now,
+    counter: str | None = None,
 ) -> AsyncIterator[Stack]:
     """A charge service on a sandbox. The card-token spelling starts as a new profile's does,
     unless a test gives the one a profile has learned already."""
@@ -300,6 +301,7 @@ async def charging_stack(
             policy=policy,
             unknown_grace_s=unknown_grace_s,
             clock=clock,
+            counter=counter,
         )
         try:
             yield Stack(http, tokens, client, service, conn, events, statuses, calls)

@@ -687,11 +687,16 @@ def _back_to_schema(
         conn.execute("UPDATE checkout_schema SET version = %s", (version,))
 
 
+BEFORE_MONEY_OP_COUNTERS = ("ALTER TABLE money_operation DROP COLUMN counter",)
+"""What takes a store back from the step that keeps the counter of each money operation."""
+
 BEFORE_EVENT_SHOWN = (
+    *BEFORE_MONEY_OP_COUNTERS,
     "DROP INDEX webhook_event_shown",
     "ALTER TABLE webhook_event DROP COLUMN shown_status",
 )
-"""What takes a store back from the step that keeps each delivery's listed status."""
+"""What takes a store back from the step that keeps each delivery's listed status (and every
+later step)."""
 
 BEFORE_CUSTOMER_NAMES = (
     *BEFORE_EVENT_SHOWN,
@@ -910,5 +915,43 @@ async def test_the_upgrade_gives_every_stored_delivery_the_status_the_list_shows
         assert await listed("PAID") == ["wallet-paid"]
         assert await listed("PRE_AUTHORIZED") == ["card"]
         assert await listed("CANCELED") == []
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.pg)])
+async def test_an_operation_open_at_the_upgrade_keeps_no_counter_and_stays_everyones(
+    request: pytest.FixtureRequest, store_kind: str
+) -> None:
+    clock = Clock()
+    store = await _open(request, clock, store_kind)
+    try:
+        await sell(store, clock, "card-paid")
+        async with store.unit_of_work() as uow:
+            await uow.charges.record_money_operation(
+                "card-paid", MoneyOpKind.REFUND, 500, Figures(ChargeStatus.PAID, 1500, 0)
+            )
+    finally:
+        await store.close()
+    # Before the step, an operation did not say which counter recorded it.
+    back = 14 if store_kind == "sqlite" else 15
+    _back_to_schema(request, store_kind, back, BEFORE_MONEY_OP_COUNTERS)
+    store = await _open(request, clock, store_kind)
+    try:
+        (op,) = await store.charges.unresolved_money_operations(limit=10, profile=None)
+        assert (op.merchant_charge_id, op.counter) == ("card-paid", None)
+        # The upgraded store keeps the counter of the operations recorded from now on.
+        await sell(store, clock, "card-later")
+        async with store.unit_of_work() as uow:
+            later = await uow.charges.record_money_operation(
+                "card-later",
+                MoneyOpKind.REFUND,
+                500,
+                Figures(ChargeStatus.PAID, 1500, 0),
+                counter="k1",
+            )
+        (kept,) = await store.charges.money_operations("card-later")
+        assert kept.counter == later.counter == "k1"
     finally:
         await store.close()

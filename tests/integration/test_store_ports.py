@@ -175,6 +175,27 @@ async def test_refusals_are_the_stores_errors(store: Store) -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_money_operation_keeps_the_counter_that_recorded_it(store: Store) -> None:
+    # Counters sharing a store tell which open refund is whose (one left by a counter that
+    # stopped is its own to settle and to tell its clerk about).
+    for mcid, counter in (("charge-000001", "k2"), ("charge-000002", None)):
+        await _attempt(store, mcid)
+        await _charge(store, mcid)
+        async with store.unit_of_work() as uow:
+            op = await uow.charges.record_money_operation(
+                mcid, MoneyOpKind.REFUND, 500, Figures(ChargeStatus.PAID, 1500, 0), counter=counter
+            )
+        assert op.counter == counter
+        (kept,) = await store.charges.money_operations(mcid)
+        assert kept.counter == counter
+    opened = await store.charges.unresolved_money_operations(limit=10, profile=None)
+    assert {op.merchant_charge_id: op.counter for op in opened} == {
+        "charge-000001": "k2",
+        "charge-000002": None,
+    }
+
+
+@pytest.mark.asyncio
 async def test_claimed_checks_are_not_claimed_again_until_the_lease_ends(store: Store) -> None:
     for n in range(3):
         await _charge(store, f"charge-00000{n}", next_check=NOW - timedelta(minutes=n))

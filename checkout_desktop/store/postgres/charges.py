@@ -196,14 +196,22 @@ class PgChargeRepository(ChargeRepository):
             ) from None
 
     def record_money_operation(
-        self, merchant_charge_id: str, kind: MoneyOpKind, amount: int, base: Figures
+        self,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int,
+        base: Figures,
+        *,
+        counter: str | None = None,
     ) -> MoneyOpRecord:
         import psycopg
 
         self.require_transaction("record_money_operation")
         try:
             with self.pg.transaction():
-                return super().record_money_operation(merchant_charge_id, kind, amount, base)
+                return super().record_money_operation(
+                    merchant_charge_id, kind, amount, base, counter=counter
+                )
         except psycopg.errors.UniqueViolation:
             open_op = self.open_money_operation(merchant_charge_id)
             if open_op is None:

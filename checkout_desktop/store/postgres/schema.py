@@ -18,7 +18,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from checkout_desktop.domain.event_status import stored_event_shown_status
-from checkout_desktop.store.sqlite.schema_charges import CUSTOMER_NAMES, stored_shown_status
+from checkout_desktop.store.sqlite.schema_charges import (
+    CUSTOMER_NAMES,
+    MONEY_OP_COUNTERS,
+    stored_shown_status,
+)
 from checkout_desktop.store.sqlite.schema_shop import SHOP_SCHEMA
 from checkout_desktop.store.sqlite.three_ds import SCHEMA as THREE_DS
 
@@ -401,6 +405,7 @@ MIGRATIONS: list[tuple[int, str, Step]] = [
         "deliveries keep the status the event list shows (a QR's in the History's words)",
         event_shown_status_step,
     ),
+    (16, "refunds, captures and cancels keep the counter that sent them", MONEY_OP_COUNTERS),
 ]
 """The shared store's own history (append-only once released: never edit a shipped step)."""
 SCHEMA_VERSION = MIGRATIONS[-1][0]

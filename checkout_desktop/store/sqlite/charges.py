@@ -468,9 +468,16 @@ class ChargeRepository(ThreeDsRows):
     # -- money operations ----------------------------------------------------------------------
 
     def record_money_operation(
-        self, merchant_charge_id: str, kind: MoneyOpKind, amount: int, base: Figures
+        self,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int,
+        base: Figures,
+        *,
+        counter: str | None = None,
     ) -> MoneyOpRecord:
-        """Record a refund, capture or cancel before it is sent (commit before sending).
+        """Record a refund, capture or cancel before it is sent (commit before sending), with
+        the counter that sends it (where counters share a store).
 
         Raises MoneyOperationOpen while the charge has an unresolved operation.
         """
@@ -481,8 +488,8 @@ class ChargeRepository(ThreeDsRows):
         try:
             cursor = self.conn.execute(
                 "INSERT INTO money_operation (merchant_charge_id, kind, amount, state, "
-                "base_status, base_amount, base_refunded, created_at, updated_at) VALUES "
-                "(:m, :kind, :amount, :state, :bs, :ba, :br, :now, :now)",
+                "base_status, base_amount, base_refunded, created_at, updated_at, counter) "
+                "VALUES (:m, :kind, :amount, :state, :bs, :ba, :br, :now, :now, :counter)",
                 {
                     "m": merchant_charge_id,
                     "kind": kind.value,
@@ -492,6 +499,7 @@ class ChargeRepository(ThreeDsRows):
                     "ba": base.amount,
                     "br": base.refunded,
                     "now": now,
+                    "counter": counter,
                 },
             )
         except sqlite3.IntegrityError:
@@ -518,6 +526,7 @@ class ChargeRepository(ThreeDsRows):
             answered=False,
             queries=0,
             detail=None,
+            counter=counter,
         )
         self.add_timeline(
             merchant_charge_id,
@@ -1165,6 +1174,7 @@ def _money_op(row: sqlite3.Row) -> MoneyOpRecord:
         answered=bool(row["answered"]),
         queries=int(row["queries"]),
         detail=row["detail"],
+        counter=row["counter"],
     )
 
 

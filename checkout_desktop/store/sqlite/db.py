@@ -52,6 +52,11 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "deliveries keep the status the event list shows (a QR's in the History's words)",
         schema_inbox.EVENT_SHOWN_STATUS,
     ),
+    (
+        15,
+        "refunds, captures and cancels keep the counter that sent them",
+        schema_charges.MONEY_OP_COUNTERS,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

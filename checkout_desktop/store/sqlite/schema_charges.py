@@ -232,6 +232,16 @@ INSERT INTO customer_name (document, name_key, last_used_at)
 """
 
 
+# Step 15 (16 on the shared store): a refund, capture or cancel keeps the counter that recorded
+# it, so that where counters share a store the one that stopped before its reply settles its own
+# when it starts again, and tells its clerk (another counter waits out the grace an open charge
+# attempt has). Operations recorded before this step have none: every counter treats them as
+# its own, as before.
+MONEY_OP_COUNTERS = """
+ALTER TABLE money_operation ADD COLUMN counter TEXT;
+"""
+
+
 def stored_shown_status(
     state_json: str | None, status: str | None, attempt_state: str | None
 ) -> str | None:

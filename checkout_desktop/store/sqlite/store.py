@@ -236,9 +236,17 @@ class SqliteCharges:
         )
 
     async def record_money_operation(
-        self, merchant_charge_id: str, kind: MoneyOpKind, amount: int, base: Figures
+        self,
+        merchant_charge_id: str,
+        kind: MoneyOpKind,
+        amount: int,
+        base: Figures,
+        *,
+        counter: str | None = None,
     ) -> MoneyOpRecord:
-        return self.repo.record_money_operation(merchant_charge_id, kind, amount, base)
+        return self.repo.record_money_operation(
+            merchant_charge_id, kind, amount, base, counter=counter
+        )
 
     async def move_money_operation(
         self,
