@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QScreen
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -53,6 +53,10 @@ def customer_screen(name: str | None, shop: QScreen | None) -> QScreen | None:
         if name is not None and screen.name() == name:
             return screen
     return others[-1]
+
+
+FULL_SCREEN_RETRIES = 3
+"""Per placement: how often a full screen the window manager dropped is put back."""
 
 
 class CustomerDisplay(QWidget):
@@ -111,6 +115,9 @@ class CustomerDisplay(QWidget):
         layout.addWidget(self.countdown)
         layout.addStretch(1)
         self._qr_shown: str | None = None
+        self._full_screen_again = 0
+        """How many more times a full screen the window system took away is put back (a
+        window manager that never allows it is not fought forever)."""
         self._timer = QTimer(self)
         self._timer.setInterval(1000)
         self._timer.timeout.connect(self._tick)
@@ -145,7 +152,28 @@ class CustomerDisplay(QWidget):
         if handle is not None:
             handle.setScreen(target)
         self.setGeometry(target.geometry())
+        self._full_screen_again = FULL_SCREEN_RETRIES
         self.showFullScreen()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if (
+            event.type() == QEvent.Type.WindowStateChange
+            and self.opened
+            and self.isVisible()
+            and not self.isFullScreen()
+            and not self.isMinimized()
+            and self._full_screen_again > 0
+        ):
+            # A window manager may map a window shown again before it takes the full-screen
+            # state, and drop that state: the customer would see a framed window with a ✕.
+            self._full_screen_again -= 1
+            QTimer.singleShot(0, self, self._back_to_full_screen)
+
+    def _back_to_full_screen(self) -> None:
+        if self.opened and self.isVisible() and not self.isFullScreen():
+            logger.info("the customer display lost its full screen; put back")
+            self.showFullScreen()
 
     def _shop_screen(self) -> QScreen | None:
         shop = self.shop_window

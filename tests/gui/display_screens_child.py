@@ -121,6 +121,7 @@ def main() -> None:
     _wait(display.isVisible, 3)
     _settle()
     seen["back_at_next_view"] = display.isVisible() and display.isFullScreen()
+    seen["back_state"] = [display.isVisible(), display.isFullScreen(), display.geometry().getRect()]
     seen["back_message"] = display.message.text()
 
     # The customer's monitor is unplugged: the display goes with it, never onto the shop's.
