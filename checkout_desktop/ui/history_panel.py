@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
     QDialog,
+    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
@@ -91,11 +92,15 @@ class MoneyActionDialog(QDialog):
         maximum: int,
         pin_hash: str | None,
         allow_partial: bool = True,
+        confirm: str | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """`confirm`: the confirm button's words, "{amount}" standing for the amount typed (a
+        clerk reads what is done and how much on the button they press, not "OK")."""
         super().__init__(parent)
         self.setWindowTitle(title)
         self.setObjectName("moneyActionDialog")
+        self._confirm = confirm
         self._maximum = maximum
         self._pin_hash = pin_hash
         self.explanation = QLabel(explanation, self)
@@ -125,7 +130,15 @@ class MoneyActionDialog(QDialog):
         # clears that.
         self.amount.rejected.connect(self.error.setText)
         self.amount.value_changed.connect(lambda _value: self.error.clear())
+        self.amount.value_changed.connect(lambda _value: self._name_confirm())
+        self._name_confirm()
         self.pin_failures = 0
+
+    def _name_confirm(self) -> None:
+        if self._confirm is None:
+            return
+        button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        button.setText(self._confirm.format(amount=format_money(self.amount.centavos())))
 
     def accept(self) -> None:
         value = self.amount.centavos()
@@ -1165,9 +1178,12 @@ class HistoryPanel(QWidget):
             return
         qr = qr_refund_words(record)
         before_capture = record.status == ChargeStatus.PRE_AUTHORIZED
+        confirm = self.tr("Refund {amount}")
         if qr is not None:
             # A QR's own words: a waiting QR is cancelled, a paid one goes back to its payer.
             title, explanation, before_capture = qr.title, qr.explanation, qr.cancels
+            if qr.cancels:
+                confirm = qr.title
         else:
             title = self.tr("Refund")
             explanation = self.tr(
@@ -1178,6 +1194,7 @@ class HistoryPanel(QWidget):
                 explanation += " " + self.tr(
                     "It is not captured yet: this cancels the authorization."
                 )
+                confirm = self.tr("Cancel the authorization of {amount}")
         cancels = qr is not None and qr.cancels
         self.dialog = MoneyActionDialog(
             title=title,
@@ -1186,6 +1203,7 @@ class HistoryPanel(QWidget):
             # Cancelling a QR nobody paid moves no money: no PIN (one paid by now is refused).
             pin_hash=None if cancels else self._pin_hash(),
             allow_partial=not before_capture,
+            confirm=confirm,
             parent=self,
         )
         mcid = record.merchant_charge_id
@@ -1234,6 +1252,7 @@ class HistoryPanel(QWidget):
                 if self._service.authority.needs_pin(Guarded.CAPTURE, record)
                 else None
             ),
+            confirm=self.tr("Capture {amount}"),
             parent=self,
         )
         mcid = record.merchant_charge_id

@@ -1571,6 +1571,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>O serviço confirmou a situação da cobrança; você pode agir sobre ela de novo.</translation>
     </message>
     <message>
+        <source>Refund {amount}</source>
+        <translation>Estornar {amount}</translation>
+    </message>
+    <message>
         <source>Refund charge {id} ({cards}). Money goes back to the customer&apos;s card; this cannot be undone.</source>
         <translation>Estornar a cobrança {id} ({cards}). O dinheiro volta para o cartão do cliente; não há como desfazer.</translation>
     </message>
@@ -1591,6 +1595,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Feita num sandbox embutido anterior, de antes de o terminal guardar as vendas do sandbox: nenhum sandbox em funcionamento conhece esta cobrança, por isso ela é mostrada somente para leitura.</translation>
     </message>
     <message>
+        <source>Cancel the authorization of {amount}</source>
+        <translation>Cancelar a autorização de {amount}</translation>
+    </message>
+    <message>
         <source>QR cancelled.</source>
         <translation>QR cancelado.</translation>
     </message>
@@ -1605,6 +1613,10 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
     <message>
         <source>Capture charge {id} ({cards}): the authorized amount is charged to the card.</source>
         <translation>Capturar a cobrança {id} ({cards}): o valor autorizado é cobrado no cartão.</translation>
+    </message>
+    <message>
+        <source>Capture {amount}</source>
+        <translation>Capturar {amount}</translation>
     </message>
     <message>
         <source>Captured {amount}.</source>

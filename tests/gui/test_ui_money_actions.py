@@ -115,3 +115,50 @@ def test_a_pasted_non_amount_in_the_refund_dialog_says_why_and_keeps_the_amount(
     qtbot.keyClick(dialog.amount, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
     assert dialog.amount.centavos() == 2500
     assert dialog.error.text() == ""
+
+
+def test_the_confirm_button_names_the_money_action_and_its_amount(
+    arun: Callable[..., Any], qtbot: Any, tmp_path: Path, translations: Translations
+) -> None:
+    # It said "OK": a clerk confirming a refund read neither what nor how much.
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    assert translations.install(PT_BR)
+    with history_shop(arun, qtbot, tmp_path) as shop:
+        service, access = shop.service, shop.access
+        panel = shop.open_panel()
+        paid, held = (
+            arun(
+                service.charge(
+                    sale_id=f"sale-{n}",
+                    request=charge_request(
+                        arun(card_token(access, APPROVED)), amount=6990, late_capture=late
+                    ),
+                    tenders=visa("1111"),
+                )
+            ).merchant_charge_id
+            for n, late in ((1, False), (2, True))
+        )
+
+        def confirm() -> str:
+            assert panel.dialog is not None
+            ok = panel.dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+            return ok.text().replace("\xa0", " ")
+
+        assert panel.select_charge(paid)
+        panel.ask_refund()
+        assert confirm() == "Estornar R$ 69,90"
+        assert panel.dialog is not None
+        panel.dialog.amount.set_centavos(1000)
+        assert confirm() == "Estornar R$ 10,00"
+        panel.dialog.reject()
+
+        assert panel.select_charge(held)
+        panel.ask_refund()
+        assert confirm() == "Cancelar a autorização de R$ 69,90"
+        assert panel.dialog is not None
+        panel.dialog.reject()
+        panel.ask_capture()
+        assert confirm() == "Capturar R$ 69,90"
+        assert panel.dialog is not None
+        panel.dialog.reject()
