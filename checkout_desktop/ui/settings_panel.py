@@ -260,7 +260,11 @@ class SettingsPanel(QWidget):
         self.reconcile = QDoubleSpinBox(self)
         self.reconcile.setObjectName("settingsReconcile")
         self.reconcile.setRange(5, 3600)
+        # Whole seconds on screen ("60 s", not "60,00 s"); a fraction kept in the file stays
+        # as it was until the owner changes the value (`_reconcile_s`).
+        self.reconcile.setDecimals(0)
         self.reconcile.setSuffix(" s")
+        self._kept_reconcile_s = 60.0
         webhook = QGroupBox(self.tr("Webhook and reconciliation"), self)
         webhook_form = QFormLayout(webhook)
         webhook_form.addRow(self.tr("Listener port"), self.port)
@@ -442,6 +446,7 @@ class SettingsPanel(QWidget):
         self.port.setValue(s.listener.port)
         self.tunnel.setCurrentIndex(max(self.tunnel.findData(s.tunnel.mode), 0))
         self.public_url.setText(s.tunnel.public_url or "")
+        self._kept_reconcile_s = s.reconcile_interval_s
         self.reconcile.setValue(s.reconcile_interval_s)
         self.store_choice.load(s.shared_store_url)
         self.qr_box.load(s.qr)
@@ -734,6 +739,12 @@ class SettingsPanel(QWidget):
         self.message.setText(text)
         self.message.setStyleSheet("color: #b3261e;")
 
+    def _reconcile_s(self) -> float:
+        shown = self.reconcile.value()
+        if abs(shown - self._kept_reconcile_s) <= 0.5:
+            return self._kept_reconcile_s  # the kept value as the box rounded it: unchanged
+        return shown
+
     def save(self) -> bool:
         """Check everything, ask for the supervisor PIN when a protected setting changes, store
         typed secrets in the keychain, then write the settings.
@@ -761,7 +772,7 @@ class SettingsPanel(QWidget):
             if violations:
                 problems.append(url_rules_text(url, violations))
             s.tunnel.public_url = url
-        s.reconcile_interval_s = self.reconcile.value()
+        s.reconcile_interval_s = self._reconcile_s()
         s.qr = self.qr_box.collect(s.qr)
         if self._pin_cleared:
             s.ui.supervisor_pin_hash = None

@@ -649,3 +649,26 @@ def test_a_refused_amount_in_settings_says_why_and_keeps_the_amount(qtbot: QtBot
         qtbot.keyClick(field, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
         assert field.centavos() == 2000
         assert panel.message.text() == ""
+
+
+def test_the_reconciliation_interval_reads_in_whole_seconds_and_an_odd_kept_value_survives(
+    qtbot: QtBot,
+) -> None:
+    # "60,00 s" read like money; a shop owner sets whole seconds.
+    from tests.gui.pseudo import in_portuguese
+
+    with in_portuguese():
+        panel, saved, _ = make(qtbot, Settings())
+        assert panel.reconcile.text() == "60 s"
+    # A value kept in the file with a fraction (an edited file) is shown rounded and kept as it
+    # was unless the owner changes it.
+    panel, saved, _ = make(qtbot, Settings(reconcile_interval_s=7.5))
+    assert panel.reconcile.value() == 8
+    assert panel.save(), panel.message.text()
+    assert saved[-1].reconcile_interval_s == 7.5
+    panel.reconcile.setValue(9)
+    assert panel.save(), panel.message.text()
+    assert saved[-1].reconcile_interval_s == 9
+    panel, saved, _ = make(qtbot, Settings(reconcile_interval_s=8.5))
+    assert panel.save(), panel.message.text()
+    assert saved[-1].reconcile_interval_s == 8.5
