@@ -1127,6 +1127,10 @@ class ChargeScreen(QWidget):
             self.tr("Charge {amount} to the card now?").format(amount=format_money(record.amount))
         )
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        # The button says what it does and how much, as the History's capture does.
+        box.button(QMessageBox.StandardButton.Yes).setText(
+            self.tr("Capture {amount}").format(amount=format_money(record.amount))
+        )
         mcid = record.merchant_charge_id
         box.accepted.connect(lambda: self._capture(mcid))
         self.capture_box = box

@@ -19,6 +19,9 @@ def format_money(centavos: int | None, locale: QLocale | None = None) -> str:
     if centavos is None:
         return "—"
     loc = locale or QLocale()
+    if loc.language() == QLocale.Language.C:
+        # No locale at all (LANG=C): the C locale writes "1234.56R$"; English's way instead.
+        loc = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
     # Whole centavos divided by 100 are exact to two places for every amount the terminal
     # accepts (below 2**53), so the float never shows a rounding artefact.
     return loc.toCurrencyString(centavos / 100, CURRENCY_SYMBOL, 2)

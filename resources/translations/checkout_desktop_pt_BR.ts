@@ -392,6 +392,10 @@
         <translation>Cobrar {amount} no cartão agora?</translation>
     </message>
     <message>
+        <source>Capture {amount}</source>
+        <translation>Capturar {amount}</translation>
+    </message>
+    <message>
         <source>Capturing…</source>
         <translation>Capturando…</translation>
     </message>

@@ -1008,7 +1008,10 @@ def test_a_pre_authorized_result_offers_capture_and_shows_one_status(shop: Shop)
     screen.capture_now()
     box = screen.capture_box
     assert box is not None and box.isVisible()
-    box.button(QMessageBox.StandardButton.Yes).click()
+    # The button says what it does and how much (it said "Yes").
+    yes = box.button(QMessageBox.StandardButton.Yes)
+    assert yes.text().replace("\xa0", " ") == f"Capture {format_money(4200)}".replace("\xa0", " ")
+    yes.click()
     spin_until(lambda: result.status.text() == "Paid", "the captured status on the result", 20)
     assert shop.record(outcome.merchant_charge_id).status == ChargeStatus.PAID
     spin_until(lambda: not result.capture_button.isVisible(), "the capture button to go")

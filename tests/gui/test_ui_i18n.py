@@ -115,3 +115,11 @@ def test_the_compiled_catalogue_is_the_one_its_source_makes(tmp_path: Path) -> N
         capture_output=True,
     )
     assert compiled.read_bytes() == (folder / "checkout_desktop_pt_BR.qm").read_bytes()
+
+
+def test_money_on_a_machine_without_a_locale_reads_as_english_writes_it() -> None:
+    # LANG=C (a minimal install, a service) gave "1234.56R$": the English way instead.
+    from PySide6.QtCore import QLocale
+
+    assert format_money(123456, QLocale.c()) == "R$1,234.56"
+    assert format_money(500, QLocale.c()) == "R$5.00"
