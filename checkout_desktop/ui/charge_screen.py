@@ -1428,6 +1428,16 @@ class ChargeScreen(QWidget):
     def _show_qr(self, record: ChargeRecord) -> None:
         """A QR charge on screen: the panel while it waits (or ended unpaid), the result with
         its receipt once paid."""
+        shown = self.qr_panel.view
+        if (
+            self.qr_panel.cancelling
+            and shown is not None
+            and shown.merchant_charge_id == record.merchant_charge_id
+            and qr_phase(record.state) in (QrPhase.PAID, QrPhase.PARTIALLY_REFUNDED)
+        ):
+            # Paid while the clerk's cancel is still asking the service: its answer (nothing
+            # cancelled, and why) shows the paid result, never a bare one first.
+            return
         view = self.qr_panel.show_record(record)
         if view is None:
             return

@@ -505,6 +505,43 @@ def test_cancelling_a_qr_the_customer_has_just_paid_cancels_nothing(
     assert "nothing was cancelled" in screen.result.message.text()
 
 
+def test_a_payment_heard_while_the_cancel_asks_shows_its_reason_at_once(shop: Shop) -> None:
+    """The payment's notification lands while the cancel is still asking the service: the
+    paid result appears once, with the reason nothing was cancelled, never bare first."""
+    mcid = qr_sale(shop, PIX, 4100).merchant_charge_id
+    screen = shop.window.charge_screen
+    panel = screen.qr_panel
+    shown: list[tuple[str, str]] = []
+
+    def changed(_index: int) -> None:
+        if screen.stack.currentWidget() is screen.result:
+            shown.append((screen.result.status.text(), screen.result.message.text()))
+
+    screen.stack.currentChanged.connect(changed)
+    faults(shop, webhook_delay_s=0.5, latency_s=2.5)
+    try:
+        admin(shop, "POST", f"/_sandbox/pay/{mcid}")
+        panel.cancel_button.click()
+        spin_until(
+            lambda: any(
+                item.source == "webhook"
+                for item in shop.terminal.service.store.repo.timeline(mcid).items
+            ),
+            "the notification, while the cancel still asks",
+        )
+        assert panel.cancelling, "the cancel's question should still be out"
+        spin_until(lambda: not panel.cancelling, "the cancel's answer")
+        spin_until(lambda: screen.stack.currentWidget() is screen.result, "the paid result")
+    finally:
+        faults(shop, webhook_delay_s=0.0, latency_s=0.0)
+        screen.stack.currentChanged.disconnect(changed)
+    assert shown, "the result was never shown"
+    status, said = shown[0]
+    assert status == "Paid", shown
+    assert "already paid" in said and "nothing was cancelled" in said, shown
+    assert shop.terminal.service.store.repo.money_operations(mcid) == []
+
+
 def test_cancelling_from_the_history_a_qr_paid_meanwhile_cancels_nothing(
     shop: Shop, notifications_late: None
 ) -> None:
