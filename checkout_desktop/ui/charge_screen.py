@@ -1428,18 +1428,14 @@ class ChargeScreen(QWidget):
     def _show_qr(self, record: ChargeRecord) -> None:
         """A QR charge on screen: the panel while it waits (or ended unpaid), the result with
         its receipt once paid."""
-        shown = self.qr_panel.view
-        if (
-            self.qr_panel.cancelling
-            and shown is not None
-            and shown.merchant_charge_id == record.merchant_charge_id
-            and qr_phase(record.state) in (QrPhase.PAID, QrPhase.PARTIALLY_REFUNDED)
-        ):
-            # Paid while the clerk's cancel is still asking the service: its answer (nothing
-            # cancelled, and why) shows the paid result, never a bare one first.
-            return
         view = self.qr_panel.show_record(record)
         if view is None:
+            return
+        if self.qr_panel.cancelling and view.phase in (QrPhase.PAID, QrPhase.PARTIALLY_REFUNDED):
+            # Paid while the clerk's cancel is still out: the panel says "Paid" at once, and
+            # the cancel's answer (nothing cancelled, and why) brings the paid result, never a
+            # bare one first.
+            self._emit_customer_view()
             return
         if self._new_sale_after_cancel == view.merchant_charge_id:
             if view.phase in _ENDED_UNPAID:

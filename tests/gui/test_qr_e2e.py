@@ -529,7 +529,10 @@ def test_a_payment_heard_while_the_cancel_asks_shows_its_reason_at_once(shop: Sh
             ),
             "the notification, while the cancel still asks",
         )
+        # Told at once on the panel; the result waits for the cancel's answer and its reason.
+        spin_until(lambda: panel.status.text() == "Paid", "the panel to say Paid")
         assert panel.cancelling, "the cancel's question should still be out"
+        assert screen.stack.currentWidget() is panel and not shown
         spin_until(lambda: not panel.cancelling, "the cancel's answer")
         spin_until(lambda: screen.stack.currentWidget() is screen.result, "the paid result")
     finally:
