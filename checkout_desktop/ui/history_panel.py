@@ -105,6 +105,9 @@ class MoneyActionDialog(QDialog):
         self._pin_hash = pin_hash
         self.explanation = QLabel(explanation, self)
         self.explanation.setWordWrap(True)
+        # Room for "Estornar a cobrança <id> (VISA •••• 1111)." on one line (a word-wrapped
+        # label alone is given ≈ 240 px, and broke the charge's id in two).
+        self.explanation.setMinimumWidth(self.fontMetrics().averageCharWidth() * 70)
         self.amount = AmountEdit(self)
         self.amount.setObjectName("actionAmount")
         self.amount.set_centavos(maximum)
@@ -187,6 +190,11 @@ class EndAttemptDialog(QDialog):
         self.why.setObjectName("endWhy")
         self.why.setMaxLength(200)
         self.why.setPlaceholderText(self.tr("e.g. checked in the merchant panel: no such charge"))
+        # The example reads whole in the empty field, and what is known has room to be read.
+        self.why.setMinimumWidth(
+            self.why.fontMetrics().horizontalAdvance(self.why.placeholderText()) + 24
+        )
+        self.known.setMinimumWidth(self.fontMetrics().averageCharWidth() * 70)
         self.pin = pin_edit(self, "endPin")
         self.error = error_line(self, "endAttemptError")
         form = QFormLayout()
@@ -194,6 +202,8 @@ class EndAttemptDialog(QDialog):
         form.addRow(self.tr("Why"), self.why)
         form.addRow(self.tr("Supervisor PIN"), self.pin)
         self.buttons = ok_cancel(self)
+        # The button says what it does, as the money dialogs' do (not "OK").
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("End the charge"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.known)
         layout.addLayout(form)

@@ -981,6 +981,10 @@
         <translation>PIN do supervisor</translation>
     </message>
     <message>
+        <source>End the charge</source>
+        <translation>Encerrar a cobrança</translation>
+    </message>
+    <message>
         <source>Type who is ending it.</source>
         <translation>Digite quem está encerrando.</translation>
     </message>

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QLocale
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.domain.state import AttemptState
@@ -72,6 +72,14 @@ def test_a_supervisor_ends_an_unresolved_charge_from_the_history(
         known = dialog.known.text()
         for part in (mcid, "sale-stuck", "31,00", "4242", "ainda pode aparecer"):
             assert part in known, part
+        ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        assert ok.text() == "Encerrar a cobrança"
+        # The example of a reason reads whole in its empty field (it was cut at ≈ 240 px).
+        assert dialog.isVisible()
+        example = dialog.why.placeholderText()
+        assert example.startswith("ex.:"), example
+        room = dialog.why.width() - 12  # the frame's and text margins' few pixels
+        assert room >= dialog.why.fontMetrics().horizontalAdvance(example), (room, example)
         dialog.buttons.accepted.emit()
         assert dialog.error.text() == "Digite quem está encerrando."
         dialog.supervisor.setText("Ana Lima")

@@ -148,6 +148,13 @@ def test_the_confirm_button_names_the_money_action_and_its_amount(
         assert panel.select_charge(paid)
         panel.ask_refund()
         assert confirm() == "Estornar R$ 69,90"
+        # Wide enough that what is refunded reads on one line: the dialog was 265 px wide at
+        # 1366×768 and broke the charge's id in two ("xhjnw-" / "badb4cecd4d5-01").
+        assert panel.dialog is not None and panel.dialog.isVisible()
+        label = panel.dialog.explanation
+        head = label.text().split(" (")[0]
+        assert head.endswith(paid), head
+        assert label.width() >= label.fontMetrics().horizontalAdvance(head), (label.width(), head)
         assert panel.dialog is not None
         panel.dialog.amount.set_centavos(1000)
         assert confirm() == "Estornar R$ 10,00"
