@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from checkout_desktop.domain.deliveries import EventFilter, StoredEvent
 from checkout_desktop.domain.enums import Verdict, WebhookBodyType, WebhookEventType
 from checkout_desktop.domain.event_status import EVENT_STATUS_CHOICES
+from checkout_desktop.domain.reasons import ReasonCode
 from checkout_desktop.inbox.intake import SELF_TEST_BODY_TYPE, SELF_TEST_EVENT_TYPE
 from checkout_desktop.ui.event_model import EVENT_ID_ROLE, EventListModel, event_status_text
 from checkout_desktop.ui.formatting import format_instant_precise
@@ -100,7 +101,7 @@ class EventDetail(QWidget):
             self.tr("Event #{id} received {at}").format(
                 id=event.id, at=format_instant_precise(event.received_at)
             ),
-            verdict_explanation(event.verdict.value),
+            self._what_was_done(event),
         ]
         if event.reason:
             lines.append(
@@ -144,6 +145,21 @@ class EventDetail(QWidget):
             f"{recorded}# {headers_title}\n{header_lines}\n\n# {body_title} "
             f"(sha256 {event.body_sha256[:16]}…)\n{body}\n"
         )
+
+    def _what_was_done(self, event: StoredEvent) -> str:
+        """The verdict's sentence; an accepted notification says whether it changed its charge
+        (one that told nothing new is not said to have updated it)."""
+        merge = event.merge_data
+        if event.verdict == Verdict.ACCEPTED and merge is not None:
+            if merge.code in (ReasonCode.INBOX_DUPLICATE, ReasonCode.INBOX_IGNORED):
+                return self.tr("Accepted: stored; it did not change its charge (why below).")
+            if merge.code == ReasonCode.INBOX_NOT_APPLIED:
+                return self.tr(
+                    "Accepted: stored, but its charge could not be updated with it (below)."
+                )
+            if merge.code in (ReasonCode.INBOX_UNMADE_FIRST, ReasonCode.INBOX_UNMADE):
+                return self.tr("Accepted: stored; its charge was not made by this terminal.")
+        return verdict_explanation(event.verdict.value)
 
 
 def stored_header_label(value: str) -> str:

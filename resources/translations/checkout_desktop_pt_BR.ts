@@ -1075,6 +1075,18 @@
         <translation>Atualização da cobrança, como registrada</translation>
     </message>
     <message>
+        <source>Accepted: stored; it did not change its charge (why below).</source>
+        <translation>Aceita: guardada; não mudou a cobrança (o porquê está abaixo).</translation>
+    </message>
+    <message>
+        <source>Accepted: stored, but its charge could not be updated with it (below).</source>
+        <translation>Aceita: guardada, mas não foi possível atualizar a cobrança com ela (veja abaixo).</translation>
+    </message>
+    <message>
+        <source>Accepted: stored; its charge was not made by this terminal.</source>
+        <translation>Aceita: guardada; é de uma cobrança que este terminal não fez.</translation>
+    </message>
+    <message>
         <source>[not stored]</source>
         <translation>[não guardado]</translation>
     </message>

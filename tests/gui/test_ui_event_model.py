@@ -420,12 +420,65 @@ def test_in_portuguese_the_detail_speaks_plainly_and_keeps_the_raw_delivery_behi
         # The words the list was written in for developers ("applied", "no change").
         jargon = ("aplicada", "sem mudança", "ignorada")
         assert not [text for text in shown if any(word in text for word in jargon)], shown
+        # A notification that changed nothing is not said to have updated its charge (the
+        # detail said "usada para atualizar a cobrança" above "nada de novo").
+        summary = panel.detail.summary.text()
+        assert "Aceita: guardada; não mudou a cobrança" in summary, summary
+        assert "usada para atualizar" not in summary and "nada de novo" in summary, summary
         # Headers and the raw body are developer detail: behind a box, unticked at first.
         assert not panel.detail.text.isVisible()
         assert not panel.detail.technical.isChecked()
         panel.detail.technical.setChecked(True)
         assert panel.detail.text.isVisible()
         assert "event-type: TransactionUpdateMessage" in panel.detail.text.toPlainText()
+    finally:
+        translations.remove()
+
+
+@pytest.mark.parametrize(
+    ("merge", "said"),
+    [
+        (
+            Reason.of(
+                ReasonCode.INBOX_APPLIED,
+                why=Reason.of(ReasonCode.MERGE_FIRST_STATUS, status="PAID"),
+            ),
+            "Aceita: guardada e usada para atualizar a cobrança.",
+        ),
+        (
+            Reason.of(
+                ReasonCode.INBOX_IGNORED,
+                why=Reason.of(ReasonCode.MERGE_OLDER, status="PENDING", current_status="PAID"),
+            ),
+            "Aceita: guardada; não mudou a cobrança (o porquê está abaixo).",
+        ),
+        (
+            Reason.of(ReasonCode.INBOX_NOT_APPLIED, error="disk I/O error"),
+            "Aceita: guardada, mas não foi possível atualizar a cobrança com ela (veja abaixo).",
+        ),
+    ],
+)
+def test_the_detail_says_whether_an_accepted_notification_changed_its_charge(
+    qtbot: QtBot, conn: sqlite3.Connection, merge: Reason, said: str
+) -> None:
+    from PySide6.QtCore import QLocale
+
+    from checkout_desktop.ui.i18n import Translations
+
+    ids = insert_events(conn, 1)
+    with db.transaction(conn):
+        EventRepository(conn).set_merge_outcome(ids[0], merge)
+    translations = Translations()
+    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+    try:
+        panel = EventsPanel(SqliteStore(conn).events)
+        qtbot.addWidget(panel)
+        panel.show()
+        qtbot.waitExposed(panel)
+        panel.table.selectRow(0)
+        assert panel.detail.shown_id == ids[0]
+        lines = panel.detail.summary.text().splitlines()
+        assert lines[1] == said, lines
     finally:
         translations.remove()
 

@@ -183,6 +183,10 @@ def test_a_notification_for_a_charge_this_terminal_never_made_says_so_and_where_
         # The terminal's own sale is told as before.
         assert "não fez" not in ours_row + ours_detail
         assert ours_row.startswith("atualizou a cobrança"), ours_row
+        # What the inbox did, in the detail's first sentence.
+        for detail in (first_detail, later_detail):
+            assert "Aceita: guardada; é de uma cobrança que este terminal não fez." in detail
+        assert "Aceita: guardada e usada para atualizar a cobrança." in ours_detail
         # Stored as a reason of its own, so any later reader words it in its own language.
         codes = [s.merge_data.code if s and s.merge_data else None for s in summaries]
         assert codes[1] == ReasonCode.INBOX_APPLIED
