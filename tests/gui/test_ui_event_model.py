@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -391,20 +392,19 @@ def test_types_read_in_plain_words_and_health_self_tests_hide_until_asked(
     qtbot.waitUntil(lambda: model.rowCount() == 5, timeout=2000)
 
 
-def test_in_portuguese_the_detail_speaks_plainly_and_keeps_the_raw_delivery_behind_a_box(
-    qtbot: QtBot, conn: sqlite3.Connection
-) -> None:
+@contextlib.contextmanager
+def one_event_in_portuguese(
+    qtbot: QtBot, conn: sqlite3.Connection, merge: Reason
+) -> Iterator[EventsPanel]:
+    """An events panel in pt-BR over one stored delivery with this charge update, the
+    delivery chosen (its detail shown)."""
     from PySide6.QtCore import QLocale
 
     from checkout_desktop.ui.i18n import Translations
 
     ids = insert_events(conn, 1)
-    nothing_new = Reason.of(
-        ReasonCode.INBOX_DUPLICATE,
-        why=Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PAID"),
-    )
     with db.transaction(conn):
-        EventRepository(conn).set_merge_outcome(ids[0], nothing_new)
+        EventRepository(conn).set_merge_outcome(ids[0], merge)
     translations = Translations()
     assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
     try:
@@ -414,6 +414,19 @@ def test_in_portuguese_the_detail_speaks_plainly_and_keeps_the_raw_delivery_behi
         qtbot.waitExposed(panel)
         panel.table.selectRow(0)
         assert panel.detail.shown_id == ids[0]
+        yield panel
+    finally:
+        translations.remove()
+
+
+def test_in_portuguese_the_detail_speaks_plainly_and_keeps_the_raw_delivery_behind_a_box(
+    qtbot: QtBot, conn: sqlite3.Connection
+) -> None:
+    nothing_new = Reason.of(
+        ReasonCode.INBOX_DUPLICATE,
+        why=Reason.of(ReasonCode.MERGE_NOTHING_NEW, current_status="PAID"),
+    )
+    with one_event_in_portuguese(qtbot, conn, nothing_new) as panel:
         model = panel.model
         shown = [panel.detail.summary.text()]
         shown += [str(model.data(model.index(0, c)) or "") for c in range(model.columnCount())]
@@ -431,8 +444,6 @@ def test_in_portuguese_the_detail_speaks_plainly_and_keeps_the_raw_delivery_behi
         panel.detail.technical.setChecked(True)
         assert panel.detail.text.isVisible()
         assert "event-type: TransactionUpdateMessage" in panel.detail.text.toPlainText()
-    finally:
-        translations.remove()
 
 
 @pytest.mark.parametrize(
@@ -461,26 +472,9 @@ def test_in_portuguese_the_detail_speaks_plainly_and_keeps_the_raw_delivery_behi
 def test_the_detail_says_whether_an_accepted_notification_changed_its_charge(
     qtbot: QtBot, conn: sqlite3.Connection, merge: Reason, said: str
 ) -> None:
-    from PySide6.QtCore import QLocale
-
-    from checkout_desktop.ui.i18n import Translations
-
-    ids = insert_events(conn, 1)
-    with db.transaction(conn):
-        EventRepository(conn).set_merge_outcome(ids[0], merge)
-    translations = Translations()
-    assert translations.install(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
-    try:
-        panel = EventsPanel(SqliteStore(conn).events)
-        qtbot.addWidget(panel)
-        panel.show()
-        qtbot.waitExposed(panel)
-        panel.table.selectRow(0)
-        assert panel.detail.shown_id == ids[0]
+    with one_event_in_portuguese(qtbot, conn, merge) as panel:
         lines = panel.detail.summary.text().splitlines()
-        assert lines[1] == said, lines
-    finally:
-        translations.remove()
+    assert lines[1] == said, lines
 
 
 @pytest.mark.parametrize(
