@@ -518,7 +518,7 @@ def test_a_payment_heard_while_the_cancel_asks_shows_its_reason_at_once(shop: Sh
             shown.append((screen.result.status.text(), screen.result.message.text()))
 
     screen.stack.currentChanged.connect(changed)
-    faults(shop, webhook_delay_s=0.5, latency_s=2.5)
+    faults(shop, webhook_delay_s=0.3, latency_s=4.0)
     try:
         admin(shop, "POST", f"/_sandbox/pay/{mcid}")
         panel.cancel_button.click()
