@@ -7,7 +7,9 @@ runs every minute while both answer; while one does not, the wait doubles from 1
 per change of state, never one per probe). What the terminal's own calls meet is weighed
 against the last probe: a charge, a token request or the card form that found no connection
 while it says "reachable", or got through while it says "unreachable", makes it look again at
-once (never sooner than `POKE_GAP_S` after the last probe). Each result is published on the bus
+once (never sooner than `POKE_GAP_S` after the last probe). A call that had its connection and
+got no reply in time is something a probe cannot see: it is told at once as "not answering",
+until a call is answered or for `NOT_ANSWERING_HOLD_S`. Each result is published on the bus
 for the status bar; the window's clerk-facing banner may use the same event.
 """
 
@@ -55,6 +57,13 @@ _NO_CONNECTION = (
 """A call that found no connection, or lost it. (A reply that came too late had a connection:
 the probe, which only connects, would find the host as it did.)"""
 
+_NO_REPLY = (ReasonCode.REPLY_TIMEOUT, ReasonCode.TOKEN_SERVER_TIMEOUT)
+"""A call that had its connection and got no reply in time."""
+
+NOT_ANSWERING_HOLD_S = 120.0
+"""How long a call left without a reply is told after it (unless a call is answered sooner):
+the probe cannot tell, since it only connects."""
+
 
 class Reachability(StrEnum):
     UNKNOWN = "unknown"
@@ -64,6 +73,9 @@ class Reachability(StrEnum):
     """The API answers, the card SDK's host does not: no card can be typed."""
     UNREACHABLE = "unreachable"
     """The API host does not answer: nothing can be charged."""
+    NOT_ANSWERING = "not-answering"
+    """The API host takes connections, but the terminal's last call got no reply in time and
+    none has been answered since: a charge may end with its result unknown."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +96,8 @@ class ServiceReachabilityChanged(DomainEvent):
     sdk: HostState | None
     since: datetime
     next_probe_s: float
+    unanswered: datetime | None = None
+    """When the last call left without a reply ended, while that is still told."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,6 +112,10 @@ class ServiceCallEnded(DomainEvent):
 
 def _says_no_connection(reason: Reason | None) -> bool:
     return reason is not None and any(reason.mentions(code) for code in _NO_CONNECTION)
+
+
+def _says_no_reply(reason: Reason | None) -> bool:
+    return reason is not None and any(reason.mentions(code) for code in _NO_REPLY)
 
 
 Reach = Callable[[Target, float], Awaitable[Reached]]
@@ -135,6 +153,10 @@ class ReachabilityProbe:
         self.probes = 0
         """How many probes ran (each opens at most one connection per host)."""
         self.last: ServiceReachabilityChanged | None = None
+        self.monotonic: Callable[[], float] = time.monotonic
+        self.not_answering_hold_s = NOT_ANSWERING_HOLD_S
+        self._unanswered: tuple[datetime, float] | None = None
+        """The last call left without a reply: when (wall clock, monotonic)."""
 
     @property
     def running(self) -> bool:
@@ -154,13 +176,30 @@ class ReachabilityProbe:
 
     def _on_attempt(self, event: AttemptChanged) -> None:
         if event.state != AttemptState.RECORDED:  # recorded: nothing was sent yet
-            self._met("api", not _says_no_connection(event.reason))
+            self._call_ended(event.reason)
 
     def _on_token(self, event: TokenStateChanged) -> None:
         if event.status == TokenStatus.VALID:
-            self._met("api", True)
+            self._call_ended(None)
         elif event.status == TokenStatus.FAILED:
-            self._met("api", not _says_no_connection(event.error))
+            self._call_ended(event.error)
+
+    def _call_ended(self, reason: Reason | None) -> None:
+        """A call to the API host ended: with no connection, without a reply in time, or
+        answered (`reason` None, or any other reason)."""
+        connected = not _says_no_connection(reason)
+        self._met("api", connected)
+        if connected:
+            self._replied(not _says_no_reply(reason))
+
+    def _replied(self, answered: bool) -> None:
+        """A call that had its connection was answered, or not in time: told at once when it
+        changes what the status says (a probe would only connect)."""
+        before = self._unanswered
+        self._unanswered = None if answered else (utc_now(), self.monotonic())
+        if (before is None) != (self._unanswered is None) and self.last is not None:
+            last = self.last
+            self._publish(last.api, last.sdk, last.next_probe_s)
 
     def _met(self, host: Literal["api", "sdk"], reached: bool) -> None:
         """A call just reached `host`, or did not: probe now if the last probe said otherwise
@@ -200,23 +239,41 @@ class ReachabilityProbe:
         else:
             api, sdk = await api_job, None
         self.probes += 1
+        answered = api.failure is None and (sdk is None or sdk.failure is None)
+        self._failures = 0 if answered else self._failures + 1
+        return self._publish(
+            HostState(host=self._api.host, failure=api.failure, error=api.error),
+            None
+            if sdk is None or self._sdk is None
+            else HostState(host=self._sdk.host, failure=sdk.failure, error=sdk.error),
+            self.next_delay(),
+        )
+
+    def _level(self, api: HostState, sdk: HostState | None) -> Reachability:
+        unanswered = self._unanswered
+        if unanswered is not None and self.monotonic() - unanswered[1] >= self.not_answering_hold_s:
+            self._unanswered = None  # told long enough: nothing since says it still holds
         if api.failure is not None:
-            level = Reachability.UNREACHABLE
-        elif sdk is not None and sdk.failure is not None:
-            level = Reachability.CARD_FORM_UNREACHABLE
-        else:
-            level = Reachability.REACHABLE
-        self._failures = 0 if level == Reachability.REACHABLE else self._failures + 1
+            return Reachability.UNREACHABLE
+        if self._unanswered is not None:
+            return Reachability.NOT_ANSWERING
+        if sdk is not None and sdk.failure is not None:
+            return Reachability.CARD_FORM_UNREACHABLE
+        return Reachability.REACHABLE
+
+    def _publish(
+        self, api: HostState, sdk: HostState | None, next_probe_s: float
+    ) -> ServiceReachabilityChanged:
+        level = self._level(api, sdk)
         previous = self.last
         now = utc_now()
         event = ServiceReachabilityChanged(
             level=level,
-            api=HostState(host=self._api.host, failure=api.failure, error=api.error),
-            sdk=None
-            if sdk is None or self._sdk is None
-            else HostState(host=self._sdk.host, failure=sdk.failure, error=sdk.error),
+            api=api,
+            sdk=sdk,
             since=previous.since if previous is not None and previous.level == level else now,
-            next_probe_s=self.next_delay(),
+            next_probe_s=next_probe_s,
+            unanswered=None if self._unanswered is None else self._unanswered[0],
         )
         if previous is None or previous.level != level:
             # One line per change of state; a shop offline all day logs this once.
@@ -224,9 +281,14 @@ class ReachabilityProbe:
             log(
                 "service %s (API %s: %s; card SDK %s: %s)",
                 level.value,
-                self._api.host,
-                api.failure or "answers",
-                "-" if self._sdk is None else self._sdk.host,
+                api.host,
+                api.failure
+                or (
+                    "connects, the last call got no reply in time"
+                    if self._unanswered
+                    else "answers"
+                ),
+                "-" if sdk is None else sdk.host,
                 "-" if sdk is None else (sdk.failure or "answers"),
             )
         self.last = event

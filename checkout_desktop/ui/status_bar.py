@@ -281,11 +281,19 @@ class TerminalStatusBar(QStatusBar):
             Reachability.REACHABLE: (self.tr("Service: reachable"), _OK),
             Reachability.CARD_FORM_UNREACHABLE: (self.tr("Service: card form unreachable"), _BAD),
             Reachability.UNREACHABLE: (self.tr("Service: unreachable"), _BAD),
+            Reachability.NOT_ANSWERING: (self.tr("Service: no reply in time"), _BAD),
         }
         text, style = texts.get(event.level, (self.tr("Service: checking…"), ""))
         self.service.setText(text)
         self.service.setStyleSheet(style)
         lines = [host_state_text(event.api, self.tr("Payment service"))]
+        if event.unanswered is not None:
+            lines.append(
+                self.tr(
+                    "The last call to the payment service got no reply in time ({time}); the "
+                    "next reply from the service ends this."
+                ).format(time=event.unanswered.astimezone().strftime("%H:%M:%S"))
+            )
         if event.sdk is not None:
             lines.append(host_state_text(event.sdk, self.tr("Card form service")))
         lines.append(

@@ -5538,8 +5538,16 @@ Encerrar libera a venda para outra cobrança. Nada é reenviado; se o serviço t
         <translation>Serviço: inacessível</translation>
     </message>
     <message>
+        <source>Service: no reply in time</source>
+        <translation>Serviço: sem resposta a tempo</translation>
+    </message>
+    <message>
         <source>Payment service</source>
         <translation>Serviço de pagamento</translation>
+    </message>
+    <message>
+        <source>The last call to the payment service got no reply in time ({time}); the next reply from the service ends this.</source>
+        <translation>A última chamada ao serviço de pagamento ficou sem resposta a tempo ({time}); a próxima resposta do serviço encerra este aviso.</translation>
     </message>
     <message>
         <source>Card form service</source>

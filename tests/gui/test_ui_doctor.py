@@ -4,6 +4,7 @@ status bar's service field fed by the periodic reachability probe (real connecti
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 from collections.abc import Callable, Iterator
@@ -17,7 +18,11 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from checkout_desktop.doctor.checks import Target
-from checkout_desktop.doctor.probe import Reachability, ReachabilityProbe
+from checkout_desktop.doctor.probe import (
+    Reachability,
+    ReachabilityProbe,
+    ServiceReachabilityChanged,
+)
 from checkout_desktop.doctor.report import CheckName, Report
 from checkout_desktop.domain.events import EventBus
 from checkout_desktop.paths import AppPaths
@@ -178,6 +183,61 @@ def test_the_status_bar_says_when_the_service_answers(
     assert "acessível" in status.service.text()
     data = ("api.localhost", "sdk.localhost", "Sandbox")
     assert _tooltip_words(status.service.toolTip(), data) == []
+    assert english_on_screen(status, data) == []
+
+
+def test_the_status_bar_says_when_the_service_takes_calls_but_leaves_them_unanswered(
+    bar: tuple[EventBus, TerminalStatusBar],
+    qloop: qasync.QEventLoop,
+    arun: Callable[..., Any],
+    qtbot: QtBot,
+) -> None:
+    # It said "Serviço: acessível" while every charge ended without a reply: the probe only
+    # connects, and a host that takes connections and never answers passes it.
+    from checkout_desktop.domain.charge_events import AttemptChanged
+    from checkout_desktop.domain.reasons import Reason, ReasonCode
+    from checkout_desktop.domain.state import AttemptState
+
+    bus, status = bar
+    no_reply = Reason.of(ReasonCode.REPLY_TIMEOUT, operation="charge", seconds="30")
+    with socket.socket() as api:
+        api.bind(("127.0.0.1", 0))
+        api.listen(8)  # takes connections; nothing ever answers on it
+        probe = ReachabilityProbe(
+            bus=bus,
+            api=Target("api.localhost", api.getsockname()[1], None, connect_to="127.0.0.1"),
+            sdk=None,
+            interval_s=3600,
+            timeout_s=2.0,
+        )
+
+        async def a_charge_without_a_reply() -> None:
+            probed = asyncio.Event()
+            bus.subscribe(ServiceReachabilityChanged, lambda _e: probed.set())
+            probe.start()
+            try:
+                await asyncio.wait_for(probed.wait(), 10)
+                assert probe.last is not None
+                assert probe.last.level == Reachability.REACHABLE
+                bus.publish(
+                    AttemptChanged(
+                        merchant_charge_id="s-01",
+                        sale_id="s",
+                        state=AttemptState.UNKNOWN,
+                        reason=Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply),
+                    )
+                )
+            finally:
+                await probe.stop()
+
+        arun(a_charge_without_a_reply(), timeout=10_000)
+    qtbot.waitUntil(lambda: "sem resposta" in status.service.text(), timeout=5000)
+    assert probe.last is not None and probe.last.level == Reachability.NOT_ANSWERING
+    assert untranslated(status.service.text()) == []
+    tooltip = status.service.toolTip()
+    assert "ficou sem resposta" in tooltip, tooltip
+    data = ("api.localhost", "Sandbox")
+    assert _tooltip_words(tooltip, data) == [], tooltip
     assert english_on_screen(status, data) == []
 
 

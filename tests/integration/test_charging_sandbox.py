@@ -411,3 +411,52 @@ async def test_the_reconciler_checks_charges_whose_notification_did_not_arrive(
             why=expecting,
         )
         assert last.outcome == "duplicate"
+
+
+@pytest.mark.asyncio
+async def test_a_charge_left_without_a_reply_is_told_by_the_probe_until_the_service_answers(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    # The probe only connects: the slow card's host took the connection and sent nothing in
+    # time, and the status bar went on saying "acessível".
+    from checkout_desktop.doctor.checks import Reached, Target
+    from checkout_desktop.doctor.probe import (
+        Reachability,
+        ReachabilityProbe,
+        ServiceReachabilityChanged,
+    )
+
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=1.0) as stack:
+
+        async def connects(target: Target, within_s: float) -> Reached:
+            return Reached(None, "")
+
+        seen: list[Reachability] = []
+        stack.events.subscribe(ServiceReachabilityChanged, lambda e: seen.append(e.level))
+        probe = ReachabilityProbe(
+            bus=stack.events,
+            api=Target("127.0.0.1", 443, None),
+            sdk=None,
+            interval_s=3600,
+            reacher=connects,
+        )
+        probe.start()
+        try:
+            await until(lambda: _true(bool(seen)), what="the first probe")
+            slow = await stack.service.charge(
+                sale_id="sale-slow",
+                request=charge_request(await card_token(access, SLOW)),
+                tenders=visa(SLOW[-4:]),
+            )
+        finally:
+            await probe.stop()
+    # No reply within the second: told at once; the query right after it was answered (the
+    # charge exists, paid) and ended it. One probe only: neither needed a connection.
+    assert (slow.attempt, slow.status) == (AttemptState.CREATED, ChargeStatus.PAID)
+    assert seen == [Reachability.REACHABLE, Reachability.NOT_ANSWERING, Reachability.REACHABLE]
+    assert probe.probes == 1
+
+
+async def _true(value: bool) -> bool:
+    return value

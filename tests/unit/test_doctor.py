@@ -419,3 +419,91 @@ async def test_failures_in_a_burst_make_one_probe_and_not_sooner_than_the_gap() 
         assert probe.probes == 2
     finally:
         await probe.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_call_left_without_a_reply_says_the_service_does_not_answer_in_time() -> None:
+    # A host that takes connections and never answers kept "Serviço: acessível" while every
+    # charge ended "resultado desconhecido": the probe only connects.
+    bus = EventBus()
+    seen: list[ServiceReachabilityChanged] = []
+    bus.subscribe(ServiceReachabilityChanged, seen.append)
+    clock = [1000.0]
+    probe = _hourly_api_probe(bus, _Answers(None), poke_gap_s=0.0)
+    probe.monotonic = lambda: clock[0]
+    first = asyncio.Event()
+    bus.subscribe(ServiceReachabilityChanged, lambda _e: first.set())
+    probe.start()  # listens to the calls; its next scheduled probe is an hour away
+    try:
+        await asyncio.wait_for(first.wait(), 10)
+        await _left_without_a_reply(bus, probe, seen, clock)
+    finally:
+        await probe.stop()
+
+
+async def _left_without_a_reply(
+    bus: EventBus,
+    probe: ReachabilityProbe,
+    seen: list[ServiceReachabilityChanged],
+    clock: list[float],
+) -> None:
+    from checkout_desktop.domain.charge_events import (
+        AttemptChanged,
+        TokenStateChanged,
+        TokenStatus,
+    )
+    from checkout_desktop.domain.reasons import Reason, ReasonCode
+    from checkout_desktop.domain.state import AttemptState
+
+    no_reply = Reason.of(ReasonCode.REPLY_TIMEOUT, operation="charge", seconds="30")
+
+    def attempt(state: AttemptState, reason: Reason) -> AttemptChanged:
+        return AttemptChanged(merchant_charge_id="s-01", sale_id="s", state=state, reason=reason)
+
+    assert seen[-1].level == Reachability.REACHABLE
+    # A charge whose reply never came: said at once, without a probe (it would connect).
+    bus.publish(
+        attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
+    )
+    assert seen[-1].level == Reachability.NOT_ANSWERING
+    assert seen[-1].unanswered is not None and probe.probes == 1
+    # A probe that connects does not undo it while the last unanswered call is recent.
+    clock[0] += 60
+    assert (await probe.probe_now()).level == Reachability.NOT_ANSWERING
+    # Any call answered ends it (here the reconciler settling the charge), at once.
+    bus.publish(
+        attempt(AttemptState.CREATED, Reason.of(ReasonCode.OUTCOME_APPROVED, status="PAID"))
+    )
+    assert seen[-1].level == Reachability.REACHABLE and seen[-1].unanswered is None
+    # A token request without a reply says it too; a token obtained ends it.
+    token_late = Reason.of(ReasonCode.TOKEN_SERVER_TIMEOUT, operation="token", seconds="10")
+    bus.publish(
+        TokenStateChanged(
+            status=TokenStatus.FAILED,
+            valid_until=None,
+            seconds_left=None,
+            token_requests=2,
+            error=token_late,
+        )
+    )
+    assert seen[-1].level == Reachability.NOT_ANSWERING
+    count = len(seen)
+    bus.publish(
+        TokenStateChanged(
+            status=TokenStatus.VALID, valid_until=None, seconds_left=300.0, token_requests=3
+        )
+    )
+    assert len(seen) == count + 1 and seen[-1].level == Reachability.REACHABLE
+    # Nothing answered, nothing new left unanswered: a later probe lets it go by itself.
+    bus.publish(
+        attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
+    )
+    assert seen[-1].level == Reachability.NOT_ANSWERING
+    clock[0] += probe.not_answering_hold_s + 1
+    assert (await probe.probe_now()).level == Reachability.REACHABLE
+    # No connection at all says more than a late reply.
+    bus.publish(
+        attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
+    )
+    probe._reach = _Answers(Finding.SDK_CONNECT_FAILED)
+    assert (await probe.probe_now()).level == Reachability.UNREACHABLE
