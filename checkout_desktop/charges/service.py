@@ -654,14 +654,23 @@ class ChargeService:
             ReasonCode.UNKNOWN_ANSWERED if answered else ReasonCode.UNKNOWN_MAY_EXIST,
             error=exc.reason,
         )
-        await self.ledger.settle_attempt(
+        settled = await self.ledger.settle_attempt(
             attempt, AttemptState.UNKNOWN, why, source="reply", detail=str(exc), answered=answered
         )
+        known = await self._told_meanwhile(settled, exc)
+        if known is not None:
+            return known
         record = await self.store.charges.attempt(mcid)
         assert record is not None
         state, status_now, error = await self.reconciler.resolve_attempt(
             record, trigger="right after sending"
         )
+        if state == AttemptState.UNKNOWN:
+            # The query went unanswered too; a notification may have told the charge meanwhile.
+            now = await self.store.charges.attempt(mcid)
+            known = None if now is None else await self._told_meanwhile(now, exc)
+            if known is not None:
+                return known
         if state == AttemptState.CREATED:
             stored = await self.store.charges.charge(mcid)
             if stored is not None:
@@ -688,6 +697,21 @@ class ChargeService:
                 ReasonCode.OUTCOME_UNKNOWN_LAST_QUERY, error=exc.reason, last_error=error
             ),
             exc,
+        )
+
+    async def _told_meanwhile(
+        self, attempt: AttemptRecord, exc: GatewayError
+    ) -> ChargeOutcome | None:
+        """The outcome of a charge whose reply was lost but whose attempt the service's own
+        news settled meanwhile (a notification that it exists, with its status): known, not
+        unknown. None while nothing has told it."""
+        if attempt.state != AttemptState.CREATED:
+            return None
+        stored = await self.store.charges.charge(attempt.merchant_charge_id)
+        if stored is None or stored.status is None:
+            return None
+        return replace(
+            _created(attempt.merchant_charge_id, attempt.sale_id, stored.state), error=exc
         )
 
     async def _note(self, merchant_charge_id: str, notes: tuple[Reason, ...]) -> None:

@@ -460,3 +460,41 @@ async def test_a_charge_left_without_a_reply_is_told_by_the_probe_until_the_serv
 
 async def _true(value: bool) -> bool:
     return value
+
+
+@pytest.mark.asyncio
+async def test_a_charge_the_service_notified_paid_before_its_late_reply_is_told_paid(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    # The reply did not come in time and the query after it timed out too, but the service's
+    # notification had said PAID meanwhile: the clerk read "Resultado desconhecido —
+    # consultando" beside a receipt saying "Paga", and nothing ever changed it.
+    from checkout_desktop.domain.wire import ChargeUpdate
+
+    access = SandboxAccess.of_server(sandbox)
+    async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=1.0) as stack:
+        token = await card_token(access, SLOW)
+        task = asyncio.ensure_future(
+            stack.service.charge(
+                sale_id="sale-late", request=charge_request(token), tenders=visa(SLOW[-4:])
+            )
+        )
+        await until(lambda: _true(bool(sandbox.state.charges)), what="the charge at the service")
+        (mcid,) = sandbox.state.charges
+        # The service is slow from now on: the query right after the timeout gets no reply.
+        sandbox.config.faults.latency_s = 3.0
+        try:
+            async with stack.service.store.unit_of_work() as uow:
+                await stack.service.ledger.apply_update(
+                    uow.charges,
+                    ChargeUpdate(mcid, None, ChargeStatus.PAID, 1500, 0),
+                    source="webhook",
+                    source_ref="evt-1",
+                )
+            outcome = await task
+        finally:
+            sandbox.config.faults.latency_s = 0.0
+        attempt = stack.service.store.repo.attempt(mcid)
+    assert attempt is not None and attempt.state == AttemptState.CREATED
+    assert (outcome.attempt, outcome.status) == (AttemptState.CREATED, ChargeStatus.PAID)
+    assert outcome.record is not None and outcome.record.status == ChargeStatus.PAID
