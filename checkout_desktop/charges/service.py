@@ -48,6 +48,7 @@ from checkout_desktop.domain.records import (
     MoneyOpRecord,
     SweepRecord,
     TenderSummary,
+    with_tried_cards,
 )
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState, ChargeState
 from checkout_desktop.domain.timestamps import utc_now
@@ -518,7 +519,7 @@ class ChargeService:
         """Record the attempt, send it once, and report the outcome (which may be UNKNOWN),
         with the charge as it is then stored."""
         outcome = await self._charge(sale_id=sale_id, request=request, tenders=tenders)
-        return replace(outcome, record=await self.store.charges.charge(outcome.merchant_charge_id))
+        return replace(outcome, record=await shown_charge(self.store, outcome.merchant_charge_id))
 
     async def _charge(
         self,
@@ -1129,6 +1130,21 @@ class ChargeService:
 
     async def stop(self) -> None:
         await self.reconciler.stop()
+
+
+async def shown_charge(store: Store, merchant_charge_id: str) -> ChargeRecord | None:
+    """The charge as stored, for a screen or a receipt: a card the service named without its
+    last four digits shows the card the sale was tried with, where that is certain (the sale's
+    attempt is read only then)."""
+    record = await store.charges.charge(merchant_charge_id)
+    if record is None or all(
+        txn.last_four is not None or txn.qr_code is not None for txn in record.state.transactions
+    ):
+        return record
+    attempt = await store.charges.attempt(merchant_charge_id)
+    if attempt is None:
+        return record
+    return with_tried_cards(replace(record, attempt_tenders=attempt.tenders))
 
 
 def _created(mcid: str, sale_id: str, state: ChargeState) -> ChargeOutcome:

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Collection
 from datetime import datetime, tzinfo
 
-from checkout_desktop.charges.service import MoneyView, StartCheck, judge_start
+from checkout_desktop.charges.service import MoneyView, StartCheck, judge_start, shown_charge
 from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.qr import holds_sale
 from checkout_desktop.domain.records import (
@@ -46,8 +46,10 @@ class ChargeViews:
         self._store = store
 
     async def charge(self, merchant_charge_id: str) -> ChargeRecord | None:
-        """The charge as stored now, or None when the store has never seen it."""
-        return await self._store.charges.charge(merchant_charge_id)
+        """The charge as stored now, or None when the store has never seen it (a card the
+        service named without its last four digits shows the card the sale was tried with,
+        where that is certain)."""
+        return await shown_charge(self._store, merchant_charge_id)
 
     async def list_charges(
         self, *, before: int | None = None, limit: int = 50, status: ChargeStatus | None = None

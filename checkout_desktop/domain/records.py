@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from checkout_desktop.domain.enums import ChargeStatus
+from checkout_desktop.domain.enums import ChargeStatus, PaymentType
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.money_ops import (
     UNRESOLVED_MONEY_STATES,
@@ -402,6 +402,37 @@ class DayTotals:
         return self.gross - self.refunds
 
 
+def with_tried_cards(record: ChargeRecord) -> ChargeRecord:
+    """The charge with each card the service named without its last four digits (a
+    notification without the card's number, its reply lost) shown as the card the sale was
+    tried with, where that card is certain: the only card of its brand the sale was tried with.
+    What the service said is kept; `attempt_tenders` must be filled; nothing is stored."""
+    tried = [t for t in record.attempt_tenders if isinstance(t, CardSummary) and t.last_four]
+    if not tried:
+        return record
+
+    def same_brand(brand: str | None, other: str | None) -> bool:
+        return brand is None or other is None or brand.upper() == other.upper()
+
+    shown = []
+    changed = False
+    for txn in record.state.transactions:
+        unnamed = (
+            txn.last_four is None
+            and txn.qr_code is None
+            and txn.payment_type not in (PaymentType.PIX, PaymentType.WALLET)
+        )
+        candidates = [card for card in tried if same_brand(card.brand, txn.brand)]
+        if unnamed and len(candidates) == 1:
+            card = candidates[0]
+            txn = replace(txn, last_four=card.last_four, brand=txn.brand or card.brand)
+            changed = True
+        shown.append(txn)
+    if not changed:
+        return record
+    return replace(record, state=replace(record.state, transactions=tuple(shown)))
+
+
 __all__ = [
     "CARD",
     "LAST_FOUR",
@@ -421,4 +452,5 @@ __all__ = [
     "TenderSummary",
     "TimelineRecord",
     "stored_tender",
+    "with_tried_cards",
 ]

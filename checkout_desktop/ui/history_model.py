@@ -25,6 +25,7 @@ from checkout_desktop.domain.records import (
     ChargeRecord,
     Page,
     TimelineRecord,
+    with_tried_cards,
 )
 from checkout_desktop.domain.shown_status import ShownStatus, money_status, shown_status
 from checkout_desktop.ui.formatting import format_instant, format_instant_precise, format_money
@@ -124,7 +125,9 @@ def _card_text(brand: str | None, last_four: str | None) -> str:
 
 def cards_text(record: ChargeRecord) -> str:
     """The charge's cards as a receipt may show them: brand and last four digits; before the
-    service told of any (a row holding only a 3DS result), the cards the sale was tried with."""
+    service told of any (a row holding only a 3DS result), the cards the sale was tried with;
+    a card it named without its last four digits, as the card tried where that is certain."""
+    record = with_tried_cards(record)
     parts = []
     for txn in record.state.transactions:
         if txn.payment_type in QR_PAYMENT_TYPES:

@@ -469,7 +469,7 @@ async def test_a_charge_the_service_notified_paid_before_its_late_reply_is_told_
     # The reply did not come in time and the query after it timed out too, but the service's
     # notification had said PAID meanwhile: the clerk read "Resultado desconhecido —
     # consultando" beside a receipt saying "Paga", and nothing ever changed it.
-    from checkout_desktop.domain.wire import ChargeUpdate
+    from checkout_desktop.domain.wire import ChargeUpdate, TransactionInfo
 
     access = SandboxAccess.of_server(sandbox)
     async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=1.0) as stack:
@@ -487,7 +487,29 @@ async def test_a_charge_the_service_notified_paid_before_its_late_reply_is_told_
             async with stack.service.store.unit_of_work() as uow:
                 await stack.service.ledger.apply_update(
                     uow.charges,
-                    ChargeUpdate(mcid, None, ChargeStatus.PAID, 1500, 0),
+                    ChargeUpdate(
+                        mcid,
+                        None,
+                        ChargeStatus.PAID,
+                        1500,
+                        0,
+                        # The card without its number, as a notification may tell it.
+                        transactions=[
+                            TransactionInfo.model_validate(
+                                {
+                                    "paymentType": "CREDIT",
+                                    "transactionId": "t-1",
+                                    "status": "PAID",
+                                    "amount": 1500,
+                                    "credit": {
+                                        "brand": "VISA",
+                                        "nsu": "123",
+                                        "authorizationCode": "A1",
+                                    },
+                                }
+                            )
+                        ],
+                    ),
                     source="webhook",
                     source_ref="evt-1",
                 )
@@ -498,3 +520,6 @@ async def test_a_charge_the_service_notified_paid_before_its_late_reply_is_told_
     assert attempt is not None and attempt.state == AttemptState.CREATED
     assert (outcome.attempt, outcome.status) == (AttemptState.CREATED, ChargeStatus.PAID)
     assert outcome.record is not None and outcome.record.status == ChargeStatus.PAID
+    # The receipt said "VISA •••• ????": the card the sale was tried with names it.
+    (card,) = outcome.record.state.transactions
+    assert (card.brand, card.last_four) == ("VISA", SLOW[-4:])
