@@ -655,19 +655,19 @@ class ChargeService:
             ReasonCode.UNKNOWN_ANSWERED if answered else ReasonCode.UNKNOWN_MAY_EXIST,
             error=exc.reason,
         )
-        settled = await self.ledger.settle_attempt(
+        await self.ledger.settle_attempt(
             attempt, AttemptState.UNKNOWN, why, source="reply", detail=str(exc), answered=answered
         )
-        known = await self._told_meanwhile(settled, exc)
-        if known is not None:
-            return known
+        # Asked even when a notification has told the charge meanwhile: the reply holds what a
+        # notification may leave out (the card's digits), and it confirms.
         record = await self.store.charges.attempt(mcid)
         assert record is not None
         state, status_now, error = await self.reconciler.resolve_attempt(
             record, trigger="right after sending"
         )
         if state == AttemptState.UNKNOWN:
-            # The query went unanswered too; a notification may have told the charge meanwhile.
+            # The query went unanswered too; a notification may have told the charge meanwhile
+            # (then it is known, not unknown).
             now = await self.store.charges.attempt(mcid)
             known = None if now is None else await self._told_meanwhile(now, exc)
             if known is not None:
