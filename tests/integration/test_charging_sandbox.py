@@ -11,6 +11,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from checkout_desktop.charges.outcome import ChargeOutcome
 from checkout_desktop.charges.service import MoneyOperationRefused, SaleBusy
 from checkout_desktop.domain.charge_events import AttemptChanged, ChargeChanged, TokenStateChanged
 from checkout_desktop.domain.enums import ChargeStatus
@@ -444,11 +445,7 @@ async def test_a_charge_left_without_a_reply_is_told_by_the_probe_until_the_serv
         probe.start()
         try:
             await until(lambda: _true(bool(seen)), what="the first probe")
-            slow = await stack.service.charge(
-                sale_id="sale-slow",
-                request=charge_request(await card_token(access, SLOW)),
-                tenders=visa(SLOW[-4:]),
-            )
+            slow = await _slow_card_sale(stack, access, "sale-slow")
         finally:
             await probe.stop()
     # No reply within the second: told at once; the query right after it was answered (the
@@ -462,6 +459,14 @@ async def _true(value: bool) -> bool:
     return value
 
 
+async def _slow_card_sale(stack: Stack, access: SandboxAccess, sale_id: str) -> ChargeOutcome:
+    """A sale charged with the sandbox's slow card (its reply comes after the timeout)."""
+    token = await card_token(access, SLOW)
+    return await stack.service.charge(
+        sale_id=sale_id, request=charge_request(token), tenders=visa(SLOW[-4:])
+    )
+
+
 @pytest.mark.asyncio
 async def test_a_charge_the_service_notified_paid_before_its_late_reply_is_told_paid(
     sandbox: SandboxServer, tmp_path: Path
@@ -473,12 +478,7 @@ async def test_a_charge_the_service_notified_paid_before_its_late_reply_is_told_
 
     access = SandboxAccess.of_server(sandbox)
     async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=1.0) as stack:
-        token = await card_token(access, SLOW)
-        task = asyncio.ensure_future(
-            stack.service.charge(
-                sale_id="sale-late", request=charge_request(token), tenders=visa(SLOW[-4:])
-            )
-        )
+        task = asyncio.ensure_future(_slow_card_sale(stack, access, "sale-late"))
         await until(lambda: _true(bool(sandbox.state.charges)), what="the charge at the service")
         (mcid,) = sandbox.state.charges
         # The service is slow from now on: the query right after the timeout gets no reply.
