@@ -30,7 +30,10 @@ from checkout_desktop.doctor.report import (
     Outcome,
     Report,
 )
+from checkout_desktop.domain.charge_events import AttemptChanged, TokenStateChanged, TokenStatus
 from checkout_desktop.domain.events import EventBus
+from checkout_desktop.domain.reasons import Reason, ReasonCode
+from checkout_desktop.domain.state import AttemptState
 from checkout_desktop.secrets import SecretName, SecretStore
 from checkout_desktop.settings import Profile, ProfileKind, Settings
 from tests.conftest import MemoryKeyring
@@ -215,6 +218,18 @@ def _hourly_api_probe(bus: EventBus, reacher: _Answers, *, poke_gap_s: float) ->
     return probe
 
 
+def _attempt(state: AttemptState, reason: Reason) -> AttemptChanged:
+    """A sale's attempt moved on, as the charge service announces it."""
+    return AttemptChanged(merchant_charge_id="s-01", sale_id="s", state=state, reason=reason)
+
+
+def _token(status: TokenStatus, error: Reason | None = None) -> TokenStateChanged:
+    """A token request ended, as the token manager announces it."""
+    return TokenStateChanged(
+        status=status, valid_until=None, seconds_left=None, token_requests=1, error=error
+    )
+
+
 @pytest.mark.asyncio
 async def test_the_probe_backs_off_while_unreachable_and_logs_once_per_change(
     caplog: pytest.LogCaptureFixture,
@@ -287,14 +302,6 @@ async def test_a_call_that_contradicts_the_last_probe_makes_the_probe_look_again
     # The status bar said "Serviço: acessível" for up to a minute while the clerk's charges
     # failed for want of a connection, and could say "inacessível" for five while they went
     # through: nothing told the probe.
-    from checkout_desktop.domain.charge_events import (
-        AttemptChanged,
-        TokenStateChanged,
-        TokenStatus,
-    )
-    from checkout_desktop.domain.reasons import Reason, ReasonCode
-    from checkout_desktop.domain.state import AttemptState
-
     bus = EventBus()
     seen: list[ServiceReachabilityChanged] = []
     arrived = asyncio.Event()
@@ -309,14 +316,6 @@ async def test_a_call_that_contradicts_the_last_probe_makes_the_probe_look_again
     unreachable = Reason.of(
         ReasonCode.UNREACHABLE, operation="charge", url="https://api.example.com", error="x"
     )
-
-    def attempt(state: AttemptState, reason: Reason) -> AttemptChanged:
-        return AttemptChanged(merchant_charge_id="s-01", sale_id="s", state=state, reason=reason)
-
-    def token(status: TokenStatus, error: Reason | None = None) -> TokenStateChanged:
-        return TokenStateChanged(
-            status=status, valid_until=None, seconds_left=None, token_requests=1, error=error
-        )
 
     async def probed_after(event: object) -> bool:
         arrived.clear()
@@ -333,33 +332,33 @@ async def test_a_call_that_contradicts_the_last_probe_makes_the_probe_look_again
         assert [e.level for e in seen] == [Reachability.REACHABLE]
         # A charge not sent because the service could not be reached: look again.
         assert await probed_after(
-            attempt(AttemptState.REJECTED, Reason.of(ReasonCode.NOT_CHARGED, error=unreachable))
+            _attempt(AttemptState.REJECTED, Reason.of(ReasonCode.NOT_CHARGED, error=unreachable))
         )
         assert seen[-1].level == Reachability.UNREACHABLE
         # A token request that could not reach the token server agrees: nothing to look at.
         token_down = Reason.of(
             ReasonCode.TOKEN_SERVER_UNREACHABLE, operation="token", url="u", error="x"
         )
-        assert not await probed_after(token(TokenStatus.FAILED, token_down))
+        assert not await probed_after(_token(TokenStatus.FAILED, token_down))
         # The service answered a charge (refusing it): it is back, look again.
         assert await probed_after(
-            attempt(AttemptState.REJECTED, Reason.of(ReasonCode.NOT_CHARGED, error="refused"))
+            _attempt(AttemptState.REJECTED, Reason.of(ReasonCode.NOT_CHARGED, error="refused"))
         )
         assert seen[-1].level == Reachability.REACHABLE
         # Calls that agree with "reachable", and an attempt only recorded, change nothing.
-        assert not await probed_after(token(TokenStatus.VALID))
+        assert not await probed_after(_token(TokenStatus.VALID))
         assert not await probed_after(
-            attempt(AttemptState.RECORDED, Reason.of(ReasonCode.RECORDED_BEFORE_SENDING))
+            _attempt(AttemptState.RECORDED, Reason.of(ReasonCode.RECORDED_BEFORE_SENDING))
         )
         assert not await probed_after(
-            attempt(AttemptState.CREATED, Reason.of(ReasonCode.OUTCOME_APPROVED, status="PAID"))
+            _attempt(AttemptState.CREATED, Reason.of(ReasonCode.OUTCOME_APPROVED, status="PAID"))
         )
         assert probe.probes == 3
     finally:
         await probe.stop()
     # Stopped, it no longer listens.
     bus.publish(
-        attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=unreachable))
+        _attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=unreachable))
     )
     await asyncio.sleep(0.1)
     assert probe.probes == 3
@@ -447,23 +446,12 @@ async def _left_without_a_reply(
     seen: list[ServiceReachabilityChanged],
     clock: list[float],
 ) -> None:
-    from checkout_desktop.domain.charge_events import (
-        AttemptChanged,
-        TokenStateChanged,
-        TokenStatus,
-    )
-    from checkout_desktop.domain.reasons import Reason, ReasonCode
-    from checkout_desktop.domain.state import AttemptState
-
     no_reply = Reason.of(ReasonCode.REPLY_TIMEOUT, operation="charge", seconds="30")
-
-    def attempt(state: AttemptState, reason: Reason) -> AttemptChanged:
-        return AttemptChanged(merchant_charge_id="s-01", sale_id="s", state=state, reason=reason)
 
     assert seen[-1].level == Reachability.REACHABLE
     # A charge whose reply never came: said at once, without a probe (it would connect).
     bus.publish(
-        attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
+        _attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
     )
     assert seen[-1].level == Reachability.NOT_ANSWERING
     assert seen[-1].unanswered is not None and probe.probes == 1
@@ -472,38 +460,26 @@ async def _left_without_a_reply(
     assert (await probe.probe_now()).level == Reachability.NOT_ANSWERING
     # Any call answered ends it (here the reconciler settling the charge), at once.
     bus.publish(
-        attempt(AttemptState.CREATED, Reason.of(ReasonCode.OUTCOME_APPROVED, status="PAID"))
+        _attempt(AttemptState.CREATED, Reason.of(ReasonCode.OUTCOME_APPROVED, status="PAID"))
     )
     assert seen[-1].level == Reachability.REACHABLE and seen[-1].unanswered is None
     # A token request without a reply says it too; a token obtained ends it.
     token_late = Reason.of(ReasonCode.TOKEN_SERVER_TIMEOUT, operation="token", seconds="10")
-    bus.publish(
-        TokenStateChanged(
-            status=TokenStatus.FAILED,
-            valid_until=None,
-            seconds_left=None,
-            token_requests=2,
-            error=token_late,
-        )
-    )
+    bus.publish(_token(TokenStatus.FAILED, token_late))
     assert seen[-1].level == Reachability.NOT_ANSWERING
     count = len(seen)
-    bus.publish(
-        TokenStateChanged(
-            status=TokenStatus.VALID, valid_until=None, seconds_left=300.0, token_requests=3
-        )
-    )
+    bus.publish(_token(TokenStatus.VALID))
     assert len(seen) == count + 1 and seen[-1].level == Reachability.REACHABLE
     # Nothing answered, nothing new left unanswered: a later probe lets it go by itself.
     bus.publish(
-        attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
+        _attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
     )
     assert seen[-1].level == Reachability.NOT_ANSWERING
     clock[0] += probe.not_answering_hold_s + 1
     assert (await probe.probe_now()).level == Reachability.REACHABLE
     # No connection at all says more than a late reply.
     bus.publish(
-        attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
+        _attempt(AttemptState.UNKNOWN, Reason.of(ReasonCode.OUTCOME_UNKNOWN, error=no_reply))
     )
     probe._reach = _Answers(Finding.SDK_CONNECT_FAILED)
     assert (await probe.probe_now()).level == Reachability.UNREACHABLE
