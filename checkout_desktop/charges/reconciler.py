@@ -381,20 +381,20 @@ class Reconciler:
             return True
         return attempt.sale_id.startswith(f"{self.counter}-")
 
+    def _op_from_here(self, op: MoneyOpRecord) -> bool:
+        """Whether a money operation is this counter's: recorded here, recorded before
+        operations kept their counter, or in a store no other counter shares."""
+        return self.counter is None or op.counter is None or op.counter == self.counter
+
     def _op_mine(self, op: MoneyOpRecord, now: datetime) -> bool:
-        """Whether this counter asks about a money operation: its own, one recorded before
-        operations kept their counter, or another counter's left open past the grace period
-        (that counter may be gone)."""
-        if self.counter is None or op.counter is None or op.counter == self.counter:
-            return True
-        return now - op.created_at >= self.unknown_grace
+        """Whether this counter asks about a money operation: its own, or another counter's
+        left open past the grace period (that counter may be gone)."""
+        return self._op_from_here(op) or now - op.created_at >= self.unknown_grace
 
     def _op_left_here(self, op: MoneyOpRecord) -> bool:
         """Whether a money operation is one this counter recorded before this run (left open
         when it stopped), not another counter's it settles once that one's grace has passed."""
-        if op.created_at >= self.started_at:
-            return False
-        return self.counter is None or op.counter is None or op.counter == self.counter
+        return op.created_at < self.started_at and self._op_from_here(op)
 
     def _attempt_due(self, attempt: AttemptRecord, now: datetime) -> bool:
         refused = self.refused.get(attempt.merchant_charge_id)

@@ -667,11 +667,10 @@ class ChargeService:
         )
         if state == AttemptState.UNKNOWN:
             # The query went unanswered too; a notification may have told the charge meanwhile
-            # (then it is known, not unknown).
+            # (it settled the attempt): then it is known, as if the query had found it.
             now = await self.store.charges.attempt(mcid)
-            known = None if now is None else await self._told_meanwhile(now, exc)
-            if known is not None:
-                return known
+            if now is not None and now.state == AttemptState.CREATED:
+                state = AttemptState.CREATED
         if state == AttemptState.CREATED:
             stored = await self.store.charges.charge(mcid)
             if stored is not None:
@@ -698,21 +697,6 @@ class ChargeService:
                 ReasonCode.OUTCOME_UNKNOWN_LAST_QUERY, error=exc.reason, last_error=error
             ),
             exc,
-        )
-
-    async def _told_meanwhile(
-        self, attempt: AttemptRecord, exc: GatewayError
-    ) -> ChargeOutcome | None:
-        """The outcome of a charge whose reply was lost but whose attempt the service's own
-        news settled meanwhile (a notification that it exists, with its status): known, not
-        unknown. None while nothing has told it."""
-        if attempt.state != AttemptState.CREATED:
-            return None
-        stored = await self.store.charges.charge(attempt.merchant_charge_id)
-        if stored is None or stored.status is None:
-            return None
-        return replace(
-            _created(attempt.merchant_charge_id, attempt.sale_id, stored.state), error=exc
         )
 
     async def _note(self, merchant_charge_id: str, notes: tuple[Reason, ...]) -> None:

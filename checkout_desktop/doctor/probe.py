@@ -154,6 +154,7 @@ class ReachabilityProbe:
         """How many probes ran (each opens at most one connection per host)."""
         self.last: ServiceReachabilityChanged | None = None
         self.monotonic: Callable[[], float] = time.monotonic
+        """The probe's clock: the gap after a probe, and how long an unanswered call is told."""
         self.not_answering_hold_s = NOT_ANSWERING_HOLD_S
         self._unanswered: tuple[datetime, float] | None = None
         """The last call left without a reply: when (wall clock, monotonic)."""
@@ -250,9 +251,6 @@ class ReachabilityProbe:
         )
 
     def _level(self, api: HostState, sdk: HostState | None) -> Reachability:
-        unanswered = self._unanswered
-        if unanswered is not None and self.monotonic() - unanswered[1] >= self.not_answering_hold_s:
-            self._unanswered = None  # told long enough: nothing since says it still holds
         if api.failure is not None:
             return Reachability.UNREACHABLE
         if self._unanswered is not None:
@@ -264,6 +262,9 @@ class ReachabilityProbe:
     def _publish(
         self, api: HostState, sdk: HostState | None, next_probe_s: float
     ) -> ServiceReachabilityChanged:
+        unanswered = self._unanswered
+        if unanswered is not None and self.monotonic() - unanswered[1] >= self.not_answering_hold_s:
+            self._unanswered = None  # told long enough: nothing since says it still holds
         level = self._level(api, sdk)
         previous = self.last
         now = utc_now()
@@ -303,11 +304,11 @@ class ReachabilityProbe:
             except Exception:
                 logger.exception("the reachability probe itself failed")
                 self._failures += 1
-            self._probed_at = time.monotonic()
+            self._probed_at = self.monotonic()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.next_delay())
                 # Poked: at once, unless the last probe was only just made.
-                wait = self.poke_gap_s - (time.monotonic() - self._probed_at)
+                wait = self.poke_gap_s - (self.monotonic() - self._probed_at)
                 if wait > 0:
                     await asyncio.sleep(wait)
 
