@@ -48,6 +48,7 @@ from checkout_desktop.domain.records import (
     MoneyOpRecord,
     SweepRecord,
     TenderSummary,
+    unnamed_card,
     with_tried_cards,
 )
 from checkout_desktop.domain.state import UNRESOLVED_ATTEMPT_STATES, AttemptState, ChargeState
@@ -1121,9 +1122,7 @@ async def shown_charge(store: Store, merchant_charge_id: str) -> ChargeRecord | 
     last four digits shows the card the sale was tried with, where that is certain (the sale's
     attempt is read only then)."""
     record = await store.charges.charge(merchant_charge_id)
-    if record is None or all(
-        txn.last_four is not None or txn.qr_code is not None for txn in record.state.transactions
-    ):
+    if record is None or not any(unnamed_card(txn) for txn in record.state.transactions):
         return record
     attempt = await store.charges.attempt(merchant_charge_id)
     if attempt is None:

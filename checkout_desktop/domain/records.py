@@ -30,6 +30,7 @@ from checkout_desktop.domain.state import (
     AttemptState,
     ChargeState,
     Outcome,
+    TransactionState,
 )
 
 logger = logging.getLogger(__name__)
@@ -402,6 +403,15 @@ class DayTotals:
         return self.gross - self.refunds
 
 
+def unnamed_card(txn: TransactionState) -> bool:
+    """A card transaction the service told of without its last four digits."""
+    return (
+        txn.last_four is None
+        and txn.qr_code is None
+        and txn.payment_type not in (PaymentType.PIX, PaymentType.WALLET)
+    )
+
+
 def with_tried_cards(record: ChargeRecord) -> ChargeRecord:
     """The charge with each card the service named without its last four digits (a
     notification without the card's number, its reply lost) shown as the card the sale was
@@ -417,13 +427,8 @@ def with_tried_cards(record: ChargeRecord) -> ChargeRecord:
     shown = []
     changed = False
     for txn in record.state.transactions:
-        unnamed = (
-            txn.last_four is None
-            and txn.qr_code is None
-            and txn.payment_type not in (PaymentType.PIX, PaymentType.WALLET)
-        )
         candidates = [card for card in tried if same_brand(card.brand, txn.brand)]
-        if unnamed and len(candidates) == 1:
+        if unnamed_card(txn) and len(candidates) == 1:
             card = candidates[0]
             txn = replace(txn, last_four=card.last_four, brand=txn.brand or card.brand)
             changed = True
@@ -452,5 +457,6 @@ __all__ = [
     "TenderSummary",
     "TimelineRecord",
     "stored_tender",
+    "unnamed_card",
     "with_tried_cards",
 ]

@@ -81,6 +81,13 @@ from checkout_desktop.ui.timeline_text import developer_detail, plain_detail, wh
 logger = logging.getLogger(__name__)
 
 
+def _room_to_read(label: QLabel) -> None:
+    """A dialog's word-wrapped explanation about seventy characters wide: room for "Estornar a
+    cobrança <id> (VISA •••• 1111)." on one line (alone, a label is given ≈ 240 px, and broke
+    the charge's id in two)."""
+    label.setMinimumWidth(label.fontMetrics().averageCharWidth() * 70)
+
+
 class MoneyActionDialog(QDialog):
     """Confirms a refund or a capture: the amount, what it means, and the supervisor PIN."""
 
@@ -105,9 +112,7 @@ class MoneyActionDialog(QDialog):
         self._pin_hash = pin_hash
         self.explanation = QLabel(explanation, self)
         self.explanation.setWordWrap(True)
-        # Room for "Estornar a cobrança <id> (VISA •••• 1111)." on one line (a word-wrapped
-        # label alone is given ≈ 240 px, and broke the charge's id in two).
-        self.explanation.setMinimumWidth(self.fontMetrics().averageCharWidth() * 70)
+        _room_to_read(self.explanation)
         self.amount = AmountEdit(self)
         self.amount.setObjectName("actionAmount")
         self.amount.set_centavos(maximum)
@@ -194,7 +199,7 @@ class EndAttemptDialog(QDialog):
         self.why.setMinimumWidth(
             self.why.fontMetrics().horizontalAdvance(self.why.placeholderText()) + 24
         )
-        self.known.setMinimumWidth(self.fontMetrics().averageCharWidth() * 70)
+        _room_to_read(self.known)
         self.pin = pin_edit(self, "endPin")
         self.error = error_line(self, "endAttemptError")
         form = QFormLayout()
