@@ -218,6 +218,19 @@ def _hourly_api_probe(bus: EventBus, reacher: _Answers, *, poke_gap_s: float) ->
     return probe
 
 
+def _watch(bus: EventBus) -> tuple[list[ServiceReachabilityChanged], asyncio.Event]:
+    """Every result the probe publishes, and an event set at each."""
+    seen: list[ServiceReachabilityChanged] = []
+    arrived = asyncio.Event()
+
+    def note(event: ServiceReachabilityChanged) -> None:
+        seen.append(event)
+        arrived.set()
+
+    bus.subscribe(ServiceReachabilityChanged, note)
+    return seen, arrived
+
+
 def _attempt(state: AttemptState, reason: Reason) -> AttemptChanged:
     """A sale's attempt moved on, as the charge service announces it."""
     return AttemptChanged(merchant_charge_id="s-01", sale_id="s", state=state, reason=reason)
@@ -275,14 +288,7 @@ async def test_an_unreachable_card_form_host_is_its_own_state() -> None:
 @pytest.mark.asyncio
 async def test_the_running_probe_waits_its_delay_and_wakes_when_poked() -> None:
     bus = EventBus()
-    seen: list[ServiceReachabilityChanged] = []
-    arrived = asyncio.Event()
-
-    def note(event: ServiceReachabilityChanged) -> None:
-        seen.append(event)
-        arrived.set()
-
-    bus.subscribe(ServiceReachabilityChanged, note)
+    seen, arrived = _watch(bus)
     probe = _hourly_api_probe(bus, _Answers(None), poke_gap_s=0.0)
     probe.start()
     try:
@@ -303,14 +309,7 @@ async def test_a_call_that_contradicts_the_last_probe_makes_the_probe_look_again
     # failed for want of a connection, and could say "inacessível" for five while they went
     # through: nothing told the probe.
     bus = EventBus()
-    seen: list[ServiceReachabilityChanged] = []
-    arrived = asyncio.Event()
-
-    def note(event: ServiceReachabilityChanged) -> None:
-        seen.append(event)
-        arrived.set()
-
-    bus.subscribe(ServiceReachabilityChanged, note)
+    seen, arrived = _watch(bus)
     down = Finding.SDK_CONNECT_FAILED
     probe = _hourly_api_probe(bus, _Answers(None, down, None), poke_gap_s=0.0)
     unreachable = Reason.of(
@@ -425,13 +424,10 @@ async def test_a_call_left_without_a_reply_says_the_service_does_not_answer_in_t
     # A host that takes connections and never answers kept "Serviço: acessível" while every
     # charge ended "resultado desconhecido": the probe only connects.
     bus = EventBus()
-    seen: list[ServiceReachabilityChanged] = []
-    bus.subscribe(ServiceReachabilityChanged, seen.append)
+    seen, first = _watch(bus)
     clock = [1000.0]
     probe = _hourly_api_probe(bus, _Answers(None), poke_gap_s=0.0)
     probe.monotonic = lambda: clock[0]
-    first = asyncio.Event()
-    bus.subscribe(ServiceReachabilityChanged, lambda _e: first.set())
     probe.start()  # listens to the calls; its next scheduled probe is an hour away
     try:
         await asyncio.wait_for(first.wait(), 10)
