@@ -83,10 +83,18 @@ def _notification_state(update: ChargeUpdate) -> ChargeState:
     )
 
 
+def _names_a_qr(update: ChargeUpdate) -> bool:
+    """Whether the notification carries a QR transaction: a card's (nearly every delivery, and
+    asked about twice each, by the listener and by the writer) needs no state built from it."""
+    return any(info.paymentType in QR_PAYMENT_TYPES for info in update.transactions)
+
+
 def needs_stored_expiry(update: ChargeUpdate) -> bool:
     """Whether the notification's word depends on the QR's expiry it does not carry: a QR the
     service calls CANCELED (transaction or charge) may have expired, which only its expiry
     tells, and a PIX notification carries none (the stored charge has it: `event_shown_status`)."""
+    if not _names_a_qr(update):
+        return False
     txn = qr_transaction(_notification_state(update))
     if txn is None or txn.expires_at is not None:
         return False
@@ -100,8 +108,8 @@ def event_shown_status(update: ChargeUpdate, stored_expiry: datetime | None = No
     charge in the state the notification describes, with `stored_expiry` (the stored charge's
     QR expiry) standing in for an expiry the notification does not carry; a card's as it came.
     """
-    if not any(info.paymentType in QR_PAYMENT_TYPES for info in update.transactions):
-        return str(update.status)  # a card's (nearly every delivery): nothing to build
+    if not _names_a_qr(update):
+        return str(update.status)  # a card's: nothing to build
     state = _notification_state(update)
     txn = qr_transaction(state)
     if txn is None:

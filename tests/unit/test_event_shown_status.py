@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from checkout_desktop.domain import event_status
 from checkout_desktop.domain.enums import PaymentType
 from checkout_desktop.domain.event_status import (
     event_shown_status,
@@ -104,6 +105,25 @@ def test_a_card_notification_keeps_its_status() -> None:
     del body["transactions"][0]["credit"]
     assert _shown(body) == "PAID"
     assert _shown(_body("PRE_AUTHORIZED", "PRE_AUTHORIZED", "CREDIT")) == "PRE_AUTHORIZED"
+
+
+@pytest.mark.parametrize("charge", ["PAID", "CANCELED", "PRE_AUTHORIZED"])
+def test_a_card_notification_is_listed_without_building_its_state(
+    charge: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nearly every delivery is a card's: the inbox asks both questions of each one (the handler
+    # and the writer), and a card's answers need no charge state built from it.
+    parsed = validate_webhook_json(json.dumps(_body(charge, charge, "CREDIT")).encode())
+    assert isinstance(parsed, PaymentFlat)
+    update = payment_update(parsed, received_at=T0)
+
+    def built(*_args: object) -> ChargeState:
+        raise AssertionError("a card notification's state was built")
+
+    monkeypatch.setattr(event_status, "_notification_state", built)
+    assert not needs_stored_expiry(update)
+    assert event_shown_status(update) == charge
+    assert event_shown_status(update, EXPIRY) == charge
 
 
 def test_a_stored_body_is_read_with_its_charges_stored_expiry() -> None:
