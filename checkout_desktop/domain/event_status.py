@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from checkout_desktop.domain.enums import ChargeStatus, TransactionStatus
-from checkout_desktop.domain.qr import QR_PAYMENT_TYPES, qr_transaction
+from checkout_desktop.domain.qr import qr_transaction
 from checkout_desktop.domain.shown_status import shown_status
 from checkout_desktop.domain.state import ChargeState, transaction_from_info
 from checkout_desktop.domain.wire import (
@@ -83,17 +83,13 @@ def _notification_state(update: ChargeUpdate) -> ChargeState:
     )
 
 
-def _names_a_qr(update: ChargeUpdate) -> bool:
-    """Whether the notification carries a QR transaction: a card's (nearly every delivery, and
-    asked about twice each, by the listener and by the writer) needs no state built from it."""
-    return any(info.paymentType in QR_PAYMENT_TYPES for info in update.transactions)
-
-
 def needs_stored_expiry(update: ChargeUpdate) -> bool:
     """Whether the notification's word depends on the QR's expiry it does not carry: a QR the
     service calls CANCELED (transaction or charge) may have expired, which only its expiry
     tells, and a PIX notification carries none (the stored charge has it: `event_shown_status`)."""
-    if not _names_a_qr(update):
+    if not update.names_a_qr:
+        # A card's (nearly every delivery, asked about by the listener and by the writer):
+        # no state is built from it.
         return False
     txn = qr_transaction(_notification_state(update))
     if txn is None or txn.expires_at is not None:
@@ -108,7 +104,7 @@ def event_shown_status(update: ChargeUpdate, stored_expiry: datetime | None = No
     charge in the state the notification describes, with `stored_expiry` (the stored charge's
     QR expiry) standing in for an expiry the notification does not carry; a card's as it came.
     """
-    if not _names_a_qr(update):
+    if not update.names_a_qr:
         return str(update.status)  # a card's: nothing to build
     state = _notification_state(update)
     txn = qr_transaction(state)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from checkout_desktop.domain.enums import ChargeStatus, PaymentType
+from checkout_desktop.domain.enums import ChargeStatus
 from checkout_desktop.domain.events import DomainEvent
 from checkout_desktop.domain.money_ops import (
     UNRESOLVED_MONEY_STATES,
@@ -23,6 +23,7 @@ from checkout_desktop.domain.money_ops import (
     is_done,
     money_reason,
 )
+from checkout_desktop.domain.qr_order import is_qr_type
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.shown_status import never_charged
 from checkout_desktop.domain.state import (
@@ -405,11 +406,7 @@ class DayTotals:
 
 def unnamed_card(txn: TransactionState) -> bool:
     """A card transaction the service told of without its last four digits."""
-    return (
-        txn.last_four is None
-        and txn.qr_code is None
-        and txn.payment_type not in (PaymentType.PIX, PaymentType.WALLET)
-    )
+    return txn.last_four is None and txn.qr_code is None and not is_qr_type(txn.payment_type)
 
 
 def with_tried_cards(record: ChargeRecord) -> ChargeRecord:

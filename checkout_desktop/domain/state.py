@@ -625,7 +625,7 @@ def merge_charge_update(state: ChargeState | None, update: ChargeUpdate) -> Merg
             f"an update for charge {update.merchant_charge_id!r} cannot merge into charge "
             f"{current.merchant_charge_id!r}"
         )
-    qr = current.is_qr or any(is_qr_type(info.paymentType) for info in update.transactions)
+    qr = current.is_qr or update.names_a_qr
     order = _compare_charge(
         update.status,
         update.occurred_at,

@@ -48,6 +48,7 @@ from checkout_desktop.domain.enums import (
     TokenFieldSpelling,
     TransactionStatus,
 )
+from checkout_desktop.domain.qr_order import is_qr_type
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.timestamps import Timestamp
 
@@ -900,6 +901,11 @@ class ChargeUpdate:
     occurred_at: datetime | None = None
     received_at: datetime | None = None
     source: str = "api"
+
+    @property
+    def names_a_qr(self) -> bool:
+        """Whether it tells of a QR transaction (a PicPay wallet's or a PIX one)."""
+        return any(is_qr_type(info.paymentType) for info in self.transactions)
 
 
 @dataclass(frozen=True)
