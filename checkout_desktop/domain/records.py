@@ -424,11 +424,12 @@ def with_tried_cards(record: ChargeRecord) -> ChargeRecord:
     shown = []
     changed = False
     for txn in record.state.transactions:
-        candidates = [card for card in tried if same_brand(card.brand, txn.brand)]
-        if unnamed_card(txn) and len(candidates) == 1:
-            card = candidates[0]
-            txn = replace(txn, last_four=card.last_four, brand=txn.brand or card.brand)
-            changed = True
+        if unnamed_card(txn):
+            candidates = [card for card in tried if same_brand(card.brand, txn.brand)]
+            if len(candidates) == 1:
+                card = candidates[0]
+                txn = replace(txn, last_four=card.last_four, brand=txn.brand or card.brand)
+                changed = True
         shown.append(txn)
     if not changed:
         return record
