@@ -442,9 +442,13 @@ async def test_a_charge_left_without_a_reply_is_told_by_the_probe_until_the_serv
             interval_s=3600,
             reacher=connects,
         )
+
+        async def probed() -> bool:
+            return bool(seen)
+
         probe.start()
         try:
-            await until(lambda: _true(bool(seen)), what="the first probe")
+            await until(probed, what="the first probe")
             slow = await _slow_card_sale(stack, access, "sale-slow")
         finally:
             await probe.stop()
@@ -453,10 +457,6 @@ async def test_a_charge_left_without_a_reply_is_told_by_the_probe_until_the_serv
     assert (slow.attempt, slow.status) == (AttemptState.CREATED, ChargeStatus.PAID)
     assert seen == [Reachability.REACHABLE, Reachability.NOT_ANSWERING, Reachability.REACHABLE]
     assert probe.probes == 1
-
-
-async def _true(value: bool) -> bool:
-    return value
 
 
 async def _slow_card_sale(stack: Stack, access: SandboxAccess, sale_id: str) -> ChargeOutcome:
@@ -478,11 +478,15 @@ async def test_a_charge_the_service_notified_paid_before_its_late_reply_is_told_
 
     access = SandboxAccess.of_server(sandbox)
     async with charging_stack(access, tmp_path / "store.sqlite3", timeout_s=1.0) as stack:
+
+        async def held() -> bool:
+            return bool(sandbox.state.charges)
+
         task = asyncio.ensure_future(_slow_card_sale(stack, access, "sale-late"))
-        await until(lambda: _true(bool(sandbox.state.charges)), what="the charge at the service")
+        await until(held, what="the charge at the service")
         (mcid,) = sandbox.state.charges
         # The service is slow from now on: the query right after the timeout gets no reply.
-        sandbox.config.faults.latency_s = 3.0
+        sandbox.faults.update(latency_s=3.0)
         try:
             async with stack.service.store.unit_of_work() as uow:
                 await stack.service.ledger.apply_update(
@@ -515,7 +519,7 @@ async def test_a_charge_the_service_notified_paid_before_its_late_reply_is_told_
                 )
             outcome = await task
         finally:
-            sandbox.config.faults.latency_s = 0.0
+            sandbox.faults.update(latency_s=0.0)
         attempt = stack.service.store.repo.attempt(mcid)
     assert attempt is not None and attempt.state == AttemptState.CREATED
     assert (outcome.attempt, outcome.status) == (AttemptState.CREATED, ChargeStatus.PAID)

@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus
-from checkout_desktop.domain.records import PIX, CardSummary, QrSummary, with_tried_cards
+from checkout_desktop.domain.records import (
+    PIX,
+    CardSummary,
+    ChargeRecord,
+    QrSummary,
+    TenderSummary,
+    with_tried_cards,
+)
 from checkout_desktop.domain.state import TransactionState
 from tests.gui.record_support import one_transaction_record
 
@@ -22,14 +29,14 @@ def card(key: str, brand: str | None, last_four: str | None, amount: int) -> Tra
     )
 
 
-def paid(*txns: TransactionState, tried: tuple[object, ...]):  # type: ignore[no-untyped-def]
+def paid(*txns: TransactionState, tried: tuple[TenderSummary, ...]) -> ChargeRecord:
     record = one_transaction_record(
         status=ChargeStatus.PAID, txn_status=TransactionStatus.PAID, kind=PaymentType.CREDIT
     )
     return replace(record, state=replace(record.state, transactions=txns), attempt_tenders=tried)
 
 
-def last_fours(record) -> list[str | None]:  # type: ignore[no-untyped-def]
+def last_fours(record: ChargeRecord) -> list[str | None]:
     return [txn.last_four for txn in record.state.transactions]
 
 
