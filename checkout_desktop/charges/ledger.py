@@ -28,7 +28,7 @@ from checkout_desktop.domain.charge_events import (
 from checkout_desktop.domain.deliveries import Applied
 from checkout_desktop.domain.events import DomainEvent, EventBus
 from checkout_desktop.domain.money_ops import Figures, MoneyOpState
-from checkout_desktop.domain.qr import is_qr, with_expiry
+from checkout_desktop.domain.qr import with_expiry
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import (
     TIMELINE_SOURCES,
@@ -418,7 +418,7 @@ async def inbox_applier(
         else:
             said = Reason.of(ReasonCode.INBOX_UNMADE, why=Reason.of(outcome, why=result.reason))
         return Applied(outcome=said, events=result.events)
-    before = None if result.previous is None or not is_qr(result.previous) else result.previous
+    before = None if result.previous is None or not result.previous.is_qr else result.previous
     shown = None if before is None else shown_status(before)
     if shown is None:
         return Applied(outcome=Reason.of(outcome, why=result.reason), events=result.events)

@@ -40,7 +40,7 @@ from checkout_desktop.domain.money_ops import (
     MoneyOpState,
     money_operation,
 )
-from checkout_desktop.domain.qr import awaiting_payment, effective_status, is_qr
+from checkout_desktop.domain.qr import awaiting_payment, effective_status
 from checkout_desktop.domain.reasons import Reason, ReasonCode, Trigger
 from checkout_desktop.domain.records import (
     AttemptRecord,
@@ -252,7 +252,7 @@ class MoneyView:
         return (
             self.pending is None
             and self.charge.status == ChargeStatus.PRE_AUTHORIZED
-            and not is_qr(self.charge.state)
+            and not self.charge.state.is_qr
         )
 
     @property
@@ -408,7 +408,7 @@ def judge_start(
             pending.merchant_charge_id,
         )
     for charge in charges:
-        if is_qr(charge.state):
+        if charge.state.is_qr:
             why = qr_blocks(sale_id, charge, now or utc_now())
             if why is not None:
                 return StartCheck(False, why, charge.merchant_charge_id)
@@ -805,7 +805,7 @@ class ChargeService:
             await self._current_pin()
         except StoreError as exc:
             raise _not_stored(exc, merchant_charge_id, MoneyOpKind.CAPTURE, amount) from exc
-        if is_qr(record.state):
+        if record.state.is_qr:
             raise MoneyOperationRefused(
                 merchant_charge_id=merchant_charge_id,
                 kind=MoneyOpKind.CAPTURE,
@@ -850,7 +850,7 @@ class ChargeService:
             record = await self._own_charge(merchant_charge_id)
         except StoreError as exc:
             raise _not_stored(exc, merchant_charge_id, MoneyOpKind.CANCEL, None) from exc
-        if not is_qr(record.state):
+        if not record.state.is_qr:
             raise ValueError(f"charge {merchant_charge_id} is not a QR charge; refund it instead")
         return await self._money_call(MoneyOpKind.CANCEL, merchant_charge_id, None)
 

@@ -61,10 +61,6 @@ def qr_transaction(state: ChargeState) -> TransactionState | None:
     return None
 
 
-def is_qr(state: ChargeState) -> bool:
-    return qr_transaction(state) is not None
-
-
 def qr_phase(state: ChargeState) -> QrPhase | None:
     """The QR's phase; None for a charge that is not a QR charge."""
     txn = qr_transaction(state)
@@ -191,7 +187,6 @@ __all__ = [
     "effective_status",
     "expires_at",
     "holds_sale",
-    "is_qr",
     "next_qr_check",
     "qr_phase",
     "qr_settled",
