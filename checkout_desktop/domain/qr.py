@@ -18,12 +18,10 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, TransactionStatus
-from checkout_desktop.domain.qr_order import QR_TYPES
+from checkout_desktop.domain.qr_order import is_qr_type
 from checkout_desktop.domain.state import ChargeState, TransactionState
 
 logger = logging.getLogger(__name__)
-
-QR_PAYMENT_TYPES = QR_TYPES
 
 PIX_MIN_EXPIRATION_S = 600
 """The public integration's minimum (and default) PIX expiration, in seconds."""
@@ -56,7 +54,7 @@ _PAID_TXN = frozenset({TransactionStatus.PAID, TransactionStatus.CAPTURED})
 def qr_transaction(state: ChargeState) -> TransactionState | None:
     """The charge's QR transaction, when it is a QR charge (one wallet or PIX transaction)."""
     for txn in state.transactions:
-        if txn.payment_type in QR_PAYMENT_TYPES:
+        if is_qr_type(txn.payment_type):
             return txn
     return None
 
@@ -181,7 +179,6 @@ __all__ = [
     "EXPIRY_GRACE",
     "PIX_MAX_EXPIRATION_S",
     "PIX_MIN_EXPIRATION_S",
-    "QR_PAYMENT_TYPES",
     "QrPhase",
     "awaiting_payment",
     "effective_status",

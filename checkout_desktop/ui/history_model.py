@@ -19,7 +19,7 @@ from PySide6.QtGui import QBrush, QColor
 from checkout_desktop.charges.views import ChargeQuery, ChargeViews, store_problem
 from checkout_desktop.domain.documents import DocumentError, format_cnpj, format_cpf
 from checkout_desktop.domain.enums import ChargeStatus, PaymentType, ThreeDsStatus
-from checkout_desktop.domain.qr import QR_PAYMENT_TYPES
+from checkout_desktop.domain.qr_order import is_qr_type
 from checkout_desktop.domain.records import (
     CardSummary,
     ChargeRecord,
@@ -130,7 +130,7 @@ def cards_text(record: ChargeRecord) -> str:
     record = with_tried_cards(record)
     parts = []
     for txn in record.state.transactions:
-        if txn.payment_type in QR_PAYMENT_TYPES:
+        if is_qr_type(txn.payment_type):
             parts.append(kind_text(txn.payment_type))
             continue
         if text := _card_text(txn.brand, txn.last_four):
