@@ -118,6 +118,7 @@ class DayTotalsPanel(QWidget):
         self._today_now = today or (lambda: today_in(zone))
         self._today = self._today_now()
         self.totals: DayTotals | None = None
+        self._closed = False
 
         self.day = QDateEdit(self._today, self)
         self.day.setObjectName("totalsDay")
@@ -185,13 +186,22 @@ class DayTotalsPanel(QWidget):
         self.pdf_button.clicked.connect(self.ask_pdf)
         if adapter is not None:
             adapter.charge_changed.connect(lambda _event: self._refresh_timer.start())
-            adapter.closed.connect(self._refresh_timer.stop)
+            adapter.closed.connect(self._window_closed)
             adapter.shared_store_reachability_changed.connect(self._on_store_reachability)
         self.refresh()
+
+    def _window_closed(self) -> None:
+        """The window's bus closed and the store goes next: nothing is read from here on (a
+        process that outlives its window would otherwise read the closed store at midnight)."""
+        self._closed = True
+        self._refresh_timer.stop()
+        self.roll_over_timer.stop()
 
     def roll_over(self) -> None:
         """The date may have turned: a picker that showed today shows the new day (a day the
         clerk picked stays), and no later day can be picked."""
+        if self._closed:
+            return
         now = self._today_now()
         if now != self._today:
             shown_today = self.day.date() == self._today

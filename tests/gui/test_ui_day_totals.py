@@ -253,6 +253,39 @@ def test_a_day_picker_showing_today_follows_the_date_at_midnight(
     assert panel.day.date() == QDate(2026, 11, 25)
 
 
+def test_a_window_closed_before_midnight_reads_nothing_when_the_day_turns(
+    qtbot: QtBot, repo: ChargeRepository
+) -> None:
+    """A window closed while its process lives on (a test's window, or one a launch kept): at
+    midnight its picker's roll-over read the store closed after the window and logged "the
+    day's totals could not be read" (seen at 00:00 UTC in a test run)."""
+    from checkout_desktop.domain.events import EventBus
+    from checkout_desktop.ui.adapter import QtEventAdapter
+
+    _shop_day(repo)
+    clock = [QDate(2026, 11, 23)]
+    adapter = QtEventAdapter(EventBus())
+    panel = DayTotalsPanel(
+        ChargeViews(SqliteStore(repo.conn)),
+        profile="production",
+        zone=BRT,
+        adapter=adapter,
+        today=lambda: clock[0],
+    )
+    qtbot.addWidget(panel)
+    assert panel.figures["sales"].text() == "4"
+    assert panel.roll_over_timer.isActive()
+    adapter.close()  # the window closes, then the store
+    repo.conn.close()
+    assert not panel.roll_over_timer.isActive()
+    # Its timeout, had it been queued already: the figures stay as they were, nothing is read.
+    clock[0] = QDate(2026, 11, 24)
+    panel.roll_over()
+    assert panel.day.date() == QDate(2026, 11, 23)
+    assert panel.figures["sales"].text() == "4"
+    assert not panel.roll_over_timer.isActive()
+
+
 def test_the_day_picker_offers_no_day_after_today(qtbot: QtBot, repo: ChargeRepository) -> None:
     panel = DayTotalsPanel(ChargeViews(SqliteStore(repo.conn)), profile="production", zone=BRT)
     qtbot.addWidget(panel)
