@@ -191,7 +191,7 @@ class DayTotalsPanel(QWidget):
         self.refresh()
 
     def _window_closed(self) -> None:
-        """The window's bus closed and the store goes next: nothing is read from here on (a
+        """The window's bus closed and the store goes next: no timer reads from here on (a
         process that outlives its window would otherwise read the closed store at midnight)."""
         self._closed = True
         self._refresh_timer.stop()
