@@ -227,6 +227,11 @@ async def test_three_cores_and_one_listen_share_one_store(shop: dict[str, Any]) 
             return await _query(mcid, *args, **kwargs)
 
         client.query = counted  # type: ignore[method-assign]
+    # The passes below are the only ones: each core's scheduled reconciler would otherwise
+    # claim checks the test counts (a pass a minute, but every 2 s when its last pass saw an
+    # attempt unresolved, as the sales above are while in flight; or at once when woken).
+    for core in cores:
+        await core.service.stop()
     for interval in range(1, CHECK_INTERVALS + 1):
         # A new interval: every charge falls due again (as a check the policy planned does).
         now = utc_now()
@@ -237,6 +242,11 @@ async def test_three_cores_and_one_listen_share_one_store(shop: dict[str, Any]) 
                     reason=Reason.of(ReasonCode.CHECK_SCHEDULED),
                     at=now - timedelta(seconds=1),
                 )
+        # A scheduled pass coming due here took every check the test had just scheduled (a slow
+        # run: a core's start-up pass ended while the sales were in flight, so its next pass
+        # came 2 s later): woken on purpose, none may run now.
+        for core in cores:
+            core.service.wake()
         reports = await asyncio.gather(
             *(
                 core.service.reconciler.reconcile(trigger="on demand")
