@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication
 
 from checkout_desktop.domain.enums import PaymentType
 from checkout_desktop.domain.qr import QrPhase, qr_phase, qr_transaction
+from checkout_desktop.domain.qr_order import is_qr_type
 from checkout_desktop.domain.reasons import Reason, ReasonCode
 from checkout_desktop.domain.records import ChargeRecord, TimelineRecord
 from checkout_desktop.ui.labels import status_label
@@ -21,7 +22,6 @@ from checkout_desktop.ui.qr_panel import kind_text
 
 logger = logging.getLogger(__name__)
 
-_QR_TYPES = (PaymentType.WALLET.value, PaymentType.PIX.value)
 _ENDED = ("EXPIRED", "CANCELED")
 _PAID = ("PAID", "CAPTURED")
 
@@ -36,7 +36,7 @@ def qr_kind(body: Any) -> PaymentType | None:
         return None
     for txn in transactions:
         kind = txn.get("paymentType") if isinstance(txn, dict) else None
-        if isinstance(kind, str) and kind.upper() in _QR_TYPES:
+        if isinstance(kind, str) and is_qr_type(kind.upper()):
             return PaymentType(kind.upper())
     return None
 
@@ -58,7 +58,7 @@ def _kind_from_changes(item: TimelineRecord) -> PaymentType | None:
     """The QR tender a line's changes name (a notification's line keeps no body)."""
     for change in item.changes_data or ():
         kind = change.args.get("payment_type")
-        if isinstance(kind, str) and kind.upper() in _QR_TYPES:
+        if isinstance(kind, str) and is_qr_type(kind.upper()):
             return PaymentType(kind.upper())
     return None
 
@@ -113,7 +113,7 @@ def qr_event_sentence(shown: str | None, kind: str | None, merge: Reason | None)
     cancelled. None when the notification changed nothing or is not a QR's (the usual words)."""
     if merge is None or merge.code != ReasonCode.INBOX_APPLIED or not kind:
         return None
-    if kind.upper() not in _QR_TYPES:
+    if not is_qr_type(kind.upper()):
         return None
     name = kind_text(PaymentType(kind.upper()))
     status = (shown or "").upper()
@@ -204,7 +204,7 @@ def _qr_paid(
         after = str(change.args.get("status") or "").upper()
         if (
             isinstance(kind, str)
-            and kind.upper() in _QR_TYPES
+            and is_qr_type(kind.upper())
             and after in _PAID
             and came_from(before)
         ):
